@@ -1,0 +1,70 @@
+"""Binding a kernel's parameters from its own signature.
+
+The first parameters are pointers: the spec's arguments in order, then the output. Every
+later parameter is passed by name from the case's sizes and blocks, and only those the
+kernel declares. So a kernel written for the original notebook (say, p9 without ``B1``)
+grades unchanged, and a parameter the puzzle never provides is a clear error.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+TRITON_DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64",
+                 "int32": "i32", "int64": "i64", "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "i1"}
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    constexpr: bool
+
+
+@dataclass(frozen=True)
+class Binding:
+    pointers: tuple[str, ...]     # kernel parameter names that receive the tensors
+    named: Mapping[str, int]      # everything else, by name
+
+    def compile_signature(self, params: Sequence[Param], dtypes: Sequence[str]) -> tuple[dict, dict]:
+        """``ASTSource`` signature and constexprs for compiling exactly this call."""
+        signature, constexprs = {}, {}
+        for param, dtype in zip(params, dtypes):
+            signature[param.name] = "*" + TRITON_DTYPES[dtype]
+        for param in params[len(dtypes):]:
+            if param.constexpr:
+                signature[param.name] = "constexpr"
+                constexprs[param.name] = self.named[param.name]
+            else:
+                signature[param.name] = "i32"
+        return signature, constexprs
+
+
+class BindingError(Exception):
+    pass
+
+
+def bind(params: Sequence[Param], pointer_names: Sequence[str], values: Mapping[str, int],
+         expected: str) -> Binding:
+    n = len(pointer_names)
+    if len(params) < n:
+        raise BindingError(
+            f"the kernel takes {len(params)} parameters, but this puzzle passes {n} pointers "
+            f"({', '.join(p + '_ptr' for p in pointer_names)}) before the sizes.\n"
+            f"Expected signature: {expected}"
+        )
+    for param in params[:n]:
+        if param.name in values:
+            raise BindingError(
+                f"parameter {param.name!r} stands where a pointer belongs: the first {n} parameters "
+                f"receive {', '.join(p + '_ptr' for p in pointer_names)}.\nExpected signature: {expected}"
+            )
+    named = {}
+    for param in params[n:]:
+        if param.name not in values:
+            offered = ", ".join(values)
+            raise BindingError(
+                f"kernel parameter {param.name!r} is not something this puzzle passes "
+                f"(it passes {offered} by name).\nExpected signature: {expected}"
+            )
+        named[param.name] = int(values[param.name])
+    return Binding(pointers=tuple(p.name for p in params[:n]), named=named)

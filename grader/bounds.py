@@ -1,0 +1,119 @@
+"""Out-of-bounds detection for the Triton interpreter (runs inside the worker).
+
+Every load and store in the interpreter, masked or not, block pointer or plain, goes through
+the interpreter builder's masked load/store primitives. We wrap those on the builder
+instance, so each access is checked against the kernel's argument tensors *before* memory
+is touched: an out-of-bounds store cannot corrupt the heap, it becomes a report instead.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Region:
+    name: str
+    start: int  # address of the first data byte
+    nbytes: int
+    fence_start: int
+    fence_end: int
+    itemsize: int
+    shape: tuple[int, ...]
+
+
+class OutOfBounds(Exception):
+    """Raised inside the kernel run; the worker turns it into a structured report."""
+
+    def __init__(self, info: dict) -> None:
+        super().__init__(f"{info['op']} out of bounds of {info['tensor']}")
+        self.info = info
+
+
+def _kernel_line(filename: str) -> tuple[int | None, str]:
+    """The innermost stack frame in the learner's file: the line doing the access."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename == filename:
+            import linecache
+
+            return frame.f_lineno, linecache.getline(filename, frame.f_lineno).strip()
+        frame = frame.f_back
+    return None, ""
+
+
+class BoundsChecker:
+    def __init__(self, regions: list[Region], filename: str, builder) -> None:
+        self.regions = regions
+        self.filename = filename
+        self.builder = builder
+        self._saved: dict[str, object] = {}
+
+    def check(self, op: str, addresses: np.ndarray, mask) -> None:
+        addresses = np.asarray(addresses).astype(np.uint64, copy=False)
+        active = addresses if mask is None else addresses[np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)]
+        if active.size == 0:
+            return
+        inside = np.zeros(active.shape, dtype=bool)
+        for r in self.regions:
+            inside |= (active >= r.start) & (active < r.start + r.nbytes)
+        if inside.all():
+            return
+        bad = active[~inside]
+        first = int(bad[0])
+        region = self._owner(first)
+        line, source = _kernel_line(self.filename)
+        raise OutOfBounds({
+            "op": op,
+            "tensor": region.name,
+            "shape": list(region.shape),
+            "numel": region.nbytes // region.itemsize,
+            "first_index": (first - region.start) // region.itemsize,
+            "bad_lanes": int(bad.size),
+            "lanes": int(active.size),
+            "program": list(self.builder.grid_idx or (0, 0, 0)),
+            "line": line,
+            "source": source,
+        })
+
+    def _owner(self, address: int) -> Region:
+        for r in self.regions:
+            if r.fence_start <= address < r.fence_end:
+                return r
+        return min(self.regions, key=lambda r: min(abs(address - r.start), abs(address - r.start - r.nbytes)))
+
+    def install(self) -> None:
+        b = self.builder
+        self._saved = {name: getattr(b, name) for name in
+                       ("create_masked_load", "create_masked_store", "create_atomic_rmw", "create_atomic_cas")}
+        load, store = self._saved["create_masked_load"], self._saved["create_masked_store"]
+        rmw, cas = self._saved["create_atomic_rmw"], self._saved["create_atomic_cas"]
+
+        def masked_load(ptrs, mask, other, *rest):
+            self.check("load", ptrs.data, mask.data)
+            return load(ptrs, mask, other, *rest)
+
+        def masked_store(ptrs, value, mask, *rest):
+            self.check("store", ptrs.data, mask.data)
+            return store(ptrs, value, mask, *rest)
+
+        def atomic_rmw(op, ptr, val, mask, *rest):
+            self.check("atomic", ptr.data, mask.data)
+            return rmw(op, ptr, val, mask, *rest)
+
+        def atomic_cas(ptr, cmp, val, *rest):
+            self.check("atomic", ptr.data, None)
+            return cas(ptr, cmp, val, *rest)
+
+        b.create_masked_load, b.create_masked_store = masked_load, masked_store
+        b.create_atomic_rmw, b.create_atomic_cas = atomic_rmw, atomic_cas
+
+    def uninstall(self) -> None:
+        for name in self._saved:
+            try:
+                delattr(self.builder, name)
+            except AttributeError:
+                pass
+        self._saved = {}

@@ -1,0 +1,105 @@
+"""``python -m grader``: parse the command line, grade, render. Nothing else lives here."""
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import sys
+from pathlib import Path
+
+from .course import Course, CourseError, find_root, load_puzzle, normalise_id
+
+USAGE_ERROR = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m grader",
+        description="Grade Triton puzzle kernels against their PyTorch specs.",
+        epilog="examples:\n  python -m grader puzzle01\n  python -m grader --all --solutions\n"
+               "  python -m grader puzzle07 --file my_kernels.py --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("puzzles", nargs="*", metavar="PUZZLE", help="puzzle ids, e.g. puzzle07 (or 7)")
+    parser.add_argument("--all", action="store_true", help="grade every puzzle")
+    parser.add_argument("--solutions", action="store_true", help="grade the reference solutions in solutions/")
+    parser.add_argument("--file", type=Path, help="grade the kernels in this .py file, found by kernel name")
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                        help="cuda runs on the GPU; cpu runs the Triton interpreter (default: cuda if available)")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds allowed per case (default 30)")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                        help="worker processes grading in parallel (default: 2)")
+    parser.add_argument("--no-compile-check", action="store_true",
+                        help="skip compiling interpreter-graded kernels for a GPU target")
+    parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
+    parser.add_argument("--verbose", "-v", action="store_true", help="show every failing case and printed output")
+    return parser
+
+
+def kernels_in(path: Path) -> set[str]:
+    """Names of top-level functions in a file, read without running it."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, UnicodeDecodeError):
+        return set()  # the worker reports the error with its line when it imports the file
+    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def resolve_targets(args, course: Course) -> list[tuple[str, Path]]:
+    ids = [normalise_id(p) for p in args.puzzles]
+    for puzzle_id in ids:
+        course.puzzle_file(puzzle_id)  # unknown ids fail here, before any work
+    if args.file is not None:
+        path = args.file.expanduser().resolve()
+        if not path.is_file():
+            raise CourseError(f"no such file: {args.file}")
+        if path.suffix != ".py":
+            raise CourseError(f"{args.file} is not a .py file")
+        if not ids:
+            names = kernels_in(path)
+            ids = [pid for pid in course.ids if load_puzzle(str(course.puzzle_file(pid))).kernel in names]
+            if not ids:
+                kernels = ", ".join(load_puzzle(str(course.puzzle_file(p))).kernel for p in course.ids)
+                raise CourseError(f"{args.file} defines none of the puzzle kernels ({kernels})")
+        return [(pid, path) for pid in ids]
+    if args.all:
+        ids = course.ids
+    if not ids:
+        raise CourseError("name a puzzle (e.g. `python -m grader puzzle01`) or pass --all")
+    pick = course.solution_file if args.solutions else course.puzzle_file
+    return [(pid, pick(pid)) for pid in ids]
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        course = Course(args.root.resolve() if args.root else find_root())
+        targets = resolve_targets(args, course)
+    except CourseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    if args.jobs < 1 or args.timeout <= 0:
+        print("error: --jobs and --timeout must be positive", file=sys.stderr)
+        return USAGE_ERROR
+
+    from .grade import Options
+    from .session import grade_many
+    device = args.device
+    if device == "auto":
+        import torch
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    elif device == "cuda":
+        import torch
+        if not torch.cuda.is_available():
+            print("error: --device cuda, but torch sees no CUDA GPU; use --device cpu", file=sys.stderr)
+            return USAGE_ERROR
+    options = Options(device=device, timeout=args.timeout, compile_check=not args.no_compile_check)
+    report = grade_many(course, targets, options, jobs=args.jobs)
+    if args.json:
+        from .render_json import render
+        print(render(report))
+    else:
+        from .render_text import render
+        print(render(report, verbose=args.verbose))
+    return report.exit_code

@@ -1,0 +1,120 @@
+"""Deciding one case from the bytes a kernel left behind, in the grader's own process.
+
+The checks run in the order that explains the most: stores outside a tensor first (they can
+explain everything after), then writes into inputs, elements never written, NaN/Inf where the
+spec is finite, and finally wrong values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import torch
+
+from .fence import Buffer, GuardDamage, is_unwritten, unpack
+
+SHOW = 3  # wrong elements listed in a message
+
+
+@dataclass(frozen=True)
+class Outcome:
+    passed: bool
+    kind: str | None = None
+    message: str = ""
+    max_abs_err: float | None = None
+
+
+def index_of(flat: int, shape: Sequence[int]) -> tuple[int, ...]:
+    index = []
+    for size in reversed(shape):
+        index.append(flat % size if size else 0)
+        flat //= max(size, 1)
+    return tuple(reversed(index))
+
+
+def fmt_index(index: tuple[int, ...]) -> str:
+    return "(" + ", ".join(map(str, index)) + ")" if len(index) != 1 else f"({index[0]})"
+
+
+def fmt_value(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _damage_message(buf: Buffer, damage: GuardDamage) -> str:
+    parts = []
+    if damage.after is not None:
+        first, last = damage.after
+        parts.append(f"elements {first}..{last} past its end" if last > first else f"element {first} past its end")
+    if damage.before is not None:
+        first, last = damage.before
+        parts.append(f"elements {first}..{last} before its start" if last > first else f"element {first} before its start")
+    what = "output" if buf.role == "output" else "input"
+    return (f"out-of-bounds store: the kernel wrote {' and '.join(parts)} of {what} `{buf.name}` "
+            f"(shape {tuple(buf.shape)}, {buf.numel} elements; {damage.count} stray elements). "
+            f"Fix: mask the store, e.g. `tl.store({buf.name}_ptr + offs, value, mask=offs < N0)`, "
+            f"so that lanes past the end are switched off.")
+
+
+def _positions(mask: torch.Tensor) -> list[int]:
+    return torch.nonzero(mask.reshape(-1)).flatten()[:SHOW].tolist()
+
+
+def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[torch.Tensor],
+            expected: torch.Tensor, atol: float, rtol: float, large_inputs: bool = False) -> Outcome:
+    unpacked = [unpack(b, r) for b, r in zip(buffers, raw)]
+    for buf, (_, damage) in zip(buffers, unpacked):
+        if damage is not None:
+            return Outcome(False, "out_of_bounds", _damage_message(buf, damage))
+
+    for buf, (data, _), original in zip(buffers, unpacked, inputs):
+        before = original.contiguous().view(torch.uint8).reshape(-1, buf.itemsize)
+        after = data.contiguous().view(torch.uint8).reshape(-1, buf.itemsize)
+        changed = (before != after).any(dim=1)
+        if bool(changed.any()):
+            first = index_of(_positions(changed)[0], buf.shape)
+            return Outcome(False, "input_modified",
+                           f"the kernel wrote into input `{buf.name}`: {int(changed.sum())} element(s) changed, "
+                           f"first at {fmt_index(first)}. Inputs are read-only: store only to the output pointer.")
+
+    out_buf, (actual, _) = buffers[-1], unpacked[-1]
+    name, total = out_buf.name, actual.numel()
+    if actual.shape != expected.shape:  # a course bug: the spec disagrees with its annotation
+        raise ValueError(f"spec returned shape {tuple(expected.shape)}, annotation says {tuple(actual.shape)}")
+
+    unwritten = is_unwritten(actual)
+    if bool(unwritten.any()):
+        count = int(unwritten.sum())
+        where = ", ".join(fmt_index(index_of(p, actual.shape)) for p in _positions(unwritten))
+        what = "none" if count == total else f"{count} of {total}"
+        return Outcome(False, "unwritten",
+                       f"{what} elements of `{name}` were never written (first at {where}). "
+                       f"Every output element must be stored: check that the grid and your offsets cover "
+                       f"all of `{name}` and that the store's mask is not too strict.")
+
+    actual_f, expected_f = actual.double(), expected.double()
+    bad_nonfinite = ~torch.isfinite(actual_f) & torch.isfinite(expected_f)
+    if bool(bad_nonfinite.any()):
+        first = _positions(bad_nonfinite)[0]
+        idx = index_of(first, actual.shape)
+        hint = ("This case's inputs are large: exp() of them overflows float32. Subtract the maximum "
+                "before exponentiating (exp(x - max) is at most 1)." if large_inputs else
+                "Look for a division by zero, a log of a non-positive value, or exp() overflowing.")
+        return Outcome(False, "nonfinite",
+                       f"`{name}` has {int(bad_nonfinite.sum())} NaN/Inf value(s) where the spec is finite, "
+                       f"first at {fmt_index(idx)}: yours {fmt_value(actual_f.reshape(-1)[first].item())}, "
+                       f"expected {fmt_value(expected_f.reshape(-1)[first].item())}. {hint}")
+
+    close = torch.isclose(actual_f, expected_f, rtol=rtol, atol=atol, equal_nan=True)
+    finite = torch.isfinite(actual_f) & torch.isfinite(expected_f)
+    err = (actual_f - expected_f).abs()
+    max_err = float(err[finite].max()) if bool(finite.any()) else 0.0
+    if bool(close.all()):
+        return Outcome(True, max_abs_err=max_err)
+    wrong = ~close
+    shown = "; ".join(
+        f"{fmt_index(index_of(p, actual.shape))}: yours {fmt_value(actual_f.reshape(-1)[p].item())}, "
+        f"expected {fmt_value(expected_f.reshape(-1)[p].item())}" for p in _positions(wrong))
+    return Outcome(False, "mismatch",
+                   f"wrong values in `{name}`: {int(wrong.sum())} of {total} elements differ "
+                   f"(max abs err {max_err:.3g}, tolerance atol={atol:g}, rtol={rtol:g}). {shown}",
+                   max_abs_err=max_err)

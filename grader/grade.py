@@ -1,0 +1,214 @@
+"""Grading one puzzle: build inputs, have a worker run the kernel, decide each case here.
+
+The puzzle's definition (spec, cases, tolerances) always comes from the course's own puzzle
+file; only the kernel comes from the learner's file, and only the worker imports it.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from . import messages
+from .annotations import read_spec
+from .binding import Binding, BindingError, Param, bind
+from .compare import compare
+from .course import Course, stub_signature
+from .fence import Buffer, pack
+from .inputs import make_inputs
+from .puzzle import Case, Puzzle
+from .results import CaseResult, CheckResult, PuzzleResult
+from .workers import WorkerDied, WorkerProcess, WorkerTimedOut
+
+
+@dataclass(frozen=True)
+class Options:
+    device: str = "cpu"          # "cpu" runs the Triton interpreter
+    timeout: float = 30.0        # seconds per case
+    compile_check: bool = True   # after interpreter runs, compile for sm_90 too
+    secret: int = 0              # mixed into input seeds (batch grading)
+
+
+def _case_result(case: Case, puzzle: Puzzle, passed: bool, kind=None, message="", **extra) -> CaseResult:
+    return CaseResult(name=case.name, sizes=puzzle.sizes(case), blocks=dict(case.blocks), seed=case.seed,
+                      grid=puzzle.launch_grid(case), passed=passed, kind=kind, message=message, **extra)
+
+
+def _describe(case: Case, puzzle: Puzzle) -> str:
+    sizes = ", ".join(f"{k}={v}" for k, v in {**puzzle.sizes(case), **case.blocks}.items())
+    return f"case {case.label} ({sizes})"
+
+
+class PuzzleGrader:
+    def __init__(self, course: Course, puzzle_id: str, kernel_file: Path, worker: WorkerProcess,
+                 options: Options) -> None:
+        self.course = course
+        self.puzzle_path = course.puzzle_file(puzzle_id)
+        self.puzzle = course.puzzle(puzzle_id)
+        self.kernel_file = Path(kernel_file).resolve()
+        self.worker = worker
+        self.options = options
+        self.inputs_spec, self.output_spec = read_spec(self.puzzle.spec, self.puzzle.output)
+        self.expected_signature = stub_signature(str(self.puzzle_path), self.puzzle.kernel)
+
+    def result(self, status: str, message: str, cases=(), checks=None, started: float = 0.0) -> PuzzleResult:
+        return PuzzleResult(puzzle=self.puzzle.id, title=self.puzzle.title, status=status,
+                            source=str(self.kernel_file), device=self.options.device, cases=tuple(cases),
+                            checks=checks or {}, message=message,
+                            seconds=time.perf_counter() - started if started else 0.0)
+
+    def grade(self) -> PuzzleResult:
+        started = time.perf_counter()
+        try:
+            return self._grade(started)
+        except Exception as exc:  # a bug in the grader or the course, never the learner's fault
+            import traceback
+            return self.result("error", f"grader error: {type(exc).__name__}: {exc}\n"
+                               + traceback.format_exc(limit=6), started=started)
+
+    def _load(self):
+        """Ask the worker about the kernel. Returns (params, None) or (None, failure result)."""
+        reply, _ = self.worker.request({"op": "load", "file": str(self.kernel_file), "kernel": self.puzzle.kernel},
+                                       timeout=self.options.timeout)
+        if reply.get("ok"):
+            return reply, None
+        kind = reply.get("kind")
+        name = self.puzzle.kernel
+        if kind == "not_found":
+            found = ", ".join(reply.get("defined") or []) or "no @triton.jit kernels"
+            message = (f"no kernel named `{name}` in {self.kernel_file.name} (it defines {found}). "
+                       f"Expected: @triton.jit def {self.expected_signature}")
+        elif kind == "signature":
+            message = f"`{name}` is not a Triton kernel: decorate it with @triton.jit."
+        elif kind == "exception":
+            message = (f"importing {self.kernel_file.name} failed: {reply['error']}"
+                       + (f" (line {reply['line']}: `{reply.get('source', '')}`)" if reply.get("line") else ""))
+        else:
+            return None, self.result("error", f"worker error while loading: {reply.get('error')}")
+        return None, self.result("fail", message, checks={"load": CheckResult(False, message, kind)})
+
+    def _grade(self, started: float) -> PuzzleResult:
+        try:
+            info, failure = self._load()
+        except WorkerTimedOut:
+            message = messages.timeout(self.options.timeout) + " (while importing the file)"
+            return self.result("fail", message, checks={"load": CheckResult(False, message, "timeout")},
+                               started=started)
+        except WorkerDied as died:
+            message = messages.crash(died.returncode, died.stderr_tail, self.options.device)
+            return self.result("fail", message, checks={"load": CheckResult(False, message, "crash")},
+                               started=started)
+        if failure is not None:
+            return failure
+        if info["stub"]:
+            return self.result("not_attempted", f"not attempted: `{self.puzzle.kernel}` is still the stub",
+                               started=started)
+        params = [Param(p["name"], p["constexpr"]) for p in info["params"]]
+
+        cases: list[CaseResult] = []
+        abort: str | None = None
+        binding = None
+        for case in self.puzzle.cases:
+            if abort is not None:
+                cases.append(_case_result(case, self.puzzle, False, "skipped", f"not run: {abort}"))
+                continue
+            result, binding_or_none, abort = self._run_case(case, params)
+            binding = binding_or_none or binding
+            cases.append(result)
+
+        checks = {}
+        if self.options.device == "cpu" and self.options.compile_check and binding is not None:
+            checks["gpu_compile"] = self._compile_check(params)
+
+        failed = [c for c in cases if not c.passed] + [c for c in checks.values() if not c.passed]
+        if not failed:
+            return self.result("pass", f"all {len(cases)} cases pass", cases, checks, started)
+        first = failed[0]
+        return self.result("fail", first.message, cases, checks, started)
+
+    def _buffers(self, case: Case) -> tuple[list[Buffer], list[torch.Tensor], torch.Tensor]:
+        dims = {**self.puzzle.sizes(case), **case.blocks}
+        inputs = make_inputs(self.puzzle, self.inputs_spec, case, self.options.secret)
+        expected = self.puzzle.spec(*[x.clone() for x in inputs])
+        buffers = [Buffer.plan(s.name, "input", s.dtype, tuple(x.shape)) for s, x in zip(self.inputs_spec, inputs)]
+        out = self.output_spec
+        buffers.append(Buffer.plan(out.name, "output", out.dtype, out.shape(dims)))
+        if tuple(expected.shape) != out.shape(dims) or str(expected.dtype) != f"torch.{out.dtype}":
+            raise ValueError(f"{self.puzzle.id} spec returned {tuple(expected.shape)} {expected.dtype}, "
+                             f"but its annotation says {out.describe()} = {out.shape(dims)}")
+        return buffers, inputs, expected
+
+    def _run_case(self, case: Case, params: list[Param]):
+        """Returns (CaseResult, Binding or None, reason to abort the remaining cases or None)."""
+        buffers, inputs, expected = self._buffers(case)
+        describe = _describe(case, self.puzzle)
+        try:
+            binding = bind(params, [b.name for b in buffers], case.values() | self.puzzle.sizes(case),
+                           self.expected_signature)
+        except BindingError as exc:
+            message = f"{describe}: {exc}"
+            return _case_result(case, self.puzzle, False, "signature", message), None, "the signature is wrong"
+        blobs = [pack(b, x) for b, x in zip(buffers, inputs)] + [pack(buffers[-1], None)]
+        header = {"op": "run", "file": str(self.kernel_file), "kernel": self.puzzle.kernel,
+                  "grid": list(self.puzzle.launch_grid(case)), "named": dict(binding.named),
+                  "buffers": [b.to_json() for b in buffers]}
+        try:
+            reply, raw = self.worker.request(header, blobs, timeout=self.options.timeout)
+        except WorkerTimedOut:
+            message = f"{describe}: {messages.timeout(self.options.timeout)}"
+            return (_case_result(case, self.puzzle, False, "timeout", message, seconds=self.options.timeout),
+                    binding, f"{case.label} timed out")
+        except WorkerDied as died:
+            message = f"{describe}: {messages.crash(died.returncode, died.stderr_tail, self.options.device)}"
+            return _case_result(case, self.puzzle, False, "crash", message), binding, f"{case.label} crashed"
+
+        extra = {"seconds": reply.get("seconds", 0.0), "printed": reply.get("printed", "")}
+        if not reply.get("ok"):
+            kind = reply.get("kind")
+            if kind == "out_of_bounds":
+                text = messages.out_of_bounds(reply["access"])
+            elif kind == "exception":
+                text = messages.exception(reply)
+            elif kind == "crash":
+                text = messages.crash(None, reply.get("error", ""), self.options.device)
+                self.worker.kill()
+                return (_case_result(case, self.puzzle, False, "crash", f"{describe}: {text}", **extra),
+                        binding, f"{case.label} crashed")
+            else:
+                raise RuntimeError(f"worker error: {reply.get('error')}")
+            return _case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), binding, None
+
+        outcome = compare(buffers, raw, inputs, expected, self.puzzle.atol, self.puzzle.rtol,
+                          large_inputs=case.scale > 1)
+        message = "" if outcome.passed else f"{describe}: {outcome.message}"
+        return (_case_result(case, self.puzzle, outcome.passed, outcome.kind, message,
+                             max_abs_err=outcome.max_abs_err, **extra), binding, None)
+
+    def _compile_check(self, params: list[Param]) -> CheckResult:
+        """Compile for sm_90 once per distinct block configuration."""
+        dtypes = [s.dtype for s in self.inputs_spec] + [self.output_spec.dtype]
+        seen = set()
+        for case in self.puzzle.cases:
+            key = tuple(sorted(case.blocks.items()))
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                binding = bind(params, [s.name for s in self.inputs_spec] + [self.puzzle.output],
+                               case.values() | self.puzzle.sizes(case), self.expected_signature)
+            except BindingError:
+                continue
+            signature, constexprs = binding.compile_signature(params, dtypes)
+            try:
+                reply, _ = self.worker.request({"op": "compile", "file": str(self.kernel_file),
+                                                "kernel": self.puzzle.kernel, "signature": signature,
+                                                "constexprs": constexprs}, timeout=max(60.0, self.options.timeout))
+            except (WorkerTimedOut, WorkerDied) as exc:
+                return CheckResult(False, f"the GPU compile check did not finish ({type(exc).__name__})", "compile")
+            if not reply.get("ok"):
+                blocks = ", ".join(f"{k}={v}" for k, v in case.blocks.items())
+                text = messages.compile_failure(reply.get("error", ""), reply.get("line"), reply.get("source", ""))
+                return CheckResult(False, f"GPU compile check ({blocks}): {text}", "compile")
+        return CheckResult(True, f"compiles for sm_90 ({len(seen)} block configuration(s))")

@@ -1,0 +1,89 @@
+"""Messages for failures the worker reports: each names what went wrong, where, and the fix."""
+from __future__ import annotations
+
+import re
+
+from .compare import fmt_index, index_of
+
+
+def _at_line(line: int | None, source: str) -> str:
+    if line is None:
+        return ""
+    return f" at line {line}: `{source}`" if source else f" at line {line}"
+
+
+def out_of_bounds(access: dict) -> str:
+    shape = tuple(access["shape"])
+    first = access["first_index"]
+    where = "before its start" if first < 0 else "past its end"
+    program = tuple(access["program"])
+    dims = "x" if len(shape) == 1 else "each dimension"
+    if access["op"] == "load":
+        fix = ("mask the load, e.g. `tl.load(ptrs, mask=offs < N0, other=0.0)`; for a 2-D block combine "
+               "row and column masks: `mask=(rows[:, None] < N1) & (cols[None, :] < N0)`")
+    else:
+        fix = (f"mask the {access['op']}, e.g. `tl.store(ptrs, value, mask=offs < N0)`; for a 2-D block "
+               "combine row and column masks: `mask=(rows[:, None] < N1) & (cols[None, :] < N0)`")
+    index = fmt_index(index_of(first, shape)) if 0 <= first < access["numel"] else f"flat index {first}"
+    return (f"out-of-bounds {access['op']} of `{access['tensor']}` in program {program}"
+            f"{_at_line(access.get('line'), access.get('source', ''))}: {access['bad_lanes']} of "
+            f"{access['lanes']} active lanes fall outside `{access['tensor']}` (shape {shape}, "
+            f"{access['numel']} elements); the first is {index}, {where}. "
+            f"Fix: {fix}, checking {dims} against its size.")
+
+
+def exception(reply: dict) -> str:
+    return f"the kernel raised {reply['error']}{_at_line(reply.get('line'), reply.get('source', ''))}."
+
+
+def crash(returncode: int | None, stderr_tail: str, device: str) -> str:
+    how = f"signal {-returncode}" if returncode is not None and returncode < 0 else f"exit code {returncode}"
+    detail = stderr_tail.strip().splitlines()[-1] if stderr_tail.strip() else "no message"
+    text = f"the process running the kernel died ({how}: {detail})."
+    if device == "cuda":
+        text += (" On a GPU this is usually an illegal memory access. Run with `--device cpu` to localise it: "
+                 "the interpreter reports the tensor, program and line of the bad access.")
+    else:
+        text += " This is usually an unmasked store far outside a tensor."
+    return text
+
+
+def timeout(seconds: float) -> str:
+    return (f"the kernel did not finish within {seconds:g} s. Look for a loop whose bound never "
+            f"becomes true (a `while`, or a `range` over a huge or negative count); raise the limit with "
+            f"--timeout if the kernel is merely slow.")
+
+
+# Usual reasons a kernel runs in the interpreter but not on a GPU, and the one-line fix.
+_COMPILE_FIXES = [
+    (r"arange's arguments must be of type tl.constexpr",
+     "tl.arange bounds must be compile-time constants: use a `tl.constexpr` block size, e.g. "
+     "`tl.arange(0, B0)`, and add the runtime start afterwards (`start + tl.arange(0, B0)`). If B0 is "
+     "a parameter, declare it `B0: tl.constexpr`."),
+    (r"arange's range must be a power of 2",
+     "tl.arange lengths must be powers of two: round the block up (e.g. 256 for 200) and mask the extra lanes."),
+    (r"Loop-carried variable",
+     "a variable updated in a loop must keep its shape and dtype: initialise it as a block of the "
+     "final shape, e.g. `acc = tl.zeros([B0], dtype=tl.float32)`, not `acc = 0.0`."),
+    (r"Lambda", "lambdas are not supported in kernels: write the expression inline or as a separate @triton.jit function."),
+    (r"StopIteration|nested|FunctionDef",
+     "nested `def`s are not supported in kernels: move the helper to module level and decorate it with @triton.jit."),
+    (r"is not string|print",
+     "`print` of a tensor does not compile for a GPU: use `tl.device_print(\"x\", x)` (or "
+     "`tl.static_print` for compile-time values), or remove the print before submitting."),
+    (r"Cannot access global variable",
+     "kernels can read module-level constants only when they are `tl.constexpr` objects: write "
+     "`FPINT = tl.constexpr(8)`, not `FPINT = 8`."),
+    (r"must be a constexpr|constexpr",
+     "a value used as a shape or block size must be a `tl.constexpr` parameter: declare it `B0: tl.constexpr`."),
+]
+
+
+def compile_failure(error: str, line: int | None, source: str) -> str:
+    text = error.strip()
+    # Triton's CompilationError text is "at L:C:\n<source>\n<caret>\n<reason>": keep the reason.
+    reason = text.splitlines()[-1] if text else "unknown error"
+    fix = next((f for pattern, f in _COMPILE_FIXES if re.search(pattern, text)), None)
+    message = (f"the kernel runs in the interpreter but does not compile for a GPU (sm_90)"
+               f"{_at_line(line, source)}: {reason}")
+    return message + (f" Fix: {fix}" if fix else "")

@@ -1,0 +1,121 @@
+"""How a puzzle is defined.
+
+Each file in ``puzzles/`` builds one :class:`Puzzle` named ``PUZZLE``. The file is the single
+source of truth for the statement, the spec, the stub kernel, the cases, the tolerances and
+the hints; the grader, the tests and the notebooks all read it from there.
+
+This module must stay importable without triton: the grader's own process reads puzzle
+definitions, and only the worker process imports triton in interpreter mode.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Callable, Mapping
+
+Sizes = Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One configuration the kernel is run on.
+
+    ``sizes`` fill the spec's symbolic dims (and any extra size the kernel receives, such as
+    ``N1`` of the classic long-sum signature). ``blocks`` are the block sizes and other
+    ``tl.constexpr`` parameters. ``scale`` multiplies the standard deviation of float inputs:
+    large-magnitude cases use it to make missing max-subtraction overflow.
+    """
+
+    name: str
+    sizes: Sizes
+    blocks: Sizes
+    seed: int = 0
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        for key, value in {**self.blocks}.items():
+            if key.startswith("B") and (value < 1 or value & (value - 1)):
+                raise ValueError(
+                    f"case {self.name!r}: block {key}={value} is not a power of two; "
+                    "tl.arange lengths must be powers of two, so a correct kernel would fail"
+                )
+
+    @property
+    def label(self) -> str:
+        """Short unique name, e.g. ``tail[seed=1]``."""
+        return f"{self.name}[seed={self.seed}]"
+
+    def values(self) -> dict[str, int]:
+        """Every named integer the kernel may receive: sizes, then blocks."""
+        return {**self.sizes, **self.blocks}
+
+
+def seeds(case: Case, *more: int) -> tuple[Case, ...]:
+    """The same case once per seed: ``seeds(Case(...), 1, 2)`` runs seeds 0, 1 and 2."""
+    return (case,) + tuple(replace(case, seed=s) for s in more)
+
+
+def cdiv(a: int, b: int) -> int:
+    """Ceiling division, as ``triton.cdiv``; kept here so puzzle grids need no triton."""
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """A puzzle: the statement, the PyTorch spec, the kernel's name, how it is launched and graded.
+
+    * ``spec`` is plain PyTorch whose jaxtyping annotations give every input's and the
+      output's dtype and symbolic shape.
+    * ``grid`` maps a case's sizes and blocks to the launch grid.
+    * ``output`` is the name of the output argument (``z`` in most puzzles): the kernel's
+      pointers are the spec's arguments in order, then the output.
+    * ``derive`` adds sizes that follow from the case's (for example the number of packed
+      int32 words per row).
+    * ``mantissa_bits`` rounds named float inputs to that many explicit mantissa bits. Dot
+      puzzles use it so that TF32 ``tl.dot`` on a GPU is exact: a correct kernel then matches
+      an fp32 reference tightly and a wrong one still fails.
+    """
+
+    id: str
+    title: str
+    statement: str
+    spec: Callable
+    kernel: str
+    grid: Callable[[Sizes], tuple[int, ...]]
+    cases: tuple[Case, ...]
+    atol: float = 1e-5
+    rtol: float = 1e-5
+    hints: tuple[str, ...] = ()
+    output: str = "z"
+    derive: Callable[[Sizes], Sizes] | None = None
+    mantissa_bits: Mapping[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):
+            raise ValueError(f"puzzle id {self.id!r} must look like 'puzzle07'")
+        labels = [c.label for c in self.cases]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"{self.id}: two cases share a name and seed: {labels}")
+        if not self.cases:
+            raise ValueError(f"{self.id}: a puzzle needs at least one case")
+
+    @property
+    def number(self) -> int:
+        return int(self.id[6:])
+
+    def sizes(self, case: Case) -> dict[str, int]:
+        """The case's sizes plus derived ones."""
+        sizes = dict(case.sizes)
+        if self.derive is not None:
+            sizes.update(self.derive(sizes))
+        return sizes
+
+    def launch_grid(self, case: Case) -> tuple[int, ...]:
+        grid = tuple(int(g) for g in self.grid({**self.sizes(case), **case.blocks}))
+        if not grid or any(g < 1 for g in grid) or len(grid) > 3:
+            raise ValueError(f"{self.id}: grid {grid} for case {case.label} is not 1 to 3 positive ints")
+        return grid
+
+
+def programs(grid: tuple[int, ...]) -> int:
+    return math.prod(grid)

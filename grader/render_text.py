@@ -1,0 +1,53 @@
+"""Plain-text report: one line per puzzle, the reason under a failure, then a summary."""
+from __future__ import annotations
+
+from .results import PuzzleResult, Report
+
+MARKS = {"pass": "✓", "fail": "✗", "not_attempted": "·", "error": "!"}
+
+
+def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
+    mark = MARKS[result.status]
+    head = f"{mark} {result.puzzle} {result.title}"
+    if result.status == "pass":
+        cases = len(result.cases)
+        compiled = " + GPU compile check" if "gpu_compile" in result.checks else ""
+        line = f"{head}: {cases}/{cases} cases pass{compiled} ({result.seconds:.1f} s)"
+    elif result.status == "not_attempted":
+        line = f"{head}: not attempted"
+    elif result.status == "error":
+        line = f"{head}: GRADER ERROR (not your fault; please report it)\n    {result.message}"
+    else:
+        passed = sum(c.passed for c in result.cases)
+        line = f"{head}: {passed}/{len(result.cases)} cases pass\n    {result.message}"
+    lines = [line]
+    failures = [c for c in result.cases if not c.passed]
+    extra = failures[1:] if not verbose else failures
+    if result.status == "fail" and extra:
+        if verbose:
+            lines += [f"    - {c.message}" for c in extra if c.message != result.message]
+        else:
+            lines.append(f"    ({len(extra)} more failing case(s): "
+                         f"{', '.join(c.label for c in extra[:6])}{', ...' if len(extra) > 6 else ''}; "
+                         "--verbose shows them)")
+    for check_name, check in result.checks.items():
+        if not check.passed and check.message != result.message:
+            lines.append(f"    {check_name}: {check.message}")
+    printed = [c for c in result.cases if c.printed.strip()]
+    if verbose and printed:
+        for c in printed:
+            lines.append(f"    output of {c.label}:")
+            lines += [f"      | {text}" for text in c.printed.strip().splitlines()[:40]]
+    return "\n".join(lines)
+
+
+def render(report: Report, verbose: bool = False) -> str:
+    s = report.summary
+    body = [render_puzzle(r, verbose) for r in report.results]
+    tail = f"{s.passed}/{s.total} passed"
+    if s.not_attempted:
+        tail += f", {s.not_attempted} not attempted"
+    if s.errors:
+        tail += f", {s.errors} grader error(s)"
+    tail += f" ({report.seconds:.1f} s)"
+    return "\n".join(body + [tail])

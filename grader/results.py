@@ -1,0 +1,119 @@
+"""The result model: plain frozen dataclasses that every reporter renders.
+
+A learner's failure is a result (``status="fail"``, a ``kind`` and a message); a bug in the
+grader itself is ``status="error"``. Nothing here knows about text, JSON or HTML.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Mapping
+
+# Why a case or check failed. Reporters and tests key on these.
+FAILURE_KINDS = (
+    "mismatch",        # values differ from the spec
+    "unwritten",       # output elements still hold the grader's NaN fill
+    "nonfinite",       # NaN/Inf where the spec is finite
+    "out_of_bounds",   # a load or store outside its tensor
+    "input_modified",  # the kernel wrote into an input
+    "exception",       # a Python error inside the kernel
+    "crash",           # the process running the kernel died
+    "timeout",         # the kernel ran past the time limit
+    "signature",       # the kernel cannot be called as the puzzle calls it
+    "compile",         # it runs in the interpreter but would not compile for a GPU
+    "not_found",       # no kernel of that name in the file
+    "skipped",         # not run, because an earlier case crashed or timed out
+)
+
+STATUSES = ("pass", "fail", "not_attempted", "error")
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    name: str
+    sizes: Mapping[str, int]
+    blocks: Mapping[str, int]
+    seed: int
+    grid: tuple[int, ...]
+    passed: bool
+    kind: str | None = None
+    message: str = ""
+    max_abs_err: float | None = None
+    seconds: float = 0.0
+    printed: str = ""  # what the kernel printed while it ran
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}[seed={self.seed}]"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    passed: bool
+    message: str = ""
+    kind: str | None = None
+
+
+@dataclass(frozen=True)
+class PuzzleResult:
+    puzzle: str
+    title: str
+    status: str
+    source: str
+    device: str
+    cases: tuple[CaseResult, ...] = ()
+    checks: Mapping[str, CheckResult] = field(default_factory=dict)
+    message: str = ""  # the one-line reason shown in plain output
+    seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"unknown status {self.status!r}")
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+    @property
+    def first_failure(self) -> CaseResult | CheckResult | None:
+        for case in self.cases:
+            if not case.passed:
+                return case
+        for check in self.checks.values():
+            if not check.passed:
+                return check
+        return None
+
+
+@dataclass(frozen=True)
+class Summary:
+    total: int
+    passed: int
+    failed: int
+    not_attempted: int
+    errors: int
+
+
+@dataclass(frozen=True)
+class Report:
+    results: tuple[PuzzleResult, ...]
+    seconds: float = 0.0
+
+    @property
+    def summary(self) -> Summary:
+        statuses = [r.status for r in self.results]
+        return Summary(
+            total=len(statuses),
+            passed=statuses.count("pass"),
+            failed=len(statuses) - statuses.count("pass"),
+            not_attempted=statuses.count("not_attempted"),
+            errors=statuses.count("error"),
+        )
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.results and all(r.passed for r in self.results) else 1
+
+
+def to_dict(obj) -> dict:
+    """A JSON-ready dict of any result object (tuples become lists)."""
+    return asdict(obj)

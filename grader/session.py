@@ -1,0 +1,53 @@
+"""Grading several puzzles: a small pool of worker processes, one thread driving each.
+
+Workers are started before anything else, so their imports (torch, triton: about 1.5 s)
+overlap with the grader's own. A worker serves many puzzles and cases in turn; only a crash
+or a timeout costs a restart.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from pathlib import Path
+
+from .course import Course
+from .grade import Options, PuzzleGrader
+from .results import PuzzleResult, Report
+from .workers import WorkerProcess
+
+
+def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options, jobs: int = 1,
+               on_result=None) -> Report:
+    """Grade ``(puzzle_id, kernel_file)`` pairs; results keep the order of ``targets``."""
+    started = time.perf_counter()
+    jobs = max(1, min(jobs, len(targets)))
+    workers = [WorkerProcess(options.device) for _ in range(jobs)]
+    for worker in workers:
+        worker.start()
+    todo: queue.Queue = queue.Queue()
+    for index, target in enumerate(targets):
+        todo.put((index, target))
+    results: list[PuzzleResult | None] = [None] * len(targets)
+
+    def drive(worker: WorkerProcess) -> None:
+        while True:
+            try:
+                index, (puzzle_id, path) = todo.get_nowait()
+            except queue.Empty:
+                return
+            result = PuzzleGrader(course, puzzle_id, path, worker, options).grade()
+            results[index] = result
+            if on_result is not None:
+                on_result(result)
+
+    threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in workers]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        for worker in workers:
+            worker.close()
+    return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)

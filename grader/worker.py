@@ -1,0 +1,305 @@
+"""The process that runs learner kernels: ``python -m grader.worker --device cpu|cuda``.
+
+It holds no verdict. It loads a learner's file, calls the kernel on the fenced buffers the
+grader sent, and sends the bytes back; the grader decides what they mean. A kernel that
+corrupts memory or hangs takes down only this process.
+
+For ``--device cpu`` it sets ``TRITON_INTERPRET=1`` before triton is imported.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import hashlib
+import importlib.util
+import inspect
+import os
+import sys
+import tempfile
+import textwrap
+import time
+import traceback
+
+from .protocol import ChannelClosed, Reader, write_message
+
+
+def _parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m grader.worker")
+    parser.add_argument("--device", choices=("cpu", "cuda"), required=True)
+    return parser.parse_args(argv)
+
+
+@contextlib.contextmanager
+def captured_output():
+    """Send fds 1 and 2 to a temporary file; yields a list that receives the text."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    text: list[str] = []
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 1)
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield text
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+            tmp.seek(0)
+            text.append(tmp.read(1 << 20).decode("utf-8", "replace"))
+
+
+def learner_frame(exc: BaseException, filename: str) -> tuple[int | None, str]:
+    """The deepest traceback entry in the learner's file, following chained exceptions."""
+    found: tuple[int | None, str] = (None, "")
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        for entry in traceback.extract_tb(exc.__traceback__):
+            if os.path.abspath(entry.filename) == filename:
+                found = (entry.lineno, (entry.line or "").strip())
+        exc = exc.__cause__ or exc.__context__
+    return found
+
+
+def compile_error_line(exc: BaseException, fn, filename: str) -> tuple[int | None, str]:
+    """Triton reports compile errors as "at LINE:COL:" counted from the ``def`` line."""
+    import linecache
+    import re
+    match = re.match(r"at (\d+):(\d+):", str(exc))
+    if not match:
+        return learner_frame(exc, filename)
+    lines, first = inspect.getsourcelines(fn)
+    def_offset = next((i for i, text in enumerate(lines) if text.lstrip().startswith("def ")), 0)
+    line = first + def_offset + int(match.group(1)) - 1
+    return line, linecache.getline(filename, line).strip()
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """Triton's interpreter wraps errors in InterpreterError; the learner wants the original."""
+    seen = set()
+    while exc.__cause__ is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exc = exc.__cause__
+    return exc
+
+
+def is_stub(fn) -> bool:
+    """A body of only docstrings, ``pass``, ``...`` and bare ``return`` is not an attempt."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if func is None:
+        return False
+    for stmt in func.body:
+        if isinstance(stmt, ast.Pass):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue
+        if isinstance(stmt, ast.Return) and (stmt.value is None or (
+                isinstance(stmt.value, ast.Constant) and stmt.value.value is None)):
+            continue
+        return False
+    return True
+
+
+class Worker:
+    def __init__(self, device: str, out_fd: int) -> None:
+        self.device = device
+        self.out_fd = out_fd
+        self.modules: dict[str, object] = {}
+        import torch  # noqa: F401  (after TRITON_INTERPRET is set)
+        import triton  # noqa: F401
+        self.torch = torch
+        self.triton = triton
+
+    # ---- loading ---------------------------------------------------------------------------
+    def module(self, path: str):
+        path = os.path.abspath(path)
+        if path not in self.modules:
+            name = "_learner_" + hashlib.sha1(path.encode()).hexdigest()[:12]
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            directory = os.path.dirname(path)
+            sys.path.insert(0, directory)
+            try:
+                with captured_output():
+                    spec.loader.exec_module(module)
+            except BaseException:
+                sys.modules.pop(name, None)
+                raise
+            finally:
+                if sys.path and sys.path[0] == directory:
+                    sys.path.pop(0)
+            self.modules[path] = module
+        return self.modules[path]
+
+    def kernel(self, path: str, name: str):
+        module = self.module(path)
+        if not hasattr(module, name):
+            return None
+        return getattr(module, name)
+
+    @staticmethod
+    def python_function(kernel):
+        """The plain Python function behind @triton.jit (and autotune/heuristics wrappers)."""
+        fn = kernel
+        for _ in range(8):
+            if inspect.isfunction(fn):
+                return fn
+            fn = getattr(fn, "fn", None)
+        return None
+
+    def is_jit(self, kernel) -> bool:
+        from triton.runtime.interpreter import InterpretedFunction
+        from triton.runtime.jit import KernelInterface
+        return isinstance(kernel, (KernelInterface, InterpretedFunction))
+
+    def op_load(self, msg: dict, blobs: list[bytes]):
+        path = os.path.abspath(msg["file"])
+        try:
+            kernel = self.kernel(path, msg["kernel"])
+        except BaseException as exc:
+            line, source = learner_frame(exc, path)
+            if isinstance(exc, SyntaxError):
+                line, source = exc.lineno, (exc.text or "").strip()
+            return {"ok": False, "kind": "exception", "error": f"{type(exc).__name__}: {exc}",
+                    "line": line, "source": source}, []
+        if kernel is None:
+            module = self.modules[path]
+            defined = sorted(n for n, v in vars(module).items() if self.is_jit(v))
+            return {"ok": False, "kind": "not_found", "defined": defined}, []
+        fn = self.python_function(kernel)
+        if fn is None or not self.is_jit(kernel):
+            return {"ok": False, "kind": "signature", "error": "not_jit"}, []
+        params = []
+        for p in inspect.signature(fn).parameters.values():
+            ann = p.annotation
+            constexpr = ann is not inspect.Parameter.empty and "constexpr" in (
+                ann if isinstance(ann, str) else getattr(ann, "__name__", repr(ann)))
+            params.append({"name": p.name, "constexpr": bool(constexpr)})
+        return {"ok": True, "params": params, "stub": is_stub(fn),
+                "line": inspect.getsourcelines(fn)[1] if inspect.getsourcefile(fn) else None}, []
+
+    # ---- running ---------------------------------------------------------------------------
+    def _tensors(self, buffers: list[dict], blobs: list[bytes]):
+        torch = self.torch
+        whole, views = [], []
+        for spec, raw in zip(buffers, blobs):
+            storage = torch.frombuffer(bytearray(raw), dtype=torch.uint8)
+            if self.device == "cuda":
+                storage = storage.cuda()
+            data = storage[spec["guard"]:spec["guard"] + spec["nbytes"]]
+            view = data.view(getattr(torch, spec["dtype"])).view(spec["shape"])
+            whole.append(storage)
+            views.append(view)
+        return whole, views
+
+    def op_run(self, msg: dict, blobs: list[bytes]):
+        path = os.path.abspath(msg["file"])
+        kernel = self.kernel(path, msg["kernel"])
+        whole, views = self._tensors(msg["buffers"], blobs)
+        checker = None
+        if self.device == "cpu" and msg.get("check_bounds", True):
+            checker = self._bounds_checker(msg["buffers"], whole, path)
+            checker.install()
+        reply: dict = {"ok": True}
+        start = time.perf_counter()
+        try:
+            with captured_output() as printed:
+                try:
+                    kernel[tuple(msg["grid"])](*views, **msg["named"])
+                    if self.device == "cuda":
+                        self.torch.cuda.synchronize()
+                finally:
+                    if checker is not None:
+                        checker.uninstall()
+        except BaseException as exc:  # the learner's kernel may raise anything
+            reply = self._failure(exc, path)
+        reply["seconds"] = time.perf_counter() - start
+        reply["printed"] = printed[0] if printed else ""
+        if reply.get("fatal"):
+            return reply, []
+        return reply, [w.cpu().numpy().tobytes() for w in whole]
+
+    def _bounds_checker(self, buffers, whole, path):
+        from triton.runtime import interpreter
+
+        from .bounds import BoundsChecker, Region
+        regions = []
+        for spec, storage in zip(buffers, whole):
+            base = storage.data_ptr()
+            regions.append(Region(spec["name"], base + spec["guard"], spec["nbytes"], base,
+                                  base + spec["total"], self.torch.empty((), dtype=getattr(
+                                      self.torch, spec["dtype"])).element_size(), tuple(spec["shape"])))
+        return BoundsChecker(regions, path, interpreter.interpreter_builder)
+
+    def _failure(self, exc: BaseException, path: str) -> dict:
+        from .bounds import OutOfBounds
+        cause = root_cause(exc)
+        if isinstance(cause, OutOfBounds):
+            return {"ok": False, "kind": "out_of_bounds", "access": cause.info}
+        line, source = learner_frame(exc, path)
+        text = f"{type(cause).__name__}: {cause}"
+        if self.device == "cuda" and ("illegal memory access" in text or "CUDA error" in text
+                                      or "misaligned address" in text):
+            return {"ok": False, "kind": "crash", "error": text, "fatal": True}
+        return {"ok": False, "kind": "exception", "error": text, "line": line, "source": source}
+
+    # ---- GPU compile check -------------------------------------------------------------------
+    def op_compile(self, msg: dict, blobs: list[bytes]):
+        from triton.backends.compiler import GPUTarget
+        from triton.compiler import ASTSource
+        from triton.runtime.jit import JITFunction
+        path = os.path.abspath(msg["file"])
+        fn = self.python_function(self.kernel(path, msg["kernel"]))
+        try:
+            with captured_output():
+                source = ASTSource(fn=JITFunction(fn), signature=msg["signature"], constexprs=msg["constexprs"])
+                self.triton.compile(source, target=GPUTarget("cuda", msg.get("arch", 90), 32))
+        except BaseException as exc:
+            line, src = compile_error_line(exc, fn, path)
+            return {"ok": False, "error": f"{type(exc).__name__}: {exc}", "line": line, "source": src}, []
+        return {"ok": True}, []
+
+    def serve(self, reader: Reader) -> None:
+        handlers = {"load": self.op_load, "run": self.op_run, "compile": self.op_compile}
+        while True:
+            try:
+                msg, blobs = reader.read_message()
+            except ChannelClosed:
+                return
+            if msg.get("op") == "exit":
+                return
+            try:
+                reply, out = handlers[msg["op"]](msg, blobs)
+            except BaseException as exc:  # a grader bug: report it, keep serving
+                reply, out = {"ok": False, "kind": "error",
+                              "error": "".join(traceback.format_exception(exc))[-4000:]}, []
+            write_message(self.out_fd, reply, out)
+            if reply.get("fatal"):
+                return
+
+
+def main(argv=None) -> int:
+    args = _parse_args(argv)
+    if args.device == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"
+    # The protocol owns the original stdout; anything else printed goes to stderr.
+    out_fd = os.dup(1)
+    os.dup2(2, 1)
+    worker = Worker(args.device, out_fd)
+    write_message(out_fd, {"op": "ready", "device": args.device})
+    worker.serve(Reader(0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

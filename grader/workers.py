@@ -1,0 +1,105 @@
+"""Starting, talking to and replacing worker processes (the grader's side of the wire)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .protocol import ChannelClosed, ChannelTimeout, Reader, write_message
+
+STARTUP_TIMEOUT = 120.0  # importing torch and triton on a cold, busy machine
+
+
+class WorkerDied(Exception):
+    def __init__(self, returncode: int | None, stderr_tail: str) -> None:
+        super().__init__(f"worker died ({returncode}): {stderr_tail[-500:]}")
+        self.returncode = returncode
+        self.stderr_tail = stderr_tail
+
+
+class WorkerTimedOut(Exception):
+    pass
+
+
+class WorkerProcess:
+    """One ``python -m grader.worker`` child. Started lazily; restarted after a death."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.proc: subprocess.Popen | None = None
+        self.reader: Reader | None = None
+        self.stderr = None
+        self._ready = False
+
+    def start(self) -> None:
+        if self.proc is not None:
+            return
+        env = dict(os.environ)
+        package_parent = str(Path(__file__).resolve().parent.parent)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+        env.pop("TRITON_INTERPRET", None)  # the worker sets it itself for --device cpu
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "grader.worker", "--device", self.device],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=env,
+            start_new_session=True,
+        )
+        self.reader = Reader(self.proc.stdout.fileno())
+        self._ready = False
+
+    def _stderr_tail(self) -> str:
+        if self.stderr is None:
+            return ""
+        self.stderr.seek(0, os.SEEK_END)
+        size = self.stderr.tell()
+        self.stderr.seek(max(0, size - 4000))
+        return self.stderr.read().decode("utf-8", "replace")
+
+    def request(self, header: dict, blobs: list[bytes] = (), timeout: float | None = None):
+        self.start()
+        try:
+            if not self._ready:
+                hello, _ = self.reader.read_message(STARTUP_TIMEOUT)
+                if hello.get("op") != "ready":
+                    raise ChannelClosed(f"unexpected greeting {hello}")
+                self._ready = True
+            write_message(self.proc.stdin.fileno(), header, list(blobs))
+            return self.reader.read_message(timeout)
+        except ChannelTimeout:
+            self.kill()
+            raise WorkerTimedOut() from None
+        except (ChannelClosed, BrokenPipeError, OSError):
+            returncode = self.proc.wait(timeout=10) if self.proc else None
+            tail = self._stderr_tail()
+            self.kill()
+            raise WorkerDied(returncode, tail) from None
+
+    def kill(self) -> None:
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, 9)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        if self.stderr is not None:
+            self.stderr.close()
+        self.proc, self.reader, self.stderr, self._ready = None, None, None, False
+
+    def close(self) -> None:
+        if self.proc is None:
+            return
+        try:
+            write_message(self.proc.stdin.fileno(), {"op": "exit"})
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()

@@ -1,0 +1,54 @@
+r"""
+# Puzzle 1: Constant add
+
+Add the constant 10 to every element of a vector.
+
+$$z_i = x_i + 10 \qquad i = 0, \dots, N_0 - 1$$
+
+One program is launched, and its block is exactly as long as the vector:
+`B0 == N0` in every case, so no mask is needed yet.
+
+The tools for this puzzle:
+
+* `tl.arange(0, B0)` gives the offsets `0, 1, ..., B0 - 1` as a block of values.
+* `x_ptr + offsets` is a block of pointers; `tl.load` reads them and `tl.store` writes them.
+"""
+import torch
+import triton
+import triton.language as tl
+from jaxtyping import Float32
+from torch import Tensor
+
+from grader.puzzle import Case, Puzzle
+
+
+def spec(x: Float32[Tensor, "N0"]) -> Float32[Tensor, "N0"]:
+    return x + 10.0
+
+
+# ---- your part: finish the kernel ------------------------------------------------
+@triton.jit
+def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
+    # Your code here.
+    pass
+# ----------------------------------------------------------------------------------
+
+
+PUZZLE = Puzzle(
+    id="puzzle01",
+    title="Constant add",
+    statement=__doc__,
+    spec=spec,
+    kernel="add_kernel",
+    grid=lambda s: (1,),
+    cases=(
+        Case("classic", sizes={"N0": 32}, blocks={"B0": 32}),
+        Case("classic", sizes={"N0": 32}, blocks={"B0": 32}, seed=1),
+        Case("wider", sizes={"N0": 128}, blocks={"B0": 128}, seed=2),
+        Case("narrow", sizes={"N0": 8}, blocks={"B0": 8}, seed=3),
+    ),
+    hints=(
+        "Build the offsets with `tl.arange(0, B0)`, load `x_ptr + offsets`, add 10, "
+        "and store to `z_ptr + offsets`.",
+    ),
+)
