@@ -85,9 +85,10 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
     if bool(unwritten.any()):
         count = int(unwritten.sum())
         where = ", ".join(fmt_index(index_of(p, actual.shape)) for p in _positions(unwritten))
-        what = "none" if count == total else f"{count} of {total}"
+        what = f"no element of `{name}` was written" if count == total else \
+            f"{count} of {total} elements of `{name}` were never written (first at {where})"
         return Outcome(False, "unwritten",
-                       f"{what} elements of `{name}` were never written (first at {where}). "
+                       f"{what}. "
                        f"Every output element must be stored: check that the grid and your offsets cover "
                        f"all of `{name}` and that the store's mask is not too strict.")
 

@@ -20,7 +20,7 @@ from .fence import Buffer, pack
 from .inputs import make_inputs
 from .puzzle import Case, Puzzle
 from .results import CaseResult, CheckResult, PuzzleResult
-from .workers import WorkerDied, WorkerProcess, WorkerTimedOut
+from .workers import SharedWorker, WorkerDied, WorkerProcess, WorkerTimedOut
 
 
 @dataclass(frozen=True)
@@ -43,12 +43,13 @@ def _describe(case: Case, puzzle: Puzzle) -> str:
 
 class PuzzleGrader:
     def __init__(self, course: Course, puzzle_id: str, kernel_file: Path, worker: WorkerProcess,
-                 options: Options) -> None:
+                 options: Options, compiler: "SharedWorker | None" = None) -> None:
         self.course = course
         self.puzzle_path = course.puzzle_file(puzzle_id)
         self.puzzle = course.puzzle(puzzle_id)
         self.kernel_file = Path(kernel_file).resolve()
         self.worker = worker
+        self.compiler = compiler
         self.options = options
         self.inputs_spec, self.output_spec = read_spec(self.puzzle.spec, self.puzzle.output)
         self.expected_signature = stub_signature(str(self.puzzle_path), self.puzzle.kernel)
@@ -119,7 +120,7 @@ class PuzzleGrader:
             cases.append(result)
 
         checks = {}
-        if self.options.device == "cpu" and self.options.compile_check and binding is not None:
+        if self.compiler is not None and binding is not None:
             checks["gpu_compile"] = self._compile_check(params)
 
         failed = [c for c in cases if not c.passed] + [c for c in checks.values() if not c.passed]
@@ -202,7 +203,7 @@ class PuzzleGrader:
                 continue
             signature, constexprs = binding.compile_signature(params, dtypes)
             try:
-                reply, _ = self.worker.request({"op": "compile", "file": str(self.kernel_file),
+                reply, _ = self.compiler.request({"op": "compile", "file": str(self.kernel_file),
                                                 "kernel": self.puzzle.kernel, "signature": signature,
                                                 "constexprs": constexprs}, timeout=max(60.0, self.options.timeout))
             except (WorkerTimedOut, WorkerDied) as exc:

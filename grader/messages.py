@@ -33,7 +33,9 @@ def out_of_bounds(access: dict) -> str:
 
 
 def exception(reply: dict) -> str:
-    return f"the kernel raised {reply['error']}{_at_line(reply.get('line'), reply.get('source', ''))}."
+    text = f"the kernel raised {reply['error']}{_at_line(reply.get('line'), reply.get('source', ''))}."
+    fix = usual_fix(reply["error"])
+    return text + (f" Fix: {fix}" if fix else "")
 
 
 def crash(returncode: int | None, stderr_tail: str, device: str) -> str:
@@ -65,25 +67,35 @@ _COMPILE_FIXES = [
     (r"Loop-carried variable",
      "a variable updated in a loop must keep its shape and dtype: initialise it as a block of the "
      "final shape, e.g. `acc = tl.zeros([B0], dtype=tl.float32)`, not `acc = 0.0`."),
+    (r"incompatible dimensions|Cannot broadcast",
+     "two blocks in one expression have different shapes: build offsets, masks and values from the same "
+     "tl.arange lengths, and broadcast a column against a row with `[:, None]` and `[None, :]`."),
     (r"Lambda", "lambdas are not supported in kernels: write the expression inline or as a separate @triton.jit function."),
-    (r"StopIteration|nested|FunctionDef",
+    (r"StopIteration|nested function|FunctionDef",
      "nested `def`s are not supported in kernels: move the helper to module level and decorate it with @triton.jit."),
-    (r"is not string|print",
+    (r"is not string",
      "`print` of a tensor does not compile for a GPU: use `tl.device_print(\"x\", x)` (or "
      "`tl.static_print` for compile-time values), or remove the print before submitting."),
     (r"Cannot access global variable",
      "kernels can read module-level constants only when they are `tl.constexpr` objects: write "
      "`FPINT = tl.constexpr(8)`, not `FPINT = 8`."),
-    (r"must be a constexpr|constexpr",
+    (r"must be a constexpr|is not a constexpr|constexpr expected",
      "a value used as a shape or block size must be a `tl.constexpr` parameter: declare it `B0: tl.constexpr`."),
 ]
+
+
+def usual_fix(error: str) -> str | None:
+    """The one-line fix for a well-known compiler complaint, matched on its reason only."""
+    lines = error.strip().splitlines()
+    reason = lines[-1] if lines else ""
+    return next((fix for pattern, fix in _COMPILE_FIXES if re.search(pattern, reason)), None)
 
 
 def compile_failure(error: str, line: int | None, source: str) -> str:
     text = error.strip()
     # Triton's CompilationError text is "at L:C:\n<source>\n<caret>\n<reason>": keep the reason.
     reason = text.splitlines()[-1] if text else "unknown error"
-    fix = next((f for pattern, f in _COMPILE_FIXES if re.search(pattern, text)), None)
+    fix = usual_fix(text)
     message = (f"the kernel runs in the interpreter but does not compile for a GPU (sm_90)"
-               f"{_at_line(line, source)}: {reason}")
+               f"{_at_line(line, source)}: {reason.rstrip('.')}.")
     return message + (f" Fix: {fix}" if fix else "")

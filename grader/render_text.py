@@ -17,6 +17,8 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         line = f"{head}: not attempted"
     elif result.status == "error":
         line = f"{head}: GRADER ERROR (not your fault; please report it)\n    {result.message}"
+    elif not result.cases:
+        line = f"{head}\n    {result.message}"
     else:
         passed = sum(c.passed for c in result.cases)
         line = f"{head}: {passed}/{len(result.cases)} cases pass\n    {result.message}"

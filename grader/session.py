@@ -14,7 +14,7 @@ from pathlib import Path
 from .course import Course
 from .grade import Options, PuzzleGrader
 from .results import PuzzleResult, Report
-from .workers import WorkerProcess
+from .workers import SharedWorker, WorkerProcess
 
 
 def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options, jobs: int = 1,
@@ -23,7 +23,8 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
     started = time.perf_counter()
     jobs = max(1, min(jobs, len(targets)))
     workers = [WorkerProcess(options.device) for _ in range(jobs)]
-    for worker in workers:
+    compiler = SharedWorker("compile") if options.device == "cpu" and options.compile_check else None
+    for worker in workers + ([compiler] if compiler else []):
         worker.start()
     todo: queue.Queue = queue.Queue()
     for index, target in enumerate(targets):
@@ -36,7 +37,7 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
                 index, (puzzle_id, path) = todo.get_nowait()
             except queue.Empty:
                 return
-            result = PuzzleGrader(course, puzzle_id, path, worker, options).grade()
+            result = PuzzleGrader(course, puzzle_id, path, worker, options, compiler).grade()
             results[index] = result
             if on_result is not None:
                 on_result(result)
@@ -48,6 +49,6 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
         for thread in threads:
             thread.join()
     finally:
-        for worker in workers:
+        for worker in workers + ([compiler] if compiler else []):
             worker.close()
     return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)

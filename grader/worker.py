@@ -4,7 +4,9 @@ It holds no verdict. It loads a learner's file, calls the kernel on the fenced b
 grader sent, and sends the bytes back; the grader decides what they mean. A kernel that
 corrupts memory or hangs takes down only this process.
 
-For ``--device cpu`` it sets ``TRITON_INTERPRET=1`` before triton is imported.
+For ``--device cpu`` it sets ``TRITON_INTERPRET=1`` before triton is imported. GPU compile
+checks run in a ``--device compile`` worker of their own: once the interpreter has run a
+kernel, it leaves ``triton.language`` patched, and compiling in that process fails.
 """
 from __future__ import annotations
 
@@ -26,7 +28,8 @@ from .protocol import ChannelClosed, Reader, write_message
 
 def _parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m grader.worker")
-    parser.add_argument("--device", choices=("cpu", "cuda"), required=True)
+    parser.add_argument("--device", choices=("cpu", "cuda", "compile"), required=True,
+                        help="cpu: the Triton interpreter; cuda: the GPU; compile: GPU compile checks only")
     return parser.parse_args(argv)
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 import sys
 import tempfile
 from pathlib import Path
@@ -103,3 +104,21 @@ class WorkerProcess:
         except (OSError, subprocess.TimeoutExpired):
             pass
         self.kill()
+
+
+class SharedWorker:
+    """One worker serving several grading threads, one request at a time (the compile checker)."""
+
+    def __init__(self, device: str) -> None:
+        self.worker = WorkerProcess(device)
+        self.lock = threading.Lock()
+
+    def start(self) -> None:
+        self.worker.start()
+
+    def request(self, header: dict, blobs: list[bytes] = (), timeout: float | None = None):
+        with self.lock:
+            return self.worker.request(header, blobs, timeout)
+
+    def close(self) -> None:
+        self.worker.close()

@@ -1,0 +1,60 @@
+"""Shared fixtures: grading runs are slow (a worker process, the interpreter), so each set of
+kernels is graded once per test session, in parallel, and the tests read the results."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from grader.course import Course
+from grader.grade import Options
+from grader.session import grade_many
+
+ROOT = Path(__file__).resolve().parent.parent
+WRONG = ROOT / "tests" / "wrong_kernels"
+COURSE = Course(ROOT)
+PUZZLE_IDS = COURSE.ids
+
+
+def wrong_kernel_files() -> list[Path]:
+    return sorted(WRONG.glob("puzzle*.py"))
+
+
+def expectations(path: Path) -> dict:
+    """The EXPECT_* constants of a corpus file, read without importing it."""
+    found = {}
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            if name.startswith("EXPECT_"):
+                found[name] = ast.literal_eval(node.value)
+    return found
+
+
+def _by_source(report) -> dict:
+    return {(r.puzzle, Path(r.source).name): r for r in report.results}
+
+
+@pytest.fixture(scope="session")
+def course() -> Course:
+    return COURSE
+
+
+@pytest.fixture(scope="session")
+def solution_results():
+    report = grade_many(COURSE, [(p, COURSE.solution_file(p)) for p in PUZZLE_IDS], Options(), jobs=2)
+    return {r.puzzle: r for r in report.results}
+
+
+@pytest.fixture(scope="session")
+def stub_results():
+    report = grade_many(COURSE, [(p, COURSE.puzzle_file(p)) for p in PUZZLE_IDS], Options(), jobs=2)
+    return {r.puzzle: r for r in report.results}
+
+
+@pytest.fixture(scope="session")
+def wrong_results():
+    targets = [(path.name[:8], path) for path in wrong_kernel_files()]
+    report = grade_many(COURSE, targets, Options(timeout=20), jobs=2)
+    return {Path(r.source).name: r for r in report.results}

@@ -1,0 +1,44 @@
+"""The wrong-kernel corpus: each plausible mistake fails, for the right reason, with a message
+that says what happened and how to fix it."""
+import pytest
+
+from conftest import expectations, wrong_kernel_files
+
+# What every message of a kind must say: the finding, and the way to a fix.
+MESSAGE_MUST_SAY = {
+    "mismatch": ["wrong values in", "yours", "expected"],
+    "unwritten": ["written", "Every output element must be stored"],
+    "out_of_bounds": ["out-of-bounds", "Fix: mask the"],
+    "nonfinite": ["NaN/Inf", "where the spec is finite"],
+    "input_modified": ["wrote into input", "Inputs are read-only"],
+    "compile": ["does not compile for a GPU (sm_90)", "Fix:"],
+    "exception": ["the kernel raised", "at line"],
+    "signature": ["Expected signature:"],
+}
+
+FILES = wrong_kernel_files()
+
+
+def test_corpus_covers_the_usual_mistakes():
+    names = {f.stem for f in FILES}
+    for must in ["missing_mask", "swapped_strides", "off_by_one", "transposed_output", "missing_relu",
+                 "no_max_subtraction", "no_mid_loop", "misordered_nibble", "store_nothing", "store_half",
+                 "runtime_arange", "lambda", "print", "loop_changes_shape"]:
+        assert any(must in n for n in names), f"no wrong kernel for {must}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
+def test_wrong_kernel_fails_with_reason(path, wrong_results):
+    expect = expectations(path)
+    result = wrong_results[path.name]
+    assert result.status == "fail", f"{path.name} was graded {result.status}: {result.message}"
+    first = result.first_failure
+    assert first.kind == expect["EXPECT_KIND"], f"{path.name}: {first.kind}: {first.message}"
+    for phrase in MESSAGE_MUST_SAY.get(first.kind, []):
+        assert phrase in first.message, f"{path.name}: {phrase!r} not in {first.message!r}"
+    if "EXPECT_CASE" in expect:
+        failing = {c.name for c in result.cases if not c.passed}
+        assert expect["EXPECT_CASE"] in failing, f"{path.name}: failing cases are {failing}"
+    if "EXPECT_CHECK" in expect:
+        check = result.checks[expect["EXPECT_CHECK"]]
+        assert not check.passed and check.kind == "compile", check.message
