@@ -7,6 +7,8 @@ is touched: an out-of-bounds store cannot corrupt the heap, it becomes a report 
 """
 from __future__ import annotations
 
+import ast
+import re
 import sys
 from dataclasses import dataclass
 
@@ -22,6 +24,7 @@ class Region:
     fence_end: int
     itemsize: int
     shape: tuple[int, ...]
+    param: str = ""  # the kernel parameter that received this tensor
 
 
 class OutOfBounds(Exception):
@@ -44,6 +47,20 @@ def _kernel_line(filename: str) -> tuple[int | None, str]:
     return None, ""
 
 
+def _pointer_names(source: str, op: str) -> set[str]:
+    """Names in the pointer argument of the line's tl.load/tl.store call (all names if unparsable)."""
+    try:
+        tree = ast.parse(source.strip().rstrip(","))
+    except SyntaxError:
+        return set(re.findall(r"[A-Za-z_]\w*", source))
+    wanted = {"load": ("load",), "store": ("store",)}.get(op, ("atomic_",))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
+                and node.func.attr.startswith(wanted):
+            return {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
+    return set(re.findall(r"[A-Za-z_]\w*", source))
+
+
 class BoundsChecker:
     def __init__(self, regions: list[Region], filename: str, builder) -> None:
         self.regions = regions
@@ -63,8 +80,8 @@ class BoundsChecker:
             return
         bad = active[~inside]
         first = int(bad[0])
-        region = self._owner(first)
         line, source = _kernel_line(self.filename)
+        region = self._owner(first, op, source)
         raise OutOfBounds({
             "op": op,
             "tensor": region.name,
@@ -78,11 +95,24 @@ class BoundsChecker:
             "source": source,
         })
 
-    def _owner(self, address: int) -> Region:
+    def _owner(self, address: int, op: str, source: str) -> Region:
+        """Which tensor the bad pointer was meant for.
+
+        Within a fence it is certain. Farther out, the interpreter's pointers carry no origin,
+        so we read the line: a single pointer parameter named there decides; a store with no
+        name there most likely targets the output; else the nearest tensor below the address.
+        """
         for r in self.regions:
             if r.fence_start <= address < r.fence_end:
                 return r
-        return min(self.regions, key=lambda r: min(abs(address - r.start), abs(address - r.start - r.nbytes)))
+        words = _pointer_names(source, op)
+        named = [r for r in self.regions if r.param and r.param in words]
+        if len(named) == 1:
+            return named[0]
+        if op != "load" and not named:
+            return self.regions[-1]
+        below = [r for r in self.regions if r.start <= address]
+        return max(below, key=lambda r: r.start) if below else min(self.regions, key=lambda r: r.start)
 
     def install(self) -> None:
         b = self.builder

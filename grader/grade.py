@@ -154,7 +154,7 @@ class PuzzleGrader:
         blobs = [pack(b, x) for b, x in zip(buffers, inputs)] + [pack(buffers[-1], None)]
         header = {"op": "run", "file": str(self.kernel_file), "kernel": self.puzzle.kernel,
                   "grid": list(self.puzzle.launch_grid(case)), "named": dict(binding.named),
-                  "buffers": [b.to_json() for b in buffers]}
+                  "buffers": [b.to_json() | {"param": p} for b, p in zip(buffers, binding.pointers)]}
         try:
             reply, raw = self.worker.request(header, blobs, timeout=self.options.timeout)
         except WorkerTimedOut:

@@ -17,7 +17,7 @@ def out_of_bounds(access: dict) -> str:
     first = access["first_index"]
     where = "before its start" if first < 0 else "past its end"
     program = tuple(access["program"])
-    dims = "x" if len(shape) == 1 else "each dimension"
+    check = "the offsets against the tensor's length" if len(shape) == 1 else "each dimension's index against its size"
     if access["op"] == "load":
         fix = ("mask the load, e.g. `tl.load(ptrs, mask=offs < N0, other=0.0)`; for a 2-D block combine "
                "row and column masks: `mask=(rows[:, None] < N1) & (cols[None, :] < N0)`")
@@ -29,7 +29,7 @@ def out_of_bounds(access: dict) -> str:
             f"{_at_line(access.get('line'), access.get('source', ''))}: {access['bad_lanes']} of "
             f"{access['lanes']} active lanes fall outside `{access['tensor']}` (shape {shape}, "
             f"{access['numel']} elements); the first is {index}, {where}. "
-            f"Fix: {fix}, checking {dims} against its size.")
+            f"Fix: {fix}, checking {check}.")
 
 
 def exception(reply: dict) -> str:

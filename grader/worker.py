@@ -241,7 +241,8 @@ class Worker:
             base = storage.data_ptr()
             regions.append(Region(spec["name"], base + spec["guard"], spec["nbytes"], base,
                                   base + spec["total"], self.torch.empty((), dtype=getattr(
-                                      self.torch, spec["dtype"])).element_size(), tuple(spec["shape"])))
+                                      self.torch, spec["dtype"])).element_size(), tuple(spec["shape"]),
+                                  spec.get("param", "")))
         return BoundsChecker(regions, path, interpreter.interpreter_builder)
 
     def _failure(self, exc: BaseException, path: str) -> dict:
