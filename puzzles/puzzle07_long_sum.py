@@ -1,0 +1,68 @@
+r"""
+# Puzzle 7: Long sum
+
+Sum every row of a matrix whose rows are too long for one block.
+
+$$z_i = \sum_{j=0}^{T-1} x_{i,j} \qquad i = 0, \dots, N_0 - 1$$
+
+`x` has shape `(N0, T)`, stored row by row (element `(i, j)` is at offset `i * T + j`);
+`z` has length `N0`. The grid is one-dimensional with `cdiv(N0, B0)` programs; program
+`p` owns rows `p * B0` up to `p * B0 + B0 - 1` (the last program's rows may run past
+`N0`). A row has `T` elements, and `T` is usually much larger than `B1`.
+
+The kernel also receives `N1`; it always equals `T` and is only there so that the
+signature matches the classic one. Use `T`.
+
+The new idea is the **loop over a long dimension**: a block has a fixed, power-of-two
+size known at compile time, while `T` is only known at run time. So each program walks
+along its rows in chunks of `B1` columns with an ordinary Python `for` loop (Triton
+compiles it to a real loop), loads one `(B0, B1)` tile per step and adds it into an
+accumulator that lives across iterations. The last chunk may stick out past the end of
+the row, so it needs a mask on the column index as well as on the row index.
+"""
+import torch
+import triton
+import triton.language as tl
+from jaxtyping import Float32
+from torch import Tensor
+
+from grader.puzzle import Case, Puzzle, cdiv, seeds
+
+
+def spec(x: Float32[Tensor, "N0 T"]) -> Float32[Tensor, "N0"]:
+    return x.sum(dim=1)
+
+
+# ---- your part: finish the kernel ------------------------------------------------
+@triton.jit
+def sum_kernel(x_ptr, z_ptr, N0, N1, T, B0: tl.constexpr, B1: tl.constexpr):
+    # Your code here.
+    pass
+# ----------------------------------------------------------------------------------
+
+
+PUZZLE = Puzzle(
+    id="puzzle07",
+    title="Long sum",
+    statement=__doc__,
+    spec=spec,
+    kernel="sum_kernel",
+    grid=lambda s: (cdiv(s["N0"], s["B0"]),),
+    cases=(
+        *seeds(Case("classic", sizes={"N0": 4, "N1": 200, "T": 200}, blocks={"B0": 1, "B1": 32}), 1, 2),
+        Case("row_blocks_with_tails", sizes={"N0": 7, "N1": 100, "T": 100}, blocks={"B0": 4, "B1": 16}, seed=3),
+        Case("exact_multiple", sizes={"N0": 8, "N1": 128, "T": 128}, blocks={"B0": 2, "B1": 64}, seed=4),
+        Case("row_shorter_than_block", sizes={"N0": 3, "N1": 20, "T": 20}, blocks={"B0": 2, "B1": 32}, seed=5),
+        Case("tail_of_one", sizes={"N0": 2, "N1": 65, "T": 65}, blocks={"B0": 1, "B1": 32}, seed=6),
+    ),
+    # fp32 throughout; the kernel adds in a different order than torch, so allow rounding.
+    atol=1e-5,
+    rtol=1e-4,
+    hints=(
+        "Keep a `tl.zeros([B0], dtype=tl.float32)` accumulator, then "
+        "`for start in range(0, T, B1):` load the tile at rows `p * B0 + tl.arange(0, B0)` "
+        "and columns `start + tl.arange(0, B1)`, and add `tl.sum(tile, axis=1)` to it.",
+        "The tile's mask is `(rows < N0)[:, None] & (cols < T)[None, :]`; masked lanes load "
+        "as 0, which does not change a sum. Store the accumulator once, after the loop.",
+    ),
+)

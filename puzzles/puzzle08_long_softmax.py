@@ -1,0 +1,80 @@
+r"""
+# Puzzle 8: Long softmax
+
+Apply a softmax to every row of a matrix whose rows are too long for one block.
+
+$$z_{i,j} = \frac{e^{\,x_{i,j} - m_i}}{\sum_{k=0}^{T-1} e^{\,x_{i,k} - m_i}}
+\qquad m_i = \max_{k} x_{i,k}$$
+
+`x` and `z` have shape `(N0, T)`, stored row by row. As in puzzle 7, the grid has
+`cdiv(N0, B0)` programs, program `p` owns rows `p * B0` up to `p * B0 + B0 - 1`, and it
+must walk each row in chunks of `B1` columns because `T` is long. `N1` again equals `T`;
+use `T`.
+
+Subtracting the row maximum $m_i$ does not change the result (it cancels between the
+numerator and the denominator), but it keeps every exponent at most 0. Without it,
+`exp` overflows to `inf` in fp32 as soon as an input exceeds about 88, and the output
+becomes `nan`. Some cases here have inputs in the hundreds.
+
+The new idea is that the denominator depends on the **whole row**, which you only see one
+chunk at a time. You may read the row more than once:
+
+* a plain way is three passes: one for the maximum, one for the sum of exponentials, one
+  that writes the outputs;
+* the **online softmax** merges the first two. Keep a running maximum $m$ and a running
+  sum $s$ of $e^{x - m}$. When a chunk raises the maximum to $m'$, every term already in
+  $s$ was computed with the old $m$, so rescale: $s \leftarrow s\,e^{m - m'} +
+  \sum_{\text{chunk}} e^{x - m'}$. After one pass $m = m_i$ and $s$ is the denominator; a
+  second pass writes $e^{x - m}/s$.
+"""
+import torch
+import triton
+import triton.language as tl
+from jaxtyping import Float32
+from torch import Tensor
+
+from grader.puzzle import Case, Puzzle, cdiv, seeds
+
+
+def spec(x: Float32[Tensor, "N0 T"]) -> Float32[Tensor, "N0 T"]:
+    x_max = x.max(dim=1, keepdim=True).values
+    e = torch.exp(x - x_max)
+    return e / e.sum(dim=1, keepdim=True)
+
+
+# ---- your part: finish the kernel ------------------------------------------------
+@triton.jit
+def softmax_kernel(x_ptr, z_ptr, N0, N1, T, B0: tl.constexpr, B1: tl.constexpr):
+    # Your code here.
+    pass
+# ----------------------------------------------------------------------------------
+
+
+PUZZLE = Puzzle(
+    id="puzzle08",
+    title="Long softmax",
+    statement=__doc__,
+    spec=spec,
+    kernel="softmax_kernel",
+    grid=lambda s: (cdiv(s["N0"], s["B0"]),),
+    cases=(
+        *seeds(Case("classic", sizes={"N0": 4, "N1": 200, "T": 200}, blocks={"B0": 1, "B1": 32}), 1, 2),
+        Case("row_blocks_with_tails", sizes={"N0": 5, "N1": 100, "T": 100}, blocks={"B0": 2, "B1": 16}, seed=3),
+        Case("row_shorter_than_block", sizes={"N0": 3, "N1": 20, "T": 20}, blocks={"B0": 4, "B1": 32}, seed=4),
+        # Inputs around +-100 (up to about +-300): exp without max-subtraction overflows.
+        Case("large_magnitude", sizes={"N0": 3, "N1": 70, "T": 70}, blocks={"B0": 2, "B1": 32}, seed=5, scale=100.0),
+    ),
+    # fp32; the kernel sums in a different order than torch, and a GPU's tl.exp is a fast
+    # approximation, so allow a relative error of 1e-4.
+    atol=1e-5,
+    rtol=1e-4,
+    hints=(
+        "Pass 1: `m = tl.full([B0], float('-inf'), tl.float32)` and `s = tl.zeros([B0], "
+        "dtype=tl.float32)`; per chunk, `m_new = tl.maximum(m, tl.max(tile, axis=1))`, "
+        "`s = s * tl.exp(m - m_new) + tl.sum(tl.exp(tile - m_new[:, None]), axis=1)`, `m = m_new`. "
+        "Pass 2: loop over the chunks again and store `tl.exp(tile - m[:, None]) / s[:, None]`.",
+        "Load the columns past `T` as `float('-inf')` so that they add `exp(-inf) = 0`; but "
+        "a row that is entirely `-inf` gives `-inf - (-inf) = nan`, so load rows past `N0` "
+        "as 0 (they are never stored).",
+    ),
+)

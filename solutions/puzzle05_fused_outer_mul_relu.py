@@ -1,0 +1,15 @@
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mul_relu_block_kernel(x_ptr, y_ptr, z_ptr, N0, N1, B0: tl.constexpr, B1: tl.constexpr):
+    cols = tl.program_id(0) * B0 + tl.arange(0, B0)
+    rows = tl.program_id(1) * B1 + tl.arange(0, B1)
+    col_mask = cols < N0
+    row_mask = rows < N1
+    x = tl.load(x_ptr + cols, mask=col_mask)
+    y = tl.load(y_ptr + rows, mask=row_mask)
+    z = tl.maximum(x[None, :] * y[:, None], 0.0)
+    tl.store(z_ptr + rows[:, None] * N0 + cols[None, :], z,
+             mask=row_mask[:, None] & col_mask[None, :])

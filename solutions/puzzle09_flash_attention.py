@@ -1,0 +1,29 @@
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def flashatt_kernel(q_ptr, k_ptr, v_ptr, z_ptr, N0, T, B0: tl.constexpr, B1: tl.constexpr):
+    pid = tl.program_id(0)
+    qi = pid * B0 + tl.arange(0, B0)
+    q_mask = qi < N0
+    # Queries past N0 load as 0: their scores stay finite, and they are never stored.
+    q = tl.load(q_ptr + qi, mask=q_mask, other=0.0)
+
+    m = tl.full([B0], float("-inf"), tl.float32)  # running max score per query
+    s = tl.zeros([B0], dtype=tl.float32)          # running sum of exp(score - m)
+    a = tl.zeros([B0], dtype=tl.float32)          # running sum of exp(score - m) * v
+    for start in range(0, T, B1):
+        kj = start + tl.arange(0, B1)
+        k_mask = kj < T
+        k = tl.load(k_ptr + kj, mask=k_mask, other=0.0)
+        v = tl.load(v_ptr + kj, mask=k_mask, other=0.0)
+        scores = q[:, None] * k[None, :]
+        scores = tl.where(k_mask[None, :], scores, float("-inf"))
+        m_new = tl.maximum(m, tl.max(scores, axis=1))
+        alpha = tl.exp(m - m_new)
+        p = tl.exp(scores - m_new[:, None])
+        s = s * alpha + tl.sum(p, axis=1)
+        a = a * alpha + tl.sum(p * v[None, :], axis=1)
+        m = m_new
+    tl.store(z_ptr + qi, a / s, mask=q_mask)

@@ -1,0 +1,108 @@
+"""Unit tests of the grader's parts that need no worker process."""
+import pytest
+import torch
+from jaxtyping import Float32, Int32
+from torch import Tensor
+
+from grader.annotations import AnnotationError, TensorSpec, read_spec
+from grader.binding import BindingError, Param, bind
+from grader.course import CourseError, normalise_id
+from grader.fence import Buffer, is_unwritten, pack, unpack
+from grader.inputs import make_inputs, round_mantissa
+from grader.puzzle import Case, Puzzle
+
+
+def spec(scale: Float32[Tensor, "N0 G"], words: Int32[Tensor, "N0 4"]) -> Float32[Tensor, "N0 N1"]:
+    return torch.zeros(scale.shape[0], 3)
+
+
+def test_read_spec_gives_names_dtypes_and_symbolic_dims():
+    inputs, output = read_spec(spec, "z")
+    assert inputs == (TensorSpec("scale", "float32", ("N0", "G")), TensorSpec("words", "int32", ("N0", "4")))
+    assert output == TensorSpec("z", "float32", ("N0", "N1"))
+    assert inputs[1].shape({"N0": 5}) == (5, 4)
+
+
+def test_missing_size_and_bad_annotation_are_explained():
+    with pytest.raises(AnnotationError, match=r"scale: dim 'G' has no size in this case \(sizes: N0\)"):
+        read_spec(spec, "z")[0][0].shape({"N0": 2})
+
+    def unannotated(x) -> Float32[Tensor, "N0"]:
+        return x
+    with pytest.raises(AnnotationError, match=r'x: annotate it like Float32\[Tensor, "N0"\]'):
+        read_spec(unannotated, "z")
+
+
+def _puzzle(**kw):
+    return Puzzle(id="puzzle99", title="t", statement="", spec=spec, kernel="k", grid=lambda s: (1,),
+                  cases=(Case("classic", {"N0": 64, "G": 8, "N1": 3}, {"B0": 16}),), **kw)
+
+
+def test_inputs_are_centred_floats_and_full_range_int32():
+    puzzle = _puzzle()
+    scale, words = make_inputs(puzzle, read_spec(spec, "z")[0], puzzle.cases[0])
+    assert scale.dtype == torch.float32 and words.dtype == torch.int32
+    assert (scale < 0).any() and (scale > 0).any()
+    assert (words < -2**30).any() and (words > 2**30).any(), "int32 inputs must use the full range"
+
+
+def test_inputs_depend_on_seed_and_secret_only():
+    puzzle = _puzzle()
+    specs = read_spec(spec, "z")[0]
+    case = puzzle.cases[0]
+    a, b = make_inputs(puzzle, specs, case)[0], make_inputs(puzzle, specs, case)[0]
+    assert torch.equal(a, b)
+    assert not torch.equal(a, make_inputs(puzzle, specs, case, secret=7)[0])
+    other_seed = Case("classic", case.sizes, case.blocks, seed=1)
+    assert not torch.equal(a, make_inputs(puzzle, specs, other_seed)[0])
+
+
+def test_round_mantissa_keeps_only_the_asked_bits():
+    x = torch.randn(1000)
+    r = round_mantissa(x, 10)
+    assert ((r.view(torch.int32) & ((1 << 13) - 1)) == 0).all()
+    assert torch.allclose(r, x, rtol=2 ** -10, atol=0)
+
+
+def test_case_rejects_a_block_that_is_not_a_power_of_two():
+    with pytest.raises(ValueError, match="block B0=200 is not a power of two"):
+        Case("classic", {"N0": 200}, {"B0": 200})
+
+
+def test_fence_sees_stores_past_either_end_and_unwritten_elements():
+    buf = Buffer.plan("z", "output", "float32", (10,))
+    raw = pack(buf, None)
+    data, damage = unpack(buf, bytes(raw))
+    assert damage is None and is_unwritten(data).all()
+
+    written = bytearray(raw)
+    written[buf.guard + 4 * 10: buf.guard + 4 * 12] = bytes(8)   # elements 10 and 11
+    written[buf.guard - 4: buf.guard] = bytes(4)                 # element -1
+    _, damage = unpack(buf, bytes(written))
+    assert damage.after == (10, 11) and damage.before == (-1, -1) and damage.count == 3
+
+
+def test_binding_by_name_and_its_errors():
+    params = [Param("x_ptr", False), Param("z_ptr", False), Param("N0", False), Param("B0", True)]
+    binding = bind(params, ["x", "z"], {"N0": 200, "B0": 32, "B1": 8}, "add(x_ptr, z_ptr, N0, B0)")
+    assert binding.named == {"N0": 200, "B0": 32}, "only declared parameters are passed"
+    signature, constexprs = binding.compile_signature(params, ["float32", "float32"])
+    assert signature == {"x_ptr": "*fp32", "z_ptr": "*fp32", "N0": "i32", "B0": "constexpr"}
+    assert constexprs == {"B0": 32}
+
+    with pytest.raises(BindingError, match="kernel parameter 'N' is not something this puzzle passes"):
+        bind(params[:2] + [Param("N", False)], ["x", "z"], {"N0": 1}, "sig")
+    with pytest.raises(BindingError, match="parameter 'N0' stands where a pointer belongs"):
+        bind([Param("x_ptr", False), Param("N0", False)], ["x", "z"], {"N0": 1}, "sig")
+    with pytest.raises(BindingError, match="the kernel takes 1 parameters, but this puzzle passes 2 pointers"):
+        bind(params[:1], ["x", "z"], {}, "sig")
+
+
+@pytest.mark.parametrize("text", ["7", "07", "puzzle7", "puzzle07", "PUZZLE07"])
+def test_puzzle_ids_normalise(text):
+    assert normalise_id(text) == "puzzle07"
+
+
+def test_bad_puzzle_id():
+    with pytest.raises(CourseError, match="'seven' is not a puzzle id"):
+        normalise_id("seven")

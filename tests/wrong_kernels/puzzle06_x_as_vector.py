@@ -1,0 +1,23 @@
+# Puzzle 6 reading x as a vector of length N0 (as if the forward were relu(x[i] * y[j])):
+# only x's first row is used for the ReLU's gate, so the gate is wrong in the other rows.
+# All loads stay inside x (N0 <= N1 * N0), so the failure is in the values.
+import triton
+import triton.language as tl
+
+EXPECT_KIND = "mismatch"
+EXPECT_CASE = "classic"
+
+
+@triton.jit
+def mul_relu_block_back_kernel(x_ptr, y_ptr, dz_ptr, dx_ptr, N0, N1, B0: tl.constexpr, B1: tl.constexpr):
+    cols = tl.program_id(0) * B0 + tl.arange(0, B0)
+    rows = tl.program_id(1) * B1 + tl.arange(0, B1)
+    col_mask = cols < N0
+    row_mask = rows < N1
+    mask = row_mask[:, None] & col_mask[None, :]
+    offsets = rows[:, None] * N0 + cols[None, :]
+    x = tl.load(x_ptr + cols, mask=col_mask)[None, :]
+    dz = tl.load(dz_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + rows, mask=row_mask)[:, None]
+    dx = tl.where(x * y > 0, dz * y, 0.0)
+    tl.store(dx_ptr + offsets, dx, mask=mask)
