@@ -60,7 +60,8 @@ def _positions(mask: torch.Tensor) -> list[int]:
 
 
 def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[torch.Tensor],
-            expected: torch.Tensor, atol: float, rtol: float, large_inputs: bool = False) -> Outcome:
+            expected: torch.Tensor, atol: float, rtol: float, large_inputs: bool = False,
+            on_gpu: bool = False) -> Outcome:
     unpacked = [unpack(b, r) for b, r in zip(buffers, raw)]
     for buf, (_, damage) in zip(buffers, unpacked):
         if damage is not None:
@@ -100,6 +101,7 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
         hint = ("This case's inputs are large: exp() of them overflows float32. Subtract the maximum "
                 "before exponentiating (exp(x - max) is at most 1)." if large_inputs else
                 "Look for a division by zero, a log of a non-positive value, or exp() overflowing.")
+        hint += _stray_load_hint(actual_f) if on_gpu else ""
         return Outcome(False, "nonfinite",
                        f"`{name}` has {int(bad_nonfinite.sum())} NaN/Inf value(s) where the spec is finite, "
                        f"first at {fmt_index(idx)}: yours {fmt_value(actual_f.reshape(-1)[first].item())}, "
@@ -117,5 +119,14 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
         f"expected {fmt_value(expected_f.reshape(-1)[p].item())}" for p in _positions(wrong))
     return Outcome(False, "mismatch",
                    f"wrong values in `{name}`: {int(wrong.sum())} of {total} elements differ "
-                   f"(max abs err {max_err:.3g}, tolerance atol={atol:g}, rtol={rtol:g}). {shown}",
+                   f"(max abs err {max_err:.3g}, tolerance atol={atol:g}, rtol={rtol:g}). {shown}"
+                   + (_stray_load_hint(actual_f) if on_gpu else ""),
                    max_abs_err=max_err)
+
+
+def _stray_load_hint(actual: torch.Tensor) -> str:
+    """On a GPU, loads past a tensor read the guards' huge values; say so when they show."""
+    if not bool((~torch.isfinite(actual) | (actual.abs() > 1e37)).any()):
+        return ""
+    return (" Some values are huge or infinite, as when a load strays past its tensor into the "
+            "grader's guard region: run with --device cpu to have every load checked.")

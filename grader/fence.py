@@ -17,7 +17,10 @@ from dataclasses import dataclass
 
 import torch
 
-GUARD_BYTE = 0x7F  # as float32 3.4e38: a GPU load that strays into a guard shows up as huge values
+# Guard bytes: 0x7F, 0x7E, ... one per buffer. As float32 they are huge (3.4e38, 8.5e37, ...),
+# so a GPU load that strays into a guard shows up in the values; and no two buffers share a
+# pattern, so an unmasked copy from one guard into the next is still seen as a stray store.
+GUARD_BYTE = 0x7F
 ALIGN = 128  # bytes; Triton assumes 16-byte aligned pointers on a GPU, 128 keeps rows tidy
 MIN_GUARD = 4096
 
@@ -50,13 +53,15 @@ class Buffer:
     shape: tuple[int, ...]
     guard: int  # bytes before and after the data
     nbytes: int
+    guard_byte: int = GUARD_BYTE
 
     @staticmethod
-    def plan(name: str, role: str, dtype: str, shape: tuple[int, ...]) -> "Buffer":
+    def plan(name: str, role: str, dtype: str, shape: tuple[int, ...], index: int = 0) -> "Buffer":
+        """``index`` is the argument's position: it picks this buffer's own guard byte."""
         itemsize = torch.empty((), dtype=torch_dtype(dtype)).element_size()
         nbytes = itemsize * max(1, _numel(shape))
         guard = _round_up(max(MIN_GUARD, nbytes), ALIGN)
-        return Buffer(name, role, dtype, tuple(shape), guard, nbytes)
+        return Buffer(name, role, dtype, tuple(shape), guard, nbytes, GUARD_BYTE - index)
 
     @property
     def total(self) -> int:
@@ -99,7 +104,7 @@ def is_unwritten(values: torch.Tensor) -> torch.Tensor:
 
 def pack(buffer: Buffer, data: torch.Tensor | None) -> bytearray:
     """The fenced bytes: guards, then ``data`` (or the unwritten fill), then guards."""
-    raw = bytearray([GUARD_BYTE]) * buffer.total
+    raw = bytearray([buffer.guard_byte]) * buffer.total
     if data is None:
         data = unwritten_fill(torch_dtype(buffer.dtype), buffer.shape)
     body = data.contiguous().view(-1).view(torch.uint8).numpy().tobytes()
@@ -124,7 +129,7 @@ def unpack(buffer: Buffer, raw: bytes) -> tuple[torch.Tensor, GuardDamage | None
     all_bytes = torch.frombuffer(bytearray(raw), dtype=torch.uint8)
     data = all_bytes[buffer.guard:buffer.guard + buffer.nbytes].view(torch_dtype(buffer.dtype))
     data = data.reshape(buffer.shape).clone()
-    damaged = (all_bytes != GUARD_BYTE)
+    damaged = (all_bytes != buffer.guard_byte)
     damaged[buffer.guard:buffer.guard + buffer.nbytes] = False
     if not bool(damaged.any()):
         return data, None

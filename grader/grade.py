@@ -133,9 +133,10 @@ class PuzzleGrader:
         dims = {**self.puzzle.sizes(case), **case.blocks}
         inputs = make_inputs(self.puzzle, self.inputs_spec, case, self.options.secret)
         expected = self.puzzle.spec(*[x.clone() for x in inputs])
-        buffers = [Buffer.plan(s.name, "input", s.dtype, tuple(x.shape)) for s, x in zip(self.inputs_spec, inputs)]
+        buffers = [Buffer.plan(s.name, "input", s.dtype, tuple(x.shape), i)
+                   for i, (s, x) in enumerate(zip(self.inputs_spec, inputs))]
         out = self.output_spec
-        buffers.append(Buffer.plan(out.name, "output", out.dtype, out.shape(dims)))
+        buffers.append(Buffer.plan(out.name, "output", out.dtype, out.shape(dims), len(buffers)))
         if tuple(expected.shape) != out.shape(dims) or str(expected.dtype) != f"torch.{out.dtype}":
             raise ValueError(f"{self.puzzle.id} spec returned {tuple(expected.shape)} {expected.dtype}, "
                              f"but its annotation says {out.describe()} = {out.shape(dims)}")
@@ -172,6 +173,9 @@ class PuzzleGrader:
                 text = messages.out_of_bounds(reply["access"])
             elif kind == "exception":
                 text = messages.exception(reply)
+            elif kind == "compile":
+                text = messages.compile_failure(reply["error"], reply.get("line"), reply.get("source", ""),
+                                                on_gpu=True)
             elif kind == "crash":
                 text = messages.crash(None, reply.get("error", ""), self.options.device)
                 self.worker.kill()
@@ -182,7 +186,7 @@ class PuzzleGrader:
             return _case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), binding, None
 
         outcome = compare(buffers, raw, inputs, expected, self.puzzle.atol, self.puzzle.rtol,
-                          large_inputs=case.scale > 1)
+                          large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda")
         message = "" if outcome.passed else f"{describe}: {outcome.message}"
         return (_case_result(case, self.puzzle, outcome.passed, outcome.kind, message,
                              max_abs_err=outcome.max_abs_err, **extra), binding, None)

@@ -91,11 +91,12 @@ def usual_fix(error: str) -> str | None:
     return next((fix for pattern, fix in _COMPILE_FIXES if re.search(pattern, reason)), None)
 
 
-def compile_failure(error: str, line: int | None, source: str) -> str:
+def compile_failure(error: str, line: int | None, source: str, on_gpu: bool = False) -> str:
     text = error.strip()
     # Triton's CompilationError text is "at L:C:\n<source>\n<caret>\n<reason>": keep the reason.
     reason = text.splitlines()[-1] if text else "unknown error"
     fix = usual_fix(text)
-    message = (f"the kernel runs in the interpreter but does not compile for a GPU (sm_90)"
-               f"{_at_line(line, source)}: {reason.rstrip('.')}.")
+    what = ("the kernel does not compile for this GPU" if on_gpu else
+            "the kernel runs in the interpreter but does not compile for a GPU (sm_90)")
+    message = f"{what}{_at_line(line, source)}: {reason.rstrip('.')}."
     return message + (f" Fix: {fix}" if fix else "")

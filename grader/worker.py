@@ -82,6 +82,14 @@ def compile_error_line(exc: BaseException, fn, filename: str) -> tuple[int | Non
     return line, linecache.getline(filename, line).strip()
 
 
+def _chain(exc: BaseException):
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__
+
+
 def root_cause(exc: BaseException) -> BaseException:
     """Triton's interpreter wraps errors in InterpreterError; the learner wants the original."""
     seen = set()
@@ -225,7 +233,7 @@ class Worker:
                     if checker is not None:
                         checker.uninstall()
         except BaseException as exc:  # the learner's kernel may raise anything
-            reply = self._failure(exc, path)
+            reply = self._failure(exc, path, kernel)
         reply["seconds"] = time.perf_counter() - start
         reply["printed"] = printed[0] if printed else ""
         if reply.get("fatal"):
@@ -245,11 +253,18 @@ class Worker:
                                   spec.get("param", "")))
         return BoundsChecker(regions, path, interpreter.interpreter_builder)
 
-    def _failure(self, exc: BaseException, path: str) -> dict:
+    def _failure(self, exc: BaseException, path: str, kernel) -> dict:
+        import re
+
         from .bounds import OutOfBounds
         cause = root_cause(exc)
         if isinstance(cause, OutOfBounds):
             return {"ok": False, "kind": "out_of_bounds", "access": cause.info}
+        compile_error = next((e for e in _chain(exc) if re.match(r"at \d+:\d+:", str(e))), None)
+        if self.device == "cuda" and compile_error is not None:  # kernels compile at launch
+            line, source = compile_error_line(compile_error, self.python_function(kernel), path)
+            return {"ok": False, "kind": "compile", "error": f"{type(compile_error).__name__}: {compile_error}",
+                    "line": line, "source": source}
         line, source = learner_frame(exc, path)
         text = f"{type(cause).__name__}: {cause}"
         if self.device == "cuda" and ("illegal memory access" in text or "CUDA error" in text
