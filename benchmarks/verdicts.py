@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.course import Course  # noqa: E402
-from grader.grade import Options  # noqa: E402
+from grader.options import Options  # noqa: E402
 from grader.session import grade_many  # noqa: E402
 
 

@@ -71,6 +71,14 @@ def resolve_targets(args, course: Course) -> list[tuple[str, Path]]:
     return [(pid, pick(pid)) for pid in ids]
 
 
+def _has_cuda() -> bool:
+    """Ask torch only where an NVIDIA driver is present: importing torch costs about a second."""
+    if not (os.path.exists("/dev/nvidiactl") or os.environ.get("CUDA_VISIBLE_DEVICES")):
+        return False
+    import torch
+    return torch.cuda.is_available()
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -83,12 +91,11 @@ def main(argv=None) -> int:
         print("error: --jobs and --timeout must be positive", file=sys.stderr)
         return USAGE_ERROR
 
-    from .grade import Options
+    from .options import Options
     from .session import grade_many
     device = args.device
     if device == "auto":
-        import torch
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+        device = "cuda" if _has_cuda() else "cpu"
     elif device == "cuda":
         import torch
         if not torch.cuda.is_available():

@@ -6,7 +6,6 @@ file; only the kernel comes from the learner's file, and only the worker imports
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -18,17 +17,10 @@ from .compare import compare
 from .course import Course, stub_signature
 from .fence import Buffer, pack
 from .inputs import make_inputs
+from .options import Options
 from .puzzle import Case, Puzzle
 from .results import CaseResult, CheckResult, PuzzleResult
 from .workers import SharedWorker, WorkerDied, WorkerProcess, WorkerTimedOut
-
-
-@dataclass(frozen=True)
-class Options:
-    device: str = "cpu"          # "cpu" runs the Triton interpreter
-    timeout: float = 30.0        # seconds per case
-    compile_check: bool = True   # after interpreter runs, compile for sm_90 too
-    secret: int = 0              # mixed into input seeds (batch grading)
 
 
 def _case_result(case: Case, puzzle: Puzzle, passed: bool, kind=None, message="", **extra) -> CaseResult:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from .course import Course
-from .grade import Options, PuzzleGrader
+from .options import Options
 from .results import PuzzleResult, Report
 from .workers import SharedWorker, WorkerProcess
 
@@ -26,6 +26,7 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
     compiler = SharedWorker("compile") if options.device == "cpu" and options.compile_check else None
     for worker in workers + ([compiler] if compiler else []):
         worker.start()
+    from .grade import PuzzleGrader  # imports torch: only once the workers are starting too
     todo: queue.Queue = queue.Queue()
     for index, target in enumerate(targets):
         todo.put((index, target))

@@ -125,9 +125,10 @@ class Worker:
         self.device = device
         self.out_fd = out_fd
         self.modules: dict[str, object] = {}
-        import torch  # noqa: F401  (after TRITON_INTERPRET is set)
-        import triton  # noqa: F401
-        self.torch = torch
+        if device != "compile":  # compile checks need triton only, which loads in 0.2 s
+            import torch  # (after TRITON_INTERPRET is set)
+            self.torch = torch
+        import triton
         self.triton = triton
 
     # ---- loading ---------------------------------------------------------------------------

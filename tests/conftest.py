@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grader.course import Course
-from grader.grade import Options
+from grader.options import Options
 from grader.session import grade_many
 
 ROOT = Path(__file__).resolve().parent.parent
