@@ -162,7 +162,9 @@ class PuzzleGrader:
         if not reply.get("ok"):
             kind = reply.get("kind")
             if kind == "out_of_bounds":
-                text = messages.out_of_bounds(reply["access"])
+                specs = {s.name: s for s in (*self.inputs_spec, self.output_spec)}
+                spec = specs.get(reply["access"]["tensor"])
+                text = messages.out_of_bounds(reply["access"], spec.dims if spec else ())
             elif kind == "exception":
                 text = messages.exception(reply)
             elif kind == "compile":

@@ -1,6 +1,7 @@
 """Messages for failures the worker reports: each names what went wrong, where, and the fix."""
 from __future__ import annotations
 
+import ast
 import re
 
 from .compare import fmt_index, index_of
@@ -12,24 +13,64 @@ def _at_line(line: int | None, source: str) -> str:
     return f" at line {line}: `{source}`" if source else f" at line {line}"
 
 
-def out_of_bounds(access: dict) -> str:
+def _access_call(source: str, op: str) -> ast.Call | None:
+    """The tl.load/tl.store (or atomic) call on the line, if the line parses on its own."""
+    try:
+        tree = ast.parse(source.strip())
+    except SyntaxError:
+        return None
+    wanted = {"load": ("load",), "store": ("store",)}.get(op, ("atomic_",))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
+                and node.func.attr.startswith(wanted):
+            return node
+    return None
+
+
+def _mask_of(call: ast.Call, op: str) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == "mask":
+            return keyword.value
+    position = 1 if op == "load" else 2
+    return call.args[position] if len(call.args) > position else None
+
+
+def _bounds_fix(access: dict, dims: tuple[str, ...]) -> str:
+    """A fix written against the learner's own line where it can be, else a general one."""
+    op, tensor = access["op"], access["tensor"]
+    call = _access_call(access.get("source", ""), op)
+    sizes = (f"`{dims[0]}`" if len(dims) == 1 else
+             "its size in some dimension (" + ", ".join(f"`{d}`" for d in dims) + ")") if dims else "its size"
+    if call is not None:
+        mask = _mask_of(call, op)
+        if mask is not None:
+            return (f"the mask `{ast.unparse(mask)}` lets through lanes outside `{tensor}`: it must be "
+                    f"False for every lane whose index reaches {sizes}.")
+        pointer = ast.unparse(call.args[0])
+        names = sorted({n.id for n in ast.walk(call.args[0]) if isinstance(n, ast.Name)
+                        and not n.id.endswith("_ptr")})
+        if len(dims) == 1 and len(names) == 1:
+            value = f", {ast.unparse(call.args[1])}" if op != "load" and len(call.args) > 1 else ""
+            other = ", other=0.0" if op == "load" else ""
+            return (f"mask the {op}: `tl.{call.func.attr}({pointer}{value}, mask={names[0]} < {dims[0]}{other})`.")
+    if len(dims) > 1:
+        return (f"mask the {op} in every dimension, e.g. for a 2-D tile "
+                f"`mask=(rows[:, None] < {dims[0]}) & (cols[None, :] < {dims[1]})`, so that no lane's "
+                f"index reaches {sizes}.")
+    return f"mask the {op}, e.g. `mask=offsets < {dims[0] if dims else 'N0'}`."
+
+
+def out_of_bounds(access: dict, dims: tuple[str, ...] = ()) -> str:
     shape = tuple(access["shape"])
     first = access["first_index"]
     where = "before its start" if first < 0 else "past its end"
     program = tuple(access["program"])
-    check = "the offsets against the tensor's length" if len(shape) == 1 else "each dimension's index against its size"
-    if access["op"] == "load":
-        fix = ("mask the load, e.g. `tl.load(ptrs, mask=offs < N0, other=0.0)`; for a 2-D block combine "
-               "row and column masks: `mask=(rows[:, None] < N1) & (cols[None, :] < N0)`")
-    else:
-        fix = (f"mask the {access['op']}, e.g. `tl.store(ptrs, value, mask=offs < N0)`; for a 2-D block "
-               "combine row and column masks: `mask=(rows[:, None] < N1) & (cols[None, :] < N0)`")
     index = fmt_index(index_of(first, shape)) if 0 <= first < access["numel"] else f"flat index {first}"
     return (f"out-of-bounds {access['op']} of `{access['tensor']}` in program {program}"
             f"{_at_line(access.get('line'), access.get('source', ''))}: {access['bad_lanes']} of "
             f"{access['lanes']} active lanes fall outside `{access['tensor']}` (shape {shape}, "
             f"{access['numel']} elements); the first is {index}, {where}. "
-            f"Fix: {fix}, checking {check}.")
+            f"Fix: {_bounds_fix(access, dims)}")
 
 
 def exception(reply: dict) -> str:

@@ -1,0 +1,72 @@
+"""The exact text a learner reads for the commonest mistakes: what, where, and the fix."""
+import pytest
+
+
+EXPECTED = {
+    "puzzle02_missing_mask.py": (
+        "case classic[seed=0] (N0=200, B0=32): out-of-bounds load of `x` in program (6, 0, 0) at line 13: "
+        "`x = tl.load(x_ptr + offsets)`: 24 of 32 active lanes fall outside `x` (shape (200,), 200 elements); "
+        "the first is flat index 200, past its end. "
+        "Fix: mask the load: `tl.load(x_ptr + offsets, mask=offsets < N0, other=0.0)`."),
+    "puzzle02_missing_store_mask.py": (
+        "case classic[seed=0] (N0=200, B0=32): out-of-bounds store of `z` in program (6, 0, 0) at line 14: "
+        "`tl.store(z_ptr + offsets, x + 10.0)`: 24 of 32 active lanes fall outside `z` (shape (200,), "
+        "200 elements); the first is flat index 200, past its end. "
+        "Fix: mask the store: `tl.store(z_ptr + offsets, x + 10.0, mask=offsets < N0)`."),
+    "puzzle02_mask_off_by_one.py": (
+        "case classic[seed=0] (N0=200, B0=32): out-of-bounds load of `x` in program (6, 0, 0) at line 14: "
+        "`x = tl.load(x_ptr + offsets, mask=mask)`: 1 of 9 active lanes fall outside `x` (shape (200,), "
+        "200 elements); the first is flat index 200, past its end. "
+        "Fix: the mask `mask` lets through lanes outside `x`: it must be False for every lane whose index "
+        "reaches `N0`."),
+    "puzzle08_no_max_subtraction.py": (
+        "case large_magnitude[seed=5] (N0=3, N1=70, T=70, B0=2, B1=32): `z` has 42 NaN/Inf value(s) where "
+        "the spec is finite, first at (0, 1): yours nan, expected 0. This case's inputs are large: exp() of "
+        "them overflows float32. Subtract the maximum before exponentiating (exp(x - max) is at most 1)."),
+    "puzzle01_print_tensor.py": (
+        "GPU compile check (B0=32): the kernel runs in the interpreter but does not compile for a GPU "
+        "(sm_90) at line 12: `print(x)`: fp32[constexpr[32]] is not string. Fix: `print` of a tensor does "
+        "not compile for a GPU: use `tl.device_print(\"x\", x)` (or `tl.static_print` for compile-time "
+        "values), or remove the print before submitting."),
+    "puzzle01_store_half.py": (
+        "case classic[seed=0] (N0=32, B0=32): 16 of 32 elements of `z` were never written (first at (16), "
+        "(17), (18)). Every output element must be stored: check that the grid and your offsets cover all "
+        "of `z` and that the store's mask is not too strict."),
+    "puzzle01_store_nothing.py": (
+        "case classic[seed=0] (N0=32, B0=32): no element of `z` was written. Every output element must be "
+        "stored: check that the grid and your offsets cover all of `z` and that the store's mask is not "
+        "too strict."),
+    "puzzle01_writes_input.py": (
+        "case classic[seed=0] (N0=32, B0=32): the kernel wrote into input `x`: 32 element(s) changed, first "
+        "at (0). Inputs are read-only: store only to the output pointer."),
+    "puzzle01_wrong_parameter.py": (
+        "case classic[seed=0] (N0=32, B0=32): kernel parameter 'N' is not something this puzzle passes (it "
+        "passes N0, B0 by name).\nExpected signature: add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr)"),
+    "puzzle01_loop_changes_shape.py": (
+        "GPU compile check (B0=32): the kernel runs in the interpreter but does not compile for a GPU "
+        "(sm_90) at line 12: `for _ in range(0, N0, B0):`: AssertionError(\"Loop-carried variable acc has "
+        "initial type fp32 but is re-assigned to <['32'], fp32> in loop! Please make sure that the type "
+        "stays consistent.\"). Fix: a variable updated in a loop must keep its shape and dtype: initialise "
+        "it as a block of the final shape, e.g. `acc = tl.zeros([B0], dtype=tl.float32)`, not `acc = 0.0`."),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_message_text(name, wrong_results):
+    assert wrong_results[name].first_failure.message == EXPECTED[name]
+
+
+def test_mismatch_lists_the_first_wrong_elements(wrong_results):
+    message = wrong_results["puzzle05_missing_relu.py"].first_failure.message
+    assert message.startswith("case classic[seed=0] (N0=100, N1=90, B0=32, B1=32): wrong values in `z`: ")
+    assert "elements differ (max abs err" in message and "tolerance atol=1e-06, rtol=1e-06)" in message
+    assert "(0, 0): yours -0.226567, expected 0;" in message
+
+
+def test_plain_output_shows_the_reason_under_the_puzzle(wrong_results):
+    from grader.render_text import render_puzzle
+    text = render_puzzle(wrong_results["puzzle02_missing_store_mask.py"])
+    lines = text.splitlines()
+    assert lines[0] == "✗ puzzle02 Constant add, blocked: 1/8 cases pass"
+    assert lines[1].startswith("    case classic[seed=0] (N0=200, B0=32): out-of-bounds store of `z`")
+    assert lines[2].startswith("    (6 more failing case(s): classic[seed=1], classic[seed=2]")
