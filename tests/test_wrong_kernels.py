@@ -8,7 +8,7 @@ from conftest import expectations, wrong_kernel_files
 MESSAGE_MUST_SAY = {
     "mismatch": ["wrong values in", "yours", "expected"],
     "unwritten": ["written", "Every output element must be stored"],
-    "out_of_bounds": ["out-of-bounds", "Fix: mask the"],
+    "out_of_bounds": ["out-of-bounds", "in program", "at line", "Fix: "],
     "nonfinite": ["NaN/Inf", "where the spec is finite"],
     "input_modified": ["wrote into input", "Inputs are read-only"],
     "compile": ["does not compile for a GPU (sm_90)", "Fix:"],
