@@ -7,12 +7,12 @@ is touched: an out-of-bounds store cannot corrupt the heap, it becomes a report 
 """
 from __future__ import annotations
 
-import ast
-import re
 import sys
 from dataclasses import dataclass
 
 import numpy as np
+
+from .source_lines import pointer_names
 
 
 @dataclass(frozen=True)
@@ -47,30 +47,61 @@ def _kernel_line(filename: str) -> tuple[int | None, str]:
     return None, ""
 
 
-def _pointer_names(source: str, op: str) -> set[str]:
-    """Names in the pointer argument of the line's tl.load/tl.store call (all names if unparsable)."""
-    try:
-        tree = ast.parse(source.strip().rstrip(","))
-    except SyntaxError:
-        return set(re.findall(r"[A-Za-z_]\w*", source))
-    wanted = {"load": ("load",), "store": ("store",)}.get(op, ("atomic_",))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
-                and node.func.attr.startswith(wanted):
-            return {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
-    return set(re.findall(r"[A-Za-z_]\w*", source))
+class AccessTrace:
+    """Which elements each program touched, per tensor: for the memory-access pictures."""
+
+    MAX_INDICES = 4_000_000
+
+    def __init__(self, regions: list[Region]) -> None:
+        self.regions = regions
+        self.parts: dict[tuple, list[np.ndarray]] = {}
+        self.size = 0
+        self.truncated = False
+
+    def record(self, op: str, program: tuple[int, int, int], addresses: np.ndarray, mask: np.ndarray) -> None:
+        if self.size > self.MAX_INDICES:
+            self.truncated = True
+            return
+        addresses, mask = addresses.reshape(-1), mask.reshape(-1)
+        for i, r in enumerate(self.regions):
+            near = (addresses >= r.fence_start) & (addresses < r.fence_end)
+            if not near.any():
+                continue
+            index = (addresses[near].astype(np.int64) - r.start) // r.itemsize
+            active = mask[near]
+            inside = (index >= 0) & (index < r.nbytes // r.itemsize)
+            for kind, chosen in (("ok", active & inside), ("oob", active & ~inside), ("masked", ~active)):
+                if chosen.any():
+                    self.parts.setdefault((program, i, op, kind), []).append(index[chosen])
+                    self.size += int(chosen.sum())
+
+    def to_json(self) -> dict:
+        records = [{"program": list(program), "tensor": self.regions[i].name, "op": op, "kind": kind,
+                    "numel": self.regions[i].nbytes // self.regions[i].itemsize,
+                    "indices": np.unique(np.concatenate(arrays)).tolist()}
+                   for (program, i, op, kind), arrays in self.parts.items()]
+        return {"records": records, "truncated": self.truncated}
 
 
 class BoundsChecker:
-    def __init__(self, regions: list[Region], filename: str, builder) -> None:
+    def __init__(self, regions: list[Region], filename: str, builder, trace: AccessTrace | None = None,
+                 enforce: bool = True) -> None:
         self.regions = regions
         self.filename = filename
         self.builder = builder
+        self.trace = trace
+        self.enforce = enforce
         self._saved: dict[str, object] = {}
 
     def check(self, op: str, addresses: np.ndarray, mask) -> None:
         addresses = np.asarray(addresses).astype(np.uint64, copy=False)
-        active = addresses if mask is None else addresses[np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)]
+        full_mask = np.ones(addresses.shape, dtype=bool) if mask is None else \
+            np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)
+        if self.trace is not None:
+            self.trace.record(op, tuple(self.builder.grid_idx or (0, 0, 0)), addresses, full_mask)
+        if not self.enforce:
+            return
+        active = addresses[full_mask]
         if active.size == 0:
             return
         inside = np.zeros(active.shape, dtype=bool)
@@ -105,7 +136,7 @@ class BoundsChecker:
         for r in self.regions:
             if r.fence_start <= address < r.fence_end:
                 return r
-        words = _pointer_names(source, op)
+        words = pointer_names(source, op)
         named = [r for r in self.regions if r.param and r.param in words]
         if len(named) == 1:
             return named[0]
@@ -121,21 +152,21 @@ class BoundsChecker:
         load, store = self._saved["create_masked_load"], self._saved["create_masked_store"]
         rmw, cas = self._saved["create_atomic_rmw"], self._saved["create_atomic_cas"]
 
-        def masked_load(ptrs, mask, other, *rest):
+        def masked_load(ptrs, mask, other, *rest, **kw):
             self.check("load", ptrs.data, mask.data)
-            return load(ptrs, mask, other, *rest)
+            return load(ptrs, mask, other, *rest, **kw)
 
-        def masked_store(ptrs, value, mask, *rest):
+        def masked_store(ptrs, value, mask, *rest, **kw):
             self.check("store", ptrs.data, mask.data)
-            return store(ptrs, value, mask, *rest)
+            return store(ptrs, value, mask, *rest, **kw)
 
-        def atomic_rmw(op, ptr, val, mask, *rest):
+        def atomic_rmw(op, ptr, val, mask, *rest, **kw):
             self.check("atomic", ptr.data, mask.data)
-            return rmw(op, ptr, val, mask, *rest)
+            return rmw(op, ptr, val, mask, *rest, **kw)
 
-        def atomic_cas(ptr, cmp, val, *rest):
+        def atomic_cas(ptr, cmp, val, *rest, **kw):
             self.check("atomic", ptr.data, None)
-            return cas(ptr, cmp, val, *rest)
+            return cas(ptr, cmp, val, *rest, **kw)
 
         b.create_masked_load, b.create_masked_store = masked_load, masked_store
         b.create_atomic_rmw, b.create_atomic_cas = atomic_rmw, atomic_cas

@@ -30,8 +30,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds allowed per case (default 30)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="worker processes grading in parallel (default: 2)")
+    parser.add_argument("--no-bounds-check", action="store_true", help=argparse.SUPPRESS)  # to measure its cost
     parser.add_argument("--no-compile-check", action="store_true",
                         help="skip compiling interpreter-graded kernels for a GPU target")
+    parser.add_argument("--viz", type=Path, metavar="PATH",
+                        help="also draw which elements each program read and wrote (PNG or SVG), "
+                             "yours beside the reference, for one case")
+    parser.add_argument("--viz-case", metavar="NAME",
+                        help="the case to draw (default: the first failing case, else the classic one)")
     parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
     parser.add_argument("--verbose", "-v", action="store_true", help="show every failing case and printed output")
     return parser
@@ -87,6 +93,19 @@ def main(argv=None) -> int:
     except CourseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return USAGE_ERROR
+    if args.viz is not None and len(targets) != 1:
+        print("error: --viz draws one puzzle: name exactly one", file=sys.stderr)
+        return USAGE_ERROR
+    if args.viz is not None and args.viz.suffix not in (".png", ".svg"):
+        print("error: --viz writes a .png or .svg file", file=sys.stderr)
+        return USAGE_ERROR
+    if args.viz_case is not None:
+        from .pictures import choose_case
+        try:
+            choose_case(course.puzzle(targets[0][0]).cases, args.viz_case, None)
+        except CourseError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return USAGE_ERROR
     if args.jobs < 1 or args.timeout <= 0:
         print("error: --jobs and --timeout must be positive", file=sys.stderr)
         return USAGE_ERROR
@@ -101,7 +120,8 @@ def main(argv=None) -> int:
         if not torch.cuda.is_available():
             print("error: --device cuda, but torch sees no CUDA GPU; use --device cpu", file=sys.stderr)
             return USAGE_ERROR
-    options = Options(device=device, timeout=args.timeout, compile_check=not args.no_compile_check)
+    options = Options(device=device, timeout=args.timeout, compile_check=not args.no_compile_check,
+                      check_bounds=not args.no_bounds_check)
     report = grade_many(course, targets, options, jobs=args.jobs)
     if args.json:
         from .render_json import render
@@ -109,4 +129,13 @@ def main(argv=None) -> int:
     else:
         from .render_text import render
         print(render(report, verbose=args.verbose))
+    if args.viz is not None:
+        from .pictures import picture
+        try:
+            drawn = picture(course, *targets[0], path=args.viz, case_name=args.viz_case,
+                            result=report.results[0], timeout=args.timeout)
+        except CourseError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return USAGE_ERROR
+        print(f"memory-access picture of case {drawn.case}: {drawn.path}", file=sys.stderr)
     return report.exit_code

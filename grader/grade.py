@@ -45,6 +45,7 @@ class PuzzleGrader:
         self.options = options
         self.inputs_spec, self.output_spec = read_spec(self.puzzle.spec, self.puzzle.output)
         self.expected_signature = stub_signature(str(self.puzzle_path), self.puzzle.kernel)
+        self.last_trace: dict | None = None
 
     def result(self, status: str, message: str, cases=(), checks=None, started: float = 0.0) -> PuzzleResult:
         return PuzzleResult(puzzle=self.puzzle.id, title=self.puzzle.title, status=status,
@@ -134,7 +135,22 @@ class PuzzleGrader:
                              f"but its annotation says {out.describe()} = {out.shape(dims)}")
         return buffers, inputs, expected
 
-    def _run_case(self, case: Case, params: list[Param]):
+    def traced(self, case: Case) -> tuple[CaseResult | None, dict | None, str]:
+        """Run one case recording every access (interpreter only), for the memory-access pictures.
+
+        Returns the case's result, the trace (None if the kernel never ran), and a note.
+        """
+        info, failure = self._load()
+        if failure is not None:
+            return None, None, failure.message
+        if info["stub"]:
+            return None, None, "not attempted"
+        params = [Param(p["name"], p["constexpr"]) for p in info["params"]]
+        self.last_trace = None
+        result, _, _ = self._run_case(case, params, trace=True)
+        return result, self.last_trace, ""
+
+    def _run_case(self, case: Case, params: list[Param], trace: bool = False):
         """Returns (CaseResult, Binding or None, reason to abort the remaining cases or None)."""
         buffers, inputs, expected = self._buffers(case)
         describe = _describe(case, self.puzzle)
@@ -147,6 +163,7 @@ class PuzzleGrader:
         blobs = [pack(b, x) for b, x in zip(buffers, inputs)] + [pack(buffers[-1], None)]
         header = {"op": "run", "file": str(self.kernel_file), "kernel": self.puzzle.kernel,
                   "grid": list(self.puzzle.launch_grid(case)), "named": dict(binding.named),
+                  "check_bounds": self.options.check_bounds, "trace": trace,
                   "buffers": [b.to_json() | {"param": p} for b, p in zip(buffers, binding.pointers)]}
         try:
             reply, raw = self.worker.request(header, blobs, timeout=self.options.timeout)
@@ -158,6 +175,7 @@ class PuzzleGrader:
             message = f"{describe}: {messages.crash(died.returncode, died.stderr_tail, self.options.device)}"
             return _case_result(case, self.puzzle, False, "crash", message), binding, f"{case.label} crashed"
 
+        self.last_trace = reply.get("trace")
         extra = {"seconds": reply.get("seconds", 0.0), "printed": reply.get("printed", "")}
         if not reply.get("ok"):
             kind = reply.get("kind")

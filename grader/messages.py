@@ -5,26 +5,13 @@ import ast
 import re
 
 from .compare import fmt_index, index_of
+from .source_lines import access_call
 
 
 def _at_line(line: int | None, source: str) -> str:
     if line is None:
         return ""
     return f" at line {line}: `{source}`" if source else f" at line {line}"
-
-
-def _access_call(source: str, op: str) -> ast.Call | None:
-    """The tl.load/tl.store (or atomic) call on the line, if the line parses on its own."""
-    try:
-        tree = ast.parse(source.strip())
-    except SyntaxError:
-        return None
-    wanted = {"load": ("load",), "store": ("store",)}.get(op, ("atomic_",))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
-                and node.func.attr.startswith(wanted):
-            return node
-    return None
 
 
 def _mask_of(call: ast.Call, op: str) -> ast.expr | None:
@@ -38,7 +25,7 @@ def _mask_of(call: ast.Call, op: str) -> ast.expr | None:
 def _bounds_fix(access: dict, dims: tuple[str, ...]) -> str:
     """A fix written against the learner's own line where it can be, else a general one."""
     op, tensor = access["op"], access["tensor"]
-    call = _access_call(access.get("source", ""), op)
+    call = access_call(access.get("source", ""), op)
     sizes = (f"`{dims[0]}`" if len(dims) == 1 else
              "its size in some dimension (" + ", ".join(f"`{d}`" for d in dims) + ")") if dims else "its size"
     if call is not None:

@@ -10,3 +10,4 @@ class Options:
     timeout: float = 30.0        # seconds per case
     compile_check: bool = True   # after interpreter runs, compile for sm_90 too
     secret: int = 0              # mixed into input seeds (batch grading)
+    check_bounds: bool = True    # interpreter: check every load and store (off only to measure its cost)

@@ -36,6 +36,13 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         if not check.passed and check.message != result.message:
             lines.append(f"    {check_name}: {check.message}")
     printed = [c for c in result.cases if c.printed.strip()]
+    first_failing = next((c for c in result.cases if not c.passed), None)
+    if not verbose and first_failing is not None and first_failing.printed.strip():
+        shown = first_failing.printed.strip().splitlines()
+        lines.append(f"    output of {first_failing.label}:")
+        lines += [f"      | {text}" for text in shown[:12]]
+        if len(shown) > 12:
+            lines.append(f"      ({len(shown) - 12} more lines; --verbose shows all output)")
     if verbose and printed:
         for c in printed:
             lines.append(f"    output of {c.label}:")

@@ -219,8 +219,9 @@ class Worker:
         kernel = self.kernel(path, msg["kernel"])
         whole, views = self._tensors(msg["buffers"], blobs)
         checker = None
-        if self.device == "cpu" and msg.get("check_bounds", True):
-            checker = self._bounds_checker(msg["buffers"], whole, path)
+        if self.device == "cpu" and (msg.get("check_bounds", True) or msg.get("trace")):
+            checker = self._bounds_checker(msg["buffers"], whole, path, msg.get("trace", False),
+                                           msg.get("check_bounds", True))
             checker.install()
         reply: dict = {"ok": True}
         start = time.perf_counter()
@@ -236,15 +237,17 @@ class Worker:
         except BaseException as exc:  # the learner's kernel may raise anything
             reply = self._failure(exc, path, kernel)
         reply["seconds"] = time.perf_counter() - start
+        if checker is not None and checker.trace is not None:
+            reply["trace"] = checker.trace.to_json()
         reply["printed"] = printed[0] if printed else ""
         if reply.get("fatal"):
             return reply, []
         return reply, [w.cpu().numpy().tobytes() for w in whole]
 
-    def _bounds_checker(self, buffers, whole, path):
+    def _bounds_checker(self, buffers, whole, path, trace: bool, enforce: bool):
         from triton.runtime import interpreter
 
-        from .bounds import BoundsChecker, Region
+        from .bounds import AccessTrace, BoundsChecker, Region
         regions = []
         for spec, storage in zip(buffers, whole):
             base = storage.data_ptr()
@@ -252,7 +255,8 @@ class Worker:
                                   base + spec["total"], self.torch.empty((), dtype=getattr(
                                       self.torch, spec["dtype"])).element_size(), tuple(spec["shape"]),
                                   spec.get("param", "")))
-        return BoundsChecker(regions, path, interpreter.interpreter_builder)
+        return BoundsChecker(regions, path, interpreter.interpreter_builder,
+                             AccessTrace(regions) if trace else None, enforce)
 
     def _failure(self, exc: BaseException, path: str, kernel) -> dict:
         import re

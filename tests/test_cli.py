@@ -82,3 +82,26 @@ def test_file_finds_every_puzzle_kernel_it_defines(tmp_path):
 def test_runs_from_another_directory(tmp_path):
     run = grader("puzzle01", "--solutions", "--root", str(ROOT), cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_printed_output_is_shown_with_its_failing_case(tmp_path):
+    path = tmp_path / "chatty.py"
+    path.write_text('''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
+    offsets = tl.arange(0, B0)
+    tl.static_print("block", B0)
+    tl.device_print("first", offsets)
+    tl.store(z_ptr + offsets, tl.load(x_ptr + offsets))
+''')
+    run = grader("puzzle01", "--file", str(path), "--no-compile-check")
+    assert run.returncode == 1
+    lines = run.stdout.splitlines()
+    at = lines.index("    output of classic[seed=0]:")
+    shown = lines[at + 1:]
+    assert shown[0] == "      | block 32"
+    assert shown[1].startswith("      | (0, 0, 0)  first:  [ 0  1  2")

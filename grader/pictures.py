@@ -1,0 +1,79 @@
+"""Memory-access pictures for one case: the learner's kernel beside the reference solution.
+
+The kernels run in the interpreter (a worker process, as for grading) with every access
+recorded; :mod:`grader.viz` draws the result.
+"""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .annotations import read_spec
+from .course import Course, CourseError
+from .options import Options
+from .puzzle import Case
+from .results import PuzzleResult
+from .workers import WorkerProcess
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A written picture. In a notebook it displays itself."""
+
+    path: Path
+    case: str
+
+    def _repr_png_(self) -> bytes | None:
+        return self.path.read_bytes() if self.path.suffix == ".png" else None
+
+    def _repr_svg_(self) -> str | None:
+        return self.path.read_text() if self.path.suffix == ".svg" else None
+
+
+def choose_case(cases: tuple[Case, ...], wanted: str | None, result: PuzzleResult | None) -> Case:
+    """The named case, else the first failing one, else the classic configuration."""
+    if wanted:
+        for case in cases:
+            if wanted in (case.name, case.label):
+                return case
+        names = ", ".join(dict.fromkeys(c.name for c in cases))
+        raise CourseError(f"no case {wanted!r}; the cases are {names}")
+    if result is not None:
+        failing = {c.label for c in result.cases if not c.passed and c.kind != "skipped"}
+        for case in cases:
+            if case.label in failing:
+                return case
+    return cases[0]
+
+
+def picture(course: Course, puzzle_id: str, kernel_file: Path, path: Path | None = None,
+            case_name: str | None = None, result: PuzzleResult | None = None, timeout: float = 30.0) -> Picture:
+    from .grade import PuzzleGrader
+    from .viz import draw
+
+    puzzle = course.puzzle(puzzle_id)
+    case = choose_case(puzzle.cases, case_name, result)
+    if path is None:
+        path = Path(tempfile.mkdtemp(prefix="triton-puzzles-")) / f"{puzzle_id}_{case.name}.png"
+    worker = WorkerProcess("cpu")
+    options = Options(device="cpu", timeout=timeout, compile_check=False)
+    try:
+        columns = []
+        mine = PuzzleGrader(course, puzzle_id, kernel_file, worker, options)
+        outcome, trace, note = mine.traced(case)
+        verdict = note or ("passes" if outcome.passed else f"fails: {outcome.kind}")
+        columns.append(("yours", trace, note))
+        solution = course.root / "solutions" / course.puzzle_file(puzzle_id).name
+        if solution.is_file() and solution.resolve() != Path(kernel_file).resolve():
+            _, reference, ref_note = PuzzleGrader(course, puzzle_id, solution, worker, options).traced(case)
+            columns.append(("reference", reference, ref_note))
+    finally:
+        worker.close()
+    inputs, output = read_spec(puzzle.spec, puzzle.output)
+    dims = {**puzzle.sizes(case), **case.blocks}
+    tensors = [(s.name, s.shape(dims)) for s in (*inputs, output)]
+    sizes = ", ".join(f"{k}={v}" for k, v in dims.items())
+    title = f"{puzzle_id} {puzzle.title}: case {case.label} ({sizes}); yours {verdict}"
+    draw(Path(path), title, tensors, puzzle.launch_grid(case), columns)
+    return Picture(Path(path), case.label)
