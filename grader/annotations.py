@@ -59,11 +59,17 @@ def _tensor_spec(name: str, hint) -> TensorSpec:
     return TensorSpec(name=name, dtype=hint.dtypes[0], dims=dims)
 
 
-def read_spec(spec: Callable, output_name: str) -> tuple[tuple[TensorSpec, ...], TensorSpec]:
-    """The spec's inputs in order, and its output under ``output_name``."""
+def read_spec(spec: Callable, output_names) -> tuple[tuple[TensorSpec, ...], tuple[TensorSpec, ...]]:
+    """The spec's inputs in order, and its outputs under ``output_names`` (one name or several)."""
+    names = (output_names,) if isinstance(output_names, str) else tuple(output_names)
     hints = typing.get_type_hints(spec)
     params = inspect.signature(spec).parameters
     inputs = tuple(_tensor_spec(name, hints.get(name)) for name in params)
     if "return" not in hints:
         raise AnnotationError(f"{spec.__name__}: annotate the return value with its dtype and shape")
-    return inputs, _tensor_spec(output_name, hints["return"])
+    returned = hints["return"]
+    parts = typing.get_args(returned) if typing.get_origin(returned) is tuple else (returned,)
+    if len(parts) != len(names):
+        raise AnnotationError(f"{spec.__name__} returns {len(parts)} tensor(s) but the puzzle names "
+                              f"{len(names)} output(s): {', '.join(names)}")
+    return inputs, tuple(_tensor_spec(name, hint) for name, hint in zip(names, parts))

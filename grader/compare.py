@@ -7,7 +7,7 @@ spec is finite, and finally wrong values.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
 import torch
 
@@ -60,8 +60,9 @@ def _positions(mask: torch.Tensor) -> list[int]:
 
 
 def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[torch.Tensor],
-            expected: torch.Tensor, atol: float, rtol: float, large_inputs: bool = False,
-            on_gpu: bool = False) -> Outcome:
+            expected: Sequence[torch.Tensor], atol: float, rtol: float, large_inputs: bool = False,
+            on_gpu: bool = False, host_reduce: Mapping[str, Callable] | None = None) -> Outcome:
+    """``buffers`` are the inputs', then the outputs'; ``expected`` has one tensor per output."""
     unpacked = [unpack(b, r) for b, r in zip(buffers, raw)]
     for buf, (_, damage) in zip(buffers, unpacked):
         if damage is not None:
@@ -77,11 +78,20 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
                            f"the kernel wrote into input `{buf.name}`: {int(changed.sum())} element(s) changed, "
                            f"first at {fmt_index(first)}. Inputs are read-only: store only to the output pointer.")
 
-    out_buf, (actual, _) = buffers[-1], unpacked[-1]
-    name, total = out_buf.name, actual.numel()
-    if actual.shape != expected.shape:  # a course bug: the spec disagrees with its annotation
-        raise ValueError(f"spec returned shape {tuple(expected.shape)}, annotation says {tuple(actual.shape)}")
+    worst = 0.0
+    outputs = list(zip(buffers[len(inputs):], unpacked[len(inputs):], expected))
+    for buf, (actual, _), want in outputs:
+        outcome = _compare_output(buf, actual, want, atol, rtol, large_inputs, on_gpu,
+                                  (host_reduce or {}).get(buf.name))
+        if not outcome.passed:
+            return outcome
+        worst = max(worst, outcome.max_abs_err or 0.0)
+    return Outcome(True, max_abs_err=worst)
 
+
+def _compare_output(buf: Buffer, actual: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float,
+                    large_inputs: bool, on_gpu: bool, reduce: Callable | None) -> Outcome:
+    name, total = buf.name, actual.numel()
     unwritten = is_unwritten(actual)
     if bool(unwritten.any()):
         count = int(unwritten.sum())
@@ -89,10 +99,16 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
         what = f"no element of `{name}` was written" if count == total else \
             f"{count} of {total} elements of `{name}` were never written (first at {where})"
         return Outcome(False, "unwritten",
-                       f"{what}. "
-                       f"Every output element must be stored: check that the grid and your offsets cover "
+                       f"{what}. Every output element must be stored: check that the grid and your offsets cover "
                        f"all of `{name}` and that the store's mask is not too strict.")
 
+    reduced = ""
+    if reduce is not None:
+        actual = reduce(actual)
+        reduced = " (after the host's reduction of what the kernel wrote)"
+    if actual.shape != expected.shape:  # a course bug: the spec disagrees with its annotation
+        raise ValueError(f"{name}: spec returned shape {tuple(expected.shape)}, compared with {tuple(actual.shape)}")
+    total = actual.numel()
     actual_f, expected_f = actual.double(), expected.double()
     bad_nonfinite = ~torch.isfinite(actual_f) & torch.isfinite(expected_f)
     if bool(bad_nonfinite.any()):
@@ -103,8 +119,8 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
                 "Look for a division by zero, a log of a non-positive value, or exp() overflowing.")
         hint += _stray_load_hint(actual_f) if on_gpu else ""
         return Outcome(False, "nonfinite",
-                       f"`{name}` has {int(bad_nonfinite.sum())} NaN/Inf value(s) where the spec is finite, "
-                       f"first at {fmt_index(idx)}: yours {fmt_value(actual_f.reshape(-1)[first].item())}, "
+                       f"`{name}`{reduced} has {int(bad_nonfinite.sum())} NaN/Inf value(s) where the spec is "
+                       f"finite, first at {fmt_index(idx)}: yours {fmt_value(actual_f.reshape(-1)[first].item())}, "
                        f"expected {fmt_value(expected_f.reshape(-1)[first].item())}. {hint}")
 
     close = torch.isclose(actual_f, expected_f, rtol=rtol, atol=atol, equal_nan=True)
@@ -118,7 +134,7 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
         f"{fmt_index(index_of(p, actual.shape))}: yours {fmt_value(actual_f.reshape(-1)[p].item())}, "
         f"expected {fmt_value(expected_f.reshape(-1)[p].item())}" for p in _positions(wrong))
     return Outcome(False, "mismatch",
-                   f"wrong values in `{name}`: {int(wrong.sum())} of {total} elements differ "
+                   f"wrong values in `{name}`{reduced}: {int(wrong.sum())} of {total} elements differ "
                    f"(max abs err {max_err:.3g}, tolerance atol={atol:g}, rtol={rtol:g}). {shown}"
                    + (_stray_load_hint(actual_f) if on_gpu else ""),
                    max_abs_err=max_err)

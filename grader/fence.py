@@ -54,14 +54,22 @@ class Buffer:
     guard: int  # bytes before and after the data
     nbytes: int
     guard_byte: int = GUARD_BYTE
+    strides: tuple[int, ...] = ()  # element strides of the tensor's view of its data
 
     @staticmethod
-    def plan(name: str, role: str, dtype: str, shape: tuple[int, ...], index: int = 0) -> "Buffer":
-        """``index`` is the argument's position: it picks this buffer's own guard byte."""
+    def plan(name: str, role: str, dtype: str, shape: tuple[int, ...], index: int = 0,
+             layout: str = "contiguous") -> "Buffer":
+        """``index`` is the argument's position: it picks this buffer's own guard byte.
+        ``layout="transposed"`` stores the dims in reverse order (column-major for a matrix)."""
         itemsize = torch.empty((), dtype=torch_dtype(dtype)).element_size()
         nbytes = itemsize * max(1, _numel(shape))
         guard = _round_up(max(MIN_GUARD, nbytes), ALIGN)
-        return Buffer(name, role, dtype, tuple(shape), guard, nbytes, GUARD_BYTE - index)
+        shape = tuple(shape)
+        if layout == "transposed":
+            strides = _contiguous_strides(shape[::-1])[::-1]
+        else:
+            strides = _contiguous_strides(shape)
+        return Buffer(name, role, dtype, shape, guard, nbytes, GUARD_BYTE - index, strides)
 
     @property
     def total(self) -> int:
@@ -77,7 +85,15 @@ class Buffer:
 
     def to_json(self) -> dict:
         return {"name": self.name, "role": self.role, "dtype": self.dtype, "shape": list(self.shape),
-                "guard": self.guard, "nbytes": self.nbytes, "total": self.total}
+                "strides": list(self.strides), "guard": self.guard, "nbytes": self.nbytes, "total": self.total}
+
+
+def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
 
 
 def _numel(shape: tuple[int, ...]) -> int:
@@ -107,7 +123,9 @@ def pack(buffer: Buffer, data: torch.Tensor | None) -> bytearray:
     raw = bytearray([buffer.guard_byte]) * buffer.total
     if data is None:
         data = unwritten_fill(torch_dtype(buffer.dtype), buffer.shape)
-    body = data.contiguous().view(-1).view(torch.uint8).numpy().tobytes()
+    flat = torch.empty(max(1, buffer.numel), dtype=data.dtype)
+    flat.as_strided(buffer.shape, buffer.strides).copy_(data)
+    body = flat.view(torch.uint8).numpy().tobytes()
     assert len(body) == buffer.nbytes or (buffer.numel == 0), (buffer, len(body))
     raw[buffer.guard:buffer.guard + len(body)] = body
     return raw
@@ -128,7 +146,7 @@ def unpack(buffer: Buffer, raw: bytes) -> tuple[torch.Tensor, GuardDamage | None
         raise ValueError(f"buffer {buffer.name}: got {len(raw)} bytes back, expected {buffer.total}")
     all_bytes = torch.frombuffer(bytearray(raw), dtype=torch.uint8)
     data = all_bytes[buffer.guard:buffer.guard + buffer.nbytes].view(torch_dtype(buffer.dtype))
-    data = data.reshape(buffer.shape).clone()
+    data = data.as_strided(buffer.shape, buffer.strides).clone()
     damaged = (all_bytes != buffer.guard_byte)
     damaged[buffer.guard:buffer.guard + buffer.nbytes] = False
     if not bool(damaged.any()):

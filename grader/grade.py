@@ -8,16 +8,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import torch
-
 from . import messages
-from .annotations import read_spec
-from .binding import Binding, BindingError, Param, bind
+from .binding import BindingError, Param, bind
 from .compare import compare
 from .course import Course, stub_signature
-from .fence import Buffer, pack
-from .inputs import make_inputs
+from .fence import pack
 from .options import Options
+from .plan import SpecShapes
 from .puzzle import Case, Puzzle
 from .results import CaseResult, CheckResult, PuzzleResult
 from .workers import SharedWorker, WorkerDied, WorkerProcess, WorkerTimedOut
@@ -43,7 +40,7 @@ class PuzzleGrader:
         self.worker = worker
         self.compiler = compiler
         self.options = options
-        self.inputs_spec, self.output_spec = read_spec(self.puzzle.spec, self.puzzle.output)
+        self.shapes = SpecShapes(self.puzzle)
         self.expected_signature = stub_signature(str(self.puzzle_path), self.puzzle.kernel)
         self.last_trace: dict | None = None
 
@@ -122,19 +119,6 @@ class PuzzleGrader:
         first = failed[0]
         return self.result("fail", first.message, cases, checks, started)
 
-    def _buffers(self, case: Case) -> tuple[list[Buffer], list[torch.Tensor], torch.Tensor]:
-        dims = {**self.puzzle.sizes(case), **case.blocks}
-        inputs = make_inputs(self.puzzle, self.inputs_spec, case, self.options.secret)
-        expected = self.puzzle.spec(*[x.clone() for x in inputs])
-        buffers = [Buffer.plan(s.name, "input", s.dtype, tuple(x.shape), i)
-                   for i, (s, x) in enumerate(zip(self.inputs_spec, inputs))]
-        out = self.output_spec
-        buffers.append(Buffer.plan(out.name, "output", out.dtype, out.shape(dims), len(buffers)))
-        if tuple(expected.shape) != out.shape(dims) or str(expected.dtype) != f"torch.{out.dtype}":
-            raise ValueError(f"{self.puzzle.id} spec returned {tuple(expected.shape)} {expected.dtype}, "
-                             f"but its annotation says {out.describe()} = {out.shape(dims)}")
-        return buffers, inputs, expected
-
     def traced(self, case: Case) -> tuple[CaseResult | None, dict | None, str]:
         """Run one case recording every access (interpreter only), for the memory-access pictures.
 
@@ -152,19 +136,18 @@ class PuzzleGrader:
 
     def _run_case(self, case: Case, params: list[Param], trace: bool = False):
         """Returns (CaseResult, Binding or None, reason to abort the remaining cases or None)."""
-        buffers, inputs, expected = self._buffers(case)
+        plan = self.shapes.plan(case, self.options.secret)
         describe = _describe(case, self.puzzle)
         try:
-            binding = bind(params, [b.name for b in buffers], case.values() | self.puzzle.sizes(case),
-                           self.expected_signature)
+            binding = bind(params, [b.name for b in plan.buffers], plan.values, self.expected_signature)
         except BindingError as exc:
             message = f"{describe}: {exc}"
             return _case_result(case, self.puzzle, False, "signature", message), None, "the signature is wrong"
-        blobs = [pack(b, x) for b, x in zip(buffers, inputs)] + [pack(buffers[-1], None)]
+        blobs = [pack(b, x) for b, x in zip(plan.buffers, plan.inputs)] + [pack(b, None) for b in plan.output_buffers]
         header = {"op": "run", "file": str(self.kernel_file), "kernel": self.puzzle.kernel,
-                  "grid": list(self.puzzle.launch_grid(case)), "named": dict(binding.named),
+                  "grid": list(plan.grid), "named": dict(binding.named),
                   "check_bounds": self.options.check_bounds, "trace": trace,
-                  "buffers": [b.to_json() | {"param": p} for b, p in zip(buffers, binding.pointers)]}
+                  "buffers": [b.to_json() | {"param": p} for b, p in zip(plan.buffers, binding.pointers)]}
         try:
             reply, raw = self.worker.request(header, blobs, timeout=self.options.timeout)
         except WorkerTimedOut:
@@ -180,7 +163,7 @@ class PuzzleGrader:
         if not reply.get("ok"):
             kind = reply.get("kind")
             if kind == "out_of_bounds":
-                specs = {s.name: s for s in (*self.inputs_spec, self.output_spec)}
+                specs = {s.name: self.shapes.buffer_dims(s) for s in self.shapes.all}
                 spec = specs.get(reply["access"]["tensor"])
                 text = messages.out_of_bounds(reply["access"], spec.dims if spec else ())
             elif kind == "exception":
@@ -197,15 +180,16 @@ class PuzzleGrader:
                 raise RuntimeError(f"worker error: {reply.get('error')}")
             return _case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), binding, None
 
-        outcome = compare(buffers, raw, inputs, expected, self.puzzle.atol, self.puzzle.rtol,
-                          large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda")
+        outcome = compare(plan.buffers, raw, plan.inputs, plan.expected, self.puzzle.atol, self.puzzle.rtol,
+                          large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
+                          host_reduce=self.puzzle.host_reduce)
         message = "" if outcome.passed else f"{describe}: {outcome.message}"
         return (_case_result(case, self.puzzle, outcome.passed, outcome.kind, message,
                              max_abs_err=outcome.max_abs_err, **extra), binding, None)
 
     def _compile_check(self, params: list[Param]) -> CheckResult:
         """Compile for sm_90 once per distinct block configuration."""
-        dtypes = [s.dtype for s in self.inputs_spec] + [self.output_spec.dtype]
+        dtypes = [s.dtype for s in self.shapes.all]
         seen = set()
         for case in self.puzzle.cases:
             key = tuple(sorted(case.blocks.items()))
@@ -213,8 +197,8 @@ class PuzzleGrader:
                 continue
             seen.add(key)
             try:
-                binding = bind(params, [s.name for s in self.inputs_spec] + [self.puzzle.output],
-                               case.values() | self.puzzle.sizes(case), self.expected_signature)
+                binding = bind(params, [s.name for s in self.shapes.all], self.shapes.plan(case).values,
+                               self.expected_signature)
             except BindingError:
                 continue
             signature, constexprs = binding.compile_signature(params, dtypes)

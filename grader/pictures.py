@@ -9,9 +9,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .annotations import read_spec
 from .course import Course, CourseError
 from .options import Options
+from .plan import SpecShapes
 from .puzzle import Case
 from .results import PuzzleResult
 from .workers import WorkerProcess
@@ -70,9 +70,9 @@ def picture(course: Course, puzzle_id: str, kernel_file: Path, path: Path | None
             columns.append(("reference", reference, ref_note))
     finally:
         worker.close()
-    inputs, output = read_spec(puzzle.spec, puzzle.output)
+    shapes = SpecShapes(puzzle)
     dims = {**puzzle.sizes(case), **case.blocks}
-    tensors = [(s.name, s.shape(dims)) for s in (*inputs, output)]
+    tensors = [(s.name, shapes.buffer_dims(s).shape(dims)) for s in shapes.all]
     sizes = ", ".join(f"{k}={v}" for k, v in dims.items())
     title = f"{puzzle_id} {puzzle.title}: case {case.label} ({sizes}); yours {verdict}"
     draw(Path(path), title, tensors, puzzle.launch_grid(case), columns)

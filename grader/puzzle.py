@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
 Sizes = Mapping[str, int]
+LAYOUTS = ("contiguous", "transposed")
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,9 @@ class Case:
     ``sizes`` fill the spec's symbolic dims (and any extra size the kernel receives, such as
     ``N1`` of the classic long-sum signature). ``blocks`` are the block sizes and other
     ``tl.constexpr`` parameters. ``scale`` multiplies the standard deviation of float inputs:
-    large-magnitude cases use it to make missing max-subtraction overflow.
+    large-magnitude cases use it to make missing max-subtraction overflow. ``layouts`` stores
+    a named input as a strided view instead of a contiguous tensor: ``"transposed"`` keeps a
+    2-D tensor in column-major order, so only kernels that use the strides they are given pass.
     """
 
     name: str
@@ -31,8 +34,12 @@ class Case:
     blocks: Sizes
     seed: int = 0
     scale: float = 1.0
+    layouts: Mapping[str, str] = field(default_factory=dict)  # e.g. {"x": "transposed"}
 
     def __post_init__(self) -> None:
+        for name, layout in self.layouts.items():
+            if layout not in LAYOUTS:
+                raise ValueError(f"case {self.name!r}: layout {layout!r} of {name} is not one of {LAYOUTS}")
         for key, value in {**self.blocks}.items():
             if key.startswith("B") and (value < 1 or value & (value - 1)):
                 raise ValueError(
@@ -69,8 +76,14 @@ class Puzzle:
     * ``grid`` maps a case's sizes and blocks to the launch grid.
     * ``output`` is the name of the output argument (``z`` in most puzzles): the kernel's
       pointers are the spec's arguments in order, then the output.
-    * ``derive`` adds sizes that follow from the case's (for example the number of packed
-      int32 words per row).
+    * ``derive`` adds sizes that follow from the case's sizes and blocks (for example the
+      number of packed int32 words per row, or the number of row tiles).
+    * ``output`` may name several outputs (the spec then returns a tuple). ``allocate`` gives
+      an output buffer other dims than the spec's result, and ``host_reduce`` maps what the
+      kernel wrote to what the spec returns: a partial-sum buffer of shape (tiles, D) is
+      summed over its first axis on the host, as the learner's wrapper would.
+    * ``strides`` names the kernel parameters that receive each tensor's strides, in
+      elements: ``{"x": ("x_stride_row", "x_stride_dim")}``.
     * ``mantissa_bits`` rounds named float inputs to that many explicit mantissa bits. Dot
       puzzles use it so that TF32 ``tl.dot`` on a GPU is exact: a correct kernel then matches
       an fp32 reference tightly and a wrong one still fails.
@@ -86,9 +99,12 @@ class Puzzle:
     atol: float = 1e-5
     rtol: float = 1e-5
     hints: tuple[str, ...] = ()
-    output: str = "z"
+    output: str | tuple[str, ...] = "z"
     derive: Callable[[Sizes], Sizes] | None = None
     mantissa_bits: Mapping[str, int] = field(default_factory=dict)
+    strides: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    allocate: Mapping[str, str] = field(default_factory=dict)
+    host_reduce: Mapping[str, Callable] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):
@@ -103,11 +119,15 @@ class Puzzle:
     def number(self) -> int:
         return int(self.id[6:])
 
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        return (self.output,) if isinstance(self.output, str) else tuple(self.output)
+
     def sizes(self, case: Case) -> dict[str, int]:
         """The case's sizes plus derived ones."""
         sizes = dict(case.sizes)
         if self.derive is not None:
-            sizes.update(self.derive(sizes))
+            sizes.update(self.derive({**sizes, **case.blocks}))
         return sizes
 
     def launch_grid(self, case: Case) -> tuple[int, ...]:

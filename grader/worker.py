@@ -209,7 +209,7 @@ class Worker:
             if self.device == "cuda":
                 storage = storage.cuda()
             data = storage[spec["guard"]:spec["guard"] + spec["nbytes"]]
-            view = data.view(getattr(torch, spec["dtype"])).view(spec["shape"])
+            view = data.view(getattr(torch, spec["dtype"])).as_strided(spec["shape"], spec["strides"])
             whole.append(storage)
             views.append(view)
         return whole, views

@@ -19,7 +19,7 @@ def spec(scale: Float32[Tensor, "N0 G"], words: Int32[Tensor, "N0 4"]) -> Float3
 def test_read_spec_gives_names_dtypes_and_symbolic_dims():
     inputs, output = read_spec(spec, "z")
     assert inputs == (TensorSpec("scale", "float32", ("N0", "G")), TensorSpec("words", "int32", ("N0", "4")))
-    assert output == TensorSpec("z", "float32", ("N0", "N1"))
+    assert output == (TensorSpec("z", "float32", ("N0", "N1")),)
     assert inputs[1].shape({"N0": 5}) == (5, 4)
 
 

@@ -1,0 +1,64 @@
+"""One case, made concrete: its inputs, the spec's expected outputs, the fenced buffers, and
+every named integer the kernel may ask for (sizes, blocks, strides)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from .annotations import TensorSpec, read_spec
+from .fence import Buffer
+from .inputs import make_inputs
+from .puzzle import Case, Puzzle
+
+
+@dataclass(frozen=True)
+class CasePlan:
+    case: Case
+    inputs: tuple[torch.Tensor, ...]
+    expected: tuple[torch.Tensor, ...]   # what the spec returns, one per output
+    buffers: tuple[Buffer, ...]          # inputs, then outputs
+    values: dict[str, int]               # sizes, blocks and strides, by name
+    grid: tuple[int, ...]
+
+    @property
+    def output_buffers(self) -> tuple[Buffer, ...]:
+        return self.buffers[len(self.inputs):]
+
+
+class SpecShapes:
+    """The spec's annotations, read once per puzzle."""
+
+    def __init__(self, puzzle: Puzzle) -> None:
+        self.puzzle = puzzle
+        self.inputs, self.outputs = read_spec(puzzle.spec, puzzle.outputs)
+
+    @property
+    def all(self) -> tuple[TensorSpec, ...]:
+        return (*self.inputs, *self.outputs)
+
+    def buffer_dims(self, spec: TensorSpec) -> TensorSpec:
+        """An output's buffer may have other dims than the spec's result (``Puzzle.allocate``)."""
+        dims = self.puzzle.allocate.get(spec.name)
+        return spec if dims is None else TensorSpec(spec.name, spec.dtype, tuple(dims.split()))
+
+    def plan(self, case: Case, secret: int = 0) -> CasePlan:
+        puzzle = self.puzzle
+        dims = {**puzzle.sizes(case), **case.blocks}
+        inputs = make_inputs(puzzle, self.inputs, case, secret)
+        result = puzzle.spec(*[x.clone() for x in inputs])
+        expected = result if isinstance(result, tuple) else (result,)
+        buffers = [Buffer.plan(s.name, "input", s.dtype, tuple(x.shape), i, case.layouts.get(s.name, "contiguous"))
+                   for i, (s, x) in enumerate(zip(self.inputs, inputs))]
+        for spec, value in zip(self.outputs, expected):
+            if tuple(value.shape) != spec.shape(dims) or value.dtype != getattr(torch, spec.dtype):
+                raise ValueError(f"{puzzle.id} spec returned {tuple(value.shape)} {value.dtype} for "
+                                 f"{spec.name}, but its annotation says {spec.describe()} = {spec.shape(dims)}")
+            buffer_spec = self.buffer_dims(spec)
+            buffers.append(Buffer.plan(spec.name, "output", spec.dtype, buffer_spec.shape(dims), len(buffers),
+                                       case.layouts.get(spec.name, "contiguous")))
+        values = dict(dims)
+        for buffer in buffers:
+            for name, stride in zip(puzzle.strides.get(buffer.name, ()), buffer.strides):
+                values[name] = stride
+        return CasePlan(case, tuple(inputs), tuple(expected), tuple(buffers), values, puzzle.launch_grid(case))
