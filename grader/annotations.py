@@ -33,11 +33,13 @@ class TensorSpec:
         for dim in self.dims:
             if dim.isdigit():
                 shape.append(int(dim))
+            elif dim.startswith("*") and dim[1:] in sizes:  # variadic: the case gives a tuple
+                shape.extend(int(s) for s in sizes[dim[1:]])
             elif dim in sizes:
                 shape.append(int(sizes[dim]))
             else:
                 known = ", ".join(sorted(sizes)) or "none"
-                raise AnnotationError(f"{self.name}: dim {dim!r} has no size in this case (sizes: {known})")
+                raise AnnotationError(f"{self.name}: dim {dim.lstrip('*')!r} has no size in this case (sizes: {known})")
         return tuple(shape)
 
     def describe(self) -> str:
@@ -54,8 +56,8 @@ def _tensor_spec(name: str, hint) -> TensorSpec:
         )
     dims = tuple(hint.dim_str.split())
     for dim in dims:
-        if not (dim.isdigit() or dim.isidentifier()):
-            raise AnnotationError(f"{name}: dim {dim!r} must be a name such as N0 or a number")
+        if not (dim.isdigit() or dim.isidentifier() or (dim.startswith("*") and dim[1:].isidentifier())):
+            raise AnnotationError(f"{name}: dim {dim!r} must be a name such as N0, a number, or *batch")
     return TensorSpec(name=name, dtype=hint.dtypes[0], dims=dims)
 
 

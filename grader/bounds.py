@@ -126,6 +126,13 @@ class BoundsChecker:
             "source": source,
         })
 
+    def allow(self, tensor) -> None:
+        """A tensor the learner's wrapper allocated: accesses to it are in bounds."""
+        start, itemsize = tensor.data_ptr(), tensor.element_size()
+        nbytes = tensor.numel() * itemsize
+        self.regions.append(Region(f"a tensor of shape {tuple(tensor.shape)} allocated by your code", start, nbytes,
+                                   start, start + nbytes, itemsize, tuple(tensor.shape)))
+
     def _owner(self, address: int, op: str, source: str) -> Region:
         """Which tensor the bad pointer was meant for.
 

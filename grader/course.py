@@ -94,7 +94,13 @@ def load_puzzle(path: str) -> Puzzle:
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    folder = os.path.dirname(path)
+    sys.path.insert(0, folder)  # an autograd puzzle imports the kernels of the puzzles before it
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        if sys.path and sys.path[0] == folder:
+            sys.path.pop(0)
     puzzle = getattr(module, "PUZZLE", None)
     if not isinstance(puzzle, Puzzle):
         raise CourseError(f"{path} defines no PUZZLE = Puzzle(...)")

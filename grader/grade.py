@@ -80,7 +80,21 @@ class PuzzleGrader:
             return None, self.result("error", f"worker error while loading: {reply.get('error')}")
         return None, self.result("fail", message, checks={"load": CheckResult(False, message, kind)})
 
+    def _missing_api(self) -> str | None:
+        import triton
+        import triton.language as tl
+        missing = [api for api in self.puzzle.requires if not hasattr(tl, api)]
+        if not missing:
+            return None
+        return (f"this puzzle needs `tl.{missing[0]}`, which the installed triton {triton.__version__} does not "
+                f"have (triton 3.9 removed `tl.make_block_ptr`). Install the tested version: "
+                f"`pip install -c constraints.txt triton` (see README, Tested versions).")
+
     def _grade(self, started: float) -> PuzzleResult:
+        missing = self._missing_api()
+        if missing is not None:
+            return self.result("fail", missing, checks={"triton": CheckResult(False, missing, "unsupported")},
+                               started=started)
         try:
             info, failure = self._load()
         except WorkerTimedOut:

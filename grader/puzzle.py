@@ -94,7 +94,7 @@ class Puzzle:
     statement: str
     spec: Callable
     kernel: str
-    grid: Callable[[Sizes], tuple[int, ...]]
+    grid: Callable[[Sizes], tuple[int, ...]] | None
     cases: tuple[Case, ...]
     atol: float = 1e-5
     rtol: float = 1e-5
@@ -105,6 +105,8 @@ class Puzzle:
     strides: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     allocate: Mapping[str, str] = field(default_factory=dict)
     host_reduce: Mapping[str, Callable] = field(default_factory=dict)
+    kind: str = "kernel"  # or "function": the learner writes a torch.autograd.Function named `kernel`
+    requires: tuple[str, ...] = ()  # triton.language APIs the puzzle needs, e.g. ("make_block_ptr",)
 
     def __post_init__(self) -> None:
         if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):
@@ -114,6 +116,10 @@ class Puzzle:
             raise ValueError(f"{self.id}: two cases share a name and seed: {labels}")
         if not self.cases:
             raise ValueError(f"{self.id}: a puzzle needs at least one case")
+        if self.kind not in ("kernel", "function"):
+            raise ValueError(f"{self.id}: kind must be 'kernel' or 'function', not {self.kind!r}")
+        if self.kind == "kernel" and self.grid is None:
+            raise ValueError(f"{self.id}: a kernel puzzle needs a grid")
 
     @property
     def number(self) -> int:
@@ -131,6 +137,8 @@ class Puzzle:
         return sizes
 
     def launch_grid(self, case: Case) -> tuple[int, ...]:
+        if self.grid is None:  # a function puzzle launches its own kernels
+            return ()
         grid = tuple(int(g) for g in self.grid({**self.sizes(case), **case.blocks}))
         if not grid or any(g < 1 for g in grid) or len(grid) > 3:
             raise ValueError(f"{self.id}: grid {grid} for case {case.label} is not 1 to 3 positive ints")

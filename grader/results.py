@@ -22,6 +22,10 @@ FAILURE_KINDS = (
     "compile",         # it runs in the interpreter but would not compile for a GPU
     "not_found",       # no kernel of that name in the file
     "skipped",         # not run, because an earlier case crashed or timed out
+    "shape",           # an autograd wrapper returned the wrong shape, dtype or number of values
+    "torch_compute",   # an autograd wrapper computed with PyTorch instead of its kernels
+    "saved",           # an autograd wrapper saved the wrong tensors for backward
+    "unsupported",     # the installed triton lacks an API the puzzle needs
 )
 
 STATUSES = ("pass", "fail", "not_attempted", "error")

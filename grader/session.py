@@ -27,6 +27,7 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
     for worker in workers + ([compiler] if compiler else []):
         worker.start()
     from .grade import PuzzleGrader  # imports torch: only once the workers are starting too
+    from .grade_function import FunctionGrader
     todo: queue.Queue = queue.Queue()
     for index, target in enumerate(targets):
         todo.put((index, target))
@@ -38,7 +39,8 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
                 index, (puzzle_id, path) = todo.get_nowait()
             except queue.Empty:
                 return
-            result = PuzzleGrader(course, puzzle_id, path, worker, options, compiler).grade()
+            kind = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
+            result = kind(course, puzzle_id, path, worker, options, compiler).grade()
             results[index] = result
             if on_result is not None:
                 on_result(result)

@@ -100,7 +100,8 @@ def root_cause(exc: BaseException) -> BaseException:
 
 
 def is_stub(fn) -> bool:
-    """A body of only docstrings, ``pass``, ``...`` and bare ``return`` is not an attempt."""
+    """A body of only docstrings, ``pass``, ``...``, bare ``return`` and ``raise NotImplementedError``
+    is not an attempt."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
@@ -113,6 +114,8 @@ def is_stub(fn) -> bool:
             continue
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue
+        if isinstance(stmt, ast.Raise) and stmt.exc is not None and "NotImplementedError" in ast.unparse(stmt.exc):
+            continue
         if isinstance(stmt, ast.Return) and (stmt.value is None or (
                 isinstance(stmt.value, ast.Constant) and stmt.value.value is None)):
             continue
@@ -120,11 +123,28 @@ def is_stub(fn) -> bool:
     return True
 
 
+def _forget_learner_imports(before: set[str]) -> None:
+    """Drop modules a learner file imported from its own folder (say, its puzzle 13 kernels),
+    so that the next file graded by this worker imports its own, not a cached neighbour's.
+    The importing module keeps its references; installed packages stay cached."""
+    installed = tuple(os.path.realpath(p) for p in {sys.prefix, sys.base_prefix, os.path.dirname(os.__file__)})
+    package = os.path.dirname(os.path.realpath(__file__))
+    for name in set(sys.modules) - before:
+        origin = getattr(sys.modules[name], "__file__", None)
+        if origin is None or name.startswith("_learner_"):
+            continue
+        origin = os.path.realpath(origin)
+        if not origin.startswith(installed) and not origin.startswith(package):
+            del sys.modules[name]
+
+
 class Worker:
     def __init__(self, device: str, out_fd: int) -> None:
         self.device = device
         self.out_fd = out_fd
         self.modules: dict[str, object] = {}
+        import warnings
+        warnings.filterwarnings("ignore", message=r"tl\.make_block_ptr is deprecated")  # the statements say so
         if device != "compile":  # compile checks need triton only, which loads in 0.2 s
             import torch  # (after TRITON_INTERPRET is set)
             self.torch = torch
@@ -141,6 +161,7 @@ class Worker:
             sys.modules[name] = module
             directory = os.path.dirname(path)
             sys.path.insert(0, directory)
+            before = set(sys.modules)
             try:
                 with captured_output():
                     spec.loader.exec_module(module)
@@ -150,6 +171,7 @@ class Worker:
             finally:
                 if sys.path and sys.path[0] == directory:
                     sys.path.pop(0)
+                _forget_learner_imports(before)
             self.modules[path] = module
         return self.modules[path]
 
@@ -188,6 +210,9 @@ class Worker:
             module = self.modules[path]
             defined = sorted(n for n, v in vars(module).items() if self.is_jit(v))
             return {"ok": False, "kind": "not_found", "defined": defined}, []
+        if isinstance(kernel, type):  # an autograd.Function puzzle
+            return {"ok": True, "params": [], "stub": all(is_stub(getattr(kernel, m, None))
+                                                          for m in ("forward", "backward")), "line": None}, []
         fn = self.python_function(kernel)
         if fn is None or not self.is_jit(kernel):
             return {"ok": False, "kind": "signature", "error": "not_jit"}, []
@@ -244,6 +269,46 @@ class Worker:
             return reply, []
         return reply, [w.cpu().numpy().tobytes() for w in whole]
 
+    def op_function(self, msg: dict, blobs: list[bytes]):
+        """Forward and backward of a learner's autograd.Function (see function_run)."""
+        from .function_run import run_function
+        path = os.path.abspath(msg["file"])
+        cls = self.kernel(path, msg["kernel"])
+        if not (isinstance(cls, type) and issubclass(cls, self.torch.autograd.Function)):
+            return {"ok": False, "kind": "signature", "error": "not_function"}, []
+        whole, views = self._tensors(msg["buffers"], blobs)
+        checker = None
+        if self.device == "cpu":
+            checker = self._bounds_checker(msg["buffers"], whole, path, False, True)
+            checker.install()
+        start = time.perf_counter()
+        try:
+            with captured_output() as printed:
+                try:
+                    seen = run_function(cls, views[:-1], views[-1], checker.allow if checker else None)
+                    if self.device == "cuda":
+                        self.torch.cuda.synchronize()
+                finally:
+                    if checker is not None:
+                        checker.uninstall()
+        except BaseException as exc:  # the learner's code may raise anything
+            reply = self._failure(exc, path, None)
+            reply.update(seconds=time.perf_counter() - start, printed=printed[0] if printed else "")
+            return reply, []
+        tensors = [seen["output"], *seen["grads"]]
+        described = [self._describe(t) for t in tensors]
+        out = [t.detach().contiguous().cpu().view(-1).view(self.torch.uint8).numpy().tobytes()
+               for t, d in zip(tensors, described) if d["tensor"]]
+        reply = {"ok": True, "output": described[0], "grads": described[1:], "saved": seen["saved"],
+                 "attributes": seen["attributes"], "ops": seen["ops"], "launches": seen["launches"],
+                 "seconds": time.perf_counter() - start, "printed": printed[0] if printed else ""}
+        return reply, out
+
+    def _describe(self, t) -> dict:
+        if not isinstance(t, self.torch.Tensor):
+            return {"tensor": False, "type": type(t).__name__}
+        return {"tensor": True, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
+
     def _bounds_checker(self, buffers, whole, path, trace: bool, enforce: bool):
         from triton.runtime import interpreter
 
@@ -266,7 +331,7 @@ class Worker:
         if isinstance(cause, OutOfBounds):
             return {"ok": False, "kind": "out_of_bounds", "access": cause.info}
         compile_error = next((e for e in _chain(exc) if re.match(r"at \d+:\d+:", str(e))), None)
-        if self.device == "cuda" and compile_error is not None:  # kernels compile at launch
+        if self.device == "cuda" and compile_error is not None and self.python_function(kernel):
             line, source = compile_error_line(compile_error, self.python_function(kernel), path)
             return {"ok": False, "kind": "compile", "error": f"{type(compile_error).__name__}: {compile_error}",
                     "line": line, "source": source}
@@ -294,7 +359,8 @@ class Worker:
         return {"ok": True}, []
 
     def serve(self, reader: Reader) -> None:
-        handlers = {"load": self.op_load, "run": self.op_run, "compile": self.op_compile}
+        handlers = {"load": self.op_load, "run": self.op_run, "compile": self.op_compile,
+                    "function": self.op_function}
         while True:
             try:
                 msg, blobs = reader.read_message()

@@ -14,6 +14,9 @@ MESSAGE_MUST_SAY = {
     "compile": ["does not compile for a GPU (sm_90)", "Fix:"],
     "exception": ["the kernel raised", "at line"],
     "signature": ["Expected signature:"],
+    "torch_compute": ["Triton kernel"],
+    "saved": ["save"],
+    "shape": ["expected"],
 }
 
 FILES = wrong_kernel_files()

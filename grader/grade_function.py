@@ -1,0 +1,153 @@
+"""Grading an autograd puzzle: the learner's ``torch.autograd.Function`` around their kernels.
+
+Per case the grader checks, in this order: the forward's output (shape, dtype, values), that
+each phase launched a Triton kernel, that no PyTorch operator computed on the inputs in the
+kernels' place, what ``ctx`` saved, and both gradients against PyTorch autograd of the spec.
+"""
+from __future__ import annotations
+
+import torch
+
+from . import messages
+from .compare import compare_tensor, fmt_index
+from .fence import Buffer, pack
+from .grade import PuzzleGrader, _case_result, _describe
+from .inputs import case_seed
+from .puzzle import Case
+from .workers import WorkerDied, WorkerTimedOut
+
+ALLOWED_DTYPES = ("float32", "float16", "bfloat16", "float64", "int32", "int64")
+
+
+def _shape(shape) -> str:
+    return fmt_index(tuple(shape)) if len(shape) != 1 else f"({shape[0]},)"
+
+
+class FunctionGrader(PuzzleGrader):
+    """Same life cycle as a kernel puzzle (load, stub check, cases); a different case."""
+
+    def _run_case(self, case: Case, params, trace: bool = False):
+        plan = self.shapes.plan(case, self.options.secret)
+        describe = _describe(case, self.puzzle)
+        inputs = [x.clone().requires_grad_(x.is_floating_point()) for x in plan.inputs]
+        output = self.puzzle.spec(*inputs)
+        gen = torch.Generator().manual_seed(case_seed(self.puzzle, case, self.options.secret) + 1)
+        grad_output = torch.randn(output.shape, generator=gen, dtype=output.dtype)
+        output.backward(grad_output)
+        expected_grads = [x.grad for x in inputs]
+
+        buffers = [*plan.buffers[:len(plan.inputs)],
+                   Buffer.plan("grad_output", "input", str(grad_output.dtype).replace("torch.", ""),
+                               tuple(grad_output.shape), len(plan.inputs))]
+        blobs = [pack(b, x) for b, x in zip(buffers, [*plan.inputs, grad_output])]
+        header = {"op": "function", "file": str(self.kernel_file), "kernel": self.puzzle.kernel,
+                  "buffers": [b.to_json() | {"param": ""} for b in buffers]}
+        fail = lambda kind, text, **extra: (  # noqa: E731
+            _case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), None, None)
+        try:
+            reply, raw = self.worker.request(header, blobs, timeout=self.options.timeout)
+        except WorkerTimedOut:
+            return (_case_result(case, self.puzzle, False, "timeout",
+                                 f"{describe}: {messages.timeout(self.options.timeout)}"), None, f"{case.label} timed out")
+        except WorkerDied as died:
+            text = messages.crash(died.returncode, died.stderr_tail, self.options.device)
+            return _case_result(case, self.puzzle, False, "crash", f"{describe}: {text}"), None, f"{case.label} crashed"
+
+        extra = {"seconds": reply.get("seconds", 0.0), "printed": reply.get("printed", "")}
+        if not reply.get("ok"):
+            kind = reply.get("kind")
+            if kind == "signature":
+                return fail("signature", f"`{self.puzzle.kernel}` must be a subclass of torch.autograd.Function "
+                                         "with static forward and backward methods.", **extra)
+            if kind == "out_of_bounds":
+                return fail(kind, messages.out_of_bounds(reply["access"]), **extra)
+            if kind == "crash":
+                self.worker.kill()
+                return (_case_result(case, self.puzzle, False, "crash",
+                                     f"{describe}: {messages.crash(None, reply.get('error', ''), self.options.device)}",
+                                     **extra), None, f"{case.label} crashed")
+            if kind in ("exception", "compile"):
+                return fail("exception", messages.exception(reply), **extra)
+            raise RuntimeError(f"worker error: {reply.get('error')}")
+
+        tensors = iter(raw)
+        got = []
+        for described in [reply["output"], *reply["grads"]]:
+            got.append(self._tensor(described, next(tensors)) if described["tensor"] else None)
+        output_got, grads_got = got[0], got[1:]
+        name = self.puzzle.outputs[0]
+        verdict = self._check_output(name, output_got, reply["output"], plan.expected[0], case)
+        if verdict is None:
+            verdict = self._check_kernels_did_the_work(reply)
+        if verdict is None:
+            verdict = self._check_saved(reply)
+        if verdict is None:
+            verdict = self._check_grads(grads_got, reply["grads"], expected_grads, case)
+        if verdict is not None:
+            return fail(*verdict, **extra)
+        return _case_result(case, self.puzzle, True, **extra), None, None
+
+    @staticmethod
+    def _tensor(described: dict, blob: bytes) -> torch.Tensor:
+        if described["dtype"] not in ALLOWED_DTYPES:
+            return torch.full(described["shape"], float("nan"))
+        flat = torch.frombuffer(bytearray(blob), dtype=getattr(torch, described["dtype"])) if blob else \
+            torch.empty(0, dtype=getattr(torch, described["dtype"]))
+        return flat.reshape(described["shape"]).clone()
+
+    def _check_output(self, name, got, described, expected, case):
+        want = f"{_shape(expected.shape)} {str(expected.dtype).replace('torch.', '')}"
+        if got is None:
+            return "shape", (f"forward returned a {described['type']}, not a tensor: return the output "
+                             f"tensor, of shape {want}.")
+        if tuple(got.shape) != tuple(expected.shape) or got.dtype != expected.dtype:
+            return "shape", (f"forward returned {_shape(got.shape)} {described['dtype']}, expected {want}: "
+                             f"reshape the kernel's output back to the input's leading dims "
+                             f"(x.shape[:-1]) and keep float32.")
+        outcome = compare_tensor(name, got, expected, self.puzzle.atol, self.puzzle.rtol,
+                                 on_gpu=self.options.device == "cuda", filled=False)
+        return None if outcome.passed else (outcome.kind, outcome.message)
+
+    def _check_kernels_did_the_work(self, reply):
+        from .function_run import computes_on_inputs
+        for phase in ("forward", "backward"):
+            if reply["launches"][phase] == 0:
+                return "torch_compute", (f"the {phase} launched no Triton kernel: compute it with your "
+                                         f"kernels from the previous puzzles.")
+        cheats = computes_on_inputs(reply["ops"])
+        if cheats:
+            op = cheats[0]
+            shapes = ", ".join(_shape(s) for s in op["in"])
+            return "torch_compute", (f"the {op['phase']} computed with PyTorch: `aten.{op['op']}` read an input "
+                                     f"(operand shapes {shapes}). The result must come from your Triton kernels; "
+                                     f"PyTorch may only allocate, reshape and reduce the kernels' partial results.")
+        return None
+
+    def _check_saved(self, reply):
+        names = [s.name for s in self.shapes.inputs]
+        for attribute in reply["attributes"]:
+            return "saved", (f"ctx.{attribute['name']} holds a tensor: pass tensors to ctx.save_for_backward, "
+                             f"which autograd tracks and frees, not as attributes of ctx.")
+        for saved in reply["saved"]:
+            if saved.get("input") is None:
+                return "saved", (f"ctx saved a tensor of shape {_shape(saved['shape'])} that is not an input: "
+                                 f"save only what the backward needs ({', '.join(names)}), and recompute the rest.")
+        return None
+
+    def _check_grads(self, got, described, expected, case):
+        names = [s.name for s in self.shapes.inputs]
+        if len(got) != len(expected):
+            return "shape", (f"backward returned {len(got)} value(s); it must return one gradient per forward "
+                             f"input ({', '.join(names)}).")
+        for name, tensor, info, want in zip(names, got, described, expected):
+            label = f"grad_{name}"
+            if tensor is None:
+                return "shape", f"backward returned {info['type']} for {label}; return a tensor of shape {_shape(want.shape)}."
+            if tuple(tensor.shape) != tuple(want.shape):
+                return "shape", (f"backward returned {label} of shape {_shape(tensor.shape)}, expected "
+                                 f"{_shape(want.shape)}: a gradient has its input's shape.")
+            outcome = compare_tensor(label, tensor, want, self.puzzle.atol, self.puzzle.rtol,
+                                     on_gpu=self.options.device == "cuda", filled=False)
+            if not outcome.passed:
+                return outcome.kind, outcome.message
+        return None

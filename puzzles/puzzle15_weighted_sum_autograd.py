@@ -1,0 +1,86 @@
+r"""
+# Puzzle 15: The weighted sum as an autograd function
+
+Wrap your kernels from puzzles 13 and 14 in a `torch.autograd.Function`, so that the
+weighted sum works inside any PyTorch model, for inputs with **any number of leading
+dimensions**:
+
+$$y_{\dots} = \sum_{d=0}^{D-1} x_{\dots, d}\, w_d, \qquad
+\frac{\partial L}{\partial x_{\dots, d}} = g_{\dots}\, w_d, \qquad
+\frac{\partial L}{\partial w_d} = \sum_{\dots} g_{\dots}\, x_{\dots, d}$$
+
+where $g = \partial L / \partial y$ is the `grad_output` that autograd hands to `backward`.
+
+* `forward(ctx, x, weight)`: `x` has shape `(*batch, D)`, `weight` has shape `(D,)`. Flatten
+  the leading dimensions into rows (`x.reshape(-1, D)`, or `einops.rearrange(x, "... d -> (...) d")`),
+  launch `weighted_sum_fwd`, and return the result reshaped to `x.shape[:-1]`. Save what the
+  backward needs with `ctx.save_for_backward`.
+* `backward(ctx, grad_output)`: launch `weighted_sum_bwd` on the flattened rows, sum its
+  per-tile partial buffer over the tiles on the host, and return one gradient per input of
+  `forward`, each with its input's shape: `(grad_x, grad_weight)`.
+
+The grader calls `WeightedSumFunc.apply(x, weight)` and checks, for every case:
+
+1. the output's shape, dtype and values;
+2. that both the forward and the backward launch Triton kernels, and that no PyTorch
+   operator computes on `x` or `weight` in their place: PyTorch may allocate, reshape and
+   sum the kernels' partial results, nothing more;
+3. that `ctx` saved only inputs (`x` and `weight`): anything else can be recomputed, and
+   a tensor stored as a plain attribute of `ctx` escapes autograd's bookkeeping;
+4. both gradients against PyTorch autograd on the spec.
+
+The kernels are imported from your puzzle 13 and 14 files below; finish those first.
+"""
+import torch
+from jaxtyping import Float32
+from torch import Tensor
+
+from grader.puzzle import Case, Puzzle
+from puzzle13_weighted_sum_forward import weighted_sum_fwd  # noqa: F401  (your puzzle 13 kernel)
+from puzzle14_weighted_sum_backward import weighted_sum_bwd  # noqa: F401  (your puzzle 14 kernel)
+
+
+def spec(x: Float32[Tensor, "*batch D"], weight: Float32[Tensor, "D"]) -> Float32[Tensor, "*batch"]:
+    return x @ weight
+
+
+# ---- your part: finish the autograd function ---------------------------------------
+class WeightedSumFunc(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight):
+        # Your code here.
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        # Your code here.
+        raise NotImplementedError
+# ----------------------------------------------------------------------------------
+
+
+PUZZLE = Puzzle(
+    id="puzzle15",
+    title="Weighted sum, autograd wrapper",
+    statement=__doc__,
+    spec=spec,
+    kernel="WeightedSumFunc",
+    kind="function",
+    grid=None,
+    output="y",
+    cases=(
+        Case("classic", sizes={"batch": (4, 50), "D": 96}, blocks={}),
+        Case("one_leading_dim", sizes={"batch": (300,), "D": 64}, blocks={}, seed=1),
+        Case("three_leading_dims_with_tails", sizes={"batch": (2, 3, 17), "D": 130}, blocks={}, seed=2),
+        Case("classic", sizes={"batch": (4, 50), "D": 96}, blocks={}, seed=3),
+    ),
+    atol=1e-4,
+    rtol=1e-4,
+    requires=("make_block_ptr",),
+    hints=(
+        "Keep `x.shape` before flattening: the output is `y.view(x.shape[:-1])` and the gradient "
+        "`grad_x.view(x.shape)`.",
+        "The number of row tiles is `triton.cdiv(rows, ROWS_TILE_SIZE)`: allocate the partial buffer "
+        "`(tiles, D)` with `torch.empty`, and `partial.sum(0)` is `grad_weight`.",
+        "`grad_output` may arrive non-contiguous: `grad_output.reshape(-1)` gives one value per row.",
+    ),
+)

@@ -1,0 +1,40 @@
+"""Saves the output as well, which the backward never needs."""
+import sys
+from pathlib import Path
+
+import torch
+import triton
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "solutions"))  # the reference kernels
+from puzzle13_weighted_sum_forward import weighted_sum_fwd  # noqa: E402
+from puzzle14_weighted_sum_backward import weighted_sum_bwd  # noqa: E402
+
+EXPECT_KIND = "saved"
+
+
+class WeightedSumFunc(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight):
+        d = x.shape[-1]
+        rows_x = x.reshape(-1, d)
+        y = torch.empty(rows_x.shape[0], dtype=x.dtype, device=x.device)
+        weighted_sum_fwd[(triton.cdiv(rows_x.shape[0], 16),)](
+            rows_x, weight, y, rows_x.stride(0), rows_x.stride(1), weight.stride(0), y.stride(0),
+            rows_x.shape[0], d, ROWS_TILE_SIZE=16, D_TILE_SIZE=64)
+        ctx.save_for_backward(x, weight, y)
+        return y.view(x.shape[:-1])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight, _ = ctx.saved_tensors
+        d = x.shape[-1]
+        rows_x = x.reshape(-1, d)
+        g = grad_output.reshape(-1)
+        tiles = triton.cdiv(rows_x.shape[0], 16)
+        grad_x = torch.empty_like(rows_x)
+        partial = torch.empty((tiles, d), dtype=x.dtype, device=x.device)
+        weighted_sum_bwd[(tiles,)](
+            rows_x, weight, g, grad_x, partial, rows_x.stride(0), rows_x.stride(1), weight.stride(0),
+            g.stride(0), grad_x.stride(0), grad_x.stride(1), partial.stride(0), partial.stride(1),
+            rows_x.shape[0], d, ROWS_TILE_SIZE=16, D_TILE_SIZE=64)
+        return grad_x.view(x.shape), partial.sum(0)
