@@ -49,14 +49,14 @@ def bind(params: Sequence[Param], pointer_names: Sequence[str], values: Mapping[
     if len(params) < n:
         raise BindingError(
             f"the kernel takes {len(params)} parameters, but this puzzle passes {n} pointers "
-            f"({', '.join(p + '_ptr' for p in pointer_names)}) before the sizes.\n"
+            f"({', '.join(f'{p}_ptr' for p in pointer_names)}) before the sizes.\n"
             f"Expected signature: {expected}"
         )
     for param in params[:n]:
         if param.name in values:
             raise BindingError(
                 f"parameter {param.name!r} stands where a pointer belongs: the first {n} parameters "
-                f"receive {', '.join(p + '_ptr' for p in pointer_names)}.\nExpected signature: {expected}"
+                f"receive {', '.join(f'{p}_ptr' for p in pointer_names)}.\nExpected signature: {expected}"
             )
     named = {}
     for param in params[n:]:

@@ -17,7 +17,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m grader",
         description="Grade Triton puzzle kernels against their PyTorch specs.",
         epilog="examples:\n  python -m grader puzzle01\n  python -m grader --all --solutions\n"
-               "  python -m grader puzzle07 --file my_kernels.py --json",
+               "  python -m grader puzzle07 --file my_kernels.py --json\n"
+               "  python -m grader notebooks [--check]     generate notebooks/ from puzzles/\n"
+               "  python -m grader progress                what the notebooks' checks saved",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("puzzles", nargs="*", metavar="PUZZLE", help="puzzle ids, e.g. puzzle07 (or 7)")
@@ -38,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "yours beside the reference, for one case")
     parser.add_argument("--viz-case", metavar="NAME",
                         help="the case to draw (default: the first failing case, else the classic one)")
+    parser.add_argument("--bench", action="store_true",
+                        help="time the kernel on the GPU against the device's copy bandwidth and PyTorch")
+    parser.add_argument("--plot", type=Path, metavar="PATH", help="with --bench: save a plot of the size sweep")
     parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
     parser.add_argument("--verbose", "-v", action="store_true", help="show every failing case and printed output")
     return parser
@@ -52,6 +57,20 @@ def kernels_in(path: Path) -> set[str]:
     return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
 
 
+def _notebook_as_module(path: Path) -> Path:
+    """A notebook's definitions (never its calls or shell magics) as a module to grade."""
+    import tempfile
+
+    from .capture import from_notebook
+    try:
+        text, _skipped = from_notebook(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CourseError(f"{path.name}: {exc}") from None
+    module = Path(tempfile.mkdtemp(prefix="triton-puzzles-")) / (path.stem.replace("-", "_") + "_ipynb.py")
+    module.write_text(text)
+    return module
+
+
 def resolve_targets(args, course: Course) -> list[tuple[str, Path]]:
     ids = [normalise_id(p) for p in args.puzzles]
     for puzzle_id in ids:
@@ -60,8 +79,10 @@ def resolve_targets(args, course: Course) -> list[tuple[str, Path]]:
         path = args.file.expanduser().resolve()
         if not path.is_file():
             raise CourseError(f"no such file: {args.file}")
-        if path.suffix != ".py":
-            raise CourseError(f"{args.file} is not a .py file")
+        if path.suffix == ".ipynb":
+            path = _notebook_as_module(path)
+        elif path.suffix != ".py":
+            raise CourseError(f"{args.file} is not a .py file or a notebook (.ipynb)")
         if not ids:
             names = kernels_in(path)
             ids = [pid for pid in course.ids if load_puzzle(str(course.puzzle_file(pid))).kernel in names]
@@ -77,6 +98,26 @@ def resolve_targets(args, course: Course) -> list[tuple[str, Path]]:
     return [(pid, pick(pid)) for pid in ids]
 
 
+def bench_main(args, course: Course, targets) -> int:
+    if len(targets) != 1:
+        print("error: --bench times one puzzle: name exactly one", file=sys.stderr)
+        return USAGE_ERROR
+    if args.device == "cpu" or not _has_cuda():
+        print("error: --bench needs a CUDA GPU, and this machine has none (grading works without one; "
+              "timing does not)", file=sys.stderr)
+        return USAGE_ERROR
+    from . import bench
+    try:
+        doc = bench.run_bench(course, *targets[0])
+    except CourseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    print(bench.render_json(doc) if args.json else bench.render_text(doc))
+    if args.plot is not None and doc["ok"]:
+        print(f"plot: {bench.plot(doc, args.plot)}", file=sys.stderr)
+    return 0 if doc["ok"] and all(not r["flag"] for r in doc["rows"]) else 1
+
+
 def _has_cuda() -> bool:
     """Ask torch only where an NVIDIA driver is present: importing torch costs about a second."""
     if not (os.path.exists("/dev/nvidiactl") or os.environ.get("CUDA_VISIBLE_DEVICES")):
@@ -85,7 +126,59 @@ def _has_cuda() -> bool:
     return torch.cuda.is_available()
 
 
+def notebooks_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader notebooks",
+                                     description="Generate notebooks/ from puzzles/ (never edit them by hand).")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the notebooks are out of date")
+    parser.add_argument("--root", type=Path)
+    args = parser.parse_args(argv)
+    from . import notebooks
+    try:
+        course = Course(args.root.resolve() if args.root else find_root())
+    except CourseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    if args.check:
+        stale = notebooks.stale(course)
+        if stale:
+            print(f"out of date: {', '.join(stale)}; run `python -m grader notebooks`", file=sys.stderr)
+            return 1
+        print("notebooks are up to date")
+        return 0
+    for path in notebooks.write(course):
+        print(f"wrote {path.relative_to(course.root)}")
+    return 0
+
+
+def progress_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader progress",
+                                     description="Show the progress saved by the notebooks' checks.")
+    parser.add_argument("--file", type=Path, help="the progress file (default: .progress.json here or in notebooks/)")
+    args = parser.parse_args(argv)
+    from .notebook import PROGRESS_FILE, Progress
+    candidates = [args.file] if args.file else [Path.cwd() / PROGRESS_FILE, Path.cwd() / "notebooks" / PROGRESS_FILE]
+    path = next((p for p in candidates if p.is_file()), None)
+    if path is None:
+        print("no progress saved yet: run a check(...) cell in a notebook first")
+        return 0
+    data = Progress(path).load()
+    for puzzle_id in sorted(data):
+        entry = data[puzzle_id]
+        hints = f", {entry['hints']} hint(s) seen" if entry.get("hints") else ""
+        print(f"{puzzle_id}: {entry.get('status', 'not attempted')}{hints}"
+              f"{' (last checked ' + entry['checked'] + ')' if entry.get('checked') else ''}")
+    passed = sum(e.get("status") == "passed" for e in data.values())
+    print(f"{passed} passed")
+    return 0
+
+
+SUBCOMMANDS = {"notebooks": notebooks_main, "progress": progress_main}
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        return SUBCOMMANDS[argv[0]](argv[1:])
     args = build_parser().parse_args(argv)
     try:
         course = Course(args.root.resolve() if args.root else find_root())
@@ -110,6 +203,8 @@ def main(argv=None) -> int:
         print("error: --jobs and --timeout must be positive", file=sys.stderr)
         return USAGE_ERROR
 
+    if args.bench:
+        return bench_main(args, course, targets)
     from .options import Options
     from .session import grade_many
     device = args.device

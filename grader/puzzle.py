@@ -68,6 +68,23 @@ def cdiv(a: int, b: int) -> int:
 
 
 @dataclass(frozen=True)
+class Bench:
+    """How ``--bench`` times a puzzle on a GPU.
+
+    ``sizes`` is the sweep, the first being the headline size; ``blocks`` the kernel's tile
+    sizes; ``bytes`` the least memory traffic any implementation needs at a size (what
+    GB/s is computed from); ``baseline`` the PyTorch way, called with the spec's inputs. A
+    function puzzle times forward and backward together, against PyTorch autograd.
+    """
+
+    sizes: tuple[Mapping[str, int], ...]
+    bytes: Callable[[Mapping[str, int]], int]
+    blocks: Mapping[str, int] = field(default_factory=dict)
+    baseline: Callable | None = None
+    baseline_name: str = "PyTorch"
+
+
+@dataclass(frozen=True)
 class Puzzle:
     """A puzzle: the statement, the PyTorch spec, the kernel's name, how it is launched and graded.
 
@@ -107,6 +124,7 @@ class Puzzle:
     host_reduce: Mapping[str, Callable] = field(default_factory=dict)
     kind: str = "kernel"  # or "function": the learner writes a torch.autograd.Function named `kernel`
     requires: tuple[str, ...] = ()  # triton.language APIs the puzzle needs, e.g. ("make_block_ptr",)
+    bench: Bench | None = None
 
     def __post_init__(self) -> None:
         if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):

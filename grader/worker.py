@@ -150,6 +150,9 @@ class Worker:
             self.torch = torch
         import triton
         self.triton = triton
+        if device == "cuda" and hasattr(triton, "set_allocator"):
+            # Kernels that build tensor descriptors on the device need scratch memory for them.
+            triton.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
 
     # ---- loading ---------------------------------------------------------------------------
     def module(self, path: str):
@@ -304,6 +307,32 @@ class Worker:
                  "seconds": time.perf_counter() - start, "printed": printed[0] if printed else ""}
         return reply, out
 
+    def op_bench(self, msg: dict, blobs: list[bytes]):
+        """Time the learner's kernel (or autograd function) over the puzzle's size sweep."""
+        from .bench_run import bench_function, bench_kernel, copy_bandwidth
+        from .binding import Param
+        from .course import load_puzzle
+        if self.device != "cuda":
+            return {"ok": False, "kind": "error", "error": "benchmarks need a CUDA device"}, []
+        puzzle = load_puzzle(msg["puzzle_file"])
+        path = os.path.abspath(msg["file"])
+        kernel = self.kernel(path, puzzle.kernel)
+        results = []
+        try:
+            copy = copy_bandwidth()
+            for sizes in puzzle.bench.sizes:
+                if puzzle.kind == "function":
+                    results.append(bench_function(puzzle, kernel, dict(sizes)))
+                else:
+                    fn = self.python_function(kernel)
+                    params = [Param(p.name, "constexpr" in str(p.annotation))
+                              for p in inspect.signature(fn).parameters.values()]
+                    results.append(bench_kernel(puzzle, kernel, params, dict(sizes)))
+        except BaseException as exc:  # the learner's code may raise anything
+            return self._failure(exc, path, kernel if not isinstance(kernel, type) else None), []
+        return {"ok": True, "device": self.torch.cuda.get_device_name(), "copy": copy, "results": results,
+                "versions": {"torch": self.torch.__version__, "triton": self.triton.__version__}}, []
+
     def _describe(self, t) -> dict:
         if not isinstance(t, self.torch.Tensor):
             return {"tensor": False, "type": type(t).__name__}
@@ -360,7 +389,7 @@ class Worker:
 
     def serve(self, reader: Reader) -> None:
         handlers = {"load": self.op_load, "run": self.op_run, "compile": self.op_compile,
-                    "function": self.op_function}
+                    "function": self.op_function, "bench": self.op_bench}
         while True:
             try:
                 msg, blobs = reader.read_message()

@@ -49,7 +49,7 @@ def test_failure_line_and_exit_code():
     (["puzzle99"], "error: unknown puzzle 'puzzle99'; the puzzles are puzzle01"),
     (["banana"], "error: 'banana' is not a puzzle id; write it like puzzle07"),
     (["puzzle01", "--file", "/nonexistent/kernel.py"], "error: no such file: /nonexistent/kernel.py"),
-    (["--file", str(ROOT / "README.md")], "is not a .py file"),
+    (["--file", str(ROOT / "README.md")], "is not a .py file or a notebook (.ipynb)"),
     ([], "error: name a puzzle (e.g. `python -m grader puzzle01`) or pass --all"),
 ])
 def test_usage_errors_exit_2(args, message):
@@ -105,3 +105,9 @@ def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
     shown = lines[at + 1:]
     assert shown[0] == "      | block 32"
     assert shown[1].startswith("      | (0, 0, 0)  first:  [ 0  1  2")
+
+
+def test_bench_without_a_gpu_says_so_and_exits_2():
+    run = grader("puzzle13", "--bench", "--device", "cpu")
+    assert run.returncode == 2
+    assert "error: --bench needs a CUDA GPU, and this machine has none" in run.stderr

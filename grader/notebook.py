@@ -1,0 +1,173 @@
+"""Grading from a notebook: ``check(kernel, "puzzle07")``, ``hint("puzzle07")``, ``course_panel()``.
+
+The kernel defined in the notebook is written to a file with what it needs
+(:func:`grader.capture.source_of`) and graded in a worker process, as the command line does:
+a kernel that crashes cannot take the notebook's kernel down, nothing blocks, and no server
+is opened. Progress goes to ``.progress.json`` in the notebook's folder.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .course import Course, find_root, normalise_id
+from .results import PuzzleResult
+
+PROGRESS_FILE = ".progress.json"
+
+
+class Progress:
+    """The learner's status per puzzle and the hints they have seen, kept across restarts."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = Path(path) if path else Path.cwd() / PROGRESS_FILE
+
+    def load(self) -> dict:
+        try:
+            data = json.loads(self.path.read_text())
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def update(self, puzzle_id: str, **fields) -> None:
+        data = self.load()
+        entry = data.setdefault(puzzle_id, {})
+        entry.update(fields)
+        try:
+            self.path.write_text(json.dumps(data, indent=1, sort_keys=True))
+        except OSError:
+            pass  # a read-only folder: progress is a convenience, never an error
+
+    def status(self, puzzle_id: str) -> str:
+        return self.load().get(puzzle_id, {}).get("status", "not attempted")
+
+
+@dataclass
+class Checked:
+    """What ``check`` returns: displays itself as the result table (and picture)."""
+
+    result: PuzzleResult
+    html: str
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    @property
+    def passed(self) -> bool:
+        return self.result.passed
+
+    def __repr__(self) -> str:
+        from .render_text import render_puzzle
+        return render_puzzle(self.result)
+
+
+def _course() -> Course:
+    return Course(find_root())
+
+
+def check(kernel, puzzle: str, *, picture: bool = True, device: str = "auto", timeout: float = 30.0,
+          progress: Progress | None = None) -> Checked:
+    """Grade ``kernel`` (defined in this notebook) on ``puzzle``'s cases and show the result."""
+    from .capture import source_of
+    from .options import Options
+    from .render_html import render
+    from .session import grade_many
+
+    course = _course()
+    puzzle_id = normalise_id(puzzle)
+    course.puzzle_file(puzzle_id)
+    folder = Path(tempfile.mkdtemp(prefix="triton-puzzles-"))
+    path = folder / f"{puzzle_id}_notebook.py"
+    path.write_text(source_of(kernel))
+    if device == "auto":
+        from .cli import _has_cuda
+        device = "cuda" if _has_cuda() else "cpu"
+    report = grade_many(course, [(puzzle_id, path)], Options(device=device, timeout=timeout), jobs=1)
+    result = report.results[0]
+    drawn = None
+    if picture and result.status == "fail" and course.puzzle(puzzle_id).kind == "kernel" and result.cases:
+        from .pictures import picture as draw_picture
+        try:
+            drawn = draw_picture(course, puzzle_id, path, folder / "accesses.png", result=result, timeout=timeout).path
+        except Exception:  # the picture is a help, never a reason for check() to fail
+            drawn = None
+    status = {"pass": "passed", "fail": "failing", "not_attempted": "not attempted", "error": "failing"}[result.status]
+    (progress or Progress()).update(puzzle_id, status=status, checked=time.strftime("%Y-%m-%d %H:%M:%S"))
+    return Checked(result, render(result, drawn))
+
+
+def hint(puzzle: str, *, progress: Progress | None = None) -> str:
+    """The next hint of ``puzzle`` (one more per call; all of them once they are all shown)."""
+    course = _course()
+    puzzle_id = normalise_id(puzzle)
+    hints = course.puzzle(puzzle_id).hints
+    store = progress or Progress()
+    shown = min(store.load().get(puzzle_id, {}).get("hints", 0) + 1, len(hints))
+    store.update(puzzle_id, hints=shown)
+    if not hints:
+        return f"{puzzle_id} has no hints."
+    return "\n".join(f"Hint {i + 1}/{len(hints)}: {h}" for i, h in enumerate(hints[:shown]))
+
+
+def course_panel(namespace: dict | None = None, progress: Progress | None = None):
+    """A panel of every puzzle with its status, a progress bar, and Check and Hint buttons.
+
+    The Check button grades the object named like the puzzle's kernel in ``namespace``
+    (by default the notebook's own variables).
+    """
+    import ipywidgets as widgets
+    from IPython import get_ipython
+    from IPython.display import HTML, display
+
+    course = _course()
+    store = progress or Progress()
+    if namespace is None:
+        shell = get_ipython()
+        namespace = shell.user_ns if shell is not None else {}
+    ids = course.ids
+    bar = widgets.IntProgress(min=0, max=len(ids), description="passed")
+    summary = widgets.HTML()
+    output = widgets.Output()
+    labels = {}
+
+    def refresh() -> None:
+        statuses = {p: store.status(p) for p in ids}
+        bar.value = sum(s == "passed" for s in statuses.values())
+        summary.value = f"<b>{bar.value}/{len(ids)}</b> puzzles passed"
+        for p, label in labels.items():
+            label.value = f"<code>{p}</code> {course.puzzle(p).title}: <i>{statuses[p]}</i>"
+
+    def on_check(puzzle_id: str):
+        def handler(_button) -> None:
+            name = course.puzzle(puzzle_id).kernel
+            with output:
+                output.clear_output()
+                if name not in namespace:
+                    print(f"Define `{name}` in this notebook first (run its cell), then press Check.")
+                else:
+                    display(HTML(check(namespace[name], puzzle_id, progress=store).html))
+            refresh()
+        return handler
+
+    def on_hint(puzzle_id: str):
+        def handler(_button) -> None:
+            with output:
+                output.clear_output()
+                print(hint(puzzle_id, progress=store))
+        return handler
+
+    rows = []
+    for p in ids:
+        labels[p] = widgets.HTML()
+        check_button = widgets.Button(description="Check", layout=widgets.Layout(width="6em"))
+        hint_button = widgets.Button(description="Hint", layout=widgets.Layout(width="6em"))
+        check_button.on_click(on_check(p))
+        hint_button.on_click(on_hint(p))
+        rows.append(widgets.HBox([check_button, hint_button, labels[p]]))
+    refresh()
+    panel = widgets.VBox([widgets.HBox([bar, summary]), *rows, output])
+    panel.add_class("tp-course-panel")
+    return panel

@@ -1,0 +1,154 @@
+"""The course notebooks, generated from the puzzle files: never edited by hand.
+
+``python -m grader notebooks`` writes them; ``--check`` fails when they differ from what the
+puzzle files would generate now. Each puzzle gets its statement, its spec, the learner's
+part (the stub, and any constants it reads) and a check cell.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import nbformat
+
+from .course import Course
+
+TRACKS = {
+    "01_classic": ("Classic puzzles", range(1, 13)),
+    "02_cs336": ("Track two: the CS336 weighted sum", range(13, 100)),
+}
+KERNEL_ENV = {"display_name": "Python 3", "language": "python", "name": "python3"}
+
+SETUP = '''\
+# Set-up: run this first. Without a GPU, kernels run in Triton's interpreter.
+import torch
+import triton
+import triton.language as tl
+from jaxtyping import Float32, Int32
+from torch import Tensor
+
+from grader.notebook import check, course_panel, hint'''
+
+START_HERE = [
+    ("markdown", """\
+# Triton Puzzles: start here
+
+Each puzzle states a formula, gives a PyTorch **spec** to match and a **stub** kernel for you
+to finish. A `check(...)` cell grades your kernel on many generated cases, in a separate
+process (a crash in your kernel cannot take this notebook down), and shows which case
+failed, where, and how to fix it.
+
+**Set-up** (once, in a terminal, from the course folder):
+
+```bash
+pip install torch==2.13.0 && pip install -e ".[test,notebooks]" -c constraints.txt
+```
+
+Then open `01_classic.ipynb`. No GPU is needed: without one, kernels run in Triton's
+interpreter, and the grader also compiles them for a GPU so that interpreter-only code
+does not pass."""),
+    ("code", SETUP),
+    ("markdown", """\
+## How to check
+
+Write the kernel in its cell, run the cell, then run the check cell under it, for example
+`check(add_kernel, "puzzle01")`. A table shows every case with its sizes and blocks, ✓ or ✗,
+and for a failure the message; beside it, a picture of which elements each program read and
+wrote, yours against the reference. `hint("puzzle01")` reveals the puzzle's hints one at a
+time. Your progress is saved in `.progress.json` next to the notebook."""),
+    ("code", "course_panel()"),
+    ("markdown", """\
+## How to debug
+
+* `print(x)` and `tl.device_print("x", x)` print inside a kernel in the interpreter; only
+  `tl.device_print` also runs on a GPU. The check shows what your kernel printed.
+* Out-of-bounds loads and stores are reported with the tensor, the program id and the line.
+* From a terminal, `python -m grader puzzle01 --file my_work.ipynb` grades the kernel in a
+  notebook, and `python -m grader puzzle02 --viz accesses.png` draws the memory-access picture."""),
+]
+
+
+def _learner_part(path: Path, puzzle) -> tuple[str, str]:
+    """(spec source, learner's part source) read from a puzzle file.
+
+    The learner's part is every top-level statement between the spec and ``PUZZLE = ...``
+    (constants such as FPINT, and the stub), minus imports of earlier puzzles' files: in a
+    notebook those kernels are defined in earlier cells.
+    """
+    text = path.read_text()
+    tree = ast.parse(text)
+    lines = text.splitlines()
+    spec_src, part, after_spec = "", [], False
+    for node in tree.body:
+        start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
+        src = "\n".join(lines[start:node.end_lineno])
+        if isinstance(node, ast.FunctionDef) and node.name == puzzle.spec.__name__:
+            spec_src, after_spec = src, True
+        elif isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "PUZZLE" for t in node.targets):
+            break
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        elif isinstance(node, ast.Assign) or after_spec:
+            part.append(src)
+    return spec_src, "\n\n\n".join(part)
+
+
+def _puzzle_cells(course: Course, puzzle_id: str) -> list:
+    puzzle = course.puzzle(puzzle_id)
+    spec_src, part = _learner_part(course.puzzle_file(puzzle_id), puzzle)
+    return [
+        nbformat.v4.new_markdown_cell(puzzle.statement.strip(), id=f"{puzzle_id}-statement"),
+        nbformat.v4.new_code_cell("# The spec: what your kernel must compute.\n" + spec_src, id=f"{puzzle_id}-spec"),
+        nbformat.v4.new_code_cell(part, id=f"{puzzle_id}-kernel"),
+        nbformat.v4.new_code_cell(f'check({puzzle.kernel}, "{puzzle_id}")', id=f"{puzzle_id}-check"),
+    ]
+
+
+def _notebook(cells: list) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata = {"kernelspec": KERNEL_ENV, "language_info": {"name": "python"}}
+    return nb
+
+
+def build(course: Course) -> dict[str, nbformat.NotebookNode]:
+    books = {"00_start_here": _notebook([
+        nbformat.v4.new_markdown_cell(text, id=f"start-{i}") if kind == "markdown"
+        else nbformat.v4.new_code_cell(text, id=f"start-{i}") for i, (kind, text) in enumerate(START_HERE)])}
+    for name, (title, numbers) in TRACKS.items():
+        ids = [p for p in course.ids if course.puzzle(p).number in numbers]
+        if not ids:
+            continue
+        cells = [nbformat.v4.new_markdown_cell(f"# Triton Puzzles: {title}\n\nRun the set-up cell first. "
+                                               "Generated from `puzzles/`: edit those files, not this notebook.",
+                                               id=f"{name}-title"),
+                 nbformat.v4.new_code_cell(SETUP, id=f"{name}-setup")]
+        for puzzle_id in ids:
+            cells += _puzzle_cells(course, puzzle_id)
+        books[name] = _notebook(cells)
+    return books
+
+
+def _text(nb: nbformat.NotebookNode) -> str:
+    return nbformat.writes(nb) + "\n"
+
+
+def write(course: Course) -> list[Path]:
+    folder = course.root / "notebooks"
+    folder.mkdir(exist_ok=True)
+    written = []
+    for name, nb in build(course).items():
+        path = folder / f"{name}.ipynb"
+        path.write_text(_text(nb))
+        written.append(path)
+    return written
+
+
+def stale(course: Course) -> list[str]:
+    """Notebooks that differ from what the puzzle files generate now (or are missing)."""
+    folder = course.root / "notebooks"
+    out = []
+    for name, nb in build(course).items():
+        path = folder / f"{name}.ipynb"
+        if not path.is_file() or path.read_text() != _text(nb):
+            out.append(path.name)
+    return out

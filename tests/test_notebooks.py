@@ -1,0 +1,119 @@
+"""The generated notebooks: up to date, executable as shipped and with the solutions, gradable
+from the command line; and the in-notebook API (check, hint, progress)."""
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader import notebooks
+from grader.capture import from_notebook, source_of
+from grader.notebook import Progress, hint
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOKS = ["00_start_here", "01_classic", "02_cs336"]
+
+
+def test_notebooks_are_generated_and_up_to_date(course):
+    assert notebooks.stale(course) == [], "run `python -m grader notebooks`"
+    names = {p.stem for p in (ROOT / "notebooks").glob("*.ipynb")}
+    assert names == set(BOOKS)
+
+
+def _execute(nb, cwd: Path) -> nbformat.NotebookNode:
+    from nbclient import NotebookClient
+    NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
+    return nb
+
+
+def _check_outputs(nb) -> dict[str, str]:
+    out = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.source.startswith("check("):
+            puzzle = cell.source.split('"')[1]
+            out[puzzle] = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+            assert any("text/html" in o.get("data", {}) for o in cell.outputs), "the check shows an HTML table"
+    return out
+
+
+@pytest.mark.parametrize("book", BOOKS[1:])
+def test_shipped_notebook_runs_and_reports_not_attempted(book, tmp_path):
+    nb = _execute(nbformat.read(ROOT / "notebooks" / f"{book}.ipynb", as_version=4), ROOT / "notebooks")
+    outputs = _check_outputs(nb)
+    assert outputs and all("not attempted" in text for text in outputs.values()), outputs
+
+
+def _with_solutions(nb, course):
+    for cell in nb.cells:
+        if cell.get("id", "").endswith("-kernel"):
+            puzzle_id = cell["id"].split("-")[0]
+            source = course.solution_file(puzzle_id).read_text()
+            # In a notebook the earlier puzzles' kernels are cells above, not modules to import.
+            cell.source = "\n".join(line for line in source.splitlines()
+                                    if not line.startswith(("from puzzle", "import sys", "sys.path")))
+    return nb
+
+
+@pytest.mark.parametrize("book", BOOKS[1:])
+def test_notebook_with_solutions_passes_every_check(book, course, tmp_path):
+    nb = _with_solutions(nbformat.read(ROOT / "notebooks" / f"{book}.ipynb", as_version=4), course)
+    outputs = _check_outputs(_execute(nb, ROOT / "notebooks"))
+    failing = {p: t for p, t in outputs.items() if "✓" not in t}
+    assert not failing, failing
+
+
+def test_grading_a_notebook_file_runs_no_side_effects(tmp_path, course):
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("!touch SHELL_RAN\n%load_ext autoreload\nimport triton\nimport triton.language as tl"),
+        nbformat.v4.new_code_cell("open('SIDE_EFFECT', 'w').write('ran')\nprint('hello')"),
+        nbformat.v4.new_code_cell("%%bash\ntouch CELL_MAGIC_RAN"),
+        nbformat.v4.new_code_cell(course.solution_file("puzzle02").read_text()),
+        nbformat.v4.new_code_cell('check(add_mask2_kernel, "puzzle02")'),
+    ])
+    path = tmp_path / "my_work.ipynb"
+    nbformat.write(nb, path)
+    run = subprocess.run([sys.executable, "-m", "grader", "--file", str(path), "--root", str(ROOT)],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "✓ puzzle02 Constant add, blocked: 8/8 cases pass" in run.stdout
+    assert not any((tmp_path / name).exists() for name in ("SHELL_RAN", "SIDE_EFFECT", "CELL_MAGIC_RAN"))
+
+
+def test_from_notebook_keeps_definitions_only():
+    text = json.dumps({"cells": [{"cell_type": "code", "source": [
+        "import torch\n", "X = 3\n", "G = tl.constexpr(16)\n", "y = compute()\n", "def f():\n", "    return X\n",
+        "f()\n"]}]})
+    module, skipped = from_notebook(text)
+    tree = ast.parse(module)
+    assert [type(n).__name__ for n in tree.body][-4:] == ["Import", "Assign", "Assign", "FunctionDef"]
+    assert skipped == ["y = compute()", "f()"]
+
+
+def test_source_of_a_kernel_brings_its_constants():
+    text = source_of(_load(ROOT / "solutions" / "puzzle12_quantized_matmul.py").quant_dot_kernel)
+    assert "FPINT = tl.constexpr(8)" in text and "GROUP = tl.constexpr(16)" in text
+    assert "def quant_dot_kernel(" in text
+    ast.parse(text)
+
+
+def _load(path):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(path.stem + "_t", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_progress_persists_and_hints_come_one_at_a_time(tmp_path, course):
+    store = Progress(tmp_path / ".progress.json")
+    first = hint("puzzle01", progress=store)
+    assert first.startswith("Hint 1/") and "Hint 2/" not in first
+    store.update("puzzle01", status="passed")
+    again = Progress(tmp_path / ".progress.json")   # a new kernel session reads the same file
+    assert again.status("puzzle01") == "passed" and again.load()["puzzle01"]["hints"] == 1
+    run = subprocess.run([sys.executable, "-m", "grader", "progress", "--file", str(tmp_path / ".progress.json")],
+                         capture_output=True, text=True, timeout=60)
+    assert "puzzle01: passed, 1 hint(s) seen" in run.stdout and "1 passed" in run.stdout
