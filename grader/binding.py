@@ -31,7 +31,8 @@ class Binding:
         for param, dtype in zip(params, dtypes):
             signature[param.name] = "*" + TRITON_DTYPES[dtype]
         for param in params[len(dtypes):]:
-            if param.constexpr:
+            # Like a real launch, an integer argument equal to 1 is specialised into a constant.
+            if param.constexpr or self.named[param.name] == 1:
                 signature[param.name] = "constexpr"
                 constexprs[param.name] = self.named[param.name]
             else:

@@ -47,6 +47,21 @@ def _kernel_line(filename: str) -> tuple[int | None, str]:
     return None, ""
 
 
+def _access_path() -> str | None:
+    """Whether the access came through a block pointer or a tensor descriptor."""
+    frame = sys._getframe(2)
+    for _ in range(6):
+        if frame is None:
+            break
+        name = frame.f_code.co_name
+        if name.startswith("create_tensor_pointer_"):
+            return "block_ptr"
+        if name.startswith("create_descriptor_"):
+            return "descriptor"
+        frame = frame.f_back
+    return None
+
+
 class AccessTrace:
     """Which elements each program touched, per tensor: for the memory-access pictures."""
 
@@ -114,6 +129,7 @@ class BoundsChecker:
         line, source = _kernel_line(self.filename)
         region = self._owner(first, op, source)
         raise OutOfBounds({
+            "via": _access_path(),
             "op": op,
             "tensor": region.name,
             "shape": list(region.shape),

@@ -25,6 +25,15 @@ def _mask_of(call: ast.Call, op: str) -> ast.expr | None:
 def _bounds_fix(access: dict, dims: tuple[str, ...]) -> str:
     """A fix written against the learner's own line where it can be, else a general one."""
     op, tensor = access["op"], access["tensor"]
+    if access.get("via") == "block_ptr":
+        dims_named = ", ".join(str(i) for i in range(len(dims))) or "0"
+        if op == "load":
+            return (f"load the block pointer with `boundary_check=({dims_named},), padding_option=\"zero\"` "
+                    f"(every dimension whose tile can run past `{tensor}`), so lanes outside read zero.")
+        return f"store through the block pointer with `boundary_check=({dims_named},)`, so lanes outside are dropped."
+    if access.get("via") == "descriptor":
+        return (f"a tensor descriptor clips at the shape it was given, so that shape is larger than `{tensor}`: "
+                f"pass the tensor's real sizes to `tl.make_tensor_descriptor`.")
     call = access_call(access.get("source", ""), op)
     sizes = (f"`{dims[0]}`" if len(dims) == 1 else
              "its size in some dimension (" + ", ".join(f"`{d}`" for d in dims) + ")") if dims else "its size"
@@ -98,6 +107,10 @@ _COMPILE_FIXES = [
     (r"incompatible dimensions|Cannot broadcast",
      "two blocks in one expression have different shapes: build offsets, masks and values from the same "
      "tl.arange lengths, and broadcast a column against a row with `[:, None]` and `[None, :]`."),
+    (r"_semantic. argument must be provided",
+     "a call inside the kernel got a value it cannot take at compile time; with "
+     "`tl.make_tensor_descriptor` this is usually the strides: the last one must be the literal `1` "
+     "(the innermost dimension contiguous), e.g. `strides=[x_stride_row, 1]`."),
     (r"Lambda", "lambdas are not supported in kernels: write the expression inline or as a separate @triton.jit function."),
     (r"StopIteration|nested function|FunctionDef",
      "nested `def`s are not supported in kernels: move the helper to module level and decorate it with @triton.jit."),

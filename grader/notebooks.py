@@ -71,9 +71,10 @@ time. Your progress is saved in `.progress.json` next to the notebook."""),
 def _learner_part(path: Path, puzzle) -> tuple[str, str]:
     """(spec source, learner's part source) read from a puzzle file.
 
-    The learner's part is every top-level statement between the spec and ``PUZZLE = ...``
-    (constants such as FPINT, and the stub), minus imports of earlier puzzles' files: in a
-    notebook those kernels are defined in earlier cells.
+    The learner's part is the module's constants (such as FPINT) and the decorated functions
+    and classes after the spec (the stub), but not plain helper functions the puzzle gives the
+    grader, nor imports of earlier puzzles' files: in a notebook those kernels are defined in
+    earlier cells.
     """
     text = path.read_text()
     tree = ast.parse(text)
@@ -88,8 +89,9 @@ def _learner_part(path: Path, puzzle) -> tuple[str, str]:
             break
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             continue
-        elif isinstance(node, ast.Assign) or after_spec:
-            part.append(src)
+        elif isinstance(node, (ast.Assign, ast.ClassDef)) or (
+                isinstance(node, ast.FunctionDef) and node.decorator_list and after_spec):
+            part.append(src)  # constants, the stub kernel or class; not the grader's helpers
     return spec_src, "\n\n\n".join(part)
 
 
@@ -121,7 +123,9 @@ def build(course: Course) -> dict[str, nbformat.NotebookNode]:
         cells = [nbformat.v4.new_markdown_cell(f"# Triton Puzzles: {title}\n\nRun the set-up cell first. "
                                                "Generated from `puzzles/`: edit those files, not this notebook.",
                                                id=f"{name}-title"),
-                 nbformat.v4.new_code_cell(SETUP, id=f"{name}-setup")]
+                 nbformat.v4.new_code_cell(SETUP, id=f"{name}-setup"),
+                 nbformat.v4.new_code_cell("course_panel()  # every puzzle's status, with Check and Hint buttons",
+                                           id=f"{name}-panel")]
         for puzzle_id in ids:
             cells += _puzzle_cells(course, puzzle_id)
         books[name] = _notebook(cells)

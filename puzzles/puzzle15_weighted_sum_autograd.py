@@ -35,9 +35,16 @@ import torch
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Case, Puzzle
+from grader.puzzle import Bench, Case, Puzzle
 from puzzle13_weighted_sum_forward import weighted_sum_fwd  # noqa: F401  (your puzzle 13 kernel)
 from puzzle14_weighted_sum_backward import weighted_sum_bwd  # noqa: F401  (your puzzle 14 kernel)
+
+
+def _rows(sizes) -> int:
+    rows = 1
+    for n in sizes["batch"]:
+        rows *= n
+    return rows
 
 
 def spec(x: Float32[Tensor, "*batch D"], weight: Float32[Tensor, "D"]) -> Float32[Tensor, "*batch"]:
@@ -76,6 +83,13 @@ PUZZLE = Puzzle(
     atol=1e-4,
     rtol=1e-4,
     requires=("make_block_ptr",),
+    # --bench: forward and backward together against PyTorch autograd. Any implementation reads
+    # x twice (the forward, and grad_weight) and writes grad_x once.
+    bench=Bench(
+        sizes=({"batch": (65536,), "D": 1024}, {"batch": (4096,), "D": 1024}, {"batch": (16384,), "D": 1024},
+               {"batch": (262144,), "D": 1024}, {"batch": (64, 1024), "D": 1024}),
+        bytes=lambda s: 4 * (3 * _rows(s) * s["D"] + 3 * _rows(s) + 2 * s["D"]),
+    ),
     hints=(
         "Keep `x.shape` before flattening: the output is `y.view(x.shape[:-1])` and the gradient "
         "`grad_x.view(x.shape)`.",

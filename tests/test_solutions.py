@@ -13,7 +13,8 @@ def test_solution_passes(puzzle_id, solution_results):
     result = solution_results[puzzle_id]
     assert result.status == "pass", result.message
     assert result.cases and all(case.passed for case in result.cases)
-    assert result.checks["gpu_compile"].passed, result.checks["gpu_compile"].message
+    if result_puzzle(puzzle_id).kind == "kernel":  # a function puzzle's kernels are checked in their own puzzles
+        assert result.checks["gpu_compile"].passed, result.checks["gpu_compile"].message
 
 
 @pytest.mark.parametrize("puzzle_id", PUZZLE_IDS)
@@ -23,9 +24,13 @@ def test_stub_is_not_attempted(puzzle_id, stub_results):
     assert result.message == f"not attempted: `{result_kernel(puzzle_id)}` is still the stub"
 
 
-def result_kernel(puzzle_id):
+def result_puzzle(puzzle_id):
     from conftest import COURSE
-    return COURSE.puzzle(puzzle_id).kernel
+    return COURSE.puzzle(puzzle_id)
+
+
+def result_kernel(puzzle_id):
+    return result_puzzle(puzzle_id).kernel
 
 
 @pytest.mark.parametrize("puzzle_id", PUZZLE_IDS)
