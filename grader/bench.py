@@ -30,11 +30,19 @@ class Row:
 
     @property
     def flag(self) -> str:
+        """WRONG and IMPOSSIBLE fail the run; a little above a copy only asks for a look (a
+        kernel that mostly reads can edge past a copy, which reads and writes equally)."""
         if not self.correct:
             return "WRONG RESULT"
+        if self.copy_fraction > 1.1:
+            return "IMPOSSIBLE: far above copy bandwidth; check the byte count, or whether the kernel ran"
         if self.copy_fraction > 1.0:
-            return "IMPOSSIBLE: faster than a copy"
+            return "above copy bandwidth: check"
         return ""
+
+    @property
+    def fails(self) -> bool:
+        return self.flag.startswith(("WRONG", "IMPOSSIBLE"))
 
 
 def run_bench(course: Course, puzzle_id: str, kernel_file: Path) -> dict:
@@ -62,7 +70,8 @@ def run_bench(course: Course, puzzle_id: str, kernel_file: Path) -> dict:
             "versions": reply["versions"], "copy_gb_per_s": copy, "copy_cached": reply["copy"]["cached"],
             "baseline": puzzle.bench.baseline_name if puzzle.kind == "kernel" else "PyTorch autograd",
             "what": "forward + backward" if puzzle.kind == "function" else "kernel",
-            "blocks": dict(puzzle.bench.blocks), "rows": [r.__dict__ | {"flag": r.flag} for r in rows]}
+            "blocks": dict(puzzle.bench.blocks), "launch": dict(puzzle.bench.launch),
+            "rows": [r.__dict__ | {"flag": r.flag, "fails": r.fails} for r in rows]}
 
 
 def render_text(doc: dict) -> str:

@@ -69,7 +69,7 @@ def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], sizes: dict) -> di
     grid = puzzle.launch_grid(case)
 
     def run():
-        kernel[grid](*inputs, *outputs, **binding.named)
+        kernel[grid](*inputs, *outputs, **binding.named, **puzzle.bench.launch)
 
     run()
     expected = puzzle.spec(*inputs)

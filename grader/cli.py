@@ -115,7 +115,7 @@ def bench_main(args, course: Course, targets) -> int:
     print(bench.render_json(doc) if args.json else bench.render_text(doc))
     if args.plot is not None and doc["ok"]:
         print(f"plot: {bench.plot(doc, args.plot)}", file=sys.stderr)
-    return 0 if doc["ok"] and all(not r["flag"] for r in doc["rows"]) else 1
+    return 0 if doc["ok"] and not any(r["fails"] for r in doc["rows"]) else 1
 
 
 def _has_cuda() -> bool:

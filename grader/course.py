@@ -6,7 +6,6 @@ parents, else the checkout this package was installed from (``pip install -e .``
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import re
 import sys
@@ -14,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .imports import import_file
 from .puzzle import Puzzle
 
 PUZZLE_FILE = re.compile(r"^(puzzle\d\d)_\w+\.py$")
@@ -91,16 +91,7 @@ def load_puzzle(path: str) -> Puzzle:
     worker process.
     """
     name = "_course_" + hashlib.sha1(path.encode()).hexdigest()[:12]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    folder = os.path.dirname(path)
-    sys.path.insert(0, folder)  # an autograd puzzle imports the kernels of the puzzles before it
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        if sys.path and sys.path[0] == folder:
-            sys.path.pop(0)
+    module = import_file(path, name)  # an autograd puzzle imports the kernels of the puzzles before it
     puzzle = getattr(module, "PUZZLE", None)
     if not isinstance(puzzle, Puzzle):
         raise CourseError(f"{path} defines no PUZZLE = Puzzle(...)")

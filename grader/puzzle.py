@@ -82,6 +82,7 @@ class Bench:
     blocks: Mapping[str, int] = field(default_factory=dict)
     baseline: Callable | None = None
     baseline_name: str = "PyTorch"
+    launch: Mapping[str, int] = field(default_factory=dict)  # e.g. {"num_warps": 8}
 
 
 @dataclass(frozen=True)

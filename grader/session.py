@@ -28,6 +28,8 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
         worker.start()
     from .grade import PuzzleGrader  # imports torch: only once the workers are starting too
     from .grade_function import FunctionGrader
+    kinds = {pid: FunctionGrader if course.puzzle(pid).kind == "function" else PuzzleGrader
+             for pid, _ in targets}  # load every puzzle here, before the threads start
     todo: queue.Queue = queue.Queue()
     for index, target in enumerate(targets):
         todo.put((index, target))
@@ -39,8 +41,7 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
                 index, (puzzle_id, path) = todo.get_nowait()
             except queue.Empty:
                 return
-            kind = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
-            result = kind(course, puzzle_id, path, worker, options, compiler).grade()
+            result = kinds[puzzle_id](course, puzzle_id, path, worker, options, compiler).grade()
             results[index] = result
             if on_result is not None:
                 on_result(result)

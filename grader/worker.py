@@ -14,7 +14,6 @@ import argparse
 import ast
 import contextlib
 import hashlib
-import importlib.util
 import inspect
 import os
 import sys
@@ -23,6 +22,7 @@ import textwrap
 import time
 import traceback
 
+from .imports import import_file
 from .protocol import ChannelClosed, Reader, write_message
 
 
@@ -123,21 +123,6 @@ def is_stub(fn) -> bool:
     return True
 
 
-def _forget_learner_imports(before: set[str]) -> None:
-    """Drop modules a learner file imported from its own folder (say, its puzzle 13 kernels),
-    so that the next file graded by this worker imports its own, not a cached neighbour's.
-    The importing module keeps its references; installed packages stay cached."""
-    installed = tuple(os.path.realpath(p) for p in {sys.prefix, sys.base_prefix, os.path.dirname(os.__file__)})
-    package = os.path.dirname(os.path.realpath(__file__))
-    for name in set(sys.modules) - before:
-        origin = getattr(sys.modules[name], "__file__", None)
-        if origin is None or name.startswith("_learner_"):
-            continue
-        origin = os.path.realpath(origin)
-        if not origin.startswith(installed) and not origin.startswith(package):
-            del sys.modules[name]
-
-
 class Worker:
     def __init__(self, device: str, out_fd: int) -> None:
         self.device = device
@@ -159,22 +144,11 @@ class Worker:
         path = os.path.abspath(path)
         if path not in self.modules:
             name = "_learner_" + hashlib.sha1(path.encode()).hexdigest()[:12]
-            spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            directory = os.path.dirname(path)
-            sys.path.insert(0, directory)
-            before = set(sys.modules)
-            try:
+            def quietly(execute):
                 with captured_output():
-                    spec.loader.exec_module(module)
-            except BaseException:
-                sys.modules.pop(name, None)
-                raise
-            finally:
-                if sys.path and sys.path[0] == directory:
-                    sys.path.pop(0)
-                _forget_learner_imports(before)
+                    execute()
+
+            module = import_file(path, name, run=quietly)
             self.modules[path] = module
         return self.modules[path]
 

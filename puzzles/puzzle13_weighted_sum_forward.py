@@ -119,7 +119,8 @@ PUZZLE = Puzzle(
     bench=Bench(
         sizes=({"ROWS": 65536, "D": 1024}, {"ROWS": 4096, "D": 1024}, {"ROWS": 16384, "D": 1024},
                       {"ROWS": 262144, "D": 1024}, {"ROWS": 65536, "D": 256}),
-        blocks={"ROWS_TILE_SIZE": 16, "D_TILE_SIZE": 256},
+        blocks={"ROWS_TILE_SIZE": 16, "D_TILE_SIZE": 1024},
+        launch={"num_warps": 16, "num_stages": 4},
         bytes=lambda s: 4 * (s["ROWS"] * s["D"] + s["D"] + s["ROWS"]),
         baseline=lambda x, weight: torch.tensordot(x, weight, dims=1),
         baseline_name="torch.tensordot",

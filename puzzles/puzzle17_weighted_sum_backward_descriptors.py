@@ -111,7 +111,8 @@ PUZZLE = Puzzle(
     bench=Bench(
         sizes=({"ROWS": 65536, "D": 1024}, {"ROWS": 4096, "D": 1024}, {"ROWS": 16384, "D": 1024},
                       {"ROWS": 262144, "D": 1024}, {"ROWS": 65536, "D": 256}),
-        blocks={"ROWS_TILE_SIZE": 32, "D_TILE_SIZE": 256},
+        blocks={"ROWS_TILE_SIZE": 16, "D_TILE_SIZE": 512},
+        launch={"num_warps": 4, "num_stages": 4},
         bytes=lambda s: 4 * (2 * s["ROWS"] * s["D"] + 2 * s["ROWS"] + s["D"]),
     ),
     atol=1e-4,

@@ -25,7 +25,8 @@ def weighted_sum_fwd(
 
     acc = tl.zeros((ROWS_TILE_SIZE,), dtype=tl.float32)
     for _ in range(tl.cdiv(D, D_TILE_SIZE)):
-        x = tl.load(x_block_ptr, boundary_check=(0, 1), padding_option="zero")
+        # x is read exactly once: tell the cache not to keep it.
+        x = tl.load(x_block_ptr, boundary_check=(0, 1), padding_option="zero", eviction_policy="evict_first")
         w = tl.load(weight_block_ptr, boundary_check=(0,), padding_option="zero")
         acc += tl.sum(x * w[None, :], axis=1)
         x_block_ptr = tl.advance(x_block_ptr, (0, D_TILE_SIZE))

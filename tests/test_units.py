@@ -106,3 +106,19 @@ def test_puzzle_ids_normalise(text):
 def test_bad_puzzle_id():
     with pytest.raises(CourseError, match="'seven' is not a puzzle id"):
         normalise_id("seven")
+
+
+def test_importing_a_file_leaves_no_neighbour_modules_behind():
+    """The course's puzzle15 imports its folder's puzzle13 (a stub); a solutions file imported
+    afterwards must get the solutions' puzzle13, not the cached stub."""
+    import sys
+    from pathlib import Path
+
+    from grader.course import load_puzzle
+    from grader.imports import import_file
+    root = Path(__file__).resolve().parent.parent
+    load_puzzle(str(root / "puzzles" / "puzzle15_weighted_sum_autograd.py"))
+    assert "puzzle13_weighted_sum_forward" not in sys.modules
+    solution = import_file(str(root / "solutions" / "puzzle15_weighted_sum_autograd.py"), "_test_solution15")
+    kernel_file = solution.weighted_sum_fwd.fn.__code__.co_filename
+    assert kernel_file == str(root / "solutions" / "puzzle13_weighted_sum_forward.py")
