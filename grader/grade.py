@@ -161,6 +161,7 @@ class PuzzleGrader:
         header = {"op": "run", "file": str(self.kernel_file), "kernel": self.puzzle.kernel,
                   "grid": list(plan.grid), "named": dict(binding.named),
                   "check_bounds": self.options.check_bounds, "trace": trace,
+                  "allocator": "make_tensor_descriptor" in self.puzzle.requires,
                   "buffers": [b.to_json() | {"param": p} for b, p in zip(plan.buffers, binding.pointers)]}
         try:
             reply, raw = self.worker.request(header, blobs, timeout=self.options.timeout)

@@ -135,9 +135,7 @@ class Worker:
             self.torch = torch
         import triton
         self.triton = triton
-        if device == "cuda" and hasattr(triton, "set_allocator"):
-            # Kernels that build tensor descriptors on the device need scratch memory for them.
-            triton.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+        self._allocator_on = False
 
     # ---- loading ---------------------------------------------------------------------------
     def module(self, path: str):
@@ -202,6 +200,21 @@ class Worker:
         return {"ok": True, "params": params, "stub": is_stub(fn),
                 "line": inspect.getsourcelines(fn)[1] if inspect.getsourcefile(fn) else None}, []
 
+    def use_allocator(self, wanted: bool) -> None:
+        """Kernels that build tensor descriptors on the device need scratch memory from an
+        allocator. Set it only for them: with an allocator set, every launch of every kernel
+        pays for a call into it (measured: 0.23 ms -> 0.57 ms for puzzle 15's step on an H200)."""
+        if self.device != "cuda" or wanted == self._allocator_on or not hasattr(self.triton, "set_allocator"):
+            return
+        if wanted:
+            torch = self.torch
+            self.triton.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8,
+                                                                                  device="cuda"))
+        else:
+            from triton.runtime import _allocation
+            self.triton.set_allocator(_allocation.NullAllocator())
+        self._allocator_on = wanted
+
     # ---- running ---------------------------------------------------------------------------
     def _tensors(self, buffers: list[dict], blobs: list[bytes]):
         torch = self.torch
@@ -219,6 +232,7 @@ class Worker:
     def op_run(self, msg: dict, blobs: list[bytes]):
         path = os.path.abspath(msg["file"])
         kernel = self.kernel(path, msg["kernel"])
+        self.use_allocator(msg.get("allocator", False))
         whole, views = self._tensors(msg["buffers"], blobs)
         checker = None
         if self.device == "cpu" and (msg.get("check_bounds", True) or msg.get("trace")):
@@ -291,6 +305,7 @@ class Worker:
         puzzle = load_puzzle(msg["puzzle_file"])
         path = os.path.abspath(msg["file"])
         kernel = self.kernel(path, puzzle.kernel)
+        self.use_allocator("make_tensor_descriptor" in puzzle.requires)
         results = []
         try:
             copy = copy_bandwidth()
