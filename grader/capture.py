@@ -34,6 +34,16 @@ def _names(code: types.CodeType) -> set[str]:
     return names
 
 
+def _is_literal(value) -> bool:
+    """Plain data (numbers, strings, and dicts, lists, tuples of them) that repr writes back exactly."""
+    if not isinstance(value, (int, float, str, bool, dict, list, tuple)):
+        return False
+    try:
+        return ast.literal_eval(repr(value)) == value
+    except (ValueError, SyntaxError):
+        return False
+
+
 def source_of(obj) -> str:
     """A module's text defining ``obj`` and everything module-level it needs."""
     import triton.language as tl
@@ -65,7 +75,7 @@ def source_of(obj) -> str:
                         imports.append(line)
                 elif isinstance(value, tl.constexpr):
                     seen[name] = f"{name} = tl.constexpr({value.value!r})"
-                elif isinstance(value, (int, float, str, bool)):
+                elif _is_literal(value):
                     seen[name] = f"{name} = {value!r}"
                 elif _python_function(value) is not None and getattr(value, "__module__", "") != "torch":
                     module = getattr(_python_function(value), "__module__", "")

@@ -23,6 +23,14 @@ def test_notebooks_are_generated_and_up_to_date(course):
     assert names == set(BOOKS)
 
 
+def _course_copy(tmp_path: Path) -> Path:
+    """Notebooks run in a copy of the course, so their progress files stay out of the repo."""
+    import shutil
+    for folder in ("puzzles", "solutions", "notebooks"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns(".progress.json"))
+    return tmp_path / "notebooks"
+
+
 def _execute(nb, cwd: Path) -> nbformat.NotebookNode:
     from nbclient import NotebookClient
     NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
@@ -41,7 +49,8 @@ def _check_outputs(nb) -> dict[str, str]:
 
 @pytest.mark.parametrize("book", BOOKS[1:])
 def test_shipped_notebook_runs_and_reports_not_attempted(book, tmp_path):
-    nb = _execute(nbformat.read(ROOT / "notebooks" / f"{book}.ipynb", as_version=4), ROOT / "notebooks")
+    folder = _course_copy(tmp_path)
+    nb = _execute(nbformat.read(folder / f"{book}.ipynb", as_version=4), folder)
     outputs = _check_outputs(nb)
     assert outputs and all("not attempted" in text for text in outputs.values()), outputs
 
@@ -59,8 +68,10 @@ def _with_solutions(nb, course):
 
 @pytest.mark.parametrize("book", BOOKS[1:])
 def test_notebook_with_solutions_passes_every_check(book, course, tmp_path):
-    nb = _with_solutions(nbformat.read(ROOT / "notebooks" / f"{book}.ipynb", as_version=4), course)
-    outputs = _check_outputs(_execute(nb, ROOT / "notebooks"))
+    folder = _course_copy(tmp_path)
+    nb = _with_solutions(nbformat.read(folder / f"{book}.ipynb", as_version=4), course)
+    outputs = _check_outputs(_execute(nb, folder))
+    assert (folder / ".progress.json").is_file(), "checks record progress next to the notebook"
     failing = {p: t for p, t in outputs.items() if "✓" not in t}
     assert not failing, failing
 
