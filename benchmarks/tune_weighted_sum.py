@@ -57,7 +57,7 @@ def main() -> int:
                 run = lambda: kernel[(tiles,)](*args, ROWS_TILE_SIZE=rt, D_TILE_SIZE=dt,  # noqa: E731
                                                num_warps=warps, num_stages=stages)
                 ms = triton.testing.do_bench(run)
-            except Exception as exc:  # some tiles do not fit (shared memory, TMA box limits)
+            except Exception:  # some tiles do not fit (shared memory, TMA box limits)
                 continue  # too big for shared memory or a TMA box
             gbs = (bwd_bytes if backward else fwd_bytes) / (ms * 1e-3) / 1e9
             if best is None or ms < best[0]:

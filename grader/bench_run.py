@@ -34,7 +34,6 @@ def copy_bandwidth() -> dict:
     ms = triton.testing.do_bench(lambda: dst.copy_(src), warmup=50, rep=500)
     entry = {"gb_per_s": 2 * 4 * n / (ms * 1e-3) / 1e9, "bytes": 2 * 4 * n, "ms": ms,
              "measured": time.strftime("%Y-%m-%d %H:%M")}
-    del src, dst
     try:
         CACHE.parent.mkdir(parents=True, exist_ok=True)
         CACHE.write_text(json.dumps(cached | {name: entry}, indent=1))

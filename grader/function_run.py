@@ -102,7 +102,7 @@ def _flat(items) -> list:
     return out
 
 
-def _describe_tensor(t) -> dict:
+def describe_tensor(t) -> dict:
     if not isinstance(t, torch.Tensor):
         return {"tensor": False, "type": type(t).__name__}
     return {"tensor": True, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
@@ -120,10 +120,10 @@ def run_function(cls, inputs: list[torch.Tensor], grad_output: torch.Tensor, on_
         if node is not None:
             for t in node.saved_tensors:
                 ptr = t.untyped_storage().data_ptr()
-                saved.append({**_describe_tensor(t), "input": storages.index(ptr) if ptr in storages else None})
+                saved.append({**describe_tensor(t), "input": storages.index(ptr) if ptr in storages else None})
             for key, value in vars(node).items():
                 if isinstance(value, torch.Tensor):
-                    attributes.append({"name": key, **_describe_tensor(value)})
+                    attributes.append({"name": key, **describe_tensor(value)})
         recorder.phase = "backward"
         grads = cls.backward(node, grad_output) if node is not None else ()
     grads = grads if isinstance(grads, tuple) else (grads,)

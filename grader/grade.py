@@ -20,12 +20,12 @@ from .results import CaseResult, CheckResult, PuzzleResult
 from .workers import SharedWorker, WorkerDied, WorkerProcess, WorkerTimedOut
 
 
-def _case_result(case: Case, puzzle: Puzzle, passed: bool, kind=None, message="", **extra) -> CaseResult:
+def case_result(case: Case, puzzle: Puzzle, passed: bool, kind=None, message="", **extra) -> CaseResult:
     return CaseResult(name=case.name, sizes=puzzle.sizes(case), blocks=dict(case.blocks), seed=case.seed,
                       grid=puzzle.launch_grid(case), passed=passed, kind=kind, message=message, **extra)
 
 
-def _describe(case: Case, puzzle: Puzzle) -> str:
+def describe_case(case: Case, puzzle: Puzzle) -> str:
     sizes = ", ".join(f"{k}={v}" for k, v in {**puzzle.sizes(case), **case.blocks}.items())
     return f"case {case.label} ({sizes})"
 
@@ -117,7 +117,7 @@ class PuzzleGrader:
         binding = None
         for case in self.puzzle.cases:
             if abort is not None:
-                cases.append(_case_result(case, self.puzzle, False, "skipped", f"not run: {abort}"))
+                cases.append(case_result(case, self.puzzle, False, "skipped", f"not run: {abort}"))
                 continue
             result, binding_or_none, abort = self._run_case(case, params)
             binding = binding_or_none or binding
@@ -151,12 +151,12 @@ class PuzzleGrader:
     def _run_case(self, case: Case, params: list[Param], trace: bool = False):
         """Returns (CaseResult, Binding or None, reason to abort the remaining cases or None)."""
         plan = self.shapes.plan(case, self.options.secret)
-        describe = _describe(case, self.puzzle)
+        describe = describe_case(case, self.puzzle)
         try:
             binding = bind(params, [b.name for b in plan.buffers], plan.values, self.expected_signature)
         except BindingError as exc:
             message = f"{describe}: {exc}"
-            return _case_result(case, self.puzzle, False, "signature", message), None, "the signature is wrong"
+            return case_result(case, self.puzzle, False, "signature", message), None, "the signature is wrong"
         blobs = [pack(b, x) for b, x in zip(plan.buffers, plan.inputs)] + [pack(b, None) for b in plan.output_buffers]
         header = {"op": "run", "file": str(self.kernel_file), "kernel": self.puzzle.kernel,
                   "grid": list(plan.grid), "named": dict(binding.named),
@@ -167,11 +167,11 @@ class PuzzleGrader:
             reply, raw = self.worker.request(header, blobs, timeout=self.options.timeout)
         except WorkerTimedOut:
             message = f"{describe}: {messages.timeout(self.options.timeout)}"
-            return (_case_result(case, self.puzzle, False, "timeout", message, seconds=self.options.timeout),
+            return (case_result(case, self.puzzle, False, "timeout", message, seconds=self.options.timeout),
                     binding, f"{case.label} timed out")
         except WorkerDied as died:
             message = f"{describe}: {messages.crash(died.returncode, died.stderr_tail, self.options.device)}"
-            return _case_result(case, self.puzzle, False, "crash", message), binding, f"{case.label} crashed"
+            return case_result(case, self.puzzle, False, "crash", message), binding, f"{case.label} crashed"
 
         self.last_trace = reply.get("trace")
         extra = {"seconds": reply.get("seconds", 0.0), "printed": reply.get("printed", "")}
@@ -189,17 +189,17 @@ class PuzzleGrader:
             elif kind == "crash":
                 text = messages.crash(None, reply.get("error", ""), self.options.device)
                 self.worker.kill()
-                return (_case_result(case, self.puzzle, False, "crash", f"{describe}: {text}", **extra),
+                return (case_result(case, self.puzzle, False, "crash", f"{describe}: {text}", **extra),
                         binding, f"{case.label} crashed")
             else:
                 raise RuntimeError(f"worker error: {reply.get('error')}")
-            return _case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), binding, None
+            return case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), binding, None
 
         outcome = compare(plan.buffers, raw, plan.inputs, plan.expected, self.puzzle.atol, self.puzzle.rtol,
                           large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
                           host_reduce=self.puzzle.host_reduce)
         message = "" if outcome.passed else f"{describe}: {outcome.message}"
-        return (_case_result(case, self.puzzle, outcome.passed, outcome.kind, message,
+        return (case_result(case, self.puzzle, outcome.passed, outcome.kind, message,
                              max_abs_err=outcome.max_abs_err, **extra), binding, None)
 
     def _compile_check(self, params: list[Param]) -> CheckResult:

@@ -11,7 +11,7 @@ import torch
 from . import messages
 from .compare import compare_tensor, fmt_index
 from .fence import Buffer, pack
-from .grade import PuzzleGrader, _case_result, _describe
+from .grade import PuzzleGrader, case_result, describe_case
 from .inputs import case_seed
 from .puzzle import Case
 from .workers import WorkerDied, WorkerTimedOut
@@ -28,7 +28,7 @@ class FunctionGrader(PuzzleGrader):
 
     def _run_case(self, case: Case, params, trace: bool = False):
         plan = self.shapes.plan(case, self.options.secret)
-        describe = _describe(case, self.puzzle)
+        describe = describe_case(case, self.puzzle)
         inputs = [x.clone().requires_grad_(x.is_floating_point()) for x in plan.inputs]
         output = self.puzzle.spec(*inputs)
         gen = torch.Generator().manual_seed(case_seed(self.puzzle, case, self.options.secret) + 1)
@@ -43,15 +43,15 @@ class FunctionGrader(PuzzleGrader):
         header = {"op": "function", "file": str(self.kernel_file), "kernel": self.puzzle.kernel,
                   "buffers": [b.to_json() | {"param": ""} for b in buffers]}
         fail = lambda kind, text, **extra: (  # noqa: E731
-            _case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), None, None)
+            case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), None, None)
         try:
             reply, raw = self.worker.request(header, blobs, timeout=self.options.timeout)
         except WorkerTimedOut:
-            return (_case_result(case, self.puzzle, False, "timeout",
+            return (case_result(case, self.puzzle, False, "timeout",
                                  f"{describe}: {messages.timeout(self.options.timeout)}"), None, f"{case.label} timed out")
         except WorkerDied as died:
             text = messages.crash(died.returncode, died.stderr_tail, self.options.device)
-            return _case_result(case, self.puzzle, False, "crash", f"{describe}: {text}"), None, f"{case.label} crashed"
+            return case_result(case, self.puzzle, False, "crash", f"{describe}: {text}"), None, f"{case.label} crashed"
 
         extra = {"seconds": reply.get("seconds", 0.0), "printed": reply.get("printed", "")}
         if not reply.get("ok"):
@@ -63,7 +63,7 @@ class FunctionGrader(PuzzleGrader):
                 return fail(kind, messages.out_of_bounds(reply["access"]), **extra)
             if kind == "crash":
                 self.worker.kill()
-                return (_case_result(case, self.puzzle, False, "crash",
+                return (case_result(case, self.puzzle, False, "crash",
                                      f"{describe}: {messages.crash(None, reply.get('error', ''), self.options.device)}",
                                      **extra), None, f"{case.label} crashed")
             if kind in ("exception", "compile"):
@@ -85,7 +85,7 @@ class FunctionGrader(PuzzleGrader):
             verdict = self._check_grads(grads_got, reply["grads"], expected_grads, case)
         if verdict is not None:
             return fail(*verdict, **extra)
-        return _case_result(case, self.puzzle, True, **extra), None, None
+        return case_result(case, self.puzzle, True, **extra), None, None
 
     @staticmethod
     def _tensor(described: dict, blob: bytes) -> torch.Tensor:

@@ -11,18 +11,15 @@ kernel, it leaves ``triton.language`` patched, and compiling in that process fai
 from __future__ import annotations
 
 import argparse
-import ast
-import contextlib
 import hashlib
 import inspect
 import os
 import sys
-import tempfile
-import textwrap
 import time
 import traceback
 
 from .imports import import_file
+from .learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
 from .protocol import ChannelClosed, Reader, write_message
 
 
@@ -31,96 +28,6 @@ def _parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--device", choices=("cpu", "cuda", "compile"), required=True,
                         help="cpu: the Triton interpreter; cuda: the GPU; compile: GPU compile checks only")
     return parser.parse_args(argv)
-
-
-@contextlib.contextmanager
-def captured_output():
-    """Send fds 1 and 2 to a temporary file; yields a list that receives the text."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = os.dup(1), os.dup(2)
-    text: list[str] = []
-    with tempfile.TemporaryFile() as tmp:
-        os.dup2(tmp.fileno(), 1)
-        os.dup2(tmp.fileno(), 2)
-        try:
-            yield text
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            os.close(saved[0])
-            os.close(saved[1])
-            tmp.seek(0)
-            text.append(tmp.read(1 << 20).decode("utf-8", "replace"))
-
-
-def learner_frame(exc: BaseException, filename: str) -> tuple[int | None, str]:
-    """The deepest traceback entry in the learner's file, following chained exceptions."""
-    found: tuple[int | None, str] = (None, "")
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        for entry in traceback.extract_tb(exc.__traceback__):
-            if os.path.abspath(entry.filename) == filename:
-                found = (entry.lineno, (entry.line or "").strip())
-        exc = exc.__cause__ or exc.__context__
-    return found
-
-
-def compile_error_line(exc: BaseException, fn, filename: str) -> tuple[int | None, str]:
-    """Triton reports compile errors as "at LINE:COL:" counted from the ``def`` line."""
-    import linecache
-    import re
-    match = re.match(r"at (\d+):(\d+):", str(exc))
-    if not match:
-        return learner_frame(exc, filename)
-    lines, first = inspect.getsourcelines(fn)
-    def_offset = next((i for i, text in enumerate(lines) if text.lstrip().startswith("def ")), 0)
-    line = first + def_offset + int(match.group(1)) - 1
-    return line, linecache.getline(filename, line).strip()
-
-
-def _chain(exc: BaseException):
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        yield exc
-        exc = exc.__cause__
-
-
-def root_cause(exc: BaseException) -> BaseException:
-    """Triton's interpreter wraps errors in InterpreterError; the learner wants the original."""
-    seen = set()
-    while exc.__cause__ is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        exc = exc.__cause__
-    return exc
-
-
-def is_stub(fn) -> bool:
-    """A body of only docstrings, ``pass``, ``...``, bare ``return`` and ``raise NotImplementedError``
-    is not an attempt."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
-        return False
-    func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
-    if func is None:
-        return False
-    for stmt in func.body:
-        if isinstance(stmt, ast.Pass):
-            continue
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-            continue
-        if isinstance(stmt, ast.Raise) and stmt.exc is not None and "NotImplementedError" in ast.unparse(stmt.exc):
-            continue
-        if isinstance(stmt, ast.Return) and (stmt.value is None or (
-                isinstance(stmt.value, ast.Constant) and stmt.value.value is None)):
-            continue
-        return False
-    return True
 
 
 class Worker:
@@ -239,30 +146,38 @@ class Worker:
             checker = self._bounds_checker(msg["buffers"], whole, path, msg.get("trace", False),
                                            msg.get("check_bounds", True))
             checker.install()
-        reply: dict = {"ok": True}
+        _, error, printed, seconds = self._run_learner(
+            lambda: kernel[tuple(msg["grid"])](*views, **msg["named"]), checker)
+        reply: dict = {"ok": True} if error is None else self._failure(error, path, kernel)
+        reply["seconds"] = seconds
+        if checker is not None and checker.trace is not None:
+            reply["trace"] = checker.trace.to_json()
+        reply["printed"] = printed
+        if reply.get("fatal"):
+            return reply, []
+        return reply, [w.cpu().numpy().tobytes() for w in whole]
+
+    def _run_learner(self, call, checker):
+        """Run learner code with its output captured; the bounds check (if any) is removed after.
+        Returns (result, exception or None, printed text, seconds)."""
         start = time.perf_counter()
+        printed: list[str] = []
         try:
             with captured_output() as printed:
                 try:
-                    kernel[tuple(msg["grid"])](*views, **msg["named"])
+                    result = call()
                     if self.device == "cuda":
                         self.torch.cuda.synchronize()
                 finally:
                     if checker is not None:
                         checker.uninstall()
-        except BaseException as exc:  # the learner's kernel may raise anything
-            reply = self._failure(exc, path, kernel)
-        reply["seconds"] = time.perf_counter() - start
-        if checker is not None and checker.trace is not None:
-            reply["trace"] = checker.trace.to_json()
-        reply["printed"] = printed[0] if printed else ""
-        if reply.get("fatal"):
-            return reply, []
-        return reply, [w.cpu().numpy().tobytes() for w in whole]
+        except BaseException as exc:  # the learner's code may raise anything
+            return None, exc, printed[0] if printed else "", time.perf_counter() - start
+        return result, None, printed[0] if printed else "", time.perf_counter() - start
 
     def op_function(self, msg: dict, blobs: list[bytes]):
         """Forward and backward of a learner's autograd.Function (see function_run)."""
-        from .function_run import run_function
+        from .function_run import describe_tensor, run_function
         path = os.path.abspath(msg["file"])
         cls = self.kernel(path, msg["kernel"])
         if not (isinstance(cls, type) and issubclass(cls, self.torch.autograd.Function)):
@@ -272,27 +187,17 @@ class Worker:
         if self.device == "cpu":
             checker = self._bounds_checker(msg["buffers"], whole, path, False, True)
             checker.install()
-        start = time.perf_counter()
-        try:
-            with captured_output() as printed:
-                try:
-                    seen = run_function(cls, views[:-1], views[-1], checker.allow if checker else None)
-                    if self.device == "cuda":
-                        self.torch.cuda.synchronize()
-                finally:
-                    if checker is not None:
-                        checker.uninstall()
-        except BaseException as exc:  # the learner's code may raise anything
-            reply = self._failure(exc, path, None)
-            reply.update(seconds=time.perf_counter() - start, printed=printed[0] if printed else "")
-            return reply, []
+        seen, error, printed, seconds = self._run_learner(
+            lambda: run_function(cls, views[:-1], views[-1], checker.allow if checker else None), checker)
+        if error is not None:
+            return self._failure(error, path, None) | {"seconds": seconds, "printed": printed}, []
         tensors = [seen["output"], *seen["grads"]]
-        described = [self._describe(t) for t in tensors]
+        described = [describe_tensor(t) for t in tensors]
         out = [t.detach().contiguous().cpu().view(-1).view(self.torch.uint8).numpy().tobytes()
                for t, d in zip(tensors, described) if d["tensor"]]
         reply = {"ok": True, "output": described[0], "grads": described[1:], "saved": seen["saved"],
                  "attributes": seen["attributes"], "ops": seen["ops"], "launches": seen["launches"],
-                 "seconds": time.perf_counter() - start, "printed": printed[0] if printed else ""}
+                 "seconds": seconds, "printed": printed}
         return reply, out
 
     def op_bench(self, msg: dict, blobs: list[bytes]):
@@ -322,11 +227,6 @@ class Worker:
         return {"ok": True, "device": self.torch.cuda.get_device_name(), "copy": copy, "results": results,
                 "versions": {"torch": self.torch.__version__, "triton": self.triton.__version__}}, []
 
-    def _describe(self, t) -> dict:
-        if not isinstance(t, self.torch.Tensor):
-            return {"tensor": False, "type": type(t).__name__}
-        return {"tensor": True, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
-
     def _bounds_checker(self, buffers, whole, path, trace: bool, enforce: bool):
         from triton.runtime import interpreter
 
@@ -348,7 +248,7 @@ class Worker:
         cause = root_cause(exc)
         if isinstance(cause, OutOfBounds):
             return {"ok": False, "kind": "out_of_bounds", "access": cause.info}
-        compile_error = next((e for e in _chain(exc) if re.match(r"at \d+:\d+:", str(e))), None)
+        compile_error = next((e for e in exception_chain(exc) if re.match(r"at \d+:\d+:", str(e))), None)
         if self.device == "cuda" and compile_error is not None and self.python_function(kernel):
             line, source = compile_error_line(compile_error, self.python_function(kernel), path)
             return {"ok": False, "kind": "compile", "error": f"{type(compile_error).__name__}: {compile_error}",

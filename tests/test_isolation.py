@@ -1,5 +1,4 @@
 """A kernel that crashes or hangs costs its own puzzle, never the grader or the next puzzle."""
-from pathlib import Path
 
 from grader.options import Options
 from grader.session import grade_many
