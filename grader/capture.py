@@ -107,20 +107,69 @@ def _class_source(cls) -> str:
     raise OSError(f"cannot find the source of class {cls.__name__}: define it in a cell or a file")
 
 
-def _keep(node: ast.stmt) -> bool:
-    """Definitions only: imports, functions, classes and constant assignments."""
-    if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
+ALLOWED_DECORATORS = {"triton.jit", "jit", "staticmethod", "classmethod"}
+
+
+def _inert(node: ast.expr | None) -> bool:
+    """An expression evaluated at definition time that can run no code of the submission's:
+    a constant, a (dotted) name, a subscript or tuple of those (``Float32[Tensor, "N"]``),
+    or ``tl.constexpr(<constant>)``."""
+    if node is None or isinstance(node, (ast.Constant, ast.Name)):
         return True
-    if isinstance(node, (ast.Assign, ast.AnnAssign)):
-        value = node.value
-        if value is None:
-            return False
-        if isinstance(value, ast.Constant):
-            return True
-        # NAME = tl.constexpr(8) and similar constant wrappers
-        return isinstance(value, ast.Call) and ast.unparse(value.func).endswith("constexpr") and \
-            all(isinstance(a, ast.Constant) for a in value.args)
+    if isinstance(node, ast.Attribute):
+        return _inert(node.value)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_inert(e) for e in node.elts)
+    if isinstance(node, ast.Subscript):
+        return _inert(node.value) and _inert(node.slice)
+    if isinstance(node, ast.UnaryOp):
+        return _inert(node.operand)
+    if isinstance(node, ast.Dict):
+        return all(_inert(k) and _inert(v) for k, v in zip(node.keys, node.values))
+    if isinstance(node, ast.Call):
+        return ast.unparse(node.func).endswith("constexpr") and all(isinstance(a, ast.Constant) for a in node.args) \
+            and not node.keywords
     return False
+
+
+def _inert_def(node: ast.FunctionDef) -> bool:
+    args = node.args
+    every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
+    return (all(ast.unparse(d) in ALLOWED_DECORATORS for d in node.decorator_list)
+            and all(_inert(a.annotation) for a in every) and _inert(node.returns)
+            and all(_inert(d) for d in args.defaults + [d for d in args.kw_defaults if d is not None]))
+
+
+def _keep(node: ast.stmt) -> bool:
+    """Definitions whose evaluation runs none of the submission's code: imports, functions
+    and classes (Triton's and Python's own decorators only), and constants bound to names."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return True
+    if isinstance(node, ast.FunctionDef):
+        return _inert_def(node)
+    if isinstance(node, ast.ClassDef):
+        return (not node.decorator_list and not node.keywords and all(_inert(b) for b in node.bases)
+                and all(_keep(s) or isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and
+                                                                isinstance(s.value, ast.Constant))
+                        for s in node.body))
+    if isinstance(node, ast.Assign):
+        return all(isinstance(t, ast.Name) for t in node.targets) and _inert(node.value)
+    if isinstance(node, ast.AnnAssign):
+        return isinstance(node.target, ast.Name) and node.value is not None and _inert(node.value) \
+            and _inert(node.annotation)
+    return False
+
+
+def definitions_only(source: str) -> str:
+    """A Python file reduced to what :func:`_keep` allows, line for line (a syntax error propagates)."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    out = [""] * len(lines)  # dropped statements leave blank lines: line numbers stay the learner's
+    for node in tree.body:
+        if _keep(node):
+            start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
+            out[start:node.end_lineno] = lines[start:node.end_lineno]
+    return "\n".join(out) + "\n"
 
 
 def _strip_magics(source: str) -> str:

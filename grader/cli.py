@@ -19,7 +19,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  python -m grader puzzle01\n  python -m grader --all --solutions\n"
                "  python -m grader puzzle07 --file my_kernels.py --json\n"
                "  python -m grader notebooks [--check]     generate notebooks/ from puzzles/\n"
-               "  python -m grader progress                what the notebooks' checks saved",
+               "  python -m grader progress                what the notebooks' checks saved\n"
+               "  python -m grader batch SUBMISSIONS       grade a class (grades.csv, results.json, junit.xml)\n"
+               "  python -m grader selftest                solutions pass, wrong kernels fail as declared\n"
+               "  python -m grader release OUT_DIR         the learner's copy, without solutions",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("puzzles", nargs="*", metavar="PUZZLE", help="puzzle ids, e.g. puzzle07 (or 7)")
@@ -172,7 +175,91 @@ def progress_main(argv) -> int:
     return 0
 
 
-SUBCOMMANDS = {"notebooks": notebooks_main, "progress": progress_main}
+def batch_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader batch",
+                                     description="Grade a class: every entry of SUBMISSIONS is one student.")
+    parser.add_argument("submissions", type=Path, help="a folder of student folders, .py files or notebooks")
+    parser.add_argument("--out", type=Path, default=Path("grading"), help="where the reports go (default: grading/)")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="students graded at once")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
+    parser.add_argument("--memory-mb", type=int, default=6144, help="address-space cap per worker (MiB)")
+    parser.add_argument("--seed-secret", type=int, default=0, help="mixed into every input seed")
+    parser.add_argument("--format", choices=("standard", "gradescope"), default="standard",
+                        help="gradescope: also one results.json per student")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--root", type=Path)
+    args = parser.parse_args(argv)
+    try:
+        course = Course(args.root.resolve() if args.root else find_root())
+    except CourseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    if not args.submissions.is_dir():
+        print(f"error: {args.submissions} is not a folder of submissions", file=sys.stderr)
+        return USAGE_ERROR
+    import time
+
+    from . import render_batch
+    from .batch import grade_class
+    from .options import Options
+    started = time.perf_counter()
+    options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret)
+    results = grade_class(course, args.submissions, options, jobs=args.jobs, memory_mb=args.memory_mb)
+    seconds = time.perf_counter() - started
+    args.out.mkdir(parents=True, exist_ok=True)
+    ids = course.ids
+    (args.out / "grades.csv").write_text(render_batch.grades_csv(results, ids))
+    (args.out / "results.json").write_text(render_batch.results_json(results, ids, seconds))
+    (args.out / "junit.xml").write_text(render_batch.junit_xml(results))
+    if args.format == "gradescope":
+        for student in results:
+            folder = args.out / "gradescope" / student.student
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "results.json").write_text(render_batch.gradescope(student))
+    for student in results:
+        note = f"  ({'; '.join(student.problems)})" if student.problems else ""
+        print(f"{student.student:30s} {student.total:3d}/{len(ids)}{note}")
+    print(f"{len(results)} students graded in {seconds:.0f} s; reports in {args.out}/")
+    return 0
+
+
+def selftest_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader selftest",
+                                     description="Solutions must pass; the wrong-kernel corpus must fail as declared.")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--root", type=Path)
+    args = parser.parse_args(argv)
+    try:
+        course = Course(args.root.resolve() if args.root else find_root())
+    except CourseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    from . import selftest
+    from .options import Options
+    rows = selftest.run(course, Options(timeout=20), jobs=args.jobs)
+    print(selftest.render(rows))
+    return 0 if all(r.ok for r in rows) else 1
+
+
+def release_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader release",
+                                     description="Write the learner's copy of the course, without solutions.")
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--root", type=Path)
+    args = parser.parse_args(argv)
+    from .release import LeakError, release
+    try:
+        course = Course(args.root.resolve() if args.root else find_root())
+        written = release(course, args.out)
+    except (CourseError, FileExistsError, LeakError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    print(f"wrote {', '.join(p.name for p in written)} to {args.out}/ (no solutions)")
+    return 0
+
+
+SUBCOMMANDS = {"notebooks": notebooks_main, "progress": progress_main, "batch": batch_main,
+               "selftest": selftest_main, "release": release_main}
 
 
 def main(argv=None) -> int:

@@ -76,7 +76,10 @@ def exception(reply: dict) -> str:
 
 
 def crash(returncode: int | None, stderr_tail: str, device: str) -> str:
-    how = f"signal {-returncode}" if returncode is not None and returncode < 0 else f"exit code {returncode}"
+    if returncode is None:
+        return (f"the process running the kernel stopped answering properly ({stderr_tail.strip()}). "
+                f"Kernels must not write to file descriptors or the grader's channel.")
+    how = f"signal {-returncode}" if returncode < 0 else f"exit code {returncode}"
     detail = stderr_tail.strip().splitlines()[-1] if stderr_tail.strip() else "no message"
     text = f"the process running the kernel died ({how}: {detail})."
     if device == "cuda":

@@ -27,8 +27,9 @@ class WorkerTimedOut(Exception):
 class WorkerProcess:
     """One ``python -m grader.worker`` child. Started lazily; restarted after a death."""
 
-    def __init__(self, device: str) -> None:
+    def __init__(self, device: str, memory_mb: int | None = None) -> None:
         self.device = device
+        self.memory_mb = memory_mb  # a cap on the worker's address space (batch grading)
         self.proc: subprocess.Popen | None = None
         self.reader: Reader | None = None
         self.stderr = None
@@ -46,10 +47,16 @@ class WorkerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "grader.worker", "--device", self.device],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=env,
-            start_new_session=True,
+            start_new_session=True, preexec_fn=self._limit if self.memory_mb else None,
+            cwd=tempfile.gettempdir(),  # never the folder where results are written
         )
         self.reader = Reader(self.proc.stdout.fileno())
         self._ready = False
+
+    def _limit(self) -> None:
+        import resource
+        cap = self.memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
     def _stderr_tail(self) -> str:
         if self.stderr is None:
@@ -72,9 +79,12 @@ class WorkerProcess:
         except ChannelTimeout:
             self.kill()
             raise WorkerTimedOut() from None
-        except (ChannelClosed, BrokenPipeError, OSError):
-            returncode = self.proc.wait(timeout=10) if self.proc else None
-            tail = self._stderr_tail()
+        except (ChannelClosed, BrokenPipeError, OSError) as exc:
+            try:
+                returncode = self.proc.wait(timeout=5) if self.proc else None
+                tail = self._stderr_tail()
+            except subprocess.TimeoutExpired:  # alive, but it wrote garbage into the channel
+                returncode, tail = None, f"the grading channel was corrupted ({exc})"
             self.kill()
             raise WorkerDied(returncode, tail) from None
 
@@ -109,8 +119,8 @@ class WorkerProcess:
 class SharedWorker:
     """One worker serving several grading threads, one request at a time (the compile checker)."""
 
-    def __init__(self, device: str) -> None:
-        self.worker = WorkerProcess(device)
+    def __init__(self, device: str, memory_mb: int | None = None) -> None:
+        self.worker = WorkerProcess(device, memory_mb)
         self.lock = threading.Lock()
 
     def start(self) -> None:

@@ -1,0 +1,192 @@
+"""Grading a class: ``python -m grader batch SUBMISSIONS_DIR``.
+
+Each entry of the folder is one student: a folder (their ``puzzles/*.py`` or any ``.py`` and
+``.ipynb`` files in it), a single ``.py`` file, or a notebook. For every student:
+
+* their files are reduced to **definitions only** (imports, functions, classes, constants;
+  no calls, no attribute assignments, no decorators but Triton's and Python's own), so that
+  nothing a submission does at import time (monkeypatching torch or the grader, writing
+  files, printing fake results) ever runs;
+* they are graded by a worker process of their own, with a timeout per case and a memory
+  cap, so a crash, a hang or a memory blow-up costs that student that puzzle, nothing more;
+* the spec, cases and tolerances come from the course's own ``puzzles/``; inputs are made and
+  outputs judged in this process, from seeds a ``--seed-secret`` can make unpredictable.
+
+The batch never stops early: every student is in the report, with the reason when their
+code could not even be read.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .capture import HEADER, definitions_only, from_notebook
+from .course import PUZZLE_FILE, Course
+from .options import Options
+from .results import PuzzleResult
+
+
+@dataclass(frozen=True)
+class Student:
+    name: str
+    source: Path                        # what they submitted
+    files: dict[str, Path] = field(default_factory=dict)  # puzzle id -> sanitised file to grade
+    problems: tuple[str, ...] = ()      # why some of it could not be read
+
+
+@dataclass(frozen=True)
+class StudentResult:
+    student: str
+    results: tuple[PuzzleResult, ...]
+    problems: tuple[str, ...]
+    seconds: float
+
+    @property
+    def total(self) -> int:
+        return sum(r.passed for r in self.results)
+
+
+def _student_name(path: Path) -> str:
+    return re.sub(r"[^\w.-]", "_", path.stem if path.is_file() else path.name)
+
+
+def _kernels_defined(source: str) -> set[str]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+
+
+def prepare(entry: Path, course: Course, workdir: Path) -> Student:
+    """Sanitised copies of a student's files, and which file holds which puzzle's kernel."""
+    name = _student_name(entry)
+    folder = workdir / name
+    folder.mkdir(parents=True, exist_ok=True)
+    problems: list[str] = []
+    texts: dict[str, str] = {}  # sanitised file name -> module text
+    if entry.is_dir():
+        candidates = sorted(p for p in entry.rglob("*") if p.suffix in (".py", ".ipynb") and p.is_file())
+    else:
+        candidates = [entry]
+    for path in candidates:
+        try:
+            raw = path.read_text(encoding="utf-8")
+            if path.suffix == ".ipynb":
+                text, _ = from_notebook(raw)
+                texts[path.stem.replace("-", "_") + "_ipynb.py"] = text
+            else:
+                texts[path.name] = definitions_only(raw)
+        except (OSError, UnicodeDecodeError, ValueError, SyntaxError) as exc:
+            problems.append(f"{path.name}: could not be read ({type(exc).__name__}: {exc})")
+    for file_name, text in texts.items():
+        (folder / file_name).write_text(text)
+    files: dict[str, Path] = {}
+    for puzzle_id in course.ids:
+        kernel = course.puzzle(puzzle_id).kernel
+        own = [f for f in texts if PUZZLE_FILE.match(f) and f.startswith(puzzle_id)]
+        holders = own + [f for f in texts if f not in own and kernel in _kernels_defined(texts[f])]
+        holders = [f for f in holders if kernel in _kernels_defined(texts[f])]
+        if holders:
+            files[puzzle_id] = folder / holders[0]
+    if not texts and not problems:
+        problems.append("no .py or .ipynb file found")
+    return Student(name, entry, files, tuple(problems))
+
+
+def _missing(course: Course, puzzle_id: str, student: Student, options: Options) -> PuzzleResult:
+    puzzle = course.puzzle(puzzle_id)
+    return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status="not_attempted", source=str(student.source),
+                        device=options.device, message=f"no `{puzzle.kernel}` in the submission")
+
+
+def grade_student(course: Course, student: Student, options: Options, memory_mb: int) -> StudentResult:
+    from .grade import PuzzleGrader
+    from .grade_function import FunctionGrader
+    from .workers import SharedWorker, WorkerProcess
+
+    started = time.perf_counter()
+    worker = WorkerProcess(options.device, memory_mb=memory_mb)
+    compiler = SharedWorker("compile", memory_mb=memory_mb) if options.device == "cpu" and options.compile_check \
+        else None
+    results = []
+    try:
+        for puzzle_id in course.ids:
+            path = student.files.get(puzzle_id)
+            if path is None:
+                results.append(_missing(course, puzzle_id, student, options))
+                continue
+            kind = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
+            results.append(kind(course, puzzle_id, path, worker, options, compiler).grade())
+    finally:
+        worker.close()
+        if compiler is not None:
+            compiler.close()
+    return StudentResult(student.name, tuple(results), student.problems, time.perf_counter() - started)
+
+
+class Progress:
+    """One line on stderr: students done, and the time left at the rate so far."""
+
+    def __init__(self, total: int, stream=sys.stderr) -> None:
+        self.total, self.done, self.started, self.stream = total, 0, time.perf_counter(), stream
+        self.lock = threading.Lock()
+
+    def step(self, name: str) -> None:
+        with self.lock:
+            self.done += 1
+            spent = time.perf_counter() - self.started
+            left = spent / self.done * (self.total - self.done)
+            self.stream.write(f"\r[{self.done}/{self.total}] {name[:30]:30s} "
+                              f"{spent:5.0f} s spent, about {left:4.0f} s left")
+            if self.done == self.total:
+                self.stream.write("\n")
+            self.stream.flush()
+
+
+def grade_class(course: Course, folder: Path, options: Options, jobs: int = 2, memory_mb: int = 6144,
+                progress: bool = True) -> list[StudentResult]:
+    entries = sorted(p for p in folder.iterdir() if not p.name.startswith(".")
+                     and (p.is_dir() or p.suffix in (".py", ".ipynb")))
+    workdir = Path(tempfile.mkdtemp(prefix="triton-puzzles-batch-"))
+    try:
+        for puzzle_id in course.ids:
+            course.puzzle(puzzle_id)  # load the course once, before any thread
+        students = [prepare(entry, course, workdir) for entry in entries]
+        results: list[StudentResult | None] = [None] * len(students)
+        bar = Progress(len(students)) if progress else None
+        queue = list(enumerate(students))
+        lock = threading.Lock()
+
+        def drive() -> None:
+            while True:
+                with lock:
+                    if not queue:
+                        return
+                    index, student = queue.pop(0)
+                try:
+                    results[index] = grade_student(course, student, options, memory_mb)
+                except Exception as exc:  # a grader bug: the student still appears, with the reason
+                    results[index] = StudentResult(student.name, (), student.problems + (
+                        f"grader error: {type(exc).__name__}: {exc}",), 0.0)
+                if bar is not None:
+                    bar.step(student.name)
+
+        threads = [threading.Thread(target=drive, daemon=True) for _ in range(max(1, jobs))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return [r for r in results if r is not None]
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+__all__ = ["Student", "StudentResult", "grade_class", "prepare", "HEADER"]

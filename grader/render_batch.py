@@ -1,0 +1,63 @@
+"""A class's results as files: grades.csv, results.json, junit.xml, and Gradescope's format.
+
+Separate renderers over the same ``StudentResult`` objects; none of them decides anything.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from xml.etree import ElementTree as ET
+
+from .batch import StudentResult
+from .results import to_dict
+
+
+def grades_csv(results: list[StudentResult], puzzle_ids: list[str]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["student", *puzzle_ids, "total", "problems"])
+    for student in results:
+        passed = {r.puzzle: int(r.passed) for r in student.results}
+        writer.writerow([student.student, *[passed.get(p, 0) for p in puzzle_ids], student.total,
+                         "; ".join(student.problems)])
+    return out.getvalue()
+
+
+def results_json(results: list[StudentResult], puzzle_ids: list[str], seconds: float) -> str:
+    return json.dumps({
+        "puzzles": puzzle_ids,
+        "students": [{"student": s.student, "total": s.total, "problems": list(s.problems), "seconds": s.seconds,
+                      "results": [to_dict(r) | {"passed": r.passed} for r in s.results]} for s in results],
+        "seconds": seconds,
+    }, indent=1, default=str)
+
+
+def junit_xml(results: list[StudentResult]) -> str:
+    suites = ET.Element("testsuites")
+    for student in results:
+        failures = sum(not r.passed for r in student.results)
+        suite = ET.SubElement(suites, "testsuite", name=student.student, tests=str(len(student.results)),
+                              failures=str(failures), time=f"{student.seconds:.2f}")
+        for problem in student.problems:
+            case = ET.SubElement(suite, "testcase", classname=student.student, name="submission")
+            ET.SubElement(case, "error", message=problem)
+        for r in student.results:
+            case = ET.SubElement(suite, "testcase", classname=student.student, name=r.puzzle, time=f"{r.seconds:.2f}")
+            if r.status == "not_attempted":
+                ET.SubElement(case, "skipped", message=r.message or "not attempted")
+            elif r.status == "error":
+                ET.SubElement(case, "error", message=r.message[:500])
+            elif not r.passed:
+                ET.SubElement(case, "failure", message=r.message[:500]).text = r.message
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True)
+
+
+def gradescope(student: StudentResult) -> str:
+    """Gradescope autograder results: one test per puzzle, one point each."""
+    tests = [{"name": r.puzzle, "score": int(r.passed), "max_score": 1,
+              "status": "passed" if r.passed else "failed",
+              "output": r.message} for r in student.results]
+    return json.dumps({"score": student.total, "tests": tests,
+                       "output": "; ".join(student.problems) or f"{student.total}/{len(tests)} puzzles pass"}, indent=1)

@@ -1,0 +1,199 @@
+"""Grading a class: totals, reports, isolation of crashing/hanging/memory-hogging students, and
+submissions that try to cheat."""
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+WRONG = ROOT / "tests" / "wrong_kernels"
+
+KERNEL_HEAD = "import os\nimport torch\nimport triton\nimport triton.language as tl\n"
+
+CHEATS = {
+    # Monkeypatches at import time: never run, since only definitions are imported.
+    "patcher.py": KERNEL_HEAD + '''
+import grader.compare
+torch.allclose = lambda *a, **k: True
+grader.compare.compare = lambda *a, **k: None
+print("✓ puzzle01 Constant add: 4/4 cases pass")
+open("RESULT_FILE", "w").write("student,1\\n")
+
+
+@triton.jit
+def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
+    pass
+''',
+    # Python inside the kernel forges the result channel: the interpreter would run it, but
+    # the kernel is not Triton, so the GPU compile check fails it.
+    "forger.py": KERNEL_HEAD + '''
+
+@triton.jit
+def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
+    offsets = tl.arange(0, B0)
+    os.write(3, b"\\x00" * 8 + b'{"ok": true}')
+    tl.store(z_ptr + offsets, tl.load(x_ptr + offsets) + 10.0)
+''',
+    # A decorator of its own runs code at definition time: the definition is dropped.
+    "decorator.py": KERNEL_HEAD + '''
+
+def sneaky(f):
+    open("DECORATOR_RAN", "w").write("x")
+    return triton.jit(f)
+
+
+@sneaky
+def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
+    offsets = tl.arange(0, B0)
+    tl.store(z_ptr + offsets, tl.load(x_ptr + offsets) + 10.0)
+''',
+    # A default argument evaluated at definition time.
+    "default_arg.py": KERNEL_HEAD + '''
+
+@triton.jit
+def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr = os.system("touch DEFAULT_RAN")):
+    offsets = tl.arange(0, B0)
+    tl.store(z_ptr + offsets, tl.load(x_ptr + offsets) + 10.0)
+''',
+}
+
+TROUBLE = KERNEL_HEAD + '''
+
+@triton.jit
+def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
+    os.abort()
+
+
+@triton.jit
+def add_mask2_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
+    i = 0
+    while i < N0:
+        i = i * 1
+
+
+@triton.jit
+def add_vec_kernel(x_ptr, y_ptr, z_ptr, N0, N1, B0: tl.constexpr, B1: tl.constexpr):
+    hog = torch.ones(1 << 34, dtype=torch.uint8)
+    tl.store(z_ptr + tl.arange(0, B0), hog[0])
+'''
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("class")
+    subs = root / "submissions"
+    (subs / "alice" / "puzzles").mkdir(parents=True)
+    for path in SOLUTIONS.glob("puzzle*.py"):
+        shutil.copy(path, subs / "alice" / "puzzles" / path.name)
+    (subs / "bob.py").write_text((SOLUTIONS / "puzzle01_constant_add.py").read_text()
+                                 + (WRONG / "puzzle02_missing_mask.py").read_text())
+    nbformat.write(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("!rm -rf ~\n" + (SOLUTIONS / "puzzle02_constant_add_blocked.py").read_text()),
+        nbformat.v4.new_code_cell("open('NOTEBOOK_RAN', 'w')")]), subs / "carol.ipynb")
+    (subs / "dave.py").write_text(TROUBLE)
+    for name, text in CHEATS.items():
+        (subs / name).write_text(text)
+    (subs / "frank.py").write_bytes(b"\x00\xffnot python")
+    (subs / "empty_folder").mkdir()
+    out = root / "grading"
+    run = subprocess.run([sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--timeout", "5",
+                          "--memory-mb", "6144", "--format", "gradescope", "--seed-secret", "12345",
+                          "--root", str(ROOT)], cwd=root, capture_output=True, text=True, timeout=900)
+    return root, out, run
+
+
+def _rows(out: Path) -> dict[str, dict]:
+    with open(out / "grades.csv") as f:
+        return {row["student"]: row for row in csv.DictReader(f)}
+
+
+def test_every_student_is_in_the_report_with_the_right_total(graded):
+    root, out, run = graded
+    assert run.returncode == 0, run.stderr[-2000:]
+    rows = _rows(out)
+    assert set(rows) == {"alice", "bob", "carol", "dave", "patcher", "forger", "decorator", "default_arg",
+                         "frank", "empty_folder"}
+    totals = {name: int(row["total"]) for name, row in rows.items()}
+    assert totals == {"alice": 17, "bob": 1, "carol": 1, "dave": 0, "patcher": 0, "forger": 0, "decorator": 0,
+                      "default_arg": 0, "frank": 0, "empty_folder": 0}
+    assert rows["bob"]["puzzle01"] == "1" and rows["bob"]["puzzle02"] == "0"
+    assert "could not be read" in rows["frank"]["problems"]
+    assert rows["empty_folder"]["problems"] == "no .py or .ipynb file found"
+
+
+def test_crash_hang_and_memory_hog_cost_only_their_puzzle(graded):
+    _, out, _ = graded
+    doc = json.loads((out / "results.json").read_text())
+    dave = {r["puzzle"]: r for s in doc["students"] if s["student"] == "dave" for r in s["results"]}
+    assert dave["puzzle01"]["cases"][0]["kind"] == "crash"
+    assert dave["puzzle02"]["cases"][0]["kind"] == "timeout"
+    assert dave["puzzle03"]["cases"][0]["kind"] in ("exception", "crash")  # MemoryError, or killed
+    assert dave["puzzle04"]["status"] == "not_attempted"
+
+
+def test_cheating_submissions_do_not_change_their_verdict(graded):
+    root, out, _ = graded
+    doc = json.loads((out / "results.json").read_text())
+    by_name = {s["student"]: {r["puzzle"]: r for r in s["results"]} for s in doc["students"]}
+    assert by_name["patcher"]["puzzle01"]["status"] == "not_attempted"   # its stub, whatever it patched
+    forged = by_name["forger"]["puzzle01"]
+    assert forged["status"] == "fail"
+    assert forged["checks"]["gpu_compile"]["passed"] is False or forged["cases"][0]["kind"] == "crash"
+    assert by_name["decorator"]["puzzle01"]["status"] == "not_attempted"  # no @triton.jit kernel left
+    assert by_name["default_arg"]["puzzle01"]["status"] == "not_attempted"
+    for leftover in ("RESULT_FILE", "DECORATOR_RAN", "DEFAULT_RAN", "NOTEBOOK_RAN"):
+        assert not list(root.rglob(leftover)), f"{leftover}: submission code ran"
+    assert "patcher,1" not in (out / "grades.csv").read_text()
+
+
+def test_reports_junit_and_gradescope(graded):
+    _, out, _ = graded
+    suites = ET.parse(out / "junit.xml").getroot()
+    alice = next(s for s in suites if s.get("name") == "alice")
+    assert alice.get("tests") == "17" and alice.get("failures") == "0"
+    bob = next(s for s in suites if s.get("name") == "bob")
+    assert [c.get("name") for c in bob if c.find("failure") is not None] == ["puzzle02"]
+    scope = json.loads((out / "gradescope" / "bob" / "results.json").read_text())
+    assert scope["score"] == 1 and scope["tests"][0] == {
+        "name": "puzzle01", "score": 1, "max_score": 1, "status": "passed", "output": "all 4 cases pass"}
+
+
+def test_batch_needs_a_folder(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "grader", "batch", str(tmp_path / "nope"), "--root", str(ROOT)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "is not a folder of submissions" in run.stderr
+
+
+def test_selftest_passes_on_the_course():
+    run = subprocess.run([sys.executable, "-m", "grader", "selftest"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert run.stdout.strip().splitlines()[-1].endswith("as expected")
+
+
+def test_release_has_no_solutions(tmp_path):
+    out = tmp_path / "release"
+    run = subprocess.run([sys.executable, "-m", "grader", "release", str(out)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert not (out / "solutions").exists() and not (out / "tests").exists()
+    assert (out / "puzzles" / "puzzle01_constant_add.py").is_file() and (out / "notebooks").is_dir()
+
+
+def test_release_refuses_a_leaked_solution(tmp_path):
+    from grader.course import Course
+    from grader.release import LeakError, release
+    course_copy = tmp_path / "course"
+    for folder in ("puzzles", "solutions", "notebooks", "grader"):
+        shutil.copytree(ROOT / folder, course_copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    leaked = course_copy / "puzzles" / "puzzle07_long_sum.py"
+    leaked.write_text(leaked.read_text() + "\n\n" + (SOLUTIONS / "puzzle07_long_sum.py").read_text())
+    with pytest.raises(LeakError, match="puzzles/puzzle07_long_sum.py holds a kernel body of solutions/puzzle07"):
+        release(Course(course_copy), tmp_path / "out")
