@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .capture import HEADER, definitions_only, from_notebook
+from .capture import definitions_only, from_notebook
 from .course import PUZZLE_FILE, Course
 from .options import Options
 from .results import PuzzleResult
@@ -189,4 +189,17 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = 2, m
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-__all__ = ["Student", "StudentResult", "grade_class", "prepare", "HEADER"]
+def write_reports(results: list[StudentResult], puzzle_ids: list[str], out: Path, seconds: float,
+                  gradescope: bool = False) -> None:
+    """grades.csv, results.json and junit.xml (and one Gradescope results.json per student).
+    Written only after every worker has finished: no submission runs while they are written."""
+    from . import render_batch
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "grades.csv").write_text(render_batch.grades_csv(results, puzzle_ids))
+    (out / "results.json").write_text(render_batch.results_json(results, puzzle_ids, seconds))
+    (out / "junit.xml").write_text(render_batch.junit_xml(results))
+    if gradescope:
+        for student in results:
+            folder = out / "gradescope" / student.student
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "results.json").write_text(render_batch.gradescope(student))

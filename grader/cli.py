@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from .course import Course, CourseError, find_root, load_puzzle, normalise_id
+from .course import PUZZLE_FILE, Course, CourseError, find_root, load_puzzle, normalise_id
 
 USAGE_ERROR = 2
 
@@ -121,6 +121,16 @@ def bench_main(args, course: Course, targets) -> int:
     return 0 if doc["ok"] and not any(r["fails"] for r in doc["rows"]) else 1
 
 
+def course_at(root: Path | None) -> Course:
+    """The course at --root (checked), else the one found from here."""
+    if root is None:
+        return Course(find_root())
+    root = root.expanduser().resolve()
+    if not (root / "puzzles").is_dir() or not any(PUZZLE_FILE.match(p.name) for p in (root / "puzzles").iterdir()):
+        raise CourseError(f"{root} is not a course folder: it has no puzzles/puzzleNN_*.py")
+    return Course(root)
+
+
 def _has_cuda() -> bool:
     """Ask torch only where an NVIDIA driver is present: importing torch costs about a second."""
     if not (os.path.exists("/dev/nvidiactl") or os.environ.get("CUDA_VISIBLE_DEVICES")):
@@ -129,146 +139,14 @@ def _has_cuda() -> bool:
     return torch.cuda.is_available()
 
 
-def notebooks_main(argv) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader notebooks",
-                                     description="Generate notebooks/ from puzzles/ (never edit them by hand).")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the notebooks are out of date")
-    parser.add_argument("--root", type=Path)
-    args = parser.parse_args(argv)
-    from . import notebooks
-    try:
-        course = Course(args.root.resolve() if args.root else find_root())
-    except CourseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return USAGE_ERROR
-    if args.check:
-        stale = notebooks.stale(course)
-        if stale:
-            print(f"out of date: {', '.join(stale)}; run `python -m grader notebooks`", file=sys.stderr)
-            return 1
-        print("notebooks are up to date")
-        return 0
-    for path in notebooks.write(course):
-        print(f"wrote {path.relative_to(course.root)}")
-    return 0
-
-
-def progress_main(argv) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader progress",
-                                     description="Show the progress saved by the notebooks' checks.")
-    parser.add_argument("--file", type=Path, help="the progress file (default: .progress.json here or in notebooks/)")
-    args = parser.parse_args(argv)
-    from .notebook import PROGRESS_FILE, Progress
-    candidates = [args.file] if args.file else [Path.cwd() / PROGRESS_FILE, Path.cwd() / "notebooks" / PROGRESS_FILE]
-    path = next((p for p in candidates if p.is_file()), None)
-    if path is None:
-        print("no progress saved yet: run a check(...) cell in a notebook first")
-        return 0
-    data = Progress(path).load()
-    for puzzle_id in sorted(data):
-        entry = data[puzzle_id]
-        hints = f", {entry['hints']} hint(s) seen" if entry.get("hints") else ""
-        print(f"{puzzle_id}: {entry.get('status', 'not attempted')}{hints}"
-              f"{' (last checked ' + entry['checked'] + ')' if entry.get('checked') else ''}")
-    passed = sum(e.get("status") == "passed" for e in data.values())
-    print(f"{passed} passed")
-    return 0
-
-
-def batch_main(argv) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader batch",
-                                     description="Grade a class: every entry of SUBMISSIONS is one student.")
-    parser.add_argument("submissions", type=Path, help="a folder of student folders, .py files or notebooks")
-    parser.add_argument("--out", type=Path, default=Path("grading"), help="where the reports go (default: grading/)")
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="students graded at once")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
-    parser.add_argument("--memory-mb", type=int, default=6144, help="address-space cap per worker (MiB)")
-    parser.add_argument("--seed-secret", type=int, default=0, help="mixed into every input seed")
-    parser.add_argument("--format", choices=("standard", "gradescope"), default="standard",
-                        help="gradescope: also one results.json per student")
-    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    parser.add_argument("--root", type=Path)
-    args = parser.parse_args(argv)
-    try:
-        course = Course(args.root.resolve() if args.root else find_root())
-    except CourseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return USAGE_ERROR
-    if not args.submissions.is_dir():
-        print(f"error: {args.submissions} is not a folder of submissions", file=sys.stderr)
-        return USAGE_ERROR
-    import time
-
-    from . import render_batch
-    from .batch import grade_class
-    from .options import Options
-    started = time.perf_counter()
-    options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret)
-    results = grade_class(course, args.submissions, options, jobs=args.jobs, memory_mb=args.memory_mb)
-    seconds = time.perf_counter() - started
-    args.out.mkdir(parents=True, exist_ok=True)
-    ids = course.ids
-    (args.out / "grades.csv").write_text(render_batch.grades_csv(results, ids))
-    (args.out / "results.json").write_text(render_batch.results_json(results, ids, seconds))
-    (args.out / "junit.xml").write_text(render_batch.junit_xml(results))
-    if args.format == "gradescope":
-        for student in results:
-            folder = args.out / "gradescope" / student.student
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / "results.json").write_text(render_batch.gradescope(student))
-    for student in results:
-        note = f"  ({'; '.join(student.problems)})" if student.problems else ""
-        print(f"{student.student:30s} {student.total:3d}/{len(ids)}{note}")
-    print(f"{len(results)} students graded in {seconds:.0f} s; reports in {args.out}/")
-    return 0
-
-
-def selftest_main(argv) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader selftest",
-                                     description="Solutions must pass; the wrong-kernel corpus must fail as declared.")
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
-    parser.add_argument("--root", type=Path)
-    args = parser.parse_args(argv)
-    try:
-        course = Course(args.root.resolve() if args.root else find_root())
-    except CourseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return USAGE_ERROR
-    from . import selftest
-    from .options import Options
-    rows = selftest.run(course, Options(timeout=20), jobs=args.jobs)
-    print(selftest.render(rows))
-    return 0 if all(r.ok for r in rows) else 1
-
-
-def release_main(argv) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader release",
-                                     description="Write the learner's copy of the course, without solutions.")
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--root", type=Path)
-    args = parser.parse_args(argv)
-    from .release import LeakError, release
-    try:
-        course = Course(args.root.resolve() if args.root else find_root())
-        written = release(course, args.out)
-    except (CourseError, FileExistsError, LeakError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return USAGE_ERROR
-    print(f"wrote {', '.join(p.name for p in written)} to {args.out}/ (no solutions)")
-    return 0
-
-
-SUBCOMMANDS = {"notebooks": notebooks_main, "progress": progress_main, "batch": batch_main,
-               "selftest": selftest_main, "release": release_main}
-
-
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    from .commands import SUBCOMMANDS
     if argv and argv[0] in SUBCOMMANDS:
         return SUBCOMMANDS[argv[0]](argv[1:])
     args = build_parser().parse_args(argv)
     try:
-        course = Course(args.root.resolve() if args.root else find_root())
+        course = course_at(args.root)
         targets = resolve_targets(args, course)
     except CourseError as exc:
         print(f"error: {exc}", file=sys.stderr)

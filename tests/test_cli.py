@@ -111,3 +111,10 @@ def test_bench_without_a_gpu_says_so_and_exits_2():
     run = grader("puzzle13", "--bench", "--device", "cpu")
     assert run.returncode == 2
     assert "error: --bench needs a CUDA GPU, and this machine has none" in run.stderr
+
+
+def test_root_that_is_not_a_course(tmp_path):
+    for args in (["puzzle01", "--root", str(tmp_path)], ["selftest", "--root", str(tmp_path)]):
+        run = grader(*args)
+        assert run.returncode == 2
+        assert f"error: {tmp_path} is not a course folder: it has no puzzles/puzzleNN_*.py" in run.stderr

@@ -1,0 +1,141 @@
+"""The subcommands of ``python -m grader``: notebooks, progress, batch, selftest, release.
+
+Each parses its own arguments and calls the module that does the work.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from .cli import USAGE_ERROR, course_at
+from .course import CourseError
+
+
+def usage_errors(command):
+    """Usage problems (no course, unknown puzzle, missing file) print one line and exit 2."""
+    def run(argv) -> int:
+        try:
+            return command(argv)
+        except CourseError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return USAGE_ERROR
+    run.__name__ = command.__name__
+    return run
+
+
+@usage_errors
+def notebooks_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader notebooks",
+                                     description="Generate notebooks/ from puzzles/ (never edit them by hand).")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the notebooks are out of date")
+    parser.add_argument("--root", type=Path)
+    args = parser.parse_args(argv)
+    from . import notebooks
+    course = course_at(args.root)
+    if args.check:
+        stale = notebooks.stale(course)
+        if stale:
+            print(f"out of date: {', '.join(stale)}; run `python -m grader notebooks`", file=sys.stderr)
+            return 1
+        print("notebooks are up to date")
+        return 0
+    for path in notebooks.write(course):
+        print(f"wrote {path.relative_to(course.root)}")
+    return 0
+
+
+@usage_errors
+def progress_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader progress",
+                                     description="Show the progress saved by the notebooks' checks.")
+    parser.add_argument("--file", type=Path, help="the progress file (default: .progress.json here or in notebooks/)")
+    args = parser.parse_args(argv)
+    from .notebook import PROGRESS_FILE, Progress
+    candidates = [args.file] if args.file else [Path.cwd() / PROGRESS_FILE, Path.cwd() / "notebooks" / PROGRESS_FILE]
+    path = next((p for p in candidates if p.is_file()), None)
+    if path is None:
+        print("no progress saved yet: run a check(...) cell in a notebook first")
+        return 0
+    data = Progress(path).load()
+    for puzzle_id in sorted(data):
+        entry = data[puzzle_id]
+        hints = f", {entry['hints']} hint(s) seen" if entry.get("hints") else ""
+        print(f"{puzzle_id}: {entry.get('status', 'not attempted')}{hints}"
+              f"{' (last checked ' + entry['checked'] + ')' if entry.get('checked') else ''}")
+    passed = sum(e.get("status") == "passed" for e in data.values())
+    print(f"{passed} passed")
+    return 0
+
+
+@usage_errors
+def batch_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader batch",
+                                     description="Grade a class: every entry of SUBMISSIONS is one student.")
+    parser.add_argument("submissions", type=Path, help="a folder of student folders, .py files or notebooks")
+    parser.add_argument("--out", type=Path, default=Path("grading"), help="where the reports go (default: grading/)")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="students graded at once")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
+    parser.add_argument("--memory-mb", type=int, default=6144, help="address-space cap per worker (MiB)")
+    parser.add_argument("--seed-secret", type=int, default=0, help="mixed into every input seed")
+    parser.add_argument("--format", choices=("standard", "gradescope"), default="standard",
+                        help="gradescope: also one results.json per student")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--root", type=Path)
+    args = parser.parse_args(argv)
+    course = course_at(args.root)
+    if not args.submissions.is_dir():
+        print(f"error: {args.submissions} is not a folder of submissions", file=sys.stderr)
+        return USAGE_ERROR
+    import time
+
+    from .batch import grade_class, write_reports
+    from .options import Options
+    started = time.perf_counter()
+    options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret)
+    results = grade_class(course, args.submissions, options, jobs=args.jobs, memory_mb=args.memory_mb)
+    seconds = time.perf_counter() - started
+    write_reports(results, course.ids, args.out, seconds, gradescope=args.format == "gradescope")
+    ids = course.ids
+    for student in results:
+        note = f"  ({'; '.join(student.problems)})" if student.problems else ""
+        print(f"{student.student:30s} {student.total:3d}/{len(ids)}{note}")
+    print(f"{len(results)} students graded in {seconds:.0f} s; reports in {args.out}/")
+    return 0
+
+
+@usage_errors
+def selftest_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader selftest",
+                                     description="Solutions must pass; the wrong-kernel corpus must fail as declared.")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--root", type=Path)
+    args = parser.parse_args(argv)
+    course = course_at(args.root)
+    from . import selftest
+    from .options import Options
+    rows = selftest.run(course, Options(timeout=20), jobs=args.jobs)
+    print(selftest.render(rows))
+    return 0 if all(r.ok for r in rows) else 1
+
+
+@usage_errors
+def release_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader release",
+                                     description="Write the learner's copy of the course, without solutions.")
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--root", type=Path)
+    args = parser.parse_args(argv)
+    from .release import LeakError, release
+    try:
+        written = release(course_at(args.root), args.out)
+    except (FileExistsError, LeakError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    print(f"wrote {', '.join(p.name for p in written)} to {args.out}/ (no solutions)")
+    return 0
+
+
+SUBCOMMANDS = {"notebooks": notebooks_main, "progress": progress_main, "batch": batch_main,
+               "selftest": selftest_main, "release": release_main}
