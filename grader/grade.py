@@ -102,7 +102,7 @@ class PuzzleGrader:
             return self.result("fail", message, checks={"load": CheckResult(False, message, "timeout")},
                                started=started)
         except WorkerDied as died:
-            message = messages.crash(died.returncode, died.stderr_tail, self.options.device)
+            message = messages.crash(died.returncode, died.stderr_tail, self.options.device, died.corrupted)
             return self.result("fail", message, checks={"load": CheckResult(False, message, "crash")},
                                started=started)
         if failure is not None:
@@ -170,7 +170,7 @@ class PuzzleGrader:
             return (case_result(case, self.puzzle, False, "timeout", message, seconds=self.options.timeout),
                     binding, f"{case.label} timed out")
         except WorkerDied as died:
-            message = f"{describe}: {messages.crash(died.returncode, died.stderr_tail, self.options.device)}"
+            message = f"{describe}: {messages.crash(died.returncode, died.stderr_tail, self.options.device, died.corrupted)}"
             return case_result(case, self.puzzle, False, "crash", message), binding, f"{case.label} crashed"
 
         self.last_trace = reply.get("trace")

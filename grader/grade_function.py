@@ -50,7 +50,7 @@ class FunctionGrader(PuzzleGrader):
             return (case_result(case, self.puzzle, False, "timeout",
                                  f"{describe}: {messages.timeout(self.options.timeout)}"), None, f"{case.label} timed out")
         except WorkerDied as died:
-            text = messages.crash(died.returncode, died.stderr_tail, self.options.device)
+            text = messages.crash(died.returncode, died.stderr_tail, self.options.device, died.corrupted)
             return case_result(case, self.puzzle, False, "crash", f"{describe}: {text}"), None, f"{case.label} crashed"
 
         extra = {"seconds": reply.get("seconds", 0.0), "printed": reply.get("printed", "")}

@@ -75,13 +75,18 @@ def exception(reply: dict) -> str:
     return text + (f" Fix: {fix}" if fix else "")
 
 
-def crash(returncode: int | None, stderr_tail: str, device: str) -> str:
-    if returncode is None:
-        return (f"the process running the kernel stopped answering properly ({stderr_tail.strip()}). "
-                f"Kernels must not write to file descriptors or the grader's channel.")
-    how = f"signal {-returncode}" if returncode < 0 else f"exit code {returncode}"
+def crash(returncode: int | None, stderr_tail: str, device: str, corrupted: bool = False) -> str:
+    """The process running the kernel died (``returncode``), reported a crash it cannot survive
+    (``returncode`` None: a CUDA error), or broke the grading channel (``corrupted``)."""
     detail = stderr_tail.strip().splitlines()[-1] if stderr_tail.strip() else "no message"
-    text = f"the process running the kernel died ({how}: {detail})."
+    if corrupted:
+        return (f"the process running the kernel wrote garbage into the grader's channel ({detail}). "
+                f"Kernels must not write to file descriptors.")
+    if returncode is None:
+        text = f"the kernel crashed its process ({detail})."
+    else:
+        how = f"signal {-returncode}" if returncode < 0 else f"exit code {returncode}"
+        text = f"the process running the kernel died ({how}: {detail})."
     if device == "cuda":
         text += (" On a GPU this is usually an illegal memory access. Run with `--device cpu` to localise it: "
                  "the interpreter reports the tensor, program and line of the bad access.")

@@ -14,10 +14,11 @@ STARTUP_TIMEOUT = 120.0  # importing torch and triton on a cold, busy machine
 
 
 class WorkerDied(Exception):
-    def __init__(self, returncode: int | None, stderr_tail: str) -> None:
+    def __init__(self, returncode: int | None, stderr_tail: str, corrupted: bool = False) -> None:
         super().__init__(f"worker died ({returncode}): {stderr_tail[-500:]}")
         self.returncode = returncode
         self.stderr_tail = stderr_tail
+        self.corrupted = corrupted  # alive, but it wrote garbage into the channel
 
 
 class WorkerTimedOut(Exception):
@@ -80,13 +81,14 @@ class WorkerProcess:
             self.kill()
             raise WorkerTimedOut() from None
         except (ChannelClosed, BrokenPipeError, OSError) as exc:
+            corrupted = False
             try:
                 returncode = self.proc.wait(timeout=5) if self.proc else None
                 tail = self._stderr_tail()
             except subprocess.TimeoutExpired:  # alive, but it wrote garbage into the channel
-                returncode, tail = None, f"the grading channel was corrupted ({exc})"
+                returncode, tail, corrupted = None, str(exc), True
             self.kill()
-            raise WorkerDied(returncode, tail) from None
+            raise WorkerDied(returncode, tail, corrupted) from None
 
     def kill(self) -> None:
         if self.proc is None:

@@ -122,3 +122,13 @@ def test_importing_a_file_leaves_no_neighbour_modules_behind():
     solution = import_file(str(root / "solutions" / "puzzle15_weighted_sum_autograd.py"), "_test_solution15")
     kernel_file = solution.weighted_sum_fwd.fn.__code__.co_filename
     assert kernel_file == str(root / "solutions" / "puzzle13_weighted_sum_forward.py")
+
+
+def test_crash_messages_tell_death_gpu_crash_and_a_broken_channel_apart():
+    from grader.messages import crash
+    assert crash(-6, "", "cpu").startswith("the process running the kernel died (signal 6: no message).")
+    gpu = crash(None, "AcceleratorError: CUDA error: an illegal memory access was encountered", "cuda")
+    assert gpu.startswith("the kernel crashed its process (AcceleratorError: CUDA error: an illegal memory access")
+    assert "Run with `--device cpu` to localise it" in gpu
+    broken = crash(None, "frame of 123 bytes: the stream is corrupt", "cpu", corrupted=True)
+    assert broken.startswith("the process running the kernel wrote garbage into the grader's channel")
