@@ -82,7 +82,9 @@ def test_classic_notebook_check_in_a_real_browser(tmp_path):
             panel.query_selector("button:has-text('Check')").click()
             page.wait_for_selector(".tp-course-panel .tp-check", timeout=180_000)
             assert "all 4 cases pass" in page.inner_text(".tp-course-panel .tp-check")
-            assert "puzzle01 Constant add: passed" in panel.inner_text()
+            # The labels refresh just after the result is shown: give them a moment.
+            page.wait_for_function("() => document.querySelector('.tp-course-panel').innerText"
+                                   ".includes('puzzle01 Constant add: passed')", timeout=30_000)
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             result.scroll_into_view_if_needed()
             page.screenshot(path=str(SCREENSHOTS / "classic_notebook_check.png"), full_page=False)
