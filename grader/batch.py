@@ -17,7 +17,6 @@ code could not even be read.
 """
 from __future__ import annotations
 
-import ast
 import re
 import shutil
 import sys
@@ -31,6 +30,7 @@ from .capture import definitions_only, from_notebook
 from .course import PUZZLE_FILE, Course
 from .options import Options
 from .results import PuzzleResult
+from .source_lines import defined_names
 
 
 @dataclass(frozen=True)
@@ -55,14 +55,6 @@ class StudentResult:
 
 def _student_name(path: Path) -> str:
     return re.sub(r"[^\w.-]", "_", path.stem if path.is_file() else path.name)
-
-
-def _kernels_defined(source: str) -> set[str]:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
-    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
 
 
 def prepare(entry: Path, course: Course, workdir: Path) -> Student:
@@ -92,8 +84,8 @@ def prepare(entry: Path, course: Course, workdir: Path) -> Student:
     for puzzle_id in course.ids:
         kernel = course.puzzle(puzzle_id).kernel
         own = [f for f in texts if PUZZLE_FILE.match(f) and f.startswith(puzzle_id)]
-        holders = own + [f for f in texts if f not in own and kernel in _kernels_defined(texts[f])]
-        holders = [f for f in holders if kernel in _kernels_defined(texts[f])]
+        holders = own + [f for f in texts if f not in own and kernel in defined_names(texts[f])]
+        holders = [f for f in holders if kernel in defined_names(texts[f])]
         if holders:
             files[puzzle_id] = folder / holders[0]
     if not texts and not problems:

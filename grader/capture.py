@@ -15,6 +15,8 @@ import linecache
 import textwrap
 import types
 
+from .source_lines import statement_start
+
 HEADER = "import math\nimport torch\nimport triton\nimport triton.language as tl\n"
 
 
@@ -102,7 +104,7 @@ def _class_source(cls) -> str:
         lines = linecache.getlines(code.co_filename)
         for node in ast.walk(ast.parse("".join(lines))):
             if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
-                start = (node.decorator_list[0].lineno if node.decorator_list else node.lineno) - 1
+                start = statement_start(node)
                 return "".join(lines[start:node.end_lineno])
     raise OSError(f"cannot find the source of class {cls.__name__}: define it in a cell or a file")
 
@@ -167,7 +169,7 @@ def definitions_only(source: str) -> str:
     out = [""] * len(lines)  # dropped statements leave blank lines: line numbers stay the learner's
     for node in tree.body:
         if _keep(node):
-            start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
+            start = statement_start(node)
             out[start:node.end_lineno] = lines[start:node.end_lineno]
     return "\n".join(out) + "\n"
 
@@ -198,7 +200,7 @@ def from_notebook(text: str) -> tuple[str, list[str]]:
             continue
         lines = _strip_magics(source).splitlines()
         for node in tree.body:
-            start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
+            start = statement_start(node)
             snippet = "\n".join(lines[start:node.end_lineno])
             if _keep(node):
                 kept.append(snippet)

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import sys
 from pathlib import Path
 
-from .course import PUZZLE_FILE, Course, CourseError, find_root, load_puzzle, normalise_id
+from .course import Course, CourseError, find_root, is_course, load_puzzle, normalise_id
+from .source_lines import defined_names
 
 USAGE_ERROR = 2
 
@@ -52,12 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def kernels_in(path: Path) -> set[str]:
-    """Names of top-level functions in a file, read without running it."""
+    """Names of top-level functions and classes in a file (kernels, autograd wrappers)."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (SyntaxError, UnicodeDecodeError):
-        return set()  # the worker reports the error with its line when it imports the file
-    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+        return defined_names(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        return set()
 
 
 def _notebook_as_module(path: Path) -> Path:
@@ -126,7 +125,7 @@ def course_at(root: Path | None) -> Course:
     if root is None:
         return Course(find_root())
     root = root.expanduser().resolve()
-    if not (root / "puzzles").is_dir() or not any(PUZZLE_FILE.match(p.name) for p in (root / "puzzles").iterdir()):
+    if not is_course(root):
         raise CourseError(f"{root} is not a course folder: it has no puzzles/puzzleNN_*.py")
     return Course(root)
 

@@ -25,10 +25,10 @@ class CourseError(Exception):
 def find_root(start: Path | None = None) -> Path:
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
-        if _is_course(folder):
+        if is_course(folder):
             return folder
     installed = Path(__file__).resolve().parent.parent
-    if _is_course(installed):
+    if is_course(installed):
         return installed
     raise CourseError(
         "no course found: run from the repository (the folder holding puzzles/), "
@@ -36,7 +36,7 @@ def find_root(start: Path | None = None) -> Path:
     )
 
 
-def _is_course(folder: Path) -> bool:
+def is_course(folder: Path) -> bool:
     puzzles = folder / "puzzles"
     return puzzles.is_dir() and any(PUZZLE_FILE.match(p.name) for p in puzzles.iterdir())
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import nbformat
 
 from .course import Course
+from .source_lines import statement_start
 
 TRACKS = {
     "01_classic": ("Classic puzzles", range(1, 13)),
@@ -81,7 +82,7 @@ def _learner_part(path: Path, puzzle) -> tuple[str, str]:
     lines = text.splitlines()
     spec_src, part, after_spec = "", [], False
     for node in tree.body:
-        start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
+        start = statement_start(node)
         src = "\n".join(lines[start:node.end_lineno])
         if isinstance(node, ast.FunctionDef) and node.name == puzzle.spec.__name__:
             spec_src, after_spec = src, True

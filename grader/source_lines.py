@@ -5,6 +5,21 @@ import ast
 import re
 
 
+def statement_start(node: ast.stmt) -> int:
+    """The 0-based index of a top-level statement's first line, its decorators included."""
+    decorators = getattr(node, "decorator_list", None)
+    return (decorators[0].lineno if decorators else node.lineno) - 1
+
+
+def defined_names(source: str) -> set[str]:
+    """Top-level functions and classes of a module's text, read without running it."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()  # the worker reports the error with its line when it imports the file
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+
+
 def access_call(source: str, op: str) -> ast.Call | None:
     """The tl.load / tl.store / tl.atomic_* call on a line, if the line parses on its own."""
     try:

@@ -30,6 +30,18 @@ def _parse_args(argv=None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def kernel_params(fn) -> list:
+    """The kernel's parameters, in order, and which are ``tl.constexpr``."""
+    from .binding import Param
+    params = []
+    for p in inspect.signature(fn).parameters.values():
+        ann = p.annotation
+        constexpr = ann is not inspect.Parameter.empty and "constexpr" in (
+            ann if isinstance(ann, str) else getattr(ann, "__name__", repr(ann)))
+        params.append(Param(p.name, bool(constexpr)))
+    return params
+
+
 class Worker:
     def __init__(self, device: str, out_fd: int) -> None:
         self.device = device
@@ -98,12 +110,7 @@ class Worker:
         fn = self.python_function(kernel)
         if fn is None or not self.is_jit(kernel):
             return {"ok": False, "kind": "signature", "error": "not_jit"}, []
-        params = []
-        for p in inspect.signature(fn).parameters.values():
-            ann = p.annotation
-            constexpr = ann is not inspect.Parameter.empty and "constexpr" in (
-                ann if isinstance(ann, str) else getattr(ann, "__name__", repr(ann)))
-            params.append({"name": p.name, "constexpr": bool(constexpr)})
+        params = [{"name": p.name, "constexpr": p.constexpr} for p in kernel_params(fn)]
         return {"ok": True, "params": params, "stub": is_stub(fn),
                 "line": inspect.getsourcelines(fn)[1] if inspect.getsourcefile(fn) else None}, []
 
@@ -203,7 +210,6 @@ class Worker:
     def op_bench(self, msg: dict, blobs: list[bytes]):
         """Time the learner's kernel (or autograd function) over the puzzle's size sweep."""
         from .bench_run import bench_function, bench_kernel, copy_bandwidth
-        from .binding import Param
         from .course import load_puzzle
         if self.device != "cuda":
             return {"ok": False, "kind": "error", "error": "benchmarks need a CUDA device"}, []
@@ -218,9 +224,7 @@ class Worker:
                 if puzzle.kind == "function":
                     results.append(bench_function(puzzle, kernel, dict(sizes)))
                 else:
-                    fn = self.python_function(kernel)
-                    params = [Param(p.name, "constexpr" in str(p.annotation))
-                              for p in inspect.signature(fn).parameters.values()]
+                    params = kernel_params(self.python_function(kernel))
                     results.append(bench_kernel(puzzle, kernel, params, dict(sizes)))
         except BaseException as exc:  # the learner's code may raise anything
             return self._failure(exc, path, kernel if not isinstance(kernel, type) else None), []

@@ -2,7 +2,6 @@
 kernels is graded once per test session, in parallel, and the tests read the results."""
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
@@ -19,17 +18,6 @@ PUZZLE_IDS = COURSE.ids
 
 def wrong_kernel_files() -> list[Path]:
     return sorted(WRONG.glob("puzzle*.py"))
-
-
-def expectations(path: Path) -> dict:
-    """The EXPECT_* constants of a corpus file, read without importing it."""
-    found = {}
-    for node in ast.parse(path.read_text()).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            name = node.targets[0].id
-            if name.startswith("EXPECT_"):
-                found[name] = ast.literal_eval(node.value)
-    return found
 
 
 def _by_source(report) -> dict:

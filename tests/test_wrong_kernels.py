@@ -2,7 +2,9 @@
 that says what happened and how to fix it."""
 import pytest
 
-from conftest import expectations, wrong_kernel_files
+from conftest import wrong_kernel_files
+
+from grader.selftest import declared
 
 # What every message of a kind must say: the finding, and the way to a fix.
 MESSAGE_MUST_SAY = {
@@ -32,7 +34,7 @@ def test_corpus_covers_the_usual_mistakes():
 
 @pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
 def test_wrong_kernel_fails_with_reason(path, wrong_results):
-    expect = expectations(path)
+    expect = declared(path)
     result = wrong_results[path.name]
     assert result.status == "fail", f"{path.name} was graded {result.status}: {result.message}"
     first = result.first_failure
