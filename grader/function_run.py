@@ -26,6 +26,12 @@ LAYOUT_OPS = {
     "alias", "as_strided", "select", "slice", "squeeze", "unsqueeze", "lift_fresh", "split", "chunk",
     "unbind", "_reshape_alias", "resize_", "set_", "is_same_size", "_local_scalar_dense", "item",
 }
+# Of those, the ones that make a fresh tensor: `x.new_empty(...)` reads x's dtype and device,
+# never its values, so its result is not a copy of an input.
+ALLOCATING_OPS = {
+    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
+    "new_zeros", "full", "full_like",
+}
 
 
 class Recorder(TorchDispatchMode):
@@ -49,7 +55,7 @@ class Recorder(TorchDispatchMode):
         tensors_out = [o for o in _flat([out]) if isinstance(o, torch.Tensor)]
         layout = name in LAYOUT_OPS
         reads_inputs = any(_storage(t) in self.watched for t in tensors_in)
-        if layout and reads_inputs:
+        if layout and reads_inputs and name not in ALLOCATING_OPS:
             self.watched.update(_storage(t) for t in tensors_out)
         self.ops.append({"phase": self.phase, "op": name, "layout": layout, "reads_inputs": reads_inputs,
                          "in": [list(t.shape) for t in tensors_in], "out": [list(t.shape) for t in tensors_out]})
@@ -60,29 +66,49 @@ class Recorder(TorchDispatchMode):
 
     @contextlib.contextmanager
     def counting_launches(self):
-        """Wrap Triton's launch paths: count launches, and keep their internals out of the log."""
+        """Wrap Triton's launch paths, ``kernel[grid](...)`` and a compiled handle's
+        ``compiled[grid](...)`` (the fused-softmax tutorial's way): count launches, and keep their
+        internals out of the log. ``kernel.warmup(...)`` compiles without launching: not counted."""
+        from triton.compiler.compiler import CompiledKernel
         from triton.runtime.interpreter import InterpretedFunction
         from triton.runtime.jit import JITFunction
-        saved = {cls: cls.run for cls in (JITFunction, InterpretedFunction)}
         recorder = self
 
-        def wrap(original):
+        @contextlib.contextmanager
+        def launching(counted: bool):
+            recorder.launches[recorder.phase] += counted
+            recorder.in_kernel += 1
+            try:
+                yield
+            finally:
+                recorder.in_kernel -= 1
+
+        def wrap_run(original):
             def run(self, *args, **kwargs):
-                recorder.launches[recorder.phase] += 1
-                recorder.in_kernel += 1
-                try:
+                with launching(not kwargs.get("warmup")):
                     return original(self, *args, **kwargs)
-                finally:
-                    recorder.in_kernel -= 1
             return run
 
-        for cls, original in saved.items():
-            cls.run = wrap(original)
+        def wrap_getitem(original):
+            def getitem(self, grid):
+                runner = original(self, grid)
+
+                def counted_runner(*args, **kwargs):
+                    with launching(True):
+                        return runner(*args, **kwargs)
+                return counted_runner
+            return getitem
+
+        saved = [(JITFunction, "run", wrap_run), (InterpretedFunction, "run", wrap_run),
+                 (CompiledKernel, "__getitem__", wrap_getitem)]
+        originals = [getattr(cls, name) for cls, name, _ in saved]
+        for (cls, name, wrap), original in zip(saved, originals):
+            setattr(cls, name, wrap(original))
         try:
             yield
         finally:
-            for cls, original in saved.items():
-                cls.run = original
+            for (cls, name, _), original in zip(saved, originals):
+                setattr(cls, name, original)
 
 
 def _storage(t: torch.Tensor) -> int:
