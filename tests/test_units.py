@@ -132,3 +132,75 @@ def test_crash_messages_tell_death_gpu_crash_and_a_broken_channel_apart():
     assert "Run with `--device cpu` to localise it" in gpu
     broken = crash(None, "frame of 123 bytes: the stream is corrupt", "cpu", corrupted=True)
     assert broken.startswith("the process running the kernel wrote garbage into the grader's channel")
+
+
+def _bench_reply(results: list[dict]) -> dict:
+    return {"ok": True, "device": "NVIDIA H200", "copy": {"gb_per_s": 4000.0, "cached": True},
+            "versions": {"torch": "2.11", "triton": "3.6"},
+            "statistic": "fastest of 3 rounds, each the median of do_bench's repeats", "results": results}
+
+
+def test_bench_report_shows_gpu_only_time_and_flags_a_host_bound_step(course):
+    from grader.bench import render_text, summarise
+    row = {"sizes": {"batch": [65536], "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 1e-6,
+           "baseline_ms": 0.317}
+    host_bound = row | {"ms": 0.35, "gpu_ms": 0.21, "baseline_gpu_ms": 0.31}
+    gpu_bound = row | {"ms": 0.22, "gpu_ms": 0.21, "baseline_gpu_ms": 0.31}
+    doc = summarise(course.puzzle("puzzle15"), _bench_reply([host_bound, gpu_bound]))
+    text = render_text(doc)
+    assert "fastest of 3 rounds, each the median of do_bench's repeats" in text
+    assert "GPU-only ms" in text and "PyTorch autograd ms" in text
+    first, second = [line for line in text.splitlines() if line.startswith("batch=")]
+    assert first.split()[2:4] == ["0.3500", "2303"] and "0.2100" in first and "0.3100" in first
+    assert first.endswith("host-bound: the GPU works 0.2100 ms of it")
+    assert "host-bound" not in second and doc["rows"][1]["speedup"] == pytest.approx(0.317 / 0.22)
+    assert "the step is host-bound: fewer launches" in text
+
+
+def test_bench_report_of_a_kernel_has_no_gpu_only_column_and_flags_impossible_speed(course):
+    from grader.bench import render_text, summarise
+    fast = {"sizes": {"ROWS": 65536, "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 0.0,
+            "ms": 0.02, "baseline_ms": 0.075}
+    doc = summarise(course.puzzle("puzzle13"), _bench_reply([fast]))
+    text = render_text(doc)
+    assert "GPU-only" not in text
+    assert "IMPOSSIBLE: far above copy bandwidth" in text and doc["rows"][0]["fails"]
+    failed = summarise(course.puzzle("puzzle15"), _bench_reply([
+        {"sizes": {"batch": [4096], "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 0.0,
+         "ms": 0.3, "baseline_ms": 0.1, "gpu_ms": None, "baseline_gpu_ms": None,
+         "gpu_note": "not timed as a CUDA graph: RuntimeError: operation not permitted when stream is capturing"}]))
+    text = render_text(failed)
+    assert "GPU-only" not in text
+    assert text.splitlines()[2].endswith("0.33x not timed as a CUDA graph: RuntimeError: operation not permitted "
+                                         "when stream is capturing")
+
+
+LAUNCH_COUNTING = '''
+import torch, triton.language as tl
+from triton.runtime.interpreter import InterpretedFunction
+from grader.function_run import Recorder
+
+def add_one(x_ptr, N: tl.constexpr):
+    offsets = tl.arange(0, N)
+    tl.store(x_ptr + offsets, tl.load(x_ptr + offsets) + 1)
+
+kernel = InterpretedFunction(add_one)
+x = torch.zeros(8)
+recorder = Recorder(set())
+with recorder.counting_launches():
+    kernel.warmup(x, N=8, grid=(1,))
+    kernel[(1,)](x, N=8)
+    recorder.phase = "backward"
+    kernel[(1,)](x, N=8)
+    kernel[(1,)](x, N=8)
+print(recorder.launches, x.tolist())
+'''
+
+
+def test_launch_counting_skips_warmup_and_counts_each_launch_per_phase():
+    import subprocess
+    import sys
+    # In its own process: the interpreter leaves triton.language patched.
+    run = subprocess.run([sys.executable, "-c", LAUNCH_COUNTING], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "{'forward': 1, 'backward': 2} [3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0]"
