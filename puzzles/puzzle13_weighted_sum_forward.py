@@ -116,11 +116,13 @@ PUZZLE = Puzzle(
     # fp32 sums of a few hundred products, added in another order than torch's.
     requires=("make_block_ptr",),
     # --bench: x is read once; w and the output are small. PyTorch's way is a tensordot.
+    # Tiles, warps and register cap from benchmarks/tune_forward.py on an H200: with a cap, the
+    # compiler keeps every load of a 4 x 1024 tile in flight at once (93 % of copy against 90 %).
     bench=Bench(
         sizes=({"ROWS": 65536, "D": 1024}, {"ROWS": 4096, "D": 1024}, {"ROWS": 16384, "D": 1024},
-                      {"ROWS": 262144, "D": 1024}, {"ROWS": 65536, "D": 256}),
-        blocks={"ROWS_TILE_SIZE": 16, "D_TILE_SIZE": 1024},
-        launch={"num_warps": 16, "num_stages": 4},
+               {"ROWS": 262144, "D": 1024}, {"ROWS": 65536, "D": 256}),
+        blocks={"ROWS_TILE_SIZE": 4, "D_TILE_SIZE": 1024},
+        launch={"num_warps": 8, "num_stages": 1, "maxnreg": 128},
         bytes=lambda s: 4 * (s["ROWS"] * s["D"] + s["D"] + s["ROWS"]),
         baseline=lambda x, weight: torch.tensordot(x, weight, dims=1),
         baseline_name="torch.tensordot",

@@ -4,10 +4,37 @@ import triton
 from puzzle13_weighted_sum_forward import weighted_sum_fwd
 from puzzle14_weighted_sum_backward import weighted_sum_bwd
 
-# Tiles and warps measured fastest on an H200 at 65536 x 1024 (benchmarks/tune_weighted_sum.py):
-# whole rows of D, many rows per program, and a partial buffer 32 times smaller than x.
-FWD = {"ROWS_TILE_SIZE": 16, "D_TILE_SIZE": 1024, "num_warps": 16, "num_stages": 4}
+# Tiles, warps and register cap measured fastest on an H200 at 65536 x 1024 (benchmarks/
+# tune_forward.py, benchmarks/tune_weighted_sum.py): whole rows of D per program, and for the
+# backward a partial buffer 32 times smaller than x.
+FWD = {"ROWS_TILE_SIZE": 4, "D_TILE_SIZE": 1024, "num_warps": 8, "num_stages": 1, "maxnreg": 128}
 BWD = {"ROWS_TILE_SIZE": 32, "D_TILE_SIZE": 1024, "num_warps": 8, "num_stages": 2}
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "maxnreg")
+
+# At 65536 x 1024 the GPU does a forward + backward in about 0.21 ms, and the host needs nearly
+# as long to issue it, so every host microsecond counts (benchmarks/step_profile.py). As in
+# Triton's fused-softmax tutorial, keep each compiled kernel and launch it directly: a plain
+# `kernel[grid](...)` works out the compiled version's key again on every call.
+_compiled = {}
+
+
+def _specialisation(args):
+    """What Triton compiles a separate version for: pointer dtype, device and 16-byte
+    alignment; integers equal to 1, multiples of 16, or beyond int32."""
+    return tuple((a.dtype, a.device, a.data_ptr() % 16 == 0) if isinstance(a, torch.Tensor)
+                 else (a == 1, a % 16 == 0, -2**31 <= a < 2**31) for a in args)
+
+
+def _launch(kernel, programs, args, config):
+    key = (kernel, _specialisation(args))
+    compiled = _compiled.get(key)
+    if compiled is None:
+        compiled = kernel.warmup(*args, grid=(programs,), **config)
+        if compiled is None:  # the interpreter compiles nothing: launch the plain way
+            kernel[(programs,)](*args, **config)
+            return
+        _compiled[key] = compiled
+    compiled[(programs, 1, 1)](*args, *(v for k, v in config.items() if k not in LAUNCH_OPTIONS))
 
 
 class WeightedSumFunc(torch.autograd.Function):
@@ -16,13 +43,10 @@ class WeightedSumFunc(torch.autograd.Function):
         d = x.shape[-1]
         rows_x = x.reshape(-1, d)
         rows = rows_x.shape[0]
-        y = torch.empty(rows, device=x.device, dtype=x.dtype)
-        grid = (triton.cdiv(rows, FWD["ROWS_TILE_SIZE"]),)
-        weighted_sum_fwd[grid](
-            rows_x, weight, y,
-            rows_x.stride(0), rows_x.stride(1), weight.stride(0), y.stride(0),
-            rows, d, **FWD,
-        )
+        y = x.new_empty(rows)
+        stride_row, stride_dim = rows_x.stride()
+        _launch(weighted_sum_fwd, triton.cdiv(rows, FWD["ROWS_TILE_SIZE"]),
+                (rows_x, weight, y, stride_row, stride_dim, weight.stride(0), y.stride(0), rows, d), FWD)
         ctx.save_for_backward(x, weight)
         return y.view(x.shape[:-1])
 
@@ -34,12 +58,11 @@ class WeightedSumFunc(torch.autograd.Function):
         rows = rows_x.shape[0]
         grad_rows = grad_output.reshape(-1)
         tiles = triton.cdiv(rows, BWD["ROWS_TILE_SIZE"])
-        grad_x = torch.empty_like(rows_x)
-        partial = torch.empty((tiles, d), device=x.device, dtype=torch.float32)
-        weighted_sum_bwd[(tiles,)](
-            rows_x, weight, grad_rows, grad_x, partial,
-            rows_x.stride(0), rows_x.stride(1), weight.stride(0), grad_rows.stride(0),
-            grad_x.stride(0), grad_x.stride(1), partial.stride(0), partial.stride(1),
-            rows, d, **BWD,
-        )
+        grad_x = x.new_empty((rows, d))
+        partial = x.new_empty((tiles, d), dtype=torch.float32)
+        stride_row, stride_dim = rows_x.stride()
+        _launch(weighted_sum_bwd, tiles,
+                (rows_x, weight, grad_rows, grad_x, partial, stride_row, stride_dim, weight.stride(0),
+                 grad_rows.stride(0), grad_x.stride(0), grad_x.stride(1), partial.stride(0), partial.stride(1),
+                 rows, d), BWD)
         return grad_x.view(x.shape), partial.sum(0)
