@@ -8,10 +8,10 @@
 2. The step at 65536 x 1024 and 262144 x 1024 with ``do_bench`` (host and GPU, what ``--bench``
    reports) in interleaved rounds, and with ``do_bench_cudagraph`` (GPU only).
 
-Besides the solution, three wrappers that differ only in how they launch: Triton's JIT call
-``kernel[grid](...)``, a compiled handle per specialisation (``kernel.warmup`` then
-``compiled[grid](...)``, as the fused-softmax tutorial and the solution do), or Triton's C
-launcher called directly (the floor; a private API, not for a course).
+The solution's wrapper runs with three launchers in turn: Triton's JIT call
+``kernel[grid](...)``; a compiled handle per specialisation (``kernel.warmup`` then
+``compiled[grid](...)``, as the fused-softmax tutorial does: the solution's own); or Triton's
+C launcher called directly (the floor; a private API, not for a course).
 """
 from __future__ import annotations
 
@@ -27,85 +27,42 @@ import triton.testing
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "solutions"))
 
+import puzzle15_weighted_sum_autograd as solution  # noqa: E402
 from puzzle13_weighted_sum_forward import weighted_sum_fwd  # noqa: E402
-from puzzle14_weighted_sum_backward import weighted_sum_bwd  # noqa: E402
-from puzzle15_weighted_sum_autograd import BWD, FWD, WeightedSumFunc  # noqa: E402
 
-OPTIONS = ("num_warps", "num_stages", "maxnreg")
+FWD = solution.FWD
 ROUNDS = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 12
 
 
-def _constexprs(config: dict) -> tuple:
-    return tuple(v for k, v in config.items() if k not in OPTIONS)
+def jit_launch(kernel, programs: int, args: tuple, config: dict) -> None:
+    kernel[(programs,)](*args, **config)
 
 
-def _specialisation(args: tuple) -> tuple:
-    """What Triton specialises a compiled kernel on: dtype and 16-byte alignment of pointers;
-    ints equal to 1, divisible by 16, fitting int32."""
-    return tuple((a.dtype, a.data_ptr() % 16 == 0) if isinstance(a, torch.Tensor)
-                 else (a == 1, a % 16 == 0, -2**31 <= a < 2**31) for a in args)
-
-
-def jit_launch(kernel, config: dict, grid: int, args: tuple) -> None:
-    kernel[(grid,)](*args, **config)
-
-
-_handles: dict = {}
-
-
-def handle_launch(kernel, config: dict, grid: int, args: tuple) -> None:
-    key = (kernel, _specialisation(args))
-    compiled = _handles.get(key)
-    if compiled is None:
-        compiled = _handles[key] = kernel.warmup(*args, grid=(grid,), **config)
-    compiled[(grid, 1, 1)](*args, *_constexprs(config))
-
-
+handle_launch = solution._launch  # a compiled handle per specialisation
 _launchers: dict = {}
 
 
-def c_launch(kernel, config: dict, grid: int, args: tuple) -> None:
-    key = (kernel, _specialisation(args))
+def c_launch(kernel, programs: int, args: tuple, config: dict) -> None:
+    """Triton's C launcher called directly: the floor of a launch's host cost (private API)."""
+    key = (kernel, solution._specialisation(args))
     entry = _launchers.get(key)
     if entry is None:
-        compiled = kernel.warmup(*args, grid=(grid,), **config)
+        compiled = kernel.warmup(*args, grid=(programs,), **config)
         compiled._init_handles()
         entry = _launchers[key] = (compiled.run, compiled.function, compiled.packed_metadata)
     run, function, meta = entry
     stream = torch._C._cuda_getCurrentRawStream(torch.cuda.current_device())
-    run(grid, 1, 1, stream, function, meta, None, None, None, *args, *_constexprs(config))
+    constexprs = (v for k, v in config.items() if k not in solution.LAUNCH_OPTIONS)
+    run(programs, 1, 1, stream, function, meta, None, None, None, *args, *constexprs)
 
 
-def wrapper(launch):
-    """The reference wrapper with as few host-side tensor calls as it can make."""
-    class Wrapper(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x, w):
-            d = x.shape[-1]
-            rows_x = x.reshape(-1, d)
-            rows = rows_x.shape[0]
-            y = x.new_empty(rows)
-            sr, sd = rows_x.stride()
-            launch(weighted_sum_fwd, FWD, triton.cdiv(rows, FWD["ROWS_TILE_SIZE"]),
-                   (rows_x, w, y, sr, sd, w.stride(0), 1, rows, d))
-            ctx.save_for_backward(x, w)
-            return y.view(x.shape[:-1])
-
-        @staticmethod
-        def backward(ctx, g):
-            x, w = ctx.saved_tensors
-            d = x.shape[-1]
-            rows_x = x.reshape(-1, d)
-            rows = rows_x.shape[0]
-            g = g.reshape(-1)
-            tiles = triton.cdiv(rows, BWD["ROWS_TILE_SIZE"])
-            grad_x = x.new_empty((rows, d))
-            partial = x.new_empty((tiles, d))
-            sr, sd = rows_x.stride()
-            launch(weighted_sum_bwd, BWD, tiles,
-                   (rows_x, w, g, grad_x, partial, sr, sd, w.stride(0), g.stride(0), d, 1, d, 1, rows, d))
-            return grad_x.view(x.shape), partial.sum(0)
-    return Wrapper
+def launching_with(launch):
+    """The solution's wrapper with its launches made by ``launch``. The backward looks the
+    launcher up when it runs, so a step's forward and backward use the same one."""
+    def apply(x, w):
+        solution._launch = launch
+        return solution.WeightedSumFunc.apply(x, w)
+    return apply
 
 
 class Nothing(torch.autograd.Function):
@@ -122,10 +79,9 @@ class Nothing(torch.autograd.Function):
 
 
 VARIANTS = {
-    "the solution": WeightedSumFunc.apply,
-    "JIT launches": wrapper(jit_launch).apply,
-    "compiled handles": wrapper(handle_launch).apply,
-    "C launcher": wrapper(c_launch).apply,
+    "JIT launches": launching_with(jit_launch),
+    "the solution: compiled handles": launching_with(handle_launch),
+    "C launcher": launching_with(c_launch),
     "PyTorch autograd": lambda a, b: a @ b,
 }
 
@@ -165,9 +121,9 @@ def host_costs() -> None:
     interleaved({
         "PyTorch mv (one ATen launch)": lambda: torch.mv(xd, wd),
         "PyTorch sum(0) of (4, 1024)": lambda: y.new_empty(4, 1024).sum(0),
-        "Triton JIT launch": lambda: jit_launch(weighted_sum_fwd, FWD, 4, args),
-        "Triton compiled handle": lambda: handle_launch(weighted_sum_fwd, FWD, 4, args),
-        "Triton C launcher": lambda: c_launch(weighted_sum_fwd, FWD, 4, args),
+        "Triton JIT launch": lambda: jit_launch(weighted_sum_fwd, 16, args, FWD),
+        "Triton compiled handle": lambda: handle_launch(weighted_sum_fwd, 16, args, FWD),
+        "Triton C launcher": lambda: c_launch(weighted_sum_fwd, 16, args, FWD),
     })
     interleaved({"autograd.Function, no kernels: fwd+bwd": step(Nothing.apply),
                  **{f"{name}: fwd+bwd": step(apply) for name, apply in VARIANTS.items()}})
@@ -193,15 +149,15 @@ def big_step(rows: int) -> None:
             means[name].append(statistics.mean(ms))
             medians[name].append(statistics.median(ms))
     print(f"== rows={rows} D=1024: do_bench ms (host + GPU), {ROUNDS // 2} interleaved rounds")
-    print(f"  {'':24s} {'round means: min':>17s} {'median':>7s} {'max':>7s}   round medians: min  median    max")
+    print(f"  {'':32s} {'round means: min':>17s} {'median':>7s} {'max':>7s}   round medians: min  median    max")
     for name in VARIANTS:
         a, b = means[name], medians[name]
-        print(f"  {name:24s} {min(a):17.4f} {statistics.median(a):7.4f} {max(a):7.4f}   "
+        print(f"  {name:32s} {min(a):17.4f} {statistics.median(a):7.4f} {max(a):7.4f}   "
               f"{min(b):18.4f} {statistics.median(b):7.4f} {max(b):7.4f}")
     print(f"== rows={rows} D=1024: do_bench_cudagraph ms (GPU only)")
     for name, apply in VARIANTS.items():
         ms = triton.testing.do_bench_cudagraph(lambda: apply(x, w).backward(g), grad_to_none=[x, w])
-        print(f"  {name:24s} {ms:.4f}")
+        print(f"  {name:32s} {ms:.4f}")
 
 
 def main() -> int:
