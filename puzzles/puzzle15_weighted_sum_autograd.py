@@ -41,6 +41,7 @@ cheaper host calls do. One cheaper call, from Triton's fused-softmax tutorial: c
 which skips the work `kernel[grid](...)` repeats on every call to pick the compiled version. A
 handle fits only arguments that Triton would compile the same way (same dtypes, pointers with the
 same 16-byte alignment, the same integers equal to 1 or divisible by 16), so keep one per such key.
+The interpreter compiles nothing (`warmup` returns `None` there): launch the plain way then.
 """
 import torch
 from jaxtyping import Float32
