@@ -81,10 +81,11 @@ def summarise(puzzle, reply: dict) -> dict:
     rows = []
     for r in reply["results"]:
         gbs = puzzle.bench.bytes(r["sizes"]) / (r["ms"] * 1e-3) / 1e9
-        rows.append(Row(r["sizes"], r["ms"], r["baseline_ms"], gbs, gbs / copy, r["baseline_ms"] / r["ms"],
-                        r["correct"], r["max_abs_err"], r.get("gpu_ms"), r.get("baseline_gpu_ms"),
-                        r.get("gpu_note", ""), tuple(r.get("ms_rounds", ())),
-                        tuple(r.get("baseline_ms_rounds", ()))))
+        rows.append(Row(
+            sizes=r["sizes"], ms=r["ms"], baseline_ms=r["baseline_ms"], gb_per_s=gbs, copy_fraction=gbs / copy,
+            speedup=r["baseline_ms"] / r["ms"], correct=r["correct"], max_abs_err=r["max_abs_err"],
+            gpu_ms=r.get("gpu_ms"), baseline_gpu_ms=r.get("baseline_gpu_ms"), gpu_note=r.get("gpu_note", ""),
+            ms_rounds=tuple(r.get("ms_rounds", ())), baseline_ms_rounds=tuple(r.get("baseline_ms_rounds", ()))))
     return {"ok": True, "puzzle": puzzle.id, "title": puzzle.title, "device": reply["device"],
             "versions": reply["versions"], "copy_gb_per_s": copy, "copy_cached": reply["copy"]["cached"],
             "baseline": puzzle.bench.baseline_name if puzzle.kind == "kernel" else "PyTorch autograd",

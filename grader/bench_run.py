@@ -3,8 +3,9 @@
 ``triton.testing.do_bench`` does the warm-up, the repeats and the L2 flush. Each timing is
 the median of its repeats, as in the Triton tutorials, and yours and PyTorch's are taken in
 turn, ROUNDS times; the report keeps the fastest round of each (noise only ever adds time, as
-``timeit``'s documentation argues) and every round's figure for the JSON. Every size is checked against the spec before it is timed, so a fast wrong kernel is not
-reported as fast. An autograd function is also timed replayed as a CUDA graph, which leaves
+``timeit``'s documentation argues) and every round's figure for the JSON. Every size is
+checked against the spec before it is timed, so a fast wrong kernel is not reported as fast.
+An autograd function is also timed replayed as a CUDA graph, which leaves
 out the host's work: the gap between the two figures is the step's host overhead.
 """
 from __future__ import annotations

@@ -18,19 +18,18 @@ import contextlib
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+# Operators that make a fresh tensor: `x.new_empty(...)` reads x's dtype and device, never its
+# values, so its result is not a copy of an input.
+ALLOCATING_OPS = {
+    "empty", "empty_like", "empty_strided", "empty_permuted", "new_empty", "new_empty_strided", "zeros",
+    "zeros_like", "new_zeros", "full", "full_like",
+}
 # Operators that only allocate, reshape, copy or cast: the host side of any wrapper.
-LAYOUT_OPS = {
+LAYOUT_OPS = ALLOCATING_OPS | {
     "view", "_unsafe_view", "reshape", "flatten", "unflatten", "expand", "t", "transpose", "permute",
-    "contiguous", "clone", "copy_", "_to_copy", "to", "empty", "empty_like", "empty_strided", "new_empty",
-    "new_empty_strided", "zeros", "zeros_like", "new_zeros", "full", "full_like", "fill_", "zero_", "detach",
+    "contiguous", "clone", "copy_", "_to_copy", "to", "fill_", "zero_", "detach",
     "alias", "as_strided", "select", "slice", "squeeze", "unsqueeze", "lift_fresh", "split", "chunk",
     "unbind", "_reshape_alias", "resize_", "set_", "is_same_size", "_local_scalar_dense", "item",
-}
-# Of those, the ones that make a fresh tensor: `x.new_empty(...)` reads x's dtype and device,
-# never its values, so its result is not a copy of an input.
-ALLOCATING_OPS = {
-    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
-    "new_zeros", "full", "full_like",
 }
 
 
@@ -59,7 +58,7 @@ class Recorder(TorchDispatchMode):
             self.watched.update(_storage(t) for t in tensors_out)
         self.ops.append({"phase": self.phase, "op": name, "layout": layout, "reads_inputs": reads_inputs,
                          "in": [list(t.shape) for t in tensors_in], "out": [list(t.shape) for t in tensors_out]})
-        if self.on_allocate is not None and name.startswith(("empty", "new_empty", "zeros", "new_zeros", "full")):
+        if self.on_allocate is not None and name in ALLOCATING_OPS:
             for tensor in tensors_out:
                 self.on_allocate(tensor)
         return out

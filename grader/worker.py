@@ -220,7 +220,8 @@ class Worker:
         results = []
         try:
             copy = copy_bandwidth()
-            warm_up()
+            if copy["cached"]:  # otherwise measuring the copy has just kept the GPU busy
+                warm_up()
             for sizes in puzzle.bench.sizes:
                 if puzzle.kind == "function":
                     graphs_ok = not any(r.get("gpu_note") for r in results)
