@@ -23,7 +23,9 @@ class Param:
 @dataclass(frozen=True)
 class Binding:
     pointers: tuple[str, ...]     # kernel parameter names that receive the tensors
-    named: Mapping[str, int]      # everything else, by name
+    named: Mapping[str, int]      # everything else the puzzle passes, by name
+    defaults: Mapping[str, object] = None  # parameters left to their default value
+    provided: frozenset = frozenset()      # parameters an autotuner or heuristics set
 
     def compile_signature(self, params: Sequence[Param], dtypes: Sequence[str]) -> tuple[dict, dict]:
         """``ASTSource`` signature and constexprs for compiling exactly this call."""
@@ -31,10 +33,13 @@ class Binding:
         for param, dtype in zip(params, dtypes):
             signature[param.name] = "*" + TRITON_DTYPES[dtype]
         for param in params[len(dtypes):]:
+            if param.name in self.provided:
+                continue  # the worker adds each config's and heuristic's value
+            value = self.named[param.name] if param.name in self.named else (self.defaults or {})[param.name]
             # Like a real launch, an integer argument equal to 1 is specialised into a constant.
-            if param.constexpr or self.named[param.name] == 1:
+            if param.constexpr or value == 1 or not isinstance(value, int) or isinstance(value, bool):
                 signature[param.name] = "constexpr"
-                constexprs[param.name] = self.named[param.name]
+                constexprs[param.name] = value
             else:
                 signature[param.name] = "i32"
         return signature, constexprs
@@ -45,7 +50,10 @@ class BindingError(Exception):
 
 
 def bind(params: Sequence[Param], pointer_names: Sequence[str], values: Mapping[str, int],
-         expected: str) -> Binding:
+         expected: str, provided=frozenset(), defaults: Mapping[str, object] | None = None) -> Binding:
+    """``provided``: parameters an autotuner's configs or heuristics set (never passed);
+    ``defaults``: parameters with a default value, used when the puzzle has no value of its own."""
+    defaults = defaults or {}
     n = len(pointer_names)
     if len(params) < n:
         raise BindingError(
@@ -59,8 +67,13 @@ def bind(params: Sequence[Param], pointer_names: Sequence[str], values: Mapping[
                 f"parameter {param.name!r} stands where a pointer belongs: the first {n} parameters "
                 f"receive {', '.join(f'{p}_ptr' for p in pointer_names)}.\nExpected signature: {expected}"
             )
-    named = {}
+    named, defaulted = {}, {}
     for param in params[n:]:
+        if param.name in provided:
+            continue
+        if param.name not in values and param.name in defaults:
+            defaulted[param.name] = defaults[param.name]
+            continue
         if param.name not in values:
             offered = ", ".join(values)
             raise BindingError(
@@ -68,4 +81,5 @@ def bind(params: Sequence[Param], pointer_names: Sequence[str], values: Mapping[
                 f"(it passes {offered} by name).\nExpected signature: {expected}"
             )
         named[param.name] = int(values[param.name])
-    return Binding(pointers=tuple(p.name for p in params[:n]), named=named)
+    return Binding(pointers=tuple(p.name for p in params[:n]), named=named, defaults=defaulted,
+                   provided=frozenset(provided))

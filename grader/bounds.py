@@ -25,6 +25,7 @@ class Region:
     itemsize: int
     shape: tuple[int, ...]
     param: str = ""  # the kernel parameter that received this tensor
+    role: str = ""   # "input" or "output" (tensors a wrapper allocates have none)
 
 
 class OutOfBounds(Exception):
@@ -35,9 +36,9 @@ class OutOfBounds(Exception):
         self.info = info
 
 
-def _kernel_line(filename: str) -> tuple[int | None, str]:
+def _kernel_line(filename: str, depth: int = 2) -> tuple[int | None, str]:
     """The innermost stack frame in the learner's file: the line doing the access."""
-    frame = sys._getframe(2)
+    frame = sys._getframe(depth)
     while frame is not None:
         if frame.f_code.co_filename == filename:
             import linecache
@@ -98,15 +99,100 @@ class AccessTrace:
         return {"records": records, "truncated": self.truncated}
 
 
+ATOMIC = -2  # an element last written by an atomic: atomics may meet from any program
+SHOWN = 3     # overlapping stores reported per run
+
+
+class WriteLog:
+    """Which program last stored each element of each output, for two findings no result shows
+    in the interpreter (which runs programs one at a time, in order):
+
+    * two programs storing different values to one element without an atomic: a race;
+    * a program loading an output element nobody has stored yet: reading uninitialised memory.
+    """
+
+    def __init__(self, regions: list[Region], data: dict[int, np.ndarray]) -> None:
+        self.regions = regions
+        self.data = data  # region index -> the output's elements, as numpy (the live memory)
+        self.writer = {i: np.full(regions[i].nbytes // regions[i].itemsize, -1, dtype=np.int64) for i in data}
+        self.overlaps: list[dict] = []
+        self.early_reads: list[dict] = []
+        self.decode = lambda program: (program, 0, 0)  # the checker knows the grid
+
+    def _lanes(self, addresses: np.ndarray, mask: np.ndarray):
+        flat, active = addresses.reshape(-1), mask.reshape(-1)
+        for i in self.writer:
+            r = self.regions[i]
+            inside = active & (flat >= r.start) & (flat < r.start + r.nbytes)
+            if inside.any():
+                yield i, r, inside, ((flat[inside] - r.start) // r.itemsize).astype(np.int64)
+
+    def store(self, program: int, addresses, values, mask, atomic: bool, where) -> None:
+        values = None if values is None else np.broadcast_to(values, addresses.shape).reshape(-1)
+        for i, r, inside, index in self._lanes(addresses, mask):
+            before = self.writer[i][index]
+            if not atomic and values is not None and len(self.overlaps) < SHOWN:
+                other = (before >= 0) & (before != program)
+                if other.any():
+                    old, new = self.data[i][index[other]], values[inside][other]
+                    same = old == new
+                    if old.dtype.kind == "f":
+                        same |= np.isnan(old) & np.isnan(new)
+                    differ = np.flatnonzero(~same)
+                    if differ.size:
+                        k = differ[0]
+                        line, source = where()
+                        self.overlaps.append({"tensor": r.name, "shape": list(r.shape),
+                                              "index": int(index[other][k]),
+                                              "programs": [self.decode(int(before[other][k])), self.decode(program)],
+                                              "line": line, "source": source})
+            self.writer[i][index] = ATOMIC if atomic else program
+
+    def load(self, program: int, addresses, mask, where) -> None:
+        if self.early_reads:
+            return
+        for i, r, inside, index in self._lanes(addresses, mask):
+            never = self.writer[i][index] == -1
+            if never.any():
+                line, source = where()
+                self.early_reads.append({"tensor": r.name, "index": int(index[never][0]),
+                                         "program": self.decode(program),
+                                         "shape": list(r.shape), "line": line, "source": source})
+                return
+
+
 class BoundsChecker:
     def __init__(self, regions: list[Region], filename: str, builder, trace: AccessTrace | None = None,
-                 enforce: bool = True) -> None:
+                 enforce: bool = True, outputs: dict[int, np.ndarray] | None = None) -> None:
         self.regions = regions
         self.filename = filename
         self.builder = builder
         self.trace = trace
         self.enforce = enforce
+        self.log = WriteLog(regions, outputs or {})
+        self.log.decode = self._decode
         self._saved: dict[str, object] = {}
+
+    @property
+    def overlaps(self) -> list[dict]:
+        return self.log.overlaps
+
+    @property
+    def early_reads(self) -> list[dict]:
+        return self.log.early_reads
+
+    def program(self) -> int:
+        """The running program as one number, x + gx * (y + gy * z)."""
+        x, y, z = self.builder.grid_idx or (0, 0, 0)
+        gx, gy, _ = getattr(self.builder, "grid_dim", None) or (1, 1, 1)
+        return int(x + gx * (y + gy * z))
+
+    def _decode(self, program: int) -> list[int]:
+        gx, gy, _ = getattr(self.builder, "grid_dim", None) or (1, 1, 1)
+        return [program % gx, (program // gx) % gy, program // (gx * gy)]
+
+    def _where(self):
+        return _kernel_line(self.filename, depth=4)
 
     def check(self, op: str, addresses: np.ndarray, mask) -> None:
         addresses = np.asarray(addresses).astype(np.uint64, copy=False)
@@ -175,20 +261,31 @@ class BoundsChecker:
         load, store = self._saved["create_masked_load"], self._saved["create_masked_store"]
         rmw, cas = self._saved["create_atomic_rmw"], self._saved["create_atomic_cas"]
 
+        def lanes(ptrs, mask):
+            addresses = np.asarray(ptrs.data).astype(np.uint64, copy=False)
+            full = np.ones(addresses.shape, dtype=bool) if mask is None else \
+                np.broadcast_to(np.asarray(mask.data, dtype=bool), addresses.shape)
+            return addresses, full
+
         def masked_load(ptrs, mask, other, *rest, **kw):
             self.check("load", ptrs.data, mask.data)
+            self.log.load(self.program(), *lanes(ptrs, mask), self._where)
             return load(ptrs, mask, other, *rest, **kw)
 
         def masked_store(ptrs, value, mask, *rest, **kw):
             self.check("store", ptrs.data, mask.data)
+            addresses, full = lanes(ptrs, mask)
+            self.log.store(self.program(), addresses, np.asarray(value.data), full, False, self._where)
             return store(ptrs, value, mask, *rest, **kw)
 
         def atomic_rmw(op, ptr, val, mask, *rest, **kw):
             self.check("atomic", ptr.data, mask.data)
+            self.log.store(self.program(), *lanes(ptr, mask)[:1], None, lanes(ptr, mask)[1], True, self._where)
             return rmw(op, ptr, val, mask, *rest, **kw)
 
         def atomic_cas(ptr, cmp, val, *rest, **kw):
             self.check("atomic", ptr.data, None)
+            self.log.store(self.program(), *lanes(ptr, None)[:1], None, lanes(ptr, None)[1], True, self._where)
             return cas(ptr, cmp, val, *rest, **kw)
 
         b.create_masked_load, b.create_masked_store = masked_load, masked_store

@@ -72,13 +72,19 @@ class PuzzleGrader:
             message = (f"no kernel named `{name}` in {self.kernel_file.name} (it defines {found}). "
                        f"Expected: @triton.jit def {self.expected_signature}")
         elif kind == "signature":
-            message = f"`{name}` is not a Triton kernel: decorate it with @triton.jit."
+            message = reply.get("reason") or f"`{name}` is not a Triton kernel: decorate it with @triton.jit."
         elif kind == "exception":
             message = (f"importing {self.kernel_file.name} failed: {reply['error']}"
                        + (f" (line {reply['line']}: `{reply.get('source', '')}`)" if reply.get("line") else ""))
         else:
             return None, self.result("error", f"worker error while loading: {reply.get('error')}")
         return None, self.result("fail", message, checks={"load": CheckResult(False, message, kind)})
+
+    def _sniffing(self) -> str | None:
+        """Kernels that tell the interpreter from a GPU are refused before anything runs."""
+        from .sniffing import check_file, message
+        finding = check_file(self.kernel_file, self.puzzle.kernel)
+        return None if finding is None else message(finding)
 
     def _missing_api(self) -> str | None:
         import triton
@@ -94,6 +100,10 @@ class PuzzleGrader:
         missing = self._missing_api()
         if missing is not None:
             return self.result("fail", missing, checks={"triton": CheckResult(False, missing, "unsupported")},
+                               started=started)
+        sniffed = self._sniffing()
+        if sniffed is not None:
+            return self.result("fail", sniffed, checks={"sniffing": CheckResult(False, sniffed, "sniffing")},
                                started=started)
         try:
             info, failure = self._load()
@@ -111,21 +121,24 @@ class PuzzleGrader:
             return self.result("not_attempted", f"not attempted: `{self.puzzle.kernel}` is still the stub",
                                started=started)
         params = [Param(p["name"], p["constexpr"]) for p in info["params"]]
+        self.info = info
+
+        checks = {}
+        if self.compiler is not None and self.puzzle.kind == "kernel":
+            # Before anything runs: what would not compile for a GPU is not Triton, and the
+            # interpreter would run it as plain Python.
+            checks["gpu_compile"] = self._compile_check(params)
+            if not checks["gpu_compile"].passed:
+                return self.result("fail", checks["gpu_compile"].message, (), checks, started)
 
         cases: list[CaseResult] = []
         abort: str | None = None
-        binding = None
         for case in self.puzzle.cases:
             if abort is not None:
                 cases.append(case_result(case, self.puzzle, False, "skipped", f"not run: {abort}"))
                 continue
-            result, binding_or_none, abort = self._run_case(case, params)
-            binding = binding_or_none or binding
+            result, _, abort = self._run_case(case, params)
             cases.append(result)
-
-        checks = {}
-        if self.compiler is not None and binding is not None:
-            checks["gpu_compile"] = self._compile_check(params)
 
         failed = [c for c in cases if not c.passed] + [c for c in checks.values() if not c.passed]
         if not failed:
@@ -144,6 +157,7 @@ class PuzzleGrader:
         if info["stub"]:
             return None, None, "not attempted"
         params = [Param(p["name"], p["constexpr"]) for p in info["params"]]
+        self.info = info
         self.last_trace = None
         result, _, _ = self._run_case(case, params, trace=True)
         return result, self.last_trace, ""
@@ -153,13 +167,13 @@ class PuzzleGrader:
         plan = self.shapes.plan(case, self.options.secret)
         describe = describe_case(case, self.puzzle)
         try:
-            binding = bind(params, [b.name for b in plan.buffers], plan.values, self.expected_signature)
+            binding = self._bind(params, [b.name for b in plan.buffers], plan.values)
         except BindingError as exc:
             message = f"{describe}: {exc}"
             return case_result(case, self.puzzle, False, "signature", message), None, "the signature is wrong"
         blobs = [pack(b, x) for b, x in zip(plan.buffers, plan.inputs)] + [pack(b, None) for b in plan.output_buffers]
         header = {"op": "run", "file": str(self.kernel_file), "kernel": self.puzzle.kernel,
-                  "grid": list(plan.grid), "named": dict(binding.named),
+                  "puzzle_file": str(self.puzzle_path), "values": dict(plan.values), "named": dict(binding.named),
                   "check_bounds": self.options.check_bounds, "trace": trace,
                   "allocator": "make_tensor_descriptor" in self.puzzle.requires,
                   "buffers": [b.to_json() | {"param": p} for b, p in zip(plan.buffers, binding.pointers)]}
@@ -175,6 +189,8 @@ class PuzzleGrader:
 
         self.last_trace = reply.get("trace")
         extra = {"seconds": reply.get("seconds", 0.0), "printed": reply.get("printed", "")}
+        if reply.get("label"):  # an autotuned kernel, graded config by config in the interpreter
+            describe = f"{describe} with {reply['label']}"
         if not reply.get("ok"):
             kind = reply.get("kind")
             if kind == "out_of_bounds":
@@ -195,12 +211,51 @@ class PuzzleGrader:
                 raise RuntimeError(f"worker error: {reply.get('error')}")
             return case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), binding, None
 
-        outcome = compare(plan.buffers, raw, plan.inputs, plan.expected, self.puzzle.atol, self.puzzle.rtol,
-                          large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
-                          host_reduce=self.puzzle.host_reduce)
-        message = "" if outcome.passed else f"{describe}: {outcome.message}"
-        return (case_result(case, self.puzzle, outcome.passed, outcome.kind, message,
-                             max_abs_err=outcome.max_abs_err, **extra), binding, None)
+        runs = reply.get("runs") or [reply]
+        n = len(plan.buffers)
+        results = [raw[i * n:(i + 1) * n] for i in range(len(raw) // n)]
+        worst = 0.0
+        for run, got in zip(runs, results):
+            if run.get("reversed"):
+                continue
+            where = describe_case(case, self.puzzle) + (f" with {run['label']}" if run.get("label") else "")
+            outcome = compare(plan.buffers, got, plan.inputs, plan.expected, self.puzzle.atol, self.puzzle.rtol,
+                              large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
+                              host_reduce=self.puzzle.host_reduce)
+            if not outcome.passed:
+                early = [r for r in run.get("early_reads", []) if r["tensor"] in outcome.message]
+                text = messages.read_before_write(early[0]) if early and outcome.kind in (
+                    "unwritten", "nonfinite", "mismatch") else outcome.message
+                return (case_result(case, self.puzzle, False, outcome.kind, f"{where}: {text}",
+                                    max_abs_err=outcome.max_abs_err, **extra), binding, None)
+            worst = max(worst, outcome.max_abs_err or 0.0)
+        race = self._race(plan, runs, results)
+        if race is not None:
+            return case_result(case, self.puzzle, False, "race", f"{describe}: {race}", **extra), binding, None
+        return case_result(case, self.puzzle, True, max_abs_err=worst, **extra), binding, None
+
+    def _race(self, plan, runs, results) -> str | None:
+        """Two programs storing different values to one element, or a result that changes
+        when the programs run in the other order: on a GPU the outcome depends on timing."""
+        for run in runs:
+            if run.get("overlaps"):
+                return messages.overlapping_stores(run["overlaps"][0])
+        reversed_runs = [(r, got) for r, got in zip(runs, results) if r.get("reversed")]
+        if not reversed_runs:
+            return None
+        run, got = reversed_runs[0]
+        first = results[0]
+        for buffer, a, b in list(zip(plan.buffers, first, got))[len(plan.inputs):]:
+            if a != b:
+                from .fence import unpack
+                before, after = unpack(buffer, a)[0], unpack(buffer, b)[0]
+                return messages.order_dependent(buffer.name, before, after)
+        return None
+
+    def _bind(self, params, pointer_names, values):
+        info = getattr(self, "info", None) or {}
+        return bind(params, pointer_names, values, self.expected_signature,
+                    provided=frozenset(info.get("provided", ())), defaults=info.get("defaults", {}))
 
     def _compile_check(self, params: list[Param]) -> CheckResult:
         """Compile for sm_90 once per distinct block configuration."""
@@ -212,19 +267,22 @@ class PuzzleGrader:
                 continue
             seen.add(key)
             try:
-                binding = bind(params, [s.name for s in self.shapes.all], self.shapes.plan(case).values,
-                               self.expected_signature)
+                values = self.shapes.plan(case).values
+                binding = self._bind(params, [s.name for s in self.shapes.all], values)
             except BindingError:
                 continue
             signature, constexprs = binding.compile_signature(params, dtypes)
             try:
                 reply, _ = self.compiler.request({"op": "compile", "file": str(self.kernel_file),
                                                 "kernel": self.puzzle.kernel, "signature": signature,
-                                                "constexprs": constexprs}, timeout=max(60.0, self.options.timeout))
+                                                "constexprs": constexprs, "values": values},
+                                               timeout=max(60.0, self.options.timeout))
             except (WorkerTimedOut, WorkerDied) as exc:
                 return CheckResult(False, f"the GPU compile check did not finish ({type(exc).__name__})", "compile")
             if not reply.get("ok"):
-                blocks = ", ".join(f"{k}={v}" for k, v in case.blocks.items())
+                blocks = ", ".join(f"{k}={v}" for k, v in case.blocks.items()
+                                   if k not in binding.provided) or "defaults"
+                blocks += f"; {reply['config']}" if reply.get("config") else ""
                 text = messages.compile_failure(reply.get("error", ""), reply.get("line"), reply.get("source", ""))
                 return CheckResult(False, f"GPU compile check ({blocks}): {text}", "compile")
         return CheckResult(True, f"compiles for sm_90 ({len(seen)} block configuration(s))")

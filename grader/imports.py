@@ -21,17 +21,18 @@ def _installed_roots() -> tuple[str, ...]:
     return tuple(os.path.realpath(p) for p in {sys.prefix, sys.base_prefix, os.path.dirname(os.__file__)})
 
 
-def import_file(path: str, name: str, run=None) -> types.ModuleType:
+def import_file(path: str, name: str, run=None, spec=None) -> types.ModuleType:
     """Import ``path`` as module ``name``, with its folder on ``sys.path`` while it runs.
 
-    ``run(callable)`` may wrap the execution (the worker captures what it prints).
+    ``run(callable)`` may wrap the execution (the worker captures what it prints); ``spec``
+    may bring a loader of its own (the worker's definitions-only loader).
     """
     with _LOCK:
-        return _import_file(path, name, run)
+        return _import_file(path, name, run, spec)
 
 
-def _import_file(path: str, name: str, run) -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
+def _import_file(path: str, name: str, run, spec) -> types.ModuleType:
+    spec = spec or importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     folder = os.path.dirname(path)

@@ -149,3 +149,40 @@ def compile_failure(error: str, line: int | None, source: str, on_gpu: bool = Fa
             "the kernel runs in the interpreter but does not compile for a GPU (sm_90)")
     message = f"{what}{_at_line(line, source)}: {reason.rstrip('.')}."
     return message + (f" Fix: {fix}" if fix else "")
+
+
+def _element(index: int, shape) -> str:
+    return fmt_index(index_of(index, tuple(shape))) if shape else f"({index})"
+
+
+def read_before_write(read: dict) -> str:
+    """An output loaded before anything was stored to it (interpreter only)."""
+    tensor = read["tensor"]
+    return (f"loaded `{tensor}` before storing to it: program {tuple(read['program'])} read "
+            f"{tensor}{_element(read['index'], read['shape'])}{_at_line(read.get('line'), read.get('source', ''))}, "
+            f"which no program had stored yet. An output holds garbage until your kernel stores to it (the grader "
+            f"fills it with NaN), so the value loaded means nothing. Fix: keep the running value in a variable "
+            f"(`acc = tl.zeros([B0], dtype=tl.float32)`), and store `{tensor}` once it is final.")
+
+
+def overlapping_stores(overlap: dict) -> str:
+    a, b = (tuple(p) for p in overlap["programs"])
+    tensor = overlap["tensor"]
+    return (f"a race: programs {a} and {b} both store to {tensor}{_element(overlap['index'], overlap['shape'])}"
+            f"{_at_line(overlap.get('line'), overlap.get('source', ''))}, with different values and no atomic. "
+            f"The interpreter runs programs one after another, but a GPU runs them at the same time, so which "
+            f"value stays (or whether an update is lost) depends on timing. Fix: give every element of `{tensor}` "
+            f"to exactly one program, or combine the programs' contributions with `tl.atomic_add`.")
+
+
+def order_dependent(tensor: str, in_order, reversed_order) -> str:
+    import torch
+    differ = ~((in_order == reversed_order) | (torch.isnan(in_order) & torch.isnan(reversed_order))) \
+        if in_order.is_floating_point() else in_order != reversed_order
+    positions = torch.nonzero(differ.reshape(-1)).flatten()[:3].tolist()
+    shown = "; ".join(f"{fmt_index(index_of(p, tuple(in_order.shape)))}: {in_order.reshape(-1)[p].item():.6g} in "
+                      f"order, {reversed_order.reshape(-1)[p].item():.6g} reversed" for p in positions)
+    return (f"a race: running the programs in reverse order changed {int(differ.sum())} element(s) of `{tensor}` "
+            f"({shown}). On a GPU programs run at the same time, in no set order, so a program must not depend "
+            f"on what another one stored. Fix: have each program compute its part from the inputs alone, or "
+            f"combine the programs' contributions with atomics (`tl.atomic_add`).")

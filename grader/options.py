@@ -11,3 +11,10 @@ class Options:
     compile_check: bool = True   # after interpreter runs, compile for sm_90 too
     secret: int = 0              # mixed into input seeds (batch grading)
     check_bounds: bool = True    # interpreter: check every load and store (off only to measure its cost)
+    sandbox: str = "auto"        # "auto": bubblewrap where it works; "on": required; "off": rlimits only
+    memory_mb: int | None = None  # address-space cap per worker
+
+    @property
+    def cpu_seconds(self) -> int:
+        """CPU time a worker may spend over its whole life: a backstop behind the per-case timeout."""
+        return int(max(600, 20 * self.timeout))

@@ -26,6 +26,8 @@ FAILURE_KINDS = (
     "torch_compute",   # an autograd wrapper computed with PyTorch instead of its kernels
     "saved",           # an autograd wrapper saved the wrong tensors for backward
     "unsupported",     # the installed triton lacks an API the puzzle needs
+    "race",            # programs store to one element, or depend on each other's order
+    "sniffing",        # the code tells the interpreter from a GPU
 )
 
 STATUSES = ("pass", "fail", "not_attempted", "error")

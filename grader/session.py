@@ -14,6 +14,7 @@ from pathlib import Path
 from .course import Course
 from .options import Options
 from .results import PuzzleResult, Report
+from .isolation import jail_for, use_sandbox
 from .workers import SharedWorker, WorkerProcess
 
 
@@ -22,8 +23,10 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
     """Grade ``(puzzle_id, kernel_file)`` pairs; results keep the order of ``targets``."""
     started = time.perf_counter()
     jobs = max(1, min(jobs, len(targets)))
-    workers = [WorkerProcess(options.device) for _ in range(jobs)]
-    compiler = SharedWorker("compile") if options.device == "cpu" and options.compile_check else None
+    jail = jail_for(course.root, [path for _, path in targets], sandbox=use_sandbox(options.sandbox),
+                    memory_mb=options.memory_mb, cpu_seconds=options.cpu_seconds)
+    workers = [WorkerProcess(options.device, jail) for _ in range(jobs)]
+    compiler = SharedWorker("compile", jail) if options.device == "cpu" and options.compile_check else None
     for worker in workers + ([compiler] if compiler else []):
         worker.start()
     from .grade import PuzzleGrader  # imports torch: only once the workers are starting too

@@ -18,7 +18,6 @@ import sys
 import time
 import traceback
 
-from .imports import import_file
 from .learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
 from .protocol import ChannelClosed, Reader, write_message
 
@@ -55,6 +54,11 @@ class Worker:
         import triton
         self.triton = triton
         self._allocator_on = False
+        from .launch import compiled_builtins
+        from .learner_import import install
+        # Learner modules are imported as definitions only; in the interpreter they also get
+        # builtin min/max with their compiled (elementwise) meaning.
+        install(compiled_builtins() if device == "cpu" else None)
 
     # ---- loading ---------------------------------------------------------------------------
     def module(self, path: str):
@@ -65,7 +69,8 @@ class Worker:
                 with captured_output():
                     execute()
 
-            module = import_file(path, name, run=quietly)
+            from .learner_import import import_learner
+            module = import_learner(path, name, run=quietly)
             self.modules[path] = module
         return self.modules[path]
 
@@ -105,13 +110,21 @@ class Worker:
             defined = sorted(n for n, v in vars(module).items() if self.is_jit(v))
             return {"ok": False, "kind": "not_found", "defined": defined}, []
         if isinstance(kernel, type):  # an autograd.Function puzzle
+            if not issubclass(kernel, self.torch.autograd.Function) if self.device != "compile" else False:
+                return {"ok": False, "kind": "signature", "error": "not_function"}, []
             return {"ok": True, "params": [], "stub": all(is_stub(getattr(kernel, m, None))
                                                           for m in ("forward", "backward")), "line": None}, []
-        fn = self.python_function(kernel)
-        if fn is None or not self.is_jit(kernel):
-            return {"ok": False, "kind": "signature", "error": "not_jit"}, []
-        params = [{"name": p.name, "constexpr": p.constexpr} for p in kernel_params(fn)]
-        return {"ok": True, "params": params, "stub": is_stub(fn),
+        from .launch import NotGenuine, parameters, unwrap
+        try:
+            layers = unwrap(kernel, msg["kernel"])
+        except NotGenuine as exc:
+            return {"ok": False, "kind": "signature", "error": "not_jit", "reason": str(exc)}, []
+        fn = layers.base.fn
+        params, defaults = parameters(layers)
+        return {"ok": True, "params": [{"name": n, "constexpr": c} for n, c in params], "stub": is_stub(fn),
+                "provided": sorted(layers.provided),
+                "defaults": {k: v for k, v in defaults.items() if isinstance(v, (int, float, bool))},
+                "configs": layers.config_labels(), "heuristics": sorted(layers.heuristics),
                 "line": inspect.getsourcelines(fn)[1] if inspect.getsourcefile(fn) else None}, []
 
     def use_allocator(self, wanted: bool) -> None:
@@ -144,25 +157,81 @@ class Worker:
         return whole, views
 
     def op_run(self, msg: dict, blobs: list[bytes]):
+        """Run one case, possibly several times: once per autotuning config in the interpreter,
+        and once more with the programs in reverse order (a race shows as a different result).
+        Each run starts from the bytes the grader sent; each run's bytes go back to be judged."""
+        from .launch import apply_heuristics, describe_config, unwrap
         path = os.path.abspath(msg["file"])
         kernel = self.kernel(path, msg["kernel"])
+        layers = unwrap(kernel, msg["kernel"])
         self.use_allocator(msg.get("allocator", False))
-        whole, views = self._tensors(msg["buffers"], blobs)
-        checker = None
-        if self.device == "cpu" and (msg.get("check_bounds", True) or msg.get("trace")):
-            checker = self._bounds_checker(msg["buffers"], whole, path, msg.get("trace", False),
-                                           msg.get("check_bounds", True))
-            checker.install()
-        _, error, printed, seconds = self._run_learner(
-            lambda: kernel[tuple(msg["grid"])](*views, **msg["named"]), checker)
-        reply: dict = {"ok": True} if error is None else self._failure(error, path, kernel)
-        reply["seconds"] = seconds
-        if checker is not None and checker.trace is not None:
-            reply["trace"] = checker.trace.to_json()
-        reply["printed"] = printed
-        if reply.get("fatal"):
-            return reply, []
-        return reply, [w.cpu().numpy().tobytes() for w in whole]
+        grid = self._grid(msg)
+        interpreted = self.device == "cpu"
+        plans = [(describe_config(c), c, False) for c in layers.configs] if interpreted and layers.configs \
+            else [("", None, False)]
+        if interpreted and msg.get("reorder", True) and self._programs(msg, layers) > 1:
+            plans.append((plans[0][0], plans[0][1], True))
+        runs, out = [], []
+        for label, config, reverse in plans:
+            whole, views = self._tensors(msg["buffers"], blobs)
+            checker = None
+            if interpreted and (msg.get("check_bounds", True) or msg.get("trace")):
+                checker = self._bounds_checker(msg["buffers"], whole, path, msg.get("trace", False) and not out,
+                                               msg.get("check_bounds", True))
+                checker.install()
+            named = dict(msg["named"])
+            if config is not None:
+                named.update(config.all_kwargs())
+                launch = lambda: self._launch_interpreted(layers, grid, views, named)  # noqa: E731
+            elif interpreted:
+                launch = lambda: self._launch_interpreted(layers, grid, views, named)  # noqa: E731
+            else:
+                launch = lambda: kernel[grid](*views, **named)  # noqa: E731 (Triton's own launch, tuning included)
+            from .launch import program_order
+            with program_order(reverse):
+                _, error, printed, seconds = self._run_learner(launch, checker)
+            reply: dict = {"ok": True} if error is None else self._failure(error, path, kernel)
+            reply.update(label=label, reversed=reverse, seconds=seconds, printed=printed)
+            if checker is not None:
+                reply["overlaps"], reply["early_reads"] = checker.overlaps, checker.early_reads
+                if checker.trace is not None:
+                    reply["trace"] = checker.trace.to_json()
+            if layers.heuristics and config is None and error is None:
+                reply["heuristics"] = {k: v for k, v in apply_heuristics(layers, {**msg["values"], **named}).items()
+                                       if isinstance(v, (int, bool))}
+            runs.append(reply)
+            if reply.get("fatal") or not reply["ok"]:
+                break
+            out += [w.cpu().numpy().tobytes() for w in whole]
+        head = dict(runs[0]) if runs[0]["ok"] is False else dict(next((r for r in runs if not r["ok"]), runs[0]))
+        head["runs"] = runs
+        return head, out
+
+    def _grid(self, msg: dict):
+        """The launch grid as a function of the launch's values: autotuning and heuristics may
+        choose the block sizes it depends on. The function comes from the course's puzzle."""
+        from .course import load_puzzle
+        puzzle = load_puzzle(msg["puzzle_file"])
+        values = dict(msg["values"])
+
+        def grid(meta):
+            merged = {**values, **{k: v for k, v in meta.items() if isinstance(v, int)}}
+            return tuple(int(g) for g in puzzle.grid(merged))
+        return grid
+
+    def _programs(self, msg: dict, layers) -> int:
+        import math
+        try:
+            return math.prod(self._grid(msg)(dict(msg["named"])))
+        except Exception:  # the grid needs a value only a config gives: assume several
+            return 2
+
+    @staticmethod
+    def _launch_interpreted(layers, grid, views, named):
+        """The interpreter's launch, below any autotuner (which needs a GPU to time configs);
+        heuristics are Triton's own layer and run as they would on a GPU."""
+        inner = layers.autotuner.fn if layers.autotuner is not None else layers.outer
+        return inner[grid](*views, **named)
 
     def _run_learner(self, call, checker):
         """Run learner code with its output captured; the bounds check (if any) is removed after.
@@ -239,15 +308,17 @@ class Worker:
         from triton.runtime import interpreter
 
         from .bounds import AccessTrace, BoundsChecker, Region
-        regions = []
-        for spec, storage in zip(buffers, whole):
+        regions, outputs = [], {}
+        for i, (spec, storage) in enumerate(zip(buffers, whole)):
             base = storage.data_ptr()
+            dtype = getattr(self.torch, spec["dtype"])
             regions.append(Region(spec["name"], base + spec["guard"], spec["nbytes"], base,
-                                  base + spec["total"], self.torch.empty((), dtype=getattr(
-                                      self.torch, spec["dtype"])).element_size(), tuple(spec["shape"]),
-                                  spec.get("param", "")))
+                                  base + spec["total"], self.torch.empty((), dtype=dtype).element_size(),
+                                  tuple(spec["shape"]), spec.get("param", ""), spec.get("role", "")))
+            if spec.get("role") == "output" and dtype != self.torch.bfloat16:  # numpy has no bf16
+                outputs[i] = storage[spec["guard"]:spec["guard"] + spec["nbytes"]].view(dtype).numpy()
         return BoundsChecker(regions, path, interpreter.interpreter_builder,
-                             AccessTrace(regions) if trace else None, enforce)
+                             AccessTrace(regions) if trace else None, enforce, outputs)
 
     def _failure(self, exc: BaseException, path: str, kernel) -> dict:
         import re
@@ -270,19 +341,36 @@ class Worker:
 
     # ---- GPU compile check -------------------------------------------------------------------
     def op_compile(self, msg: dict, blobs: list[bytes]):
+        """Compile for a GPU target as a launch would: once per autotuning config, with the
+        values heuristics give, for the signature and constexprs the grader bound."""
         from triton.backends.compiler import GPUTarget
         from triton.compiler import ASTSource
         from triton.runtime.jit import JITFunction
+
+        from .launch import apply_heuristics, describe_config, unwrap
         path = os.path.abspath(msg["file"])
-        fn = self.python_function(self.kernel(path, msg["kernel"]))
-        try:
-            with captured_output():
-                source = ASTSource(fn=JITFunction(fn), signature=msg["signature"], constexprs=msg["constexprs"])
-                self.triton.compile(source, target=GPUTarget("cuda", msg.get("arch", 90), 32))
-        except BaseException as exc:
-            line, src = compile_error_line(exc, fn, path)
-            return {"ok": False, "error": f"{type(exc).__name__}: {exc}", "line": line, "source": src}, []
-        return {"ok": True}, []
+        layers = unwrap(self.kernel(path, msg["kernel"]), msg["kernel"])
+        fn = layers.base.fn
+        variants = [(describe_config(c), c.kwargs, {"num_warps": c.num_warps, "num_stages": c.num_stages})
+                    for c in layers.configs] or [("", {}, {})]
+        for label, meta, options in variants:
+            signature, constexprs = dict(msg["signature"]), {**msg["constexprs"], **meta}
+            try:
+                constexprs.update(apply_heuristics(layers, {**msg["values"], **constexprs}))
+            except Exception as exc:  # noqa: BLE001 (a heuristic of the learner's raised)
+                return {"ok": False, "error": f"a @triton.heuristics rule raised {type(exc).__name__}: {exc}",
+                        "line": None, "source": "", "config": label}, []
+            for name in constexprs:
+                signature[name] = "constexpr"
+            try:
+                with captured_output():
+                    source = ASTSource(fn=JITFunction(fn), signature=signature, constexprs=constexprs)
+                    self.triton.compile(source, target=GPUTarget("cuda", msg.get("arch", 90), 32), options=options)
+            except BaseException as exc:
+                line, src = compile_error_line(exc, fn, path)
+                return {"ok": False, "error": f"{type(exc).__name__}: {exc}", "line": line, "source": src,
+                        "config": label}, []
+        return {"ok": True, "variants": len(variants)}, []
 
     def serve(self, reader: Reader) -> None:
         handlers = {"load": self.op_load, "run": self.op_run, "compile": self.op_compile,

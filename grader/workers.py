@@ -8,6 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .isolation import Confined, Jail, start
 from .protocol import ChannelClosed, ChannelTimeout, Reader, write_message
 
 STARTUP_TIMEOUT = 120.0  # importing torch and triton on a cold, busy machine
@@ -26,11 +27,13 @@ class WorkerTimedOut(Exception):
 
 
 class WorkerProcess:
-    """One ``python -m grader.worker`` child. Started lazily; restarted after a death."""
+    """One ``python -m grader.worker`` child, confined by ``jail`` (see ``isolation``). Started
+    lazily; restarted after a death."""
 
-    def __init__(self, device: str, memory_mb: int | None = None) -> None:
+    def __init__(self, device: str, jail: Jail | None = None) -> None:
         self.device = device
-        self.memory_mb = memory_mb  # a cap on the worker's address space (batch grading)
+        self.jail = jail if jail is not None else Jail(sandbox=False)
+        self.confined: Confined | None = None
         self.proc: subprocess.Popen | None = None
         self.reader: Reader | None = None
         self.stderr = None
@@ -39,25 +42,17 @@ class WorkerProcess:
     def start(self) -> None:
         if self.proc is not None:
             return
-        env = dict(os.environ)
         package_parent = str(Path(__file__).resolve().parent.parent)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
-        env.pop("TRITON_INTERPRET", None)  # the worker sets it itself for --device cpu
-        env.setdefault("PYTHONUNBUFFERED", "1")
+        env = {"PYTHONPATH": package_parent, "PYTHONUNBUFFERED": "1"}
         self.stderr = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "grader.worker", "--device", self.device],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=env,
-            start_new_session=True, preexec_fn=self._limit if self.memory_mb else None,
+        self.confined = start(
+            [sys.executable, "-m", "grader.worker", "--device", self.device], self.jail, env,
+            gpu=self.device == "cuda", stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
             cwd=tempfile.gettempdir(),  # never the folder where results are written
         )
+        self.proc = self.confined.proc
         self.reader = Reader(self.proc.stdout.fileno())
         self._ready = False
-
-    def _limit(self) -> None:
-        import resource
-        cap = self.memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
     def _stderr_tail(self) -> str:
         if self.stderr is None:
@@ -93,11 +88,7 @@ class WorkerProcess:
     def kill(self) -> None:
         if self.proc is None:
             return
-        try:
-            os.killpg(self.proc.pid, 9)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.proc.wait()
+        self.confined.kill()  # everything it started, and wait until it is gone
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 stream.close()
@@ -105,7 +96,7 @@ class WorkerProcess:
                 pass
         if self.stderr is not None:
             self.stderr.close()
-        self.proc, self.reader, self.stderr, self._ready = None, None, None, False
+        self.proc, self.confined, self.reader, self.stderr, self._ready = None, None, None, None, False
 
     def close(self) -> None:
         if self.proc is None:
@@ -121,8 +112,8 @@ class WorkerProcess:
 class SharedWorker:
     """One worker serving several grading threads, one request at a time (the compile checker)."""
 
-    def __init__(self, device: str, memory_mb: int | None = None) -> None:
-        self.worker = WorkerProcess(device, memory_mb)
+    def __init__(self, device: str, jail: Jail | None = None) -> None:
+        self.worker = WorkerProcess(device, jail)
         self.lock = threading.Lock()
 
     def start(self) -> None:

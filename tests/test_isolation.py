@@ -3,15 +3,21 @@
 from grader.options import Options
 from grader.session import grade_many
 
+# A plain Python call inside a kernel: only the interpreter runs it (with the GPU compile check
+# off, as here), and it takes the worker process down.
 CRASH = '''
 import os
 import triton
 import triton.language as tl
 
 
+def boom():
+    os.abort()
+
+
 @triton.jit
 def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
-    os.abort()
+    boom()
 '''
 
 HANG = '''

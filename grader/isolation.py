@@ -1,0 +1,251 @@
+"""How a process that runs learner code is confined (the grader's side: it builds the jail).
+
+On Linux with bubblewrap (Debian's ``bubblewrap``) every worker runs in a sandbox of its own:
+
+* no network, and its own PID namespace, so nothing inside can see or signal the grader,
+  a neighbour or the reports being written;
+* a filesystem made of read-only binds only: the system, Python and its packages, the
+  grader, the course's ``puzzles/`` and the learner's own folder; a private ``/tmp`` is the
+  only writable place. Output folders, other students and ``solutions/`` are not there;
+* a clean environment (no tokens or keys leak in);
+* killing its first process tears the whole namespace down, so no daemon outlives it.
+
+Where bubblewrap is missing (macOS, some containers) the fallback is a process session that
+is killed as a group, plus rlimits. ``batch`` refuses to run untrusted code that way unless
+told ``--no-sandbox``. Limits (address space, CPU seconds, file size) apply in both modes.
+"""
+from __future__ import annotations
+
+import functools
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+TMP_MB = 512  # the sandbox's private /tmp (RAM-backed)
+FILE_MB = 256  # largest file a worker may write, its stderr log included
+# Environment a worker may see: what Python, Triton, torch and the math libraries read.
+ENV_PASSED = ("PATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME",
+              "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+              "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "PYTHONHASHSEED")
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap is missing or cannot create namespaces here."""
+
+
+@dataclass(frozen=True)
+class Jail:
+    """What one worker may read, and its limits."""
+
+    readable: tuple[Path, ...] = ()    # learner folders (and the course's puzzles/), read-only
+    memory_mb: int | None = None        # address-space cap
+    cpu_seconds: int | None = None      # CPU-time cap for the worker's whole life
+    sandbox: bool = True                # False: session + rlimits only (no bubblewrap)
+    hidden: tuple[Path, ...] = field(default_factory=tuple)  # never visible, even inside a readable folder
+
+
+@functools.lru_cache(maxsize=None)
+def bubblewrap() -> str | None:
+    """The bwrap binary, if it works here (a container may forbid user namespaces)."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return None
+    probe = [path, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "true"]
+    try:
+        ok = subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    return path if ok else None
+
+
+def sandbox_available() -> bool:
+    return bubblewrap() is not None
+
+
+def _system_binds() -> list[str]:
+    args = []
+    for top in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    # The dynamic loader's configuration and the alternatives some /usr/bin links go through; no
+    # passwd, no host names, no certificates: nothing a kernel needs.
+    for path in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+                 "/etc/localtime"):
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def _python_binds() -> list[Path]:
+    """The interpreter, the virtual environment and every folder on sys.path outside them."""
+    roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), PACKAGE}
+    for entry in sys.path:
+        if entry and os.path.isdir(entry) and ("site-packages" in entry or "dist-packages" in entry):
+            roots.add(Path(entry).resolve())  # never '' or the current folder: that may be the course root
+    return sorted(roots)
+
+
+def _gpu_devices() -> list[str]:
+    args = []
+    for node in sorted(glob.glob("/dev/nvidia*")) + sorted(glob.glob("/dev/dri/*")):
+        args += ["--dev-bind", node, node]
+    return args
+
+
+def _environment(extra: dict[str, str]) -> list[str]:
+    """A clean environment; the worker sets TRITON_INTERPRET itself for --device cpu."""
+    env = {name: os.environ[name] for name in ENV_PASSED if name in os.environ}
+    env.update({"HOME": "/tmp", "TMPDIR": "/tmp", "TRITON_CACHE_DIR": "/tmp/triton-cache",
+                "MPLCONFIGDIR": "/tmp/matplotlib", "PYTHONDONTWRITEBYTECODE": "1"})
+    env.update(extra)
+    args = ["--clearenv"]
+    for name, value in sorted(env.items()):
+        args += ["--setenv", name, value]
+    return args
+
+
+def _nested(path: Path, roots: list[Path]) -> bool:
+    return any(path == root or root in path.parents for root in roots)
+
+
+def bwrap_command(argv: list[str], jail: Jail, env: dict[str, str], info_fd: int, gpu: bool) -> list[str]:
+    """The bwrap command line that runs ``argv`` inside ``jail``."""
+    binary = bubblewrap()
+    if binary is None:
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed or cannot create namespaces here")
+    args = [binary, "--unshare-all", "--die-with-parent", "--new-session", "--info-fd", str(info_fd),
+            "--proc", "/proc", "--dev", "/dev", "--ro-bind-try", "/sys", "/sys",
+            "--size", str(TMP_MB << 20), "--tmpfs", "/tmp"]
+    args += _system_binds()
+    readable = [*_python_binds(), *[Path(p).resolve() for p in jail.readable]]
+    bound: list[Path] = []
+    for path in sorted(set(readable), key=lambda p: len(p.parts)):
+        if path.exists() and not _nested(path, bound) and str(path) not in ("/", "/tmp"):
+            args += ["--ro-bind", str(path), str(path)]
+            bound.append(path)
+    for path in jail.hidden:  # e.g. solutions/ or an --out folder inside a readable folder
+        path = Path(path).resolve()
+        if path.is_dir() and _nested(path, bound):
+            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+    if gpu:
+        args += _gpu_devices()
+    args += _environment(env)
+    args += ["--chdir", "/tmp", "--", *argv]
+    return args
+
+
+def limiter(jail: Jail):
+    """rlimits for the child (``preexec_fn``); inherited by everything it starts."""
+    def apply() -> None:
+        import resource
+        if jail.memory_mb:
+            cap = jail.memory_mb << 20
+            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        if jail.cpu_seconds:
+            resource.setrlimit(resource.RLIMIT_CPU, (jail.cpu_seconds, jail.cpu_seconds + 5))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_MB << 20, FILE_MB << 20))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return apply
+
+
+class Confined:
+    """A started worker: the process object and how to tear it down completely."""
+
+    def __init__(self, proc: subprocess.Popen, info_read: int | None) -> None:
+        self.proc = proc
+        self._info_read = info_read
+        self._inner_pid: int | None = None
+
+    @property
+    def sandboxed(self) -> bool:
+        return self._info_read is not None
+
+    def _inner(self) -> int | None:
+        """The sandbox's first process, as the host sees it (bwrap reports it on its info fd)."""
+        if self._inner_pid is None and self._info_read is not None:
+            import select
+            chunks = b""
+            while select.select([self._info_read], [], [], 2.0)[0]:
+                chunk = os.read(self._info_read, 4096)
+                if not chunk:
+                    break
+                chunks += chunk
+            try:
+                self._inner_pid = int(json.loads(chunks.decode() or "{}").get("child-pid") or 0) or None
+            except ValueError:
+                self._inner_pid = None
+            os.close(self._info_read)
+            self._info_read = -1
+        return self._inner_pid
+
+    def kill(self) -> None:
+        """Kill everything the worker started, and wait until it is gone.
+
+        In a sandbox, killing its first process makes the kernel kill every other process of
+        the PID namespace before that one is reaped; bwrap reaps it, then exits. Outside one,
+        the whole process group (the worker's session) is killed."""
+        if self.sandboxed:
+            inner = self._inner()
+            if inner:
+                try:
+                    os.kill(inner, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+
+
+def start(argv: list[str], jail: Jail, env: dict[str, str], gpu: bool, **popen) -> Confined:
+    """Start ``argv`` confined by ``jail`` (``popen``: pipes for the protocol)."""
+    if not jail.sandbox:
+        full_env = {**os.environ, **env}
+        full_env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), os.environ.get("PYTHONPATH")) if p)
+        full_env.pop("TRITON_INTERPRET", None)  # the worker sets it itself for --device cpu
+        proc = subprocess.Popen(argv, env=full_env, start_new_session=True, preexec_fn=limiter(jail), **popen)
+        return Confined(proc, None)
+    info_read, info_write = os.pipe()
+    try:
+        command = bwrap_command(argv, jail, env, info_write, gpu)
+        proc = subprocess.Popen(command, start_new_session=True, preexec_fn=limiter(jail),
+                                pass_fds=(info_write,), **popen)
+    except BaseException:
+        os.close(info_read)
+        raise
+    finally:
+        os.close(info_write)
+    return Confined(proc, info_read)
+
+
+def use_sandbox(mode: str) -> bool:
+    """``mode`` is Options.sandbox: "auto", "on" (refuse to run without one) or "off"."""
+    if mode == "off":
+        return False
+    if sandbox_available():
+        return True
+    if mode == "on":
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed or cannot create namespaces here; "
+                                 "install Debian's `bubblewrap`, or pass --no-sandbox to grade without one")
+    return False
+
+
+def jail_for(course_root: Path, files, *, sandbox: bool, memory_mb: int | None = None,
+             cpu_seconds: int | None = None, hidden=()) -> Jail:
+    """The jail of a worker grading ``files``: their folders and the course's puzzles/ are
+    readable; the course's solutions/ is hidden unless a file graded is one of them."""
+    folders = {Path(f).resolve().parent for f in files}
+    solutions = (Path(course_root) / "solutions").resolve()
+    hide = [Path(h) for h in hidden] + ([solutions] if solutions not in folders else [])
+    return Jail(readable=(Path(course_root).resolve() / "puzzles", *sorted(folders)), memory_mb=memory_mb,
+                cpu_seconds=cpu_seconds, sandbox=sandbox, hidden=tuple(hide))
