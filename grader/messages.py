@@ -87,6 +87,8 @@ def crash(returncode: int | None, stderr_tail: str, device: str, corrupted: bool
     else:
         how = f"signal {-returncode}" if returncode < 0 else f"exit code {returncode}"
         text = f"the process running the kernel died ({how}: {detail})."
+        if returncode == -24:  # SIGXCPU
+            text += " It used up its CPU time: the grader gives every worker a CPU-time budget."
     if device == "cuda":
         text += (" On a GPU this is usually an illegal memory access. Run with `--device cpu` to localise it: "
                  "the interpreter reports the tensor, program and line of the bad access.")

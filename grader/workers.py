@@ -79,6 +79,8 @@ class WorkerProcess:
             corrupted = False
             try:
                 returncode = self.proc.wait(timeout=5) if self.proc else None
+                if returncode is not None and returncode > 128 and self.confined.sandboxed:
+                    returncode = 128 - returncode  # bwrap passes a killed child on as 128 + signal
                 tail = self._stderr_tail()
             except subprocess.TimeoutExpired:  # alive, but it wrote garbage into the channel
                 returncode, tail, corrupted = None, str(exc), True
