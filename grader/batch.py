@@ -37,6 +37,7 @@ from .source_lines import defined_names
 class Student:
     name: str
     source: Path                        # what they submitted
+    folder: Path                        # their sanitised copies: the only student files their sandbox sees
     files: dict[str, Path] = field(default_factory=dict)  # puzzle id -> sanitised file to grade
     problems: tuple[str, ...] = ()      # why some of it could not be read
 
@@ -90,7 +91,7 @@ def prepare(entry: Path, course: Course, workdir: Path) -> Student:
             files[puzzle_id] = folder / holders[0]
     if not texts and not problems:
         problems.append("no .py or .ipynb file found")
-    return Student(name, entry, files, tuple(problems))
+    return Student(name, entry, folder, files, tuple(problems))
 
 
 def _missing(course: Course, puzzle_id: str, student: Student, options: Options) -> PuzzleResult:
@@ -102,12 +103,16 @@ def _missing(course: Course, puzzle_id: str, student: Student, options: Options)
 def grade_student(course: Course, student: Student, options: Options, memory_mb: int) -> StudentResult:
     from .grade import PuzzleGrader
     from .grade_function import FunctionGrader
+    from .isolation import jail_for, use_sandbox
     from .workers import SharedWorker, WorkerProcess
 
     started = time.perf_counter()
-    worker = WorkerProcess(options.device, memory_mb=memory_mb)
-    compiler = SharedWorker("compile", memory_mb=memory_mb) if options.device == "cpu" and options.compile_check \
-        else None
+    # The student's own sanitised folder and the course's puzzles/, nothing else: not the other
+    # students, not solutions/, not the reports.
+    jail = jail_for(course.root, [student.folder / "_"], sandbox=use_sandbox(options.sandbox), memory_mb=memory_mb,
+                    cpu_seconds=options.cpu_seconds)
+    worker = WorkerProcess(options.device, jail)
+    compiler = SharedWorker("compile", jail) if options.device == "cpu" and options.compile_check else None
     results = []
     try:
         for puzzle_id in course.ids:

@@ -82,9 +82,22 @@ def batch_main(argv) -> int:
     parser.add_argument("--format", choices=("standard", "gradescope"), default="standard",
                         help="gradescope: also one results.json per student")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="grade without bubblewrap (process group and rlimits only): "
+                             "for trusted code, or where bwrap cannot run")
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
     course = course_at(args.root)
+    from .isolation import SandboxUnavailable, use_sandbox
+    if args.no_sandbox:
+        print("warning: --no-sandbox: submissions run with your rights; they can read your files, "
+              "reach the network and outlive the batch. Use it only for code you trust.", file=sys.stderr)
+    else:
+        try:
+            use_sandbox("on")
+        except SandboxUnavailable as exc:
+            print(f"error: batch grading runs untrusted code, and {exc}", file=sys.stderr)
+            return USAGE_ERROR
     if not args.submissions.is_dir():
         print(f"error: {args.submissions} is not a folder of submissions", file=sys.stderr)
         return USAGE_ERROR
@@ -93,7 +106,8 @@ def batch_main(argv) -> int:
     from .batch import grade_class, write_reports
     from .options import Options
     started = time.perf_counter()
-    options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret)
+    options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret,
+                      sandbox="off" if args.no_sandbox else "on")
     results = grade_class(course, args.submissions, options, jobs=args.jobs, memory_mb=args.memory_mb)
     seconds = time.perf_counter() - started
     write_reports(results, course.ids, args.out, seconds, gradescope=args.format == "gradescope")

@@ -109,7 +109,6 @@ class FunctionGrader(PuzzleGrader):
         return None if outcome.passed else (outcome.kind, outcome.message)
 
     def _check_kernels_did_the_work(self, reply):
-        from .function_run import computes_on_inputs
         for phase in ("forward", "backward"):
             if reply["launches"][phase] == 0:
                 return "torch_compute", (f"the {phase} launched no Triton kernel: compute it with your "
@@ -151,3 +150,8 @@ class FunctionGrader(PuzzleGrader):
             if not outcome.passed:
                 return outcome.kind, outcome.message
         return None
+
+
+def computes_on_inputs(ops: list[dict]) -> list[dict]:
+    """PyTorch compute operators that read an input (or a copy of one): the kernels' job."""
+    return [op for op in ops if op["reads_inputs"] and not op["layout"]]

@@ -27,7 +27,7 @@ class WorkerTimedOut(Exception):
 
 
 class WorkerProcess:
-    """One ``python -m grader.worker`` child, confined by ``jail`` (see ``isolation``). Started
+    """One ``python -m grader.sandbox.worker`` child, confined by ``jail`` (see ``isolation``). Started
     lazily; restarted after a death."""
 
     def __init__(self, device: str, jail: Jail | None = None) -> None:
@@ -46,7 +46,7 @@ class WorkerProcess:
         env = {"PYTHONPATH": package_parent, "PYTHONUNBUFFERED": "1"}
         self.stderr = tempfile.TemporaryFile()
         self.confined = start(
-            [sys.executable, "-m", "grader.worker", "--device", self.device], self.jail, env,
+            [sys.executable, "-m", "grader.sandbox.worker", "--device", self.device], self.jail, env,
             gpu=self.device == "cuda", stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
             cwd=tempfile.gettempdir(),  # never the folder where results are written
         )

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grader.bounds import AccessTrace, Region
+from grader.sandbox.bounds import AccessTrace, Region
 from grader.grade import PuzzleGrader
 from grader.options import Options
 from grader.pictures import choose_case

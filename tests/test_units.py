@@ -178,7 +178,7 @@ def test_bench_report_of_a_kernel_has_no_gpu_only_column_and_flags_impossible_sp
 LAUNCH_COUNTING = '''
 import torch, triton.language as tl
 from triton.runtime.interpreter import InterpretedFunction
-from grader.function_run import Recorder
+from grader.sandbox.function_run import Recorder
 
 def add_one(x_ptr, N: tl.constexpr):
     offsets = tl.arange(0, N)

@@ -154,8 +154,3 @@ def run_function(cls, inputs: list[torch.Tensor], grad_output: torch.Tensor, on_
     grads = grads if isinstance(grads, tuple) else (grads,)
     return {"output": output, "grads": list(grads), "saved": saved, "attributes": attributes,
             "ops": recorder.ops, "launches": recorder.launches, "grad_fn": node is not None}
-
-
-def computes_on_inputs(ops: list[dict]) -> list[dict]:
-    """PyTorch compute operators that read an input (or a copy of one): the kernels' job."""
-    return [op for op in ops if op["reads_inputs"] and not op["layout"]]

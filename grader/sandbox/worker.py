@@ -1,4 +1,4 @@
-"""The process that runs learner kernels: ``python -m grader.worker --device cpu|cuda``.
+"""The process that runs learner kernels: ``python -m grader.sandbox.worker --device cpu|cuda``.
 
 It holds no verdict. It loads a learner's file, calls the kernel on the fenced buffers the
 grader sent, and sends the bytes back; the grader decides what they mean. A kernel that
@@ -19,11 +19,11 @@ import time
 import traceback
 
 from .learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
-from .protocol import ChannelClosed, Reader, write_message
+from ..protocol import ChannelClosed, Reader, write_message
 
 
 def _parse_args(argv=None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m grader.worker")
+    parser = argparse.ArgumentParser(prog="python -m grader.sandbox.worker")
     parser.add_argument("--device", choices=("cpu", "cuda", "compile"), required=True,
                         help="cpu: the Triton interpreter; cuda: the GPU; compile: GPU compile checks only")
     return parser.parse_args(argv)
@@ -31,7 +31,7 @@ def _parse_args(argv=None) -> argparse.Namespace:
 
 def kernel_params(fn) -> list:
     """The kernel's parameters, in order, and which are ``tl.constexpr``."""
-    from .binding import Param
+    from ..binding import Param
     params = []
     for p in inspect.signature(fn).parameters.values():
         ann = p.annotation
@@ -210,7 +210,7 @@ class Worker:
     def _grid(self, msg: dict):
         """The launch grid as a function of the launch's values: autotuning and heuristics may
         choose the block sizes it depends on. The function comes from the course's puzzle."""
-        from .course import load_puzzle
+        from ..course import load_puzzle
         puzzle = load_puzzle(msg["puzzle_file"])
         values = dict(msg["values"])
 
@@ -279,7 +279,7 @@ class Worker:
     def op_bench(self, msg: dict, blobs: list[bytes]):
         """Time the learner's kernel (or autograd function) over the puzzle's size sweep."""
         from .bench_run import METHOD, bench_function, bench_kernel, copy_bandwidth, warm_up
-        from .course import load_puzzle
+        from ..course import load_puzzle
         if self.device != "cuda":
             return {"ok": False, "kind": "error", "error": "benchmarks need a CUDA device"}, []
         puzzle = load_puzzle(msg["puzzle_file"])

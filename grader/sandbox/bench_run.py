@@ -17,9 +17,9 @@ from pathlib import Path
 
 import torch
 
-from .annotations import read_spec
-from .binding import Param, bind
-from .puzzle import Case, Puzzle
+from ..annotations import read_spec
+from ..binding import Param, bind
+from ..puzzle import Case, Puzzle
 
 STATISTIC = "median"
 ROUNDS = 3

@@ -1,0 +1,65 @@
+"""The package's boundaries: what runs learner code decides no verdict."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import grader
+
+PACKAGE = Path(grader.__file__).parent
+VERDICT_MODULES = {"grader.compare", "grader.grade", "grader.grade_function", "grader.results",
+                   "grader.batch", "grader.session", "grader.messages"}
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    """Every grader module ``path`` imports, at the top or inside a function."""
+    package = module.rsplit(".", 1)[0] if path.name != "__init__.py" else module
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            names = [f"{target}.{alias.name}" for alias in node.names]
+            found.update(n for n in [target, *names] if n.startswith("grader"))
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("grader"))
+    return found
+
+
+def _module_path(name: str) -> Path | None:
+    relative = Path(*name.split(".")[1:])
+    for candidate in (PACKAGE / relative.with_suffix(".py"), PACKAGE / relative / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def test_the_sandbox_side_reaches_no_verdict_code():
+    """Everything ``grader.sandbox`` imports, followed through the package, stays clear of the
+    modules that compare results and write verdicts."""
+    start = [f"grader.sandbox.{p.stem}" if p.stem != "__init__" else "grader.sandbox"
+             for p in (PACKAGE / "sandbox").glob("*.py")]
+    seen, queue, via = set(), list(start), {}
+    while queue:
+        name = queue.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = _module_path(name)
+        if path is None:
+            continue
+        for target in _imports(path, name):
+            if _module_path(target) and target not in seen:
+                via.setdefault(target, name)
+                queue.append(target)
+    reached = sorted(seen & VERDICT_MODULES)
+    assert not reached, {name: via.get(name) for name in reached}
+
+
+def test_the_sandbox_package_holds_the_worker():
+    names = {p.stem for p in (PACKAGE / "sandbox").glob("*.py")}
+    assert {"worker", "launch", "learner_import", "bounds", "function_run"} <= names
