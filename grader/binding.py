@@ -78,7 +78,9 @@ def bind(params: Sequence[Param], pointer_names: Sequence[str], values: Mapping[
             offered = ", ".join(values)
             raise BindingError(
                 f"kernel parameter {param.name!r} is not something this puzzle passes "
-                f"(it passes {offered} by name).\nExpected signature: {expected}"
+                f"(it passes {offered} by name). If it is a parameter of your own, give it a default "
+                f"(`{param.name}: tl.constexpr = ...`) or compute it with @triton.heuristics."
+                f"\nExpected signature: {expected}"
             )
         named[param.name] = int(values[param.name])
     return Binding(pointers=tuple(p.name for p in params[:n]), named=named, defaults=defaulted,

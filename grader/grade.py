@@ -6,6 +6,7 @@ file; only the kernel comes from the learner's file, and only the worker imports
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from . import messages
@@ -22,7 +23,8 @@ from .workers import SharedWorker, WorkerDied, WorkerProcess, WorkerTimedOut
 
 def case_result(case: Case, puzzle: Puzzle, passed: bool, kind=None, message="", **extra) -> CaseResult:
     return CaseResult(name=case.name, sizes=puzzle.sizes(case), blocks=dict(case.blocks), seed=case.seed,
-                      grid=puzzle.launch_grid(case), passed=passed, kind=kind, message=message, **extra)
+                      grid=puzzle.launch_grid(case), passed=passed, kind=kind, message=messages.tidy(message),
+                      **extra)
 
 
 def describe_case(case: Case, puzzle: Puzzle) -> str:
@@ -47,7 +49,7 @@ class PuzzleGrader:
     def result(self, status: str, message: str, cases=(), checks=None, started: float = 0.0) -> PuzzleResult:
         return PuzzleResult(puzzle=self.puzzle.id, title=self.puzzle.title, status=status,
                             source=str(self.kernel_file), device=self.options.device, cases=tuple(cases),
-                            checks=checks or {}, message=message,
+                            checks=checks or {}, message=messages.tidy(message),
                             seconds=time.perf_counter() - started if started else 0.0)
 
     def grade(self) -> PuzzleResult:
@@ -139,6 +141,11 @@ class PuzzleGrader:
                 continue
             result, _, abort = self._run_case(case, params)
             cases.append(result)
+        notes = self._mistake_notes()
+        if notes:  # a known wrong turn: say so with the first failing case
+            index = next((i for i, c in enumerate(cases) if not c.passed), None)
+            if index is not None:
+                cases[index] = replace(cases[index], message=cases[index].message + notes)
 
         failed = [c for c in cases if not c.passed] + [c for c in checks.values() if not c.passed]
         if not failed:
@@ -233,6 +240,13 @@ class PuzzleGrader:
         if race is not None:
             return case_result(case, self.puzzle, False, "race", f"{describe}: {race}", **extra), binding, None
         return case_result(case, self.puzzle, True, max_abs_err=worst, **extra), binding, None
+
+    def _mistake_notes(self) -> str:
+        try:
+            source = self.kernel_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return ""
+        return "".join(f"\nNote: {m.note}" for m in self.puzzle.mistakes if m.seen_in(source))
 
     def _race(self, plan, runs, results) -> str | None:
         """Two programs storing different values to one element, or a result that changes

@@ -127,9 +127,10 @@ _COMPILE_FIXES = [
     (r"is not string",
      "`print` of a tensor does not compile for a GPU: use `tl.device_print(\"x\", x)` (or "
      "`tl.static_print` for compile-time values), or remove the print before submitting."),
-    (r"Cannot access global variable",
+    (r"Cannot access global variable (?P<name>\w+)",
      "kernels can read module-level constants only when they are `tl.constexpr` objects: write "
-     "`FPINT = tl.constexpr(8)`, not `FPINT = 8`."),
+     "`{name} = tl.constexpr(...)` where the module says `{name} = ...` (e.g. `FPINT = tl.constexpr(8)`, "
+     "not `FPINT = 8`)."),
     (r"must be a constexpr|is not a constexpr|constexpr expected",
      "a value used as a shape or block size must be a `tl.constexpr` parameter: declare it `B0: tl.constexpr`."),
 ]
@@ -139,7 +140,17 @@ def usual_fix(error: str) -> str | None:
     """The one-line fix for a well-known compiler complaint, matched on its reason only."""
     lines = error.strip().splitlines()
     reason = lines[-1] if lines else ""
-    return next((fix for pattern, fix in _COMPILE_FIXES if re.search(pattern, reason)), None)
+    for pattern, fix in _COMPILE_FIXES:
+        found = re.search(pattern, reason)
+        if found:
+            names = found.groupdict()
+            return fix.format(**names) if names else fix
+    return None
+
+
+def tidy(text: str) -> str:
+    """One full stop where two sentences' pieces each brought one ("... the end.." -> "... the end.")."""
+    return re.sub(r"(?<=[^\s.])\.\.(?=\s|$)", ".", text)
 
 
 def compile_failure(error: str, line: int | None, source: str, on_gpu: bool = False) -> str:
@@ -147,8 +158,7 @@ def compile_failure(error: str, line: int | None, source: str, on_gpu: bool = Fa
     # Triton's CompilationError text is "at L:C:\n<source>\n<caret>\n<reason>": keep the reason.
     reason = text.splitlines()[-1] if text else "unknown error"
     fix = usual_fix(text)
-    what = ("the kernel does not compile for this GPU" if on_gpu else
-            "the kernel runs in the interpreter but does not compile for a GPU (sm_90)")
+    what = "the kernel does not compile for this GPU" if on_gpu else "the kernel does not compile for a GPU (sm_90)"
     message = f"{what}{_at_line(line, source)}: {reason.rstrip('.')}."
     return message + (f" Fix: {fix}" if fix else "")
 

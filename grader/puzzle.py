@@ -10,6 +10,7 @@ definitions, and only the worker process imports triton in interpreter mode.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
@@ -86,6 +87,21 @@ class Bench:
 
 
 @dataclass(frozen=True)
+class Mistake:
+    """A known wrong turn, recognised in the learner's file by a regular expression. When a
+    case fails, its note goes with the verdict: it says what the course expects, and why."""
+
+    pattern: str
+    note: str
+
+    def __post_init__(self) -> None:
+        re.compile(self.pattern, re.MULTILINE)  # a bad pattern fails when the course loads
+
+    def seen_in(self, source: str) -> bool:
+        return re.search(self.pattern, source, re.MULTILINE) is not None
+
+
+@dataclass(frozen=True)
 class Puzzle:
     """A puzzle: the statement, the PyTorch spec, the kernel's name, how it is launched and graded.
 
@@ -117,6 +133,7 @@ class Puzzle:
     atol: float = 1e-5
     rtol: float = 1e-5
     hints: tuple[str, ...] = ()
+    mistakes: tuple[Mistake, ...] = ()
     output: str | tuple[str, ...] = "z"
     derive: Callable[[Sizes], Sizes] | None = None
     mantissa_bits: Mapping[str, int] = field(default_factory=dict)

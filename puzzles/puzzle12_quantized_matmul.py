@@ -49,7 +49,7 @@ import triton.language as tl
 from jaxtyping import Float32, Int32
 from torch import Tensor
 
-from grader.puzzle import Case, Puzzle, cdiv, seeds
+from grader.puzzle import Case, Mistake, Puzzle, cdiv, seeds
 
 FPINT = tl.constexpr(8)   # 4-bit values per int32 word
 GROUP = tl.constexpr(16)  # weight columns sharing one scale and one offset
@@ -113,6 +113,13 @@ PUZZLE = Puzzle(
     derive=lambda s: {"NW": s["MID"] // 8, "NG": s["MID"] // 16},
     # Scales with 5 mantissa bits times 4-bit integer differences fit TF32's 10 bits.
     mantissa_bits={"scale": 5, "activation": 10},
+    mistakes=(
+        Mistake(r"^GROUP\s*(:[^=\n]*)?=\s*(tl\.constexpr\(|triton\.language\.constexpr\()?\s*8\b",
+                "your file sets `GROUP = 8`, as the classic Triton-Puzzles did. This course uses "
+                "`GROUP = 16`: 16 columns share one scale and offset, so that the group size (16) and "
+                "the values per word (`FPINT = 8`) differ and a kernel that mixes them up fails. "
+                "Set `GROUP = tl.constexpr(16)`."),
+    ),
     hints=(
         "Load a `(B0, B_MID // FPINT)` block of words, then "
         "`(words[:, :, None] >> (tl.arange(0, FPINT) * 4)[None, None, :]) & 0xF` "

@@ -24,7 +24,7 @@ EXPECTED = {
         "the spec is finite, first at (0, 1): yours nan, expected 0. This case's inputs are large: exp() of "
         "them overflows float32. Subtract the maximum before exponentiating (exp(x - max) is at most 1)."),
     "puzzle01_print_tensor.py": (
-        "GPU compile check (B0=32): the kernel runs in the interpreter but does not compile for a GPU "
+        "GPU compile check (B0=32): the kernel does not compile for a GPU "
         "(sm_90) at line 12: `print(x)`: fp32[constexpr[32]] is not string. Fix: `print` of a tensor does "
         "not compile for a GPU: use `tl.device_print(\"x\", x)` (or `tl.static_print` for compile-time "
         "values), or remove the print before submitting."),
@@ -41,9 +41,10 @@ EXPECTED = {
         "at (0). Inputs are read-only: store only to the output pointer."),
     "puzzle01_wrong_parameter.py": (
         "case classic[seed=0] (N0=32, B0=32): kernel parameter 'N' is not something this puzzle passes (it "
-        "passes N0, B0 by name).\nExpected signature: add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr)"),
+        "passes N0, B0 by name). If it is a parameter of your own, give it a default (`N: tl.constexpr = ...`) "
+        "or compute it with @triton.heuristics.\nExpected signature: add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr)"),
     "puzzle01_loop_changes_shape.py": (
-        "GPU compile check (B0=32): the kernel runs in the interpreter but does not compile for a GPU "
+        "GPU compile check (B0=32): the kernel does not compile for a GPU "
         "(sm_90) at line 12: `for _ in range(0, N0, B0):`: AssertionError(\"Loop-carried variable acc has "
         "initial type fp32 but is re-assigned to <['32'], fp32> in loop! Please make sure that the type "
         "stays consistent.\"). Fix: a variable updated in a loop must keep its shape and dtype: initialise "
@@ -70,3 +71,15 @@ def test_plain_output_shows_the_reason_under_the_puzzle(wrong_results):
     assert lines[0] == "✗ puzzle02 Constant add, blocked: 1/8 cases pass"
     assert lines[1].startswith("    case classic[seed=0] (N0=200, B0=32): out-of-bounds store of `z`")
     assert lines[2].startswith("    (6 more failing case(s): classic[seed=1], classic[seed=2]")
+
+
+def test_two_full_stops_become_one():
+    from grader.messages import tidy
+    assert tidy("the mask is wrong.. Fix: x.") == "the mask is wrong. Fix: x."
+    assert tidy("rows 0 .. 3 and `a[...]` stay") == "rows 0 .. 3 and `a[...]` stay"
+
+
+def test_a_plain_int_constant_gets_its_own_name_in_the_fix():
+    from grader.messages import usual_fix
+    fix = usual_fix("NameError(\"Cannot access global variable GROUP from within @jit'ed function.\")")
+    assert "`GROUP = tl.constexpr(...)`" in fix and "`FPINT = tl.constexpr(8)`" in fix

@@ -41,6 +41,8 @@ def test_wrong_kernel_fails_with_reason(path, wrong_results):
     assert first.kind == expect["EXPECT_KIND"], f"{path.name}: {first.kind}: {first.message}"
     for phrase in MESSAGE_MUST_SAY.get(first.kind, []):
         assert phrase in first.message, f"{path.name}: {phrase!r} not in {first.message!r}"
+    if "EXPECT_SAYS" in expect:
+        assert expect["EXPECT_SAYS"] in first.message, f"{path.name}: {first.message!r}"
     if "EXPECT_CASE" in expect:
         failing = {c.name for c in result.cases if not c.passed}
         assert expect["EXPECT_CASE"] in failing, f"{path.name}: failing cases are {failing}"
