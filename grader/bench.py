@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .course import Course, CourseError
+from .isolation import jail_for, use_sandbox
 from .workers import WorkerDied, WorkerProcess, WorkerTimedOut
 
 BENCH_TIMEOUT = 600.0
@@ -62,7 +63,7 @@ def run_bench(course: Course, puzzle_id: str, kernel_file: Path) -> dict:
     if puzzle.bench is None:
         with_bench = [p for p in course.ids if course.puzzle(p).bench is not None]
         raise CourseError(f"{puzzle_id} has no benchmark; these do: {', '.join(with_bench) or 'none'}")
-    worker = WorkerProcess("cuda")
+    worker = WorkerProcess("cuda", jail_for(course.root, [kernel_file], sandbox=use_sandbox("auto")))
     try:
         reply, _ = worker.request({"op": "bench", "puzzle_file": str(course.puzzle_file(puzzle_id)),
                                    "file": str(kernel_file)}, timeout=BENCH_TIMEOUT)

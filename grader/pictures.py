@@ -14,6 +14,7 @@ from .options import Options
 from .plan import SpecShapes
 from .puzzle import Case
 from .results import PuzzleResult
+from .isolation import jail_for, use_sandbox
 from .workers import WorkerProcess
 
 
@@ -56,7 +57,7 @@ def picture(course: Course, puzzle_id: str, kernel_file: Path, path: Path | None
     case = choose_case(puzzle.cases, case_name, result)
     if path is None:
         path = Path(tempfile.mkdtemp(prefix="triton-puzzles-")) / f"{puzzle_id}_{case.name}.png"
-    worker = WorkerProcess("cpu")
+    worker = WorkerProcess("cpu", jail_for(course.root, [kernel_file], sandbox=use_sandbox("auto")))
     options = Options(device="cpu", timeout=timeout, compile_check=False)
     try:
         columns = []
@@ -66,7 +67,12 @@ def picture(course: Course, puzzle_id: str, kernel_file: Path, path: Path | None
         columns.append(("yours", trace, note))
         solution = course.root / "solutions" / course.puzzle_file(puzzle_id).name
         if solution.is_file() and solution.resolve() != Path(kernel_file).resolve():
-            _, reference, ref_note = PuzzleGrader(course, puzzle_id, solution, worker, options).traced(case)
+            # A worker of its own: the learner's worker never sees solutions/.
+            own = WorkerProcess("cpu", jail_for(course.root, [solution], sandbox=use_sandbox("auto")))
+            try:
+                _, reference, ref_note = PuzzleGrader(course, puzzle_id, solution, own, options).traced(case)
+            finally:
+                own.close()
             columns.append(("reference", reference, ref_note))
     finally:
         worker.close()

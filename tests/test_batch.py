@@ -78,10 +78,28 @@ def add_mask2_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
         i = i * 1
 
 
-@triton.jit
-def add_vec_kernel(x_ptr, y_ptr, z_ptr, N0, N1, B0: tl.constexpr, B1: tl.constexpr):
-    hog = torch.ones(1 << 34, dtype=torch.uint8)
-    tl.store(z_ptr + tl.arange(0, B0), hog[0])
+class WeightedSumFunc(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight):
+        hog = torch.ones(1 << 34, dtype=torch.uint8)
+        return hog[:1]
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, grad_output
+'''
+
+# An autograd wrapper is Python that runs at grading time: it may crash its worker.
+CRASHER = KERNEL_HEAD + '''
+
+class WeightedSumFunc(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight):
+        os.abort()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, grad_output
 '''
 
 
@@ -98,6 +116,7 @@ def graded(tmp_path_factory):
         nbformat.v4.new_code_cell("!rm -rf ~\n" + (SOLUTIONS / "puzzle02_constant_add_blocked.py").read_text()),
         nbformat.v4.new_code_cell("open('NOTEBOOK_RAN', 'w')")]), subs / "carol.ipynb")
     (subs / "dave.py").write_text(TROUBLE)
+    (subs / "erin.py").write_text(CRASHER)
     for name, text in CHEATS.items():
         (subs / name).write_text(text)
     (subs / "frank.py").write_bytes(b"\x00\xffnot python")
@@ -119,10 +138,10 @@ def test_every_student_is_in_the_report_with_the_right_total(graded):
     assert run.returncode == 0, run.stderr[-2000:]
     rows = _rows(out)
     assert set(rows) == {"alice", "bob", "carol", "dave", "patcher", "forger", "decorator", "default_arg",
-                         "frank", "empty_folder"}
+                         "frank", "empty_folder", "erin"}
     totals = {name: int(row["total"]) for name, row in rows.items()}
     assert totals == {"alice": 17, "bob": 1, "carol": 1, "dave": 0, "patcher": 0, "forger": 0, "decorator": 0,
-                      "default_arg": 0, "frank": 0, "empty_folder": 0}
+                      "default_arg": 0, "frank": 0, "empty_folder": 0, "erin": 0}
     assert rows["bob"]["puzzle01"] == "1" and rows["bob"]["puzzle02"] == "0"
     assert "could not be read" in rows["frank"]["problems"]
     assert rows["empty_folder"]["problems"] == "no .py or .ipynb file found"
@@ -132,10 +151,13 @@ def test_crash_hang_and_memory_hog_cost_only_their_puzzle(graded):
     _, out, _ = graded
     doc = json.loads((out / "results.json").read_text())
     dave = {r["puzzle"]: r for s in doc["students"] if s["student"] == "dave" for r in s["results"]}
-    assert dave["puzzle01"]["cases"][0]["kind"] == "crash"
+    # Python in a kernel is caught by the GPU compile check before anything runs.
+    assert dave["puzzle01"]["checks"]["gpu_compile"]["kind"] == "compile" and not dave["puzzle01"]["cases"]
     assert dave["puzzle02"]["cases"][0]["kind"] == "timeout"
-    assert dave["puzzle03"]["cases"][0]["kind"] in ("exception", "crash")  # MemoryError, or killed
+    assert dave["puzzle15"]["cases"][0]["kind"] in ("exception", "crash")  # MemoryError, or killed
     assert dave["puzzle04"]["status"] == "not_attempted"
+    erin = {r["puzzle"]: r for s in doc["students"] if s["student"] == "erin" for r in s["results"]}
+    assert erin["puzzle15"]["cases"][0]["kind"] == "crash"
 
 
 def test_cheating_submissions_do_not_change_their_verdict(graded):
