@@ -49,6 +49,7 @@ class Jail:
     cpu_seconds: int | None = None      # CPU-time cap for the worker's whole life
     sandbox: bool = True                # False: session + rlimits only (no bubblewrap)
     hidden: tuple[Path, ...] = field(default_factory=tuple)  # never visible, even inside a readable folder
+    library: tuple[Path, ...] = ()      # readable folders learner code may import from (on its sys.path)
 
 
 @functools.lru_cache(maxsize=None)
@@ -241,11 +242,14 @@ def use_sandbox(mode: str) -> bool:
 
 
 def jail_for(course_root: Path, files, *, sandbox: bool, memory_mb: int | None = None,
-             cpu_seconds: int | None = None, hidden=()) -> Jail:
+             cpu_seconds: int | None = None, hidden=(), library=()) -> Jail:
     """The jail of a worker grading ``files``: their folders and the course's puzzles/ are
-    readable; the course's solutions/ is hidden unless a file graded is one of them."""
+    readable; the course's solutions/ is hidden unless a file graded is one of them or it is
+    in ``library`` (folders the learner's imports may come from, such as earlier puzzles'
+    reference kernels for a test corpus)."""
     folders = {Path(f).resolve().parent for f in files}
+    library = tuple(Path(p).resolve() for p in library)
     solutions = (Path(course_root) / "solutions").resolve()
-    hide = [Path(h) for h in hidden] + ([solutions] if solutions not in folders else [])
-    return Jail(readable=(Path(course_root).resolve() / "puzzles", *sorted(folders)), memory_mb=memory_mb,
-                cpu_seconds=cpu_seconds, sandbox=sandbox, hidden=tuple(hide))
+    hide = [Path(h) for h in hidden] + ([solutions] if solutions not in folders and solutions not in library else [])
+    return Jail(readable=(Path(course_root).resolve() / "puzzles", *sorted(folders), *library), memory_mb=memory_mb,
+                cpu_seconds=cpu_seconds, sandbox=sandbox, hidden=tuple(hide), library=library)

@@ -13,6 +13,7 @@ class Options:
     check_bounds: bool = True    # interpreter: check every load and store (off only to measure its cost)
     sandbox: str = "auto"        # "auto": bubblewrap where it works; "on": required; "off": rlimits only
     memory_mb: int | None = None  # address-space cap per worker
+    library: tuple[str, ...] = ()  # folders learner files may import from (tests: solutions/ for the corpus)
 
     @property
     def cpu_seconds(self) -> int:

@@ -6,7 +6,7 @@ The reference solutions must pass, and every kernel of the wrong-kernel corpus
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .course import Course
@@ -37,6 +37,8 @@ def run(course: Course, options: Options, jobs: int = 2) -> list[Row]:
     corpus = sorted((course.root / "tests" / "wrong_kernels").glob("puzzle*.py"))
     corpus = [p for p in corpus if p.name[:8] in course.ids]
     targets = [(p, course.solution_file(p)) for p in course.ids] + [(p.name[:8], p) for p in corpus]
+    # Autograd entries of the corpus import the earlier puzzles' reference kernels.
+    options = replace(options, library=(*options.library, str(course.root / "solutions")))
     report = grade_many(course, targets, options, jobs=jobs)
     rows = []
     for (puzzle_id, path), result in zip(targets, report.results):

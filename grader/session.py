@@ -24,7 +24,7 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
     started = time.perf_counter()
     jobs = max(1, min(jobs, len(targets)))
     jail = jail_for(course.root, [path for _, path in targets], sandbox=use_sandbox(options.sandbox),
-                    memory_mb=options.memory_mb, cpu_seconds=options.cpu_seconds)
+                    memory_mb=options.memory_mb, cpu_seconds=options.cpu_seconds, library=options.library)
     workers = [WorkerProcess(options.device, jail) for _ in range(jobs)]
     compiler = SharedWorker("compile", jail) if options.device == "cpu" and options.compile_check else None
     for worker in workers + ([compiler] if compiler else []):

@@ -43,7 +43,8 @@ class WorkerProcess:
         if self.proc is not None:
             return
         package_parent = str(Path(__file__).resolve().parent.parent)
-        env = {"PYTHONPATH": package_parent, "PYTHONUNBUFFERED": "1"}
+        # Library folders go after the grader's own: a learner module there never shadows it.
+        env = {"PYTHONPATH": os.pathsep.join([package_parent, *map(str, self.jail.library)]), "PYTHONUNBUFFERED": "1"}
         self.stderr = tempfile.TemporaryFile()
         self.confined = start(
             [sys.executable, "-m", "grader.sandbox.worker", "--device", self.device], self.jail, env,

@@ -44,5 +44,5 @@ def stub_results():
 @pytest.fixture(scope="session")
 def wrong_results():
     targets = [(path.name[:8], path) for path in wrong_kernel_files()]
-    report = grade_many(COURSE, targets, Options(timeout=20), jobs=2)
+    report = grade_many(COURSE, targets, Options(timeout=20, library=(str(ROOT / "solutions"),)), jobs=2)
     return {Path(r.source).name: r for r in report.results}
