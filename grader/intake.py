@@ -1,22 +1,16 @@
 """Reading a class's submissions into sanitised copies, before any grading.
 
-Every entry of the submissions folder is one student. Intake reads their ``.py`` and
-``.ipynb`` files and writes each one's **definitions only** (:mod:`grader.capture`) into a
-folder of the student's own, under the same relative path: that folder is the only student
-code their sandboxed worker can read, and a puzzle file still imports its neighbours by
-module name (``from puzzle13_weighted_sum_forward import ...``).
+Each entry of the submissions folder is one student. Their ``.py`` and ``.ipynb`` files are
+reduced to definitions only (:mod:`grader.capture`) and written under the same relative paths
+into a folder of their own: the only student code their sandboxed worker can read, where a
+puzzle file still imports its neighbours by module name.
 
-Nothing a student submits can make intake read outside their submission, hang, or fail:
-
-* symbolic links are never followed: files are opened with ``O_NOFOLLOW`` and folders relative
-  to their parent's descriptor, so a link to the course's solutions or to ``/etc/passwd`` is
-  reported, not read, even if it is swapped in while intake walks;
-* fifos and devices are refused from their file type, and files are opened non-blocking in
-  case one is swapped in meanwhile;
-* file sizes, file counts and folder depth are capped;
-* names that clean to the same name get distinct folders, and no file overwrites another.
-
-Each refusal is a line in the student's ``problems`` an instructor can act on, never an exception.
+Nothing submitted can make intake read outside the submission, hang or fail: symbolic links
+are never followed (``O_NOFOLLOW``, each folder opened relative to its parent's descriptor,
+so a link swapped in mid-walk is refused too); fifos and devices are refused by file type and
+opened non-blocking; sizes, file counts and depth are capped; names that clean alike get
+distinct folders, and no copy overwrites another. Each refusal is a line in the student's
+``problems`` an instructor can act on, never an exception.
 """
 from __future__ import annotations
 
@@ -39,6 +33,7 @@ MAX_ENTRIES = 5000    # files and folders looked at per student, whatever their 
 MAX_DEPTH = 8         # folders below the student's own
 MAX_PROBLEMS = 40     # lines listed per student from the walk; the rest are counted
 FALLBACK_NAME = "unnamed"
+_LINK = "is a symbolic link: not read (submit the {} itself)"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _OPEN_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
 _OPEN_FOLDER = os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY | _CLOEXEC
@@ -116,12 +111,12 @@ def student_names(entries: list[Path]) -> list[tuple[str, str | None]]:
     return given  # type: ignore[return-value]
 
 
+_KINDS = {stat.S_IFIFO: "a fifo", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
+          stat.S_IFBLK: "a block device", stat.S_IFDIR: "a folder"}
+
+
 def _file_kind(mode: int) -> str:
-    for test, kind in ((stat.S_ISFIFO, "a fifo"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder")):
-        if test(mode):
-            return kind
-    return "a special file"
+    return _KINDS.get(stat.S_IFMT(mode), "a special file")
 
 
 def _read_capped(name: str, dir_fd: int | None, limit: int) -> bytes:
@@ -130,22 +125,18 @@ def _read_capped(name: str, dir_fd: int | None, limit: int) -> bytes:
         fd = os.open(name, _OPEN_FILE, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno == errno.ELOOP:  # a link swapped in after the walk saw a file
-            raise Refused("is a symbolic link: not read (submit the file itself)") from None
+            raise Refused(_LINK.format("file")) from None
         raise
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise Refused(f"is not a regular file ({_file_kind(info.st_mode)}): not read")
-        chunks, size = [], 0
-        while size <= limit and info.st_size <= limit:
-            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if max(size, info.st_size) > limit:
+        data = b""
+        while info.st_size <= limit and len(data) <= limit and (chunk := os.read(fd, limit + 1 - len(data))):
+            data += chunk  # a regular file is read whole at once: the loop is for short reads only
+        if max(len(data), info.st_size) > limit:
             raise Refused(f"is too large (over {limit >> 20} MiB): not read")
-        return b"".join(chunks)
+        return data
     finally:
         os.close(fd)
 
@@ -162,94 +153,73 @@ class _Reader:
     def __init__(self) -> None:
         self.found: list[tuple[str, PurePosixPath, str]] = []  # (path as submitted, copy's path, its text)
         self.problems: list[str] = []
-        self.unlisted = 0
         self.entries = self.files = 0
         self.stopped = False
         self.copies: dict[str, str] = {}  # casefolded copy path -> the path as submitted that has it
 
-    def problem(self, text: str) -> None:
-        if len(self.problems) < MAX_PROBLEMS:
-            self.problems.append(text)
-        else:
-            self.unlisted += 1
-
     def stop(self, text: str) -> None:
-        self.problem(text)
+        self.problems.append(text)
         self.stopped = True
 
     def read_entry(self, entry: Path) -> None:
         try:
             mode = entry.lstat().st_mode
         except OSError as exc:
-            self.problem(f"{entry.name}: could not be read ({exc.strerror})")
+            self.problems.append(f"{entry.name}: could not be read ({exc.strerror})")
             return
-        if stat.S_ISLNK(mode):
-            what = "file" if entry.suffix in SUFFIXES else "folder"
-            self.problem(f"{entry.name} is a symbolic link: not read (submit the {what} itself)")
-        elif stat.S_ISDIR(mode):
-            try:
-                fd = os.open(entry, _OPEN_FOLDER)
-            except OSError as exc:
-                self.problem(f"{entry.name}: could not be opened ({exc.strerror})")
-                return
-            try:
-                self.read_folder(fd, PurePosixPath(), PurePosixPath(), 0)
-            finally:
-                os.close(fd)
-        elif entry.suffix in SUFFIXES:
-            self.read_file(str(entry), None, entry.name, PurePosixPath(), mode)
+        if stat.S_ISDIR(mode):
+            self.read_folder(str(entry), None, PurePosixPath(), PurePosixPath(), 0)
         else:
-            self.problem(f"{entry.name} is not a .py or .ipynb file: not read")
+            self.read_other(str(entry), None, PurePosixPath(entry.name), PurePosixPath(), mode)
 
-    def read_folder(self, fd: int, shown: PurePosixPath, copy: PurePosixPath, depth: int) -> None:
-        with os.scandir(fd) as scan:
-            items = list(itertools.islice(scan, MAX_ENTRIES + 1))  # never list a million entries
+    def read_folder(self, name: str, parent_fd: int | None, shown: PurePosixPath, copy: PurePosixPath,
+                    depth: int) -> None:
         where = f"{shown}/" if shown.parts else "the submission"
-        if len(items) > MAX_ENTRIES:
-            self.problem(f"{where} holds more than {MAX_ENTRIES} files and folders: not read")
-            return
-        for item in sorted(items, key=_visit_order):
-            # .git, .ipynb_checkpoints, __pycache__: tooling and stale copies, not the submission
-            if self.stopped or item.name.startswith(".") or item.name == "__pycache__":
-                continue
-            self.entries += 1
-            path = shown / item.name
-            if self.entries > MAX_ENTRIES:
-                self.stop(f"more than {MAX_ENTRIES} files and folders: stopped at {path}; the rest was not read")
-                return
-            try:
-                mode = item.stat(follow_symlinks=False).st_mode
-            except OSError as exc:
-                self.problem(f"{path}: could not be read ({exc.strerror})")
-                continue
-            if stat.S_ISLNK(mode):
-                what = "file" if path.suffix in SUFFIXES else "folder"
-                self.problem(f"{path} is a symbolic link: not read (submit the {what} itself)")
-            elif stat.S_ISDIR(mode):
-                self.read_subfolder(fd, item.name, path, copy, depth + 1)
-            elif path.suffix in SUFFIXES:
-                self.read_file(item.name, fd, str(path), copy, mode)
-
-    def read_subfolder(self, parent_fd: int, name: str, shown: PurePosixPath, copy: PurePosixPath,
-                       depth: int) -> None:
         if depth > MAX_DEPTH:
-            self.problem(f"{shown}/ is nested more than {MAX_DEPTH} folders deep: not read")
+            self.problems.append(f"{where} is nested more than {MAX_DEPTH} folders deep: not read")
             return
         try:
             fd = os.open(name, _OPEN_FOLDER, dir_fd=parent_fd)
-        except OSError as exc:
-            reason = "is a symbolic link: not read (submit the folder itself)" if exc.errno in (
-                errno.ELOOP, errno.ENOTDIR) else f"could not be opened ({exc.strerror})"
-            self.problem(f"{shown}/ {reason}")
+        except OSError as exc:  # ELOOP: a link swapped in after the walk saw a folder
+            self.problems.append(f"{where} {_LINK.format('folder')}" if exc.errno == errno.ELOOP
+                                 else f"{where} could not be opened ({exc.strerror})")
             return
         try:
-            self.read_folder(fd, shown, self.copy_path(copy, name, f"{shown}/", folder=True), depth)
+            with os.scandir(fd) as scan:
+                items = list(itertools.islice(scan, MAX_ENTRIES + 1))  # never list a million entries
+            if len(items) > MAX_ENTRIES:
+                self.problems.append(f"{where} holds more than {MAX_ENTRIES} files and folders: not read")
+                return
+            for item in sorted(items, key=_visit_order):
+                # .git, .ipynb_checkpoints, __pycache__: tooling and stale copies, not the submission
+                if self.stopped or item.name.startswith(".") or item.name == "__pycache__":
+                    continue
+                path = shown / item.name
+                self.entries += 1
+                if self.entries > MAX_ENTRIES:
+                    self.stop(f"more than {MAX_ENTRIES} files and folders: stopped at {path}; the rest was not read")
+                    return
+                try:
+                    mode = item.stat(follow_symlinks=False).st_mode
+                except OSError as exc:
+                    self.problems.append(f"{path}: could not be read ({exc.strerror})")
+                    continue
+                if stat.S_ISDIR(mode):
+                    self.read_folder(item.name, fd, path, self.copy_path(copy, item.name, f"{path}/", True), depth + 1)
+                else:
+                    self.read_other(item.name, fd, path, copy, mode)
         finally:
             os.close(fd)
 
+    def read_other(self, name: str, dir_fd: int | None, shown: PurePosixPath, copy: PurePosixPath, mode: int) -> None:
+        if stat.S_ISLNK(mode):
+            self.problems.append(f"{shown} {_LINK.format('file' if shown.suffix in SUFFIXES else 'folder')}")
+        elif shown.suffix in SUFFIXES:  # anything else (data, pictures, a README) is not the submission's code
+            self.read_file(name, dir_fd, str(shown), copy, mode)
+
     def read_file(self, name: str, dir_fd: int | None, shown: str, copy: PurePosixPath, mode: int) -> None:
         if not stat.S_ISREG(mode):
-            self.problem(f"{shown} is not a regular file ({_file_kind(mode)}): not read")
+            self.problems.append(f"{shown} is not a regular file ({_file_kind(mode)}): not read")
             return
         self.files += 1
         if self.files > MAX_FILES:
@@ -259,10 +229,10 @@ class _Reader:
         try:
             raw = _read_capped(name, dir_fd, MAX_BYTES[suffix])
         except Refused as exc:
-            self.problem(f"{shown} {exc}")
+            self.problems.append(f"{shown} {exc}")
             return
         except OSError as exc:
-            self.problem(f"{shown}: could not be read ({exc.strerror})")
+            self.problems.append(f"{shown}: could not be read ({exc.strerror})")
             return
         try:
             text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
@@ -272,7 +242,7 @@ class _Reader:
             else:
                 text, copy_name = definitions_only(text), os.path.basename(name)
         except Exception as exc:  # a syntax error, a broken notebook, a parser's recursion limit
-            self.problem(f"{shown}: could not be read ({type(exc).__name__}: {exc})")
+            self.problems.append(f"{shown}: could not be read ({type(exc).__name__}: {exc})")
             return
         self.found.append((shown, self.copy_path(copy, copy_name, shown), text))
 
@@ -286,7 +256,7 @@ class _Reader:
                 break
             path = parent / f"{stem}-{n}{ext}"
         if path.name != cleaned:
-            self.problem(f"{shown} copied as {path}: {parent / cleaned} was taken by "
+            self.problems.append(f"{shown} copied as {path}: {parent / cleaned} was taken by "
                          f"{self.copies[(parent / cleaned).as_posix().casefold()]}")
         self.copies[path.as_posix().casefold()] = shown
         return path
@@ -333,8 +303,9 @@ def prepare(entry: Path, course: Course, workdir: Path, name: str | None = None)
         with open(target, "x", encoding="utf-8") as out:  # "x": a copy never replaces another
             out.write(text)
     files, duplicates = choose_files(course, reader.found, folder)
-    problems = reader.problems + ([f"... and {reader.unlisted} more problems"] if reader.unlisted else [])
-    problems += duplicates
+    problems = reader.problems[:MAX_PROBLEMS] + duplicates  # a thousand links must not bury the rest
+    if len(reader.problems) > MAX_PROBLEMS:
+        problems.insert(MAX_PROBLEMS, f"... and {len(reader.problems) - MAX_PROBLEMS} more problems like these")
     if not reader.found and not problems:
         problems.append("no .py or .ipynb file found")
     return Student(name, entry, folder, files, tuple(problems))
