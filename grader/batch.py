@@ -3,6 +3,8 @@
 Each entry of the folder is one student: a folder (their ``puzzles/*.py`` or any ``.py`` and
 ``.ipynb`` files in it), a single ``.py`` file, or a notebook. For every student:
 
+* their files are read by :mod:`grader.intake` (no symbolic link followed, sizes and counts
+  capped, each student a distinct name and folder, no file overwriting another);
 * their files are reduced to **definitions only** (imports, functions, classes, constants;
   no calls, no attribute assignments, no decorators but Triton's and Python's own), so that
   nothing a submission does at import time (monkeypatching torch or the grader, writing
@@ -17,29 +19,18 @@ code could not even be read.
 """
 from __future__ import annotations
 
-import re
 import shutil
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from .capture import definitions_only, from_notebook
-from .course import PUZZLE_FILE, Course
+from .course import Course
+from .intake import Student, prepare, prepare_class  # noqa: F401  (prepare: for callers of one student)
 from .options import Options
 from .results import PuzzleResult
-from .source_lines import defined_names
-
-
-@dataclass(frozen=True)
-class Student:
-    name: str
-    source: Path                        # what they submitted
-    folder: Path                        # their sanitised copies: the only student files their sandbox sees
-    files: dict[str, Path] = field(default_factory=dict)  # puzzle id -> sanitised file to grade
-    problems: tuple[str, ...] = ()      # why some of it could not be read
 
 
 @dataclass(frozen=True)
@@ -52,46 +43,6 @@ class StudentResult:
     @property
     def total(self) -> int:
         return sum(r.passed for r in self.results)
-
-
-def _student_name(path: Path) -> str:
-    return re.sub(r"[^\w.-]", "_", path.stem if path.is_file() else path.name)
-
-
-def prepare(entry: Path, course: Course, workdir: Path) -> Student:
-    """Sanitised copies of a student's files, and which file holds which puzzle's kernel."""
-    name = _student_name(entry)
-    folder = workdir / name
-    folder.mkdir(parents=True, exist_ok=True)
-    problems: list[str] = []
-    texts: dict[str, str] = {}  # sanitised file name -> module text
-    if entry.is_dir():
-        candidates = sorted(p for p in entry.rglob("*") if p.suffix in (".py", ".ipynb") and p.is_file())
-    else:
-        candidates = [entry]
-    for path in candidates:
-        try:
-            raw = path.read_text(encoding="utf-8")
-            if path.suffix == ".ipynb":
-                text, _ = from_notebook(raw)
-                texts[path.stem.replace("-", "_") + "_ipynb.py"] = text
-            else:
-                texts[path.name] = definitions_only(raw)
-        except (OSError, UnicodeDecodeError, ValueError, SyntaxError) as exc:
-            problems.append(f"{path.name}: could not be read ({type(exc).__name__}: {exc})")
-    for file_name, text in texts.items():
-        (folder / file_name).write_text(text)
-    files: dict[str, Path] = {}
-    for puzzle_id in course.ids:
-        kernel = course.puzzle(puzzle_id).kernel
-        own = [f for f in texts if PUZZLE_FILE.match(f) and f.startswith(puzzle_id)]
-        holders = own + [f for f in texts if f not in own and kernel in defined_names(texts[f])]
-        holders = [f for f in holders if kernel in defined_names(texts[f])]
-        if holders:
-            files[puzzle_id] = folder / holders[0]
-    if not texts and not problems:
-        problems.append("no .py or .ipynb file found")
-    return Student(name, entry, folder, files, tuple(problems))
 
 
 def _missing(course: Course, puzzle_id: str, student: Student, options: Options) -> PuzzleResult:
@@ -150,13 +101,11 @@ class Progress:
 
 def grade_class(course: Course, folder: Path, options: Options, jobs: int = 2, memory_mb: int = 6144,
                 progress: bool = True) -> list[StudentResult]:
-    entries = sorted(p for p in folder.iterdir() if not p.name.startswith(".")
-                     and (p.is_dir() or p.suffix in (".py", ".ipynb")))
     workdir = Path(tempfile.mkdtemp(prefix="triton-puzzles-batch-"))
     try:
         for puzzle_id in course.ids:
             course.puzzle(puzzle_id)  # load the course once, before any thread
-        students = [prepare(entry, course, workdir) for entry in entries]
+        students = prepare_class(folder, course, workdir)
         results: list[StudentResult | None] = [None] * len(students)
         bar = Progress(len(students)) if progress else None
         queue = list(enumerate(students))

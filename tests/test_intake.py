@@ -1,0 +1,185 @@
+"""Intake of a class's submissions: what is read, what is refused, and where each copy goes.
+Fast: nothing is graded."""
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from grader import intake
+from grader.course import Course
+from grader.imports import import_file
+from grader.intake import clean_name, prepare_class
+
+ROOT = Path(__file__).resolve().parent.parent
+COURSE = Course(ROOT)
+SOLUTION = ROOT / "solutions" / "puzzle01_constant_add.py"
+
+
+def _intake(subs: Path, tmp_path: Path) -> dict:
+    return {s.name: s for s in prepare_class(subs, COURSE, tmp_path / "work")}
+
+
+def _copied_text(student) -> str:
+    return "".join(p.read_text() for p in student.folder.rglob("*") if p.is_file())
+
+
+@pytest.fixture
+def subs(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    return folder
+
+
+def test_links_to_a_solution_and_to_etc_passwd_are_reported_not_read(subs, tmp_path):
+    puzzles = subs / "mallory" / "puzzles"
+    puzzles.mkdir(parents=True)
+    (puzzles / "puzzle01_constant_add.py").symlink_to(SOLUTION)
+    (puzzles / "passwd.py").symlink_to("/etc/passwd")
+    shutil.copy(ROOT / "solutions" / "puzzle02_constant_add_blocked.py", puzzles)
+    mallory = _intake(subs, tmp_path)["mallory"]
+    assert set(mallory.files) == {"puzzle02"}
+    assert "puzzles/puzzle01_constant_add.py is a symbolic link: not read (submit the file itself)" in mallory.problems
+    assert "puzzles/passwd.py is a symbolic link: not read (submit the file itself)" in mallory.problems
+    copied = _copied_text(mallory)
+    assert "root:" not in copied and "add_kernel" not in copied
+
+
+def test_linked_submissions_and_linked_folders_are_not_followed(subs, tmp_path):
+    (subs / "eve.py").symlink_to(SOLUTION)
+    (subs / "trent").symlink_to(ROOT / "solutions", target_is_directory=True)
+    (subs / "oscar").mkdir()
+    (subs / "oscar" / "puzzles").symlink_to(ROOT / "solutions", target_is_directory=True)
+    students = _intake(subs, tmp_path)
+    assert students["eve"].problems == ("eve.py is a symbolic link: not read (submit the file itself)",)
+    assert students["trent"].problems == ("trent is a symbolic link: not read (submit the folder itself)",)
+    assert students["oscar"].problems == ("puzzles is a symbolic link: not read (submit the folder itself)",)
+    for student in students.values():
+        assert student.files == {} and _copied_text(student) == ""
+
+
+def test_a_fifo_does_not_hang_intake(subs, tmp_path):
+    os.mkfifo(subs / "fifo.py")
+    (subs / "walt" / "puzzles").mkdir(parents=True)
+    os.mkfifo(subs / "walt" / "puzzles" / "puzzle01_constant_add.py")
+    done = {}
+    thread = threading.Thread(target=lambda: done.update(_intake(subs, tmp_path)), daemon=True)
+    thread.start()
+    thread.join(timeout=30)
+    assert not thread.is_alive(), "intake blocked on a fifo"
+    assert done["fifo"].problems == ("fifo.py is not a regular file (a fifo): not read",)
+    assert done["walt"].problems == ("puzzles/puzzle01_constant_add.py is not a regular file (a fifo): not read",)
+
+
+def test_a_fifo_swapped_in_after_the_walk_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "late.py")
+    with pytest.raises(intake.Refused, match="not a regular file"):
+        intake._read_capped(str(tmp_path / "late.py"), None, 1 << 20)
+    (tmp_path / "late_link.py").symlink_to(SOLUTION)
+    with pytest.raises(intake.Refused, match="symbolic link"):
+        intake._read_capped(str(tmp_path / "late_link.py"), None, 1 << 20)
+
+
+def test_names_colliding_after_cleaning_get_distinct_folders_and_a_note(subs, tmp_path):
+    for name in ("bob smith", "bob_smith", "Bob_Smith"):
+        (subs / name).mkdir()
+        shutil.copy(SOLUTION, subs / name)
+    shutil.copy(SOLUTION, subs / "bob smith.py")
+    students = prepare_class(subs, COURSE, tmp_path / "work")
+    names = [s.name for s in students]
+    # In entry order. Exact names are given first (case-blind: Bob_Smith takes bob_smith too),
+    # then cleaned ones, in entry order.
+    assert names == ["Bob_Smith", "bob_smith-2", "bob_smith-3", "bob_smith-4"]
+    by_name = {s.name: s for s in students}
+    assert by_name["bob_smith-2"].problems[0] == (
+        "name `bob smith` cleaned to `bob_smith-2`: `bob_smith` was taken by another submission (Bob_Smith)")
+    assert by_name["bob_smith-4"].problems[0].startswith("name `bob_smith` cleaned to `bob_smith-4`")
+    assert by_name["Bob_Smith"].problems == ()
+    assert len({s.folder for s in students}) == 4
+    assert all(s.files["puzzle01"].is_file() for s in students)
+
+
+def test_clean_names_are_safe_path_components():
+    assert clean_name("bob smith") == "bob_smith"
+    assert clean_name("a/../b") == "a_.._b"
+    assert clean_name("..") == clean_name(".") == clean_name("") == "unnamed"
+    assert clean_name(".hidden") == "_hidden"
+    long = clean_name("x" * 300 + ".py")
+    assert long.endswith(".py") and len(long.encode()) <= 120
+
+
+def test_same_file_name_in_two_folders_kept_apart_and_puzzles_preferred(subs, tmp_path):
+    student = subs / "alice"
+    for folder in ("old", "puzzles"):
+        (student / folder).mkdir(parents=True)
+    shutil.copy(ROOT / "solutions" / "puzzle07_long_sum.py", student / "puzzles")
+    shutil.copy(ROOT / "puzzles" / "puzzle07_long_sum.py", student / "old")  # "old" sorts first
+    (student / "scratch.py").write_text((ROOT / "solutions" / "puzzle07_long_sum.py").read_text())
+    alice = _intake(subs, tmp_path)["alice"]
+    assert alice.files["puzzle07"] == alice.folder / "puzzles" / "puzzle07_long_sum.py"
+    assert (alice.folder / "old" / "puzzle07_long_sum.py").read_text() != (
+        alice.folder / "puzzles" / "puzzle07_long_sum.py").read_text()
+    assert alice.problems == ("puzzle07: graded puzzles/puzzle07_long_sum.py; also found "
+                              "old/puzzle07_long_sum.py, scratch.py, not graded",)
+
+
+def test_a_file_named_after_the_puzzle_beats_another_holding_its_kernel(subs, tmp_path):
+    (subs / "ann").mkdir()
+    (subs / "ann" / "all.py").write_text(SOLUTION.read_text())
+    (subs / "ann" / "work").mkdir()
+    shutil.copy(SOLUTION, subs / "ann" / "work")
+    ann = _intake(subs, tmp_path)["ann"]
+    assert ann.files["puzzle01"] == ann.folder / "work" / "puzzle01_constant_add.py"
+
+
+def test_names_cleaning_alike_never_overwrite_each_other(subs, tmp_path):
+    for folder in ("a b", "a_b"):
+        (subs / "cy" / folder).mkdir(parents=True)
+        (subs / "cy" / folder / "x.py").write_text(f"WHERE = {folder!r}\n")
+    cy = _intake(subs, tmp_path)["cy"]
+    assert (cy.folder / "a_b" / "x.py").read_text() == "WHERE = 'a_b'\n"
+    assert (cy.folder / "a_b-2" / "x.py").read_text() == "WHERE = 'a b'\n"
+    assert cy.problems == ("a b/ copied as a_b-2: a_b was taken by a_b/",)
+
+
+def test_a_puzzle_file_still_imports_its_neighbours_by_module_name(subs, tmp_path):
+    puzzles = subs / "dora" / "puzzles"
+    puzzles.mkdir(parents=True)
+    (puzzles / "puzzle13_weighted_sum_forward.py").write_text("def weighted_sum_fwd():\n    return 13\n")
+    (puzzles / "puzzle15_weighted_sum_autograd.py").write_text(
+        "from puzzle13_weighted_sum_forward import weighted_sum_fwd\n\n\n"
+        "class WeightedSumFunc:\n    @staticmethod\n    def forward():\n        return weighted_sum_fwd()\n")
+    dora = _intake(subs, tmp_path)["dora"]
+    module = import_file(str(dora.files["puzzle15"]), "_intake_puzzle15")
+    assert module.WeightedSumFunc.forward() == 13
+
+
+def test_caps_are_problems_not_exceptions(subs, tmp_path, monkeypatch):
+    monkeypatch.setattr(intake, "MAX_FILES", 5)
+    monkeypatch.setattr(intake, "MAX_DEPTH", 3)
+    (subs / "huge").mkdir()
+    (subs / "huge" / "big.py").write_bytes(b"#" * ((1 << 20) + 1))
+    (subs / "many").mkdir()
+    for i in range(8):
+        (subs / "many" / f"f{i}.py").write_text("X = 1\n")
+    deep = subs / "deep" / "a" / "b" / "c" / "d"
+    deep.mkdir(parents=True)
+    shutil.copy(SOLUTION, deep)
+    shutil.copy(SOLUTION, deep.parent)
+    students = _intake(subs, tmp_path)
+    assert students["huge"].problems == ("big.py is too large (over 1 MiB): not read",)
+    assert students["many"].problems == ("more than 5 .py and .ipynb files: stopped at f5.py; the rest was not read",)
+    assert sorted(p.name for p in students["many"].folder.iterdir()) == [f"f{i}.py" for i in range(5)]
+    assert students["deep"].problems == ("a/b/c/d/ is nested more than 3 folders deep: not read",)
+    assert students["deep"].files["puzzle01"] == students["deep"].folder / "a" / "b" / "c" / "puzzle01_constant_add.py"
+
+
+def test_unreadable_files_and_single_file_submissions(subs, tmp_path):
+    (subs / "frank.py").write_bytes(b"\x00\xffnot python")
+    shutil.copy(SOLUTION, subs / "gina.py")
+    (subs / "empty").mkdir()
+    students = _intake(subs, tmp_path)
+    assert students["frank"].problems[0].startswith("frank.py: could not be read (UnicodeDecodeError")
+    assert students["gina"].files == {"puzzle01": students["gina"].folder / "gina.py"}
+    assert students["empty"].problems == ("no .py or .ipynb file found",)
