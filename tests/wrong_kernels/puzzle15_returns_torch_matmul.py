@@ -1,13 +1,8 @@
 """The forward returns PyTorch's x @ weight and never launches the kernel."""
-import sys
-from pathlib import Path
-
 import torch
 import triton
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "solutions"))  # the reference kernels
-from puzzle13_weighted_sum_forward import weighted_sum_fwd  # noqa: E402
-from puzzle14_weighted_sum_backward import weighted_sum_bwd  # noqa: E402
+from weighted_sum_kernels import weighted_sum_bwd, weighted_sum_fwd  # correct kernels (solutions/ is hidden)
 
 EXPECT_KIND = "torch_compute"
 
