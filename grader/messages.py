@@ -204,8 +204,8 @@ def computed_on_kernel_buffers(phase: str, op: str, shapes: str) -> str:
 
 def started_threads(phase: str, count: int) -> str:
     what = "a thread" if count == 1 else f"{count} threads"
-    return (f"the {phase} started {what}: the grader cannot see what another thread computes, so the "
-            f"wrapper must launch its Triton kernels in the calling thread. {_KERNELS_NOT_PYTORCH}")
+    return (f"the {phase} started {what}, whose work the grader cannot see: launch your Triton kernels in "
+            f"the calling thread, and let them compute the result, not PyTorch or NumPy in another thread.")
 
 
 def not_from_kernels(phase: str, name: str, matching: int, total: int) -> str:
