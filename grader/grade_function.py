@@ -1,10 +1,16 @@
 """Grading an autograd puzzle: the learner's ``torch.autograd.Function`` around their kernels.
 
 Per case the grader checks, in this order: the forward's output (shape, dtype, values), that
-each phase launched a Triton kernel, that no PyTorch operator computed on the inputs in the
-kernels' place, what ``ctx`` saved, and both gradients against PyTorch autograd of the spec.
+each phase launched a Triton kernel, that no PyTorch operator computed on the inputs (or on
+what a kernel was handed) in the kernels' place, that no thread was started, that the results
+turn to NaN when the kernels' launches are replaced by NaN (the poisoned run, which catches
+whatever the operator log cannot see: NumPy, threads, recording turned off), what ``ctx``
+saved, and both gradients against PyTorch autograd of the spec. Once every case has run, the
+wrapper's source is read for constructs that would hide where its result came from.
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 import torch
 
@@ -14,9 +20,12 @@ from .fence import Buffer, pack
 from .grade import PuzzleGrader, case_result, describe_case
 from .inputs import case_seed
 from .puzzle import Case
+from .results import CheckResult
 from .workers import WorkerDied, WorkerTimedOut
 
 ALLOWED_DTYPES = ("float32", "float16", "bfloat16", "float64", "int32", "int64")
+# What PyTorch may compute on the kernels' buffers: reducing a per-tile partial result.
+REDUCTIONS_OF_PARTIALS = {"sum"}
 
 
 def _shape(shape) -> str:
@@ -24,7 +33,20 @@ def _shape(shape) -> str:
 
 
 class FunctionGrader(PuzzleGrader):
-    """Same life cycle as a kernel puzzle (load, stub check, cases); a different case."""
+    """Same life cycle as a kernel puzzle (load, stub check, cases); a different case, and a
+    static check of the wrapper's source after the cases."""
+
+    def _grade(self, started: float):
+        result = super()._grade(started)
+        if result.status not in ("pass", "fail") or not result.cases:
+            return result
+        from .wrapper_check import check_file
+        finding = check_file(self.kernel_file, self.puzzle.kernel)
+        if finding is None:
+            return result
+        text = messages.wrapper_source(finding)
+        checks = {**result.checks, "wrapper_source": CheckResult(False, text, "torch_compute")}
+        return replace(result, status="fail", checks=checks, message=result.message if result.status == "fail" else text)
 
     def _run_case(self, case: Case, params, trace: bool = False):
         plan = self.shapes.plan(case, self.options.secret)
@@ -41,7 +63,8 @@ class FunctionGrader(PuzzleGrader):
                                tuple(grad_output.shape), len(plan.inputs))]
         blobs = [pack(b, x) for b, x in zip(buffers, [*plan.inputs, grad_output])]
         header = {"op": "function", "file": str(self.kernel_file), "kernel": self.puzzle.kernel,
-                  "buffers": [b.to_json() | {"param": ""} for b in buffers]}
+                  "buffers": [b.to_json() | {"param": ""} for b in buffers],
+                  "poison_first": case_seed(self.puzzle, case, self.options.secret) % 2 == 1}
         fail = lambda kind, text, **extra: (  # noqa: E731
             case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), None, None)
         try:
@@ -71,14 +94,18 @@ class FunctionGrader(PuzzleGrader):
             raise RuntimeError(f"worker error: {reply.get('error')}")
 
         tensors = iter(raw)
-        got = []
-        for described in [reply["output"], *reply["grads"]]:
-            got.append(self._tensor(described, next(tensors)) if described["tensor"] else None)
+        got = [self._tensor(d, next(tensors)) if d["tensor"] else None for d in [reply["output"], *reply["grads"]]]
         output_got, grads_got = got[0], got[1:]
+        poisoned = reply["poisoned"]
+        if poisoned.get("ok", True):
+            poisoned["got"] = [self._tensor(d, next(tensors)) if d["tensor"] else None
+                               for d in [poisoned["output"], *poisoned["grads"]]]
         name = self.puzzle.outputs[0]
         verdict = self._check_output(name, output_got, reply["output"], plan.expected[0], case)
         if verdict is None:
             verdict = self._check_kernels_did_the_work(reply)
+        if verdict is None:
+            verdict = self._check_poisoned(poisoned, [plan.expected[0], *expected_grads])
         if verdict is None:
             verdict = self._check_saved(reply)
         if verdict is None:
@@ -120,6 +147,32 @@ class FunctionGrader(PuzzleGrader):
             return "torch_compute", (f"the {op['phase']} computed with PyTorch: `aten.{op['op']}` read an input "
                                      f"(operand shapes {shapes}). The result must come from your Triton kernels; "
                                      f"PyTorch may only allocate, reshape and reduce the kernels' partial results.")
+        cheats = computes_on_kernel_buffers(reply["ops"])
+        if cheats:
+            op = cheats[0]
+            return "torch_compute", messages.computed_on_kernel_buffers(
+                op["phase"], op["op"], ", ".join(_shape(s) for s in op["in"]))
+        for phase in ("forward", "backward"):
+            if reply["threads"]["started"][phase]:
+                return "torch_compute", messages.started_threads(phase, reply["threads"]["started"][phase])
+        if reply["threads"]["still_running"]:
+            return "torch_compute", messages.started_threads("wrapper", len(reply["threads"]["still_running"]))
+        return None
+
+    def _check_poisoned(self, poisoned: dict, expected: list[torch.Tensor]):
+        """With every kernel launch replaced by NaN in the buffers the kernels were handed, a
+        result computed by the kernels is NaN (or at least wrong); a correct one came from elsewhere."""
+        if not poisoned.get("ok", True):
+            return "torch_compute", messages.poisoned_run_raised(poisoned)
+        names = [self.puzzle.outputs[0], *(f"grad_{s.name}" for s in self.shapes.inputs)]
+        phases = ["forward", *("backward" for _ in self.shapes.inputs)]
+        for name, phase, got, want in zip(names, phases, poisoned["got"], expected):
+            if got is None or want is None or tuple(got.shape) != tuple(want.shape) or not got.is_floating_point():
+                continue
+            close = torch.isclose(got.double(), want.double(), rtol=self.puzzle.rtol, atol=self.puzzle.atol)
+            matching = int(close.sum())
+            if matching:
+                return "torch_compute", messages.not_from_kernels(phase, name, matching, close.numel())
         return None
 
     def _check_saved(self, reply):
@@ -155,3 +208,10 @@ class FunctionGrader(PuzzleGrader):
 def computes_on_inputs(ops: list[dict]) -> list[dict]:
     """PyTorch compute operators that read an input (or a copy of one): the kernels' job."""
     return [op for op in ops if op["reads_inputs"] and not op["layout"]]
+
+
+def computes_on_kernel_buffers(ops: list[dict]) -> list[dict]:
+    """PyTorch compute operators, other than a reduction of partial results, that read a buffer
+    a kernel was handed: after a kernel that only copies the inputs, the kernels' job too."""
+    return [op for op in ops if op.get("reads_kernel_buffers") and not op["layout"]
+            and op["op"] not in REDUCTIONS_OF_PARTIALS]

@@ -198,3 +198,42 @@ def order_dependent(tensor: str, in_order, reversed_order) -> str:
             f"({shown}). On a GPU programs run at the same time, in no set order, so a program must not depend "
             f"on what another one stored. Fix: have each program compute its part from the inputs alone, or "
             f"combine the programs' contributions with atomics (`tl.atomic_add`).")
+
+
+# ---- autograd wrappers: the result must come from the learner's kernels ------------------------
+
+_KERNELS_NOT_PYTORCH = ("Compute it with your Triton kernels from the previous puzzles, not with PyTorch, "
+                        "NumPy or another thread.")
+
+
+def computed_on_kernel_buffers(phase: str, op: str, shapes: str) -> str:
+    return (f"the {phase} computed with PyTorch on what a Triton kernel was handed: `aten.{op}` read a kernel's "
+            f"buffer (operand shapes {shapes}). Copying the inputs through a kernel and computing with PyTorch "
+            f"is still PyTorch's result: PyTorch may only allocate, reshape and sum the kernels' partial results.")
+
+
+def started_threads(phase: str, count: int) -> str:
+    what = "a thread" if count == 1 else f"{count} threads"
+    return (f"the {phase} started {what}, whose work the grader cannot see: launch your Triton kernels in "
+            f"the calling thread, and let them compute the result, not PyTorch or NumPy in another thread.")
+
+
+def not_from_kernels(phase: str, name: str, matching: int, total: int) -> str:
+    share = "every element" if matching == total else f"{matching} of {total} elements"
+    return (f"your {phase}'s result did not come from your Triton kernels: when the grader replaced what "
+            f"the kernels write with NaN, `{name}` was still correct ({share}). {_KERNELS_NOT_PYTORCH}")
+
+
+def poisoned_run_raised(reply: dict) -> str:
+    return (f"to check that the results come from your Triton kernels, the grader ran the wrapper again with "
+            f"the buffers the kernels write filled with NaN, and the wrapper raised {reply.get('error')}"
+            f"{_at_line(reply.get('line'), reply.get('source', ''))}. Let NaN flow through: the wrapper should "
+            f"only allocate, launch, reshape and sum the kernels' partial results, never inspect their values.")
+
+
+def wrapper_source(finding) -> str:
+    """A construct in an autograd wrapper that would hide where its result came from."""
+    where = f"`{finding.function}`" + (f" at line {finding.line}: `{finding.source}`" if finding.source else "")
+    return (f"{where}: {finding.what}. The wrapper must compute with your Triton kernels, the same way on a "
+            f"laptop and on a GPU, in the calling thread, with the grader watching: allocate, launch, reshape "
+            f"and sum the kernels' partial results, nothing else.")

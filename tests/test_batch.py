@@ -66,9 +66,13 @@ def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr = os.system("touch DEFAULT_RAN
 
 TROUBLE = KERNEL_HEAD + '''
 
+def boom():
+    os.abort()
+
+
 @triton.jit
 def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
-    os.abort()
+    boom()
 
 
 @triton.jit
@@ -167,7 +171,8 @@ def test_cheating_submissions_do_not_change_their_verdict(graded):
     assert by_name["patcher"]["puzzle01"]["status"] == "not_attempted"   # its stub, whatever it patched
     forged = by_name["forger"]["puzzle01"]
     assert forged["status"] == "fail"
-    assert forged["checks"]["gpu_compile"]["passed"] is False or forged["cases"][0]["kind"] == "crash"
+    # `os` in a kernel body: the static check stops it before it is imported, compiled or run.
+    assert forged["checks"]["sniffing"]["kind"] == "sniffing" and not forged["cases"]
     assert by_name["decorator"]["puzzle01"]["status"] == "not_attempted"  # no @triton.jit kernel left
     assert by_name["default_arg"]["puzzle01"]["status"] == "not_attempted"
     for leftover in ("RESULT_FILE", "DECORATOR_RAN", "DEFAULT_RAN", "NOTEBOOK_RAN"):

@@ -252,28 +252,55 @@ class Worker:
         return result, None, printed[0] if printed else "", time.perf_counter() - start
 
     def op_function(self, msg: dict, blobs: list[bytes]):
-        """Forward and backward of a learner's autograd.Function (see function_run)."""
-        from .function_run import describe_tensor, run_function
+        """Forward and backward of a learner's autograd.Function (see function_run): once
+        recorded, and once with the kernel launches poisoned, in the order the grader asks."""
+        from .function_run import describe_tensor, run_function, run_poisoned
         path = os.path.abspath(msg["file"])
         cls = self.kernel(path, msg["kernel"])
         if not (isinstance(cls, type) and issubclass(cls, self.torch.autograd.Function)):
             return {"ok": False, "kind": "signature", "error": "not_function"}, []
-        whole, views = self._tensors(msg["buffers"], blobs)
-        checker = None
-        if self.device == "cpu":
-            checker = self._bounds_checker(msg["buffers"], whole, path, False, True)
-            checker.install()
-        seen, error, printed, seconds = self._run_learner(
-            lambda: run_function(cls, views[:-1], views[-1], checker.allow if checker else None), checker)
+
+        def recorded():
+            whole, views = self._tensors(msg["buffers"], blobs)
+            checker = None
+            if self.device == "cpu":
+                checker = self._bounds_checker(msg["buffers"], whole, path, False, True)
+                checker.install()
+            return self._run_learner(
+                lambda: run_function(cls, views[:-1], views[-1], checker.allow if checker else None), checker)
+
+        def poisoned():
+            _, views = self._tensors(msg["buffers"], blobs)  # fresh inputs: the first run may have written them
+            return self._run_learner(lambda: run_poisoned(cls, views[:-1], views[-1]), None)
+
+        # A wrapper that keeps state could behave in one run and not the other; the grader
+        # varies which comes first.
+        if msg.get("poison_first"):
+            poison_run, recorded_run = poisoned(), recorded()
+        else:
+            recorded_run, poison_run = recorded(), poisoned()
+        seen, error, printed, seconds = recorded_run
         if error is not None:
             return self._failure(error, path, None) | {"seconds": seconds, "printed": printed}, []
-        tensors = [seen["output"], *seen["grads"]]
-        described = [describe_tensor(t) for t in tensors]
-        out = [t.detach().contiguous().cpu().view(-1).view(self.torch.uint8).numpy().tobytes()
-               for t, d in zip(tensors, described) if d["tensor"]]
+
+        def outputs(run: dict):
+            tensors = [run["output"], *run["grads"]]
+            described = [describe_tensor(t) for t in tensors]
+            raw = [t.detach().contiguous().cpu().view(-1).view(self.torch.uint8).numpy().tobytes()
+                   for t, d in zip(tensors, described) if d["tensor"]]
+            return described, raw
+
+        described, out = outputs(seen)
         reply = {"ok": True, "output": described[0], "grads": described[1:], "saved": seen["saved"],
                  "attributes": seen["attributes"], "ops": seen["ops"], "launches": seen["launches"],
-                 "seconds": seconds, "printed": printed}
+                 "threads": seen["threads"], "seconds": seconds, "printed": printed}
+        poison_seen, poison_error, _, _ = poison_run
+        if poison_error is not None:
+            reply["poisoned"] = self._failure(poison_error, path, None)
+        else:
+            poison_described, poison_out = outputs(poison_seen)
+            reply["poisoned"] = {"output": poison_described[0], "grads": poison_described[1:]}
+            out += poison_out
         return reply, out
 
     def op_bench(self, msg: dict, blobs: list[bytes]):
