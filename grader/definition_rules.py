@@ -19,8 +19,8 @@ HEURISTIC_CALLS = {"triton.next_power_of_2", "triton.cdiv", "builtins.min", "bui
 # autotune arguments that Triton calls: each would run the learner's code
 AUTOTUNE_HOOKS = {"pre_hook", "post_hook", "prune_configs_by", "early_config_prune", "perf_model", "do_bench"}
 AUTOTUNE_NAME_LISTS = {"key", "reset_to_zero", "restore_value"}
-# star imports that cannot rebind triton, torch or a builtin decorator
-HARMLESS_STAR = {"math", "triton.language"}
+# star imports known not to rebind triton, torch or a decorator, with the builtins they do shadow
+HARMLESS_STAR = {"math": (), "triton.language": ("min", "max", "abs")}
 ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
               ast.LShift, ast.RShift, ast.BitOr, ast.BitAnd, ast.BitXor)
 HUGE_EXPONENT = 1024  # 2 ** 10 ** 10 would hang the import: exponents and shifts stay small
@@ -53,7 +53,7 @@ class Bindings:
         while isinstance(root, ast.Attribute):
             root = root.value
         if isinstance(root, ast.Name) and root.id in self.rebound:
-            return f" (`{root.id}` is also bound on line {self.rebound[root.id]}, so it may not be Triton's)"
+            return f" (`{root.id}` is bound again on line {self.rebound[root.id]}, so it may not be what it seems)"
         return ""
 
 
@@ -128,9 +128,10 @@ def bindings_of(tree: ast.Module) -> Bindings:
             pairs = [(a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             module = "." * node.level + (node.module or "")
-            if any(a.name == "*" for a in node.names) and module not in HARMLESS_STAR:
-                # it may bind any name at all: trust no name of this module's
-                rebound.update({name: node.lineno for name in (*origins, *dir(builtins))})
+            if any(a.name == "*" for a in node.names):
+                # it may bind any name at all: trust no name of this module's, unless known
+                shadowed = HARMLESS_STAR.get(module, (*origins, *dir(builtins)))
+                rebound.update({name: node.lineno for name in shadowed})
             pairs = [(a.asname or a.name, f"{module}.{a.name}") for a in node.names if a.name != "*"]
         else:
             continue
