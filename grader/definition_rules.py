@@ -52,7 +52,7 @@ class Bindings:
         root = node
         while isinstance(root, ast.Attribute):
             root = root.value
-        if isinstance(root, ast.Name) and root.id in self.rebound:
+        if isinstance(root, ast.Name) and root.id in self.rebound and root.id in self.origins:
             return f" (`{root.id}` is bound again on line {self.rebound[root.id]}, so it may not be what it seems)"
         return ""
 
