@@ -15,6 +15,7 @@ import linecache
 import textwrap
 import types
 
+from .definitions import definitions
 from .source_lines import statement_start
 
 HEADER = "import math\nimport torch\nimport triton\nimport triton.language as tl\n"
@@ -109,69 +110,9 @@ def _class_source(cls) -> str:
     raise OSError(f"cannot find the source of class {cls.__name__}: define it in a cell or a file")
 
 
-ALLOWED_DECORATORS = {"triton.jit", "jit", "staticmethod", "classmethod"}
-
-
-def _inert(node: ast.expr | None) -> bool:
-    """An expression evaluated at definition time that can run no code of the submission's:
-    a constant, a (dotted) name, a subscript or tuple of those (``Float32[Tensor, "N"]``),
-    or ``tl.constexpr(<constant>)``."""
-    if node is None or isinstance(node, (ast.Constant, ast.Name)):
-        return True
-    if isinstance(node, ast.Attribute):
-        return _inert(node.value)
-    if isinstance(node, (ast.Tuple, ast.List)):
-        return all(_inert(e) for e in node.elts)
-    if isinstance(node, ast.Subscript):
-        return _inert(node.value) and _inert(node.slice)
-    if isinstance(node, ast.UnaryOp):
-        return _inert(node.operand)
-    if isinstance(node, ast.Dict):
-        return all(_inert(k) and _inert(v) for k, v in zip(node.keys, node.values))
-    if isinstance(node, ast.Call):
-        return ast.unparse(node.func).endswith("constexpr") and all(isinstance(a, ast.Constant) for a in node.args) \
-            and not node.keywords
-    return False
-
-
-def _inert_def(node: ast.FunctionDef) -> bool:
-    args = node.args
-    every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
-    return (all(ast.unparse(d) in ALLOWED_DECORATORS for d in node.decorator_list)
-            and all(_inert(a.annotation) for a in every) and _inert(node.returns)
-            and all(_inert(d) for d in args.defaults + [d for d in args.kw_defaults if d is not None]))
-
-
-def _keep(node: ast.stmt) -> bool:
-    """Definitions whose evaluation runs none of the submission's code: imports, functions
-    and classes (Triton's and Python's own decorators only), and constants bound to names."""
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return True
-    if isinstance(node, ast.FunctionDef):
-        return _inert_def(node)
-    if isinstance(node, ast.ClassDef):
-        return (not node.decorator_list and not node.keywords and all(_inert(b) for b in node.bases)
-                and all(_keep(s) or isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and
-                                                                isinstance(s.value, ast.Constant))
-                        for s in node.body))
-    if isinstance(node, ast.Assign):
-        return all(isinstance(t, ast.Name) for t in node.targets) and _inert(node.value)
-    if isinstance(node, ast.AnnAssign):
-        return isinstance(node.target, ast.Name) and node.value is not None and _inert(node.value) \
-            and _inert(node.annotation)
-    return False
-
-
 def definitions_only(source: str) -> str:
-    """A Python file reduced to what :func:`_keep` allows, line for line (a syntax error propagates)."""
-    tree = ast.parse(source)
-    lines = source.splitlines()
-    out = [""] * len(lines)  # dropped statements leave blank lines: line numbers stay the learner's
-    for node in tree.body:
-        if _keep(node):
-            start = statement_start(node)
-            out[start:node.end_lineno] = lines[start:node.end_lineno]
-    return "\n".join(out) + "\n"
+    """A Python file reduced to its definitions, line for line (see :mod:`grader.definitions`)."""
+    return definitions(source).text
 
 
 def _strip_magics(source: str) -> str:
@@ -189,21 +130,18 @@ def from_notebook(text: str) -> tuple[str, list[str]]:
         cells = [c for c in nb.get("cells", []) if c.get("cell_type") == "code"]
     except (ValueError, AttributeError) as exc:
         raise ValueError(f"not a notebook: {exc}") from exc
-    kept, skipped = [HEADER], []
+    # cells joined into one module, so a later cell's decorator resolves through an earlier
+    # cell's imports, exactly as when the notebook runs
+    parts, skipped = [HEADER], []
     for cell in cells:
         source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else source
+        source = _strip_magics("".join(source) if isinstance(source, list) else source)
         try:
-            tree = ast.parse(_strip_magics(source))
+            ast.parse(source)
         except SyntaxError as exc:
             skipped.append(f"a cell that does not parse (line {exc.lineno}: {exc.msg})")
             continue
-        lines = _strip_magics(source).splitlines()
-        for node in tree.body:
-            start = statement_start(node)
-            snippet = "\n".join(lines[start:node.end_lineno])
-            if _keep(node):
-                kept.append(snippet)
-            else:
-                skipped.append(snippet.splitlines()[0][:60])
-    return "\n\n".join(kept) + "\n", skipped
+        parts.append(source if source.endswith("\n") else source + "\n")
+    result = definitions("\n".join(parts))
+    skipped += [d.text for d in result.dropped if not d.reason.startswith("annotation")]
+    return result.text, skipped
