@@ -62,6 +62,21 @@ def definitions(source: str) -> Definitions:
     return text.render(pieces)
 
 
+def why_dropped(source: str, name: str) -> Dropped | None:
+    """Why the module-level definition of ``name`` was left out of ``source``, if it was: the
+    dropped entry that falls on its decorators or its ``def``/``class`` line."""
+    try:
+        tree = ast.parse(source)
+        dropped = definitions(source).dropped
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            span = range(statement_start(node) + 1, node.lineno + 1)
+            return next((d for d in dropped if d.line in span), None)
+    return None
+
+
 class _Text:
     """The source, addressed as the syntax tree does (line, UTF-8 byte column) or by offset."""
 

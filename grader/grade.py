@@ -73,6 +73,10 @@ class PuzzleGrader:
             found = ", ".join(reply.get("defined") or []) or "no @triton.jit kernels"
             message = (f"no kernel named `{name}` in {self.kernel_file.name} (it defines {found}). "
                        f"Expected: @triton.jit def {self.expected_signature}")
+            dropped = self._why_dropped(name)
+            if dropped is not None:
+                message = (f"`{name}` in {self.kernel_file.name} was not imported: line {dropped.line} "
+                           f"`{dropped.text}`: {dropped.reason}. Expected: @triton.jit def {self.expected_signature}")
         elif kind == "signature":
             message = reply.get("reason") or f"`{name}` is not a Triton kernel: decorate it with @triton.jit."
         elif kind == "exception":
@@ -81,6 +85,13 @@ class PuzzleGrader:
         else:
             return None, self.result("error", f"worker error while loading: {reply.get('error')}")
         return None, self.result("fail", message, checks={"load": CheckResult(False, message, kind)})
+
+    def _why_dropped(self, name: str):
+        from .definitions import why_dropped
+        try:
+            return why_dropped(self.kernel_file.read_text(encoding="utf-8"), name)
+        except (OSError, UnicodeDecodeError):
+            return None
 
     def _sniffing(self) -> str | None:
         """Kernels that tell the interpreter from a GPU are refused before anything runs."""

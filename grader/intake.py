@@ -15,6 +15,7 @@ distinct folders, and no copy overwrites another. Each refusal is a line in the 
 from __future__ import annotations
 
 import errno
+import functools
 import itertools
 import os
 import re
@@ -22,7 +23,8 @@ import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-from .capture import definitions_only, from_notebook
+from .capture import from_notebook
+from .definitions import Dropped, definitions
 from .course import PUZZLE_FILE, Course
 from .source_lines import defined_names
 
@@ -156,6 +158,8 @@ class _Reader:
         self.entries = self.files = 0
         self.stopped = False
         self.copies: dict[str, str] = {}  # casefolded copy path -> the path as submitted that has it
+        self.dropped: list[tuple[str, tuple[Dropped, ...]]] = []  # what definitions-only left out, per file
+        self.notes: list[str] = []
 
     def stop(self, text: str) -> None:
         self.problems.append(text)
@@ -237,10 +241,16 @@ class _Reader:
         try:
             text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
             if suffix == ".ipynb":
-                text, _ = from_notebook(text)
+                text, skipped = from_notebook(text)
                 copy_name = clean_name(os.path.basename(name)[:-len(suffix)]).replace("-", "_") + "_ipynb.py"
+                if skipped:
+                    examples = ", ".join(f"`{s[:40]}`" for s in skipped[:2])
+                    self.notes.append(f"{shown}: {len(skipped)} statement(s) outside definitions not run "
+                                      f"(e.g. {examples}): only definitions are graded")
             else:
-                text, copy_name = definitions_only(text), os.path.basename(name)
+                kept = definitions(text)
+                text, copy_name = kept.text, os.path.basename(name)
+                self.dropped.append((shown, kept.dropped))
         except Exception as exc:  # a syntax error, a broken notebook, a parser's recursion limit
             self.problems.append(f"{shown}: could not be read ({type(exc).__name__}: {exc})")
             return
@@ -289,6 +299,28 @@ def choose_files(course: Course, found: list[tuple[str, PurePosixPath, str]],
     return files, problems
 
 
+@functools.lru_cache(maxsize=4)
+def _course_left_out(root: Path) -> frozenset[tuple[str, str]]:
+    """What definitions-only import leaves out of the course's own puzzle files (the spec's
+    `Puzzle(...)`, its imports' side lines): a student who kept them is not told about them."""
+    found = set()
+    for path in sorted((root / "puzzles").glob("puzzle*.py")):
+        found.update((d.text, d.reason) for d in definitions(path.read_text(encoding="utf-8")).dropped)
+    return frozenset(found)
+
+
+def _left_out(dropped: list[tuple[str, tuple[Dropped, ...]]], course: Course, shown_per_file: int = 5) -> list[str]:
+    """A line per statement definitions-only import left out of a student's file, and why."""
+    boilerplate = _course_left_out(Path(course.root).resolve())
+    lines = []
+    for shown, entries in dropped:
+        own = [d for d in entries if (d.text, d.reason) not in boilerplate and not d.reason.startswith("annotation")]
+        lines += [f"{shown}:{d.line} `{d.text[:60]}` not kept: {d.reason}" for d in own[:shown_per_file]]
+        if len(own) > shown_per_file:
+            lines.append(f"{shown}: {len(own) - shown_per_file} more statement(s) not kept")
+    return lines
+
+
 def prepare(entry: Path, course: Course, workdir: Path, name: str | None = None) -> Student:
     """Sanitised copies of one student's files under ``workdir/name``, and which file holds
     which puzzle's kernel. ``name`` must be distinct within the class (see :func:`prepare_class`)."""
@@ -303,6 +335,7 @@ def prepare(entry: Path, course: Course, workdir: Path, name: str | None = None)
         with open(target, "x", encoding="utf-8") as out:  # "x": a copy never replaces another
             out.write(text)
     files, duplicates = choose_files(course, reader.found, folder)
+    reader.problems += reader.notes + _left_out(reader.dropped, course)
     problems = reader.problems[:MAX_PROBLEMS] + duplicates  # a thousand links must not bury the rest
     if len(reader.problems) > MAX_PROBLEMS:
         problems.insert(MAX_PROBLEMS, f"... and {len(reader.problems) - MAX_PROBLEMS} more problems like these")

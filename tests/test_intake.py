@@ -183,3 +183,25 @@ def test_unreadable_files_and_single_file_submissions(subs, tmp_path):
     assert students["frank"].problems[0].startswith("frank.py: could not be read (UnicodeDecodeError")
     assert students["gina"].files == {"puzzle01": students["gina"].folder / "gina.py"}
     assert students["empty"].problems == ("no .py or .ipynb file found",)
+
+
+def test_what_definitions_only_leaves_out_is_listed_with_its_reason(subs, tmp_path):
+    student = subs / "mallory" / "puzzles"
+    student.mkdir(parents=True)
+    (student / "puzzle01_constant_add.py").write_text(
+        "import triton\nimport triton.language as tl\n\n\ndef sneaky(f):\n    return triton.jit(f)\n\n\n"
+        "@sneaky\ndef add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):\n    pass\n\n\nprint('hello')\n")
+    problems = _intake(subs, tmp_path)["mallory"].problems
+    assert "puzzles/puzzle01_constant_add.py:9 `@sneaky` not kept: decorator `sneaky` is not one of Triton's" \
+        in "\n".join(problems)
+    assert any(":14 `print('hello')` not kept: a call at module level is not run" in p for p in problems)
+
+
+def test_the_course_own_lines_are_not_reported(subs, tmp_path):
+    """A student who submits the course's puzzle file, solved, keeps its spec and `Puzzle(...)`:
+    those are the course's, not theirs to hear about."""
+    student = subs / "olive" / "puzzles"
+    student.mkdir(parents=True)
+    for path in (ROOT / "puzzles").glob("puzzle0*.py"):
+        shutil.copy(path, student / path.name)
+    assert _intake(subs, tmp_path)["olive"].problems == ()
