@@ -13,7 +13,11 @@ import struct
 import time
 
 _LEN = struct.Struct(">Q")
-MAX_FRAME = 1 << 34
+# What one message may carry: a worker is untrusted, and a frame it claims is read into memory.
+# The largest real reply (a benchmark-sized output) is a few hundred MiB.
+MAX_FRAME = 1 << 30
+MAX_MESSAGE = 1 << 31
+MAX_BLOBS = 4096
 
 
 class ChannelClosed(EOFError):
@@ -73,5 +77,12 @@ class Reader:
             raise ChannelClosed(f"unreadable message: {exc}") from exc
         if not isinstance(header, dict) or not isinstance(header.get("blobs"), int):
             raise ChannelClosed("message without a header")
-        blobs = [self._frame(deadline) for _ in range(header["blobs"])]
+        if not 0 <= header["blobs"] <= MAX_BLOBS:
+            raise ChannelClosed(f"message with {header['blobs']} blobs: the stream is corrupt")
+        blobs, total = [], 0
+        for _ in range(header["blobs"]):
+            blobs.append(self._frame(deadline))
+            total += len(blobs[-1])
+            if total > MAX_MESSAGE:
+                raise ChannelClosed(f"message of more than {MAX_MESSAGE} bytes: the stream is corrupt")
         return header, blobs

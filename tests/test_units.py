@@ -204,3 +204,21 @@ def test_launch_counting_skips_warmup_and_counts_each_launch_per_phase():
     run = subprocess.run([sys.executable, "-c", LAUNCH_COUNTING], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "{'forward': 1, 'backward': 2} [3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0]"
+
+
+def test_a_worker_cannot_make_the_grader_read_a_huge_message():
+    """The channel is untrusted: a claimed frame or blob count past the caps ends the read at
+    once, before any of it is buffered."""
+    import json
+    import os
+    import struct
+
+    from grader.protocol import MAX_FRAME, ChannelClosed, Reader
+    header = json.dumps({"blobs": 10 ** 9}).encode()
+    for payload in (struct.pack(">Q", MAX_FRAME + 1), struct.pack(">Q", len(header)) + header):
+        read, write = os.pipe()
+        os.write(write, payload)
+        with pytest.raises(ChannelClosed, match="the stream is corrupt"):
+            Reader(read).read_message(timeout=5)
+        os.close(read)
+        os.close(write)
