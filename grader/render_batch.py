@@ -13,14 +13,20 @@ from .batch import StudentResult
 from .results import to_dict
 
 
+def _cell(text: str) -> str:
+    """A cell a spreadsheet shows as text: submissions name files, and a problem line that
+    starts with `=`, `+`, `-` or `@` would otherwise be run as a formula (CSV injection)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def grades_csv(results: list[StudentResult], puzzle_ids: list[str]) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["student", *puzzle_ids, "total", "problems"])
     for student in results:
         passed = {r.puzzle: int(r.passed) for r in student.results}
-        writer.writerow([student.student, *[passed.get(p, 0) for p in puzzle_ids], student.total,
-                         "; ".join(student.problems)])
+        writer.writerow([_cell(student.student), *[passed.get(p, 0) for p in puzzle_ids], student.total,
+                         _cell("; ".join(student.problems))])
     return out.getvalue()
 
 
