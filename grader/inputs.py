@@ -2,7 +2,8 @@
 
 Floats are centred on zero (so a missing relu or a sign mistake shows), scaled by the case
 (so a softmax without max-subtraction overflows), and optionally rounded to fewer mantissa
-bits (so TF32 ``tl.dot`` on a GPU is exact). Integers cover the full int32 range.
+bits (so TF32 ``tl.dot`` on a GPU is exact). Integers cover the full int32 range. A case's
+``edges`` then reshape named inputs (exact zeros, a late row maximum, all-negative rows).
 """
 from __future__ import annotations
 
@@ -31,21 +32,52 @@ def round_mantissa(x: torch.Tensor, bits: int) -> torch.Tensor:
     return rounded.view(torch.float32)
 
 
+def every_third_zero(x: torch.Tensor, scale: float) -> torch.Tensor:
+    x = x.clone()
+    x.view(-1)[::3] = 0
+    return x
+
+
+def max_in_last_column(x: torch.Tensor, scale: float) -> torch.Tensor:
+    x = x.clone()
+    x[..., -1] = x.amax(dim=-1) + 4 * scale
+    return x
+
+
+def at_most_minus_scale(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return -(x.abs() + scale)
+
+
+# What each of puzzle.EDGES does to a float tensor (see Case); only "zeros" suits integers.
+EDGE_VALUES = {"zeros": every_third_zero, "max_last_chunk": max_in_last_column, "all_negative": at_most_minus_scale}
+
+
 def make_input(spec: TensorSpec, shape: tuple[int, ...], gen: torch.Generator, case: Case,
                mantissa_bits: int | None) -> torch.Tensor:
+    edge = case.edges.get(spec.name)
     if spec.dtype.startswith(("float", "bfloat")):
         x = torch.randn(shape, generator=gen, dtype=torch.float32) * case.scale
+        if edge is not None:  # before rounding, so the values stay exact in the rounded format
+            x = EDGE_VALUES[edge](x, case.scale)
         if mantissa_bits is not None:
             x = round_mantissa(x, mantissa_bits)
         return x.to(getattr(torch, spec.dtype))
+    if edge not in (None, "zeros"):
+        raise ValueError(f"case {case.name!r}: edge {edge!r} needs a float input, but {spec.name} is {spec.dtype}")
     if spec.dtype == "bool":
-        return torch.randint(0, 2, shape, generator=gen).bool()
-    info = torch.iinfo(getattr(torch, spec.dtype))
-    wide = torch.randint(info.min, info.max, shape, generator=gen, dtype=torch.int64)
-    return wide.to(getattr(torch, spec.dtype))
+        x = torch.randint(0, 2, shape, generator=gen).bool()
+    else:
+        info = torch.iinfo(getattr(torch, spec.dtype))
+        wide = torch.randint(info.min, info.max, shape, generator=gen, dtype=torch.int64)
+        x = wide.to(getattr(torch, spec.dtype))
+    return x if edge is None else every_third_zero(x, case.scale)
 
 
 def make_inputs(puzzle: Puzzle, specs: tuple[TensorSpec, ...], case: Case, secret: int = 0) -> list[torch.Tensor]:
+    unknown = sorted(set(case.edges) - {s.name for s in specs})
+    if unknown:
+        raise ValueError(f"{puzzle.id} case {case.name!r}: edges name {unknown}, which are not inputs of the spec "
+                         f"({', '.join(s.name for s in specs)})")
     gen = torch.Generator().manual_seed(case_seed(puzzle, case, secret))
     dims = {**puzzle.sizes(case), **case.blocks}
     return [make_input(s, s.shape(dims), gen, case, puzzle.mantissa_bits.get(s.name)) for s in specs]

@@ -16,6 +16,8 @@ from typing import Callable, Mapping
 
 Sizes = Mapping[str, int]
 LAYOUTS = ("contiguous", "transposed")
+# Named ways to reshape a random input's values (implemented in grader/inputs.py).
+EDGES = ("zeros", "max_last_chunk", "all_negative")
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,18 @@ class Case:
     large-magnitude cases use it to make missing max-subtraction overflow. ``layouts`` stores
     a named input as a strided view instead of a contiguous tensor: ``"transposed"`` keeps a
     2-D tensor in column-major order, so only kernels that use the strides they are given pass.
+
+    ``edges`` reshapes a named input's random values so that a kernel relying on friendly
+    inputs fails; rows are along the last axis:
+
+    * ``"zeros"``: every third element (in memory order) is exactly 0, so is any product with
+      it: a ReLU gate written ``>=`` instead of ``>`` shows.
+    * ``"max_last_chunk"``: each row's last element becomes the row's maximum plus
+      ``4 * scale``. The last column lies in the last chunk whatever the block size, so a
+      softmax that takes its maximum from the first chunk only overflows when ``scale`` makes
+      4 * scale exceed about 88.
+    * ``"all_negative"``: every value is at most ``-scale``; with a large ``scale`` every
+      ``exp(x)`` underflows to 0, so a running maximum initialised to 0 instead of -inf shows.
     """
 
     name: str
@@ -36,11 +50,15 @@ class Case:
     seed: int = 0
     scale: float = 1.0
     layouts: Mapping[str, str] = field(default_factory=dict)  # e.g. {"x": "transposed"}
+    edges: Mapping[str, str] = field(default_factory=dict)  # e.g. {"x": "zeros"}
 
     def __post_init__(self) -> None:
         for name, layout in self.layouts.items():
             if layout not in LAYOUTS:
                 raise ValueError(f"case {self.name!r}: layout {layout!r} of {name} is not one of {LAYOUTS}")
+        for name, edge in self.edges.items():
+            if edge not in EDGES:
+                raise ValueError(f"case {self.name!r}: edge {edge!r} of {name} is not one of {EDGES}")
         for key, value in {**self.blocks}.items():
             if key.startswith("B") and (value < 1 or value & (value - 1)):
                 raise ValueError(

@@ -62,6 +62,8 @@ PUZZLE = Puzzle(
         Case("unequal_blocks", sizes={"N0": 100, "N1": 90}, blocks={"B0": 64, "B1": 16}, seed=4),
         Case("block_larger_than_row", sizes={"N0": 20, "N1": 50}, blocks={"B0": 64, "B1": 8}, seed=5),
         Case("tall", sizes={"N0": 5, "N1": 200}, blocks={"B0": 8, "B1": 64}, seed=6),
+        # Every third x is exactly 0, so x * y is too: relu'(0) is 0, a gate `>=` lets dz * y through.
+        Case("exact_zeros", sizes={"N0": 40, "N1": 30}, blocks={"B0": 32, "B1": 16}, seed=7, edges={"x": "zeros"}),
     ),
     atol=1e-6,
     rtol=1e-6,

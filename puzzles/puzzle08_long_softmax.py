@@ -63,6 +63,14 @@ PUZZLE = Puzzle(
         Case("row_shorter_than_block", sizes={"N0": 3, "N1": 20, "T": 20}, blocks={"B0": 4, "B1": 32}, seed=4),
         # Inputs around +-100 (up to about +-300): exp without max-subtraction overflows.
         Case("large_magnitude", sizes={"N0": 3, "N1": 70, "T": 70}, blocks={"B0": 2, "B1": 32}, seed=5, scale=100.0),
+        # Each row's maximum is its last value, 400 above the rest: a maximum taken from the
+        # first chunk only leaves exp(x - max) overflowing there.
+        Case("max_in_last_chunk", sizes={"N0": 3, "N1": 70, "T": 70}, blocks={"B0": 2, "B1": 32}, seed=6,
+             scale=100.0, edges={"x": "max_last_chunk"}),
+        # Every value is below -200, so every exp(x) underflows to 0: a running maximum that
+        # starts at 0 instead of -inf never moves and the row becomes 0 / 0.
+        Case("all_negative_rows", sizes={"N0": 3, "N1": 70, "T": 70}, blocks={"B0": 2, "B1": 32}, seed=7,
+             scale=200.0, edges={"x": "all_negative"}),
     ),
     # fp32; the kernel sums in a different order than torch, and a GPU's tl.exp is a fast
     # approximation, so allow a relative error of 1e-4.

@@ -62,6 +62,14 @@ PUZZLE = Puzzle(
         Case("small_blocks", sizes={"N0": 21, "T": 33}, blocks={"B0": 8, "B1": 8}, seed=5),
         # q and k around +-10: scores reach the hundreds, a bare exp overflows.
         Case("large_magnitude", sizes={"N0": 40, "T": 70}, blocks={"B0": 16, "B1": 32}, seed=6, scale=10.0),
+        # The last key is the largest, 40 above the rest: for a positive query it gives the
+        # maximum score, in the last key block, and a maximum taken from the first block overflows.
+        Case("max_in_last_chunk", sizes={"N0": 40, "T": 70}, blocks={"B0": 16, "B1": 32}, seed=7, scale=10.0,
+             edges={"k": "max_last_chunk"}),
+        # Every key is below -20: the queries above about 5 have only scores below -104, whose
+        # exp underflows to 0, so a running maximum that starts at 0 instead of -inf gives 0 / 0.
+        Case("all_negative_scores", sizes={"N0": 40, "T": 70}, blocks={"B0": 16, "B1": 32}, seed=8, scale=20.0,
+             edges={"k": "all_negative"}),
     ),
     # fp32; a different summation order than torch and a GPU's approximate tl.exp.
     atol=1e-5,

@@ -91,6 +91,8 @@ PUZZLE = Puzzle(
         Case("one_leading_dim", sizes={"batch": (300,), "D": 64}, blocks={}, seed=1),
         Case("three_leading_dims_with_tails", sizes={"batch": (2, 3, 17), "D": 130}, blocks={}, seed=2),
         Case("classic", sizes={"batch": (4, 50), "D": 96}, blocks={}, seed=3),
+        # "Any number of leading dims" includes none: x is (D,) and the output 0-d.
+        Case("no_leading_dims", sizes={"batch": (), "D": 40}, blocks={}, seed=4),
     ),
     atol=1e-4,
     rtol=1e-4,

@@ -8,8 +8,8 @@ from grader.annotations import AnnotationError, TensorSpec, read_spec
 from grader.binding import BindingError, Param, bind
 from grader.course import CourseError, normalise_id
 from grader.fence import Buffer, is_unwritten, pack, unpack
-from grader.inputs import make_inputs, round_mantissa
-from grader.puzzle import Case, Puzzle
+from grader.inputs import EDGE_VALUES, make_inputs, round_mantissa
+from grader.puzzle import EDGES, Case, Puzzle
 
 
 def spec(scale: Float32[Tensor, "N0 G"], words: Int32[Tensor, "N0 4"]) -> Float32[Tensor, "N0 N1"]:
@@ -67,6 +67,56 @@ def test_round_mantissa_keeps_only_the_asked_bits():
 def test_case_rejects_a_block_that_is_not_a_power_of_two():
     with pytest.raises(ValueError, match="block B0=200 is not a power of two"):
         Case("classic", {"N0": 200}, {"B0": 200})
+
+
+def test_case_rejects_an_unknown_edge_and_an_edge_of_no_input():
+    with pytest.raises(ValueError, match=r"case 'classic': edge 'zero' of scale is not one of \('zeros'"):
+        Case("classic", {"N0": 64}, {"B0": 16}, edges={"scale": "zero"})
+    assert set(EDGE_VALUES) == set(EDGES)
+    puzzle = _puzzle()
+    specs = read_spec(spec, "z")[0]
+    typo = Case("classic", {"N0": 64, "G": 8, "N1": 3}, {"B0": 16}, edges={"x": "zeros"})
+    with pytest.raises(ValueError, match=r"edges name \['x'\], which are not inputs of the spec \(scale, words\)"):
+        make_inputs(puzzle, specs, typo)
+    ints = Case("classic", {"N0": 64, "G": 8, "N1": 3}, {"B0": 16}, edges={"words": "all_negative"})
+    with pytest.raises(ValueError, match="edge 'all_negative' needs a float input, but words is int32"):
+        make_inputs(puzzle, specs, ints)
+
+
+def _edged(edge: str, scale: float = 1.0, on: str = "scale") -> tuple[torch.Tensor, torch.Tensor]:
+    """The inputs of one case with an edge on `on`, and of the same case without it."""
+    puzzle = _puzzle()
+    specs = read_spec(spec, "z")[0]
+    plain = Case("classic", {"N0": 64, "G": 8, "N1": 3}, {"B0": 16}, scale=scale)
+    edged = Case("classic", plain.sizes, plain.blocks, scale=scale, edges={on: edge})
+    index = 0 if on == "scale" else 1
+    return make_inputs(puzzle, specs, edged)[index], make_inputs(puzzle, specs, plain)[index]
+
+
+def test_edge_zeros_sets_every_third_element_to_exactly_zero_floats_and_ints():
+    x, plain = _edged("zeros")
+    flat = x.reshape(-1)
+    assert (flat[::3] == 0).all() and (flat[1::3] != 0).all()
+    assert torch.equal(flat[1::3], plain.reshape(-1)[1::3]), "the other values stay as drawn"
+    assert ((x * torch.randn(x.shape)).reshape(-1)[::3] == 0).all(), "a product with a zero is exactly zero"
+    words, _ = _edged("zeros", on="words")
+    assert (words.reshape(-1)[::3] == 0).all() and words.dtype == torch.int32
+
+
+def test_edge_max_last_chunk_makes_each_rows_last_element_its_maximum_by_4_scales():
+    x, plain = _edged("max_last_chunk", scale=100.0)
+    second = x[:, :-1].amax(dim=1)
+    assert torch.equal(x[:, :-1], plain[:, :-1])
+    assert torch.allclose(x[:, -1], plain.amax(dim=1) + 400.0)
+    assert (x[:, -1] - second >= 400.0 - 1e-3).all()
+
+
+def test_edge_all_negative_keeps_every_value_at_most_minus_scale():
+    x, plain = _edged("all_negative", scale=200.0)
+    assert (x <= -200.0).all()
+    assert torch.equal(x, -(plain.abs() + 200.0))
+    again, _ = _edged("all_negative", scale=200.0)
+    assert torch.equal(x, again), "edges keep the inputs deterministic"
 
 
 def test_fence_sees_stores_past_either_end_and_unwritten_elements():
