@@ -116,8 +116,9 @@ def compare_tensor(name: str, actual: torch.Tensor, expected: torch.Tensor, atol
     if bool(bad_nonfinite.any()):
         first = _positions(bad_nonfinite)[0]
         idx = index_of(first, actual.shape)
-        hint = ("This case's inputs are large: exp() of them overflows float32. Subtract the maximum "
-                "before exponentiating (exp(x - max) is at most 1)." if large_inputs else
+        hint = ("This case's inputs are large: exp() of them overflows float32, or underflows to 0 so that "
+                "a sum of them is 0. Subtract the row's true maximum before exponentiating (exp(x - max) is at "
+                "most 1): start it at -inf, not 0, and take it over every chunk." if large_inputs else
                 "Look for a division by zero, a log of a non-positive value, or exp() overflowing.")
         hint += _stray_load_hint(actual_f) if on_gpu else ""
         return Outcome(False, "nonfinite",

@@ -22,7 +22,9 @@ EXPECTED = {
     "puzzle08_no_max_subtraction.py": (
         "case large_magnitude[seed=5] (N0=3, N1=70, T=70, B0=2, B1=32): `z` has 42 NaN/Inf value(s) where "
         "the spec is finite, first at (0, 1): yours nan, expected 0. This case's inputs are large: exp() of "
-        "them overflows float32. Subtract the maximum before exponentiating (exp(x - max) is at most 1)."),
+        "them overflows float32, or underflows to 0 so that a sum of them is 0. Subtract the row's true maximum "
+        "before exponentiating (exp(x - max) is at most 1): start it at -inf, not 0, and take it over every "
+        "chunk."),
     "puzzle01_print_tensor.py": (
         "GPU compile check (B0=32): the kernel does not compile for a GPU "
         "(sm_90) at line 12: `print(x)`: fp32[constexpr[32]] is not string. Fix: `print` of a tensor does "
