@@ -126,7 +126,7 @@ def graded(tmp_path_factory):
     (subs / "frank.py").write_bytes(b"\x00\xffnot python")
     (subs / "empty_folder").mkdir()
     out = root / "grading"
-    run = subprocess.run([sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--timeout", "5",
+    run = subprocess.run([sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--timeout", "10",
                           "--memory-mb", "6144", "--format", "gradescope", "--seed-secret", "12345",
                           "--root", str(ROOT)], cwd=root, capture_output=True, text=True, timeout=900)
     return root, out, run
