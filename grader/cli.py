@@ -22,7 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
                "  python -m grader progress                what the notebooks' checks saved\n"
                "  python -m grader batch SUBMISSIONS       grade a class (grades.csv, results.json, junit.xml)\n"
                "  python -m grader selftest                solutions pass, wrong kernels fail as declared\n"
-               "  python -m grader release OUT_DIR         the learner's copy, without solutions",
+               "  python -m grader release OUT_DIR         the learner's copy, without solutions\n"
+               "  python -m grader doctor [--json]         check versions and grade puzzle 1: is this setup sound?",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("puzzles", nargs="*", metavar="PUZZLE", help="puzzle ids, e.g. puzzle07 (or 7)")
