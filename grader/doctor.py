@@ -90,6 +90,8 @@ def diagnose(versions: Mapping[str, str | None], gpu: Gpu,
             found.append(Finding("error", name, f"{name} is not installed: {why}.", fix))
     triton, numpy, viz = have.get("triton"), have.get("numpy"), have.get("triton-viz")
 
+    # Measured: with numpy 2.1.3, triton 3.1.0's interpreter leaves every output at zero; triton 3.2.0
+    # with the same numpy, and triton 3.1.0 with numpy 1.26.4, compute the right values.
     if triton and numpy and triton < (3, 2) and numpy >= (2,):
         found.append(Finding(
             "error", "triton + numpy",
