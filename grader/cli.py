@@ -182,7 +182,16 @@ def main(argv=None) -> int:
             return USAGE_ERROR
     options = Options(device=device, timeout=args.timeout, compile_check=not args.no_compile_check,
                       check_bounds=not args.no_bounds_check)
-    report = grade_many(course, targets, options, jobs=args.jobs)
+    progress = None
+    if len(targets) > 1:  # --all or several puzzles: long enough to want to see it move
+        from .progress import Progress
+        progress = Progress(len(targets))
+    try:
+        report = grade_many(course, targets, options, jobs=args.jobs, on_result=None if progress is None else
+                            lambda result: progress.step(result.puzzle, result.status.replace("_", " ")))
+    finally:
+        if progress is not None:
+            progress.close()
     if args.json:
         from .render_json import render
         print(render(report))
