@@ -128,7 +128,7 @@ def diagnose(versions: Mapping[str, str | None], gpu: Gpu,
     untested = [f"{name} {versions[name]} (tested: {pin})" for name, pin in (tested or {}).items()
                 if versions.get(name) and release(versions[name]) != release(pin)]
     if untested:
-        found.append(Finding("ok", "tested set", "not the tested set, which probably still works: "
+        found.append(Finding("ok", "tested set", "not the tested set (for your information): "
                              + ", ".join(untested) + ".", TESTED_SET + "   (to match it exactly)"))
 
     if gpu.available:
@@ -198,9 +198,10 @@ def grade_puzzle01(course) -> Finding:
     steps = "the interpreter" + (" and the GPU compile check" if "gpu_compile" in result.checks else "")
     if result.passed:
         return Finding("ok", "grading", f"{what} passes {steps} ({result.seconds:.1f} s).")
-    failed = [f"{name}: {check.message}" for name, check in result.checks.items() if not check.passed]
+    failed = [f"{name}: {check.message}" for name, check in result.checks.items()
+              if not check.passed and check.message != result.message]
     return Finding("error", "grading", f"{what} does not pass {steps}, so verdicts here cannot be trusted: "
-                   + "; ".join([result.message, *failed]),
+                   + "; ".join([result.message.rstrip("."), *failed]),
                    "fix the errors above; else install the tested set: " + TESTED_SET)
 
 

@@ -122,12 +122,14 @@ def test_outside_a_course_grading_is_not_tried():
 def test_a_failing_puzzle01_is_an_error(monkeypatch, course):
     failed = PuzzleResult(puzzle="puzzle01", title="Constant add", status="fail", source="x", device="cpu",
                           message="case classic[seed=0]: wrong values",
-                          checks={"gpu_compile": CheckResult(False, "no sm_90", "compile")})
+                          checks={"gpu_compile": CheckResult(False, "no sm_90", "compile"),
+                                  "bounds": CheckResult(False, "case classic[seed=0]: wrong values")})
     monkeypatch.setattr("grader.session.grade_many", lambda *a, **k: Report(results=(failed,), seconds=1.0))
     finding = doctor.grade_puzzle01(course)
     assert finding.severity == "error"
     assert "cannot be trusted" in finding.message and "classic[seed=0]" in finding.message
     assert "gpu_compile: no sm_90" in finding.message
+    assert finding.message.count("wrong values") == 1  # a check that repeats the reason is not said twice
 
 
 def test_learner_copy_grades_the_built_in_kernel(tmp_path, course):
