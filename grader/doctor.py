@@ -234,8 +234,8 @@ def render_text(report: Checkup, console) -> None:
         optional = " (optional)" if name in OPTIONAL else ""
         table.add_row(name, version or f"not installed{optional}")
     gpu = report.gpu
-    table.add_row("GPU", gpu.name if gpu.available else "none seen"
-                  + (f" (torch is a CUDA {gpu.cuda_build} build)" if gpu.cuda_build else ""))
+    cuda_note = f" (torch is a CUDA {gpu.cuda_build} build)" if gpu.cuda_build else ""
+    table.add_row("GPU", gpu.name if gpu.available else f"none seen{cuda_note}")
     console.print(table)
     console.print()
     for finding in report.findings:
