@@ -20,7 +20,6 @@ code could not even be read.
 from __future__ import annotations
 
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -30,6 +29,7 @@ from pathlib import Path
 from .course import Course
 from .intake import Student, prepare, prepare_class  # noqa: F401  (prepare: for callers of one student)
 from .options import Options
+from .progress import Progress
 from .results import PuzzleResult
 
 
@@ -80,25 +80,6 @@ def grade_student(course: Course, student: Student, options: Options, memory_mb:
     return StudentResult(student.name, tuple(results), student.problems, time.perf_counter() - started)
 
 
-class Progress:
-    """One line on stderr: students done, and the time left at the rate so far."""
-
-    def __init__(self, total: int, stream=sys.stderr) -> None:
-        self.total, self.done, self.started, self.stream = total, 0, time.perf_counter(), stream
-        self.lock = threading.Lock()
-
-    def step(self, name: str) -> None:
-        with self.lock:
-            self.done += 1
-            spent = time.perf_counter() - self.started
-            left = spent / self.done * (self.total - self.done)
-            self.stream.write(f"\r[{self.done}/{self.total}] {name[:30]:30s} "
-                              f"{spent:5.0f} s spent, about {left:4.0f} s left")
-            if self.done == self.total:
-                self.stream.write("\n")
-            self.stream.flush()
-
-
 def grade_class(course: Course, folder: Path, options: Options, jobs: int = 2, memory_mb: int = 6144,
                 progress: bool = True) -> list[StudentResult]:
     workdir = Path(tempfile.mkdtemp(prefix="triton-puzzles-batch-"))
@@ -123,7 +104,7 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = 2, m
                     results[index] = StudentResult(student.name, (), student.problems + (
                         f"grader error: {type(exc).__name__}: {exc}",), 0.0)
                 if bar is not None:
-                    bar.step(student.name)
+                    bar.step(student.name, f"{results[index].total}/{len(course.ids)}")
 
         threads = [threading.Thread(target=drive, daemon=True) for _ in range(max(1, jobs))]
         for thread in threads:

@@ -22,7 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
                "  python -m grader progress                what the notebooks' checks saved\n"
                "  python -m grader batch SUBMISSIONS       grade a class (grades.csv, results.json, junit.xml)\n"
                "  python -m grader selftest                solutions pass, wrong kernels fail as declared\n"
-               "  python -m grader release OUT_DIR         the learner's copy, without solutions",
+               "  python -m grader release OUT_DIR         the learner's copy, without solutions\n"
+               "  python -m grader doctor [--json]         check versions and grade puzzle 1: is this setup sound?",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("puzzles", nargs="*", metavar="PUZZLE", help="puzzle ids, e.g. puzzle07 (or 7)")
@@ -181,7 +182,16 @@ def main(argv=None) -> int:
             return USAGE_ERROR
     options = Options(device=device, timeout=args.timeout, compile_check=not args.no_compile_check,
                       check_bounds=not args.no_bounds_check)
-    report = grade_many(course, targets, options, jobs=args.jobs)
+    progress = None
+    if len(targets) > 1:  # --all or several puzzles: long enough to want to see it move
+        from .progress import Progress
+        progress = Progress(len(targets))
+    try:
+        report = grade_many(course, targets, options, jobs=args.jobs, on_result=None if progress is None else
+                            lambda result: progress.step(result.puzzle, result.status.replace("_", " ")))
+    finally:
+        if progress is not None:
+            progress.close()
     if args.json:
         from .render_json import render
         print(render(report))

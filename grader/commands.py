@@ -1,4 +1,4 @@
-"""The subcommands of ``python -m grader``: notebooks, progress, batch, selftest, release.
+"""The subcommands of ``python -m grader``: notebooks, progress, batch, selftest, release, doctor.
 
 Each parses its own arguments and calls the module that does the work.
 """
@@ -151,5 +151,32 @@ def release_main(argv) -> int:
     return 0
 
 
+@usage_errors
+def doctor_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader doctor",
+                                     description="Check the installed versions and grade puzzle 1: "
+                                                 "can this machine be trusted to grade?")
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+    parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
+    args = parser.parse_args(argv)
+    from . import doctor
+    course = course_at(args.root) if args.root else _course_here()
+    report = doctor.checkup(course)
+    if args.json:
+        print(doctor.render_json(report))
+    else:
+        from rich.console import Console
+        doctor.render_text(report, Console(highlight=False))
+    return report.exit_code
+
+
+def _course_here():
+    """The doctor also runs outside a course (versions are still worth reading): None there."""
+    try:
+        return course_at(None)
+    except CourseError:
+        return None
+
+
 SUBCOMMANDS = {"notebooks": notebooks_main, "progress": progress_main, "batch": batch_main,
-               "selftest": selftest_main, "release": release_main}
+               "selftest": selftest_main, "release": release_main, "doctor": doctor_main}

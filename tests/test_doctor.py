@@ -1,0 +1,175 @@
+"""`python -m grader doctor`: each rule on injected versions, the puzzle 1 check, and the command."""
+import io
+import json
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from grader import doctor
+from grader.course import Course
+from grader.doctor import Checkup, Finding, Gpu, diagnose
+from grader.release import release
+from grader.results import CheckResult, PuzzleResult, Report
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTED = {"python": "3.11.7", "torch": "2.13.0+cpu", "triton": "3.7.1", "numpy": "2.4.6", "jaxtyping": "0.3.11",
+          "triton-viz": None, "jupyterlab": None, "notebook": None}
+NO_GPU = Gpu(False)
+
+
+def findings(gpu=NO_GPU, tested=None, **versions):
+    return diagnose({**TESTED, **{k.replace("_", "-"): v for k, v in versions.items()}}, gpu, tested)
+
+
+def only(found, topic, severity):
+    matching = [f for f in found if f.topic == topic and f.severity == severity]
+    assert len(matching) == 1, found
+    return matching[0]
+
+
+def severities(found):
+    return {f.severity for f in found}
+
+
+def test_tested_set_has_no_warning_or_error():
+    found = findings()
+    assert severities(found) == {"ok"}
+    assert only(found, "versions", "ok").message.startswith("no known bad combination")
+
+
+@pytest.mark.parametrize("package", ["torch", "triton", "numpy", "jaxtyping"])
+def test_missing_required_package_is_an_error(package):
+    finding = only(findings(**{package: None}), package, "error")
+    assert "not installed" in finding.message and finding.fix
+
+
+def test_missing_torch_suggests_the_cpu_wheel():
+    assert "download.pytorch.org/whl/cpu" in only(findings(torch=None), "torch", "error").fix
+
+
+def test_old_triton_with_numpy_2_is_an_error():
+    finding = only(findings(triton="3.1.0", numpy="2.1.3"), "triton + numpy", "error")
+    assert "silently wrong" in finding.message and "constraints.txt" in finding.fix
+
+
+def test_old_triton_with_numpy_1_is_not_flagged():
+    assert "error" not in severities(findings(triton="3.1.0", numpy="1.26.4"))
+
+
+def test_triton_3_6_with_numpy_2_4_is_an_error():
+    finding = only(findings(triton="3.6.0", numpy="2.4.0"), "triton + numpy", "error")
+    assert "loops" in finding.message and 'numpy<2.4' in finding.fix
+
+
+@pytest.mark.parametrize("triton, numpy", [("3.6.0", "2.3.5"), ("3.7.1", "2.4.6"), ("3.8.0", "2.4.6")])
+def test_good_triton_numpy_pairs_pass(triton, numpy):
+    assert "error" not in severities(findings(triton=triton, numpy=numpy))
+
+
+def test_triton_3_9_cannot_do_block_pointer_puzzles():
+    finding = only(findings(triton="3.9.0"), "triton", "warning")
+    assert "puzzles 13 and 14" in finding.message and "16 and 17" in finding.message
+
+
+def test_triton_viz_3_0_on_triton_3_8_is_a_warning():
+    finding = only(findings(triton="3.8.0", triton_viz="3.0"), "triton-viz", "warning")
+    assert "does not import" in finding.message
+
+
+def test_triton_viz_3_0_on_triton_3_7_is_fine():
+    assert severities(findings(triton_viz="3.0")) == {"ok"}
+
+
+def test_cuda_torch_without_gpu_suggests_the_cpu_build():
+    finding = only(findings(Gpu(False, None, "12.6"), torch="2.13.0+cu126"), "torch", "warning")
+    assert "several GB" in finding.message and "whl/cpu" in finding.fix
+
+
+def test_cuda_torch_with_a_gpu_is_fine():
+    found = findings(Gpu(True, "NVIDIA H100", "12.6"), torch="2.13.0+cu126")
+    assert severities(found) == {"ok"}
+    assert "NVIDIA H100" in only(found, "gpu", "ok").message
+
+
+def test_versions_outside_the_tested_set_are_informational():
+    pins = doctor.tested_pins(ROOT)
+    assert pins["triton"] == "3.7.1" and "pytest" not in pins  # only the packages the doctor reports
+    finding = only(findings(tested=pins, numpy="2.3.1"), "tested set", "ok")
+    assert "numpy 2.3.1 (tested: " in finding.message and "constraints.txt" in finding.fix
+    assert not [f for f in findings(tested={"triton": "3.7.1"}) if f.topic == "tested set"]
+
+
+def test_release_numbers():
+    assert doctor.release("2.13.0+cu126") == (2, 13, 0)
+    assert doctor.release("3.2.0rc1") == (3, 2, 0)
+    assert doctor.release("3.0") == (3, 0)
+
+
+def test_errors_exit_1_and_warnings_exit_0():
+    assert Checkup(TESTED, NO_GPU, (Finding("warning", "t", "m"),)).exit_code == 0
+    assert Checkup(TESTED, NO_GPU, (Finding("ok", "t", "m"), Finding("error", "t", "m"))).exit_code == 1
+
+
+def test_outside_a_course_grading_is_not_tried():
+    report = doctor.checkup(None)
+    assert only(report.findings, "grading", "warning").message.startswith("not tried: no course here")
+
+
+def test_a_failing_puzzle01_is_an_error(monkeypatch, course):
+    failed = PuzzleResult(puzzle="puzzle01", title="Constant add", status="fail", source="x", device="cpu",
+                          message="case classic[seed=0]: wrong values",
+                          checks={"gpu_compile": CheckResult(False, "no sm_90", "compile"),
+                                  "bounds": CheckResult(False, "case classic[seed=0]: wrong values")})
+    monkeypatch.setattr("grader.session.grade_many", lambda *a, **k: Report(results=(failed,), seconds=1.0))
+    finding = doctor.grade_puzzle01(course)
+    assert finding.severity == "error"
+    assert "cannot be trusted" in finding.message and "classic[seed=0]" in finding.message
+    assert "gpu_compile: no sm_90" in finding.message
+    assert finding.message.count("wrong values") == 1  # a check that repeats the reason is not said twice
+
+
+def test_learner_copy_grades_the_built_in_kernel(tmp_path, course):
+    release(course, tmp_path / "copy")
+    finding = doctor.grade_puzzle01(Course(tmp_path / "copy"))
+    assert finding == Finding("ok", "grading", finding.message)
+    assert finding.message.startswith("a known-good puzzle 1 kernel passes the interpreter and the GPU compile check")
+
+
+def test_text_keeps_brackets_and_shows_fixes():
+    report = Checkup(TESTED, NO_GPU, (Finding("error", "grading", "case classic[seed=0] failed", "do this"),))
+    out = io.StringIO()
+    doctor.render_text(report, Console(file=out, width=60))
+    text = out.getvalue()
+    assert "triton-viz  not installed (optional)" in text
+    assert "error   grading: case classic[seed=0] failed" in text
+    assert "        fix: do this" in text
+    assert "1 error(s): verdicts on this machine could be wrong." in text
+
+
+def doctor_command(*args):
+    return subprocess.run([sys.executable, "-m", "grader", "doctor", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_doctor_command_on_this_machine():
+    run = doctor_command()
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = [line.rstrip() for line in run.stdout.splitlines()]
+    assert any(line.split()[:2] == ["triton", metadata.version("triton")] for line in lines), lines
+    assert any(line.startswith("GPU ") for line in lines)
+    assert ("ok      grading: puzzle 1's reference solution passes the interpreter and the GPU compile check"
+            in run.stdout)
+    assert lines[-1].startswith("ready to grade")
+
+
+def test_doctor_json():
+    run = doctor_command("--json")
+    doc = json.loads(run.stdout)
+    assert run.returncode == doc["exit_code"] == 0
+    assert doc["versions"]["triton"] and doc["gpu"]["available"] in (True, False)
+    assert {f["severity"] for f in doc["findings"]} <= {"ok", "warning", "error"}
+    assert any(f["topic"] == "grading" and f["severity"] == "ok" for f in doc["findings"])

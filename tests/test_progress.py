@@ -1,0 +1,43 @@
+"""Progress of batch and --all runs: plain lines in a log, a rich bar on a terminal."""
+import io
+
+from rich.console import Console
+
+from grader.progress import Progress, duration
+
+
+def ticking(*times):
+    """A clock that returns each of ``times`` in turn: the start, then one per step."""
+    values = iter(times)
+    return lambda: next(values)
+
+
+def test_plain_lines_when_not_a_terminal():
+    out = io.StringIO()
+    progress = Progress(3, console=Console(file=out, width=40), clock=ticking(0.0, 12.0, 30.0, 200.0))
+    assert progress.bar is None
+    progress.step("alice", "17/17")
+    progress.step("a-student-with-a-very-long-name-that-does-not-fit", "3/17")
+    progress.step("carol", "0/17")
+    assert out.getvalue().splitlines() == [
+        "[1/3] alice 17/17 (12 s, about 24 s left)",
+        "[2/3] a-student-with-a-very-long-name-that-does-not-fit 3/17 (30 s, about 15 s left)",
+        "[3/3] carol 0/17 (3 min)",
+    ]
+    assert "\r" not in out.getvalue() and "\x1b" not in out.getvalue()
+
+
+def test_rich_bar_on_a_terminal():
+    out = io.StringIO()
+    progress = Progress(2, console=Console(file=out, force_terminal=True, width=100))
+    assert progress.bar is not None
+    progress.step("alice", "17/17")
+    assert progress.bar is not None
+    progress.step("bob", "16/17")
+    assert progress.bar is None  # stopped after the last step
+    assert "[1/2]" not in out.getvalue()  # no plain lines
+    assert "\x1b" in out.getvalue()  # drawn with terminal control codes
+
+
+def test_durations():
+    assert [duration(s) for s in (0.4, 89, 150, 5400, 7200)] == ["0 s", "89 s", "2 min", "1.5 h", "2.0 h"]
