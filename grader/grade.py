@@ -99,21 +99,16 @@ class PuzzleGrader:
         finding = check_file(self.kernel_file, self.puzzle.kernel)
         return None if finding is None else message(finding)
 
-    def _missing_api(self) -> str | None:
-        import triton
-        import triton.language as tl
-        missing = [api for api in self.puzzle.requires if not hasattr(tl, api)]
-        if not missing:
-            return None
-        return (f"this puzzle needs `tl.{missing[0]}`, which the installed triton {triton.__version__} does not "
-                f"have (triton 3.9 removed `tl.make_block_ptr`). Install the tested version: "
-                f"`pip install -c constraints.txt triton` (see README, Tested versions).")
+    def _unsupported(self) -> str | None:
+        """Why this puzzle cannot run on the installed Triton, if it cannot."""
+        from . import apis
+        missing = apis.missing(self.puzzle.requires)
+        return apis.unsupported_message(missing[0], self.puzzle.instead) if missing else None
 
     def _grade(self, started: float) -> PuzzleResult:
-        missing = self._missing_api()
-        if missing is not None:
-            return self.result("fail", missing, checks={"triton": CheckResult(False, missing, "unsupported")},
-                               started=started)
+        unsupported = self._unsupported()
+        if unsupported is not None:
+            return self.result("unsupported", unsupported, started=started)
         sniffed = self._sniffing()
         if sniffed is not None:
             return self.result("fail", sniffed, checks={"sniffing": CheckResult(False, sniffed, "sniffing")},

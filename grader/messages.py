@@ -121,6 +121,9 @@ _COMPILE_FIXES = [
      "a call inside the kernel got a value it cannot take at compile time; with "
      "`tl.make_tensor_descriptor` this is usually the strides: the last one must be the literal `1` "
      "(the innermost dimension contiguous), e.g. `strides=[x_stride_row, 1]`."),
+    (r"Block pointers have been removed",
+     "this Triton no longer has block pointers (triton 3.9 removed them; 3.8 is the last with them): "
+     "use your tensor-descriptor kernels from puzzles 16 and 17 instead, which take the same arguments."),
     (r"Lambda", "lambdas are not supported in kernels: write the expression inline or as a separate @triton.jit function."),
     (r"StopIteration|nested function|FunctionDef",
      "nested `def`s are not supported in kernels: move the helper to module level and decorate it with @triton.jit."),

@@ -94,7 +94,8 @@ def check(kernel, puzzle: str, *, picture: bool = True, device: str = "auto", ti
             drawn = draw_picture(course, puzzle_id, path, folder / "accesses.png", result=result, timeout=timeout).path
         except Exception:  # the picture is a help, never a reason for check() to fail
             drawn = None
-    status = {"pass": "passed", "fail": "failing", "not_attempted": "not attempted", "error": "failing"}[result.status]
+    status = {"pass": "passed", "fail": "failing", "not_attempted": "not attempted", "unsupported": "unsupported",
+              "error": "failing"}[result.status]
     (progress or Progress()).update(puzzle_id, status=status, checked=time.strftime("%Y-%m-%d %H:%M:%S"))
     return Checked(result, render(result, drawn))
 

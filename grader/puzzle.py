@@ -160,6 +160,7 @@ class Puzzle:
     host_reduce: Mapping[str, Callable] = field(default_factory=dict)
     kind: str = "kernel"  # or "function": the learner writes a torch.autograd.Function named `kernel`
     requires: tuple[str, ...] = ()  # triton.language APIs the puzzle needs, e.g. ("make_block_ptr",)
+    instead: str | None = None      # the puzzle to do where those APIs are gone, e.g. "puzzle16"
     bench: Bench | None = None
 
     def __post_init__(self) -> None:

@@ -24,7 +24,8 @@ def grades_csv(results: list[StudentResult], puzzle_ids: list[str]) -> str:
     writer = csv.writer(out)
     writer.writerow(["student", *puzzle_ids, "total", "problems"])
     for student in results:
-        passed = {r.puzzle: int(r.passed) for r in student.results}
+        # "n/a": the installed Triton cannot run the puzzle, so it counts neither way
+        passed = {r.puzzle: "n/a" if r.status == "unsupported" else int(r.passed) for r in student.results}
         writer.writerow([_cell(student.student), *[passed.get(p, 0) for p in puzzle_ids], student.total,
                          _cell("; ".join(student.problems))])
     return out.getvalue()
@@ -42,7 +43,7 @@ def results_json(results: list[StudentResult], puzzle_ids: list[str], seconds: f
 def junit_xml(results: list[StudentResult]) -> str:
     suites = ET.Element("testsuites")
     for student in results:
-        failures = sum(not r.passed for r in student.results)
+        failures = sum(r.status == "fail" for r in student.results)
         suite = ET.SubElement(suites, "testsuite", name=student.student, tests=str(len(student.results)),
                               failures=str(failures), time=f"{student.seconds:.2f}")
         for problem in student.problems:
@@ -50,7 +51,7 @@ def junit_xml(results: list[StudentResult]) -> str:
             ET.SubElement(case, "error", message=problem)
         for r in student.results:
             case = ET.SubElement(suite, "testcase", classname=student.student, name=r.puzzle, time=f"{r.seconds:.2f}")
-            if r.status == "not_attempted":
+            if r.status in ("not_attempted", "unsupported"):
                 ET.SubElement(case, "skipped", message=r.message or "not attempted")
             elif r.status == "error":
                 ET.SubElement(case, "error", message=r.message[:500])
@@ -62,7 +63,7 @@ def junit_xml(results: list[StudentResult]) -> str:
 
 def gradescope(student: StudentResult) -> str:
     """Gradescope autograder results: one test per puzzle, one point each."""
-    tests = [{"name": r.puzzle, "score": int(r.passed), "max_score": 1,
+    tests = [{"name": r.puzzle, "score": int(r.passed), "max_score": 0 if r.status == "unsupported" else 1,
               "status": "passed" if r.passed else "failed",
               "output": r.message} for r in student.results]
     return json.dumps({"score": student.total, "tests": tests,

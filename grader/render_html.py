@@ -8,7 +8,8 @@ from pathlib import Path
 from .results import PuzzleResult
 
 MARK = {True: '<span style="color:#2e7d32">✓</span>', False: '<span style="color:#c62828">✗</span>'}
-HEADLINE = {"pass": "#2e7d32", "fail": "#c62828", "not_attempted": "#757575", "error": "#e65100"}
+HEADLINE = {"pass": "#2e7d32", "fail": "#c62828", "not_attempted": "#757575", "unsupported": "#757575",
+            "error": "#e65100"}
 
 
 def _values(values: dict) -> str:
@@ -21,6 +22,8 @@ def render(result: PuzzleResult, picture: Path | None = None) -> str:
         head = f"{result.puzzle} {escape(result.title)}: all {len(result.cases)} cases pass"
     elif result.status == "not_attempted":
         head = f"{result.puzzle} {escape(result.title)}: not attempted yet (the kernel is still the stub)"
+    elif result.status == "unsupported":
+        head = f"{result.puzzle} {escape(result.title)}: {escape(result.message)}"
     elif result.status == "error":
         head = f"{result.puzzle}: grader error (not your fault): {escape(result.message)}"
     else:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .results import PuzzleResult, Report
 
-MARKS = {"pass": "✓", "fail": "✗", "not_attempted": "·", "error": "!"}
+MARKS = {"pass": "✓", "fail": "✗", "not_attempted": "·", "unsupported": "–", "error": "!"}
 
 
 def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
@@ -15,6 +15,8 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         line = f"{head}: {cases}/{cases} cases pass{compiled} ({result.seconds:.1f} s)"
     elif result.status == "not_attempted":
         line = f"{head}: not attempted"
+    elif result.status == "unsupported":
+        line = f"{head}: unsupported on this Triton\n    {result.message}"
     elif result.status == "error":
         line = f"{head}: GRADER ERROR (not your fault; please report it)\n    {result.message}"
     elif not result.cases:
@@ -56,6 +58,8 @@ def render(report: Report, verbose: bool = False) -> str:
     tail = f"{s.passed}/{s.total} passed"
     if s.not_attempted:
         tail += f", {s.not_attempted} not attempted"
+    if s.unsupported:
+        tail += f", {s.unsupported} unsupported on this Triton"
     if s.errors:
         tail += f", {s.errors} grader error(s)"
     tail += f" ({report.seconds:.1f} s)"

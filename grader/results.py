@@ -30,7 +30,7 @@ FAILURE_KINDS = (
     "sniffing",        # the code tells the interpreter from a GPU
 )
 
-STATUSES = ("pass", "fail", "not_attempted", "error")
+STATUSES = ("pass", "fail", "not_attempted", "unsupported", "error")
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,7 @@ class Summary:
     failed: int
     not_attempted: int
     errors: int
+    unsupported: int = 0  # needs an API the installed Triton lacks: neither passed nor failed
 
 
 @dataclass(frozen=True)
@@ -110,14 +111,19 @@ class Report:
         return Summary(
             total=len(statuses),
             passed=statuses.count("pass"),
-            failed=len(statuses) - statuses.count("pass"),
+            failed=len(statuses) - statuses.count("pass") - statuses.count("unsupported"),
             not_attempted=statuses.count("not_attempted"),
             errors=statuses.count("error"),
+            unsupported=statuses.count("unsupported"),
         )
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.results and all(r.passed for r in self.results) else 1
+        """0: everything passed (or cannot run on this Triton); 1: something failed or was not
+        attempted; 3: the grader itself broke (as pytest's INTERNAL_ERROR)."""
+        if any(r.status == "error" for r in self.results):
+            return 3
+        return 0 if self.results and all(r.status in ("pass", "unsupported") for r in self.results) else 1
 
 
 def to_dict(obj) -> dict:

@@ -115,6 +115,7 @@ PUZZLE = Puzzle(
     ),
     # fp32 sums of a few hundred products, added in another order than torch's.
     requires=("make_block_ptr",),
+    instead="puzzle16",
     # --bench: x is read once; w and the output are small. PyTorch's way is a tensordot.
     # Tiles, warps and register cap from benchmarks/tune_forward.py on an H200: with a cap, the
     # compiler keeps every load of a 4 x 1024 tile in flight at once (93 % of copy against 90 %).

@@ -114,6 +114,7 @@ PUZZLE = Puzzle(
     ),
     # fp32 sums of up to a few hundred products, added in another order than torch's.
     requires=("make_block_ptr",),
+    instead="puzzle17",
     # --bench: x is read once and grad_x written once; the rest is small. PyTorch's way is
     # the spec: an outer product for grad_x and a matrix-vector product for grad_weight.
     bench=Bench(

@@ -1,9 +1,8 @@
 r"""
 # Puzzle 15: The weighted sum as an autograd function
 
-Wrap your kernels from puzzles 13 and 14 in a `torch.autograd.Function`, so that the
-weighted sum works inside any PyTorch model, for inputs with **any number of leading
-dimensions**:
+Wrap your weighted-sum kernels in a `torch.autograd.Function`, so that the weighted sum
+works inside any PyTorch model, for inputs with **any number of leading dimensions**:
 
 $$y_{\dots} = \sum_{d=0}^{D-1} x_{\dots, d}\, w_d, \qquad
 \frac{\partial L}{\partial x_{\dots, d}} = g_{\dots}\, w_d, \qquad
@@ -29,7 +28,12 @@ The grader calls `WeightedSumFunc.apply(x, weight)` and checks, for every case:
    a tensor stored as a plain attribute of `ctx` escapes autograd's bookkeeping;
 4. both gradients against PyTorch autograd on the spec.
 
-The kernels are imported from your puzzle 13 and 14 files below; finish those first.
+Use whichever kernels you wrote: puzzles 13 and 14 (block pointers) or puzzles 16 and 17
+(tensor descriptors). Both pairs take the same arguments, and both are imported below. On
+triton 3.9 and later, block pointers are gone (`tl.make_block_ptr` raises), so use 16 and 17
+there. A descriptor kernel on a GPU needs scratch memory for the descriptors it builds: call
+`triton.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device="cuda"))`
+once before launching it.
 
 **Going further: the host's share of a step.** On a GPU, `python -m grader puzzle15 --bench`
 times a whole step (forward and backward) and the same step replayed as a CUDA graph, which
@@ -50,6 +54,8 @@ from torch import Tensor
 from grader.puzzle import Bench, Case, Puzzle
 from puzzle13_weighted_sum_forward import weighted_sum_fwd  # noqa: F401  (your puzzle 13 kernel)
 from puzzle14_weighted_sum_backward import weighted_sum_bwd  # noqa: F401  (your puzzle 14 kernel)
+from puzzle16_weighted_sum_forward_descriptors import weighted_sum_fwd_desc  # noqa: F401  (puzzle 16)
+from puzzle17_weighted_sum_backward_descriptors import weighted_sum_bwd_desc  # noqa: F401  (puzzle 17)
 
 
 def _rows(sizes) -> int:
@@ -96,7 +102,6 @@ PUZZLE = Puzzle(
     ),
     atol=1e-4,
     rtol=1e-4,
-    requires=("make_block_ptr",),
     # --bench: forward and backward together against PyTorch autograd. Any implementation reads
     # x twice (the forward, and grad_weight) and writes grad_x once.
     bench=Bench(
