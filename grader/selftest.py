@@ -43,6 +43,11 @@ def run(course: Course, options: Options, jobs: int = 2) -> list[Row]:
     rows = []
     for (puzzle_id, path), result in zip(targets, report.results):
         first = result.first_failure
+        if result.status == "unsupported" or _uses_removed_api(result):
+            # Neither right nor wrong on this Triton: the entry needs an API it no longer has.
+            rows.append(Row(path.stem if path.parent.name != "solutions" else f"solution {puzzle_id}",
+                            "pass or fail", "unsupported", True, result.message))
+            continue
         if path.parent.name == "solutions":
             rows.append(Row(f"solution {puzzle_id}", "pass", result.status, result.passed, result.message))
             continue
@@ -53,6 +58,14 @@ def run(course: Course, options: Options, jobs: int = 2) -> list[Row]:
     return rows
 
 
+def _uses_removed_api(result) -> bool:
+    """An autograd entry that launches block-pointer kernels where triton removed them (3.9)."""
+    if result.status != "fail" or "Block pointers have been removed" not in result.message:
+        return False
+    from . import apis
+    return not apis.works("make_block_ptr")
+
+
 def render(rows: list[Row]) -> str:
     width = max(len(r.target) for r in rows)
     lines = [f"{'target':{width}}  {'expected':26}  {'got':26}  ok"]
@@ -61,5 +74,7 @@ def render(rows: list[Row]) -> str:
         if not r.ok:
             lines.append(f"{'':{width}}  {r.message[:200]}")
     bad = sum(not r.ok for r in rows)
-    lines.append(f"{len(rows) - bad}/{len(rows)} as expected")
+    skipped = sum(r.got == "unsupported" for r in rows)
+    lines.append(f"{len(rows) - bad}/{len(rows)} as expected"
+                 + (f" ({skipped} unsupported on this Triton)" if skipped else ""))
     return "\n".join(lines)
