@@ -19,7 +19,8 @@ def test_solution_json_document():
     run = grader("puzzle02", "--solutions", "--json")
     assert run.returncode == 0, run.stderr
     doc = json.loads(run.stdout)  # exactly one document: json.loads rejects trailing text
-    assert doc["summary"] == {"total": 1, "passed": 1, "failed": 0, "not_attempted": 0, "errors": 0}
+    assert doc["summary"] == {"total": 1, "passed": 1, "failed": 0, "not_attempted": 0, "unsupported": 0,
+                              "errors": 0}
     (result,) = doc["results"]
     assert result["puzzle"] == "puzzle02" and result["status"] == "pass" and result["passed"] is True
     assert result["checks"]["gpu_compile"]["passed"] is True
