@@ -106,7 +106,9 @@ def start(course_root: Path, puzzle_id: str, kernel_file: Path, case_label: str,
                "--puzzle", puzzle_id, "--file", str(kernel_file), "--case", case_label, "--port", str(port)]
     # stderr to a file, not a pipe: the server logs every request, and a full pipe would hang it.
     log = tempfile.TemporaryFile("w+")
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=str(course_root))
+    # stdin stays open for the child's life: when it closes (this process is gone), the child stops.
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
+                               cwd=str(course_root))
     import selectors
     selector = selectors.DefaultSelector()
     selector.register(process.stdout, selectors.EVENT_READ)
@@ -246,6 +248,12 @@ def offline_app(viz_app, static_folder: Path):
     return app
 
 
+def _stop_when_parent_goes(server) -> None:
+    """Our stdin is the parent's pipe: end of file means the grader (or notebook) has gone."""
+    sys.stdin.read()
+    server.shutdown()
+
+
 def child_main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader.triton_viz_view")
     for flag in ("--root", "--puzzle", "--file", "--case"):
@@ -263,6 +271,8 @@ def child_main(argv=None) -> int:
               "without a network the page may stay blank", file=sys.stderr)
     server = make_server("127.0.0.1", args.port, offline_app(interface.app, static), threaded=True)
     print(f"URL http://127.0.0.1:{server.server_port}/", flush=True)
+    import threading
+    threading.Thread(target=_stop_when_parent_goes, args=(server,), daemon=True).start()
     try:
         server.serve_forever()
     except KeyboardInterrupt:
