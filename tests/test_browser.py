@@ -170,3 +170,38 @@ def _distinct_colours(png: bytes) -> int:
     rgba = image.imread(io.BytesIO(png), format="png")
     flat = (rgba[..., :3] * 255).astype("uint8").reshape(-1, 3)
     return len({tuple(px) for px in flat[:: max(1, len(flat) // 50_000)]})
+
+
+def test_jupyterlab_serves_the_course():
+    """`pip install -e ".[notebooks]"` brings JupyterLab: `jupyter lab` starts and opens a notebook."""
+    chromium = shutil.which("chromium")
+    required = os.environ.get("TP_REQUIRE_BROWSER") == "1"
+    if chromium is None and not required:
+        pytest.skip("Debian's chromium is not installed (CI installs it: see .ci/run)")
+    if not required:
+        pytest.importorskip("playwright.sync_api")
+        pytest.importorskip("jupyterlab")
+    from playwright import sync_api
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={ROOT}"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for_port(port, 60)
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/00_start_here.ipynb?token={TOKEN}")
+            page.wait_for_selector(".jp-LabShell .jp-Notebook .jp-Cell", timeout=90_000)
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SCREENSHOTS / "jupyterlab_start_here.png"))
+            assert page.query_selector("#jp-top-panel") is not None  # Lab's shell, not Notebook 7's
+            browser.close()
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # shutting its kernels down can take a while
+            server.kill()
+            server.wait()
