@@ -172,7 +172,7 @@ def _distinct_colours(png: bytes) -> int:
     return len({tuple(px) for px in flat[:: max(1, len(flat) // 50_000)]})
 
 
-def test_jupyterlab_serves_the_course():
+def test_jupyterlab_serves_the_course(tmp_path):
     """`pip install -e ".[notebooks]"` brings JupyterLab: `jupyter lab` starts and opens a notebook."""
     chromium = shutil.which("chromium")
     required = os.environ.get("TP_REQUIRE_BROWSER") == "1"
@@ -182,11 +182,12 @@ def test_jupyterlab_serves_the_course():
         pytest.importorskip("playwright.sync_api")
         pytest.importorskip("jupyterlab")
     from playwright import sync_api
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")  # Lab writes checkpoints beside them
     port = _free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
-         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={ROOT}"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={tmp_path}"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         _wait_for_port(port, 60)
         with sync_api.sync_playwright() as p:
@@ -194,6 +195,10 @@ def test_jupyterlab_serves_the_course():
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/00_start_here.ipynb?token={TOKEN}")
             page.wait_for_selector(".jp-LabShell .jp-Notebook .jp-Cell", timeout=90_000)
+            # The first cell appears before the notebook's content has loaded: wait for all of it.
+            page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell').length > 3"
+                                   " && document.querySelector('.jp-Notebook .jp-RenderedMarkdown h1')",
+                                   timeout=90_000)
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SCREENSHOTS / "jupyterlab_start_here.png"))
             assert page.query_selector("#jp-top-panel") is not None  # Lab's shell, not Notebook 7's
