@@ -185,7 +185,9 @@ def test_jupyterlab_serves_the_course(tmp_path):
     shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")  # Lab writes checkpoints beside them
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+        # `python -m jupyterlab`, not `-m jupyter lab`: that one runs the server as its child, which
+        # terminate() would orphan.
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
          f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={tmp_path}"],
         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
