@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "yours beside the reference, for one case")
     parser.add_argument("--viz-case", metavar="NAME",
                         help="the case to draw (default: the first failing case, else the classic one)")
+    parser.add_argument("--triton-viz", action="store_true",
+                        help="trace one case (as --viz-case picks) with triton-viz and serve its 3-D viewer "
+                             "on 127.0.0.1 until Ctrl-C (needs the [viz] extra)")
     parser.add_argument("--bench", action="store_true",
                         help="time the kernel on the GPU against the device's copy bandwidth and PyTorch")
     parser.add_argument("--plot", type=Path, metavar="PATH", help="with --bench: save a plot of the size sweep")
@@ -164,6 +167,12 @@ def main(argv=None) -> int:
         except CourseError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return USAGE_ERROR
+    if args.triton_viz:
+        from .triton_viz_view import unavailable_reason
+        reason = unavailable_reason()
+        if reason or len(targets) != 1:
+            print(f"error: {reason or '--triton-viz shows one puzzle: name exactly one'}", file=sys.stderr)
+            return USAGE_ERROR
     if args.jobs < 1 or args.timeout <= 0:
         print("error: --jobs and --timeout must be positive", file=sys.stderr)
         return USAGE_ERROR
@@ -207,4 +216,7 @@ def main(argv=None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return USAGE_ERROR
         print(f"memory-access picture of case {drawn.case}: {drawn.path}", file=sys.stderr)
+    if args.triton_viz:
+        from .triton_viz_view import serve_from_cli
+        return serve_from_cli(course, *targets[0], case_name=args.viz_case, result=report.results[0])
     return report.exit_code

@@ -69,8 +69,9 @@ def _course() -> Course:
 
 
 def check(kernel, puzzle: str, *, picture: bool = True, device: str = "auto", timeout: float = 30.0,
-          progress: Progress | None = None) -> Checked:
-    """Grade ``kernel`` (defined in this notebook) on ``puzzle``'s cases and show the result."""
+          progress: Progress | None = None, triton_viz: bool = False) -> Checked:
+    """Grade ``kernel`` (defined in this notebook) on ``puzzle``'s cases and show the result.
+    ``triton_viz=True`` also shows triton-viz's 3-D viewer of the first failing case (see :func:`show`)."""
     from .capture import source_of
     from .options import Options
     from .render_html import render
@@ -97,7 +98,48 @@ def check(kernel, puzzle: str, *, picture: bool = True, device: str = "auto", ti
     status = {"pass": "passed", "fail": "failing", "not_attempted": "not attempted", "unsupported": "unsupported",
               "error": "failing"}[result.status]
     (progress or Progress()).update(puzzle_id, status=status, checked=time.strftime("%Y-%m-%d %H:%M:%S"))
-    return Checked(result, render(result, drawn))
+    html = render(result, drawn)
+    if triton_viz:
+        html += _viewer_html(course, puzzle_id, path, None, result)
+    return Checked(result, html)
+
+
+_viewers: dict = {}  # puzzle id -> the running viewer: a new one replaces it
+
+
+def _start_viewer(course: Course, puzzle_id: str, path: Path, case: str | None, result):
+    from .pictures import choose_case
+    from .triton_viz_view import start
+    if course.puzzle(puzzle_id).kind != "kernel":
+        raise ValueError(f"{puzzle_id} is an autograd puzzle: triton-viz traces one kernel launch")
+    label = choose_case(course.puzzle(puzzle_id).cases, case, result).label
+    old = _viewers.pop(puzzle_id, None)
+    if old is not None:
+        old.stop()
+    _viewers[puzzle_id] = viewer = start(course.root, puzzle_id, path, label)
+    return viewer
+
+
+def _viewer_html(course: Course, puzzle_id: str, path: Path, case: str | None, result) -> str:
+    import html
+    try:
+        viewer = _start_viewer(course, puzzle_id, path, case, result)
+    except Exception as exc:  # the viewer is a help: say why it is missing, keep the result
+        return f"<p><b>triton-viz:</b> {html.escape(str(exc))}</p>"
+    return (f"<p>triton-viz, case <code>{html.escape(viewer.case)}</code> "
+            f"(<a href='{viewer.url}' target='_blank'>{viewer.url}</a>)</p>" + viewer._repr_html_())
+
+
+def show(kernel, puzzle: str, case: str | None = None, *, width: str = "100%", height: int = 640):
+    """triton-viz's 3-D view of ``kernel`` (defined in this notebook) on one case of ``puzzle``
+    (``case`` by name, default the first), as an IFrame served on 127.0.0.1 and offline.
+    Needs the [viz] extra; the viewer runs in its own process until the notebook's kernel stops."""
+    from .capture import source_of
+    course = _course()
+    puzzle_id = normalise_id(puzzle)
+    path = Path(tempfile.mkdtemp(prefix="triton-puzzles-")) / f"{puzzle_id}_notebook.py"
+    path.write_text(source_of(kernel))
+    return _start_viewer(course, puzzle_id, path, case, None).iframe(width=width, height=height)
 
 
 def hint(puzzle: str, *, progress: Progress | None = None) -> str:

@@ -99,3 +99,116 @@ def test_classic_notebook_check_in_a_real_browser(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+def _viz_requirements(need_chromium: bool = True):
+    """Skip unless triton-viz (and chromium) are here; TP_REQUIRE_VIZ=1 (CI) turns a skip into a failure."""
+    from grader.triton_viz_view import unavailable_reason
+    required = os.environ.get("TP_REQUIRE_VIZ") == "1"
+    reason = unavailable_reason()
+    chromium = shutil.which("chromium")
+    if need_chromium and chromium is None:
+        reason = reason or "Debian's chromium is not installed (CI installs it: see .ci/run)"
+    if reason:
+        if required:
+            pytest.fail(f"TP_REQUIRE_VIZ=1, but: {reason}")
+        pytest.skip(reason)
+    if not required:
+        pytest.importorskip("playwright.sync_api")
+    return chromium
+
+
+def test_triton_viz_view_of_puzzle4_renders_offline():
+    """The triton-viz page of puzzle 4's solution, with every request off 127.0.0.1 refused:
+    the vendored three.js and troika must stand in for esm.sh, and the 3-D canvas must draw."""
+    chromium = _viz_requirements()
+    from playwright import sync_api
+
+    from grader.course import Course
+    from grader.triton_viz_view import start
+    course = Course(ROOT)
+    viewer = start(ROOT, "puzzle04", course.solution_file("puzzle04"), "classic[seed=0]")
+    refused, console = [], []
+
+    def local_only(route):
+        host = route.request.url.split("/")[2] if "://" in route.request.url else ""
+        if host.split(":")[0] == "127.0.0.1" or route.request.url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            refused.append(route.request.url)
+            route.abort()
+
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS + ["--use-angle=swiftshader",
+                                                                                         "--enable-unsafe-swiftshader"])
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.route("**/*", local_only)
+            page.on("console", lambda msg: console.append(f"{msg.type}: {msg.text}"))
+            page.on("pageerror", lambda err: console.append(f"pageerror: {err}"))
+            page.goto(viewer.url)
+            canvas = page.wait_for_selector("#visualization-container canvas", timeout=60_000)
+            page.wait_for_timeout(4000)  # tensors and troika's labels draw over a few frames
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            shot = SCREENSHOTS / "triton_viz_puzzle04.png"
+            page.screenshot(path=str(shot))
+            pixels = _distinct_colours(canvas.screenshot())
+            browser.close()
+    finally:
+        viewer.stop()
+    assert not [u for u in refused if "esm.sh" in u], f"the page still needs esm.sh: {refused}"
+    assert not refused, f"the page asked for the network: {refused}"
+    assert not [line for line in console if line.startswith("pageerror")], console
+    assert pixels > 20, f"the 3-D canvas looks blank ({pixels} distinct colours); console: {console[-10:]}"
+
+
+def _distinct_colours(png: bytes) -> int:
+    """How many different colours a PNG screenshot has (a blank canvas has one or two)."""
+    import io
+
+    from matplotlib import image
+    rgba = image.imread(io.BytesIO(png), format="png")
+    flat = (rgba[..., :3] * 255).astype("uint8").reshape(-1, 3)
+    return len({tuple(px) for px in flat[:: max(1, len(flat) // 50_000)]})
+
+
+def test_jupyterlab_serves_the_course(tmp_path):
+    """`pip install -e ".[notebooks]"` brings JupyterLab: `jupyter lab` starts and opens a notebook."""
+    chromium = shutil.which("chromium")
+    required = os.environ.get("TP_REQUIRE_BROWSER") == "1"
+    if chromium is None and not required:
+        pytest.skip("Debian's chromium is not installed (CI installs it: see .ci/run)")
+    if not required:
+        pytest.importorskip("playwright.sync_api")
+        pytest.importorskip("jupyterlab")
+    from playwright import sync_api
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")  # Lab writes checkpoints beside them
+    port = _free_port()
+    server = subprocess.Popen(
+        # `python -m jupyterlab`, not `-m jupyter lab`: that one runs the server as its child, which
+        # terminate() would orphan.
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={tmp_path}"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for_port(port, 60)
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/00_start_here.ipynb?token={TOKEN}")
+            page.wait_for_selector(".jp-LabShell .jp-Notebook .jp-Cell", timeout=90_000)
+            # The first cell appears before the notebook's content has loaded: wait for all of it.
+            page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell').length > 3"
+                                   " && document.querySelector('.jp-Notebook .jp-RenderedMarkdown h1')",
+                                   timeout=90_000)
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SCREENSHOTS / "jupyterlab_start_here.png"))
+            assert page.query_selector("#jp-top-panel") is not None  # Lab's shell, not Notebook 7's
+            browser.close()
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # shutting its kernels down can take a while
+            server.kill()
+            server.wait()
