@@ -144,10 +144,37 @@ def bwrap_command(argv: list[str], jail: Jail, env: dict[str, str], info_fd: int
     return args
 
 
+TASKS_SPARE = 2048  # processes and threads a worker may add to what its user already runs
+
+
+def _task_cap() -> int | None:
+    """A cap on the user's tasks that leaves a worker room for torch's threads but stops a fork
+    bomb. RLIMIT_NPROC counts every task of the real user and does not apply to root, so as
+    root the sandbox's PID namespace and the per-case timeout are what bound one."""
+    if os.getuid() == 0 or not os.path.isdir("/proc"):
+        return None
+    tasks = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid == os.getuid():  # every thread counts against RLIMIT_NPROC
+                tasks += len(os.listdir(f"/proc/{entry.name}/task"))
+        except OSError:  # gone meanwhile
+            continue
+    return tasks + TASKS_SPARE
+
+
 def limiter(jail: Jail):
     """rlimits for the child (``preexec_fn``); inherited by everything it starts."""
+    tasks = _task_cap()  # counted here: a preexec_fn should do as little as it can
+
     def apply() -> None:
         import resource
+        if tasks is not None:
+            soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+            cap = tasks if hard == resource.RLIM_INFINITY else min(tasks, hard)
+            resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
         if jail.memory_mb:
             cap = jail.memory_mb << 20
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))

@@ -279,3 +279,13 @@ def test_grades_csv_cells_never_start_a_formula():
     from grader.render_batch import grades_csv
     text = grades_csv([StudentResult("-mallory", (), ("=HYPERLINK(\"http://x\")",), 0.0)], ["puzzle01"])
     assert "'-mallory" in text and "'=HYPERLINK" in text
+
+
+def test_a_worker_of_a_plain_user_gets_a_task_cap(monkeypatch):
+    """RLIMIT_NPROC stops a fork bomb for a plain user (it counts every thread the user runs,
+    so the cap is what they run now plus room); root is exempt from it in the kernel."""
+    from grader import isolation
+    monkeypatch.setattr(isolation.os, "getuid", lambda: 0)
+    assert isolation._task_cap() is None
+    monkeypatch.setattr(isolation.os, "getuid", lambda: 4_000_000)  # a user with no tasks here
+    assert isolation._task_cap() == isolation.TASKS_SPARE
