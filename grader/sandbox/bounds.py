@@ -117,6 +117,9 @@ class WriteLog:
         self.writer = {i: np.full(regions[i].nbytes // regions[i].itemsize, -1, dtype=np.int64) for i in data}
         self.overlaps: list[dict] = []
         self.early_reads: list[dict] = []
+        # Whether any program loaded an output or updated one atomically: only then can the
+        # order programs run in change what is stored (inputs are read-only, checked apart).
+        self.outputs_read = False
         self.decode = lambda program: (program, 0, 0)  # the checker knows the grid
 
     def _lanes(self, addresses: np.ndarray, mask: np.ndarray):
@@ -130,6 +133,7 @@ class WriteLog:
     def store(self, program: int, addresses, values, mask, atomic: bool, where) -> None:
         values = None if values is None else np.broadcast_to(values, addresses.shape).reshape(-1)
         for i, r, inside, index in self._lanes(addresses, mask):
+            self.outputs_read |= atomic
             before = self.writer[i][index]
             if not atomic and values is not None and len(self.overlaps) < SHOWN:
                 other = (before >= 0) & (before != program)
@@ -149,9 +153,10 @@ class WriteLog:
             self.writer[i][index] = ATOMIC if atomic else program
 
     def load(self, program: int, addresses, mask, where) -> None:
-        if self.early_reads:
-            return
         for i, r, inside, index in self._lanes(addresses, mask):
+            self.outputs_read = True
+            if self.early_reads:
+                return
             never = self.writer[i][index] == -1
             if never.any():
                 line, source = where()

@@ -169,8 +169,7 @@ class Worker:
         interpreted = self.device == "cpu"
         plans = [(describe_config(c), c, False) for c in layers.configs] if interpreted and layers.configs \
             else [("", None, False)]
-        if interpreted and msg.get("reorder", True) and self._programs(msg, layers) > 1:
-            plans.append((plans[0][0], plans[0][1], True))
+        reorder = interpreted and msg.get("reorder", True) and self._programs(msg, layers) > 1
         runs, out = [], []
         for label, config, reverse in plans:
             whole, views = self._tensors(msg["buffers"], blobs)
@@ -203,6 +202,11 @@ class Worker:
             if reply.get("fatal") or not reply["ok"]:
                 break
             out += [w.cpu().numpy().tobytes() for w in whole]
+            if reorder and len(runs) == 1:
+                # Again in reverse order, where the order can matter: a program read an output
+                # or stored over another's element (measured: half the interpreter's time saved).
+                if checker is None or checker.log.outputs_read or checker.overlaps:
+                    plans.append((plans[0][0], plans[0][1], True))
         head = dict(runs[0]) if runs[0]["ok"] is False else dict(next((r for r in runs if not r["ok"]), runs[0]))
         head["runs"] = runs
         return head, out
