@@ -16,6 +16,7 @@ told ``--no-sandbox``. Limits (address space, CPU seconds, file size) apply in b
 """
 from __future__ import annotations
 
+import atexit
 import functools
 import glob
 import json
@@ -24,6 +25,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,6 +72,22 @@ def sandbox_available() -> bool:
     return bubblewrap() is not None
 
 
+@functools.lru_cache(maxsize=None)
+def _identity_files() -> tuple[str, str]:
+    """A passwd and a group file naming only the sandbox's own user. Some libraries look the
+    user up (CUDA's initialisation through torch did: "getpwuid(): uid not found"), and the
+    host's files are not the sandbox's business."""
+    folder = tempfile.mkdtemp(prefix="triton-puzzles-identity-")
+    atexit.register(shutil.rmtree, folder, True)
+    uid, gid = os.getuid(), os.getgid()
+    passwd, group = os.path.join(folder, "passwd"), os.path.join(folder, "group")
+    with open(passwd, "w") as f:
+        f.write(f"learner:x:{uid}:{gid}:learner:/tmp:/bin/sh\n")
+    with open(group, "w") as f:
+        f.write(f"learner:x:{gid}:\n")
+    return passwd, group
+
+
 def _system_binds() -> list[str]:
     args = []
     for top in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -105,7 +123,7 @@ def _gpu_devices() -> list[str]:
 def _environment(extra: dict[str, str]) -> list[str]:
     """A clean environment; the worker sets TRITON_INTERPRET itself for --device cpu."""
     env = {name: os.environ[name] for name in ENV_PASSED if name in os.environ}
-    env.update({"HOME": "/tmp", "TMPDIR": "/tmp", "TRITON_CACHE_DIR": "/tmp/triton-cache",
+    env.update({"HOME": "/tmp", "TMPDIR": "/tmp", "USER": "learner", "LOGNAME": "learner", "TRITON_CACHE_DIR": "/tmp/triton-cache",
                 "MPLCONFIGDIR": "/tmp/matplotlib", "PYTHONDONTWRITEBYTECODE": "1"})
     env.update(extra)
     args = ["--clearenv"]
@@ -127,6 +145,8 @@ def bwrap_command(argv: list[str], jail: Jail, env: dict[str, str], info_fd: int
             "--proc", "/proc", "--dev", "/dev", "--ro-bind-try", "/sys", "/sys",
             "--size", str(TMP_MB << 20), "--tmpfs", "/tmp"]
     args += _system_binds()
+    passwd, group = _identity_files()
+    args += ["--ro-bind", passwd, "/etc/passwd", "--ro-bind", group, "/etc/group"]
     readable = [*_python_binds(), *[Path(p).resolve() for p in jail.readable]]
     bound: list[Path] = []
     for path in sorted(set(readable), key=lambda p: len(p.parts)):

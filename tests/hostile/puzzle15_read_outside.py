@@ -13,11 +13,16 @@ EXPECT_SAYS = "read nothing"
 
 def _readable():
     found = []
-    candidates = ["@@COURSE@@/solutions/puzzle13_weighted_sum_forward.py", "@@OUT@@", "/etc/passwd",
-                  "/etc/shadow", "/root", "@@MARK@@"]
+    candidates = ["@@COURSE@@/solutions/puzzle13_weighted_sum_forward.py", "@@OUT@@", "/etc/shadow", "/root", "@@MARK@@"]
     # Other students' sanitised copies sit beside this one in a batch.
     own = os.path.dirname(os.path.abspath(__file__))
     candidates += [p for p in glob.glob("/tmp/triton-puzzles-batch-*/*") if not own.startswith(p)]
+    try:  # the sandbox has a passwd file of its own, naming only its user
+        with open("/etc/passwd") as f:
+            if "root:" in f.read():
+                found.append("the host's /etc/passwd")
+    except OSError:
+        pass
     for path in candidates:
         try:
             if os.path.isdir(path):
