@@ -11,19 +11,37 @@ import threading
 import time
 from pathlib import Path
 
-from .course import Course
+from .course import Course, PuzzleLoadError
 from .options import Options
-from .results import PuzzleResult, Report
+from .results import CheckResult, PuzzleResult, Report
 from .isolation import jail_for, use_sandbox
 from .workers import SharedWorker, WorkerProcess
 
 
 def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options, jobs: int = 1,
                on_result=None) -> Report:
-    """Grade ``(puzzle_id, kernel_file)`` pairs; results keep the order of ``targets``."""
+    """Grade ``(puzzle_id, kernel_file)`` pairs; results keep the order of ``targets``.
+
+    A puzzle whose course file does not load (the learner broke the file the spec and cases
+    come from) fails on its own, with the file, the line and the error; the rest are graded.
+    """
     started = time.perf_counter()
-    jobs = max(1, min(jobs, len(targets)))
-    jail = jail_for(course.root, [path for _, path in targets], sandbox=use_sandbox(options.sandbox),
+    results: list[PuzzleResult | None] = [None] * len(targets)
+    broken = {pid: error for pid in dict.fromkeys(pid for pid, _ in targets)
+              if (error := course.load_error(pid)) is not None}  # load every puzzle here, before any thread
+    todo: queue.Queue = queue.Queue()
+    for index, (puzzle_id, path) in enumerate(targets):
+        if puzzle_id in broken:
+            results[index] = load_failure(course, puzzle_id, path, broken[puzzle_id], options)
+            if on_result is not None:
+                on_result(results[index])
+        else:
+            todo.put((index, (puzzle_id, path)))
+    if todo.empty():  # nothing left that a worker could grade: start none
+        return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)
+    gradable = [target for target in targets if target[0] not in broken]
+    jobs = max(1, min(jobs, len(gradable)))
+    jail = jail_for(course.root, [path for _, path in gradable], sandbox=use_sandbox(options.sandbox),
                     memory_mb=options.memory_mb, cpu_seconds=options.cpu_seconds, library=options.library)
     workers = [WorkerProcess(options.device, jail) for _ in range(jobs)]
     compiler = SharedWorker("compile", jail) if options.device == "cpu" and options.compile_check else None
@@ -32,11 +50,7 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
     from .grade import PuzzleGrader  # imports torch: only once the workers are starting too
     from .grade_function import FunctionGrader
     kinds = {pid: FunctionGrader if course.puzzle(pid).kind == "function" else PuzzleGrader
-             for pid, _ in targets}  # load every puzzle here, before the threads start
-    todo: queue.Queue = queue.Queue()
-    for index, target in enumerate(targets):
-        todo.put((index, target))
-    results: list[PuzzleResult | None] = [None] * len(targets)
+             for pid, _ in gradable}
 
     def drive(worker: WorkerProcess) -> None:
         while True:
@@ -59,3 +73,10 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
         for worker in workers + ([compiler] if compiler else []):
             worker.close()
     return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)
+
+
+def load_failure(course: Course, puzzle_id: str, path: Path, error: PuzzleLoadError, options: Options) -> PuzzleResult:
+    """The failure of a puzzle whose course file does not load: no worker, no case run."""
+    return PuzzleResult(puzzle=puzzle_id, title=course.title(puzzle_id), status="fail", source=str(path),
+                        device=options.device, checks={"load": CheckResult(False, error.message, error.kind)},
+                        message=error.message)
