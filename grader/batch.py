@@ -48,12 +48,15 @@ class StudentResult:
 
 def _missing(course: Course, puzzle_id: str, student: Student, options: Options) -> PuzzleResult:
     """No file of the student's defines the kernel: not attempted, unless a file that looks
-    like it holds the puzzle (its name starts with the puzzle's id; or any file, where none
-    was read at all) could not be read: then that is the puzzle's failure, and its reason."""
+    like it holds the puzzle (its name starts with the puzzle's id; or a file named after no
+    puzzle, where no kernel was found at all) could not be read: then that is the puzzle's
+    failure, with intake's reason (the file, the error and its line)."""
     puzzle = course.puzzle(puzzle_id)
-    unread = [p for p in student.problems if _unread_file(p) is not None]
-    own = [p for p in unread if _unread_file(p).startswith(puzzle_id)]
-    reasons = own or (unread if not student.files else [])
+    unread = {p: name for p in student.problems if (name := _unread_file(p)) is not None}
+    own = [p for p, name in unread.items() if name.startswith(puzzle_id)]
+    # a file named after no puzzle (alice.py) may have held any of them, if nothing else was read
+    anyone = [p for p, name in unread.items() if not re.match(r"puzzle\d", name)] if not student.files else []
+    reasons = own or anyone
     if not reasons:
         return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status="not_attempted",
                             source=str(student.source), device=options.device,
