@@ -168,11 +168,12 @@ def _shown(path: str) -> str:
     return f"{folder}/{os.path.basename(path)}" if folder else os.path.basename(path)
 
 
-def _prefix(path: str, where: str) -> str:
-    """``puzzles/puzzle15_x.py imports `` where the error lies in another file it imports."""
+def _where(path: str, where: str) -> str:
+    """The file the error lies in, as the message names it: the puzzle's own, or one it imports
+    (an autograd puzzle imports the kernels of the puzzles before it)."""
     if os.path.realpath(where) == os.path.realpath(path):
-        return ""
-    return f"{_shown(path)} could not be loaded: it imports "
+        return _shown(path)
+    return f"{_shown(path)} could not be loaded: {_shown(where)}, which it imports,"
 
 
 def _syntax_error(path: str, exc: SyntaxError) -> PuzzleLoadError:
@@ -182,7 +183,7 @@ def _syntax_error(path: str, exc: SyntaxError) -> PuzzleLoadError:
     code = (exc.text or "").strip()
     quoted = f" (`{code[:80]}`)" if code else ""
     what = "does not parse" if type(exc) is SyntaxError else f"does not parse ({type(exc).__name__})"
-    message = (f"{_prefix(path, where)}{_shown(where)} {what}: {at}{reason}{quoted}. "
+    message = (f"{_where(path, where)} {what}: {at}{reason}{quoted}. "
                "Fix the line, then grade again.")
     return PuzzleLoadError(message, kind="syntax", line=exc.lineno)
 
@@ -197,7 +198,7 @@ def _import_error(path: str, exc: BaseException) -> PuzzleLoadError:
     code = (frame.line or "").strip() if frame is not None else ""
     quoted = f" (`{code[:80]}`)" if code else ""
     error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    message = (f"{_prefix(path, where)}{_shown(where)} raised an error when imported: {at}{error}{quoted}. "
+    message = (f"{_where(path, where)} raised an error when imported: {at}{error}{quoted}. "
                "Fix the line, then grade again.")
     return PuzzleLoadError(message, kind="exception", line=frame.lineno if frame is not None else None)
 

@@ -203,7 +203,7 @@ def test_autograd_puzzle_names_the_broken_file_it_imports(tmp_path):
     from grader.course import Course
     copy = tmp_path / "course"
     (copy / "puzzles").mkdir(parents=True)
-    for path in sorted((ROOT / "puzzles").glob("puzzle1[345]_*.py")):
+    for path in sorted((ROOT / "puzzles").glob("puzzle1[3-7]_*.py")):
         shutil.copy(path, copy / "puzzles" / path.name)
     (broken,) = (copy / "puzzles").glob("puzzle13_*.py")
     broken.write_text(broken.read_text() + "\ndef oops(:\n")
@@ -212,7 +212,7 @@ def test_autograd_puzzle_names_the_broken_file_it_imports(tmp_path):
     error = course.load_error("puzzle15")
     assert error is not None and error.kind == "syntax" and error.line == lines
     assert error.message.startswith(f"puzzles/{course.puzzle_file('puzzle15').name} could not be loaded: "
-                                    f"it imports puzzles/{broken.name} does not parse: line {lines}: ")
+                                    f"puzzles/{broken.name}, which it imports, does not parse: line {lines}: ")
     assert course.load_error("puzzle14") is None
     assert course.title("puzzle13") == _title_in(ROOT / "puzzles" / broken.name)  # read from the text
 
