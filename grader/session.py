@@ -26,9 +26,21 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
     come from) fails on its own, with the file, the line and the error; the rest are graded.
     """
     started = time.perf_counter()
-    results: list[PuzzleResult | None] = [None] * len(targets)
+    jobs = max(1, min(jobs, len(targets)))
+    jail = jail_for(course.root, [path for _, path in targets], sandbox=use_sandbox(options.sandbox),
+                    memory_mb=options.memory_mb, cpu_seconds=options.cpu_seconds, library=options.library)
+    workers = [WorkerProcess(options.device, jail) for _ in range(jobs)]
+    compiler = SharedWorker("compile", jail) if options.device == "cpu" and options.compile_check else None
+    for worker in workers + ([compiler] if compiler else []):
+        worker.start()
+    from .grade import PuzzleGrader  # imports torch: only once the workers are starting too
+    from .grade_function import FunctionGrader
+    # Load every puzzle here, before the threads start (and while the workers import).
     broken = {pid: error for pid in dict.fromkeys(pid for pid, _ in targets)
-              if (error := course.load_error(pid)) is not None}  # load every puzzle here, before any thread
+              if (error := course.load_error(pid)) is not None}
+    kinds = {pid: FunctionGrader if course.puzzle(pid).kind == "function" else PuzzleGrader
+             for pid, _ in targets if pid not in broken}
+    results: list[PuzzleResult | None] = [None] * len(targets)
     todo: queue.Queue = queue.Queue()
     for index, (puzzle_id, path) in enumerate(targets):
         if puzzle_id in broken:
@@ -37,20 +49,6 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
                 on_result(results[index])
         else:
             todo.put((index, (puzzle_id, path)))
-    if todo.empty():  # nothing left that a worker could grade: start none
-        return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)
-    gradable = [target for target in targets if target[0] not in broken]
-    jobs = max(1, min(jobs, len(gradable)))
-    jail = jail_for(course.root, [path for _, path in gradable], sandbox=use_sandbox(options.sandbox),
-                    memory_mb=options.memory_mb, cpu_seconds=options.cpu_seconds, library=options.library)
-    workers = [WorkerProcess(options.device, jail) for _ in range(jobs)]
-    compiler = SharedWorker("compile", jail) if options.device == "cpu" and options.compile_check else None
-    for worker in workers + ([compiler] if compiler else []):
-        worker.start()
-    from .grade import PuzzleGrader  # imports torch: only once the workers are starting too
-    from .grade_function import FunctionGrader
-    kinds = {pid: FunctionGrader if course.puzzle(pid).kind == "function" else PuzzleGrader
-             for pid, _ in gradable}
 
     def drive(worker: WorkerProcess) -> None:
         while True:
@@ -70,8 +68,11 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
         for thread in threads:
             thread.join()
     finally:
-        for worker in workers + ([compiler] if compiler else []):
-            worker.close()
+        for worker in workers + ([compiler.worker] if compiler else []):
+            if kinds:
+                worker.close()
+            else:  # every puzzle's file was broken: nothing to wait for while the worker starts
+                worker.kill()
     return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)
 
 
