@@ -2,14 +2,25 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
 
-from .course import Course, CourseError, find_root, is_course, load_puzzle, normalise_id
+from .course import Course, CourseError, PuzzleLoadError, find_root, is_course, normalise_id
 from .source_lines import defined_names
 
 USAGE_ERROR = 2
+
+
+def usage_error(message: str, as_json: bool = False) -> int:
+    """A usage problem: ``error: ...`` on stderr, or with --json ``{"error": ...}`` on stdout
+    (what a program reading the output parses); exit code 2 either way."""
+    if as_json:
+        print(json.dumps({"error": message}))
+    else:
+        print(f"error: {message}", file=sys.stderr)
+    return USAGE_ERROR
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -91,9 +102,10 @@ def resolve_targets(args, course: Course) -> list[tuple[str, Path]]:
             raise CourseError(f"{args.file} is not a .py file or a notebook (.ipynb)")
         if not ids:
             names = kernels_in(path)
-            ids = [pid for pid in course.ids if load_puzzle(str(course.puzzle_file(pid))).kernel in names]
+            # a puzzle file that does not load still names its kernel in its text
+            ids = [pid for pid in course.ids if course.kernel_name(pid) in names]
             if not ids:
-                kernels = ", ".join(load_puzzle(str(course.puzzle_file(p))).kernel for p in course.ids)
+                kernels = ", ".join(k for k in map(course.kernel_name, course.ids) if k)
                 raise CourseError(f"{args.file} defines none of the puzzle kernels ({kernels})")
         return [(pid, path) for pid in ids]
     if args.all:
@@ -106,18 +118,19 @@ def resolve_targets(args, course: Course) -> list[tuple[str, Path]]:
 
 def bench_main(args, course: Course, targets) -> int:
     if len(targets) != 1:
-        print("error: --bench times one puzzle: name exactly one", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error("--bench times one puzzle: name exactly one", args.json)
     if args.device == "cpu" or not _has_cuda():
-        print("error: --bench needs a CUDA GPU, and this machine has none (grading works without one; "
-              "timing does not)", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error("--bench needs a CUDA GPU, and this machine has none (grading works without one; "
+                           "timing does not)", args.json)
+    broken = course.load_error(targets[0][0])
+    if broken is not None:  # the learner's puzzle file: a failure to fix, not a usage error
+        print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
+        return 1
     from . import bench
     try:
         doc = bench.run_bench(course, *targets[0])
     except CourseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error(str(exc), args.json)
     print(bench.render_json(doc) if args.json else bench.render_text(doc))
     if args.plot is not None and doc["ok"]:
         print(f"plot: {bench.plot(doc, args.plot)}", file=sys.stderr)
@@ -147,35 +160,36 @@ def main(argv=None) -> int:
     from .commands import SUBCOMMANDS
     if argv and argv[0] in SUBCOMMANDS:
         return SUBCOMMANDS[argv[0]](argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    if "--json" in argv:  # a bad option is a usage error too: JSON as well, not argparse's text
+        def json_error(message: str):
+            raise SystemExit(usage_error(message, as_json=True))
+        parser.error = json_error
+    args = parser.parse_args(argv)
     try:
         course = course_at(args.root)
         targets = resolve_targets(args, course)
     except CourseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error(str(exc), args.json)
     if args.viz is not None and len(targets) != 1:
-        print("error: --viz draws one puzzle: name exactly one", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error("--viz draws one puzzle: name exactly one", args.json)
     if args.viz is not None and args.viz.suffix not in (".png", ".svg"):
-        print("error: --viz writes a .png or .svg file", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error("--viz writes a .png or .svg file", args.json)
     if args.viz_case is not None:
         from .pictures import choose_case
         try:
             choose_case(course.puzzle(targets[0][0]).cases, args.viz_case, None)
         except CourseError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return USAGE_ERROR
+            return usage_error(str(exc), args.json)
+        except PuzzleLoadError:
+            pass  # grading reports the broken file as that puzzle's failure, and nothing is drawn
     if args.triton_viz:
         from .triton_viz_view import unavailable_reason
         reason = unavailable_reason()
         if reason or len(targets) != 1:
-            print(f"error: {reason or '--triton-viz shows one puzzle: name exactly one'}", file=sys.stderr)
-            return USAGE_ERROR
+            return usage_error(reason or "--triton-viz shows one puzzle: name exactly one", args.json)
     if args.jobs < 1 or args.timeout <= 0:
-        print("error: --jobs and --timeout must be positive", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error("--jobs and --timeout must be positive", args.json)
 
     if args.bench:
         return bench_main(args, course, targets)
@@ -187,8 +201,7 @@ def main(argv=None) -> int:
     elif device == "cuda":
         import torch
         if not torch.cuda.is_available():
-            print("error: --device cuda, but torch sees no CUDA GPU; use --device cpu", file=sys.stderr)
-            return USAGE_ERROR
+            return usage_error("--device cuda, but torch sees no CUDA GPU; use --device cpu", args.json)
     options = Options(device=device, timeout=args.timeout, compile_check=not args.no_compile_check,
                       check_bounds=not args.no_bounds_check)
     progress = None
@@ -207,6 +220,8 @@ def main(argv=None) -> int:
     else:
         from .render_text import render
         print(render(report, verbose=args.verbose))
+    if (args.viz is not None or args.triton_viz) and course.load_error(targets[0][0]) is not None:
+        return report.exit_code  # the puzzle file does not load: its failure is above, nothing to draw
     if args.viz is not None:
         from .pictures import picture
         try:

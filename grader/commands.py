@@ -5,22 +5,32 @@ Each parses its own arguments and calls the module that does the work.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
 
-from .cli import USAGE_ERROR, course_at
-from .course import CourseError
+from .cli import USAGE_ERROR, course_at, usage_error
+from .course import CourseError, PuzzleLoadError
 
 
 def usage_errors(command):
-    """Usage problems (no course, unknown puzzle, missing file) print one line and exit 2."""
+    """Usage problems (no course, unknown puzzle, missing file) print one line and exit 2: on
+    stderr, or with --json as ``{"error": ...}`` on stdout. A course puzzle file that does not
+    load stops a command that needs every puzzle (notebooks, batch, release) with one line
+    naming the file and the line, and exit 1: not a traceback."""
     def run(argv) -> int:
+        as_json = "--json" in argv
         try:
             return command(argv)
         except CourseError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return USAGE_ERROR
+            return usage_error(str(exc), as_json)
+        except PuzzleLoadError as exc:
+            if as_json:
+                print(json.dumps({"error": exc.message}))
+            else:
+                print(f"error: {exc.message}", file=sys.stderr)
+            return 1
     run.__name__ = command.__name__
     return run
 

@@ -41,11 +41,18 @@ def results_json(results: list[StudentResult], puzzle_ids: list[str], seconds: f
 
 
 def junit_xml(results: list[StudentResult]) -> str:
+    """One testsuite per student: a testcase per puzzle and one per problem with their files.
+    The suite's counts are those of its testcases: a puzzle not attempted (or that the installed
+    Triton cannot run) is skipped, not failed; a grader error and a problem line are errors."""
     suites = ET.Element("testsuites")
     for student in results:
-        failures = sum(r.status == "fail" for r in student.results)
-        suite = ET.SubElement(suites, "testsuite", name=student.student, tests=str(len(student.results)),
-                              failures=str(failures), time=f"{student.seconds:.2f}")
+        statuses = [r.status for r in student.results]
+        suite = ET.SubElement(suites, "testsuite", name=student.student,
+                              tests=str(len(student.results) + len(student.problems)),
+                              failures=str(statuses.count("fail")),
+                              errors=str(statuses.count("error") + len(student.problems)),
+                              skipped=str(statuses.count("not_attempted") + statuses.count("unsupported")),
+                              time=f"{student.seconds:.2f}")
         for problem in student.problems:
             case = ET.SubElement(suite, "testcase", classname=student.student, name="submission")
             ET.SubElement(case, "error", message=problem)
@@ -55,7 +62,7 @@ def junit_xml(results: list[StudentResult]) -> str:
                 ET.SubElement(case, "skipped", message=r.message or "not attempted")
             elif r.status == "error":
                 ET.SubElement(case, "error", message=r.message[:500])
-            elif not r.passed:
+            elif r.status == "fail":
                 ET.SubElement(case, "failure", message=r.message[:500]).text = r.message
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)

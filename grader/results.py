@@ -28,6 +28,7 @@ FAILURE_KINDS = (
     "unsupported",     # the installed triton lacks an API the puzzle needs
     "race",            # programs store to one element, or depend on each other's order
     "sniffing",        # the code tells the interpreter from a GPU
+    "syntax",          # the file does not parse, so nothing in it can be graded
 )
 
 STATUSES = ("pass", "fail", "not_attempted", "unsupported", "error")
@@ -92,11 +93,12 @@ class PuzzleResult:
 
 @dataclass(frozen=True)
 class Summary:
+    """One count per status: ``passed + failed + not_attempted + unsupported + errors == total``."""
     total: int
     passed: int
-    failed: int
-    not_attempted: int
-    errors: int
+    failed: int          # status "fail" only: tried, and wrong
+    not_attempted: int   # still the stub: not a failure
+    errors: int          # the grader broke: not the learner's failure
     unsupported: int = 0  # needs an API the installed Triton lacks: neither passed nor failed
 
 
@@ -111,7 +113,7 @@ class Report:
         return Summary(
             total=len(statuses),
             passed=statuses.count("pass"),
-            failed=len(statuses) - statuses.count("pass") - statuses.count("unsupported"),
+            failed=statuses.count("fail"),
             not_attempted=statuses.count("not_attempted"),
             errors=statuses.count("error"),
             unsupported=statuses.count("unsupported"),

@@ -11,16 +11,20 @@ import threading
 import time
 from pathlib import Path
 
-from .course import Course
+from .course import Course, PuzzleLoadError
 from .options import Options
-from .results import PuzzleResult, Report
+from .results import CheckResult, PuzzleResult, Report
 from .isolation import jail_for, use_sandbox
 from .workers import SharedWorker, WorkerProcess
 
 
 def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options, jobs: int = 1,
                on_result=None) -> Report:
-    """Grade ``(puzzle_id, kernel_file)`` pairs; results keep the order of ``targets``."""
+    """Grade ``(puzzle_id, kernel_file)`` pairs; results keep the order of ``targets``.
+
+    A puzzle whose course file does not load (the learner broke the file the spec and cases
+    come from) fails on its own, with the file, the line and the error; the rest are graded.
+    """
     started = time.perf_counter()
     jobs = max(1, min(jobs, len(targets)))
     jail = jail_for(course.root, [path for _, path in targets], sandbox=use_sandbox(options.sandbox),
@@ -31,12 +35,20 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
         worker.start()
     from .grade import PuzzleGrader  # imports torch: only once the workers are starting too
     from .grade_function import FunctionGrader
+    # Load every puzzle here, before the threads start (and while the workers import).
+    broken = {pid: error for pid in dict.fromkeys(pid for pid, _ in targets)
+              if (error := course.load_error(pid)) is not None}
     kinds = {pid: FunctionGrader if course.puzzle(pid).kind == "function" else PuzzleGrader
-             for pid, _ in targets}  # load every puzzle here, before the threads start
-    todo: queue.Queue = queue.Queue()
-    for index, target in enumerate(targets):
-        todo.put((index, target))
+             for pid, _ in targets if pid not in broken}
     results: list[PuzzleResult | None] = [None] * len(targets)
+    todo: queue.Queue = queue.Queue()
+    for index, (puzzle_id, path) in enumerate(targets):
+        if puzzle_id in broken:
+            results[index] = load_failure(course, puzzle_id, path, broken[puzzle_id], options)
+            if on_result is not None:
+                on_result(results[index])
+        else:
+            todo.put((index, (puzzle_id, path)))
 
     def drive(worker: WorkerProcess) -> None:
         while True:
@@ -56,6 +68,16 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
         for thread in threads:
             thread.join()
     finally:
-        for worker in workers + ([compiler] if compiler else []):
-            worker.close()
+        for worker in workers + ([compiler.worker] if compiler else []):
+            if kinds:
+                worker.close()
+            else:  # every puzzle's file was broken: nothing to wait for while the worker starts
+                worker.kill()
     return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)
+
+
+def load_failure(course: Course, puzzle_id: str, path: Path, error: PuzzleLoadError, options: Options) -> PuzzleResult:
+    """The failure of a puzzle whose course file does not load: no worker, no case run."""
+    return PuzzleResult(puzzle=puzzle_id, title=course.title(puzzle_id), status="fail", source=str(path),
+                        device=options.device, checks={"load": CheckResult(False, error.message, error.kind)},
+                        message=error.message)
