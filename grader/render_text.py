@@ -56,6 +56,8 @@ def render(report: Report, verbose: bool = False) -> str:
     s = report.summary
     body = [render_puzzle(r, verbose) for r in report.results]
     tail = f"{s.passed}/{s.total} passed"
+    if s.failed:
+        tail += f", {s.failed} failed"
     if s.not_attempted:
         tail += f", {s.not_attempted} not attempted"
     if s.unsupported:
