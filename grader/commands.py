@@ -77,16 +77,13 @@ def progress_main(argv) -> int:
     args = parser.parse_args(argv)
     from .learner import progress_file
     from .notebook import PROGRESS_FILE, Progress
-    if args.file:
-        candidates = [args.file]
+    if args.file or args.root:
+        candidates = [args.file or progress_file(course_at(args.root))]
     else:
         try:
-            candidates = [progress_file(course_at(args.root))]
-        except CourseError:
-            if args.root:
-                raise
-            candidates = []
-        candidates += [Path.cwd() / PROGRESS_FILE, Path.cwd() / "notebooks" / PROGRESS_FILE]
+            candidates = [progress_file(course_at(None))]
+        except CourseError:  # outside a course: a notebook's file, here or in notebooks/
+            candidates = [Path.cwd() / PROGRESS_FILE, Path.cwd() / "notebooks" / PROGRESS_FILE]
     path = next((p for p in candidates if p.is_file()), None)
     if path is None:
         print("no progress saved yet: grade a puzzle (`python -m grader puzzle01`) "
