@@ -76,7 +76,8 @@ def test_progress_counts_what_the_command_line_graded(course_copy):
                   "--root", course_copy).returncode == 0
     assert "puzzle01: not attempted (last checked" in grader("progress", "--root", course_copy).stdout
     # Solved in puzzles/: recorded as passed, beside a hint seen from the command line.
-    shutil.copy(course_copy / "solutions" / "puzzle01_constant_add.py", course_copy / "puzzles")
+    stub = course_copy / "puzzles" / "puzzle01_constant_add.py"
+    stub.write_text(stub.read_text() + "\n\n" + (course_copy / "solutions" / stub.name).read_text())
     assert grader("puzzle01", "--root", course_copy).returncode == 0
     grader("hint", "1", "--root", course_copy)
     shown = grader("progress", "--root", course_copy)
