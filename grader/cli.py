@@ -30,7 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  python -m grader puzzle01\n  python -m grader --all --solutions\n"
                "  python -m grader puzzle07 --file my_kernels.py --json\n"
                "  python -m grader notebooks [--check]     generate notebooks/ from puzzles/\n"
-               "  python -m grader progress                what the notebooks' checks saved\n"
+               "  python -m grader hint PUZZLE             the puzzle's next hint, one more each time\n"
+               "  python -m grader progress                what grading and the notebooks' checks saved\n"
                "  python -m grader batch SUBMISSIONS       grade a class (grades.csv, results.json, junit.xml)\n"
                "  python -m grader selftest                solutions pass, wrong kernels fail as declared\n"
                "  python -m grader release OUT_DIR         the learner's copy, without solutions\n"
@@ -168,6 +169,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         course = course_at(args.root)
+        if args.solutions:
+            from .learner import instructor_only, is_release
+            if is_release(course):
+                raise CourseError(instructor_only("--solutions"))
         targets = resolve_targets(args, course)
     except CourseError as exc:
         return usage_error(str(exc), args.json)
@@ -214,6 +219,9 @@ def main(argv=None) -> int:
     finally:
         if progress is not None:
             progress.close()
+    if not args.solutions and args.file is None:  # the learner's own puzzles/: what `progress` shows
+        from .learner import record
+        record(course, report.results)
     if args.json:
         from .render_json import render
         print(render(report))

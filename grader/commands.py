@@ -1,4 +1,4 @@
-"""The subcommands of ``python -m grader``: notebooks, progress, batch, selftest, release, doctor.
+"""The subcommands of ``python -m grader``: notebooks, hint, progress, batch, selftest, release, doctor.
 
 Each parses its own arguments and calls the module that does the work.
 """
@@ -57,16 +57,47 @@ def notebooks_main(argv) -> int:
 
 
 @usage_errors
+def hint_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader hint",
+                                     description="Show the next hint of a puzzle: one more each time.")
+    parser.add_argument("puzzle", metavar="PUZZLE", help="a puzzle id, e.g. puzzle04 (or 4)")
+    parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
+    args = parser.parse_args(argv)
+    from rich.console import Console
+
+    from .course import normalise_id
+    from .learner import next_hint, progress_file, rich_text
+    from .notebook import Progress
+    course = course_at(args.root)
+    puzzle_id = normalise_id(args.puzzle)
+    course.puzzle_file(puzzle_id)  # an unknown puzzle is a usage error
+    console = Console(highlight=False, soft_wrap=True)
+    for line in next_hint(course, puzzle_id, Progress(progress_file(course))).lines():
+        console.print(rich_text(line))
+    return 0
+
+
+@usage_errors
 def progress_main(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader progress",
-                                     description="Show the progress saved by the notebooks' checks.")
-    parser.add_argument("--file", type=Path, help="the progress file (default: .progress.json here or in notebooks/)")
+                                     description="Show the progress saved by grading, from the command line "
+                                                 "or the notebooks' checks, and the hints seen.")
+    parser.add_argument("--file", type=Path, help="the progress file (default: the course's, in notebooks/)")
+    parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
     args = parser.parse_args(argv)
+    from .learner import progress_file
     from .notebook import PROGRESS_FILE, Progress
-    candidates = [args.file] if args.file else [Path.cwd() / PROGRESS_FILE, Path.cwd() / "notebooks" / PROGRESS_FILE]
+    if args.file or args.root:
+        candidates = [args.file or progress_file(course_at(args.root))]
+    else:
+        try:
+            candidates = [progress_file(course_at(None))]
+        except CourseError:  # outside a course: a notebook's file, here or in notebooks/
+            candidates = [Path.cwd() / PROGRESS_FILE, Path.cwd() / "notebooks" / PROGRESS_FILE]
     path = next((p for p in candidates if p.is_file()), None)
     if path is None:
-        print("no progress saved yet: run a check(...) cell in a notebook first")
+        print("no progress saved yet: grade a puzzle (`python -m grader puzzle01`) "
+              "or run a check(...) cell in a notebook first")
         return 0
     data = Progress(path).load()
     for puzzle_id in sorted(data):
@@ -137,6 +168,10 @@ def selftest_main(argv) -> int:
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
     course = course_at(args.root)
+    from .learner import instructor_only, is_release
+    if is_release(course):
+        print(f"error: {instructor_only('selftest')}", file=sys.stderr)
+        return USAGE_ERROR
     from . import selftest
     from .options import Options
     rows = selftest.run(course, Options(timeout=20), jobs=args.jobs)
@@ -151,9 +186,14 @@ def release_main(argv) -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
+    from .learner import instructor_only, is_release
     from .release import LeakError, release
+    course = course_at(args.root)
+    if is_release(course):
+        print(f"error: {instructor_only('release')}", file=sys.stderr)
+        return USAGE_ERROR
     try:
-        written = release(course_at(args.root), args.out)
+        written = release(course, args.out)
     except (FileExistsError, LeakError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return USAGE_ERROR
@@ -188,5 +228,5 @@ def _course_here():
         return None
 
 
-SUBCOMMANDS = {"notebooks": notebooks_main, "progress": progress_main, "batch": batch_main,
+SUBCOMMANDS = {"notebooks": notebooks_main, "hint": hint_main, "progress": progress_main, "batch": batch_main,
                "selftest": selftest_main, "release": release_main, "doctor": doctor_main}

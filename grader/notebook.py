@@ -142,17 +142,24 @@ def show(kernel, puzzle: str, case: str | None = None, *, width: str = "100%", h
     return _start_viewer(course, puzzle_id, path, case, None).iframe(width=width, height=height)
 
 
-def hint(puzzle: str, *, progress: Progress | None = None) -> str:
+class HintText(str):
+    """Hints as Markdown: a notebook renders them (code in code font); ``repr`` and a terminal
+    get plain text, without the backtick marks."""
+
+    def _repr_markdown_(self) -> str:
+        return "\n\n".join(self.splitlines())
+
+    def __repr__(self) -> str:
+        from .learner import plain
+        return plain(self)
+
+
+def hint(puzzle: str, *, progress: Progress | None = None) -> HintText:
     """The next hint of ``puzzle`` (one more per call; all of them once they are all shown)."""
+    from .learner import next_hint
     course = _course()
     puzzle_id = normalise_id(puzzle)
-    hints = course.puzzle(puzzle_id).hints
-    store = progress or Progress()
-    shown = min(store.load().get(puzzle_id, {}).get("hints", 0) + 1, len(hints))
-    store.update(puzzle_id, hints=shown)
-    if not hints:
-        return f"{puzzle_id} has no hints."
-    return "\n".join(f"Hint {i + 1}/{len(hints)}: {h}" for i, h in enumerate(hints[:shown]))
+    return HintText("\n".join(next_hint(course, puzzle_id, progress or Progress()).lines()))
 
 
 def course_panel(namespace: dict | None = None, progress: Progress | None = None):
@@ -199,7 +206,7 @@ def course_panel(namespace: dict | None = None, progress: Progress | None = None
         def handler(_button) -> None:
             with output:
                 output.clear_output()
-                print(hint(puzzle_id, progress=store))
+                display(hint(puzzle_id, progress=store))
         return handler
 
     rows = []

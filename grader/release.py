@@ -1,6 +1,8 @@
 """``python -m grader release OUT_DIR``: the learner's copy of the course, without solutions.
 
-Copies the puzzles (stubs), the notebooks, the grader, the README and the packaging files.
+Copies the puzzles (stubs), the notebooks, the grader and the packaging files, and writes the
+learner's README (from ``grader/learner_readme.md``, not the instructor's) and the learner's
+checks (``test_course.py``, from ``grader/learner_test_course.py``: ``pytest`` there passes).
 Nothing from ``solutions/`` or the wrong-kernel corpus goes out, and the copy is checked for
 any solution's kernel body before this returns.
 """
@@ -9,10 +11,12 @@ from __future__ import annotations
 import ast
 import shutil
 from pathlib import Path
+from string import Template
 
 from .course import Course
 
-SHIPPED = ("puzzles", "notebooks", "grader", "README.md", "pyproject.toml", "constraints.txt", "docs")
+SHIPPED = ("puzzles", "notebooks", "grader", "pyproject.toml", "constraints.txt", "docs")
+HERE = Path(__file__).resolve().parent
 
 
 class LeakError(Exception):
@@ -67,7 +71,24 @@ def release(course: Course, out: Path) -> list[Path]:
         else:
             continue
         written.append(out / name)
+    written.append(_write(out / "README.md", learner_readme(course)))
+    # At the top, and pytest is pointed at it: the instructor's tests/ stays home.
+    written.append(_write(out / "test_course.py", (HERE / "learner_test_course.py").read_text()))
+    pyproject = out / "pyproject.toml"
+    if pyproject.is_file():
+        pyproject.write_text(pyproject.read_text().replace('testpaths = ["tests"]', 'testpaths = ["test_course.py"]'))
     problems = leaks(course, out)
     if problems:
         raise LeakError("; ".join(problems))
     return written
+
+
+def learner_readme(course: Course) -> str:
+    """The learner's README: set-up, solving and checking, hints and progress; no instructor commands."""
+    rows = "\n".join(f"| {pid} | {course.puzzle(pid).title} |" for pid in course.ids)
+    return Template((HERE / "learner_readme.md").read_text()).substitute(puzzles=rows)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path

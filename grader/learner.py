@@ -1,0 +1,99 @@
+"""The learner's side of the course, shared by the command line and the notebooks.
+
+Where progress is kept (one file for both), the next hint of a puzzle, hints as plain text
+for a terminal, and whether this copy is a learner's release (it has no ``solutions/``).
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .course import Course
+from .notebook import PROGRESS_FILE, Progress
+
+PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
+"""A path that overrides where progress is kept: tests point it at a temporary file."""
+
+# The words a result's status is saved as; the same as check() in a notebook saves.
+STATUS_WORDS = {"pass": "passed", "fail": "failing", "not_attempted": "not attempted",
+                "unsupported": "unsupported", "error": "failing"}
+
+CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def progress_file(course: Course) -> Path:
+    """The course's progress file: where the notebooks save it (they run in ``notebooks/``)."""
+    override = os.environ.get(PROGRESS_ENV)
+    if override:
+        return Path(override).expanduser()
+    notebooks = course.root / "notebooks"
+    return (notebooks if notebooks.is_dir() else course.root) / PROGRESS_FILE
+
+
+def record(course: Course, results) -> None:
+    """Save each graded result's status, as a notebook's check() does."""
+    store = Progress(progress_file(course))
+    checked = time.strftime("%Y-%m-%d %H:%M:%S")
+    for result in results:
+        store.update(result.puzzle, status=STATUS_WORDS.get(result.status, result.status), checked=checked)
+
+
+@dataclass(frozen=True)
+class Hints:
+    """The hints of one puzzle that the learner has seen, the newest last."""
+
+    puzzle_id: str
+    seen: tuple[str, ...]
+    total: int
+    new: bool  # False once every hint was already shown before this call
+
+    def lines(self) -> list[str]:
+        """One Markdown line per hint seen, then a note when there were no more to give."""
+        if not self.total:
+            return [f"{self.puzzle_id} has no hints."]
+        lines = [f"Hint {i + 1}/{self.total}: {text}" for i, text in enumerate(self.seen)]
+        if not self.new:
+            lines.append(f"No more hints for {self.puzzle_id}: all {self.total} are shown above.")
+        return lines
+
+
+def next_hint(course: Course, puzzle_id: str, store: Progress) -> Hints:
+    """Show one more hint of ``puzzle_id`` than before, and remember it in ``store``."""
+    hints = tuple(course.puzzle(puzzle_id).hints)
+    before = store.load().get(puzzle_id, {}).get("hints", 0)
+    before = before if isinstance(before, int) and before >= 0 else 0
+    shown = min(before + 1, len(hints))
+    if hints:
+        store.update(puzzle_id, hints=shown)
+    return Hints(puzzle_id, hints[:shown], len(hints), new=before < len(hints))
+
+
+def plain(markdown: str) -> str:
+    """Markdown as a terminal shows it: the code marks go, the code stays."""
+    return CODE_SPAN.sub(r"\1", markdown)
+
+
+def rich_text(markdown: str):
+    """The same as :func:`plain`, with the code styled where the terminal has colour."""
+    from rich.text import Text
+    text = Text()
+    at = 0
+    for match in CODE_SPAN.finditer(markdown):
+        text.append(markdown[at:match.start()])
+        text.append(match.group(1), style="bold cyan")
+        at = match.end()
+    text.append(markdown[at:])
+    return text
+
+
+def is_release(course: Course) -> bool:
+    """A learner's copy: ``python -m grader release`` ships no ``solutions/``."""
+    return not (course.root / "solutions").is_dir()
+
+
+def instructor_only(what: str) -> str:
+    return (f"{what} needs the instructor's course, with its solutions/; this is a learner's copy, "
+            f"which has none. Grade your own kernels with `python -m grader puzzle01` (or --all).")
