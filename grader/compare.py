@@ -162,7 +162,7 @@ def written_outputs(buffers: Sequence[Buffer], raw: Sequence[bytes], n_inputs: i
     return out
 
 
-def _same(a: torch.Tensor, b: torch.Tensor, atol: float, rtol: float) -> bool:
+def close_enough(a: torch.Tensor, b: torch.Tensor, atol: float, rtol: float) -> bool:
     if tuple(a.shape) != tuple(b.shape):
         return False
     return bool(torch.isclose(a.double(), b.double(), rtol=rtol, atol=atol, equal_nan=True).all())
@@ -182,9 +182,9 @@ def recognise(look_alikes: Sequence, inputs: Sequence[torch.Tensor], expected: S
             continue
         if len(wrong) != len(expected):
             continue
-        if all(_same(w, e, atol, rtol) for w, e in zip(wrong, expected)):
+        if all(close_enough(w, e, atol, rtol) for w, e in zip(wrong, expected)):
             continue
-        if all(_same(a, w, atol, rtol) for a, w in zip(actual, wrong)):
+        if all(close_enough(a, w, atol, rtol) for a, w in zip(actual, wrong)):
             return look
     return None
 
