@@ -51,7 +51,31 @@ RECOGNISED = {
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
 # mistake there (the grader passes it over): (puzzle, look-alike) -> case labels. Any other
 # coincidence is a look-alike that is wrongly written, or a case that no longer tells.
-COINCIDE = {}
+CONTIGUOUS_13 = ("classic[seed=0]", "classic[seed=1]", "tails[seed=2]", "tails[seed=3]")
+COINCIDE = {
+    # One column (one row): the transpose of a vector stored flat is the same vector.
+    ("puzzle03", "the output stored transposed (an N0 x N1 matrix, x along the rows)"): ("single_column[seed=5]",),
+    ("puzzle04", "z's strides swapped (column-major: rows and columns exchanged)"): ("single_row[seed=7]",),
+    # x * y is exactly 0 only where the case makes every third x 0.
+    ("puzzle06", "the gate taken with >= (relu'(0) taken as 1)"): (
+        "classic[seed=0]", "classic[seed=1]", "classic[seed=2]", "exact_multiple[seed=3]",
+        "unequal_blocks[seed=4]", "block_larger_than_row[seed=5]", "tall[seed=6]"),
+    # Rows shorter than one chunk: the first chunk, the last and the whole row are one.
+    ("puzzle07", "a sum of the first chunk only (B1 columns per row)"): ("row_shorter_than_block[seed=5]",),
+    ("puzzle07", "a sum of the last chunk only (the accumulator overwritten in the loop)"):
+        ("row_shorter_than_block[seed=5]",),
+    ("puzzle08", "a softmax of each B1-wide chunk on its own"): ("row_shorter_than_block[seed=4]",),
+    # Large inputs: each row's maximum dominates, the sum of exponentials is 1 to within atol.
+    ("puzzle08", "exp(x - max) without the division by the row's sum"):
+        ("large_magnitude[seed=5]", "max_in_last_chunk[seed=6]"),
+    ("puzzle10", "a convolution with the filter flipped"): ("one_by_one_filter[seed=6]",),
+    # Strides matter only where the case stores x column-major.
+    ("puzzle13", "x read as if row-major (its strides ignored)"): (*CONTIGUOUS_13, "smaller_than_tiles[seed=5]"),
+    ("puzzle14", "grad_x stored with x's strides"): (*CONTIGUOUS_13, "many_row_tiles[seed=5]"),
+    # One program: its tile index 0 is also its first row.
+    ("puzzle16", "the program id used as a row coordinate (a tile index, not an element index)"):
+        ("smaller_than_tiles[seed=5]",),
+}
 
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]
 LOOKS = [(p, look) for p in PUZZLES for look in p.look_alikes]
