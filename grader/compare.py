@@ -189,5 +189,7 @@ def recognise(look_alikes: Sequence, inputs: Sequence[torch.Tensor], expected: S
     return None
 
 
-def look_alike_note(look) -> str:
-    return f" It looks like {look.name}: {look.where.rstrip('.')}."
+def look_alike_note(message: str, look) -> str:
+    """The message with the look-alike's sentence added, after a full stop."""
+    message = message.rstrip()
+    return f"{message}{'' if message.endswith('.') else '.'} It looks like {look.name}: {look.where.rstrip('.')}."

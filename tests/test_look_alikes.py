@@ -9,8 +9,9 @@ import pytest
 
 from conftest import COURSE, PUZZLE_IDS, WRONG, wrong_kernel_files
 
-from grader.compare import close_enough, recognise
+from grader.compare import close_enough, look_alike_note, recognise
 from grader.plan import SpecShapes
+from grader.puzzle import LookAlike
 from grader.selftest import declared
 
 # Every corpus file whose wrong values a look-alike names, and that look-alike's name.
@@ -147,3 +148,30 @@ def test_solutions_pass_unlabelled(solution_results):
         assert result.status == "pass", f"{puzzle_id}: {result.message}"
         assert "looks like" not in result.message
         assert all("looks like" not in c.message for c in result.cases)
+
+
+def test_the_note_follows_a_full_stop():
+    look = LookAlike("a mistake", lambda x: x, "the fix.")
+    assert look_alike_note("yours 1, expected 2", look) == "yours 1, expected 2. It looks like a mistake: the fix."
+    assert look_alike_note("all wrong. ", look) == "all wrong. It looks like a mistake: the fix."
+
+
+def test_sizes_and_layouts_only_where_asked():
+    import torch
+    x = torch.ones(2)
+    plain = LookAlike("plain", lambda x: x * 2, "")
+    sized = LookAlike("sized", lambda x, *, sizes: x * sizes["B0"], "")
+    both = LookAlike("both", lambda x, *, sizes, layouts: (x + sizes["B0"], x * len(layouts)), "")
+    assert plain.produce([x], {"B0": 3}, {})[0].tolist() == [2.0, 2.0]
+    assert sized.produce([x], {"B0": 3}, {})[0].tolist() == [3.0, 3.0]
+    assert [t.tolist() for t in both.produce([x], {"B0": 3}, {"x": "transposed"})] == [[4.0, 4.0], [1.0, 1.0]]
+    assert x.tolist() == [1.0, 1.0]  # the inputs are cloned
+
+
+def test_a_failing_look_alike_is_passed_over():
+    import torch
+    x = torch.arange(4.0)
+    broken = LookAlike("broken", lambda x: 1 / 0, "")
+    doubled = LookAlike("doubled", lambda x: x * 2, "")
+    assert recognise((broken, doubled), [x], [x], [x * 2], 1e-6, 1e-6, {}, {}) is doubled
+    assert recognise((broken, doubled), [x], [x], [x * 3], 1e-6, 1e-6, {}, {}) is None
