@@ -149,3 +149,47 @@ def _stray_load_hint(actual: torch.Tensor) -> str:
         return ""
     return (" Some values are huge or infinite, as when a load strays past its tensor into the "
             "grader's guard region: run with --device cpu to have every load checked.")
+
+
+def written_outputs(buffers: Sequence[Buffer], raw: Sequence[bytes], n_inputs: int,
+                    host_reduce: Mapping[str, Callable] | None = None) -> list[torch.Tensor]:
+    """What the kernel left in each output, in the spec's space (after the host's reduction)."""
+    out = []
+    for buf, r in list(zip(buffers, raw))[n_inputs:]:
+        data, _ = unpack(buf, r)
+        reduce = (host_reduce or {}).get(buf.name)
+        out.append(reduce(data) if reduce is not None else data)
+    return out
+
+
+def close_enough(a: torch.Tensor, b: torch.Tensor, atol: float, rtol: float) -> bool:
+    if tuple(a.shape) != tuple(b.shape):
+        return False
+    return bool(torch.isclose(a.double(), b.double(), rtol=rtol, atol=atol, equal_nan=True).all())
+
+
+def recognise(look_alikes: Sequence, inputs: Sequence[torch.Tensor], expected: Sequence[torch.Tensor],
+              actual: Sequence[torch.Tensor], atol: float, rtol: float, sizes: Mapping[str, int],
+              layouts: Mapping[str, str]):
+    """The first look-alike (a :class:`grader.puzzle.LookAlike`) whose outputs all match what the
+    kernel wrote, within the puzzle's tolerance; None if none does. A look-alike that gives the
+    spec's own values on this case cannot tell the mistake here, and is passed over: so the spec's
+    output is never labelled."""
+    for look in look_alikes:
+        try:
+            wrong = look.produce(inputs, sizes, layouts)
+        except Exception:  # a course bug must not turn a learner's failure into a grader error
+            continue
+        if len(wrong) != len(expected):
+            continue
+        if all(close_enough(w, e, atol, rtol) for w, e in zip(wrong, expected)):
+            continue
+        if all(close_enough(a, w, atol, rtol) for a, w in zip(actual, wrong)):
+            return look
+    return None
+
+
+def look_alike_note(message: str, look) -> str:
+    """The message with the look-alike's sentence added, after a full stop."""
+    message = message.rstrip()
+    return f"{message}{'' if message.endswith('.') else '.'} It looks like {look.name}: {look.where.rstrip('.')}."

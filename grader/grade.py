@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import messages
 from .binding import BindingError, Param, bind
-from .compare import compare
+from .compare import compare, look_alike_note, recognise, written_outputs
 from .course import Course, stub_signature
 from .fence import pack
 from .options import Options
@@ -239,6 +239,8 @@ class PuzzleGrader:
                 early = [r for r in run.get("early_reads", []) if r["tensor"] in outcome.message]
                 text = messages.read_before_write(early[0]) if early and outcome.kind in (
                     "unwritten", "nonfinite", "mismatch") else outcome.message
+                if outcome.kind == "mismatch" and text == outcome.message:
+                    text = self._look_alike(case, plan, got, text)
                 return (case_result(case, self.puzzle, False, outcome.kind, f"{where}: {text}",
                                     max_abs_err=outcome.max_abs_err, **extra), binding, None)
             worst = max(worst, outcome.max_abs_err or 0.0)
@@ -246,6 +248,15 @@ class PuzzleGrader:
         if race is not None:
             return case_result(case, self.puzzle, False, "race", f"{describe}: {race}", **extra), binding, None
         return case_result(case, self.puzzle, True, max_abs_err=worst, **extra), binding, None
+
+    def _look_alike(self, case: Case, plan, got, message: str) -> str:
+        """Add "It looks like <name>: <where>." when the wrong values are those of a known mistake."""
+        if not self.puzzle.look_alikes:
+            return message
+        actual = written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce)
+        look = recognise(self.puzzle.look_alikes, plan.inputs, plan.expected, actual, self.puzzle.atol,
+                         self.puzzle.rtol, {**self.puzzle.sizes(case), **case.blocks}, case.layouts)
+        return message if look is None else look_alike_note(message, look)
 
     def _mistake_notes(self) -> str:
         try:

@@ -9,6 +9,7 @@ definitions, and only the worker process imports triton in interpreter mode.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -120,6 +121,31 @@ class Mistake:
 
 
 @dataclass(frozen=True)
+class LookAlike:
+    """A known wrong turn, recognised in the kernel's OUTPUT: ``spec`` is a small alternative
+    spec that computes what the wrong kernel would produce. When a case's values are wrong and
+    match it (within the puzzle's tolerance), the message says "It looks like <name>: <where>."
+
+    ``spec`` takes the puzzle spec's inputs, in order, and returns what the spec returns (after
+    any ``host_reduce``: the same space the spec is compared in). It may also take the
+    keyword-only arguments ``sizes`` (the case's sizes, derived sizes and blocks, by name) and
+    ``layouts`` (the case's ``layouts``), for mistakes that depend on a block size or on how
+    an input is stored.
+    """
+
+    name: str
+    spec: Callable
+    where: str
+
+    def produce(self, inputs, sizes: Mapping[str, int], layouts: Mapping[str, str]) -> tuple:
+        """What the wrong kernel would have written, one tensor per output."""
+        wanted = inspect.signature(self.spec).parameters
+        extra = {k: v for k, v in (("sizes", dict(sizes)), ("layouts", dict(layouts))) if k in wanted}
+        result = self.spec(*[x.clone() for x in inputs], **extra)
+        return result if isinstance(result, tuple) else (result,)
+
+
+@dataclass(frozen=True)
 class Puzzle:
     """A puzzle: the statement, the PyTorch spec, the kernel's name, how it is launched and graded.
 
@@ -136,6 +162,8 @@ class Puzzle:
       summed over its first axis on the host, as the learner's wrapper would.
     * ``strides`` names the kernel parameters that receive each tensor's strides, in
       elements: ``{"x": ("x_stride_row", "x_stride_dim")}``.
+    * ``mistakes`` are recognised in the learner's source; ``look_alikes`` in the values a
+      failing case wrote (see :class:`LookAlike`).
     * ``mantissa_bits`` rounds named float inputs to that many explicit mantissa bits. Dot
       puzzles use it so that TF32 ``tl.dot`` on a GPU is exact: a correct kernel then matches
       an fp32 reference tightly and a wrong one still fails.
@@ -152,6 +180,7 @@ class Puzzle:
     rtol: float = 1e-5
     hints: tuple[str, ...] = ()
     mistakes: tuple[Mistake, ...] = ()
+    look_alikes: tuple[LookAlike, ...] = ()
     output: str | tuple[str, ...] = "z"
     derive: Callable[[Sizes], Sizes] | None = None
     mantissa_bits: Mapping[str, int] = field(default_factory=dict)
@@ -175,6 +204,9 @@ class Puzzle:
             raise ValueError(f"{self.id}: kind must be 'kernel' or 'function', not {self.kind!r}")
         if self.kind == "kernel" and self.grid is None:
             raise ValueError(f"{self.id}: a kernel puzzle needs a grid")
+        names = [look.name for look in self.look_alikes]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.id}: two look-alikes share a name: {names}")
 
     @property
     def number(self) -> int:

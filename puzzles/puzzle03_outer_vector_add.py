@@ -23,7 +23,7 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Case, Puzzle, seeds
+from grader.puzzle import Case, LookAlike, Puzzle, seeds
 
 
 def spec(x: Float32[Tensor, "N0"], y: Float32[Tensor, "N1"]) -> Float32[Tensor, "N1 N0"]:
@@ -58,5 +58,11 @@ PUZZLE = Puzzle(
         "`x[None, :] + y[:, None]` is a `B1 x B0` block shaped like `z`.",
         "Build the output offsets the same way: `rows[:, None] * N0 + cols[None, :]`, where "
         "rows index `y` and columns index `x`.",
+    ),
+    look_alikes=(
+        LookAlike("the output stored transposed (an N0 x N1 matrix, x along the rows)",
+                  lambda x, y: (x[:, None] + y[None, :]).reshape(len(y), len(x)),
+                  "`z` has N1 rows, one per element of `y`, and N0 columns, one per element of `x`: "
+                  "compute `x[None, :] + y[:, None]` and store element (j, i) at offset `j * N0 + i`"),
     ),
 )

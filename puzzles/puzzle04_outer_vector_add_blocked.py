@@ -23,7 +23,7 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Case, Puzzle, cdiv, seeds
+from grader.puzzle import Case, LookAlike, Puzzle, cdiv, seeds
 
 
 def spec(x: Float32[Tensor, "N0"], y: Float32[Tensor, "N1"]) -> Float32[Tensor, "N1 N0"]:
@@ -59,5 +59,11 @@ PUZZLE = Puzzle(
         "Columns of the tile: `tl.program_id(0) * B0 + tl.arange(0, B0)`; rows: "
         "`tl.program_id(1) * B1 + tl.arange(0, B1)`. Mask each vector load with its own bound.",
         "The store needs a 2-D mask: `(rows < N1)[:, None] & (cols < N0)[None, :]`.",
+    ),
+    look_alikes=(
+        LookAlike("z's strides swapped (column-major: rows and columns exchanged)",
+                  lambda x, y: (x[:, None] + y[None, :]).reshape(len(y), len(x)),
+                  "`z` is row-major, so row j (from `y`, `tl.program_id(1)`) has stride N0 and column i "
+                  "(from `x`, `tl.program_id(0)`) stride 1: store at `rows[:, None] * N0 + cols[None, :]`"),
     ),
 )

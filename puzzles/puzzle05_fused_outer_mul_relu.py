@@ -21,7 +21,7 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Case, Puzzle, cdiv, seeds
+from grader.puzzle import Case, LookAlike, Puzzle, cdiv, seeds
 
 
 def spec(x: Float32[Tensor, "N0"], y: Float32[Tensor, "N1"]) -> Float32[Tensor, "N1 N0"]:
@@ -55,5 +55,15 @@ PUZZLE = Puzzle(
     hints=(
         "Start from your puzzle 4 kernel and change only the line that computes the tile.",
         "`tl.maximum(v, 0.0)` is a ReLU; apply it to the product, not to one of the factors.",
+    ),
+    look_alikes=(
+        LookAlike("the ReLU missing", lambda x, y: x[None, :] * y[:, None],
+                  "apply `tl.maximum(product, 0.0)` to the tile before the store"),
+        LookAlike("the ReLU applied to x before the product", lambda x, y: torch.relu(x)[None, :] * y[:, None],
+                  "relu(x) * y is negative where x > 0 and y < 0; take the ReLU of the product, "
+                  "`tl.maximum(x[None, :] * y[:, None], 0.0)`"),
+        LookAlike("the ReLU applied to y before the product", lambda x, y: x[None, :] * torch.relu(y)[:, None],
+                  "x * relu(y) is negative where x < 0 and y > 0; take the ReLU of the product, "
+                  "`tl.maximum(x[None, :] * y[:, None], 0.0)`"),
     ),
 )

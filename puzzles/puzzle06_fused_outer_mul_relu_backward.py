@@ -27,7 +27,7 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Case, Puzzle, cdiv, seeds
+from grader.puzzle import Case, LookAlike, Puzzle, cdiv, seeds
 
 
 def spec(
@@ -71,5 +71,19 @@ PUZZLE = Puzzle(
         "`x` and `dz` are tiles like `dx`: load both with the same 2-D offsets and mask; "
         "`y` is a vector, so load it per row and broadcast it with `[:, None]`.",
         "`tl.where(x * y > 0, dz * y, 0.0)` applies the ReLU's gate.",
+    ),
+    look_alikes=(
+        LookAlike("the ReLU's gate missing (dx = dz * y everywhere)", lambda x, y, dz: dz * y[:, None],
+                  "the gradient flows only where the forward's product was positive: "
+                  "`tl.where(x * y > 0, dz * y, 0.0)`"),
+        LookAlike("the gate taken from x alone (x > 0 instead of x * y > 0)",
+                  lambda x, y, dz: torch.where(x > 0, dz * y[:, None], 0.0),
+                  "the ReLU's input was x * y, so where y < 0 the sign flips: gate on `x * y > 0`"),
+        LookAlike("the gate taken with >= (relu'(0) taken as 1)",
+                  lambda x, y, dz: torch.where(x * y[:, None] >= 0, dz * y[:, None], 0.0),
+                  "where x * y is exactly 0 the ReLU's gradient is 0: gate on `x * y > 0`, not `>= 0`"),
+        LookAlike("the gate taken from x's first row (x read as a vector)",
+                  lambda x, y, dz: torch.where(x[:1] * y[:, None] > 0, dz * y[:, None], 0.0),
+                  "`x` is an N1 x N0 matrix like `dz`: load it with the same 2-D offsets and mask"),
     ),
 )

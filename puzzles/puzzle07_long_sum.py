@@ -26,11 +26,19 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Case, Puzzle, cdiv, seeds
+from grader.puzzle import Case, LookAlike, Puzzle, cdiv, seeds
 
 
 def spec(x: Float32[Tensor, "N0 T"]) -> Float32[Tensor, "N0"]:
     return x.sum(dim=1)
+
+
+def _first_chunk(x, *, sizes):  # a look-alike: no loop over the chunks
+    return x[:, :sizes["B1"]].sum(dim=1)
+
+
+def _last_chunk(x, *, sizes):  # a look-alike: `acc = tl.sum(...)` inside the loop, not `acc +=`
+    return x[:, (sizes["T"] - 1) // sizes["B1"] * sizes["B1"]:].sum(dim=1)
 
 
 # ---- your part: finish the kernel ------------------------------------------------
@@ -64,5 +72,12 @@ PUZZLE = Puzzle(
         "and columns `start + tl.arange(0, B1)`, and add `tl.sum(tile, axis=1)` to it.",
         "The tile's mask is `(rows < N0)[:, None] & (cols < T)[None, :]`; masked lanes load "
         "as 0, which does not change a sum. Store the accumulator once, after the loop.",
+    ),
+    look_alikes=(
+        LookAlike("a sum of the first chunk only (B1 columns per row)", _first_chunk,
+                  "loop over the row, `for start in range(0, T, B1):`, adding each chunk's "
+                  "`tl.sum(tile, axis=1)` to the accumulator"),
+        LookAlike("a sum of the last chunk only (the accumulator overwritten in the loop)", _last_chunk,
+                  "add to the accumulator, `acc += tl.sum(tile, axis=1)`: `acc = ...` keeps only the last chunk"),
     ),
 )

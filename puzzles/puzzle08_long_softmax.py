@@ -33,13 +33,17 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Case, Puzzle, cdiv, seeds
+from grader.puzzle import Case, LookAlike, Puzzle, cdiv, seeds
 
 
 def spec(x: Float32[Tensor, "N0 T"]) -> Float32[Tensor, "N0 T"]:
     x_max = x.max(dim=1, keepdim=True).values
     e = torch.exp(x - x_max)
     return e / e.sum(dim=1, keepdim=True)
+
+
+def _per_chunk(x, *, sizes):  # a look-alike: each chunk normalised as if it were the whole row
+    return torch.cat([torch.softmax(chunk, dim=1) for chunk in x.split(sizes["B1"], dim=1)], dim=1)
 
 
 # ---- your part: finish the kernel ------------------------------------------------
@@ -84,5 +88,13 @@ PUZZLE = Puzzle(
         "Load the columns past `T` as `float('-inf')` so that they add `exp(-inf) = 0`; but "
         "a row that is entirely `-inf` gives `-inf - (-inf) = nan`, so load rows past `N0` "
         "as 0 (they are never stored).",
+    ),
+    look_alikes=(
+        LookAlike("a softmax of each B1-wide chunk on its own", _per_chunk,
+                  "the maximum and the denominator are the whole row's: a first pass over every chunk "
+                  "finds them, a second one stores `tl.exp(tile - m[:, None]) / s[:, None]`"),
+        LookAlike("exp(x - max) without the division by the row's sum",
+                  lambda x: torch.exp(x - x.max(dim=1, keepdim=True).values),
+                  "divide what you store by the row's sum of exponentials, `/ s[:, None]`"),
     ),
 )

@@ -29,7 +29,7 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Case, Puzzle, cdiv, seeds
+from grader.puzzle import Case, LookAlike, Puzzle, cdiv, seeds
 
 
 def spec(
@@ -38,6 +38,17 @@ def spec(
     scores = q[:, None] * k[None, :]              # (N0, T)
     weights = torch.softmax(scores, dim=1)        # one softmax per query (row)
     return weights @ v
+
+
+def _softmax_over_all(q, k, v):  # a look-alike: one denominator for the whole score matrix
+    scores = q[:, None] * k[None, :]
+    e = torch.exp(scores - scores.max())
+    return e @ v / e.sum()
+
+
+def _no_division(q, k, v):  # a look-alike: the weighted sum of values never divided by the sum
+    scores = q[:, None] * k[None, :]
+    return torch.exp(scores - scores.max(dim=1, keepdim=True).values) @ v
 
 
 # ---- your part: finish the kernel ------------------------------------------------
@@ -83,5 +94,12 @@ PUZZLE = Puzzle(
         "weight `exp(-inf) = 0`; then `m_new = tl.maximum(m, tl.max(scores, axis=1))`, "
         "`p = tl.exp(scores - m_new[:, None])`, `alpha = tl.exp(m - m_new)`, "
         "`s = s * alpha + tl.sum(p, axis=1)`, `a = a * alpha + tl.sum(p * v[None, :], axis=1)`.",
+    ),
+    look_alikes=(
+        LookAlike("one softmax over the whole score matrix (every query and key together)", _softmax_over_all,
+                  "each query (row) has its own softmax over the keys: keep a maximum `m` and a sum `s` "
+                  "per query, shape `[B0]`, and divide that query's weighted sum by its own `s`"),
+        LookAlike("the weighted sum of values without the division by the softmax's sum", _no_division,
+                  "store `a / s`: the weights `exp(score - m)` sum to `s`, not to 1"),
     ),
 )

@@ -34,7 +34,7 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Case, Puzzle, cdiv, seeds
+from grader.puzzle import Case, LookAlike, Puzzle, cdiv, seeds
 
 
 def spec(x: Float32[Tensor, "N0 H W"], k: Float32[Tensor, "KH KW"]) -> Float32[Tensor, "N0 H W"]:
@@ -81,5 +81,10 @@ PUZZLE = Puzzle(
         "Loop `for i in range(0, H):` and `for j in range(0, W):`; "
         "`tl.sum(window * filt[None, :], axis=1)` gives one value per image, to store at "
         "offset `b * H * W + i * W + j` with the mask `b < N0`.",
+    ),
+    look_alikes=(
+        LookAlike("a convolution with the filter flipped", lambda x, k: spec(x, k.flip(0, 1)),
+                  "this puzzle's convolution is a cross-correlation, as in deep learning: `k[a, c]` "
+                  "multiplies `x[b, i + a, j + c]`; load the filter as `tl.load(k_ptr + a * KW + c)`"),
     ),
 )

@@ -32,7 +32,7 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Case, Puzzle, cdiv, seeds
+from grader.puzzle import Case, LookAlike, Puzzle, cdiv, seeds
 
 
 def spec(x: Float32[Tensor, "N2 N0 MID"], y: Float32[Tensor, "N2 MID N1"]) -> Float32[Tensor, "N2 N0 N1"]:
@@ -86,5 +86,14 @@ PUZZLE = Puzzle(
         "`acc += tl.dot(x_block, y_block)`.",
         "The element `[b, i, k]` of `x` is at `b * N0 * MID + i * MID + k`; for `y` it is "
         "`b * MID * N1 + k * N1 + j`.",
+    ),
+    look_alikes=(
+        LookAlike("a product of the first MID chunk only (no loop over MID)",
+                  lambda x, y, *, sizes: x[:, :, :sizes["B_MID"]] @ y[:, :sizes["B_MID"], :],
+                  "loop `for k in range(0, MID, B_MID):`, loading the next `B_MID` columns of `x` and rows "
+                  "of `y` each time, and accumulate `acc += tl.dot(x_block, y_block)`"),
+        LookAlike("every batch computed from batch 0 (the batch offset missing from the loads)",
+                  lambda x, y: (x[0] @ y[0]).expand(x.shape[0], -1, -1),
+                  "add the batch term to the loads too: `b * N0 * MID` for `x`, `b * MID * N1` for `y`"),
     ),
 )

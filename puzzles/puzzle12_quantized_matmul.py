@@ -49,7 +49,7 @@ import triton.language as tl
 from jaxtyping import Float32, Int32
 from torch import Tensor
 
-from grader.puzzle import Case, Mistake, Puzzle, cdiv, seeds
+from grader.puzzle import Case, LookAlike, Mistake, Puzzle, cdiv, seeds
 
 FPINT = tl.constexpr(8)   # 4-bit values per int32 word
 GROUP = tl.constexpr(16)  # weight columns sharing one scale and one offset
@@ -67,6 +67,18 @@ def spec(
     q = ((weight[:, :, None] >> shifts) & 0xF).reshape(n0, -1)   # N0 MID
     o = ((offset[:, None] >> shifts) & 0xF)[:, :ng]             # N0 NG
     w = scale.repeat_interleave(group, dim=1) * (q - o.repeat_interleave(group, dim=1)).float()
+    return w @ activation
+
+
+def _variant(scale, offset, weight, activation, group=16, top_down=False, one_offset=False):
+    """The look-alikes' dequantisation: the spec's with one detail changed. Groups past NG
+    (column c in group c // group) are masked to zero, as a kernel masking `off_g < NG` does."""
+    n0, ng = scale.shape
+    shifts = 4 * torch.arange(8, dtype=torch.int32)
+    q = ((weight[:, :, None] >> (shifts.flip(0) if top_down else shifts)) & 0xF).reshape(n0, -1)
+    g = torch.arange(q.shape[1]) // group
+    o = (offset[:, None] >> (0 if one_offset else 4 * (g % 8))) & 0xF
+    w = torch.where(g < ng, scale[:, g.clamp(max=ng - 1)] * (q - o).float(), 0.0)
     return w @ activation
 
 
@@ -132,5 +144,20 @@ PUZZLE = Puzzle(
         "for `tl.dot`.",
         "Mask the columns past `MID` (words `>= NW`, groups `>= NG`, activation rows "
         "`>= MID`) to zero, so that a partial last chunk adds nothing.",
+    ),
+    look_alikes=(
+        LookAlike("groups of FPINT = 8 columns instead of GROUP = 16",
+                  lambda scale, offset, weight, activation: _variant(scale, offset, weight, activation, group=8),
+                  "a group is `GROUP = 16` columns, two words of weights: column c takes scale and offset "
+                  "number `c // GROUP`, not `c // FPINT`"),
+        LookAlike("the nibbles of a weight word read from the top down",
+                  lambda scale, offset, weight, activation: _variant(scale, offset, weight, activation,
+                                                                     top_down=True),
+                  "column `8 * w + t` is in bits `4t .. 4t + 3` of word w, the lowest first: shift by "
+                  "`tl.arange(0, FPINT) * 4`"),
+        LookAlike("every group's offset taken from nibble 0 of the offset word",
+                  lambda scale, offset, weight, activation: _variant(scale, offset, weight, activation,
+                                                                     one_offset=True),
+                  "group g's offset is nibble g of the row's offset word: `(offset_word >> (g * 4)) & 0xF`"),
     ),
 )

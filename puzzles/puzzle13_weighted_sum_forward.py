@@ -65,10 +65,16 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Bench, Case, Puzzle, cdiv, seeds
+from grader.puzzle import Bench, Case, LookAlike, Puzzle, cdiv, seeds
 
 
 def spec(x: Float32[Tensor, "ROWS D"], weight: Float32[Tensor, "D"]) -> Float32[Tensor, "ROWS"]:
+    return (x * weight[None, :]).sum(dim=-1)
+
+
+def _row_major(x, weight, *, layouts):  # a look-alike: x read at r * D + c whatever its strides
+    if layouts.get("x") == "transposed":
+        x = x.t().reshape(x.shape)  # what a column-major x's memory holds, read row by row
     return (x * weight[None, :]).sum(dim=-1)
 
 
@@ -140,5 +146,14 @@ PUZZLE = Puzzle(
         "`x_block_ptr = tl.advance(x_block_ptr, (0, D_TILE_SIZE))` and the weight's by `(D_TILE_SIZE,)`.",
         "Store with `tl.store(output_block_ptr, acc, boundary_check=(0,))`: the last program's "
         "rows past `ROWS` must not be written.",
+    ),
+    look_alikes=(
+        LookAlike("the weight ignored (plain row sums of x)", lambda x, weight: x.sum(dim=-1),
+                  "multiply each tile of `x` by the matching `D_TILE_SIZE` weights before the sum: "
+                  "`tl.sum(x * w[None, :], axis=1)`"),
+        LookAlike("x read as if row-major (its strides ignored)", _row_major,
+                  "address x through the strides you are given, `x_stride_row` and `x_stride_dim` "
+                  "(in `tl.make_block_ptr(..., strides=(x_stride_row, x_stride_dim), ...)`): "
+                  "a transposed x has `x_stride_row == 1`"),
     ),
 )

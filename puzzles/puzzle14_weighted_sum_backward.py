@@ -49,7 +49,7 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Bench, Case, Puzzle, cdiv, seeds
+from grader.puzzle import Bench, Case, LookAlike, Puzzle, cdiv, seeds
 
 
 def spec(
@@ -57,6 +57,13 @@ def spec(
 ) -> tuple[Float32[Tensor, "ROWS D"], Float32[Tensor, "D"]]:
     grad_x = grad_output[:, None] * weight[None, :]
     grad_weight = (x * grad_output[:, None]).sum(dim=0)
+    return grad_x, grad_weight
+
+
+def _grad_x_with_x_strides(x, weight, grad_output, *, layouts):  # a look-alike: grad_x stored with x's strides
+    grad_x, grad_weight = spec(x, weight, grad_output)
+    if layouts.get("x") == "transposed":
+        grad_x = grad_x.t().reshape(grad_x.shape)  # stored column-major, read back row by row
     return grad_x, grad_weight
 
 
@@ -135,5 +142,17 @@ PUZZLE = Puzzle(
         "For the partials, a block pointer over the whole `(NT, D)` buffer (`NT` = `tl.num_programs(0)`) "
         "at offsets `(pid, 0)` with block `(1, D_TILE_SIZE)` takes `partial[None, :]`; advance it by "
         "`(0, D_TILE_SIZE)` with the others.",
+    ),
+    look_alikes=(
+        LookAlike("grad_weight without grad_output (plain column sums of x)",
+                  lambda x, weight, grad_output: (grad_output[:, None] * weight[None, :], x.sum(dim=0)),
+                  "each row of x enters grad_weight scaled by its grad_output: the partial of a row tile "
+                  "is `tl.sum(x * g[:, None], axis=0)`"),
+        LookAlike("grad_x without grad_output (every row the weight itself)",
+                  lambda x, weight, grad_output: (weight.expand(x.shape).clone(), spec(x, weight, grad_output)[1]),
+                  "the chain rule scales the weight by each row's grad_output: `g[:, None] * w[None, :]`"),
+        LookAlike("grad_x stored with x's strides", _grad_x_with_x_strides,
+                  "grad_x's block pointer takes grad_x's own strides, `(grad_x_stride_row, grad_x_stride_dim)`: "
+                  "x may be stored column-major while grad_x is row-major"),
     ),
 )

@@ -62,11 +62,17 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Bench, Case, Puzzle, cdiv, seeds
+from grader.puzzle import Bench, Case, LookAlike, Puzzle, cdiv, seeds
 
 
 def spec(x: Float32[Tensor, "ROWS D"], weight: Float32[Tensor, "D"]) -> Float32[Tensor, "ROWS"]:
     return (x * weight[None, :]).sum(dim=-1)
+
+
+def _tile_index_rows(x, weight, *, sizes):  # a look-alike: x_desc.load([pid, d]), a tile index as a row
+    rows, tile = torch.arange(x.shape[0]), sizes["ROWS_TILE_SIZE"]
+    padded = torch.cat([spec(x, weight), torch.zeros(1)])  # rows past ROWS load as zeros
+    return padded[(rows // tile + rows % tile).clamp(max=x.shape[0])]
 
 
 # ---- your part: finish the kernel ------------------------------------------------
@@ -133,5 +139,13 @@ PUZZLE = Puzzle(
         "coordinates count elements, not tiles.",
         "Load the weights and store the output with plain pointers and masks (`cols < D`, "
         "`rows < ROWS`); the x tile needs no mask, the descriptor zero-fills past its shape.",
+    ),
+    look_alikes=(
+        LookAlike("the weight ignored (plain row sums of x)", lambda x, weight: x.sum(dim=-1),
+                  "multiply the tile that `x_desc.load(...)` gives by the matching `D_TILE_SIZE` weights before the sum: "
+                  "`tl.sum(x * w[None, :], axis=1)`"),
+        LookAlike("the program id used as a row coordinate (a tile index, not an element index)",
+                  _tile_index_rows,
+                  "descriptor coordinates count elements: load `x_desc.load([pid * ROWS_TILE_SIZE, d])`"),
     ),
 )

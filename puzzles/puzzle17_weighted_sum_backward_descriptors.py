@@ -40,7 +40,7 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Bench, Case, Puzzle, cdiv, seeds
+from grader.puzzle import Bench, Case, LookAlike, Puzzle, cdiv, seeds
 
 
 def spec(
@@ -124,5 +124,14 @@ PUZZLE = Puzzle(
         "Load this tile's `grad_output` once with a masked plain load (`other=0.0`). In the D loop "
         "store `g[:, None] * w[None, :]` at `[pid * ROWS_TILE_SIZE, d]` of `grad_x` and "
         "`tl.sum(x * g[:, None], axis=0)[None, :]` at `[pid, d]` of the scratch buffer.",
+    ),
+    look_alikes=(
+        LookAlike("grad_weight without grad_output (plain column sums of x)",
+                  lambda x, weight, grad_output: (grad_output[:, None] * weight[None, :], x.sum(dim=0)),
+                  "each row of x enters grad_weight scaled by its grad_output: the partial of a row tile "
+                  "is `tl.sum(x * g[:, None], axis=0)`"),
+        LookAlike("grad_x without grad_output (every row the weight itself)",
+                  lambda x, weight, grad_output: (weight.expand(x.shape).clone(), spec(x, weight, grad_output)[1]),
+                  "the chain rule scales the weight by each row's grad_output: `g[:, None] * w[None, :]`"),
     ),
 )

@@ -1,0 +1,177 @@
+"""Look-alikes: known mistakes recognised in the values a failing case wrote.
+
+A puzzle declares ``LookAlike(name, spec, where)``: a small spec computing what the wrong
+kernel would produce. When a case's values are wrong and match it, the message adds
+"It looks like <name>: <where>." These tests check each look-alike both ways: a corpus kernel
+making the mistake is named, and the spec's own output never is.
+"""
+import pytest
+
+from conftest import COURSE, PUZZLE_IDS, WRONG, wrong_kernel_files
+
+from grader.compare import close_enough, look_alike_note, recognise
+from grader.plan import SpecShapes
+from grader.puzzle import LookAlike
+from grader.selftest import declared
+
+# Every corpus file whose wrong values a look-alike names, and that look-alike's name.
+RECOGNISED = {
+    "puzzle03_transposed_output": "the output stored transposed (an N0 x N1 matrix, x along the rows)",
+    "puzzle04_swapped_strides": "z's strides swapped (column-major: rows and columns exchanged)",
+    "puzzle05_missing_relu": "the ReLU missing",
+    "puzzle05_relu_before_mul": "the ReLU applied to x before the product",
+    "puzzle05_relu_on_y": "the ReLU applied to y before the product",
+    "puzzle06_missing_relu_mask": "the ReLU's gate missing (dx = dz * y everywhere)",
+    "puzzle06_gate_on_x_only": "the gate taken from x alone (x > 0 instead of x * y > 0)",
+    "puzzle06_relu_gate_ge": "the gate taken with >= (relu'(0) taken as 1)",
+    "puzzle06_x_as_vector": "the gate taken from x's first row (x read as a vector)",
+    "puzzle07_first_chunk_only": "a sum of the first chunk only (B1 columns per row)",
+    "puzzle07_acc_overwritten": "a sum of the last chunk only (the accumulator overwritten in the loop)",
+    "puzzle08_single_block": "a softmax of each B1-wide chunk on its own",
+    "puzzle08_no_normalisation": "exp(x - max) without the division by the row's sum",
+    "puzzle09_softmax_over_all": "one softmax over the whole score matrix (every query and key together)",
+    "puzzle09_no_division": "the weighted sum of values without the division by the softmax's sum",
+    "puzzle10_flipped_kernel": "a convolution with the filter flipped",
+    "puzzle11_no_mid_loop": "a product of the first MID chunk only (no loop over MID)",
+    "puzzle11_ignores_batch": "every batch computed from batch 0 (the batch offset missing from the loads)",
+    "puzzle12_group_is_fpint": "groups of FPINT = 8 columns instead of GROUP = 16",
+    "puzzle12_misordered_nibble": "the nibbles of a weight word read from the top down",
+    "puzzle12_offset_not_unpacked": "every group's offset taken from nibble 0 of the offset word",
+    "puzzle13_weight_ignored": "the weight ignored (plain row sums of x)",
+    "puzzle13_ignores_strides": "x read as if row-major (its strides ignored)",
+    "puzzle14_grad_w_without_grad_output": "grad_weight without grad_output (plain column sums of x)",
+    "puzzle14_grad_x_without_grad_output": "grad_x without grad_output (every row the weight itself)",
+    "puzzle14_grad_x_with_x_strides": "grad_x stored with x's strides",
+    "puzzle16_weight_ignored": "the weight ignored (plain row sums of x)",
+    "puzzle16_tile_index_as_coordinate":
+        "the program id used as a row coordinate (a tile index, not an element index)",
+    "puzzle17_grad_w_without_grad_output": "grad_weight without grad_output (plain column sums of x)",
+    "puzzle17_grad_x_without_grad_output": "grad_x without grad_output (every row the weight itself)",
+}
+
+# The cases on which a look-alike gives the spec's own values, so that it cannot tell the
+# mistake there (the grader passes it over): (puzzle, look-alike) -> case labels. Any other
+# coincidence is a look-alike that is wrongly written, or a case that no longer tells.
+CONTIGUOUS_13 = ("classic[seed=0]", "classic[seed=1]", "tails[seed=2]", "tails[seed=3]")
+COINCIDE = {
+    # One column (one row): the transpose of a vector stored flat is the same vector.
+    ("puzzle03", "the output stored transposed (an N0 x N1 matrix, x along the rows)"): ("single_column[seed=5]",),
+    ("puzzle04", "z's strides swapped (column-major: rows and columns exchanged)"): ("single_row[seed=7]",),
+    # x * y is exactly 0 only where the case makes every third x 0.
+    ("puzzle06", "the gate taken with >= (relu'(0) taken as 1)"): (
+        "classic[seed=0]", "classic[seed=1]", "classic[seed=2]", "exact_multiple[seed=3]",
+        "unequal_blocks[seed=4]", "block_larger_than_row[seed=5]", "tall[seed=6]"),
+    # Rows shorter than one chunk: the first chunk, the last and the whole row are one.
+    ("puzzle07", "a sum of the first chunk only (B1 columns per row)"): ("row_shorter_than_block[seed=5]",),
+    ("puzzle07", "a sum of the last chunk only (the accumulator overwritten in the loop)"):
+        ("row_shorter_than_block[seed=5]",),
+    ("puzzle08", "a softmax of each B1-wide chunk on its own"): ("row_shorter_than_block[seed=4]",),
+    # Large inputs: each row's maximum dominates, the sum of exponentials is 1 to within atol.
+    ("puzzle08", "exp(x - max) without the division by the row's sum"):
+        ("large_magnitude[seed=5]", "max_in_last_chunk[seed=6]"),
+    ("puzzle10", "a convolution with the filter flipped"): ("one_by_one_filter[seed=6]",),
+    # Strides matter only where the case stores x column-major.
+    ("puzzle13", "x read as if row-major (its strides ignored)"): (*CONTIGUOUS_13, "smaller_than_tiles[seed=5]"),
+    ("puzzle14", "grad_x stored with x's strides"): (*CONTIGUOUS_13, "many_row_tiles[seed=5]"),
+    # One program: its tile index 0 is also its first row.
+    ("puzzle16", "the program id used as a row coordinate (a tile index, not an element index)"):
+        ("smaller_than_tiles[seed=5]",),
+}
+
+PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]
+LOOKS = [(p, look) for p in PUZZLES for look in p.look_alikes]
+MISMATCHES = [f for f in wrong_kernel_files() if declared(f).get("EXPECT_KIND") == "mismatch"]
+
+
+def test_enough_look_alikes():
+    assert len(LOOKS) >= 15
+    assert {p.id for p, _ in LOOKS} >= {f"puzzle{n:02d}" for n in (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17)}
+
+
+@pytest.mark.parametrize("puzzle,look", LOOKS, ids=[f"{p.id}-{look.name[:40]}" for p, look in LOOKS])
+def test_every_look_alike_has_a_corpus_kernel(puzzle, look):
+    files = [stem for stem, name in RECOGNISED.items() if stem.startswith(puzzle.id) and name == look.name]
+    assert files, f"{puzzle.id}: no corpus kernel in tests/wrong_kernels makes the mistake {look.name!r}"
+    for stem in files:
+        assert (WRONG / f"{stem}.py").is_file(), stem
+        assert declared(WRONG / f"{stem}.py")["EXPECT_KIND"] == "mismatch", stem
+
+
+def test_recognised_names_are_declared():
+    for stem, name in RECOGNISED.items():
+        names = [look.name for look in COURSE.puzzle(stem[:8]).look_alikes]
+        assert name in names, f"{stem}: {name!r} is not a look-alike of {stem[:8]} ({names})"
+
+
+@pytest.mark.parametrize("path", MISMATCHES, ids=[f.stem for f in MISMATCHES])
+def test_corpus_mismatch_is_named_when_known(path, wrong_results):
+    result = wrong_results[path.name]
+    first = result.first_failure
+    assert first.kind == "mismatch", first.message
+    name = RECOGNISED.get(path.stem)
+    if name is None:  # no look-alike for this mistake: nothing may be claimed
+        for case in result.cases:
+            assert "It looks like" not in case.message, f"{path.name}: {case.message}"
+    else:
+        assert f"It looks like {name}: " in first.message, f"{path.name}: {first.message}"
+        where = next(look.where for look in COURSE.puzzle(path.name[:8]).look_alikes if look.name == name)
+        assert where.rstrip(".") in first.message
+
+
+PLANS = [(p, case) for p in PUZZLES if p.look_alikes for case in p.cases]
+
+
+@pytest.mark.parametrize("puzzle,case", PLANS, ids=[f"{p.id}-{c.label}" for p, c in PLANS])
+def test_the_spec_output_is_never_labelled(puzzle, case):
+    plan = SpecShapes(puzzle).plan(case)
+    sizes = {**puzzle.sizes(case), **case.blocks}
+    for look in puzzle.look_alikes:
+        wrong = look.produce(plan.inputs, sizes, case.layouts)
+        assert len(wrong) == len(plan.expected), look.name
+        for w, e in zip(wrong, plan.expected):  # same space as the spec: shape and dtype
+            assert (tuple(w.shape), w.dtype) == (tuple(e.shape), e.dtype), look.name
+        telling = not all(close_enough(w, e, puzzle.atol, puzzle.rtol) for w, e in zip(wrong, plan.expected))
+        coincides = case.label in COINCIDE.get((puzzle.id, look.name), ())
+        assert telling != coincides, (f"{puzzle.id} {case.label}: {look.name!r} "
+                                      f"{'gives the spec' if not telling else 'differs'}")
+    assert recognise(puzzle.look_alikes, plan.inputs, plan.expected, plan.expected, puzzle.atol, puzzle.rtol,
+                     sizes, case.layouts) is None
+
+
+@pytest.mark.parametrize("puzzle,look", LOOKS, ids=[f"{p.id}-{look.name[:40]}" for p, look in LOOKS])
+def test_every_look_alike_tells_on_some_case(puzzle, look):
+    assert len(COINCIDE.get((puzzle.id, look.name), ())) < len(puzzle.cases)
+
+
+def test_solutions_pass_unlabelled(solution_results):
+    for puzzle_id, result in solution_results.items():
+        assert result.status == "pass", f"{puzzle_id}: {result.message}"
+        assert "looks like" not in result.message
+        assert all("looks like" not in c.message for c in result.cases)
+
+
+def test_the_note_follows_a_full_stop():
+    look = LookAlike("a mistake", lambda x: x, "the fix.")
+    assert look_alike_note("yours 1, expected 2", look) == "yours 1, expected 2. It looks like a mistake: the fix."
+    assert look_alike_note("all wrong. ", look) == "all wrong. It looks like a mistake: the fix."
+
+
+def test_sizes_and_layouts_only_where_asked():
+    import torch
+    x = torch.ones(2)
+    plain = LookAlike("plain", lambda x: x * 2, "")
+    sized = LookAlike("sized", lambda x, *, sizes: x * sizes["B0"], "")
+    both = LookAlike("both", lambda x, *, sizes, layouts: (x + sizes["B0"], x * len(layouts)), "")
+    assert plain.produce([x], {"B0": 3}, {})[0].tolist() == [2.0, 2.0]
+    assert sized.produce([x], {"B0": 3}, {})[0].tolist() == [3.0, 3.0]
+    assert [t.tolist() for t in both.produce([x], {"B0": 3}, {"x": "transposed"})] == [[4.0, 4.0], [1.0, 1.0]]
+    assert x.tolist() == [1.0, 1.0]  # the inputs are cloned
+
+
+def test_a_failing_look_alike_is_passed_over():
+    import torch
+    x = torch.arange(4.0)
+    broken = LookAlike("broken", lambda x: 1 / 0, "")
+    doubled = LookAlike("doubled", lambda x: x * 2, "")
+    assert recognise((broken, doubled), [x], [x], [x * 2], 1e-6, 1e-6, {}, {}) is doubled
+    assert recognise((broken, doubled), [x], [x], [x * 3], 1e-6, 1e-6, {}, {}) is None
