@@ -75,17 +75,21 @@ def kernels_in(path: Path) -> set[str]:
         return set()
 
 
+NOTEBOOK_LINES: dict = {}  # a written module's path -> its LineMap back to the notebook's cells
+
+
 def _notebook_as_module(path: Path) -> Path:
     """A notebook's definitions (never its calls or shell magics) as a module to grade."""
     import tempfile
 
-    from .capture import from_notebook
+    from .capture import notebook_module
+    module = Path(tempfile.mkdtemp(prefix="triton-puzzles-")) / (path.stem.replace("-", "_") + "_ipynb.py")
     try:
-        text, _skipped = from_notebook(path.read_text(encoding="utf-8"))
+        written = notebook_module(path.read_text(encoding="utf-8"), module=module.name, shown=path.name)
     except (ValueError, UnicodeDecodeError) as exc:
         raise CourseError(f"{path.name}: {exc}") from None
-    module = Path(tempfile.mkdtemp(prefix="triton-puzzles-")) / (path.stem.replace("-", "_") + "_ipynb.py")
-    module.write_text(text)
+    module.write_text(written.text)
+    NOTEBOOK_LINES[str(module)] = written.lines
     return module
 
 
@@ -222,6 +226,8 @@ def main(argv=None) -> int:
     if not args.solutions and args.file is None:  # the learner's own puzzles/: what `progress` shows
         from .learner import record
         record(course, report.results)
+    from .capture import relabel_report
+    report = relabel_report(report, NOTEBOOK_LINES)  # a notebook's "line N" said as "line M of code cell K"
     if args.json:
         from .render_json import render
         print(render(report))

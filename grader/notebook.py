@@ -72,7 +72,9 @@ def check(kernel, puzzle: str, *, picture: bool = True, device: str = "auto", ti
           progress: Progress | None = None, triton_viz: bool = False) -> Checked:
     """Grade ``kernel`` (defined in this notebook) on ``puzzle``'s cases and show the result.
     ``triton_viz=True`` also shows triton-viz's 3-D viewer of the first failing case (see :func:`show`)."""
-    from .capture import source_of
+    from dataclasses import replace
+
+    from .capture import captured
     from .options import Options
     from .render_html import render
     from .session import grade_many
@@ -82,12 +84,14 @@ def check(kernel, puzzle: str, *, picture: bool = True, device: str = "auto", ti
     course.puzzle_file(puzzle_id)
     folder = Path(tempfile.mkdtemp(prefix="triton-puzzles-"))
     path = folder / f"{puzzle_id}_notebook.py"
-    path.write_text(source_of(kernel))
+    capture = captured(kernel)
+    path.write_text(capture.text)
     if device == "auto":
         from .cli import _has_cuda
         device = "cuda" if _has_cuda() else "cpu"
     report = grade_many(course, [(puzzle_id, path)], Options(device=device, timeout=timeout), jobs=1)
-    result = report.results[0]
+    # messages say the cell's line numbers, not the written module's
+    result = replace(capture.lines, module=path.name).apply(report.results[0])
     drawn = None
     if picture and result.status == "fail" and course.puzzle(puzzle_id).kind == "kernel" and result.cases:
         from .pictures import picture as draw_picture

@@ -17,6 +17,8 @@ UNTOUCHED, MASKED, READ, WRITTEN, READ_WRITTEN, OOB = range(6)
 COLORS = ["#f3f3f3", "#c9c9c9", "#4c78a8", "#54a24b", "#f58518", "#e45756"]
 LABELS = ["untouched", "masked off", "read", "written", "read and written", "out of bounds"]
 MAX_PROGRAMS = 12
+WIDTH_INCHES = 10.0  # widest figure; wider pictures are drawn smaller at a higher dpi
+DPI = 110
 MAX_OVERHANG_ROWS = 6
 MAX_OVERHANG_CELLS = 64
 
@@ -112,8 +114,12 @@ def draw(path: Path, title: str, tensors: list[tuple[str, tuple[int, ...]]], gri
                for (name, _), panel in zip(tensors, panels)]
     by_label = {label: cells_by_program(trace) if trace else {} for label, trace, _ in traces}
     widths = [max(1.0, min(4.0, (p.width or p.numel) / 12)) for *_, p in columns]
+    natural = (sum(widths) * 1.15 + 1.0, 1.1 * len(programs) + 1.4)
+    # A notebook shows the picture about 1000 px wide: draw a wide one at most WIDTH_INCHES wide
+    # at a higher dpi, so its labels keep their size on screen and its cells their pixels.
+    shrink = min(1.0, WIDTH_INCHES / natural[0])
     fig, axes = plt.subplots(len(programs), len(columns), squeeze=False,
-                             figsize=(sum(widths) * 1.15 + 1.0, 1.1 * len(programs) + 1.4),
+                             figsize=(natural[0] * shrink, natural[1] * max(shrink, 0.6)),
                              gridspec_kw={"width_ratios": widths})
     cmap = ListedColormap(COLORS)
     cmap.set_bad("white")
@@ -130,15 +136,15 @@ def draw(path: Path, title: str, tensors: list[tuple[str, tuple[int, ...]]], gri
                 head = f"{label}\n{name} {tuple(panel.shape)}"
                 if trace is None and note:
                     head += f"\n({note})"
-                ax.set_title(head, fontsize=8)
+                ax.set_title(head, fontsize=9)
             if c == 0:
-                ax.set_ylabel(f"pid {program[:len(grid)]}", fontsize=7, rotation=0, ha="right", va="center")
+                ax.set_ylabel(f"pid {program[:len(grid)]}", fontsize=8, rotation=0, ha="right", va="center")
     shown = "" if len(programs) == math.prod(grid) else f" (first and last {MAX_PROGRAMS // 2} of {math.prod(grid)} programs)"
-    fig.suptitle("\n".join(textwrap.wrap(title + shown, int(fig.get_figwidth() * 11))), fontsize=10)
+    fig.suptitle("\n".join(textwrap.wrap(title + shown, int(fig.get_figwidth() * 10))), fontsize=11)
     fig.legend(handles=[Patch(color=col, label=lab) for col, lab in zip(COLORS, LABELS)],
-               loc="lower center", ncol=len(COLORS), fontsize=7, frameon=False)
+               loc="lower center", ncol=len(COLORS), fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.05, 1, 0.93))
     path = Path(path)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=min(DPI / shrink, 2.5 * DPI))
     plt.close(fig)
     return path

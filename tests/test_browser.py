@@ -101,6 +101,94 @@ def test_classic_notebook_check_in_a_real_browser(tmp_path):
         server.wait(timeout=20)
 
 
+# Puzzle 2 without a mask, as a learner writes it: the unmasked load is line 7 of the cell.
+MISSING_MASK_CELL = """# Puzzle 2, my attempt
+BLOCK = 32
+@triton.jit
+def add_mask2_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
+    offsets = tl.program_id(0) * B0 + tl.arange(0, B0)
+    # no mask: the last program reads past the end
+    x = tl.load(x_ptr + offsets)
+    tl.store(z_ptr + offsets, x + 10.0)
+"""
+
+
+def _course_with_puzzle2_failing(tmp_path: Path) -> Path:
+    """A course whose notebook holds the set-up, puzzle 2's statement, a kernel without a mask, its check."""
+    course = tmp_path / "course"
+    for folder in ("puzzles", "solutions"):
+        shutil.copytree(ROOT / folder, course / folder)
+    (course / "notebooks").mkdir()
+    classic = json.loads((ROOT / "notebooks" / "01_classic.ipynb").read_text())
+    cells = {cell.get("id"): cell for cell in classic["cells"]}
+    kernel = dict(cells["puzzle02-kernel"], source=MISSING_MASK_CELL)
+    classic["cells"] = [cells["01_classic-setup"], cells["puzzle02-statement"], kernel, cells["puzzle02-check"]]
+    (course / "notebooks" / "failing.ipynb").write_text(json.dumps(classic))
+    return course
+
+
+def test_failing_check_reads_well_in_a_real_browser(tmp_path):
+    """A failing check in Notebook 7: the table at full width, the message under it at full width
+    with the cell's own line number, the picture wide enough to read, and no scrolled box.
+    The screenshot goes to build/screenshots/notebook_failing_check.png (docs/images has a copy)."""
+    chromium = shutil.which("chromium")
+    required = os.environ.get("TP_REQUIRE_BROWSER") == "1"
+    if chromium is None and not required:
+        pytest.skip("Debian's chromium is not installed (CI installs it: see .ci/run)")
+    if not required:
+        pytest.importorskip("playwright.sync_api")
+        pytest.importorskip("notebook")
+    from playwright import sync_api
+    course = _course_with_puzzle2_failing(tmp_path)
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "notebook", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={course}"],
+        cwd=course, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "jupyter.log", "w"))
+    try:
+        _wait_for_port(port, 60)
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1400})
+            page.goto(f"http://127.0.0.1:{port}/notebooks/notebooks/failing.ipynb?token={TOKEN}")
+            page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell').length >= 4",
+                                   timeout=60_000)
+            page.wait_for_timeout(3000)  # the kernel starts
+            page.locator(".jp-Notebook .jp-Cell").first.click()
+            for _ in range(4):  # set-up, statement, kernel, check
+                page.keyboard.press("Shift+Enter")
+                page.wait_for_timeout(400)
+            result = page.wait_for_selector(".tp-check", timeout=240_000)
+            page.wait_for_selector(".tp-check img", timeout=60_000)
+            page.wait_for_function("() => document.querySelector('.tp-check img').complete", timeout=30_000)
+            page.wait_for_timeout(500)  # Notebook 7 decides whether to scroll the output after it grows
+            sizes = page.evaluate("""() => {
+                const check = document.querySelector('.tp-check');
+                const box = e => e.getBoundingClientRect();
+                const cell = check.closest('.jp-Cell');
+                return {check: box(check).width, table: box(check.querySelector('table')).width,
+                        message: box(check.querySelector('.tp-message')).width,
+                        messageTop: box(check.querySelector('.tp-message')).top,
+                        tableBottom: box(check.querySelector('table')).bottom,
+                        image: box(check.querySelector('img')).width,
+                        scrolled: cell.classList.contains('jp-mod-outputsScrolled')};
+            }""")
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            result.screenshot(path=str(SCREENSHOTS / "notebook_failing_check.png"))
+            page.screenshot(path=str(SCREENSHOTS / "notebook_failing_check_page.png"), full_page=True)
+            text = result.inner_text()
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    assert "puzzle02 Constant add, blocked:" in text and "cases pass" in text
+    assert "at line 7 of the cell defining add_mask2_kernel: x = tl.load(x_ptr + offsets)" in text
+    assert sizes["table"] >= 0.98 * sizes["check"], sizes
+    assert sizes["message"] >= 0.95 * sizes["check"] and sizes["messageTop"] >= sizes["tableBottom"], sizes
+    assert sizes["image"] >= 900, sizes
+    assert not sizes["scrolled"], "one failing check should not scroll in a box"
+
+
 def _viz_requirements(need_chromium: bool = True):
     """Skip unless triton-viz (and chromium) are here; TP_REQUIRE_VIZ=1 (CI) turns a skip into a failure."""
     from grader.triton_viz_view import unavailable_reason
