@@ -24,26 +24,13 @@ import shutil
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .course import Course
 from .intake import Student, prepare, prepare_class  # noqa: F401  (prepare: for callers of one student)
 from .options import Options
 from .progress import Progress
-from .results import CheckResult, PuzzleResult
-
-
-@dataclass(frozen=True)
-class StudentResult:
-    student: str
-    results: tuple[PuzzleResult, ...]
-    problems: tuple[str, ...]
-    seconds: float
-
-    @property
-    def total(self) -> int:
-        return sum(r.passed for r in self.results)
+from .results import CheckResult, PuzzleResult, StudentResult  # noqa: F401  (StudentResult: re-exported)
 
 
 def _missing(course: Course, puzzle_id: str, student: Student, options: Options) -> PuzzleResult:

@@ -7,21 +7,9 @@ import os
 import sys
 from pathlib import Path
 
-from .course import Course, CourseError, PuzzleLoadError, find_root, is_course, normalise_id
+from .course import Course, CourseError, PuzzleLoadError, normalise_id
+from .frontend import USAGE_ERROR, course_at, has_cuda, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
 from .source_lines import defined_names
-
-USAGE_ERROR = 2
-
-
-def usage_error(message: str, as_json: bool = False) -> int:
-    """A usage problem: ``error: ...`` on stderr, or with --json ``{"error": ...}`` on stdout
-    (what a program reading the output parses); exit code 2 either way."""
-    if as_json:
-        print(json.dumps({"error": message}))
-    else:
-        print(f"error: {message}", file=sys.stderr)
-    return USAGE_ERROR
-
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -124,7 +112,7 @@ def resolve_targets(args, course: Course) -> list[tuple[str, Path]]:
 def bench_main(args, course: Course, targets) -> int:
     if len(targets) != 1:
         return usage_error("--bench times one puzzle: name exactly one", args.json)
-    if args.device == "cpu" or not _has_cuda():
+    if args.device == "cpu" or not has_cuda():
         return usage_error("--bench needs a CUDA GPU, and this machine has none (grading works without one; "
                            "timing does not)", args.json)
     broken = course.load_error(targets[0][0])
@@ -140,24 +128,6 @@ def bench_main(args, course: Course, targets) -> int:
     if args.plot is not None and doc["ok"]:
         print(f"plot: {bench.plot(doc, args.plot)}", file=sys.stderr)
     return 0 if doc["ok"] and not any(r["fails"] for r in doc["rows"]) else 1
-
-
-def course_at(root: Path | None) -> Course:
-    """The course at --root (checked), else the one found from here."""
-    if root is None:
-        return Course(find_root())
-    root = root.expanduser().resolve()
-    if not is_course(root):
-        raise CourseError(f"{root} is not a course folder: it has no puzzles/puzzleNN_*.py")
-    return Course(root)
-
-
-def _has_cuda() -> bool:
-    """Ask torch only where an NVIDIA driver is present: importing torch costs about a second."""
-    if not (os.path.exists("/dev/nvidiactl") or os.environ.get("CUDA_VISIBLE_DEVICES")):
-        return False
-    import torch
-    return torch.cuda.is_available()
 
 
 def main(argv=None) -> int:
@@ -206,7 +176,7 @@ def main(argv=None) -> int:
     from .session import grade_many
     device = args.device
     if device == "auto":
-        device = "cuda" if _has_cuda() else "cpu"
+        device = "cuda" if has_cuda() else "cpu"
     elif device == "cuda":
         import torch
         if not torch.cuda.is_available():

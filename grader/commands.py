@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from .cli import USAGE_ERROR, course_at, usage_error
+from .frontend import USAGE_ERROR, course_at, usage_error
 from .course import CourseError, PuzzleLoadError
 
 
@@ -67,7 +67,7 @@ def hint_main(argv) -> int:
 
     from .course import normalise_id
     from .learner import next_hint, progress_file, rich_text
-    from .notebook import Progress
+    from .learner import Progress
     course = course_at(args.root)
     puzzle_id = normalise_id(args.puzzle)
     course.puzzle_file(puzzle_id)  # an unknown puzzle is a usage error
@@ -86,7 +86,7 @@ def progress_main(argv) -> int:
     parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
     args = parser.parse_args(argv)
     from .learner import progress_file
-    from .notebook import PROGRESS_FILE, Progress
+    from .learner import PROGRESS_FILE, Progress
     if args.file or args.root:
         candidates = [args.file or progress_file(course_at(args.root))]
     else:

@@ -5,6 +5,7 @@ for a terminal, and whether this copy is a learner's release (it has no ``soluti
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -12,7 +13,35 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .course import Course
-from .notebook import PROGRESS_FILE, Progress
+
+PROGRESS_FILE = ".progress.json"
+
+
+class Progress:
+    """The learner's status per puzzle and the hints they have seen, kept across restarts."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = Path(path) if path else Path.cwd() / PROGRESS_FILE
+
+    def load(self) -> dict:
+        try:
+            data = json.loads(self.path.read_text())
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def update(self, puzzle_id: str, **fields) -> None:
+        data = self.load()
+        entry = data.setdefault(puzzle_id, {})
+        entry.update(fields)
+        try:
+            self.path.write_text(json.dumps(data, indent=1, sort_keys=True))
+        except OSError:
+            pass  # a read-only folder: progress is a convenience, never an error
+
+    def status(self, puzzle_id: str) -> str:
+        return self.load().get(puzzle_id, {}).get("status", "not attempted")
+
 
 PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
 """A path that overrides where progress is kept: tests point it at a temporary file."""

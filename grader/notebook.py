@@ -7,43 +7,14 @@ is opened. Progress goes to ``.progress.json`` in the notebook's folder.
 """
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .course import Course, find_root, normalise_id
+from .learner import Progress  # noqa: F401  (for learners and tests: grader.notebook.Progress)
 from .results import PuzzleResult
-
-PROGRESS_FILE = ".progress.json"
-
-
-class Progress:
-    """The learner's status per puzzle and the hints they have seen, kept across restarts."""
-
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = Path(path) if path else Path.cwd() / PROGRESS_FILE
-
-    def load(self) -> dict:
-        try:
-            data = json.loads(self.path.read_text())
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return {}
-
-    def update(self, puzzle_id: str, **fields) -> None:
-        data = self.load()
-        entry = data.setdefault(puzzle_id, {})
-        entry.update(fields)
-        try:
-            self.path.write_text(json.dumps(data, indent=1, sort_keys=True))
-        except OSError:
-            pass  # a read-only folder: progress is a convenience, never an error
-
-    def status(self, puzzle_id: str) -> str:
-        return self.load().get(puzzle_id, {}).get("status", "not attempted")
-
 
 @dataclass
 class Checked:
@@ -87,8 +58,8 @@ def check(kernel, puzzle: str, *, picture: bool = True, device: str = "auto", ti
     capture = captured(kernel)
     path.write_text(capture.text)
     if device == "auto":
-        from .cli import _has_cuda
-        device = "cuda" if _has_cuda() else "cpu"
+        from .frontend import has_cuda
+        device = "cuda" if has_cuda() else "cpu"
     report = grade_many(course, [(puzzle_id, path)], Options(device=device, timeout=timeout), jobs=1)
     # messages say the cell's line numbers, not the written module's
     result = replace(capture.lines, module=path.name).apply(report.results[0])

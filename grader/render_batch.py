@@ -9,8 +9,7 @@ import io
 import json
 from xml.etree import ElementTree as ET
 
-from .batch import StudentResult
-from .results import to_dict
+from .results import StudentResult, to_dict
 
 
 def _cell(text: str) -> str:

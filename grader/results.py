@@ -5,6 +5,7 @@ grader itself is ``status="error"``. Nothing here knows about text, JSON or HTML
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import asdict, dataclass, field
 from typing import Mapping
 
@@ -32,6 +33,16 @@ FAILURE_KINDS = (
 )
 
 STATUSES = ("pass", "fail", "not_attempted", "unsupported", "error")
+
+
+class ExitCode(enum.IntEnum):
+    """How ``python -m grader`` ends, as pytest's ExitCode: a learner's failure, a usage
+    problem and a grader bug each have their own."""
+
+    OK = 0            # everything graded passed (or cannot run on this Triton)
+    FAILED = 1        # a puzzle failed or was not attempted
+    USAGE_ERROR = 2   # the command line, the course folder or a file named on it is wrong
+    INTERNAL_ERROR = 3  # the grader itself broke: please report it
 
 
 @dataclass(frozen=True)
@@ -124,8 +135,23 @@ class Report:
         """0: everything passed (or cannot run on this Triton); 1: something failed or was not
         attempted; 3: the grader itself broke (as pytest's INTERNAL_ERROR)."""
         if any(r.status == "error" for r in self.results):
-            return 3
-        return 0 if self.results and all(r.status in ("pass", "unsupported") for r in self.results) else 1
+            return ExitCode.INTERNAL_ERROR
+        passed = self.results and all(r.status in ("pass", "unsupported") for r in self.results)
+        return ExitCode.OK if passed else ExitCode.FAILED
+
+
+@dataclass(frozen=True)
+class StudentResult:
+    """One student of a class: a result per puzzle, and what could not be read."""
+
+    student: str
+    results: tuple[PuzzleResult, ...]
+    problems: tuple[str, ...]
+    seconds: float
+
+    @property
+    def total(self) -> int:
+        return sum(r.passed for r in self.results)
 
 
 def to_dict(obj) -> dict:

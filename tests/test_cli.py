@@ -255,7 +255,7 @@ def test_summary_counts_each_status_once():
 def test_junit_counts_match_the_testcases():
     import xml.etree.ElementTree as ET
 
-    from grader.batch import StudentResult
+    from grader.results import StudentResult
     from grader.render_batch import junit_xml
     from grader.results import PuzzleResult
     statuses = ["pass", "fail", "not_attempted", "not_attempted", "unsupported", "error"]

@@ -63,3 +63,38 @@ def test_the_sandbox_side_reaches_no_verdict_code():
 def test_the_sandbox_package_holds_the_worker():
     names = {p.stem for p in (PACKAGE / "sandbox").glob("*.py")}
     assert {"worker", "launch", "learner_import", "bounds", "function_run"} <= names
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    return {name: {t for t in _imports(path, name) if t in modules and t not in (name, "grader")}
+            for name, path in modules.items()}
+
+
+def test_no_import_circles():
+    """Every import counts, a function's own included: a circle through a lazy import is
+    still two modules that cannot be understood one without the other."""
+    graph, state, path = _graph(), {}, []
+
+    def visit(name: str) -> list[str] | None:
+        state[name] = "open"
+        path.append(name)
+        for target in sorted(graph[name]):
+            if state.get(target) == "open":
+                return path[path.index(target):] + [target]
+            if target not in state:
+                found = visit(target)
+                if found:
+                    return found
+        state[name] = "done"
+        path.pop()
+        return None
+
+    for name in sorted(graph):
+        if name not in state:
+            circle = visit(name)
+            assert circle is None, " -> ".join(circle)

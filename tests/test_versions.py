@@ -7,7 +7,7 @@ import json
 import pytest
 
 from grader import apis, render_json, render_text
-from grader.batch import StudentResult
+from grader.results import StudentResult
 from grader.options import Options
 from grader.render_batch import gradescope, grades_csv, junit_xml
 from grader.results import PuzzleResult, Report
