@@ -71,7 +71,11 @@ def _notebook_as_module(path: Path) -> Path:
     import tempfile
 
     from .capture import notebook_module
-    module = Path(tempfile.mkdtemp(prefix="triton-puzzles-")) / (path.stem.replace("-", "_") + "_ipynb.py")
+    import atexit
+    import shutil
+    folder = tempfile.mkdtemp(prefix="triton-puzzles-")
+    atexit.register(shutil.rmtree, folder, True)  # graded once, then gone
+    module = Path(folder) / (path.stem.replace("-", "_") + "_ipynb.py")
     try:
         written = notebook_module(path.read_text(encoding="utf-8"), module=module.name, shown=path.name)
     except (ValueError, UnicodeDecodeError) as exc:

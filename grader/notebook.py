@@ -7,6 +7,7 @@ is opened. Progress goes to ``.progress.json`` in the notebook's folder.
 """
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass
@@ -15,6 +16,9 @@ from pathlib import Path
 from .course import Course, find_root, normalise_id
 from .learner import Progress  # noqa: F401  (for learners and tests: grader.notebook.Progress)
 from .results import PuzzleResult
+
+# What a learner calls from a notebook; everything else here is private.
+__all__ = ["check", "course_panel", "hint", "show"]
 
 @dataclass
 class Checked:
@@ -73,9 +77,11 @@ def check(kernel, puzzle: str, *, picture: bool = True, device: str = "auto", ti
     status = {"pass": "passed", "fail": "failing", "not_attempted": "not attempted", "unsupported": "unsupported",
               "error": "failing"}[result.status]
     (progress or Progress()).update(puzzle_id, status=status, checked=time.strftime("%Y-%m-%d %H:%M:%S"))
-    html = render(result, drawn)
+    html = render(result, drawn)  # the picture goes into the page itself
     if triton_viz:
-        html += _viewer_html(course, puzzle_id, path, None, result)
+        html += _viewer_html(course, puzzle_id, path, None, result)  # the viewer reads the module later
+    else:
+        shutil.rmtree(folder, ignore_errors=True)  # one folder per check(): never left behind
     return Checked(result, html)
 
 

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
 Sizes = Mapping[str, int]
+# What a puzzle's author uses; everything else here is the grader's.
+__all__ = ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "cdiv", "seeds"]
+
 LAYOUTS = ("contiguous", "transposed")
 # Named ways to reshape a random input's values (implemented in grader/inputs.py).
 EDGES = ("zeros", "max_last_chunk", "all_negative")

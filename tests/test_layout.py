@@ -98,3 +98,27 @@ def test_no_import_circles():
         if name not in state:
             circle = visit(name)
             assert circle is None, " -> ".join(circle)
+
+
+def test_public_surfaces_are_pinned():
+    """Authors use grader.puzzle, learners grader.notebook: what they may import is fixed
+    here, so a change to it is a decision, not an accident."""
+    import grader.notebook
+    import grader.puzzle
+    assert sorted(grader.puzzle.__all__) == ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "cdiv", "seeds"]
+    assert sorted(grader.notebook.__all__) == ["check", "course_panel", "hint", "show"]
+    for module in (grader.puzzle, grader.notebook):
+        assert all(callable(getattr(module, name)) for name in module.__all__)
+
+
+def test_importing_the_public_surfaces_stays_light():
+    """A notebook's first cell and a puzzle file import these; torch comes later, when a
+    kernel is graded or a spec runs."""
+    import subprocess
+    import sys
+    code = ("import sys, grader.puzzle, grader.notebook, grader.cli; "
+            "heavy = [m for m in ('torch', 'triton', 'numpy', 'matplotlib') if m in sys.modules]; "
+            "print(','.join(heavy))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == ""
