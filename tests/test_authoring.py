@@ -1,0 +1,28 @@
+"""What an author writes twice must agree: a puzzle's stub and its reference solution declare
+the same kernel (or autograd function), parameter for parameter."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from conftest import COURSE, PUZZLE_IDS
+
+
+def _signature(path, name: str) -> list[str]:
+    """The kernel's parameters (with their annotations), or an autograd class's methods'."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return [a.arg + (f": {ast.unparse(a.annotation)}" if a.annotation else "") for a in node.args.args]
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return [f"{f.name}({', '.join(a.arg for a in f.args.args)})" for f in node.body
+                    if isinstance(f, ast.FunctionDef)]
+    raise AssertionError(f"{path.name} defines no {name}")
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLE_IDS)
+def test_stub_and_solution_declare_the_same_kernel(puzzle_id):
+    kernel = COURSE.puzzle(puzzle_id).kernel
+    stub = _signature(COURSE.puzzle_file(puzzle_id), kernel)
+    solution = _signature(COURSE.solution_file(puzzle_id), kernel)
+    assert stub == solution, f"{puzzle_id}: puzzles/ says {stub}, solutions/ says {solution}"
