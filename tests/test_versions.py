@@ -72,3 +72,15 @@ def test_a_grader_error_has_its_own_exit_code():
     passed = PuzzleResult(puzzle="puzzle02", title="t", status="pass", source="x", device="cpu")
     assert Report((error, passed)).exit_code == 3
     assert Report((passed,)).exit_code == 0
+
+
+def test_probes_asked_from_several_threads_agree():
+    """Graders ask from their threads at once; the interpreter patches triton.language while a
+    probe runs, so two probes at a time once made one of them fail (puzzle 14 'unsupported'
+    on triton 3.7)."""
+    from concurrent.futures import ThreadPoolExecutor
+    apis._works.cache_clear()
+    expected = tuple(int(p) for p in __import__("triton").__version__.split(".")[:2]) < (3, 9)
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(apis.works, ["make_block_ptr"] * 4 + ["make_tensor_descriptor"] * 4))
+    assert answers == [expected] * 4 + [True] * 4
