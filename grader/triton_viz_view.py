@@ -26,6 +26,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .doctor import release
+
 WORKING_TRITON = "3.7.1"
 INSTALL = 'pip install -e ".[viz]" -c constraints.txt'
 VENDOR = Path(__file__).parent / "static" / "vendor"
@@ -49,10 +51,6 @@ class VizUnavailable(Exception):
     """triton-viz cannot run here; the message says what to install."""
 
 
-def _version_tuple(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", text)[:2])
-
-
 def unavailable_reason(triton_version: str | None = None, has_triton_viz: bool | None = None) -> str | None:
     """Why ``--triton-viz`` cannot work in this environment, or None. Imports neither package."""
     if triton_version is None:
@@ -62,7 +60,7 @@ def unavailable_reason(triton_version: str | None = None, has_triton_viz: bool |
             triton_version = "none"
     if has_triton_viz is None:
         has_triton_viz = importlib.util.find_spec("triton_viz") is not None
-    if triton_version != "none" and _version_tuple(triton_version) >= (3, 8):
+    if triton_version != "none" and release(triton_version) >= (3, 8):
         return (f"triton-viz 3.0 imports only on triton < 3.8, and this environment has triton "
                 f"{triton_version}. Use the tested set (triton {WORKING_TRITON}): {INSTALL}")
     if not has_triton_viz:
