@@ -66,7 +66,7 @@ def grade_student(course: Course, student: Student, options: Options, memory_mb:
     from .grade import PuzzleGrader
     from .grade_function import FunctionGrader
     from .isolation import jail_for, use_sandbox
-    from .workers import SharedWorker, WorkerProcess
+    from .worker_pool import SharedWorker, WorkerProcess
 
     started = time.perf_counter()
     # The student's own sanitised folder and the course's puzzles/, nothing else: not the other

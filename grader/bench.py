@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .course import Course, CourseError
 from .isolation import jail_for, use_sandbox
-from .workers import WorkerDied, WorkerProcess, WorkerTimedOut
+from .worker_pool import WorkerDied, WorkerProcess, WorkerTimedOut
 
 BENCH_TIMEOUT = 600.0
 

@@ -42,16 +42,16 @@ def notebooks_main(argv) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the notebooks are out of date")
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
-    from . import notebooks
+    from . import notebook_build
     course = course_at(args.root)
     if args.check:
-        stale = notebooks.stale(course)
+        stale = notebook_build.stale(course)
         if stale:
             print(f"out of date: {', '.join(stale)}; run `python -m grader notebooks`", file=sys.stderr)
             return 1
         print("notebooks are up to date")
         return 0
-    for path in notebooks.write(course):
+    for path in notebook_build.write(course):
         print(f"wrote {path.relative_to(course.root)}")
     return 0
 

@@ -18,7 +18,7 @@ from .options import Options
 from .plan import SpecShapes
 from .puzzle import Case, Puzzle
 from .results import CaseResult, CheckResult, PuzzleResult
-from .workers import SharedWorker, WorkerDied, WorkerProcess, WorkerTimedOut
+from .worker_pool import SharedWorker, WorkerDied, WorkerProcess, WorkerTimedOut
 
 
 def case_result(case: Case, puzzle: Puzzle, passed: bool, kind=None, message="", **extra) -> CaseResult:

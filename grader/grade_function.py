@@ -21,7 +21,7 @@ from .grade import PuzzleGrader, case_result, describe_case
 from .inputs import case_seed
 from .puzzle import Case
 from .results import CheckResult
-from .workers import WorkerDied, WorkerTimedOut
+from .worker_pool import WorkerDied, WorkerTimedOut
 
 ALLOWED_DTYPES = ("float32", "float16", "bfloat16", "float64", "int32", "int64")
 # What PyTorch may compute on the kernels' buffers: reducing a per-tile partial result.

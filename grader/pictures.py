@@ -15,7 +15,7 @@ from .plan import SpecShapes
 from .puzzle import Case
 from .results import PuzzleResult
 from .isolation import jail_for, use_sandbox
-from .workers import WorkerProcess
+from .worker_pool import WorkerProcess
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from .course import Course, PuzzleLoadError
 from .options import Options
 from .results import CheckResult, PuzzleResult, Report
 from .isolation import jail_for, use_sandbox
-from .workers import SharedWorker, WorkerProcess
+from .worker_pool import SharedWorker, WorkerProcess
 
 
 def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options, jobs: int = 1,

@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader import notebooks
+from grader import notebook_build
 from grader.capture import from_notebook, source_of
 from grader.notebook import Progress, hint
 
@@ -18,7 +18,7 @@ BOOKS = ["00_start_here", "01_classic", "02_cs336"]
 
 
 def test_notebooks_are_generated_and_up_to_date(course):
-    assert notebooks.stale(course) == [], "run `python -m grader notebooks`"
+    assert notebook_build.stale(course) == [], "run `python -m grader notebooks`"
     names = {p.stem for p in (ROOT / "notebooks").glob("*.ipynb")}
     assert names == set(BOOKS)
 

@@ -10,7 +10,7 @@ from grader.grade import PuzzleGrader
 from grader.options import Options
 from grader.pictures import choose_case
 from grader.viz import MASKED, OOB, READ, READ_WRITTEN, WRITTEN, Panel, cells_by_program
-from grader.workers import WorkerProcess
+from grader.worker_pool import WorkerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 
