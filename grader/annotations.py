@@ -12,8 +12,7 @@ from typing import Callable, Mapping
 
 import jaxtyping
 
-# dtype names as jaxtyping writes them -> torch dtype attribute names.
-SUPPORTED_DTYPES = ("float32", "float16", "bfloat16", "float64", "int32", "int64", "int16", "int8", "uint8", "bool")
+from .dtypes import DTYPES
 
 
 class AnnotationError(ValueError):
@@ -50,7 +49,7 @@ class TensorSpec:
 def _tensor_spec(name: str, hint) -> TensorSpec:
     if not (isinstance(hint, type) and issubclass(hint, jaxtyping.AbstractArray)):
         raise AnnotationError(f"{name}: annotate it like Float32[Tensor, \"N0\"], not {hint!r}")
-    if len(hint.dtypes) != 1 or hint.dtypes[0] not in SUPPORTED_DTYPES:
+    if len(hint.dtypes) != 1 or hint.dtypes[0] not in DTYPES:
         raise AnnotationError(
             f"{name}: use exactly one concrete dtype such as Float32 or Int32 (got {hint.dtypes})"
         )

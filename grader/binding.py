@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-TRITON_DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64",
-                 "int32": "i32", "int64": "i64", "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "i1"}
+from .dtypes import DTYPES
+
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Binding:
         """``ASTSource`` signature and constexprs for compiling exactly this call."""
         signature, constexprs = {}, {}
         for param, dtype in zip(params, dtypes):
-            signature[param.name] = "*" + TRITON_DTYPES[dtype]
+            signature[param.name] = "*" + DTYPES[dtype].triton
         for param in params[len(dtypes):]:
             if param.name in self.provided:
                 continue  # the worker adds each config's and heuristic's value

@@ -61,8 +61,10 @@ def _positions(mask: torch.Tensor) -> list[int]:
 
 def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[torch.Tensor],
             expected: Sequence[torch.Tensor], atol: float, rtol: float, large_inputs: bool = False,
-            on_gpu: bool = False, host_reduce: Mapping[str, Callable] | None = None) -> Outcome:
-    """``buffers`` are the inputs', then the outputs'; ``expected`` has one tensor per output."""
+            on_gpu: bool = False, host_reduce: Mapping[str, Callable] | None = None,
+            tolerances: Mapping[str, tuple[float, float]] | None = None) -> Outcome:
+    """``buffers`` are the inputs', then the outputs'; ``expected`` has one tensor per output.
+    ``tolerances`` overrides (atol, rtol) for outputs of a dtype, by dtype name."""
     unpacked = [unpack(b, r) for b, r in zip(buffers, raw)]
     for buf, (_, damage) in zip(buffers, unpacked):
         if damage is not None:
@@ -81,7 +83,8 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
     worst = 0.0
     outputs = list(zip(buffers[len(inputs):], unpacked[len(inputs):], expected))
     for buf, (actual, _), want in outputs:
-        outcome = compare_tensor(buf.name, actual, want, atol, rtol, large_inputs, on_gpu,
+        buf_atol, buf_rtol = (tolerances or {}).get(buf.dtype, (atol, rtol))
+        outcome = compare_tensor(buf.name, actual, want, buf_atol, buf_rtol, large_inputs, on_gpu,
                                  (host_reduce or {}).get(buf.name))
         if not outcome.passed:
             return outcome

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .dtypes import DTYPES
+
 # Guard bytes: 0x7F, 0x7E, ... one per buffer. As float32 they are huge (3.4e38, 8.5e37, ...),
 # so a GPU load that strays into a guard shows up in the values; and no two buffers share a
 # pattern, so an unmasked copy from one guard into the next is still seen as a stray store.
@@ -26,12 +28,8 @@ MIN_GUARD = 4096
 
 # The value every output element holds before the kernel runs. A NaN with a payload that
 # arithmetic never produces, so "never written" is told apart from "computed a NaN".
-_UNWRITTEN_BITS = {
-    torch.float32: (torch.int32, 0x7FC5A5A5),
-    torch.float16: (torch.int16, 0x7E5A),
-    torch.bfloat16: (torch.int16, 0x7FC5),
-    torch.float64: (torch.int64, 0x7FF8A5A5A5A5A5A5),
-}
+_UNWRITTEN_BITS = {getattr(torch, d.name): (getattr(torch, d.nan_view), d.nan_bits)
+                   for d in DTYPES.values() if d.nan_view is not None}
 _UNWRITTEN_INT = -0x5A5A5A5B  # 0xA5A5A5A5 as int32: improbable as a computed integer
 
 

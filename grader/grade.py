@@ -234,7 +234,7 @@ class PuzzleGrader:
             where = describe_case(case, self.puzzle) + (f" with {run['label']}" if run.get("label") else "")
             outcome = compare(plan.buffers, got, plan.inputs, plan.expected, self.puzzle.atol, self.puzzle.rtol,
                               large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
-                              host_reduce=self.puzzle.host_reduce)
+                              host_reduce=self.puzzle.host_reduce, tolerances=self.puzzle.tolerances)
             if not outcome.passed:
                 early = [r for r in run.get("early_reads", []) if r["tensor"] in outcome.message]
                 text = messages.read_before_write(early[0]) if early and outcome.kind in (
@@ -254,8 +254,10 @@ class PuzzleGrader:
         if not self.puzzle.look_alikes:
             return message
         actual = written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce)
-        look = recognise(self.puzzle.look_alikes, plan.inputs, plan.expected, actual, self.puzzle.atol,
-                         self.puzzle.rtol, {**self.puzzle.sizes(case), **case.blocks}, case.layouts)
+        # The loosest of the outputs' tolerances: a look-alike is a hint, not a verdict.
+        atol, rtol = map(max, zip(*(self.puzzle.tolerance(b.dtype) for b in plan.output_buffers)))
+        look = recognise(self.puzzle.look_alikes, plan.inputs, plan.expected, actual, atol, rtol,
+                         {**self.puzzle.sizes(case), **case.blocks}, case.layouts)
         return message if look is None else look_alike_note(message, look)
 
     def _mistake_notes(self) -> str:
@@ -289,11 +291,12 @@ class PuzzleGrader:
                     provided=frozenset(info.get("provided", ())), defaults=info.get("defaults", {}))
 
     def _compile_check(self, params: list[Param]) -> CheckResult:
-        """Compile for sm_90 once per distinct block configuration."""
-        dtypes = [s.dtype for s in self.shapes.all]
+        """Compile for sm_90 once per distinct block configuration and dtypes."""
         seen = set()
         for case in self.puzzle.cases:
-            key = tuple(sorted(case.blocks.items()))
+            input_specs, output_specs = self.shapes.typed(case)
+            dtypes = [s.dtype for s in (*input_specs, *output_specs)]
+            key = (tuple(sorted(case.blocks.items())), tuple(dtypes))
             if key in seen:
                 continue
             seen.add(key)

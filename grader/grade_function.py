@@ -16,6 +16,7 @@ import torch
 
 from . import messages
 from .compare import compare_tensor, fmt_index
+from .dtypes import DTYPES
 from .fence import Buffer, pack
 from .grade import PuzzleGrader, case_result, describe_case
 from .inputs import case_seed
@@ -23,7 +24,6 @@ from .puzzle import Case
 from .results import CheckResult
 from .worker_pool import WorkerDied, WorkerTimedOut
 
-ALLOWED_DTYPES = ("float32", "float16", "bfloat16", "float64", "int32", "int64")
 # What PyTorch may compute on the kernels' buffers: reducing a per-tile partial result.
 REDUCTIONS_OF_PARTIALS = {"sum"}
 
@@ -107,7 +107,7 @@ class FunctionGrader(PuzzleGrader):
         if verdict is None:
             verdict = self._check_poisoned(poisoned, [plan.expected[0], *expected_grads])
         if verdict is None:
-            verdict = self._check_saved(reply)
+            verdict = self._check_saved(reply, case)
         if verdict is None:
             verdict = self._check_grads(grads_got, reply["grads"], expected_grads, case)
         if verdict is not None:
@@ -116,7 +116,7 @@ class FunctionGrader(PuzzleGrader):
 
     @staticmethod
     def _tensor(described: dict, blob: bytes) -> torch.Tensor:
-        if described["dtype"] not in ALLOWED_DTYPES:
+        if described["dtype"] not in DTYPES:
             return torch.full(described["shape"], float("nan"))
         flat = torch.frombuffer(bytearray(blob), dtype=getattr(torch, described["dtype"])) if blob else \
             torch.empty(0, dtype=getattr(torch, described["dtype"]))
@@ -130,8 +130,9 @@ class FunctionGrader(PuzzleGrader):
         if tuple(got.shape) != tuple(expected.shape) or got.dtype != expected.dtype:
             return "shape", (f"forward returned {_shape(got.shape)} {described['dtype']}, expected {want}: "
                              f"reshape the kernel's output back to the input's leading dims "
-                             f"(x.shape[:-1]) and keep float32.")
-        outcome = compare_tensor(name, got, expected, self.puzzle.atol, self.puzzle.rtol,
+                             f"(x.shape[:-1]) and keep {str(expected.dtype).replace('torch.', '')}.")
+        atol, rtol = self.puzzle.tolerance(str(expected.dtype).replace("torch.", ""))
+        outcome = compare_tensor(name, got, expected, atol, rtol,
                                  on_gpu=self.options.device == "cuda", filled=False)
         return None if outcome.passed else (outcome.kind, outcome.message)
 
@@ -169,21 +170,33 @@ class FunctionGrader(PuzzleGrader):
         for name, phase, got, want in zip(names, phases, poisoned["got"], expected):
             if got is None or want is None or tuple(got.shape) != tuple(want.shape) or not got.is_floating_point():
                 continue
-            close = torch.isclose(got.double(), want.double(), rtol=self.puzzle.rtol, atol=self.puzzle.atol)
+            atol, rtol = self.puzzle.tolerance(str(want.dtype).replace("torch.", ""))
+            close = torch.isclose(got.double(), want.double(), rtol=rtol, atol=atol)
             matching = int(close.sum())
             if matching:
                 return "torch_compute", messages.not_from_kernels(phase, name, matching, close.numel())
         return None
 
-    def _check_saved(self, reply):
+    def _check_saved(self, reply, case: Case):
         names = [s.name for s in self.shapes.inputs]
         for attribute in reply["attributes"]:
             return "saved", (f"ctx.{attribute['name']} holds a tensor: pass tensors to ctx.save_for_backward, "
                              f"which autograd tracks and frees, not as attributes of ctx.")
+        # Besides the inputs, a puzzle may let ctx keep a few results (say a row's mean and
+        # rstd): each by its shape, each shape as many times as the puzzle names it.
+        dims = {**self.puzzle.sizes(case), **case.blocks}
+        allowed = [tuple(dims[d] if d in dims else int(d) for d in spec.split())
+                   for spec in self.puzzle.saves.values()]
         for saved in reply["saved"]:
-            if saved.get("input") is None:
-                return "saved", (f"ctx saved a tensor of shape {_shape(saved['shape'])} that is not an input: "
-                                 f"save only what the backward needs ({', '.join(names)}), and recompute the rest.")
+            if saved.get("input") is not None:
+                continue
+            if tuple(saved["shape"]) in allowed:
+                allowed.remove(tuple(saved["shape"]))
+                continue
+            needed = ", ".join([*names, *self.puzzle.saves])
+            return "saved", (f"ctx saved a tensor of shape {_shape(saved['shape'])} that is not an input"
+                             f"{' nor one of ' + ', '.join(self.puzzle.saves) if self.puzzle.saves else ''}: "
+                             f"save only what the backward needs ({needed}), and recompute the rest.")
         return None
 
     def _check_grads(self, got, described, expected, case):
@@ -198,7 +211,8 @@ class FunctionGrader(PuzzleGrader):
             if tuple(tensor.shape) != tuple(want.shape):
                 return "shape", (f"backward returned {label} of shape {_shape(tensor.shape)}, expected "
                                  f"{_shape(want.shape)}: a gradient has its input's shape.")
-            outcome = compare_tensor(label, tensor, want, self.puzzle.atol, self.puzzle.rtol,
+            atol, rtol = self.puzzle.tolerance(str(want.dtype).replace("torch.", ""))
+            outcome = compare_tensor(label, tensor, want, atol, rtol,
                                      on_gpu=self.options.device == "cuda", filled=False)
             if not outcome.passed:
                 return outcome.kind, outcome.message

@@ -48,8 +48,13 @@ def at_most_minus_scale(x: torch.Tensor, scale: float) -> torch.Tensor:
     return -(x.abs() + scale)
 
 
+def constant_rows(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return x[..., :1].expand(x.shape).clone()
+
+
 # What each of puzzle.EDGES does to a float tensor (see Case); only "zeros" suits integers.
-EDGE_VALUES = {"zeros": every_third_zero, "max_last_chunk": max_in_last_column, "all_negative": at_most_minus_scale}
+EDGE_VALUES = {"zeros": every_third_zero, "max_last_chunk": max_in_last_column, "all_negative": at_most_minus_scale,
+               "constant_rows": constant_rows}
 
 
 def make_input(spec: TensorSpec, shape: tuple[int, ...], gen: torch.Generator, case: Case,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import torch
 
 from .annotations import TensorSpec, read_spec
+from .dtypes import DTYPES
 from .fence import Buffer
 from .inputs import make_inputs
 from .puzzle import Case, Puzzle
@@ -42,15 +43,32 @@ class SpecShapes:
         dims = self.puzzle.allocate.get(spec.name)
         return spec if dims is None else TensorSpec(spec.name, spec.dtype, tuple(dims.split()))
 
+    def typed(self, case: Case) -> tuple[tuple[TensorSpec, ...], tuple[TensorSpec, ...]]:
+        """The inputs' and outputs' specs with the case's ``dtypes`` applied."""
+        by_name = {s.name: s for s in self.all}
+        for name, dtype in case.dtypes.items():
+            if name not in by_name:
+                raise ValueError(f"{self.puzzle.id} case {case.name!r}: dtypes name {name!r}, which is not a tensor "
+                                 f"of the spec ({', '.join(by_name)})")
+            if not DTYPES[by_name[name].dtype].is_float:
+                raise ValueError(f"{self.puzzle.id} case {case.name!r}: {name} is {by_name[name].dtype}; "
+                                 "only float tensors can take another dtype")
+
+        def retype(spec: TensorSpec) -> TensorSpec:
+            dtype = case.dtypes.get(spec.name)
+            return spec if dtype is None else TensorSpec(spec.name, dtype, spec.dims)
+        return tuple(map(retype, self.inputs)), tuple(map(retype, self.outputs))
+
     def plan(self, case: Case, secret: int = 0) -> CasePlan:
         puzzle = self.puzzle
         dims = {**puzzle.sizes(case), **case.blocks}
-        inputs = make_inputs(puzzle, self.inputs, case, secret)
+        input_specs, output_specs = self.typed(case)
+        inputs = make_inputs(puzzle, input_specs, case, secret)
         result = puzzle.spec(*[x.clone() for x in inputs])
         expected = result if isinstance(result, tuple) else (result,)
         buffers = [Buffer.plan(s.name, "input", s.dtype, tuple(x.shape), i, case.layouts.get(s.name, "contiguous"))
-                   for i, (s, x) in enumerate(zip(self.inputs, inputs))]
-        for spec, value in zip(self.outputs, expected):
+                   for i, (s, x) in enumerate(zip(input_specs, inputs))]
+        for spec, value in zip(output_specs, expected):
             if tuple(value.shape) != spec.shape(dims) or value.dtype != getattr(torch, spec.dtype):
                 raise ValueError(f"{puzzle.id} spec returned {tuple(value.shape)} {value.dtype} for "
                                  f"{spec.name}, but its annotation says {spec.describe()} = {spec.shape(dims)}")

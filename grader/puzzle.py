@@ -15,13 +15,15 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
+from .dtypes import FLOATS, dtype_named
+
 Sizes = Mapping[str, int]
 # What a puzzle's author uses; everything else here is the grader's.
 __all__ = ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "cdiv", "seeds"]
 
 LAYOUTS = ("contiguous", "transposed")
 # Named ways to reshape a random input's values (implemented in grader/inputs.py).
-EDGES = ("zeros", "max_last_chunk", "all_negative")
+EDGES = ("zeros", "max_last_chunk", "all_negative", "constant_rows")
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,12 @@ class Case:
       4 * scale exceed about 88.
     * ``"all_negative"``: every value is at most ``-scale``; with a large ``scale`` every
       ``exp(x)`` underflows to 0, so a running maximum initialised to 0 instead of -inf shows.
+    * ``"constant_rows"``: every element of a row equals the row's first: ties everywhere, so a
+      maximum, an argmax or a variance that assumes distinct values shows.
+
+    ``dtypes`` gives named float tensors of the spec (inputs or outputs) another float dtype in
+    this case, e.g. ``{"x": "bfloat16", "z": "bfloat16"}``: one spec then grades the fp32,
+    fp16 and bf16 uses of a kernel, each against its own tolerance (``Puzzle.tolerances``).
     """
 
     name: str
@@ -55,6 +63,7 @@ class Case:
     scale: float = 1.0
     layouts: Mapping[str, str] = field(default_factory=dict)  # e.g. {"x": "transposed"}
     edges: Mapping[str, str] = field(default_factory=dict)  # e.g. {"x": "zeros"}
+    dtypes: Mapping[str, str] = field(default_factory=dict)  # e.g. {"x": "float16", "z": "float16"}
 
     def __post_init__(self) -> None:
         for name, layout in self.layouts.items():
@@ -63,6 +72,10 @@ class Case:
         for name, edge in self.edges.items():
             if edge not in EDGES:
                 raise ValueError(f"case {self.name!r}: edge {edge!r} of {name} is not one of {EDGES}")
+        for name, dtype in self.dtypes.items():
+            if dtype_named(dtype).name not in FLOATS:
+                raise ValueError(f"case {self.name!r}: dtype {dtype!r} of {name} is not a float dtype; "
+                                 f"a case may only retype float tensors ({', '.join(FLOATS)})")
         for key, value in {**self.blocks}.items():
             if key.startswith("B") and (value < 1 or value & (value - 1)):
                 raise ValueError(
@@ -167,6 +180,10 @@ class Puzzle:
       elements: ``{"x": ("x_stride_row", "x_stride_dim")}``.
     * ``mistakes`` are recognised in the learner's source; ``look_alikes`` in the values a
       failing case wrote (see :class:`LookAlike`).
+    * ``tolerances`` overrides ``atol`` and ``rtol`` for outputs of a given dtype:
+      ``{"float16": (1e-3, 1e-2)}``. An output is compared with its own dtype's tolerance.
+    * ``saves`` (function puzzles) names the tensors besides the inputs that ``ctx`` may keep,
+      with their dims: ``{"mean": "N", "rstd": "N"}``. Anything else saved fails.
     * ``mantissa_bits`` rounds named float inputs to that many explicit mantissa bits. Dot
       puzzles use it so that TF32 ``tl.dot`` on a GPU is exact: a correct kernel then matches
       an fp32 reference tightly and a wrong one still fails.
@@ -194,6 +211,8 @@ class Puzzle:
     requires: tuple[str, ...] = ()  # triton.language APIs the puzzle needs, e.g. ("make_block_ptr",)
     instead: str | None = None      # the puzzle to do where those APIs are gone, e.g. "puzzle16"
     bench: Bench | None = None
+    tolerances: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # dtype -> (atol, rtol)
+    saves: Mapping[str, str] = field(default_factory=dict)  # function puzzles: non-inputs ctx may keep
 
     def __post_init__(self) -> None:
         if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):
@@ -207,6 +226,10 @@ class Puzzle:
             raise ValueError(f"{self.id}: kind must be 'kernel' or 'function', not {self.kind!r}")
         if self.kind == "kernel" and self.grid is None:
             raise ValueError(f"{self.id}: a kernel puzzle needs a grid")
+        for dtype, pair in self.tolerances.items():
+            dtype_named(dtype)
+            if len(pair) != 2 or min(pair) < 0:
+                raise ValueError(f"{self.id}: tolerance for {dtype} must be (atol, rtol) >= 0, not {pair!r}")
         names = [look.name for look in self.look_alikes]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.id}: two look-alikes share a name: {names}")
@@ -214,6 +237,10 @@ class Puzzle:
     @property
     def number(self) -> int:
         return int(self.id[6:])
+
+    def tolerance(self, dtype: str) -> tuple[float, float]:
+        """(atol, rtol) for an output of this dtype name."""
+        return tuple(self.tolerances.get(dtype, (self.atol, self.rtol)))
 
     @property
     def outputs(self) -> tuple[str, ...]:

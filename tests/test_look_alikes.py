@@ -28,6 +28,7 @@ RECOGNISED = {
     "puzzle07_first_chunk_only": "a sum of the first chunk only (B1 columns per row)",
     "puzzle07_acc_overwritten": "a sum of the last chunk only (the accumulator overwritten in the loop)",
     "puzzle08_single_block": "a softmax of each B1-wide chunk on its own",
+    "puzzle18_padding_as_zero": "a softmax over the padded row (masked lanes loaded as 0, not -inf)",
     "puzzle08_no_normalisation": "exp(x - max) without the division by the row's sum",
     "puzzle09_softmax_over_all": "one softmax over the whole score matrix (every query and key together)",
     "puzzle09_no_division": "the weighted sum of values without the division by the softmax's sum",

@@ -19,6 +19,7 @@ import time
 import traceback
 
 from .learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
+from ..dtypes import DTYPES
 from ..protocol import ChannelClosed, Reader, write_message
 
 
@@ -346,7 +347,7 @@ class Worker:
             regions.append(Region(spec["name"], base + spec["guard"], spec["nbytes"], base,
                                   base + spec["total"], self.torch.empty((), dtype=dtype).element_size(),
                                   tuple(spec["shape"]), spec.get("param", ""), spec.get("role", "")))
-            if spec.get("role") == "output" and dtype != self.torch.bfloat16:  # numpy has no bf16
+            if spec.get("role") == "output" and DTYPES[spec["dtype"]].numpy_view:
                 outputs[i] = storage[spec["guard"]:spec["guard"] + spec["nbytes"]].view(dtype).numpy()
         return BoundsChecker(regions, path, interpreter.interpreter_builder,
                              AccessTrace(regions) if trace else None, enforce, outputs)
