@@ -109,7 +109,8 @@ class Bench:
 
     ``sizes`` is the sweep, the first being the headline size; ``blocks`` the kernel's tile
     sizes; ``bytes`` the least memory traffic any implementation needs at a size (what
-    GB/s is computed from); ``baseline`` the PyTorch way, called with the spec's inputs. A
+    GB/s is computed from); ``baseline`` the PyTorch way, called with the spec's inputs;
+    ``dtypes`` retypes the spec's float tensors as ``Case.dtypes`` does. A
     function puzzle times forward and backward together, against PyTorch autograd.
     """
 
@@ -119,6 +120,7 @@ class Bench:
     baseline: Callable | None = None
     baseline_name: str = "PyTorch"
     launch: Mapping[str, int] = field(default_factory=dict)  # e.g. {"num_warps": 8}
+    dtypes: Mapping[str, str] = field(default_factory=dict)  # as Case.dtypes: {"x": "float16", "z": "float16"}
 
 
 @dataclass(frozen=True)
