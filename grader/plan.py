@@ -59,11 +59,21 @@ class SpecShapes:
             return spec if dtype is None else TensorSpec(spec.name, dtype, spec.dims)
         return tuple(map(retype, self.inputs)), tuple(map(retype, self.outputs))
 
+    def _prepared(self, case: Case, inputs: list[torch.Tensor]) -> list[torch.Tensor]:
+        made = tuple(self.puzzle.prepare(*[x.clone() for x in inputs]))
+        if len(made) != len(inputs) or any(tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype
+                                           for a, b in zip(made, inputs)):
+            raise ValueError(f"{self.puzzle.id} case {case.name!r}: prepare must return the {len(inputs)} inputs "
+                             "with their shapes and dtypes unchanged")
+        return [x.contiguous() for x in made]
+
     def plan(self, case: Case, secret: int = 0) -> CasePlan:
         puzzle = self.puzzle
         dims = {**puzzle.sizes(case), **case.blocks}
         input_specs, output_specs = self.typed(case)
         inputs = make_inputs(puzzle, input_specs, case, secret)
+        if puzzle.prepare is not None:
+            inputs = self._prepared(case, inputs)
         result = puzzle.spec(*[x.clone() for x in inputs])
         expected = result if isinstance(result, tuple) else (result,)
         buffers = [Buffer.plan(s.name, "input", s.dtype, tuple(x.shape), i, case.layouts.get(s.name, "contiguous"))

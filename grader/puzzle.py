@@ -184,6 +184,9 @@ class Puzzle:
       failing case wrote (see :class:`LookAlike`).
     * ``tolerances`` overrides ``atol`` and ``rtol`` for outputs of a given dtype:
       ``{"float16": (1e-3, 1e-2)}``. An output is compared with its own dtype's tolerance.
+    * ``prepare`` takes the case's random inputs, in the spec's order, and returns them with some
+      recomputed from the others: a backward puzzle's saved statistics (a row's mean and rstd,
+      attention's output and logsumexp) must be those of its other inputs, not random.
     * ``saves`` (function puzzles) names the tensors besides the inputs that ``ctx`` may keep,
       with their dims: ``{"mean": "N", "rstd": "N"}``. Anything else saved fails.
     * ``mantissa_bits`` rounds named float inputs to that many explicit mantissa bits. Dot
@@ -215,6 +218,7 @@ class Puzzle:
     bench: Bench | None = None
     tolerances: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # dtype -> (atol, rtol)
     saves: Mapping[str, str] = field(default_factory=dict)  # function puzzles: non-inputs ctx may keep
+    prepare: Callable | None = None  # the random inputs -> the inputs, some recomputed from others
 
     def __post_init__(self) -> None:
         if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):
