@@ -65,7 +65,7 @@ def read_spec(spec: Callable, output_names) -> tuple[tuple[TensorSpec, ...], tup
     names = (output_names,) if isinstance(output_names, str) else tuple(output_names)
     hints = typing.get_type_hints(spec)
     params = inspect.signature(spec).parameters
-    inputs = tuple(_tensor_spec(name, hints.get(name)) for name in params)
+    inputs = tuple(_tensor_spec(name, hints.get(name)) for name, p in params.items() if p.kind is not p.KEYWORD_ONLY)
     if "return" not in hints:
         raise AnnotationError(f"{spec.__name__}: annotate the return value with its dtype and shape")
     returned = hints["return"]

@@ -52,7 +52,7 @@ class FunctionGrader(PuzzleGrader):
         plan = self.shapes.plan(case, self.options.secret)
         describe = describe_case(case, self.puzzle)
         inputs = [x.clone().requires_grad_(x.is_floating_point()) for x in plan.inputs]
-        output = self.puzzle.spec(*inputs)
+        output = self.puzzle.run_spec(inputs, {**self.puzzle.sizes(case), **case.blocks})
         gen = torch.Generator().manual_seed(case_seed(self.puzzle, case, self.options.secret) + 1)
         grad_output = torch.randn(output.shape, generator=gen, dtype=output.dtype)
         output.backward(grad_output)

@@ -74,7 +74,7 @@ class SpecShapes:
         inputs = make_inputs(puzzle, input_specs, case, secret)
         if puzzle.prepare is not None:
             inputs = self._prepared(case, inputs)
-        result = puzzle.spec(*[x.clone() for x in inputs])
+        result = puzzle.run_spec([x.clone() for x in inputs], dims)
         expected = result if isinstance(result, tuple) else (result,)
         buffers = [Buffer.plan(s.name, "input", s.dtype, tuple(x.shape), i, case.layouts.get(s.name, "contiguous"))
                    for i, (s, x) in enumerate(zip(input_specs, inputs))]

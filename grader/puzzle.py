@@ -168,7 +168,8 @@ class Puzzle:
     """A puzzle: the statement, the PyTorch spec, the kernel's name, how it is launched and graded.
 
     * ``spec`` is plain PyTorch whose jaxtyping annotations give every input's and the
-      output's dtype and symbolic shape.
+      output's dtype and symbolic shape. Keyword-only parameters are not tensors: they get
+      the case's size or block of the same name (a mode such as ``CAUSAL``).
     * ``grid`` maps a case's sizes and blocks to the launch grid.
     * ``output`` is the name of the output argument (``z`` in most puzzles): the kernel's
       pointers are the spec's arguments in order, then the output.
@@ -243,6 +244,12 @@ class Puzzle:
     @property
     def number(self) -> int:
         return int(self.id[6:])
+
+    def run_spec(self, inputs, values: Mapping[str, int]):
+        """The spec on ``inputs``; its keyword-only parameters (say ``CAUSAL``) get the case's
+        size or block of that name, as the kernel's do."""
+        wanted = [p.name for p in inspect.signature(self.spec).parameters.values() if p.kind is p.KEYWORD_ONLY]
+        return self.spec(*inputs, **{name: values[name] for name in wanted if name in values})
 
     def tolerance(self, dtype: str) -> tuple[float, float]:
         """(atol, rtol) for an output of this dtype name."""

@@ -1,0 +1,141 @@
+r"""
+# Puzzle 31: FlashAttention-2, forward
+
+Scaled dot-product attention for every batch and head, without ever writing the
+$N_Q \times N_K$ score matrix to memory:
+
+$$S = \frac{Q K^\top}{\sqrt{d}}, \qquad
+O = \operatorname{softmax}(S)\,V, \qquad
+L_i = \log \sum_j e^{S_{ij}}$$
+
+`q` has shape `(B, H, NQ, D)`, `k` and `v` have shape `(B, H, NK, D)`, all fp16 and
+contiguous; `o` is `(B, H, NQ, D)` in fp16 and the logsumexp `lse` is `(B, H, NQ)` in fp32.
+The grid is `(cdiv(NQ, BQ), B * H)`: program `(i, bh)` owns query rows `i * BQ` up to
+`i * BQ + BQ - 1` of head `bh` (that is, batch `bh // H`, head `bh % H`), and the head's
+`q`, `k` and `v` start at `bh * NQ * D`, `bh * NK * D` and `bh * NK * D`. `D` is the head
+dimension, a power of two known at compile time.
+
+With `CAUSAL = 1`, query `i` sees only keys `j <= i` (then `NQ == NK`); with `CAUSAL = 0`
+it sees every key, and `NK` may differ from `NQ`.
+
+This is puzzle 9 grown up, in the form Stanford CS336's second assignment asks for (`q`, `k`
+and `v` of shape batch, heads, sequence, dim). The **online softmax** of puzzles 8 and 19
+now runs over blocks of keys: keep, for each query row, a running maximum $m$, a running
+denominator $\ell$ and an unnormalised output tile $A$ (fp32). For each block of `BK` keys:
+
+$$m' = \max(m, \max_j S_{ij}), \quad
+\ell \leftarrow \ell\, e^{m - m'} + \sum_j e^{S_{ij} - m'}, \quad
+A \leftarrow A\, e^{m - m'} + e^{S - m'} V_{\text{block}}$$
+
+and at the end $O = A / \ell$ and $L = m + \log \ell$. Both products are `tl.dot`s: `q`
+against the transposed key block, then the probabilities (cast to fp16) against the value
+block, each accumulating in fp32. The saved $L$ is what the backward (puzzle 32) needs to
+recompute the probabilities without storing them.
+
+Traps the cases spring:
+
+* **Tails.** `NQ` and `NK` need not be multiples of the blocks: mask the loads, and give
+  keys past `NK` a score of `-inf` (a key loaded as 0 would still get a score of 0).
+* **The rescale.** Forgetting to multiply $\ell$ and $A$ by $e^{m - m'}$ is right only while
+  the maximum never grows. Large-magnitude cases make it grow a lot.
+* **The diagonal.** In causal mode a block of keys that straddles the diagonal needs the
+  mask `key <= query`; blocks entirely above it need no work at all: stop the loop at the
+  end of the program's own query block.
+"""
+import math
+
+import torch
+import triton
+import triton.language as tl
+from jaxtyping import Float16, Float32
+from torch import Tensor
+
+from grader.puzzle import Bench, Case, LookAlike, Puzzle, cdiv
+
+
+def spec(q: Float16[Tensor, "B H NQ D"], k: Float16[Tensor, "B H NK D"], v: Float16[Tensor, "B H NK D"],
+         *, CAUSAL: int = 0) -> tuple[Float16[Tensor, "B H NQ D"], Float32[Tensor, "B H NQ"]]:
+    scores = q.float() @ k.float().transpose(-1, -2) / math.sqrt(q.shape[-1])
+    if CAUSAL:
+        nq, nk = scores.shape[-2:]
+        scores = scores.masked_fill(torch.ones(nq, nk, dtype=torch.bool).triu(1), float("-inf"))
+    lse = torch.logsumexp(scores, dim=-1)
+    return (torch.exp(scores - lse[..., None]) @ v.float()).to(torch.float16), lse
+
+
+def _no_rescale(q, k, v, *, sizes):  # a look-alike: m grows, but l and A are not rescaled
+    s = q.float() @ k.float().transpose(-1, -2) / math.sqrt(q.shape[-1])
+    if sizes["CAUSAL"]:
+        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
+    m = torch.full(s.shape[:-1], float("-inf"))
+    l = torch.zeros(s.shape[:-1])
+    acc = torch.zeros(*s.shape[:-1], v.shape[-1])
+    for start in range(0, s.shape[-1], sizes["BK"]):
+        block = s[..., start:start + sizes["BK"]]
+        m = torch.maximum(m, block.amax(dim=-1))
+        p = torch.exp(block - m[..., None]).nan_to_num(0.0)
+        l = l + p.sum(dim=-1)
+        acc = acc + p.half().float() @ v[..., start:start + sizes["BK"], :].float()
+    return (acc / l[..., None]).to(torch.float16), m + torch.log(l)
+
+
+# ---- your part: finish the kernel ------------------------------------------------
+@triton.jit
+def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, NQ, NK, D: tl.constexpr,
+                         BQ: tl.constexpr, BK: tl.constexpr, CAUSAL: tl.constexpr):
+    # Your code here.
+    pass
+# ----------------------------------------------------------------------------------
+
+
+def _case(name, seed, *, B=1, H=2, NQ, NK, D, BQ=16, BK=16, causal=0, scale=1.0):
+    return Case(name, sizes={"B": B, "H": H, "NQ": NQ, "NK": NK, "D": D},
+                blocks={"BQ": BQ, "BK": BK, "CAUSAL": causal}, seed=seed, scale=scale)
+
+
+PUZZLE = Puzzle(
+    id="puzzle31",
+    title="FlashAttention-2, forward",
+    statement=__doc__,
+    spec=spec,
+    kernel="attention_fwd_kernel",
+    output=("o", "lse"),
+    grid=lambda s: (cdiv(s["NQ"], s["BQ"]), s["B"] * s["H"]),
+    cases=(
+        _case("blocks_with_tails", 0, NQ=40, NK=40, D=64),
+        _case("causal_with_tails", 1, NQ=40, NK=40, D=64, causal=1),
+        _case("one_query_block", 2, NQ=9, NK=9, D=64, causal=1),
+        _case("keys_longer_than_queries", 3, B=2, H=1, NQ=20, NK=70, D=64, BK=32),
+        _case("head_dim_128", 4, NQ=33, NK=33, D=128, BQ=32, BK=16, causal=1),
+        _case("key_block_wider_than_query_block", 5, NQ=48, NK=48, D=64, BQ=16, BK=32, causal=1),
+        # Scores near 100: exp overflows without the maximum, which grows block after block.
+        _case("large_magnitude", 6, NQ=32, NK=64, D=64, scale=5.0),
+        _case("causal_large_magnitude", 7, NQ=48, NK=48, D=64, causal=1, scale=5.0),
+    ),
+    # o: fp16 storage, and the probabilities rounded to fp16 before the second dot.
+    tolerances={"float16": (3e-3, 3e-3), "float32": (2e-4, 2e-4)},
+    look_alikes=(
+        LookAlike("the running maximum raised without rescaling the running sum and output",
+                  _no_rescale, "when a block raises the maximum from m to m', multiply the running sum "
+                  "and the output tile by exp(m - m') before adding the new block"),
+    ),
+    hints=(
+        "Load the query tile once: `q_ptr + bh * NQ * D + rows[:, None] * D + dims[None, :]`, masked by "
+        "`rows < NQ`. Loop `for start in range(0, end, BK)` with `end = NK`, or, when `CAUSAL`, "
+        "`tl.minimum(NK, (i + 1) * BQ)`.",
+        "Scores: `tl.dot(q, tl.trans(k)) * scale` with `scale = 1.0 / tl.sqrt(D * 1.0)`; then "
+        "`tl.where((keys < NK)[None, :] & causal_ok, s, float('-inf'))`.",
+        "Per block: `m_new = tl.maximum(m, tl.max(s, 1))`, `alpha = tl.exp(m - m_new)`, "
+        "`p = tl.exp(s - m_new[:, None])`, `l = l * alpha + tl.sum(p, 1)`, "
+        "`acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)`.",
+    ),
+    bench=Bench(
+        sizes=({"B": 4, "H": 16, "NQ": 4096, "NK": 4096, "D": 128}, {"B": 8, "H": 16, "NQ": 1024, "NK": 1024, "D": 128},
+               {"B": 4, "H": 32, "NQ": 2048, "NK": 2048, "D": 64}, {"B": 1, "H": 16, "NQ": 8192, "NK": 8192, "D": 128}),
+        blocks={"BQ": 128, "BK": 64, "CAUSAL": 0},
+        launch={"num_warps": 8, "num_stages": 3},
+        bytes=lambda s: 2 * s["B"] * s["H"] * (2 * s["NQ"] * s["D"] + 2 * s["NK"] * s["D"]) + 4 * s["B"] * s["H"] * s["NQ"],
+        baseline=lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(q, k, v),
+        baseline_name="SDPA",
+    ),
+)
