@@ -10,7 +10,7 @@ from .annotations import TensorSpec, read_spec
 from .dtypes import DTYPES
 from .fence import Buffer
 from .inputs import make_inputs
-from .puzzle import Case, Puzzle
+from .puzzle import Case, Puzzle, with_case_values
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,8 @@ class SpecShapes:
             return spec if dtype is None else TensorSpec(spec.name, dtype, spec.dims)
         return tuple(map(retype, self.inputs)), tuple(map(retype, self.outputs))
 
-    def _prepared(self, case: Case, inputs: list[torch.Tensor]) -> list[torch.Tensor]:
-        made = tuple(self.puzzle.prepare(*[x.clone() for x in inputs]))
+    def _prepared(self, case: Case, inputs: list[torch.Tensor], dims) -> list[torch.Tensor]:
+        made = tuple(with_case_values(self.puzzle.prepare, [x.clone() for x in inputs], dims))
         if len(made) != len(inputs) or any(tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype
                                            for a, b in zip(made, inputs)):
             raise ValueError(f"{self.puzzle.id} case {case.name!r}: prepare must return the {len(inputs)} inputs "
@@ -73,7 +73,7 @@ class SpecShapes:
         input_specs, output_specs = self.typed(case)
         inputs = make_inputs(puzzle, input_specs, case, secret)
         if puzzle.prepare is not None:
-            inputs = self._prepared(case, inputs)
+            inputs = self._prepared(case, inputs, dims)
         result = puzzle.run_spec([x.clone() for x in inputs], dims)
         expected = result if isinstance(result, tuple) else (result,)
         buffers = [Buffer.plan(s.name, "input", s.dtype, tuple(x.shape), i, case.layouts.get(s.name, "contiguous"))

@@ -186,7 +186,7 @@ class Puzzle:
     * ``tolerances`` overrides ``atol`` and ``rtol`` for outputs of a given dtype:
       ``{"float16": (1e-3, 1e-2)}``. An output is compared with its own dtype's tolerance.
     * ``prepare`` takes the case's random inputs, in the spec's order, and returns them with some
-      recomputed from the others: a backward puzzle's saved statistics (a row's mean and rstd,
+      recomputed from the others (keyword-only parameters get case values, as the spec's): a backward puzzle's saved statistics (a row's mean and rstd,
       attention's output and logsumexp) must be those of its other inputs, not random.
     * ``saves`` (function puzzles) names the tensors besides the inputs that ``ctx`` may keep,
       with their dims: ``{"mean": "N", "rstd": "N"}``. Anything else saved fails.
@@ -248,8 +248,7 @@ class Puzzle:
     def run_spec(self, inputs, values: Mapping[str, int]):
         """The spec on ``inputs``; its keyword-only parameters (say ``CAUSAL``) get the case's
         size or block of that name, as the kernel's do."""
-        wanted = [p.name for p in inspect.signature(self.spec).parameters.values() if p.kind is p.KEYWORD_ONLY]
-        return self.spec(*inputs, **{name: values[name] for name in wanted if name in values})
+        return with_case_values(self.spec, inputs, values)
 
     def tolerance(self, dtype: str) -> tuple[float, float]:
         """(atol, rtol) for an output of this dtype name."""
@@ -273,6 +272,12 @@ class Puzzle:
         if not grid or any(g < 1 for g in grid) or len(grid) > 3:
             raise ValueError(f"{self.id}: grid {grid} for case {case.label} is not 1 to 3 positive ints")
         return grid
+
+
+def with_case_values(fn: Callable, args, values: Mapping[str, int]):
+    """``fn(*args)``, its keyword-only parameters filled from ``values`` by name."""
+    wanted = [p.name for p in inspect.signature(fn).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    return fn(*args, **{name: values[name] for name in wanted if name in values})
 
 
 def programs(grid: tuple[int, ...]) -> int:

@@ -30,6 +30,7 @@ RECOGNISED = {
     "puzzle08_single_block": "a softmax of each B1-wide chunk on its own",
     "puzzle18_padding_as_zero": "a softmax over the padded row (masked lanes loaded as 0, not -inf)",
     "puzzle31_no_rescale": "the running maximum raised without rescaling the running sum and output",
+    "puzzle32_no_d_term": "the softmax's D term left out (dS = P * dP)",
     "puzzle08_no_normalisation": "exp(x - max) without the division by the row's sum",
     "puzzle09_softmax_over_all": "one softmax over the whole score matrix (every query and key together)",
     "puzzle09_no_division": "the weighted sum of values without the division by the softmax's sum",
