@@ -1,0 +1,103 @@
+r"""
+# Puzzle 33: FlashAttention-2 as an autograd function
+
+Wrap your attention kernels, puzzle 31's forward and puzzle 32's backward, in a
+`torch.autograd.Function`, so that a model can train through them:
+
+$$O = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d}}\right) V$$
+
+* `forward(ctx, q, k, v)`: `q` is `(B, H, NQ, D)`, `k` and `v` are `(B, H, NK, D)`, all fp16.
+  Allocate `o` (fp16, like `q`) and `lse` (fp32, `(B, H, NQ)`), launch
+  `attention_fwd_kernel` with `CAUSAL=0`, save what the backward needs, and return `o`.
+* `backward(ctx, grad_output)`: launch `attention_bwd_kernel` and return
+  `(grad_q, grad_k, grad_v)`, each shaped like its input.
+
+This is the interface of Stanford CS336's second assignment (there with an `is_causal`
+flag; here the wrapper is non-causal). The grader calls `FlashAttentionFunc.apply(q, k, v)`
+and checks, for every case:
+
+1. the output against the spec;
+2. that the forward and the backward launch Triton kernels, and that no PyTorch operator
+   computes on `q`, `k` or `v` in their place: calling
+   `torch.nn.functional.scaled_dot_product_attention`, or a `softmax` in PyTorch, fails.
+   PyTorch may allocate and make a tensor contiguous, nothing more;
+3. that `ctx` saved only `q`, `k`, `v`, the output `o` and the logsumexp `lse`. Saving the
+   probabilities defeats the point: they are the $N_Q \times N_K$ matrix that FlashAttention
+   exists not to store;
+4. the three gradients against PyTorch autograd through the spec.
+
+`grad_output` may arrive non-contiguous: the backward kernel assumes contiguous rows, so
+pass `grad_output.contiguous()`. Pick the blocks from `D`; for the interpreter's small cases,
+16 by 16 is plenty.
+"""
+import math
+
+import torch
+from jaxtyping import Float16
+from torch import Tensor
+
+from grader.puzzle import Bench, Case, Mistake, Puzzle
+from puzzle31_flash_attention_forward import attention_fwd_kernel  # noqa: F401  (your puzzle 31 kernel)
+from puzzle32_flash_attention_backward import attention_bwd_kernel  # noqa: F401  (your puzzle 32 kernel)
+
+
+def spec(q: Float16[Tensor, "B H NQ D"], k: Float16[Tensor, "B H NK D"],
+         v: Float16[Tensor, "B H NK D"]) -> Float16[Tensor, "B H NQ D"]:
+    scores = q.float() @ k.float().transpose(-1, -2) / math.sqrt(q.shape[-1])
+    return (torch.softmax(scores, dim=-1) @ v.float()).to(torch.float16)
+
+
+# ---- your part: finish the autograd function ---------------------------------------
+class FlashAttentionFunc(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, q, k, v):
+        # Your code here.
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        # Your code here.
+        raise NotImplementedError
+# ----------------------------------------------------------------------------------
+
+
+def _case(name, seed, *, B=1, H=2, NQ, NK, D):
+    return Case(name, sizes={"B": B, "H": H, "NQ": NQ, "NK": NK, "D": D}, blocks={}, seed=seed)
+
+
+PUZZLE = Puzzle(
+    id="puzzle33",
+    title="FlashAttention-2 as an autograd function",
+    statement=__doc__,
+    spec=spec,
+    kernel="FlashAttentionFunc",
+    kind="function",
+    grid=None,
+    output="o",
+    saves={"o": "B H NQ D", "lse": "B H NQ"},
+    cases=(
+        _case("blocks_with_tails", 0, NQ=40, NK=40, D=64),
+        _case("keys_longer_than_queries", 1, B=2, H=1, NQ=20, NK=37, D=64),
+        _case("head_dim_128", 2, NQ=24, NK=24, D=128),
+        _case("one_query_block", 3, NQ=7, NK=7, D=64),
+    ),
+    tolerances={"float16": (1e-2, 1e-2)},
+    mistakes=(
+        Mistake(r"scaled_dot_product_attention|\bsoftmax\(",
+                "your file computes attention with PyTorch (`scaled_dot_product_attention` or `softmax`). "
+                "The point of this puzzle is your kernels: launch `attention_fwd_kernel` in the forward and "
+                "`attention_bwd_kernel` in the backward, and let PyTorch only allocate."),
+    ),
+    hints=(
+        "Forward: `o = torch.empty_like(q)`, `lse = q.new_empty(q.shape[:-1], dtype=torch.float32)`, grid "
+        "`(triton.cdiv(NQ, BQ), B * H)`, then `ctx.save_for_backward(q, k, v, o, lse)`.",
+        "Backward: `grad_q, grad_k, grad_v = (torch.empty_like(t) for t in (q, k, v))`, grid "
+        "`(triton.cdiv(NK, BK) + triton.cdiv(NQ, BQ), B * H)`, and the kernel gets "
+        "`grad_output.contiguous()` as `do`.",
+    ),
+    # --bench: forward and backward together against PyTorch autograd through SDPA.
+    bench=Bench(
+        sizes=({"B": 4, "H": 16, "NQ": 4096, "NK": 4096, "D": 128}, {"B": 8, "H": 16, "NQ": 1024, "NK": 1024, "D": 128}),
+        bytes=lambda s: 2 * s["B"] * s["H"] * (9 * s["NQ"] * s["D"] + 6 * s["NK"] * s["D"]),
+    ),
+)
