@@ -66,7 +66,7 @@ PUZZLE = Puzzle(
     kernel="softmax_kernel",
     grid=lambda s: (s["N0"],),
     cases=(
-        Case("rows_shorter_than_block", sizes={"N0": 4, "T": 100}, blocks={"B1": 128}),
+        Case("classic", sizes={"N0": 4, "T": 100}, blocks={"B1": 128}),
         Case("row_fills_block", sizes={"N0": 3, "T": 64}, blocks={"B1": 64}, seed=1),
         Case("one_row", sizes={"N0": 1, "T": 37}, blocks={"B1": 64}, seed=2),
         Case("many_short_rows", sizes={"N0": 64, "T": 5}, blocks={"B1": 8}, seed=3),

@@ -118,7 +118,7 @@ PUZZLE = Puzzle(
     output=("dq", "dk", "dv"),
     grid=lambda s: (cdiv(s["NK"], s["BK"]) + cdiv(s["NQ"], s["BQ"]), s["B"] * s["H"]),
     cases=(
-        _case("blocks_with_tails", 0, NQ=40, NK=40, D=64),
+        _case("classic", 0, NQ=40, NK=40, D=64),
         _case("causal_with_tails", 1, NQ=40, NK=40, D=64, causal=1),
         _case("one_query_block", 2, NQ=9, NK=9, D=64, causal=1),
         _case("keys_longer_than_queries", 3, B=2, H=1, NQ=20, NK=50, D=64, BK=32),

@@ -76,7 +76,7 @@ PUZZLE = Puzzle(
     output="o",
     saves={"o": "B H NQ D", "lse": "B H NQ"},
     cases=(
-        _case("blocks_with_tails", 0, NQ=40, NK=40, D=64),
+        _case("classic", 0, NQ=40, NK=40, D=64),
         _case("keys_longer_than_queries", 1, B=2, H=1, NQ=20, NK=37, D=64),
         _case("head_dim_128", 2, NQ=24, NK=24, D=128),
         _case("one_query_block", 3, NQ=7, NK=7, D=64),

@@ -4,7 +4,7 @@ import triton
 import triton.language as tl
 
 EXPECT_KIND = "mismatch"
-EXPECT_CASE = "blocks_with_tails"
+EXPECT_CASE = "classic"
 
 
 @triton.jit
