@@ -56,6 +56,9 @@ RECOGNISED = {
     "puzzle20_variance_counts_padding": "a variance that counts the padding lanes' (0 - mean)^2",
     "puzzle20_unbiased_variance": "the unbiased variance (divided by D - 1)",
     "puzzle20_std_saved": "the standard deviation stored in rstd",
+    "puzzle21_dw_wrong_axis": "dw summed along each row (over the columns) instead of down the rows",
+    "puzzle21_dx_missing_xhat_term": "dx without the xhat * mean(w * dy * xhat) term",
+    "puzzle21_dx_missing_mean_term": "dx without the mean(w * dy) term",
 }
 
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
@@ -91,6 +94,9 @@ COINCIDE = {
     ("puzzle20", "a variance that counts the padding lanes' (0 - mean)^2"): ("row_fills_block[seed=1]",),
     # A constant row's variance is 0 whatever it is divided by.
     ("puzzle20", "the unbiased variance (divided by D - 1)"): ("constant_rows[seed=5]",),
+    # Constant rows: xhat is 0, and so is every term it multiplies.
+    ("puzzle21", "dw summed along each row (over the columns) instead of down the rows"): ("constant_rows[seed=5]",),
+    ("puzzle21", "dx without the xhat * mean(w * dy * xhat) term"): ("constant_rows[seed=5]",),
 }
 
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]
