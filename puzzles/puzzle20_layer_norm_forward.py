@@ -130,7 +130,8 @@ PUZZLE = Puzzle(
     # The cases name BLOCK_D; the bench leaves it to the width, one block per row.
     derive=lambda s: {} if "BLOCK_D" in s else {"BLOCK_D": _next_power_of_two(s["D"])},
     cases=(
-        Case("rows_shorter_than_block", sizes={"ROWS": 4, "D": 100}, blocks={"BLOCK_D": 128}),
+        # 100 columns in a block of 128: 28 padding lanes in every row.
+        Case("classic", sizes={"ROWS": 4, "D": 100}, blocks={"BLOCK_D": 128}),
         Case("row_fills_block", sizes={"ROWS": 3, "D": 64}, blocks={"BLOCK_D": 64}, seed=1),
         Case("one_row", sizes={"ROWS": 1, "D": 37}, blocks={"BLOCK_D": 64}, seed=2),
         # Five columns in blocks of eight: three padding lanes in every row.
@@ -182,7 +183,7 @@ PUZZLE = Puzzle(
     ),
     bench=Bench(
         sizes=({"ROWS": 4096, "D": 8192}, {"ROWS": 4096, "D": 1024}, {"ROWS": 4096, "D": 4096},
-               {"ROWS": 16384, "D": 4096}, {"ROWS": 1024, "D": 16384}),
+               {"ROWS": 16384, "D": 4096}, {"ROWS": 16384, "D": 1024}),
         # BLOCK_D follows D (derive above).
         blocks={},
         launch={"num_warps": 8},

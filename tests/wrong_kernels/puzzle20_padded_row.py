@@ -5,7 +5,7 @@ import triton
 import triton.language as tl
 
 EXPECT_KIND = "mismatch"
-EXPECT_CASE = "rows_shorter_than_block"
+EXPECT_CASE = "classic"
 EXPECT_SAYS = "padded with zeros to BLOCK_D"
 
 

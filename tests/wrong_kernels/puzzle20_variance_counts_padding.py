@@ -4,7 +4,7 @@ import triton
 import triton.language as tl
 
 EXPECT_KIND = "mismatch"
-EXPECT_CASE = "rows_shorter_than_block"
+EXPECT_CASE = "classic"
 EXPECT_SAYS = "tl.where(cols < D, x - mean, 0.0)"
 
 
