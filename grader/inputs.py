@@ -52,9 +52,13 @@ def constant_rows(x: torch.Tensor, scale: float) -> torch.Tensor:
     return x[..., :1].expand(x.shape).clone()
 
 
+def shifted_far_from_zero(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return x + 256 * scale
+
+
 # What each of puzzle.EDGES does to a float tensor (see Case); only "zeros" suits integers.
 EDGE_VALUES = {"zeros": every_third_zero, "max_last_chunk": max_in_last_column, "all_negative": at_most_minus_scale,
-               "constant_rows": constant_rows}
+               "constant_rows": constant_rows, "large_mean": shifted_far_from_zero}
 
 
 def make_input(spec: TensorSpec, shape: tuple[int, ...], gen: torch.Generator, case: Case,

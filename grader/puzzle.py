@@ -23,7 +23,7 @@ __all__ = ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "cdiv", "seeds"]
 
 LAYOUTS = ("contiguous", "transposed")
 # Named ways to reshape a random input's values (implemented in grader/inputs.py).
-EDGES = ("zeros", "max_last_chunk", "all_negative", "constant_rows")
+EDGES = ("zeros", "max_last_chunk", "all_negative", "constant_rows", "large_mean")
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,9 @@ class Case:
       ``exp(x)`` underflows to 0, so a running maximum initialised to 0 instead of -inf shows.
     * ``"constant_rows"``: every element of a row equals the row's first: ties everywhere, so a
       maximum, an argmax or a variance that assumes distinct values shows.
+    * ``"large_mean"``: every value moves up by ``256 * scale``, 256 times the spread: a variance
+      taken as E[x²] - E[x]² then cancels in fp32 and keeps about 8 of its 24 bits, while one
+      taken around the mean stays exact to fp32.
 
     ``dtypes`` gives named float tensors of the spec (inputs or outputs) another float dtype in
     this case, e.g. ``{"x": "bfloat16", "z": "bfloat16"}``: one spec then grades the fp32,

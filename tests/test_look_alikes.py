@@ -50,6 +50,15 @@ RECOGNISED = {
         "the program id used as a row coordinate (a tile index, not an element index)",
     "puzzle17_grad_w_without_grad_output": "grad_weight without grad_output (plain column sums of x)",
     "puzzle17_grad_x_without_grad_output": "grad_x without grad_output (every row the weight itself)",
+    # Puzzles 20 to 22: layer norm and RMS norm.
+    "puzzle20_padded_row": "a layer norm of the row padded with zeros to BLOCK_D (mean and variance divided by "
+                           "BLOCK_D, padding lanes counted)",
+    "puzzle20_variance_counts_padding": "a variance that counts the padding lanes' (0 - mean)^2",
+    "puzzle20_unbiased_variance": "the unbiased variance (divided by D - 1)",
+    "puzzle20_std_saved": "the standard deviation stored in rstd",
+    "puzzle21_dw_wrong_axis": "dw summed along each row (over the columns) instead of down the rows",
+    "puzzle21_dx_missing_xhat_term": "dx without the xhat * mean(w * dy * xhat) term",
+    "puzzle21_dx_missing_mean_term": "dx without the mean(w * dy) term",
 }
 
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
@@ -79,6 +88,15 @@ COINCIDE = {
     # One program: its tile index 0 is also its first row.
     ("puzzle16", "the program id used as a row coordinate (a tile index, not an element index)"):
         ("smaller_than_tiles[seed=5]",),
+    # Puzzles 20 to 22. A row that fills its block has no padding lanes.
+    ("puzzle20", "a layer norm of the row padded with zeros to BLOCK_D (mean and variance divided by BLOCK_D, "
+                 "padding lanes counted)"): ("row_fills_block[seed=1]",),
+    ("puzzle20", "a variance that counts the padding lanes' (0 - mean)^2"): ("row_fills_block[seed=1]",),
+    # A constant row's variance is 0 whatever it is divided by.
+    ("puzzle20", "the unbiased variance (divided by D - 1)"): ("constant_rows[seed=5]",),
+    # Constant rows: xhat is 0, and so is every term it multiplies.
+    ("puzzle21", "dw summed along each row (over the columns) instead of down the rows"): ("constant_rows[seed=5]",),
+    ("puzzle21", "dx without the xhat * mean(w * dy * xhat) term"): ("constant_rows[seed=5]",),
 }
 
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]

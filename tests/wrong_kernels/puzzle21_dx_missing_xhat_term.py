@@ -1,0 +1,34 @@
+# dx without the xhat * mean(w * dy * xhat) term: the gradient as if the row's spread (rstd)
+# did not depend on x.
+import triton
+import triton.language as tl
+
+EXPECT_KIND = "mismatch"
+EXPECT_CASE = "classic"
+EXPECT_SAYS = "dx without the xhat * mean(w * dy * xhat) term"
+
+
+@triton.jit
+def layer_norm_bwd(x_ptr, w_ptr, dy_ptr, mean_ptr, rstd_ptr, dx_ptr, partial_dw_ptr, partial_db_ptr,
+                   ROWS, D, BLOCK_D: tl.constexpr, ROWS_PER_PROGRAM: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_D)
+    mask = cols < D
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    dw = tl.zeros([BLOCK_D], dtype=tl.float32)
+    db = tl.zeros([BLOCK_D], dtype=tl.float32)
+    first = pid * ROWS_PER_PROGRAM
+    for row in range(first, tl.minimum(first + ROWS_PER_PROGRAM, ROWS)):
+        x = tl.load(x_ptr + row * D + cols, mask=mask, other=0.0).to(tl.float32)
+        dy = tl.load(dy_ptr + row * D + cols, mask=mask, other=0.0).to(tl.float32)
+        mean = tl.load(mean_ptr + row)
+        rstd = tl.load(rstd_ptr + row)
+        xhat = tl.where(mask, (x - mean) * rstd, 0.0)
+        wdy = w * dy
+        c1 = tl.sum(xhat * wdy, axis=0) / D
+        c2 = tl.sum(wdy, axis=0) / D
+        tl.store(dx_ptr + row * D + cols, (wdy - c2) * rstd, mask=mask)
+        dw += dy * xhat
+        db += dy
+    tl.store(partial_dw_ptr + pid * D + cols, dw, mask=mask)
+    tl.store(partial_db_ptr + pid * D + cols, db, mask=mask)
