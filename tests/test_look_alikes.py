@@ -59,6 +59,9 @@ RECOGNISED = {
     "puzzle21_dw_wrong_axis": "dw summed along each row (over the columns) instead of down the rows",
     "puzzle21_dx_missing_xhat_term": "dx without the xhat * mean(w * dy * xhat) term",
     "puzzle21_dx_missing_mean_term": "dx without the mean(w * dy) term",
+    # Puzzles 19 (online softmax) and 23 (cross-entropy).
+    "puzzle19_no_rescale": "an online sum never rescaled when the maximum grows",
+    "puzzle19_per_chunk_softmax": "a softmax of each B1-wide chunk on its own",
 }
 
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
@@ -97,6 +100,10 @@ COINCIDE = {
     # Constant rows: xhat is 0, and so is every term it multiplies.
     ("puzzle21", "dw summed along each row (over the columns) instead of down the rows"): ("constant_rows[seed=5]",),
     ("puzzle21", "dx without the xhat * mean(w * dy * xhat) term"): ("constant_rows[seed=5]",),
+    # Puzzles 19 and 23. A row within one chunk: the running maximum never grows, and that chunk is the row.
+    ("puzzle19", "an online sum never rescaled when the maximum grows"):
+        ("row_shorter_than_block[seed=3]", "constant_rows[seed=8]"),
+    ("puzzle19", "a softmax of each B1-wide chunk on its own"): ("row_shorter_than_block[seed=3]",),
 }
 
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]
