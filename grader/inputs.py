@@ -2,8 +2,9 @@
 
 Floats are centred on zero (so a missing relu or a sign mistake shows), scaled by the case
 (so a softmax without max-subtraction overflows), and optionally rounded to fewer mantissa
-bits (so TF32 ``tl.dot`` on a GPU is exact). Integers cover the full int32 range. A case's
-``edges`` then reshape named inputs (exact zeros, a late row maximum, all-negative rows).
+bits (so TF32 ``tl.dot`` on a GPU is exact). Integers cover their dtype's full range, or the
+puzzle's ``ranges``. A case's ``edges`` then reshape named inputs (exact zeros, a late row
+maximum, all-negative rows, ignored targets).
 """
 from __future__ import annotations
 
@@ -56,13 +57,20 @@ def shifted_far_from_zero(x: torch.Tensor, scale: float) -> torch.Tensor:
     return x + 256 * scale
 
 
-# What each of puzzle.EDGES does to a float tensor (see Case); only "zeros" suits integers.
+def every_third_ignored(x: torch.Tensor, scale: float) -> torch.Tensor:
+    x = x.clone()
+    x.view(-1)[::3] = -100
+    return x
+
+
+# What each of puzzle.EDGES does to a float tensor (see Case); "zeros" and "ignore_index" suit integers.
 EDGE_VALUES = {"zeros": every_third_zero, "max_last_chunk": max_in_last_column, "all_negative": at_most_minus_scale,
-               "constant_rows": constant_rows, "large_mean": shifted_far_from_zero}
+               "constant_rows": constant_rows, "large_mean": shifted_far_from_zero, "ignore_index": every_third_ignored}
+INTEGER_EDGES = ("zeros", "ignore_index")
 
 
 def make_input(spec: TensorSpec, shape: tuple[int, ...], gen: torch.Generator, case: Case,
-               mantissa_bits: int | None) -> torch.Tensor:
+               mantissa_bits: int | None, bounds: tuple[int, int] | None = None) -> torch.Tensor:
     edge = case.edges.get(spec.name)
     if spec.dtype.startswith(("float", "bfloat")):
         x = torch.randn(shape, generator=gen, dtype=torch.float32) * case.scale
@@ -71,15 +79,22 @@ def make_input(spec: TensorSpec, shape: tuple[int, ...], gen: torch.Generator, c
         if mantissa_bits is not None:
             x = round_mantissa(x, mantissa_bits)
         return x.to(getattr(torch, spec.dtype))
-    if edge not in (None, "zeros"):
+    if edge not in (None, *INTEGER_EDGES):
         raise ValueError(f"case {case.name!r}: edge {edge!r} needs a float input, but {spec.name} is {spec.dtype}")
     if spec.dtype == "bool":
         x = torch.randint(0, 2, shape, generator=gen).bool()
     else:
         info = torch.iinfo(getattr(torch, spec.dtype))
-        wide = torch.randint(info.min, info.max, shape, generator=gen, dtype=torch.int64)
+        low, high = bounds if bounds is not None else (info.min, info.max)
+        wide = torch.randint(low, high, shape, generator=gen, dtype=torch.int64)
         x = wide.to(getattr(torch, spec.dtype))
-    return x if edge is None else every_third_zero(x, case.scale)
+    return x if edge is None else EDGE_VALUES[edge](x, case.scale)
+
+
+def integer_bounds(puzzle: Puzzle, name: str, dims) -> tuple[int, int] | None:
+    """``[low, high)`` for an integer input the puzzle bounds (``Puzzle.ranges``), else None."""
+    bounds = puzzle.ranges.get(name)
+    return None if bounds is None else tuple(int(b) for b in bounds(dims))
 
 
 def make_inputs(puzzle: Puzzle, specs: tuple[TensorSpec, ...], case: Case, secret: int = 0) -> list[torch.Tensor]:
@@ -89,4 +104,5 @@ def make_inputs(puzzle: Puzzle, specs: tuple[TensorSpec, ...], case: Case, secre
                          f"({', '.join(s.name for s in specs)})")
     gen = torch.Generator().manual_seed(case_seed(puzzle, case, secret))
     dims = {**puzzle.sizes(case), **case.blocks}
-    return [make_input(s, s.shape(dims), gen, case, puzzle.mantissa_bits.get(s.name)) for s in specs]
+    return [make_input(s, s.shape(dims), gen, case, puzzle.mantissa_bits.get(s.name),
+                       integer_bounds(puzzle, s.name, dims)) for s in specs]

@@ -23,7 +23,7 @@ __all__ = ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "cdiv", "seeds"]
 
 LAYOUTS = ("contiguous", "transposed")
 # Named ways to reshape a random input's values (implemented in grader/inputs.py).
-EDGES = ("zeros", "max_last_chunk", "all_negative", "constant_rows", "large_mean")
+EDGES = ("zeros", "max_last_chunk", "all_negative", "constant_rows", "large_mean", "ignore_index")
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,8 @@ class Case:
     * ``"large_mean"``: every value moves up by ``256 * scale``, 256 times the spread: a variance
       taken as E[x²] - E[x]² then cancels in fp32 and keeps about 8 of its 24 bits, while one
       taken around the mean stays exact to fp32.
+    * ``"ignore_index"`` (integer inputs): every third element (in memory order, from the
+      first) is -100, the ``ignore_index`` of PyTorch's losses.
 
     ``dtypes`` gives named float tensors of the spec (inputs or outputs) another float dtype in
     this case, e.g. ``{"x": "bfloat16", "z": "bfloat16"}``: one spec then grades the fp32,
@@ -193,6 +195,9 @@ class Puzzle:
       attention's output and logsumexp) must be those of its other inputs, not random.
     * ``saves`` (function puzzles) names the tensors besides the inputs that ``ctx`` may keep,
       with their dims: ``{"mean": "N", "rstd": "N"}``. Anything else saved fails.
+    * ``ranges`` draws named integer inputs uniformly from ``[low, high)``, a function of the
+      case's sizes and blocks: ``{"target": lambda s: (0, s["V"])}`` for class indices. Other
+      integer inputs cover their dtype's whole range.
     * ``mantissa_bits`` rounds named float inputs to that many explicit mantissa bits. Dot
       puzzles use it so that TF32 ``tl.dot`` on a GPU is exact: a correct kernel then matches
       an fp32 reference tightly and a wrong one still fails.
@@ -223,6 +228,7 @@ class Puzzle:
     tolerances: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # dtype -> (atol, rtol)
     saves: Mapping[str, str] = field(default_factory=dict)  # function puzzles: non-inputs ctx may keep
     prepare: Callable | None = None  # the random inputs -> the inputs, some recomputed from others
+    ranges: Mapping[str, Callable[[Sizes], tuple[int, int]]] = field(default_factory=dict)  # integer inputs
 
     def __post_init__(self) -> None:
         if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):

@@ -46,6 +46,17 @@ def test_inputs_are_centred_floats_and_full_range_int32():
     assert (words < -2**30).any() and (words > 2**30).any(), "int32 inputs must use the full range"
 
 
+def test_ranges_bound_integer_inputs_and_ignore_index_marks_every_third():
+    puzzle = _puzzle(ranges={"words": lambda s: (0, s["G"])})
+    specs = read_spec(spec, "z")[0]
+    case = puzzle.cases[0]
+    words = make_inputs(puzzle, specs, case)[1]
+    assert words.dtype == torch.int32 and words.min() >= 0 and words.max() < 8 and words.unique().numel() == 8
+    ignored = make_inputs(puzzle, specs, Case("classic", case.sizes, case.blocks, edges={"words": "ignore_index"}))[1]
+    flat = ignored.reshape(-1)
+    assert (flat[::3] == -100).all() and torch.equal(flat[1::3], words.reshape(-1)[1::3])
+
+
 def test_inputs_depend_on_seed_and_secret_only():
     puzzle = _puzzle()
     specs = read_spec(spec, "z")[0]

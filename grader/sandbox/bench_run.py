@@ -73,7 +73,17 @@ def _rounds(time_ours, time_theirs) -> dict:
 
 def _inputs(puzzle: Puzzle, dims: dict, gen: torch.Generator) -> list[torch.Tensor]:
     specs, _ = read_spec(puzzle.spec, puzzle.outputs)
-    return [torch.randn(s.shape(dims), generator=gen, device="cuda", dtype=getattr(torch, s.dtype)) for s in specs]
+    return [_input(puzzle, s, dims, gen) for s in specs]
+
+
+def _input(puzzle: Puzzle, spec, dims: dict, gen: torch.Generator) -> torch.Tensor:
+    """Floats from randn; integers the puzzle bounds (``Puzzle.ranges``) drawn in their range."""
+    from ..inputs import integer_bounds
+    dtype = getattr(torch, spec.dtype)
+    bounds = integer_bounds(puzzle, spec.name, dims)
+    if bounds is None:
+        return torch.randn(spec.shape(dims), generator=gen, device="cuda", dtype=dtype)
+    return torch.randint(*bounds, spec.shape(dims), generator=gen, device="cuda", dtype=dtype)
 
 
 def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], sizes: dict) -> dict:
