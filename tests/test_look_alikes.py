@@ -62,6 +62,9 @@ RECOGNISED = {
     # Puzzles 19 (online softmax) and 23 (cross-entropy).
     "puzzle19_no_rescale": "an online sum never rescaled when the maximum grows",
     "puzzle19_per_chunk_softmax": "a softmax of each B1-wide chunk on its own",
+    "puzzle23_no_minus_one": "the gradient without the -1 at the target (softmax times dloss)",
+    "puzzle23_not_scaled": "the gradient not scaled by dloss (softmax minus one-hot)",
+    "puzzle23_ignore_not_honoured": "the ignore index not honoured (a target of -100 treated as a column no logit has)",
 }
 
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
@@ -104,6 +107,11 @@ COINCIDE = {
     ("puzzle19", "an online sum never rescaled when the maximum grows"):
         ("row_shorter_than_block[seed=3]", "constant_rows[seed=8]"),
     ("puzzle19", "a softmax of each B1-wide chunk on its own"): ("row_shorter_than_block[seed=3]",),
+    # Only two cases have targets of -100.
+    ("puzzle23", "the ignore index not honoured (a target of -100 treated as a column no logit has)"): (
+        "vocab_spans_chunks[seed=0]", "vocab_fills_chunks[seed=1]", "one_row[seed=2]",
+        "vocab_shorter_than_block[seed=3]", "many_rows[seed=4]", "large_logits[seed=6]",
+        "max_in_last_chunk[seed=7]", "all_negative_rows[seed=8]", "constant_rows[seed=9]"),
 }
 
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]

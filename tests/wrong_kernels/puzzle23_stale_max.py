@@ -1,0 +1,40 @@
+# The softmax taken against a stale maximum, the first chunk's: right while no later chunk
+# holds a logit far above it, but exp overflows when one does.
+import triton
+import triton.language as tl
+
+EXPECT_KIND = "nonfinite"
+EXPECT_CASE = "max_in_last_chunk"
+
+
+@triton.jit
+def cross_entropy_kernel(x_ptr, target_ptr, dloss_ptr, loss_ptr, dx_ptr, N, V, B1: tl.constexpr):
+    row = tl.program_id(0)
+    x_row = x_ptr + row * V
+    dx_row = dx_ptr + row * V
+    cols = tl.arange(0, B1)
+
+    # Pass 1: the online logsumexp, a running maximum m and a running sum s of exp(x - m).
+    first = tl.load(x_row + cols, mask=cols < V, other=float("-inf")).to(tl.float32)
+    m = tl.max(first, axis=0)
+    s = 0.0
+    for start in range(0, V, B1):
+        mask = start + cols < V
+        chunk = tl.load(x_row + start + cols, mask=mask, other=float("-inf")).to(tl.float32)
+        s = s + tl.sum(tl.exp(chunk - m), axis=0)
+
+    # The loss: lse - x[t] = (m - x[t]) + log(s). An ignored row (t = -100) reads nothing.
+    t = tl.load(target_ptr + row)
+    kept = t != -100
+    x_t = tl.load(x_row + t, mask=kept, other=0.0).to(tl.float32)
+    tl.store(loss_ptr + row, tl.where(kept, m - x_t + tl.log(s), 0.0))
+
+    # Pass 2: dx = g * (softmax - onehot), with g = 0 on an ignored row; the store rounds
+    # to dx's dtype. The probabilities live only in registers.
+    g = tl.where(kept, tl.load(dloss_ptr + row), 0.0)
+    g_over_s = g / s
+    for start in range(0, V, B1):
+        mask = start + cols < V
+        chunk = tl.load(x_row + start + cols, mask=mask, other=float("-inf")).to(tl.float32)
+        dx = tl.exp(chunk - m) * g_over_s - tl.where(start + cols == t, g, 0.0)
+        tl.store(dx_row + start + cols, dx, mask=mask)
