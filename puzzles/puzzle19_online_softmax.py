@@ -25,9 +25,14 @@ $$m' = \max\big(m, \max_{\text{chunk}} x\big) \qquad
 s \leftarrow s\, e^{\,m - m'} + \sum_{\text{chunk}} e^{\,x - m'} \qquad m \leftarrow m'$$
 
 After the first pass $m = m_i$ and $s$ is the denominator; a second pass writes
-$e^{x - m}/s$ chunk by chunk. On a GPU that second read of the row mostly comes from the L2
-cache, where the first pass has just left it. The same update is the heart of
-FlashAttention.
+$e^{x - m}/s$ chunk by chunk. The same update is the heart of FlashAttention.
+
+That second read of the row is free only if it comes from the L2 cache, where the first pass
+has just left it. With thousands of long rows in flight, other rows push it out before it is
+read again. `tl.load` takes a hint for that: `eviction_policy="evict_last"` on the first pass
+asks L2 to keep the row, and `"evict_first"` on the second, the row's last read, lets it go.
+On an H100, at fp16 4096 x 32768, the hints take the same kernel from about 65 % to about
+85 % of the copy bandwidth. (The interpreter ignores them: they change speed, not values.)
 
 The traps the cases spring:
 
@@ -124,7 +129,8 @@ PUZZLE = Puzzle(
         "In the loop: `m_new = tl.maximum(m, tl.max(chunk, axis=0))`, then "
         "`s = s * tl.exp(m - m_new) + tl.sum(tl.exp(chunk - m_new), axis=0)` and `m = m_new`.",
         "Pass 2: loop over the chunks again and store `tl.exp(chunk - m) / s` with `mask=cols < T`; "
-        "`tl.store` rounds to the output's dtype.",
+        "`tl.store` rounds to the output's dtype. For speed on a GPU, add `eviction_policy=\"evict_last\"` "
+        "to the first pass's load and `eviction_policy=\"evict_first\"` to the second's.",
     ),
     look_alikes=(
         LookAlike("an online sum never rescaled when the maximum grows", _never_rescaled,
@@ -137,8 +143,8 @@ PUZZLE = Puzzle(
     bench=Bench(
         sizes=({"N0": 4096, "T": 32768}, {"N0": 4096, "T": 8192}, {"N0": 1024, "T": 65536},
                {"N0": 16384, "T": 16384}, {"N0": 256, "T": 262144}),
-        blocks={"B1": 4096},
-        launch={"num_warps": 8},
+        blocks={"B1": 8192},
+        launch={"num_warps": 16},
         # Read x once, write z once, in fp16; the second pass's re-read is the kernel's own cost.
         bytes=lambda s: 2 * 2 * s["N0"] * s["T"],
         baseline=lambda x: torch.softmax(x, dim=1),

@@ -31,8 +31,11 @@ than a block.
 loss, writes the softmax out, and the backward reads it again to form the gradient. But
 the gradient needs only the row's logsumexp, which the forward has just found: so one
 kernel finds it with an online pass (puzzle 19), writes the loss, and a second pass over the
-row writes $dx$ directly. The logits are read once from memory (the second pass mostly hits
-the L2 cache), the gradient is written once, and the probabilities are never stored.
+row writes $dx$ directly. The logits are read once from memory, the gradient is written
+once, and the probabilities are never stored. As in puzzle 19, the second pass's read comes
+from L2 when the first pass loads with `eviction_policy="evict_last"` (and the second with
+`"evict_first"`): on an H100 at fp32 4096 x 32768 that is about 90 % of the copy bandwidth,
+against about 65 % without the hints and about 25 % for PyTorch's eager loss and backward.
 
 The traps the cases spring:
 
@@ -152,7 +155,7 @@ PUZZLE = Puzzle(
         "`s = s * tl.exp(m - m_new) + tl.sum(tl.exp(chunk - m_new), axis=0)`, `m = m_new`.",
         "Then `t = tl.load(target_ptr + row)`, `kept = t != -100`, `x_t = tl.load(x_row + t, mask=kept, "
         "other=0.0).to(tl.float32)`, and store `tl.where(kept, m - x_t + tl.log(s), 0.0)` to `loss_ptr + row`.",
-        "Pass 2: `g = tl.where(kept, tl.load(dloss_ptr + row), 0.0)`; per chunk store "
+        "Pass 2: `g = tl.where(kept, tl.load(dloss_ptr + row), 0.0)`; per chunk (loaded again, `evict_first` after pass 1's `evict_last`) store "
         "`(tl.exp(chunk - m) / s - tl.where(cols == t, 1.0, 0.0)) * g` with `mask=cols < V`, `cols` the "
         "chunk's column indices.",
     ),
@@ -169,8 +172,8 @@ PUZZLE = Puzzle(
     bench=Bench(
         sizes=({"N": 4096, "V": 32768}, {"N": 4096, "V": 128256}, {"N": 8192, "V": 50257},
                {"N": 16384, "V": 32000}),
-        blocks={"B1": 4096},
-        launch={"num_warps": 8},
+        blocks={"B1": 8192},
+        launch={"num_warps": 32},
         # Read the fp32 logits once and write dx once, plus target, dloss and loss per row.
         bytes=lambda s: 2 * 4 * s["N"] * s["V"] + (8 + 4 + 4) * s["N"],
         baseline=_eager,

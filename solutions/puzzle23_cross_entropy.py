@@ -14,7 +14,9 @@ def cross_entropy_kernel(x_ptr, target_ptr, dloss_ptr, loss_ptr, dx_ptr, N, V, B
     s = 0.0
     for start in range(0, V, B1):
         mask = start + cols < V
-        chunk = tl.load(x_row + start + cols, mask=mask, other=float("-inf")).to(tl.float32)
+        # evict_last: keep the row in L2, where pass 2 will read it again.
+        chunk = tl.load(x_row + start + cols, mask=mask, other=float("-inf"),
+                        eviction_policy="evict_last").to(tl.float32)
         m_new = tl.maximum(m, tl.max(chunk, axis=0))
         s = s * tl.exp(m - m_new) + tl.sum(tl.exp(chunk - m_new), axis=0)
         m = m_new
@@ -31,6 +33,7 @@ def cross_entropy_kernel(x_ptr, target_ptr, dloss_ptr, loss_ptr, dx_ptr, N, V, B
     g_over_s = g / s
     for start in range(0, V, B1):
         mask = start + cols < V
-        chunk = tl.load(x_row + start + cols, mask=mask, other=float("-inf")).to(tl.float32)
+        chunk = tl.load(x_row + start + cols, mask=mask, other=float("-inf"),
+                        eviction_policy="evict_first").to(tl.float32)
         dx = tl.exp(chunk - m) * g_over_s - tl.where(start + cols == t, g, 0.0)
         tl.store(dx_row + start + cols, dx, mask=mask)
