@@ -190,6 +190,9 @@ class Puzzle:
       attention's output and logsumexp) must be those of its other inputs, not random.
     * ``saves`` (function puzzles) names the tensors besides the inputs that ``ctx`` may keep,
       with their dims: ``{"mean": "N", "rstd": "N"}``. Anything else saved fails.
+    * ``zeroed`` names outputs that start as zeros instead of the grader's "unwritten" fill, as
+      a wrapper allocating them with ``torch.zeros`` would: kernels that accumulate into them
+      with atomics (a histogram). An element no program touched then reads 0.
     * ``mantissa_bits`` rounds named float inputs to that many explicit mantissa bits. Dot
       puzzles use it so that TF32 ``tl.dot`` on a GPU is exact: a correct kernel then matches
       an fp32 reference tightly and a wrong one still fails.
@@ -220,6 +223,7 @@ class Puzzle:
     tolerances: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # dtype -> (atol, rtol)
     saves: Mapping[str, str] = field(default_factory=dict)  # function puzzles: non-inputs ctx may keep
     prepare: Callable | None = None  # the random inputs -> the inputs, some recomputed from others
+    zeroed: tuple[str, ...] = ()  # outputs that start as zeros (atomics accumulate into them)
 
     def __post_init__(self) -> None:
         if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):
