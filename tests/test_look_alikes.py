@@ -50,6 +50,11 @@ RECOGNISED = {
         "the program id used as a row coordinate (a tile index, not an element index)",
     "puzzle17_grad_w_without_grad_output": "grad_weight without grad_output (plain column sums of x)",
     "puzzle17_grad_x_without_grad_output": "grad_x without grad_output (every row the weight itself)",
+    # Puzzles 24 to 27: scans, histogram, dropout.
+    "puzzle24_no_carry": "a scan that restarts at 0 in every chunk (no carry between chunks)",
+    "puzzle24_carry_never_updated": "a scan that restarts at 0 in every chunk (no carry between chunks)",
+    "puzzle24_carry_overwritten": "a carry that holds only the previous chunk's total (overwritten, not accumulated)",
+    "puzzle24_exclusive_scan": "an exclusive scan (each element's own value left out)",
 }
 
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
@@ -79,6 +84,11 @@ COINCIDE = {
     # One program: its tile index 0 is also its first row.
     ("puzzle16", "the program id used as a row coordinate (a tile index, not an element index)"):
         ("smaller_than_tiles[seed=5]",),
+    # Puzzles 24 to 27. Rows of one chunk have no carry; rows of two only the first chunk's.
+    ("puzzle24", "a scan that restarts at 0 in every chunk (no carry between chunks)"):
+        ("row_fills_one_block[seed=1]", "rows_shorter_than_block[seed=3]"),
+    ("puzzle24", "a carry that holds only the previous chunk's total (overwritten, not accumulated)"):
+        ("row_fills_one_block[seed=1]", "rows_shorter_than_block[seed=3]"),
 }
 
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]
