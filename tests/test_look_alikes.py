@@ -55,6 +55,8 @@ RECOGNISED = {
     "puzzle24_carry_never_updated": "a scan that restarts at 0 in every chunk (no carry between chunks)",
     "puzzle24_carry_overwritten": "a carry that holds only the previous chunk's total (overwritten, not accumulated)",
     "puzzle24_exclusive_scan": "an exclusive scan (each element's own value left out)",
+    "puzzle25_plain_cumsum": "an ordinary cumulative sum (the segment starts ignored)",
+    "puzzle25_flags_nonzero": "a segment start wherever f != 0 (not where f & 1 is 1)",
 }
 
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
