@@ -57,6 +57,9 @@ RECOGNISED = {
     "puzzle24_exclusive_scan": "an exclusive scan (each element's own value left out)",
     "puzzle25_plain_cumsum": "an ordinary cumulative sum (the segment starts ignored)",
     "puzzle25_flags_nonzero": "a segment start wherever f != 0 (not where f & 1 is 1)",
+    "puzzle26_load_add_store":
+        "each bin counted at most once per block (a load, +1 and store: colliding lanes lose updates)",
+    "puzzle26_atomic_unmasked": "the tail's padding lanes counted in bin 0",
 }
 
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
@@ -91,6 +94,11 @@ COINCIDE = {
         ("row_fills_one_block[seed=1]", "rows_shorter_than_block[seed=3]"),
     ("puzzle24", "a carry that holds only the previous chunk's total (overwritten, not accumulated)"):
         ("row_fills_one_block[seed=1]", "rows_shorter_than_block[seed=3]"),
+    # N a multiple of the block: no padding lanes.
+    ("puzzle26", "the tail's padding lanes counted in bin 0"): ("exact_multiple_of_block[seed=1]",),
+    # Sixteen lanes into 256 bins: no two lanes of a block share a bin here.
+    ("puzzle26", "each bin counted at most once per block (a load, +1 and store: colliding lanes lose updates)"):
+        ("more_bins_than_elements[seed=5]",),
 }
 
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]
