@@ -60,6 +60,10 @@ RECOGNISED = {
     "puzzle26_load_add_store":
         "each bin counted at most once per block (a load, +1 and store: colliding lanes lose updates)",
     "puzzle26_atomic_unmasked": "the tail's padding lanes counted in bin 0",
+    "puzzle27_seed_ignored": "the mask drawn with seed 0 (SEED ignored)",
+    "puzzle27_mask_per_column": "one mask for every row (the random offsets are the column index alone)",
+    "puzzle27_no_scale": "the kept values not scaled by 1 / (1 - p)",
+    "puzzle27_inverted": "the mask inverted (kept where the random number is below p)",
 }
 
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
@@ -99,6 +103,8 @@ COINCIDE = {
     # Sixteen lanes into 256 bins: no two lanes of a block share a bin here.
     ("puzzle26", "each bin counted at most once per block (a load, +1 and store: colliding lanes lose updates)"):
         ("more_bins_than_elements[seed=5]",),
+    # One row: its column index is its flat index.
+    ("puzzle27", "one mask for every row (the random offsets are the column index alone)"): ("one_row[seed=2]",),
 }
 
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]
