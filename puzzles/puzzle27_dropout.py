@@ -64,7 +64,7 @@ def philox_rand(seed: int, offsets: Tensor) -> Tensor:
 
 
 def _dropout(x, u, p_percent):
-    p = torch.tensor(p_percent / 100, dtype=torch.float32)
+    p = torch.tensor(p_percent, dtype=torch.float32) / 100  # in fp32, as the kernel divides
     return torch.where(u > p, x.float() / (1 - p), 0.0).to(x.dtype)
 
 
@@ -89,7 +89,7 @@ def _unscaled(x, *, sizes):  # a look-alike: the survivors not divided by 1 - p
 def _inverted(x, *, sizes):  # a look-alike: kept where u < p, dropped where u > p
     offsets = torch.arange(x.numel(), dtype=torch.int32).reshape(x.shape)
     u = philox_rand(sizes["SEED"], offsets)
-    p = torch.tensor(sizes["P_PERCENT"] / 100, dtype=torch.float32)
+    p = torch.tensor(sizes["P_PERCENT"], dtype=torch.float32) / 100
     return torch.where(u < p, x.float() / (1 - p), 0.0).to(x.dtype)
 
 

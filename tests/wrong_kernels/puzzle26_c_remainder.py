@@ -8,7 +8,7 @@ EXPECT_CASE = "tail"
 
 
 @triton.jit
-def histogram_kernel(x_ptr, z_ptr, N, NBINS, B0: tl.constexpr):
+def histogram_kernel(x_ptr, z_ptr, N, NBINS: tl.constexpr, B0: tl.constexpr):
     offs = tl.program_id(0) * B0 + tl.arange(0, B0)
     mask = offs < N
     x = tl.load(x_ptr + offs, mask=mask, other=0)
