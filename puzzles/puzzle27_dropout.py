@@ -9,8 +9,9 @@ $$z_{i,j} = \begin{cases} \dfrac{x_{i,j}}{1-p} & \text{if } u_{i,j} > p \\[4pt] 
 \qquad u_{i,j} = \texttt{tl.rand}(\texttt{SEED},\ i \cdot T + j), \quad p = \texttt{P\_PERCENT} / 100$$
 
 `x` and `z` have shape `(N0, T)` and are stored row by row. The grid is `(N0, cdiv(T, B1))`:
-program `(i, j)` owns columns `j * B1` to `j * B1 + B1 - 1` of row `i`. `SEED` and
-`P_PERCENT` (an integer: p = 0.25 is `P_PERCENT = 25`) come as plain integer parameters.
+program `(i, j)` owns columns `j * B1` to `j * B1 + B1 - 1` of row `i`. `SEED` (a
+non-negative 32-bit integer) and `P_PERCENT` (p = 0.25 is `P_PERCENT = 25`) come as plain
+integer parameters; `P_PERCENT / 100` in the kernel is p in fp32.
 
 **The new idea: a counter-based random generator.** `tl.rand(seed, offsets)` returns, for each
 offset, a float in $[0, 1)$ computed by Philox from the pair (seed, offset) alone: no state
@@ -28,7 +29,7 @@ the same seed always gives the same numbers. Three things follow:
   ignores `SEED` drops the same elements every time.
 
 Traps: compare with `>` (keep where $u > p$, so that about a fraction $1 - p$ survives);
-multiply the survivors by $\frac{1}{1-p}$; compute in fp32 and store in the output's dtype
+divide the survivors by $1 - p$; compute in fp32 and store in the output's dtype
 (cases run in fp32, fp16 and bf16); mask the tail of each row.
 """
 import torch
@@ -39,12 +40,10 @@ from torch import Tensor
 
 from grader.puzzle import Bench, Case, LookAlike, Puzzle, cdiv
 
-M32 = 0xFFFFFFFF
-
-
 def philox_rand(seed: int, offsets: Tensor) -> Tensor:
     """What `tl.rand(seed, offsets)` returns for int32 offsets and a seed below 2**31:
     Philox 4x32 with 10 rounds, its first word turned into a float in [0, 1)."""
+    M32 = 0xFFFFFFFF  # uint32 arithmetic in int64: every result masked to 32 bits
     def mul_hi_lo(a: int, b: Tensor):  # the high and low 32 bits of a * b, in int64 without overflow
         top, bottom = a * (b >> 16), a * (b & 0xFFFF)
         low = ((top & 0xFFFF) << 16) + bottom
