@@ -198,6 +198,9 @@ class Puzzle:
     * ``ranges`` draws named integer inputs uniformly from ``[low, high)``, a function of the
       case's sizes and blocks: ``{"target": lambda s: (0, s["V"])}`` for class indices. Other
       integer inputs cover their dtype's whole range.
+    * ``zeroed`` names outputs that start as zeros instead of the grader's "unwritten" fill, as
+      a wrapper allocating them with ``torch.zeros`` would: kernels that accumulate into them
+      with atomics (a histogram). An element no program touched then reads 0.
     * ``mantissa_bits`` rounds named float inputs to that many explicit mantissa bits. Dot
       puzzles use it so that TF32 ``tl.dot`` on a GPU is exact: a correct kernel then matches
       an fp32 reference tightly and a wrong one still fails.
@@ -229,6 +232,7 @@ class Puzzle:
     saves: Mapping[str, str] = field(default_factory=dict)  # function puzzles: non-inputs ctx may keep
     prepare: Callable | None = None  # the random inputs -> the inputs, some recomputed from others
     ranges: Mapping[str, Callable[[Sizes], tuple[int, int]]] = field(default_factory=dict)  # integer inputs
+    zeroed: tuple[str, ...] = ()  # outputs that start as zeros (atomics accumulate into them)
 
     def __post_init__(self) -> None:
         if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):

@@ -65,6 +65,20 @@ RECOGNISED = {
     "puzzle23_no_minus_one": "the gradient without the -1 at the target (softmax times dloss)",
     "puzzle23_not_scaled": "the gradient not scaled by dloss (softmax minus one-hot)",
     "puzzle23_ignore_not_honoured": "the ignore index not honoured (a target of -100 treated as a column no logit has)",
+    # Puzzles 24 to 27: scans, histogram, dropout.
+    "puzzle24_no_carry": "a scan that restarts at 0 in every chunk (no carry between chunks)",
+    "puzzle24_carry_never_updated": "a scan that restarts at 0 in every chunk (no carry between chunks)",
+    "puzzle24_carry_overwritten": "a carry that holds only the previous chunk's total (overwritten, not accumulated)",
+    "puzzle24_exclusive_scan": "an exclusive scan (each element's own value left out)",
+    "puzzle25_plain_cumsum": "an ordinary cumulative sum (the segment starts ignored)",
+    "puzzle25_flags_nonzero": "a segment start wherever f != 0 (not where f & 1 is 1)",
+    "puzzle26_load_add_store":
+        "each bin counted at most once per block (a load, +1 and store: colliding lanes lose updates)",
+    "puzzle26_atomic_unmasked": "the tail's padding lanes counted in bin 0",
+    "puzzle27_seed_ignored": "the mask drawn with seed 0 (SEED ignored)",
+    "puzzle27_mask_per_column": "one mask for every row (the random offsets are the column index alone)",
+    "puzzle27_no_scale": "the kept values not scaled by 1 / (1 - p)",
+    "puzzle27_inverted": "the mask inverted (kept where the random number is below p)",
 }
 
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
@@ -112,6 +126,18 @@ COINCIDE = {
         "vocab_spans_chunks[seed=0]", "vocab_fills_chunks[seed=1]", "one_row[seed=2]",
         "vocab_shorter_than_block[seed=3]", "many_rows[seed=4]", "large_logits[seed=6]",
         "max_in_last_chunk[seed=7]", "all_negative_rows[seed=8]", "constant_rows[seed=9]"),
+    # Puzzles 24 to 27. Rows of one chunk have no carry; rows of two only the first chunk's.
+    ("puzzle24", "a scan that restarts at 0 in every chunk (no carry between chunks)"):
+        ("row_fills_one_block[seed=1]", "rows_shorter_than_block[seed=3]"),
+    ("puzzle24", "a carry that holds only the previous chunk's total (overwritten, not accumulated)"):
+        ("row_fills_one_block[seed=1]", "rows_shorter_than_block[seed=3]"),
+    # N a multiple of the block: no padding lanes.
+    ("puzzle26", "the tail's padding lanes counted in bin 0"): ("exact_multiple_of_block[seed=1]",),
+    # Sixteen lanes into 256 bins: no two lanes of a block share a bin here.
+    ("puzzle26", "each bin counted at most once per block (a load, +1 and store: colliding lanes lose updates)"):
+        ("more_bins_than_elements[seed=5]",),
+    # One row: its column index is its flat index.
+    ("puzzle27", "one mask for every row (the random offsets are the column index alone)"): ("one_row[seed=2]",),
 }
 
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]

@@ -98,7 +98,8 @@ def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], sizes: dict) -> di
     for spec in out_specs:
         dims_str = puzzle.allocate.get(spec.name)
         shape = tuple(dims[d] for d in dims_str.split()) if dims_str else spec.shape(dims)
-        outputs.append(torch.empty(shape, device="cuda", dtype=getattr(torch, spec.dtype)))
+        fill = torch.zeros if spec.name in puzzle.zeroed else torch.empty
+        outputs.append(fill(shape, device="cuda", dtype=getattr(torch, spec.dtype)))
     values = dict(dims)
     for name, tensor in zip([*[s.name for s in read_spec(puzzle.spec, puzzle.outputs)[0]], *puzzle.outputs],
                             [*inputs, *outputs]):
@@ -110,7 +111,7 @@ def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], sizes: dict) -> di
         kernel[grid](*inputs, *outputs, **binding.named, **puzzle.bench.launch)
 
     run()
-    expected = puzzle.spec(*inputs)
+    expected = puzzle.run_spec(inputs, dims)  # keyword-only parameters get the size's values
     expected = expected if isinstance(expected, tuple) else (expected,)
     error = 0.0
     for name, got, want in zip(puzzle.outputs, outputs, expected):

@@ -1,0 +1,118 @@
+r"""
+# Puzzle 25: Segmented scan with a combine function of your own
+
+A cumulative sum that starts again at every segment start: each row is cut into segments,
+and each element gets the sum of its segment up to and including it.
+
+$$z_{i,j} = \sum_{k=s_{i,j}}^{j} x_{i,k}
+\qquad s_{i,j} = \max\,\{\,k \le j : f_{i,k} \,\&\, 1 = 1\,\}\ \text{(or 0 if there is none)}$$
+
+`x` (values, fp32), `f` (flags, int32) and `z` have shape `(N0, T)` and are stored row by
+row. Element $j$ **starts a segment** where the lowest bit of its flag is set, `f & 1`: the
+grader draws the flags as random 32-bit integers, so read only that bit (`f != 0` is not the
+same thing). A row's first element always starts one, flag or not. The grid has `N0` programs:
+program `i` owns row `i`, read in chunks of `B1` columns as in puzzle 24.
+
+**The new idea: a scan is any associative combine.** `tl.associative_scan` scans with a
+`@triton.jit` function of yours, over several tensors at once: here pairs (value, start flag).
+Combining a pair `a` with the pair `b` that follows it:
+
+$$(v_a, f_a) \oplus (v_b, f_b) = \big(\ f_b \;?\; v_b : v_a + v_b,\ \ f_a \,|\, f_b\ \big)$$
+
+If a segment starts inside `b`, everything in `a` is cut off; otherwise `b` adds onto `a`. The
+flag says whether a start lies anywhere in the span. The operator must be **associative**,
+$(a \oplus b) \oplus c = a \oplus (b \oplus c)$, because Triton combines as a tree, in an order
+you do not choose: a combine that keeps only `b`'s flag, or cuts on `a`'s, gives different
+results for different trees. The same idea scans running maxima, linear recurrences
+($h_t = a_t h_{t-1} + b_t$, as in state-space models) and the online softmax.
+
+```python
+@triton.jit
+def combine(a_value, a_start, b_value, b_start):
+    return ..., ...   # one result per scanned tensor
+
+value, seen = tl.associative_scan((x, starts), 0, combine)
+```
+
+**The carry is a pair too.** Between chunks, keep the sum of the segment still open at the end
+of the row so far. It continues only into the lanes before the chunk's first start (where the
+scanned flag is still 0). To update it, combine the whole chunk into one pair with
+`tl.reduce((x, starts), 0, combine)`, the same function, and apply that pair to the carry.
+
+Traps: lanes past `T` must not be stored (load them as value 0 and flag 0, so they neither add
+nor cut); flags are read as `f & 1`; and a chunk boundary is no segment boundary.
+"""
+import torch
+import triton
+import triton.language as tl
+from jaxtyping import Float32, Int32
+from torch import Tensor
+
+from grader.puzzle import Bench, Case, LookAlike, Puzzle
+
+
+def spec(x: Float32[Tensor, "N0 T"], f: Int32[Tensor, "N0 T"]) -> Float32[Tensor, "N0 T"]:
+    starts = (f & 1) == 1
+    z = torch.empty_like(x)
+    running = torch.zeros_like(x[:, 0])
+    for j in range(x.shape[1]):  # one column at a time, every row at once
+        running = torch.where(starts[:, j], x[:, j], running + x[:, j])
+        z[:, j] = running
+    return z
+
+
+def _plain_cumsum(x, f):  # a look-alike: the flags ignored
+    return torch.cumsum(x, dim=1)
+
+
+def _any_nonzero_flag(x, f):  # a look-alike: a start wherever f != 0, nearly every element
+    return spec(x, (f != 0).to(torch.int32))
+
+
+# ---- your part: finish the combine function and the kernel ----------------------
+@triton.jit
+def segment_combine(a_value, a_start, b_value, b_start):
+    # Your code here: return (value, start flag) of a followed by b.
+    pass
+
+
+@triton.jit
+def segscan_kernel(x_ptr, f_ptr, z_ptr, N0, T, B1: tl.constexpr):
+    # Your code here.
+    pass
+# ----------------------------------------------------------------------------------
+
+PUZZLE = Puzzle(
+    id="puzzle25",
+    title="Segmented scan with a combine function of your own",
+    statement=__doc__,
+    spec=spec,
+    kernel="segscan_kernel",
+    grid=lambda s: (s["N0"],),
+    cases=(
+        # Four chunks, the last one partly outside the row.
+        Case("rows_of_four_chunks", sizes={"N0": 4, "T": 200}, blocks={"B1": 64}),
+        Case("row_fills_one_block", sizes={"N0": 3, "T": 64}, blocks={"B1": 64}, seed=1),
+        Case("rows_shorter_than_block", sizes={"N0": 5, "T": 20}, blocks={"B1": 32}, seed=2),
+        Case("one_long_row", sizes={"N0": 1, "T": 500}, blocks={"B1": 128}, seed=3),
+        Case("many_rows", sizes={"N0": 64, "T": 37}, blocks={"B1": 16}, seed=4),
+        # Every third flag is 0: longer segments, more of them crossing a chunk boundary.
+        Case("longer_segments", sizes={"N0": 4, "T": 150}, blocks={"B1": 32}, seed=5, edges={"f": "zeros"}),
+    ),
+    atol=1e-5,
+    rtol=1e-5,
+    hints=(
+        "The combine returns `(tl.where(b_start != 0, b_value, a_value + b_value), a_start | b_start)`; "
+        "in the kernel, load the flags with `other=0` and keep `starts = flags & 1`.",
+        "`value, seen = tl.associative_scan((x, starts), 0, segment_combine)`; store "
+        "`tl.where(seen != 0, value, value + carry)`: the carry continues only up to the chunk's first start.",
+        "`total, any_start = tl.reduce((x, starts), 0, segment_combine)`, then "
+        "`carry = tl.where(any_start != 0, total, carry + total)`.",
+    ),
+    look_alikes=(
+        LookAlike("an ordinary cumulative sum (the segment starts ignored)", _plain_cumsum,
+                  "a segment start cuts off everything before it: the combine keeps only b's value when b starts"),
+        LookAlike("a segment start wherever f != 0 (not where f & 1 is 1)", _any_nonzero_flag,
+                  "read only the flag's lowest bit: `starts = flags & 1`"),
+    ),
+)

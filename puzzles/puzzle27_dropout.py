@@ -1,0 +1,157 @@
+r"""
+# Puzzle 27: Dropout with a seeded random mask
+
+Zero each element of `x` with probability $p$ and scale the survivors by $\frac{1}{1-p}$, so
+that every element keeps its expected value:
+
+$$z_{i,j} = \begin{cases} \dfrac{x_{i,j}}{1-p} & \text{if } u_{i,j} > p \\[4pt] 0 & \text{otherwise}
+\end{cases}
+\qquad u_{i,j} = \texttt{tl.rand}(\texttt{SEED},\ i \cdot T + j), \quad p = \texttt{P\_PERCENT} / 100$$
+
+`x` and `z` have shape `(N0, T)` and are stored row by row. The grid is `(N0, cdiv(T, B1))`:
+program `(i, j)` owns columns `j * B1` to `j * B1 + B1 - 1` of row `i`. `SEED` (a
+non-negative 32-bit integer) and `P_PERCENT` (p = 0.25 is `P_PERCENT = 25`) come as plain
+integer parameters; `P_PERCENT / 100` in the kernel is p in fp32.
+
+**The new idea: a counter-based random generator.** `tl.rand(seed, offsets)` returns, for each
+offset, a float in $[0, 1)$ computed by Philox from the pair (seed, offset) alone: no state
+is kept or advanced, so any program can draw the number of any element, in any order, and
+the same seed always gives the same numbers. Three things follow:
+
+* **The mask is never stored.** The backward of dropout is $\partial x = \partial z$ where the
+  element was kept, scaled by $\frac{1}{1-p}$, and 0 elsewhere: *this same kernel*, run on the
+  upstream gradient with the same seed. Saving the seed (one integer) instead of the mask
+  saves writing and reading a whole tensor, as fused attention kernels do for their dropout.
+* **The offset names the element.** Use its flat index `i * T + j` (int32), as stated: the
+  grader reproduces `tl.rand` exactly in PyTorch, so it knows which elements you must drop.
+  Offsets taken from the column alone would give every row the same mask.
+* **The seed is the caller's.** Another step of training passes another seed; a kernel that
+  ignores `SEED` drops the same elements every time.
+
+Traps: compare with `>` (keep where $u > p$, so that about a fraction $1 - p$ survives);
+divide the survivors by $1 - p$; compute in fp32 and store in the output's dtype
+(cases run in fp32, fp16 and bf16); mask the tail of each row.
+"""
+import torch
+import triton
+import triton.language as tl
+from jaxtyping import Float32
+from torch import Tensor
+
+from grader.puzzle import Bench, Case, LookAlike, Puzzle, cdiv
+
+def philox_rand(seed: int, offsets: Tensor) -> Tensor:
+    """What `tl.rand(seed, offsets)` returns for int32 offsets and a seed below 2**31:
+    Philox 4x32 with 10 rounds, its first word turned into a float in [0, 1)."""
+    M32 = 0xFFFFFFFF  # uint32 arithmetic in int64: every result masked to 32 bits
+    def mul_hi_lo(a: int, b: Tensor):  # the high and low 32 bits of a * b, in int64 without overflow
+        top, bottom = a * (b >> 16), a * (b & 0xFFFF)
+        low = ((top & 0xFFFF) << 16) + bottom
+        return (top >> 16) + (low >> 32), low & M32
+
+    c0 = offsets.to(torch.int64) & M32
+    c1, c2, c3 = (torch.zeros_like(c0) for _ in range(3))
+    k0, k1 = seed & M32, (seed >> 32) & M32
+    for _ in range(10):
+        hi_b, lo_b = mul_hi_lo(0xCD9E8D57, c2)
+        hi_a, lo_a = mul_hi_lo(0xD2511F53, c0)
+        c0, c1, c2, c3 = hi_b ^ c1 ^ k0, lo_b, hi_a ^ c3 ^ k1, lo_a
+        k0, k1 = (k0 + 0x9E3779B9) & M32, (k1 + 0xBB67AE85) & M32
+    signed = torch.where(c0 >= 2**31, c0 - 2**32, c0)  # the word read as an int32
+    signed = torch.where(signed < 0, -signed - 1, signed)
+    return signed.to(torch.float32) * torch.tensor(4.6566127342e-10, dtype=torch.float32)
+
+
+def _dropout(x, u, p_percent):
+    p = torch.tensor(p_percent, dtype=torch.float32) / 100  # in fp32, as the kernel divides
+    return torch.where(u > p, x.float() / (1 - p), 0.0).to(x.dtype)
+
+
+def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int) -> Float32[Tensor, "N0 T"]:
+    offsets = torch.arange(x.numel(), dtype=torch.int32).reshape(x.shape)  # i * T + j
+    return _dropout(x, philox_rand(SEED, offsets), P_PERCENT)
+
+
+def _seed_ignored(x, *, sizes):  # a look-alike: tl.rand(0, offsets), whatever the seed
+    return spec(x, SEED=0, P_PERCENT=sizes["P_PERCENT"])
+
+
+def _one_mask_for_all_rows(x, *, sizes):  # a look-alike: the offsets are the column index only
+    cols = torch.arange(x.shape[1], dtype=torch.int32).expand(x.shape)
+    return _dropout(x, philox_rand(sizes["SEED"], cols), sizes["P_PERCENT"])
+
+
+def _unscaled(x, *, sizes):  # a look-alike: the survivors not divided by 1 - p
+    return torch.where(spec(x, SEED=sizes["SEED"], P_PERCENT=sizes["P_PERCENT"]) != 0, x, 0.0).to(x.dtype)
+
+
+def _inverted(x, *, sizes):  # a look-alike: kept where u < p, dropped where u > p
+    offsets = torch.arange(x.numel(), dtype=torch.int32).reshape(x.shape)
+    u = philox_rand(sizes["SEED"], offsets)
+    p = torch.tensor(sizes["P_PERCENT"], dtype=torch.float32) / 100
+    return torch.where(u < p, x.float() / (1 - p), 0.0).to(x.dtype)
+
+
+# ---- your part: finish the kernel ------------------------------------------------
+@triton.jit
+def dropout_kernel(x_ptr, z_ptr, N0, T, SEED, P_PERCENT, B1: tl.constexpr):
+    # Your code here.
+    pass
+# ----------------------------------------------------------------------------------
+
+HALF = {"x": "float16", "z": "float16"}
+BF16 = {"x": "bfloat16", "z": "bfloat16"}
+
+PUZZLE = Puzzle(
+    id="puzzle27",
+    title="Dropout with a seeded random mask",
+    statement=__doc__,
+    spec=spec,
+    kernel="dropout_kernel",
+    grid=lambda s: (s["N0"], cdiv(s["T"], s["B1"])),
+    cases=(
+        Case("rows_of_two_blocks", sizes={"N0": 4, "T": 100, "SEED": 1234, "P_PERCENT": 50}, blocks={"B1": 64}),
+        Case("row_fills_block", sizes={"N0": 3, "T": 64, "SEED": 42, "P_PERCENT": 25}, blocks={"B1": 64}, seed=1),
+        Case("one_row", sizes={"N0": 1, "T": 300, "SEED": 987654321, "P_PERCENT": 10}, blocks={"B1": 128}, seed=2),
+        # Many rows in one block each: a mask drawn from the column alone repeats on every row.
+        Case("many_rows", sizes={"N0": 32, "T": 20, "SEED": 7, "P_PERCENT": 30}, blocks={"B1": 32}, seed=3),
+        Case("most_dropped", sizes={"N0": 4, "T": 50, "SEED": 2**31 - 1, "P_PERCENT": 90}, blocks={"B1": 32}, seed=4),
+        # The same input and p as rows_of_two_blocks, another seed: another mask.
+        Case("another_seed", sizes={"N0": 4, "T": 100, "SEED": 99999, "P_PERCENT": 50}, blocks={"B1": 64}),
+        Case("fp16_rows", sizes={"N0": 8, "T": 500, "SEED": 31337, "P_PERCENT": 20}, blocks={"B1": 256}, seed=5,
+             dtypes=HALF),
+        Case("bf16_rows", sizes={"N0": 8, "T": 200, "SEED": 2024, "P_PERCENT": 40}, blocks={"B1": 128}, seed=6,
+             dtypes=BF16),
+    ),
+    # Which elements survive is exact; a survivor's x / (1 - p) may round differently by an ulp.
+    atol=1e-6,
+    rtol=1e-6,
+    tolerances={"float16": (1e-3, 1e-3), "bfloat16": (8e-3, 8e-3)},
+    hints=(
+        "Program `(i, j)`: `cols = j * B1 + tl.arange(0, B1)`, `mask = cols < T`, and the flat offsets "
+        "`i * T + cols`, used both to address x and z and as the random numbers' offsets.",
+        "`u = tl.rand(SEED, i * T + cols)` and `p = P_PERCENT / 100`; keep where `u > p`.",
+        "`z = tl.where(u > p, x / (1 - p), 0.0)` with x loaded as fp32, stored with the mask.",
+    ),
+    look_alikes=(
+        LookAlike("the mask drawn with seed 0 (SEED ignored)", _seed_ignored,
+                  "pass the kernel's `SEED` to `tl.rand`: each training step draws another mask"),
+        LookAlike("one mask for every row (the random offsets are the column index alone)", _one_mask_for_all_rows,
+                  "draw with the flat index, `tl.rand(SEED, i * T + cols)`"),
+        LookAlike("the kept values not scaled by 1 / (1 - p)", _unscaled,
+                  "divide the survivors by `1 - p`, so that each element keeps its expected value"),
+        LookAlike("the mask inverted (kept where the random number is below p)", _inverted,
+                  "keep where `u > p`: an element survives with probability 1 - p"),
+    ),
+    bench=Bench(
+        sizes=({"N0": 4096, "T": 8192, "SEED": 1234, "P_PERCENT": 10},
+               {"N0": 4096, "T": 1024, "SEED": 1234, "P_PERCENT": 10},
+               {"N0": 16384, "T": 4096, "SEED": 1234, "P_PERCENT": 10}),
+        blocks={"B1": 1024},
+        # Read x once, write z once, fp16; the mask is never stored.
+        bytes=lambda s: 2 * 2 * s["N0"] * s["T"],
+        baseline=lambda x: torch.nn.functional.dropout(x, p=0.1, training=True),
+        baseline_name="torch.nn.functional.dropout",
+        dtypes=HALF,
+    ),
+)

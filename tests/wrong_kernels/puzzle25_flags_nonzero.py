@@ -1,0 +1,33 @@
+# The flags are read as f != 0 instead of their lowest bit: the grader's flags are random
+# 32-bit integers, nearly all nonzero, so nearly every element starts a segment of its own.
+import triton
+import triton.language as tl
+
+EXPECT_KIND = "mismatch"
+EXPECT_SAYS = "f & 1"
+
+
+@triton.jit
+def segment_combine(a_value, a_start, b_value, b_start):
+    # (a then b): b's segment starts inside b, so a is cut off; otherwise b adds onto a.
+    value = tl.where(b_start != 0, b_value, a_value + b_value)
+    return value, a_start | b_start
+
+
+@triton.jit
+def segscan_kernel(x_ptr, f_ptr, z_ptr, N0, T, B1: tl.constexpr):
+    row = tl.program_id(0)
+    base = row.to(tl.int64) * T
+    # The running sum of the open segment at the end of the chunks before this one.
+    carry = tl.zeros((), dtype=tl.float32)
+    for start in range(0, T, B1):
+        cols = start + tl.arange(0, B1)
+        mask = cols < T
+        x = tl.load(x_ptr + base + cols, mask=mask, other=0.0).to(tl.float32)
+        starts = tl.load(f_ptr + base + cols, mask=mask, other=0) != 0
+        value, seen = tl.associative_scan((x, starts), 0, segment_combine)
+        # Until the chunk's first segment start, the open segment from before goes on.
+        tl.store(z_ptr + base + cols, tl.where(seen != 0, value, value + carry), mask=mask)
+        # The chunk as one pair: its total since its last start, and whether it had one.
+        total, any_start = tl.reduce((x, starts), 0, segment_combine)
+        carry = tl.where(any_start != 0, total, carry + total)

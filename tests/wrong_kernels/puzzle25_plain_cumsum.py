@@ -1,0 +1,28 @@
+# An ordinary cumulative sum with a carry: the flags are loaded but never used.
+import triton
+import triton.language as tl
+
+EXPECT_KIND = "mismatch"
+EXPECT_SAYS = "an ordinary cumulative sum"
+
+
+@triton.jit
+def segment_combine(a_value, a_start, b_value, b_start):
+    # (a then b): b's segment starts inside b, so a is cut off; otherwise b adds onto a.
+    value = tl.where(b_start != 0, b_value, a_value + b_value)
+    return value, a_start | b_start
+
+
+@triton.jit
+def segscan_kernel(x_ptr, f_ptr, z_ptr, N0, T, B1: tl.constexpr):
+    row = tl.program_id(0)
+    base = row.to(tl.int64) * T
+    # The running sum of the open segment at the end of the chunks before this one.
+    carry = tl.zeros((), dtype=tl.float32)
+    for start in range(0, T, B1):
+        cols = start + tl.arange(0, B1)
+        mask = cols < T
+        x = tl.load(x_ptr + base + cols, mask=mask, other=0.0).to(tl.float32)
+        starts = tl.load(f_ptr + base + cols, mask=mask, other=0) & 1
+        tl.store(z_ptr + base + cols, tl.cumsum(x, axis=0) + carry, mask=mask)
+        carry += tl.sum(x, axis=0)
