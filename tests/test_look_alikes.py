@@ -50,6 +50,9 @@ RECOGNISED = {
         "the program id used as a row coordinate (a tile index, not an element index)",
     "puzzle17_grad_w_without_grad_output": "grad_weight without grad_output (plain column sums of x)",
     "puzzle17_grad_x_without_grad_output": "grad_x without grad_output (every row the weight itself)",
+    # Puzzles 28 to 30: the matmuls.
+    "puzzle28_k_tail_dropped": "a product that drops the last, partial K chunk (a loop over K // BLOCK_K chunks)",
+    "puzzle28_strides_ignored": "a and b read as if row-major (their strides ignored)",
 }
 
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
@@ -79,6 +82,13 @@ COINCIDE = {
     # One program: its tile index 0 is also its first row.
     ("puzzle16", "the program id used as a row coordinate (a tile index, not an element index)"):
         ("smaller_than_tiles[seed=5]",),
+    # Puzzles 28 to 30: the matmuls. Where BLOCK_K divides K there is no partial chunk to drop;
+    # where both inputs are row-major their strides are what a row-major reading assumes.
+    ("puzzle28", "a product that drops the last, partial K chunk (a loop over K // BLOCK_K chunks)"):
+        ("single_tile[seed=1]", "long_k[seed=4]", "a_column_major[seed=6]"),
+    ("puzzle28", "a and b read as if row-major (their strides ignored)"):
+        ("tails_in_m_n_k[seed=0]", "single_tile[seed=1]", "k_smaller_than_block[seed=2]",
+         "short_last_group[seed=3]", "long_k[seed=4]"),
 }
 
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]
