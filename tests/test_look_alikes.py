@@ -53,6 +53,10 @@ RECOGNISED = {
     # Puzzles 28 to 30: the matmuls.
     "puzzle28_k_tail_dropped": "a product that drops the last, partial K chunk (a loop over K // BLOCK_K chunks)",
     "puzzle28_strides_ignored": "a and b read as if row-major (their strides ignored)",
+    "puzzle30_erf_gelu": "the exact GELU, with erf, instead of the tanh form",
+    "puzzle30_gelu_before_bias": "GELU(a b) + bias (the activation before the bias)",
+    "puzzle30_bias_per_row": "the bias added per row (bias[i] on row i) instead of per column",
+    "puzzle30_epilogue_in_k_loop": "the bias and GELU applied to the partial sum after every K chunk",
 }
 
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
@@ -89,6 +93,11 @@ COINCIDE = {
     ("puzzle28", "a and b read as if row-major (their strides ignored)"):
         ("tails_in_m_n_k[seed=0]", "single_tile[seed=1]", "k_smaller_than_block[seed=2]",
          "short_last_group[seed=3]", "long_k[seed=4]"),
+    # More rows than columns: a bias read per row runs past its end (out of bounds, not wrong values).
+    ("puzzle30", "the bias added per row (bias[i] on row i) instead of per column"):
+        ("k_smaller_than_block[seed=2]", "short_last_group[seed=3]"),
+    # One K chunk: the epilogue inside the loop runs once, on the complete sum.
+    ("puzzle30", "the bias and GELU applied to the partial sum after every K chunk"): ("k_smaller_than_block[seed=2]",),
 }
 
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]
