@@ -143,7 +143,7 @@ PUZZLE = Puzzle(
         Mistake(r"range\([^)]*K\s*//\s*BLOCK_K",
                 "your loop runs `K // BLOCK_K` chunks: when `BLOCK_K` does not divide `K` the last, partial "
                 "chunk is never added. Loop `tl.cdiv(K, BLOCK_K)` times and mask the K lanes with `other=0.0`."),
-        Mistake(r"tl\.zeros\([^)]*(tl\.)?float16|out_dtype\s*=\s*tl\.float16",
+        Mistake(r"tl\.zeros\([^\n]*float16|out_dtype\s*=\s*tl\.float16",
                 "your accumulator is fp16: it rounds the running sum to 11 significant bits at every chunk. "
                 "Accumulate in `tl.float32` and cast to fp16 once, at the store."),
     ),

@@ -38,7 +38,7 @@ The grader therefore runs **every** config in the interpreter, on every case, an
 each run; on a GPU it lets Triton tune, as in real use. A kernel that is right only when
 `BLOCK_K` divides `K`, or a config that leaves out a constexpr the kernel needs, fails here.
 The cases are small (the same tails in M, N and K as puzzle 28), so a config of
-128 × 256 tiles covers a whole case with one program.
+128 × 256 tiles covers a case with one or two programs, and every config runs in seconds.
 
 How the grader launches it: it passes the pointers, `M`, `N`, `K` and the strides, never the
 block sizes (they come from the config Triton picks; passing them too is an error), and
