@@ -79,6 +79,13 @@ RECOGNISED = {
     "puzzle27_mask_per_column": "one mask for every row (the random offsets are the column index alone)",
     "puzzle27_no_scale": "the kept values not scaled by 1 / (1 - p)",
     "puzzle27_inverted": "the mask inverted (kept where the random number is below p)",
+    # Puzzles 28 to 30: the matmuls.
+    "puzzle28_k_tail_dropped": "a product that drops the last, partial K chunk (a loop over K // BLOCK_K chunks)",
+    "puzzle28_strides_ignored": "a and b read as if row-major (their strides ignored)",
+    "puzzle30_erf_gelu": "the exact GELU, with erf, instead of the tanh form",
+    "puzzle30_gelu_before_bias": "GELU(a b) + bias (the activation before the bias)",
+    "puzzle30_bias_per_row": "the bias added per row (bias[i] on row i) instead of per column",
+    "puzzle30_epilogue_in_k_loop": "the bias and GELU applied to the partial sum after every K chunk",
 }
 
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
@@ -138,6 +145,18 @@ COINCIDE = {
         ("more_bins_than_elements[seed=5]",),
     # One row: its column index is its flat index.
     ("puzzle27", "one mask for every row (the random offsets are the column index alone)"): ("one_row[seed=2]",),
+    # Puzzles 28 to 30: the matmuls. Where BLOCK_K divides K there is no partial chunk to drop;
+    # where both inputs are row-major their strides are what a row-major reading assumes.
+    ("puzzle28", "a product that drops the last, partial K chunk (a loop over K // BLOCK_K chunks)"):
+        ("single_tile[seed=1]", "long_k[seed=4]", "a_column_major[seed=6]"),
+    ("puzzle28", "a and b read as if row-major (their strides ignored)"):
+        ("tails_in_m_n_k[seed=0]", "single_tile[seed=1]", "k_smaller_than_block[seed=2]",
+         "short_last_group[seed=3]", "long_k[seed=4]"),
+    # More rows than columns: a bias read per row runs past its end (out of bounds, not wrong values).
+    ("puzzle30", "the bias added per row (bias[i] on row i) instead of per column"):
+        ("k_smaller_than_block[seed=2]", "short_last_group[seed=3]"),
+    # One K chunk: the epilogue inside the loop runs once, on the complete sum.
+    ("puzzle30", "the bias and GELU applied to the partial sum after every K chunk"): ("k_smaller_than_block[seed=2]",),
 }
 
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]

@@ -20,6 +20,7 @@ import torch
 from ..annotations import read_spec
 from ..binding import Param, bind
 from ..puzzle import Case, Puzzle
+from .launch import unwrap
 
 STATISTIC = "median"
 ROUNDS = 3
@@ -104,8 +105,12 @@ def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], sizes: dict) -> di
     for name, tensor in zip([*[s.name for s in read_spec(puzzle.spec, puzzle.outputs)[0]], *puzzle.outputs],
                             [*inputs, *outputs]):
         values.update(zip(puzzle.strides.get(name, ()), tensor.stride()))
-    binding = bind(params, [None] * (len(inputs) + len(outputs)), values, puzzle.kernel)
-    grid = puzzle.launch_grid(case)
+    # An autotuner's configs give some constexprs: they are not passed, and the grid follows
+    # the config Triton picks.
+    provided = unwrap(kernel, puzzle.kernel).provided
+    binding = bind(params, [None] * (len(inputs) + len(outputs)), values, puzzle.kernel, provided=provided)
+    grid = puzzle.launch_grid(case) if not provided else \
+        (lambda meta: tuple(int(g) for g in puzzle.grid({**dims, **meta})))
 
     def run():
         kernel[grid](*inputs, *outputs, **binding.named, **puzzle.bench.launch)

@@ -394,6 +394,13 @@ class Worker:
                         "line": None, "source": "", "config": label}, []
             for name in constexprs:
                 signature[name] = "constexpr"
+            unset = [n for n, p in inspect.signature(fn).parameters.items()
+                     if n not in signature and p.default is inspect.Parameter.empty]
+            if unset:  # a config that leaves out a constexpr the others give (nothing passes it)
+                names = ", ".join(f"`{n}`" for n in unset)
+                return {"ok": False, "error": f"{label or 'the launch'} gives no value for {names}, and the puzzle "
+                        f"does not pass it: set it in every config, or give the parameter a default",
+                        "line": None, "source": "", "config": label}, []
             try:
                 with captured_output():
                     source = ASTSource(fn=JITFunction(fn), signature=signature, constexprs=constexprs)
