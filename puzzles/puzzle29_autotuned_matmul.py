@@ -21,7 +21,9 @@ def matmul_kernel(...):
 
 **What autotuning does.** The first time the kernel is launched with a new value of the
 `key` arguments, Triton compiles and times every config on that launch's tensors, keeps
-the fastest, and reuses it for every later launch with the same key. Each config sets the
+the fastest, and reuses it for every later launch with the same key. The timing runs the
+kernel many times on the real tensors: harmless here, since `c` is only ever stored to, but a
+kernel that adds into its output would need `reset_to_zero=["c_ptr"]`. Each config sets the
 `tl.constexpr` parameters it names (the block sizes and `GROUP_M` here), plus `num_warps`
 (the threads of a program, in groups of 32) and `num_stages` (how many K chunks are loaded
 ahead while the tensor cores work on the current one: more hides memory latency, but each
@@ -35,7 +37,8 @@ kernel is retuned, at the cost of timing every config, at every call.
 **Every config must be correct.** Which config wins depends on the GPU, the shape and timing
 noise, so a config that is wrong on some shape is a bug that shows only on some machines.
 The grader therefore runs **every** config in the interpreter, on every case, and grades
-each run; on a GPU it lets Triton tune, as in real use. A kernel that is right only when
+each run; on a GPU it lets Triton tune, as in real use, so there only the winning config
+runs and a wrong one can hide: grade in the interpreter (`--device cpu`) too. A kernel that is right only when
 `BLOCK_K` divides `K`, or a config that leaves out a constexpr the kernel needs, fails here.
 The cases are small (the same tails in M, N and K as puzzle 28), so a config of
 128 × 256 tiles covers a case with one or two programs, and every config runs in seconds.
