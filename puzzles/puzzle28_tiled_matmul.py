@@ -108,7 +108,7 @@ PUZZLE = Puzzle(
     # Three block configurations in all: the GPU compile check compiles each once.
     cases=(
         # 3 x 2 tiles, four K chunks, the last one partial: every tail at once.
-        Case("tails_in_m_n_k", sizes={"M": 70, "N": 45, "K": 100}, blocks=_blocks(32, 32, 32, 2)),
+        Case("classic", sizes={"M": 70, "N": 45, "K": 100}, blocks=_blocks(32, 32, 32, 2)),
         # The whole product is one tile and the blocks fit exactly: an off-by-one mask shows.
         Case("single_tile", sizes={"M": 32, "N": 32, "K": 64}, blocks=_blocks(32, 32, 32, 2), seed=1),
         # K shorter than one chunk: a loop over K // BLOCK_K chunks does nothing at all.

@@ -104,7 +104,7 @@ PUZZLE = Puzzle(
     # No blocks: every config gives its own, and each config is graded on every case.
     cases=(
         # No size a multiple of 16: every config has tails in M, N and K.
-        Case("tails_in_m_n_k", sizes={"M": 70, "N": 45, "K": 100}, blocks={}),
+        Case("classic", sizes={"M": 70, "N": 45, "K": 100}, blocks={}),
         # K shorter than any sensible BLOCK_K.
         Case("k_smaller_than_block", sizes={"M": 48, "N": 40, "K": 24}, blocks={}, seed=1),
         # Several tiles for every config of up to 128 x 128, in more than one band.

@@ -107,7 +107,7 @@ PUZZLE = Puzzle(
     strides={"a": ("stride_am", "stride_ak"), "b": ("stride_bk", "stride_bn"), "c": ("stride_cm", "stride_cn")},
     cases=(
         # Fewer rows than columns, tails everywhere, four K chunks.
-        Case("tails_in_m_n_k", sizes={"M": 40, "N": 72, "K": 100}, blocks=_blocks(32, 32, 32, 2)),
+        Case("classic", sizes={"M": 40, "N": 72, "K": 100}, blocks=_blocks(32, 32, 32, 2)),
         Case("single_tile", sizes={"M": 32, "N": 32, "K": 64}, blocks=_blocks(32, 32, 32, 2), seed=1),
         # One K chunk; more rows than columns, so a bias read per row runs past its end.
         Case("k_smaller_than_block", sizes={"M": 48, "N": 40, "K": 10}, blocks=_blocks(32, 32, 32, 2), seed=2),

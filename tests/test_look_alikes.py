@@ -150,7 +150,7 @@ COINCIDE = {
     ("puzzle28", "a product that drops the last, partial K chunk (a loop over K // BLOCK_K chunks)"):
         ("single_tile[seed=1]", "long_k[seed=4]", "a_column_major[seed=6]"),
     ("puzzle28", "a and b read as if row-major (their strides ignored)"):
-        ("tails_in_m_n_k[seed=0]", "single_tile[seed=1]", "k_smaller_than_block[seed=2]",
+        ("classic[seed=0]", "single_tile[seed=1]", "k_smaller_than_block[seed=2]",
          "short_last_group[seed=3]", "long_k[seed=4]"),
     # More rows than columns: a bias read per row runs past its end (out of bounds, not wrong values).
     ("puzzle30", "the bias added per row (bias[i] on row i) instead of per column"):

@@ -4,7 +4,7 @@ import triton
 import triton.language as tl
 
 EXPECT_KIND = "mismatch"
-EXPECT_CASE = "tails_in_m_n_k"
+EXPECT_CASE = "classic"
 EXPECT_SAYS = "per row"
 
 
