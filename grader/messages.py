@@ -124,6 +124,9 @@ _COMPILE_FIXES = [
     (r"Block pointers have been removed",
      "this Triton no longer has block pointers (triton 3.9 removed them; 3.8 is the last with them): "
      "use your tensor-descriptor kernels from puzzles 16 and 17 instead, which take the same arguments."),
+    (r"gives no value for `(?P<name>\w+)`",
+     "set `{name}` in every `triton.Config` of the autotuner (e.g. `{{'{name}': 8}}` beside the block sizes), "
+     "or give the parameter a default (`{name}: tl.constexpr = 8`)."),
     (r"Lambda", "lambdas are not supported in kernels: write the expression inline or as a separate @triton.jit function."),
     (r"StopIteration|nested function|FunctionDef",
      "nested `def`s are not supported in kernels: move the helper to module level and decorate it with @triton.jit."),

@@ -399,7 +399,7 @@ class Worker:
             if unset:  # a config that leaves out a constexpr the others give (nothing passes it)
                 names = ", ".join(f"`{n}`" for n in unset)
                 return {"ok": False, "error": f"{label or 'the launch'} gives no value for {names}, and the puzzle "
-                        f"does not pass it: set it in every config, or give the parameter a default",
+                        f"does not pass it",
                         "line": None, "source": "", "config": label}, []
             try:
                 with captured_output():
