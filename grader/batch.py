@@ -131,7 +131,7 @@ def write_reports(results: list[StudentResult], puzzle_ids: list[str], out: Path
                   gradescope: bool = False) -> None:
     """grades.csv, results.json and junit.xml (and one Gradescope results.json per student).
     Written only after every worker has finished: no submission runs while they are written."""
-    from . import render_batch
+    from .report import batch_files as render_batch
     out.mkdir(parents=True, exist_ok=True)
     (out / "grades.csv").write_text(render_batch.grades_csv(results, puzzle_ids))
     (out / "results.json").write_text(render_batch.results_json(results, puzzle_ids, seconds))

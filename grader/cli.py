@@ -203,10 +203,10 @@ def main(argv=None) -> int:
     from .capture import relabel_report
     report = relabel_report(report, NOTEBOOK_LINES)  # a notebook's "line N" said as "line M of code cell K"
     if args.json:
-        from .render_json import render
+        from .report.json_report import render
         print(render(report))
     else:
-        from .render_text import render
+        from .report.text import render
         print(render(report, verbose=args.verbose))
     if (args.viz is not None or args.triton_viz) and course.load_error(targets[0][0]) is not None:
         return report.exit_code  # the puzzle file does not load: its failure is above, nothing to draw

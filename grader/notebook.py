@@ -35,7 +35,7 @@ class Checked:
         return self.result.passed
 
     def __repr__(self) -> str:
-        from .render_text import render_puzzle
+        from .report.text import render_puzzle
         return render_puzzle(self.result)
 
 
@@ -51,7 +51,7 @@ def check(kernel, puzzle: str, *, picture: bool = True, device: str = "auto", ti
 
     from .capture import captured
     from .options import Options
-    from .render_html import render
+    from .report.html import render
     from .session import grade_many
 
     course = _course()

@@ -1,35 +1,22 @@
 """Memory-access pictures for one case: the learner's kernel beside the reference solution.
 
 The kernels run in the interpreter (a worker process, as for grading) with every access
-recorded; :mod:`grader.viz` draws the result.
+recorded; :mod:`grader.report.pictures` draws the result. This half runs learner code, so it
+stays outside ``grader/report/``.
 """
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from .course import Course, CourseError
 from .options import Options
 from .plan import SpecShapes
 from .puzzle import Case
+from .report.pictures import Picture, draw_case
 from .results import PuzzleResult
 from .isolation import jail_for, use_sandbox
 from .worker_pool import WorkerProcess
-
-
-@dataclass(frozen=True)
-class Picture:
-    """A written picture. In a notebook it displays itself."""
-
-    path: Path
-    case: str
-
-    def _repr_png_(self) -> bytes | None:
-        return self.path.read_bytes() if self.path.suffix == ".png" else None
-
-    def _repr_svg_(self) -> str | None:
-        return self.path.read_text() if self.path.suffix == ".svg" else None
 
 
 def choose_case(cases: tuple[Case, ...], wanted: str | None, result: PuzzleResult | None) -> Case:
@@ -51,7 +38,6 @@ def choose_case(cases: tuple[Case, ...], wanted: str | None, result: PuzzleResul
 def picture(course: Course, puzzle_id: str, kernel_file: Path, path: Path | None = None,
             case_name: str | None = None, result: PuzzleResult | None = None, timeout: float = 30.0) -> Picture:
     from .grade import PuzzleGrader
-    from .viz import draw
 
     puzzle = course.puzzle(puzzle_id)
     case = choose_case(puzzle.cases, case_name, result)
@@ -79,7 +65,5 @@ def picture(course: Course, puzzle_id: str, kernel_file: Path, path: Path | None
     shapes = SpecShapes(puzzle)
     dims = {**puzzle.sizes(case), **case.blocks}
     tensors = [(s.name, shapes.buffer_dims(s).shape(dims)) for s in shapes.all]
-    sizes = ", ".join(f"{k}={v}" for k, v in dims.items())
-    title = f"{puzzle_id} {puzzle.title}: case {case.label} ({sizes}); yours {verdict}"
-    draw(Path(path), title, tensors, puzzle.launch_grid(case), columns)
-    return Picture(Path(path), case.label)
+    return draw_case(Path(path), f"{puzzle_id} {puzzle.title}", case.label, dims, tensors,
+                     puzzle.launch_grid(case), columns, verdict)

@@ -256,7 +256,7 @@ def test_junit_counts_match_the_testcases():
     import xml.etree.ElementTree as ET
 
     from grader.results import StudentResult
-    from grader.render_batch import junit_xml
+    from grader.report.batch_files import junit_xml
     from grader.results import PuzzleResult
     statuses = ["pass", "fail", "not_attempted", "not_attempted", "unsupported", "error"]
     student = StudentResult("ada", tuple(PuzzleResult(puzzle=f"puzzle{i:02d}", title="t", status=s, source="x",

@@ -67,7 +67,7 @@ def test_mismatch_lists_the_first_wrong_elements(wrong_results):
 
 
 def test_plain_output_shows_the_reason_under_the_puzzle(wrong_results):
-    from grader.render_text import render_puzzle
+    from grader.report.text import render_puzzle
     text = render_puzzle(wrong_results["puzzle02_missing_store_mask.py"])
     lines = text.splitlines()
     assert lines[0] == "✗ puzzle02 Constant add, blocked: 1/8 cases pass"

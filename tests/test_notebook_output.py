@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader.capture import LineMap, captured, notebook_module, relabel_report
-from grader.render_html import picture_width, render
+from grader.report.html import picture_width, render
 from grader.results import CaseResult, CheckResult, PuzzleResult, Report
 
 ROOT = Path(__file__).resolve().parent.parent

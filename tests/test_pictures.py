@@ -9,7 +9,7 @@ from grader.sandbox.bounds import AccessTrace, Region
 from grader.grade import PuzzleGrader
 from grader.options import Options
 from grader.pictures import choose_case
-from grader.viz import MASKED, OOB, READ, READ_WRITTEN, WRITTEN, Panel, cells_by_program
+from grader.report.pictures import MASKED, OOB, READ, READ_WRITTEN, WRITTEN, Panel, cells_by_program
 from grader.worker_pool import WorkerProcess
 
 ROOT = Path(__file__).resolve().parent.parent

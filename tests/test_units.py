@@ -287,7 +287,7 @@ def test_a_worker_cannot_make_the_grader_read_a_huge_message():
 
 def test_grades_csv_cells_never_start_a_formula():
     from grader.results import StudentResult
-    from grader.render_batch import grades_csv
+    from grader.report.batch_files import grades_csv
     text = grades_csv([StudentResult("-mallory", (), ("=HYPERLINK(\"http://x\")",), 0.0)], ["puzzle01"])
     assert "'-mallory" in text and "'=HYPERLINK" in text
 

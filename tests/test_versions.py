@@ -6,10 +6,12 @@ import json
 
 import pytest
 
-from grader import apis, render_json, render_text
+from grader import apis
+from grader.report import json_report as render_json
+from grader.report import text as render_text
 from grader.results import StudentResult
 from grader.options import Options
-from grader.render_batch import gradescope, grades_csv, junit_xml
+from grader.report.batch_files import gradescope, grades_csv, junit_xml
 from grader.results import PuzzleResult, Report
 from grader.session import grade_many
 

@@ -1,7 +1,7 @@
 """Plain-text report: one line per puzzle, the reason under a failure, then a summary."""
 from __future__ import annotations
 
-from .results import PuzzleResult, Report
+from ..results import PuzzleResult, Report
 
 MARKS = {"pass": "✓", "fail": "✗", "not_attempted": "·", "unsupported": "–", "error": "!"}
 

@@ -3,6 +3,9 @@
 Drawn with matplotlib into a static PNG or SVG, offline and headless, from the access trace
 the interpreter run records (every load and store our bounds check sees). Masked-off lanes
 are grey, out-of-bounds lanes red, drawn past the tensor's outline where they fell.
+
+Only the drawing lives here: :mod:`grader.pictures` runs the kernels in a worker and hands
+their traces to :func:`draw_case`.
 """
 from __future__ import annotations
 
@@ -148,3 +151,28 @@ def draw(path: Path, title: str, tensors: list[tuple[str, tuple[int, ...]]], gri
     fig.savefig(path, dpi=min(DPI / shrink, 2.5 * DPI))
     plt.close(fig)
     return path
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A written picture. In a notebook it displays itself."""
+
+    path: Path
+    case: str
+
+    def _repr_png_(self) -> bytes | None:
+        return self.path.read_bytes() if self.path.suffix == ".png" else None
+
+    def _repr_svg_(self) -> str | None:
+        return self.path.read_text() if self.path.suffix == ".svg" else None
+
+
+def draw_case(path: Path, heading: str, case: str, dims: dict[str, int],
+              tensors: list[tuple[str, tuple[int, ...]]], grid: tuple[int, ...],
+              traces: list[tuple[str, dict | None, str]], verdict: str) -> Picture:
+    """One case's picture: ``heading`` (the puzzle), the case's sizes and blocks ``dims``, and
+    ``verdict`` (how the learner's kernel did) make its title; the rest goes to :func:`draw`."""
+    sizes = ", ".join(f"{k}={v}" for k, v in dims.items())
+    title = f"{heading}: case {case} ({sizes}); yours {verdict}"
+    draw(Path(path), title, tensors, grid, traces)
+    return Picture(Path(path), case)

@@ -9,7 +9,7 @@ import io
 import json
 from xml.etree import ElementTree as ET
 
-from .results import StudentResult, to_dict
+from ..results import StudentResult, to_dict
 
 
 def _cell(text: str) -> str:
