@@ -67,12 +67,12 @@ def hint_main(argv) -> int:
 
     from .course import normalise_id
     from .learner import next_hint, progress_file, rich_text
-    from .learner import Progress
+    from .learner import ProgressFile
     course = course_at(args.root)
     puzzle_id = normalise_id(args.puzzle)
     course.puzzle_file(puzzle_id)  # an unknown puzzle is a usage error
     console = Console(highlight=False, soft_wrap=True)
-    for line in next_hint(course, puzzle_id, Progress(progress_file(course))).lines():
+    for line in next_hint(course, puzzle_id, ProgressFile(progress_file(course))).lines():
         console.print(rich_text(line))
     return 0
 
@@ -86,7 +86,7 @@ def progress_main(argv) -> int:
     parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
     args = parser.parse_args(argv)
     from .learner import progress_file
-    from .learner import PROGRESS_FILE, Progress
+    from .learner import PROGRESS_FILE, ProgressFile
     if args.file or args.root:
         candidates = [args.file or progress_file(course_at(args.root))]
     else:
@@ -99,7 +99,7 @@ def progress_main(argv) -> int:
         print("no progress saved yet: grade a puzzle (`python -m grader puzzle01`) "
               "or run a check(...) cell in a notebook first")
         return 0
-    data = Progress(path).load()
+    data = ProgressFile(path).load()
     for puzzle_id in sorted(data):
         entry = data[puzzle_id]
         hints = f", {entry['hints']} hint(s) seen" if entry.get("hints") else ""

@@ -17,7 +17,7 @@ from .course import Course
 PROGRESS_FILE = ".progress.json"
 
 
-class Progress:
+class ProgressFile:
     """The learner's status per puzzle and the hints they have seen, kept across restarts."""
 
     def __init__(self, path: Path | None = None) -> None:
@@ -64,7 +64,7 @@ def progress_file(course: Course) -> Path:
 
 def record(course: Course, results) -> None:
     """Save each graded result's status, as a notebook's check() does."""
-    store = Progress(progress_file(course))
+    store = ProgressFile(progress_file(course))
     checked = time.strftime("%Y-%m-%d %H:%M:%S")
     for result in results:
         store.update(result.puzzle, status=STATUS_WORDS.get(result.status, result.status), checked=checked)
@@ -89,7 +89,7 @@ class Hints:
         return lines
 
 
-def next_hint(course: Course, puzzle_id: str, store: Progress) -> Hints:
+def next_hint(course: Course, puzzle_id: str, store: ProgressFile) -> Hints:
     """Show one more hint of ``puzzle_id`` than before, and remember it in ``store``."""
     hints = tuple(course.puzzle(puzzle_id).hints)
     before = store.load().get(puzzle_id, {}).get("hints", 0)

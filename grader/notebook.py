@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .course import Course, find_root, normalise_id
-from .learner import Progress  # noqa: F401  (for learners and tests: grader.notebook.Progress)
+from .learner import ProgressFile  # noqa: F401  (for learners and tests: grader.notebook.ProgressFile)
 from .results import PuzzleResult
 
 # What a learner calls from a notebook; everything else here is private.
@@ -44,7 +44,7 @@ def _course() -> Course:
 
 
 def check(kernel, puzzle: str, *, picture: bool = True, device: str = "auto", timeout: float = 30.0,
-          progress: Progress | None = None, triton_viz: bool = False) -> Checked:
+          progress: ProgressFile | None = None, triton_viz: bool = False) -> Checked:
     """Grade ``kernel`` (defined in this notebook) on ``puzzle``'s cases and show the result.
     ``triton_viz=True`` also shows triton-viz's 3-D viewer of the first failing case (see :func:`show`)."""
     from dataclasses import replace
@@ -76,7 +76,7 @@ def check(kernel, puzzle: str, *, picture: bool = True, device: str = "auto", ti
             drawn = None
     status = {"pass": "passed", "fail": "failing", "not_attempted": "not attempted", "unsupported": "unsupported",
               "error": "failing"}[result.status]
-    (progress or Progress()).update(puzzle_id, status=status, checked=time.strftime("%Y-%m-%d %H:%M:%S"))
+    (progress or ProgressFile()).update(puzzle_id, status=status, checked=time.strftime("%Y-%m-%d %H:%M:%S"))
     html = render(result, drawn)  # the picture goes into the page itself
     if triton_viz:
         html += _viewer_html(course, puzzle_id, path, None, result)  # the viewer reads the module later
@@ -135,15 +135,15 @@ class HintText(str):
         return plain(self)
 
 
-def hint(puzzle: str, *, progress: Progress | None = None) -> HintText:
+def hint(puzzle: str, *, progress: ProgressFile | None = None) -> HintText:
     """The next hint of ``puzzle`` (one more per call; all of them once they are all shown)."""
     from .learner import next_hint
     course = _course()
     puzzle_id = normalise_id(puzzle)
-    return HintText("\n".join(next_hint(course, puzzle_id, progress or Progress()).lines()))
+    return HintText("\n".join(next_hint(course, puzzle_id, progress or ProgressFile()).lines()))
 
 
-def course_panel(namespace: dict | None = None, progress: Progress | None = None):
+def course_panel(namespace: dict | None = None, progress: ProgressFile | None = None):
     """A panel of every puzzle with its status, a progress bar, and Check and Hint buttons.
 
     The Check button grades the object named like the puzzle's kernel in ``namespace``
@@ -154,7 +154,7 @@ def course_panel(namespace: dict | None = None, progress: Progress | None = None
     from IPython.display import HTML, display
 
     course = _course()
-    store = progress or Progress()
+    store = progress or ProgressFile()
     if namespace is None:
         shell = get_ipython()
         namespace = shell.user_ns if shell is not None else {}

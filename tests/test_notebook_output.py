@@ -219,9 +219,9 @@ def notebook_folder(tmp_path, monkeypatch):
 
 
 def test_check_says_the_line_of_the_cell(notebook_folder):
-    from grader.notebook import Progress, check
+    from grader.notebook import ProgressFile, check
     shown = check(_cell_kernel(CELL), "puzzle02", device="cpu", picture=False,
-                  progress=Progress(notebook_folder / ".progress.json"))
+                  progress=ProgressFile(notebook_folder / ".progress.json"))
     failure = shown.result.first_failure
     assert failure.kind == "out_of_bounds"
     assert failure.message == OUT_OF_BOUNDS.format(where="line 7 of the cell defining `add_mask2_kernel`")

@@ -11,7 +11,7 @@ import pytest
 
 from grader import notebook_build
 from grader.capture import from_notebook, source_of
-from grader.notebook import Progress, hint
+from grader.notebook import ProgressFile, hint
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOKS = ["00_start_here", "01_classic", "02_cs336"]
@@ -119,11 +119,11 @@ def _load(path):
 
 
 def test_progress_persists_and_hints_come_one_at_a_time(tmp_path, course):
-    store = Progress(tmp_path / ".progress.json")
+    store = ProgressFile(tmp_path / ".progress.json")
     first = hint("puzzle01", progress=store)
     assert first.startswith("Hint 1/") and "Hint 2/" not in first
     store.update("puzzle01", status="passed")
-    again = Progress(tmp_path / ".progress.json")   # a new kernel session reads the same file
+    again = ProgressFile(tmp_path / ".progress.json")   # a new kernel session reads the same file
     assert again.status("puzzle01") == "passed" and again.load()["puzzle01"]["hints"] == 1
     run = subprocess.run([sys.executable, "-m", "grader", "progress", "--file", str(tmp_path / ".progress.json")],
                          capture_output=True, text=True, timeout=60)
