@@ -14,9 +14,12 @@ import nbformat
 from .course import Course
 from .source_lines import statement_start
 
+# Each track's notebook: its name, its title and the track (``Puzzle.track``) whose puzzles it
+# holds. A track with no puzzle yet gets no notebook: none is written, none checked as stale.
 TRACKS = {
-    "01_classic": ("Classic puzzles", range(1, 13)),
-    "02_cs336": ("Track two: the CS336 weighted sum", range(13, 100)),
+    "01_classic": ("Classic puzzles", "classic"),
+    "02_cs336": ("Track two: the CS336 weighted sum", "cs336"),
+    "03_transformer": ("Track three: the kernels of a transformer", "transformer"),
 }
 KERNEL_ENV = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
@@ -117,8 +120,8 @@ def build(course: Course) -> dict[str, nbformat.NotebookNode]:
     books = {"00_start_here": _notebook([
         nbformat.v4.new_markdown_cell(text, id=f"start-{i}") if kind == "markdown"
         else nbformat.v4.new_code_cell(text, id=f"start-{i}") for i, (kind, text) in enumerate(START_HERE)])}
-    for name, (title, numbers) in TRACKS.items():
-        ids = [p for p in course.ids if course.puzzle(p).number in numbers]
+    for name, (title, track) in TRACKS.items():
+        ids = [p for p in course.ids if course.puzzle(p).track == track]
         if not ids:
             continue
         cells = [nbformat.v4.new_markdown_cell(f"# Triton Puzzles: {title}\n\nRun the set-up cell first. "

@@ -168,6 +168,10 @@ class LookAlike:
         return result if isinstance(result, tuple) else (result,)
 
 
+# The parts of the course, in order; grader/notebook_build.py gives each its notebook.
+TRACKS = ("classic", "cs336", "transformer")
+
+
 @dataclass(frozen=True)
 class Puzzle:
     """A puzzle: the statement, the PyTorch spec, the kernel's name, how it is launched and graded.
@@ -204,6 +208,8 @@ class Puzzle:
     * ``mantissa_bits`` rounds named float inputs to that many explicit mantissa bits. Dot
       puzzles use it so that TF32 ``tl.dot`` on a GPU is exact: a correct kernel then matches
       an fp32 reference tightly and a wrong one still fails.
+    * ``track`` is the part of the course the puzzle belongs to, one of :data:`TRACKS`: it
+      picks the notebook the puzzle appears in.
     """
 
     id: str
@@ -233,10 +239,14 @@ class Puzzle:
     prepare: Callable | None = None  # the random inputs -> the inputs, some recomputed from others
     ranges: Mapping[str, Callable[[Sizes], tuple[int, int]]] = field(default_factory=dict)  # integer inputs
     zeroed: tuple[str, ...] = ()  # outputs that start as zeros (atomics accumulate into them)
+    track: str = "classic"  # one of TRACKS; every puzzle file names its own
 
     def __post_init__(self) -> None:
         if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):
             raise ValueError(f"puzzle id {self.id!r} must look like 'puzzle07'")
+        if self.track not in TRACKS:
+            raise ValueError(f"{self.id}: track must be one of {', '.join(map(repr, TRACKS))}, "
+                             f"not {self.track!r}")
         labels = [c.label for c in self.cases]
         if len(set(labels)) != len(labels):
             raise ValueError(f"{self.id}: two cases share a name and seed: {labels}")

@@ -37,6 +37,7 @@ def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
 PUZZLE = Puzzle(
     id="puzzle01",
     title="Constant add",
+    track="classic",
     statement=__doc__,
     spec=spec,
     kernel="add_kernel",

@@ -43,6 +43,7 @@ def add_mask2_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
 PUZZLE = Puzzle(
     id="puzzle02",
     title="Constant add, blocked",
+    track="classic",
     statement=__doc__,
     spec=spec,
     kernel="add_mask2_kernel",

@@ -41,6 +41,7 @@ def add_vec_kernel(x_ptr, y_ptr, z_ptr, N0, N1, B0: tl.constexpr, B1: tl.constex
 PUZZLE = Puzzle(
     id="puzzle03",
     title="Outer vector add",
+    track="classic",
     statement=__doc__,
     spec=spec,
     kernel="add_vec_kernel",

@@ -41,6 +41,7 @@ def add_vec_block_kernel(x_ptr, y_ptr, z_ptr, N0, N1, B0: tl.constexpr, B1: tl.c
 PUZZLE = Puzzle(
     id="puzzle04",
     title="Outer vector add, blocked",
+    track="classic",
     statement=__doc__,
     spec=spec,
     kernel="add_vec_block_kernel",

@@ -39,6 +39,7 @@ def mul_relu_block_kernel(x_ptr, y_ptr, z_ptr, N0, N1, B0: tl.constexpr, B1: tl.
 PUZZLE = Puzzle(
     id="puzzle05",
     title="Fused outer multiply and ReLU",
+    track="classic",
     statement=__doc__,
     spec=spec,
     kernel="mul_relu_block_kernel",

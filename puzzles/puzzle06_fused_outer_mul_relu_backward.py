@@ -51,6 +51,7 @@ def mul_relu_block_back_kernel(x_ptr, y_ptr, dz_ptr, dx_ptr, N0, N1, B0: tl.cons
 PUZZLE = Puzzle(
     id="puzzle06",
     title="Fused multiply and ReLU, backward",
+    track="classic",
     statement=__doc__,
     spec=spec,
     kernel="mul_relu_block_back_kernel",

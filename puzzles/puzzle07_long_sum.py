@@ -52,6 +52,7 @@ def sum_kernel(x_ptr, z_ptr, N0, N1, T, B0: tl.constexpr, B1: tl.constexpr):
 PUZZLE = Puzzle(
     id="puzzle07",
     title="Long sum",
+    track="classic",
     statement=__doc__,
     spec=spec,
     kernel="sum_kernel",

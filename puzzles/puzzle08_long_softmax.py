@@ -57,6 +57,7 @@ def softmax_kernel(x_ptr, z_ptr, N0, N1, T, B0: tl.constexpr, B1: tl.constexpr):
 PUZZLE = Puzzle(
     id="puzzle08",
     title="Long softmax",
+    track="classic",
     statement=__doc__,
     spec=spec,
     kernel="softmax_kernel",

@@ -62,6 +62,7 @@ def flashatt_kernel(q_ptr, k_ptr, v_ptr, z_ptr, N0, T, B0: tl.constexpr, B1: tl.
 PUZZLE = Puzzle(
     id="puzzle09",
     title="Flash attention (scalar)",
+    track="classic",
     statement=__doc__,
     spec=spec,
     kernel="flashatt_kernel",

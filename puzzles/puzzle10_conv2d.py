@@ -59,6 +59,7 @@ def conv2d_kernel(x_ptr, k_ptr, z_ptr, N0, H, W, KH: tl.constexpr, KW: tl.conste
 PUZZLE = Puzzle(
     id="puzzle10",
     title="Convolution (2D)",
+    track="classic",
     statement=__doc__,
     spec=spec,
     kernel="conv2d_kernel",

@@ -53,6 +53,7 @@ def dot_kernel(
 PUZZLE = Puzzle(
     id="puzzle11",
     title="Batched matrix multiplication",
+    track="classic",
     statement=__doc__,
     spec=spec,
     kernel="dot_kernel",

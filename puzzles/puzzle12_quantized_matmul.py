@@ -96,6 +96,7 @@ def quant_dot_kernel(
 PUZZLE = Puzzle(
     id="puzzle12",
     title="Quantized matrix multiplication",
+    track="classic",
     statement=__doc__,
     spec=spec,
     kernel="quant_dot_kernel",

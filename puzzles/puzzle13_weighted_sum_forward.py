@@ -94,6 +94,7 @@ def weighted_sum_fwd(
 PUZZLE = Puzzle(
     id="puzzle13",
     title="Weighted sum, forward (block pointers)",
+    track="cs336",
     statement=__doc__,
     spec=spec,
     kernel="weighted_sum_fwd",

@@ -90,6 +90,7 @@ def weighted_sum_bwd(
 PUZZLE = Puzzle(
     id="puzzle14",
     title="Weighted sum, backward (block pointers)",
+    track="cs336",
     statement=__doc__,
     spec=spec,
     kernel="weighted_sum_bwd",

@@ -86,6 +86,7 @@ class WeightedSumFunc(torch.autograd.Function):
 PUZZLE = Puzzle(
     id="puzzle15",
     title="Weighted sum, autograd wrapper",
+    track="cs336",
     statement=__doc__,
     spec=spec,
     kernel="WeightedSumFunc",

@@ -91,6 +91,7 @@ def weighted_sum_fwd_desc(
 PUZZLE = Puzzle(
     id="puzzle16",
     title="Weighted sum, forward (tensor descriptors)",
+    track="cs336",
     statement=__doc__,
     spec=spec,
     kernel="weighted_sum_fwd_desc",

@@ -74,6 +74,7 @@ def weighted_sum_bwd_desc(
 PUZZLE = Puzzle(
     id="puzzle17",
     title="Weighted sum, backward (tensor descriptors)",
+    track="cs336",
     statement=__doc__,
     spec=spec,
     kernel="weighted_sum_bwd_desc",

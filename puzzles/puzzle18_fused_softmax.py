@@ -61,6 +61,7 @@ BF16 = {"x": "bfloat16", "z": "bfloat16"}
 PUZZLE = Puzzle(
     id="puzzle18",
     title="Fused softmax, one row per program",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="softmax_kernel",

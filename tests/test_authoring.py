@@ -26,3 +26,16 @@ def test_stub_and_solution_declare_the_same_kernel(puzzle_id):
     stub = _signature(COURSE.puzzle_file(puzzle_id), kernel)
     solution = _signature(COURSE.solution_file(puzzle_id), kernel)
     assert stub == solution, f"{puzzle_id}: puzzles/ says {stub}, solutions/ says {solution}"
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLE_IDS)
+def test_every_puzzle_file_names_its_track(puzzle_id):
+    """``track`` has a default, so that a forgotten one would pass unseen: each file says it."""
+    text = COURSE.puzzle_file(puzzle_id).read_text()
+    assert f'    track="{COURSE.puzzle(puzzle_id).track}",\n' in text, f"{puzzle_id}: set track=... in its Puzzle(...)"
+
+
+def test_every_track_has_a_notebook():
+    from grader.notebook_build import TRACKS as NOTEBOOKS
+    from grader.puzzle import TRACKS
+    assert sorted(track for _, track in NOTEBOOKS.values()) == sorted(TRACKS)
