@@ -2,16 +2,17 @@
 
 ``python -m grader notebooks`` writes them; ``--check`` fails when they differ from what the
 puzzle files would generate now. Each puzzle gets its statement, its spec, the learner's
-part (the stub, and any constants it reads) and a check cell.
+part (what the puzzle file marks with its `# ---- your part` lines) and a check cell.
 """
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import nbformat
 
-from .course import Course
+from .course import Course, PuzzleLoadError
 from .source_lines import statement_start
 
 # Each track's notebook: its name, its title and the track (``Puzzle.track``) whose puzzles it
@@ -72,36 +73,41 @@ time. Your progress is saved in `.progress.json` next to the notebook."""),
 ]
 
 
-def _learner_part(path: Path, puzzle) -> tuple[str, str]:
-    """(spec source, learner's part source) read from a puzzle file.
+OPENING = re.compile(r"^# ---- your part\b.*$")
+CLOSING = re.compile(r"^# -{10,}$")
 
-    The learner's part is the module's constants (such as FPINT) and the decorated functions
-    and classes after the spec (the stub), but not plain helper functions the puzzle gives the
-    grader, nor imports of earlier puzzles' files: in a notebook those kernels are defined in
-    earlier cells.
-    """
+
+def learner_part(path: Path) -> str:
+    """The learner's part of a puzzle file: the lines between its ``# ---- your part: ... ----``
+    line and the ``# ------...`` line that closes it (the stub, and any constants it reads),
+    without the blank lines at either end. Exactly one pair, opening first, or the file is
+    named in a :class:`PuzzleLoadError`."""
+    lines = path.read_text().splitlines()
+    opening = [i for i, line in enumerate(lines) if OPENING.match(line)]
+    closing = [i for i, line in enumerate(lines) if CLOSING.match(line)]
+    if len(opening) != 1 or len(closing) != 1 or closing[0] < opening[0]:
+        found = sorted(opening + closing)
+        where = ", ".join(f"line {i + 1}" for i in found) or "none"
+        raise PuzzleLoadError(f"{path.name}: the learner's part needs one `# ---- your part: ... ----` line "
+                              f"and, after it, one closing `# ------...` line (marker lines found: {where})",
+                              kind="not_found", line=found[0] + 1 if found else None)
+    return "\n".join(lines[opening[0] + 1:closing[0]]).strip("\n")
+
+
+def _spec_source(path: Path, puzzle) -> str:
+    """The spec function's source, read from the puzzle file."""
     text = path.read_text()
-    tree = ast.parse(text)
     lines = text.splitlines()
-    spec_src, part, after_spec = "", [], False
-    for node in tree.body:
-        start = statement_start(node)
-        src = "\n".join(lines[start:node.end_lineno])
+    for node in ast.parse(text).body:
         if isinstance(node, ast.FunctionDef) and node.name == puzzle.spec.__name__:
-            spec_src, after_spec = src, True
-        elif isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "PUZZLE" for t in node.targets):
-            break
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue
-        elif isinstance(node, (ast.Assign, ast.ClassDef)) or (
-                isinstance(node, ast.FunctionDef) and node.decorator_list and after_spec):
-            part.append(src)  # constants, the stub kernel or class; not the grader's helpers
-    return spec_src, "\n\n\n".join(part)
+            return "\n".join(lines[statement_start(node):node.end_lineno])
+    return ""
 
 
 def _puzzle_cells(course: Course, puzzle_id: str) -> list:
     puzzle = course.puzzle(puzzle_id)
-    spec_src, part = _learner_part(course.puzzle_file(puzzle_id), puzzle)
+    path = course.puzzle_file(puzzle_id)
+    spec_src, part = _spec_source(path, puzzle), learner_part(path)
     return [
         nbformat.v4.new_markdown_cell(puzzle.statement.strip(), id=f"{puzzle_id}-statement"),
         nbformat.v4.new_code_cell("# The spec: what your kernel must compute.\n" + spec_src, id=f"{puzzle_id}-spec"),

@@ -51,10 +51,6 @@ from torch import Tensor
 
 from grader.puzzle import Case, LookAlike, Mistake, Puzzle, cdiv, seeds
 
-FPINT = tl.constexpr(8)   # 4-bit values per int32 word
-GROUP = tl.constexpr(16)  # weight columns sharing one scale and one offset
-
-
 def spec(
     scale: Float32[Tensor, "N0 NG"],
     offset: Int32[Tensor, "N0"],
@@ -83,6 +79,12 @@ def _variant(scale, offset, weight, activation, group=16, top_down=False, one_of
 
 
 # ---- your part: finish the kernel ------------------------------------------------
+FPINT = tl.constexpr(8)   # 4-bit values per int32 word
+
+
+GROUP = tl.constexpr(16)  # weight columns sharing one scale and one offset
+
+
 @triton.jit
 def quant_dot_kernel(
     scale_ptr, offset_ptr, weight_ptr, activation_ptr, z_ptr, N0, N1, MID,

@@ -39,3 +39,27 @@ def test_every_track_has_a_notebook():
     from grader.notebook_build import TRACKS as NOTEBOOKS
     from grader.puzzle import TRACKS
     assert sorted(track for _, track in NOTEBOOKS.values()) == sorted(TRACKS)
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLE_IDS)
+def test_the_your_part_markers_hold_the_kernel(puzzle_id):
+    """The notebooks take the learner's part from between the markers: one pair per file, and
+    the kernel (or autograd class) the puzzle names is inside it."""
+    from grader.notebook_build import CLOSING, OPENING, learner_part
+    path = COURSE.puzzle_file(puzzle_id)
+    lines = path.read_text().splitlines()
+    assert sum(bool(OPENING.match(line)) for line in lines) == 1, f"{path.name}: one `# ---- your part` line"
+    assert sum(bool(CLOSING.match(line)) for line in lines) == 1, f"{path.name}: one closing `# ------` line"
+    kernel = COURSE.puzzle(puzzle_id).kernel
+    defined = {node.name for node in ast.parse(learner_part(path)).body
+               if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    assert kernel in defined, f"{path.name}: {kernel} is not between the markers"
+
+
+def test_a_puzzle_file_without_its_markers_is_named(tmp_path):
+    from grader.course import PuzzleLoadError
+    from grader.notebook_build import learner_part
+    path = tmp_path / "puzzle99_example.py"
+    path.write_text("# ---- your part: finish the kernel ----\ndef kernel():\n    pass\n")
+    with pytest.raises(PuzzleLoadError, match="puzzle99_example.py: .*line 1"):
+        learner_part(path)
