@@ -14,7 +14,7 @@ from grader.capture import from_notebook, source_of
 from grader.notebook import ProgressFile, hint
 
 ROOT = Path(__file__).resolve().parent.parent
-BOOKS = ["00_start_here", "01_classic", "02_cs336"]
+BOOKS = ["00_start_here", "01_classic", "02_cs336", "03_transformer"]
 
 
 def test_notebooks_are_generated_and_up_to_date(course):
