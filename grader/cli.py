@@ -1,4 +1,6 @@
-"""``python -m grader``: parse the command line, grade, render. Nothing else lives here."""
+"""``python -m grader``: parse the command line, then grade and render through the modules
+that do the work: :mod:`grader.targets` (what to grade), :mod:`grader.frontend` (the course,
+the device), :mod:`grader.session` (grading) and :mod:`grader.report` (rendering)."""
 from __future__ import annotations
 
 import argparse
@@ -7,9 +9,9 @@ import os
 import sys
 from pathlib import Path
 
-from .course import Course, CourseError, PuzzleLoadError, normalise_id
-from .frontend import USAGE_ERROR, course_at, has_cuda, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
-from .source_lines import defined_names
+from .course import Course, CourseError, PuzzleLoadError
+from .frontend import USAGE_ERROR, course_at, has_cuda, pick_device, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
+from .targets import Target, resolve
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -55,77 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def kernels_in(path: Path) -> set[str]:
-    """Names of top-level functions and classes in a file (kernels, autograd wrappers)."""
-    try:
-        return defined_names(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        return set()
-
-
-NOTEBOOK_LINES: dict = {}  # a written module's path -> its LineMap back to the notebook's cells
-
-
-def _notebook_as_module(path: Path) -> Path:
-    """A notebook's definitions (never its calls or shell magics) as a module to grade."""
-    import tempfile
-
-    from .capture import notebook_module
-    import atexit
-    import shutil
-    folder = tempfile.mkdtemp(prefix="triton-puzzles-")
-    atexit.register(shutil.rmtree, folder, True)  # graded once, then gone
-    module = Path(folder) / (path.stem.replace("-", "_") + "_ipynb.py")
-    try:
-        written = notebook_module(path.read_text(encoding="utf-8"), module=module.name, shown=path.name)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise CourseError(f"{path.name}: {exc}") from None
-    module.write_text(written.text)
-    NOTEBOOK_LINES[str(module)] = written.lines
-    return module
-
-
-def resolve_targets(args, course: Course) -> list[tuple[str, Path]]:
-    ids = [normalise_id(p) for p in args.puzzles]
-    for puzzle_id in ids:
-        course.puzzle_file(puzzle_id)  # unknown ids fail here, before any work
-    if args.file is not None:
-        path = args.file.expanduser().resolve()
-        if not path.is_file():
-            raise CourseError(f"no such file: {args.file}")
-        if path.suffix == ".ipynb":
-            path = _notebook_as_module(path)
-        elif path.suffix != ".py":
-            raise CourseError(f"{args.file} is not a .py file or a notebook (.ipynb)")
-        if not ids:
-            names = kernels_in(path)
-            # a puzzle file that does not load still names its kernel in its text
-            ids = [pid for pid in course.ids if course.kernel_name(pid) in names]
-            if not ids:
-                kernels = ", ".join(k for k in map(course.kernel_name, course.ids) if k)
-                raise CourseError(f"{args.file} defines none of the puzzle kernels ({kernels})")
-        return [(pid, path) for pid in ids]
-    if args.all:
-        ids = course.ids
-    if not ids:
-        raise CourseError("name a puzzle (e.g. `python -m grader puzzle01`) or pass --all")
-    pick = course.solution_file if args.solutions else course.puzzle_file
-    return [(pid, pick(pid)) for pid in ids]
-
-
-def bench_main(args, course: Course, targets) -> int:
+def bench_main(args, course: Course, targets: list[Target]) -> int:
     if len(targets) != 1:
         return usage_error("--bench times one puzzle: name exactly one", args.json)
     if args.device == "cpu" or not has_cuda():
         return usage_error("--bench needs a CUDA GPU, and this machine has none (grading works without one; "
                            "timing does not)", args.json)
-    broken = course.load_error(targets[0][0])
+    broken = course.load_error(targets[0].puzzle)
     if broken is not None:  # the learner's puzzle file: a failure to fix, not a usage error
         print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
         return 1
     from . import bench
     try:
-        doc = bench.run_bench(course, *targets[0])
+        doc = bench.run_bench(course, targets[0].puzzle, targets[0].path)
     except CourseError as exc:
         return usage_error(str(exc), args.json)
     print(bench.render_json(doc) if args.json else bench.render_text(doc))
@@ -151,7 +95,7 @@ def main(argv=None) -> int:
             from .learner import instructor_only, is_release
             if is_release(course):
                 raise CourseError(instructor_only("--solutions"))
-        targets = resolve_targets(args, course)
+        targets = resolve(course, args.puzzles, file=args.file, every=args.all, solutions=args.solutions)
     except CourseError as exc:
         return usage_error(str(exc), args.json)
     if args.viz is not None and len(targets) != 1:
@@ -161,7 +105,7 @@ def main(argv=None) -> int:
     if args.viz_case is not None:
         from .pictures import choose_case
         try:
-            choose_case(course.puzzle(targets[0][0]).cases, args.viz_case, None)
+            choose_case(course.puzzle(targets[0].puzzle).cases, args.viz_case, None)
         except CourseError as exc:
             return usage_error(str(exc), args.json)
         except PuzzleLoadError:
@@ -178,13 +122,10 @@ def main(argv=None) -> int:
         return bench_main(args, course, targets)
     from .options import Options
     from .session import grade_many
-    device = args.device
-    if device == "auto":
-        device = "cuda" if has_cuda() else "cpu"
-    elif device == "cuda":
-        import torch
-        if not torch.cuda.is_available():
-            return usage_error("--device cuda, but torch sees no CUDA GPU; use --device cpu", args.json)
+    try:
+        device = pick_device(args.device)
+    except CourseError as exc:
+        return usage_error(str(exc), args.json)
     options = Options(device=device, timeout=args.timeout, compile_check=not args.no_compile_check,
                       check_bounds=not args.no_bounds_check)
     progress = None
@@ -192,7 +133,8 @@ def main(argv=None) -> int:
         from .progress import Progress
         progress = Progress(len(targets))
     try:
-        report = grade_many(course, targets, options, jobs=args.jobs, on_result=None if progress is None else
+        report = grade_many(course, [(t.puzzle, t.path) for t in targets], options, jobs=args.jobs,
+                            on_result=None if progress is None else
                             lambda result: progress.step(result.puzzle, result.status.replace("_", " ")))
     finally:
         if progress is not None:
@@ -200,20 +142,20 @@ def main(argv=None) -> int:
     if not args.solutions and args.file is None:  # the learner's own puzzles/: what `progress` shows
         from .learner import record
         record(course, report.results)
-    from .capture import relabel_report
-    report = relabel_report(report, NOTEBOOK_LINES)  # a notebook's "line N" said as "line M of code cell K"
+    from .targets import relabel
+    report = relabel(report, targets)  # a notebook's "line N" said as "line M of code cell K"
     if args.json:
         from .report.json_report import render
         print(render(report))
     else:
         from .report.text import render
         print(render(report, verbose=args.verbose))
-    if (args.viz is not None or args.triton_viz) and course.load_error(targets[0][0]) is not None:
+    if (args.viz is not None or args.triton_viz) and course.load_error(targets[0].puzzle) is not None:
         return report.exit_code  # the puzzle file does not load: its failure is above, nothing to draw
     if args.viz is not None:
         from .pictures import picture
         try:
-            drawn = picture(course, *targets[0], path=args.viz, case_name=args.viz_case,
+            drawn = picture(course, targets[0].puzzle, targets[0].path, path=args.viz, case_name=args.viz_case,
                             result=report.results[0], timeout=args.timeout)
         except CourseError as exc:
             print(f"error: {exc}", file=sys.stderr)
@@ -221,5 +163,5 @@ def main(argv=None) -> int:
         print(f"memory-access picture of case {drawn.case}: {drawn.path}", file=sys.stderr)
     if args.triton_viz:
         from .triton_viz_view import serve_from_cli
-        return serve_from_cli(course, *targets[0], case_name=args.viz_case, result=report.results[0])
+        return serve_from_cli(course, targets[0].puzzle, targets[0].path, case_name=args.viz_case, result=report.results[0])
     return report.exit_code

@@ -40,3 +40,15 @@ def has_cuda() -> bool:
         return False
     import torch
     return torch.cuda.is_available()
+
+
+def pick_device(device: str) -> str:
+    """``--device``: ``auto`` is cuda where torch sees a GPU, else cpu; ``cuda`` without one is
+    a usage problem (:class:`CourseError`)."""
+    if device == "auto":
+        return "cuda" if has_cuda() else "cpu"
+    if device == "cuda":
+        import torch
+        if not torch.cuda.is_available():
+            raise CourseError("--device cuda, but torch sees no CUDA GPU; use --device cpu")
+    return device
