@@ -38,11 +38,14 @@ def _module_path(name: str) -> Path | None:
     return None
 
 
-def test_the_sandbox_side_reaches_no_verdict_code():
-    """Everything ``grader.sandbox`` imports, followed through the package, stays clear of the
-    modules that compare results and write verdicts."""
-    start = [f"grader.sandbox.{p.stem}" if p.stem != "__init__" else "grader.sandbox"
-             for p in (PACKAGE / "sandbox").glob("*.py")]
+def _subpackage(folder: str) -> list[str]:
+    return [f"grader.{folder}.{p.stem}" if p.stem != "__init__" else f"grader.{folder}"
+            for p in (PACKAGE / folder).glob("*.py")]
+
+
+def _reached(start: list[str]) -> tuple[set[str], dict[str, str]]:
+    """Every module ``start`` imports, followed through the package, and which module first
+    imported each one."""
     seen, queue, via = set(), list(start), {}
     while queue:
         name = queue.pop()
@@ -56,8 +59,34 @@ def test_the_sandbox_side_reaches_no_verdict_code():
             if _module_path(target) and target not in seen:
                 via.setdefault(target, name)
                 queue.append(target)
+    return seen, via
+
+
+def test_the_sandbox_side_reaches_no_verdict_code():
+    """Everything ``grader.sandbox`` imports, followed through the package, stays clear of the
+    modules that compare results and write verdicts."""
+    seen, via = _reached(_subpackage("sandbox"))
     reached = sorted(seen & VERDICT_MODULES)
     assert not reached, {name: via.get(name) for name in reached}
+
+
+RUNS_LEARNER_CODE = {"grader.worker_pool", "grader.isolation", "grader.session", "grader.batch"}
+
+
+def test_the_report_side_runs_no_learner_code():
+    """Renderers turn results into text, JSON, HTML, files and pictures: nothing they import,
+    followed through the package, starts a worker or runs a learner's kernel."""
+    seen, via = _reached(_subpackage("report"))
+    reached = sorted(name for name in seen
+                     if name in RUNS_LEARNER_CODE or name == "grader.sandbox" or name.startswith("grader.sandbox."))
+    assert not reached, {name: via.get(name) for name in reached}
+
+
+def test_the_report_package_holds_the_renderers():
+    names = {p.stem for p in (PACKAGE / "report").glob("*.py")}
+    assert {"text", "json_report", "html", "batch_files", "pictures"} <= names
+    assert not any((PACKAGE / f"render_{kind}.py").exists() for kind in ("text", "json", "html", "batch"))
+    assert not (PACKAGE / "viz.py").exists()
 
 
 def test_the_sandbox_package_holds_the_worker():
