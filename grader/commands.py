@@ -85,8 +85,7 @@ def progress_main(argv) -> int:
     parser.add_argument("--file", type=Path, help="the progress file (default: the course's, in notebooks/)")
     parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
     args = parser.parse_args(argv)
-    from .learner import progress_file
-    from .learner import PROGRESS_FILE, ProgressFile
+    from .learner import PROGRESS_FILE, progress_file, saved_progress
     if args.file or args.root:
         candidates = [args.file or progress_file(course_at(args.root))]
     else:
@@ -94,19 +93,7 @@ def progress_main(argv) -> int:
             candidates = [progress_file(course_at(None))]
         except CourseError:  # outside a course: a notebook's file, here or in notebooks/
             candidates = [Path.cwd() / PROGRESS_FILE, Path.cwd() / "notebooks" / PROGRESS_FILE]
-    path = next((p for p in candidates if p.is_file()), None)
-    if path is None:
-        print("no progress saved yet: grade a puzzle (`python -m grader puzzle01`) "
-              "or run a check(...) cell in a notebook first")
-        return 0
-    data = ProgressFile(path).load()
-    for puzzle_id in sorted(data):
-        entry = data[puzzle_id]
-        hints = f", {entry['hints']} hint(s) seen" if entry.get("hints") else ""
-        print(f"{puzzle_id}: {entry.get('status', 'not attempted')}{hints}"
-              f"{' (last checked ' + entry['checked'] + ')' if entry.get('checked') else ''}")
-    passed = sum(e.get("status") == "passed" for e in data.values())
-    print(f"{passed} passed")
+    print("\n".join(saved_progress(candidates)))
     return 0
 
 
@@ -152,11 +139,8 @@ def batch_main(argv) -> int:
     results = grade_class(course, args.submissions, options, jobs=args.jobs, memory_mb=args.memory_mb)
     seconds = time.perf_counter() - started
     write_reports(results, course.ids, args.out, seconds, gradescope=args.format == "gradescope")
-    ids = course.ids
-    for student in results:
-        note = f"  ({'; '.join(student.problems)})" if student.problems else ""
-        print(f"{student.student:30s} {student.total:3d}/{len(ids)}{note}")
-    print(f"{len(results)} students graded in {seconds:.0f} s; reports in {args.out}/")
+    from .report.batch_files import summary
+    print(summary(results, course.ids, seconds, args.out))
     return 0
 
 

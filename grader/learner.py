@@ -62,6 +62,24 @@ def progress_file(course: Course) -> Path:
     return (notebooks if notebooks.is_dir() else course.root) / PROGRESS_FILE
 
 
+def saved_progress(candidates: list[Path]) -> list[str]:
+    """``python -m grader progress``: the first of ``candidates`` that exists, one line per puzzle
+    it saved (its status, the hints seen, when it was last checked) and the count passed."""
+    path = next((p for p in candidates if p.is_file()), None)
+    if path is None:
+        return ["no progress saved yet: grade a puzzle (`python -m grader puzzle01`) "
+                "or run a check(...) cell in a notebook first"]
+    data = ProgressFile(path).load()
+    lines = []
+    for puzzle_id in sorted(data):
+        entry = data[puzzle_id]
+        hints = f", {entry['hints']} hint(s) seen" if entry.get("hints") else ""
+        lines.append(f"{puzzle_id}: {entry.get('status', 'not attempted')}{hints}"
+                     f"{' (last checked ' + entry['checked'] + ')' if entry.get('checked') else ''}")
+    passed = sum(e.get("status") == "passed" for e in data.values())
+    return lines + [f"{passed} passed"]
+
+
 def record(course: Course, results) -> None:
     """Save each graded result's status, as a notebook's check() does."""
     store = ProgressFile(progress_file(course))

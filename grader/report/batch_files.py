@@ -1,4 +1,5 @@
-"""A class's results as files: grades.csv, results.json, junit.xml, and Gradescope's format.
+"""A class's results as files: grades.csv, results.json, junit.xml, and Gradescope's format;
+and the summary ``python -m grader batch`` prints.
 
 Separate renderers over the same ``StudentResult`` objects; none of them decides anything.
 """
@@ -74,3 +75,13 @@ def gradescope(student: StudentResult) -> str:
               "output": r.message} for r in student.results]
     return json.dumps({"score": student.total, "tests": tests,
                        "output": "; ".join(student.problems) or f"{student.total}/{len(tests)} puzzles pass"}, indent=1)
+
+
+def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float, out) -> str:
+    """One line per student (puzzles passed, and the problems with their submission), then
+    how many were graded and where the files went."""
+    lines = []
+    for student in results:
+        note = f"  ({'; '.join(student.problems)})" if student.problems else ""
+        lines.append(f"{student.student:30s} {student.total:3d}/{len(puzzle_ids)}{note}")
+    return "\n".join(lines + [f"{len(results)} students graded in {seconds:.0f} s; reports in {out}/"])
