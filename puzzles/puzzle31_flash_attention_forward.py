@@ -96,6 +96,7 @@ def _case(name, seed, *, B=1, H=2, NQ, NK, D, BQ=16, BK=16, causal=0, scale=1.0)
 PUZZLE = Puzzle(
     id="puzzle31",
     title="FlashAttention-2, forward",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="attention_fwd_kernel",

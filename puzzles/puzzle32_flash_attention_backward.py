@@ -111,6 +111,7 @@ def _case(name, seed, *, B=1, H=2, NQ, NK, D, BQ=16, BK=16, causal=0, scale=1.0)
 PUZZLE = Puzzle(
     id="puzzle32",
     title="FlashAttention-2, backward",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     prepare=forward_saved,

@@ -68,6 +68,7 @@ def _case(name, seed, *, B=1, H=2, NQ, NK, D):
 PUZZLE = Puzzle(
     id="puzzle33",
     title="FlashAttention-2 as an autograd function",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="FlashAttentionFunc",
