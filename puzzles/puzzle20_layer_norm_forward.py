@@ -122,6 +122,7 @@ def _next_power_of_two(n: int) -> int:
 PUZZLE = Puzzle(
     id="puzzle20",
     title="Layer norm, forward",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="layer_norm_fwd",

@@ -126,6 +126,7 @@ def _derive(s):
 PUZZLE = Puzzle(
     id="puzzle21",
     title="Layer norm, backward",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="layer_norm_bwd",

@@ -102,6 +102,7 @@ BF16 = {"x": "bfloat16", "w": "bfloat16", "y": "bfloat16"}
 PUZZLE = Puzzle(
     id="puzzle22",
     title="RMS norm, forward and backward (autograd)",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="RMSNormFunc",
