@@ -90,6 +90,7 @@ BF16 = {"x": "bfloat16", "z": "bfloat16"}
 PUZZLE = Puzzle(
     id="puzzle19",
     title="Online softmax, rows longer than a block",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="online_softmax_kernel",

@@ -117,6 +117,7 @@ def _eager(x, target, dloss):
 PUZZLE = Puzzle(
     id="puzzle23",
     title="Cross-entropy, forward and backward in one kernel",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="cross_entropy_kernel",

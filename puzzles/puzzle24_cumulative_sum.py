@@ -73,6 +73,7 @@ def cumsum_kernel(x_ptr, z_ptr, N0, T, B1: tl.constexpr):
 PUZZLE = Puzzle(
     id="puzzle24",
     title="Cumulative sum along rows longer than a block",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="cumsum_kernel",

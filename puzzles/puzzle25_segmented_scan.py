@@ -85,6 +85,7 @@ def segscan_kernel(x_ptr, f_ptr, z_ptr, N0, T, B1: tl.constexpr):
 PUZZLE = Puzzle(
     id="puzzle25",
     title="Segmented scan with a combine function of your own",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="segscan_kernel",

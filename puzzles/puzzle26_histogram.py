@@ -70,6 +70,7 @@ def histogram_kernel(x_ptr, z_ptr, N, NBINS: tl.constexpr, B0: tl.constexpr):
 PUZZLE = Puzzle(
     id="puzzle26",
     title="Histogram with atomics",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="histogram_kernel",

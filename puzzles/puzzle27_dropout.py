@@ -105,6 +105,7 @@ BF16 = {"x": "bfloat16", "z": "bfloat16"}
 PUZZLE = Puzzle(
     id="puzzle27",
     title="Dropout with a seeded random mask",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="dropout_kernel",

@@ -99,6 +99,7 @@ def _blocks(m, n, k, group):
 PUZZLE = Puzzle(
     id="puzzle28",
     title="Tiled matmul on tensor cores, with grouped program order",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="matmul_kernel",

@@ -95,6 +95,7 @@ def _grid(s):
 PUZZLE = Puzzle(
     id="puzzle29",
     title="Autotuned matmul",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="matmul_kernel",

@@ -100,6 +100,7 @@ SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 PUZZLE = Puzzle(
     id="puzzle30",
     title="Matmul with a fused epilogue: bias and GELU",
+    track="transformer",
     statement=__doc__,
     spec=spec,
     kernel="matmul_bias_gelu_kernel",
