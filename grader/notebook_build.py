@@ -104,6 +104,29 @@ def _spec_source(path: Path, puzzle) -> str:
     return ""
 
 
+def _setup(course: Course, ids: list[str]) -> str:
+    """The set-up cell of a notebook of ``ids``: :data:`SETUP`, with the jaxtyping dtypes and
+    the modules (``math``, ``torch.nn.functional as F``) that those puzzle files import beyond
+    it, since their specs' annotations and bodies need them. Imports of the grader and of
+    earlier puzzles' files are left out: in a notebook those kernels are earlier cells."""
+    bound = {"torch", "triton", "tl", "Tensor", "Float32", "Int32"}  # what SETUP imports
+    dtypes, modules = {"Float32", "Int32"}, []
+    for puzzle_id in ids:
+        for node in ast.parse(course.puzzle_file(puzzle_id).read_text()).body:
+            if isinstance(node, ast.ImportFrom) and node.module == "jaxtyping":
+                dtypes.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if (alias.asname or alias.name) not in bound and not alias.name.startswith("grader"):
+                        bound.add(alias.asname or alias.name)
+                        modules.append(ast.unparse(ast.Import(names=[alias])))
+    setup = SETUP.replace("from jaxtyping import Float32, Int32", f"from jaxtyping import {', '.join(sorted(dtypes))}")
+    if modules:
+        setup = setup.replace("import triton.language as tl\n", "import triton.language as tl\n"
+                              + "".join(f"{line}\n" for line in sorted(modules)))
+    return setup
+
+
 def _puzzle_cells(course: Course, puzzle_id: str) -> list:
     puzzle = course.puzzle(puzzle_id)
     path = course.puzzle_file(puzzle_id)
@@ -133,7 +156,7 @@ def build(course: Course) -> dict[str, nbformat.NotebookNode]:
         cells = [nbformat.v4.new_markdown_cell(f"# Triton Puzzles: {title}\n\nRun the set-up cell first. "
                                                "Generated from `puzzles/`: edit those files, not this notebook.",
                                                id=f"{name}-title"),
-                 nbformat.v4.new_code_cell(SETUP, id=f"{name}-setup"),
+                 nbformat.v4.new_code_cell(_setup(course, ids), id=f"{name}-setup"),
                  nbformat.v4.new_code_cell("course_panel()  # every puzzle's status, with Check and Hint buttons",
                                            id=f"{name}-panel")]
         for puzzle_id in ids:
