@@ -18,6 +18,7 @@ import sys
 import time
 import traceback
 
+from .launch import python_function
 from .learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
 from ..dtypes import DTYPES
 from ..protocol import ChannelClosed, Reader, write_message
@@ -80,16 +81,6 @@ class Worker:
         if not hasattr(module, name):
             return None
         return getattr(module, name)
-
-    @staticmethod
-    def python_function(kernel):
-        """The plain Python function behind @triton.jit (and autotune/heuristics wrappers)."""
-        fn = kernel
-        for _ in range(8):
-            if inspect.isfunction(fn):
-                return fn
-            fn = getattr(fn, "fn", None)
-        return None
 
     def is_jit(self, kernel) -> bool:
         from triton.runtime.interpreter import InterpretedFunction
@@ -328,7 +319,7 @@ class Worker:
                     graphs_ok = not any(r.get("gpu_note") for r in results)
                     results.append(bench_function(puzzle, kernel, dict(sizes), graphs_ok))
                 else:
-                    params = kernel_params(self.python_function(kernel))
+                    params = kernel_params(python_function(kernel))
                     results.append(bench_kernel(puzzle, kernel, params, dict(sizes)))
         except BaseException as exc:  # the learner's code may raise anything
             return self._failure(exc, path, kernel if not isinstance(kernel, type) else None), []
@@ -360,8 +351,8 @@ class Worker:
         if isinstance(cause, OutOfBounds):
             return {"ok": False, "kind": "out_of_bounds", "access": cause.info}
         compile_error = next((e for e in exception_chain(exc) if re.match(r"at \d+:\d+:", str(e))), None)
-        if self.device == "cuda" and compile_error is not None and self.python_function(kernel):
-            line, source = compile_error_line(compile_error, self.python_function(kernel), path)
+        if self.device == "cuda" and compile_error is not None and python_function(kernel):
+            line, source = compile_error_line(compile_error, python_function(kernel), path)
             return {"ok": False, "kind": "compile", "error": f"{type(compile_error).__name__}: {compile_error}",
                     "line": line, "source": source}
         line, source = learner_frame(exc, path)
