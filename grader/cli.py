@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 from .course import Course, CourseError, PuzzleLoadError, normalise_id
 from .frontend import USAGE_ERROR, course_at, has_cuda, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
+from .options import Options
 from .source_lines import defined_names
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,10 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--solutions", action="store_true", help="grade the reference solutions in solutions/")
     parser.add_argument("--file", type=Path, help="grade the kernels in this .py file, found by kernel name")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
-    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default=Options.ASKED_DEVICE,
                         help="cuda runs on the GPU; cpu runs the Triton interpreter (default: cuda if available)")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds allowed per case (default 30)")
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+    parser.add_argument("--timeout", type=float, default=Options.timeout,
+                        help="seconds allowed per case (default %(default)g)")
+    parser.add_argument("--jobs", type=int, default=Options.JOBS,
                         help="worker processes grading in parallel (default: 2)")
     parser.add_argument("--no-bounds-check", action="store_true", help=argparse.SUPPRESS)  # to measure its cost
     parser.add_argument("--no-compile-check", action="store_true",
@@ -176,7 +177,6 @@ def main(argv=None) -> int:
 
     if args.bench:
         return bench_main(args, course, targets)
-    from .options import Options
     from .session import grade_many
     device = args.device
     if device == "auto":
