@@ -124,15 +124,16 @@ def bench_main(args, course: Course, targets) -> int:
     if broken is not None:  # the learner's puzzle file: a failure to fix, not a usage error
         print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
         return 1
-    from . import bench
+    from .bench import run_bench
+    from .report import bench
     try:
-        doc = bench.run_bench(course, *targets[0])
+        doc = run_bench(course, *targets[0])
     except CourseError as exc:
         return usage_error(str(exc), args.json)
     print(bench.render_json(doc) if args.json else bench.render_text(doc))
-    if args.plot is not None and doc["ok"]:
+    if args.plot is not None and doc.ok:
         print(f"plot: {bench.plot(doc, args.plot)}", file=sys.stderr)
-    return 0 if doc["ok"] and not any(r["fails"] for r in doc["rows"]) else 1
+    return 1 if doc.fails else 0
 
 
 def main(argv=None) -> int:

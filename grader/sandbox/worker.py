@@ -300,8 +300,9 @@ class Worker:
         return reply, out
 
     def op_bench(self, msg: dict, blobs: list[bytes]):
-        """Time the learner's kernel (or autograd function) over the puzzle's size sweep."""
-        from .bench_run import METHOD, bench_function, bench_kernel, copy_bandwidth, warm_up
+        """Time the learner's kernel (or autograd function) at one size of the puzzle's sweep,
+        on the inputs the grader planned; what it wrote goes back for the grader to judge."""
+        from .bench_run import METHOD, bench_function, bench_kernel, device_copy
         from ..course import load_puzzle
         if self.device != "cuda":
             return {"ok": False, "kind": "error", "error": "benchmarks need a CUDA device"}, []
@@ -309,23 +310,17 @@ class Worker:
         path = os.path.abspath(msg["file"])
         kernel = self.kernel(path, puzzle.kernel)
         self.use_allocator("make_tensor_descriptor" in puzzle.requires)
-        results = []
         try:
-            copy = copy_bandwidth()
-            if copy["cached"]:  # otherwise measuring the copy has just kept the GPU busy
-                warm_up()
-            for sizes in puzzle.bench.sizes:
-                if puzzle.kind == "function":
-                    graphs_ok = not any(r.get("gpu_note") for r in results)
-                    results.append(bench_function(puzzle, kernel, dict(sizes), graphs_ok))
-                else:
-                    params = kernel_params(python_function(kernel))
-                    results.append(bench_kernel(puzzle, kernel, params, dict(sizes)))
+            copy = device_copy()
+            if puzzle.kind == "function":
+                result, out = bench_function(puzzle, kernel, msg, blobs)
+            else:
+                result, out = bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), msg, blobs)
         except BaseException as exc:  # the learner's code may raise anything
             return self._failure(exc, path, kernel if not isinstance(kernel, type) else None), []
-        return {"ok": True, "device": self.torch.cuda.get_device_name(), "copy": copy, "results": results,
+        return {"ok": True, "device": self.torch.cuda.get_device_name(), "copy": copy, "result": result,
                 "statistic": METHOD,
-                "versions": {"torch": self.torch.__version__, "triton": self.triton.__version__}}, []
+                "versions": {"torch": self.torch.__version__, "triton": self.triton.__version__}}, out
 
     def _bounds_checker(self, buffers, whole, path, trace: bool, enforce: bool):
         from triton.runtime import interpreter
