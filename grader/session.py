@@ -89,6 +89,7 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
     jobs = max(1, min(jobs, len(targets)))
     jail = worker_jail(course.root, [path for _, path in targets], options)
     workers, compiler = start_workers(options, jail, jobs)
+    from . import grade, grade_function  # noqa: F401  (torch: while the workers import, before the threads)
     # Load every puzzle here, before the threads start (and while the workers import).
     broken = {pid: error for pid in dict.fromkeys(pid for pid, _ in targets)
               if (error := course.load_error(pid)) is not None}
