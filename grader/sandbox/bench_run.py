@@ -24,7 +24,7 @@ from pathlib import Path
 import torch
 
 from ..binding import Param, bind
-from ..puzzle import Puzzle
+from ..puzzle import Puzzle, with_case_values
 from .launch import unwrap
 
 STATISTIC = "median"
@@ -158,7 +158,10 @@ def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], msg: dict, blobs: 
     run()
     torch.cuda.synchronize()
     described, out = raw(outputs)
-    baseline = puzzle.bench.baseline or (lambda *xs: puzzle.run_spec(xs, msg["values"]))
+    chosen = puzzle.bench.baseline or puzzle.spec
+
+    def baseline(*xs):  # keyword-only parameters (a mode such as CAUSAL) get the size's values
+        return with_case_values(chosen, xs, msg["values"])
     timed = _rounds({"ms": lambda: triton.testing.do_bench(run, return_mode=STATISTIC),
                      **_baselines(puzzle, baseline, lambda fn: lambda: triton.testing.do_bench(
                          lambda: fn(*inputs), return_mode=STATISTIC))})
