@@ -162,28 +162,31 @@ def _bytes(x) -> bytes:
     return x.view(torch.uint8).numpy().tobytes() if x.numel() else b""
 
 
-def plan_size(puzzle: Puzzle, sizes: Mapping, shapes=None) -> SizePlan:
+def plan_size(puzzle: Puzzle, sizes: Mapping, shapes=None, device: str = "cpu") -> SizePlan:
     """The size's inputs and expected results, from :class:`grader.plan.SpecShapes` as grading
     makes them. An autograd function also gets the gradient flowing into its output (seeded as
-    grading seeds it) and is judged on the gradients of its inputs."""
+    grading seeds it) and is judged on the gradients of its inputs. ``device``: where the spec
+    (and its backward) runs: the GPU for the sweep's sizes, which the CPU would take minutes
+    over (attention); the inputs are made on the CPU either way, as grading makes them."""
     import torch
 
     from .inputs import case_seed
     from .plan import SpecShapes
     shapes = shapes or SpecShapes(puzzle)
     case = bench_case(puzzle, sizes)
-    plan = shapes.plan(case)
+    plan = shapes.plan(case, device=device)
     header = {"sizes": dict(sizes), "traffic": int(puzzle.bench.bytes(sizes))}
     if puzzle.kind == "function":
-        leaves = [x.clone().requires_grad_(x.is_floating_point()) for x in plan.inputs]
+        leaves = [x.to(device, copy=True).requires_grad_(x.is_floating_point()) for x in plan.inputs]
         output = puzzle.run_spec(leaves, plan.values)
         gen = torch.Generator().manual_seed(case_seed(puzzle, case) + 1)
         grad_output = torch.randn(output.shape, generator=gen, dtype=output.dtype)
-        output.backward(grad_output)
+        output.backward(grad_output.to(device))
         sent = [*plan.inputs, grad_output]
         header |= {"inputs": [_described(x) for x in sent], "values": dict(plan.values)}
         return SizePlan(header, [_bytes(x) for x in sent], tuple(f"grad_{s.name}" for s in shapes.inputs),
-                        tuple(tuple(x.shape) for x in leaves), tuple(x.grad for x in leaves))
+                        tuple(tuple(x.shape) for x in leaves),
+                        tuple(None if x.grad is None else x.grad.cpu() for x in leaves))
     header |= {"inputs": [_described(x) for x in plan.inputs],
                "outputs": [{"name": b.name, "dtype": b.dtype, "shape": list(b.shape)} for b in plan.output_buffers],
                "values": dict(plan.values), "grid": list(plan.grid)}
@@ -239,7 +242,8 @@ def run_bench(course: Course, puzzle_id: str, kernel_file: Path) -> BenchResult:
     rows, reply = [], {}
     try:
         for sizes in puzzle.bench.sizes:
-            planned = plan_size(puzzle, sizes, shapes)
+            planned = plan_size(puzzle, sizes, shapes, device="cuda")
+            _release_gpu_memory()  # the spec's: the worker times next, on the same GPU
             header = {"op": "bench", "puzzle_file": str(course.puzzle_file(puzzle_id)), "file": str(kernel_file),
                       "graphs": not any(r.get("gpu_note") for r in rows), **planned.header}
             reply, raw = worker.request(header, planned.blobs, timeout=max(1.0, deadline - time.monotonic()))
@@ -254,6 +258,11 @@ def run_bench(course: Course, puzzle_id: str, kernel_file: Path) -> BenchResult:
     finally:
         worker.close()
     return summarise(puzzle, {**reply, "results": rows})
+
+
+def _release_gpu_memory() -> None:
+    import torch
+    torch.cuda.empty_cache()
 
 
 def summarise(puzzle: Puzzle, reply: dict) -> BenchResult:
