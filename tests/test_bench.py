@@ -138,3 +138,22 @@ def test_an_autograd_size_is_judged_on_the_gradients_its_inputs_get(course):
     assert all(torch.equal(x.grad, want) for x, want in zip(leaves, planned.expected))
     assert check_size(puzzle, planned, *raw([x.grad for x in leaves])).passed
     assert not check_size(puzzle, planned, *raw([leaves[0].grad * 2, leaves[1].grad])).passed
+
+
+def test_every_bench_plans_and_accepts_its_own_expected_results(course):
+    """Each puzzle with a Bench, at its first case's (small) sizes: planned as grading plans it,
+    and what the spec gives judged right, so no sweep trips on its own planning."""
+    benched = [p for p in course.ids if course.puzzle(p).bench is not None]
+    assert benched
+    for puzzle_id in benched:
+        puzzle = course.puzzle(puzzle_id)
+        planned = plan_size(puzzle, puzzle.cases[0].sizes)
+        assert len(planned.blobs) == len(planned.header["inputs"]), puzzle_id
+        back = [torch.zeros(shape, dtype=want.dtype) if want is not None else torch.zeros(shape)
+                for shape, want in zip(planned.shapes, planned.expected)]
+        for i, (shape, want) in enumerate(zip(planned.shapes, planned.expected)):
+            if want is not None and tuple(shape) == tuple(want.shape):
+                back[i] = want
+        reduced = [n for n in planned.names if n in puzzle.host_reduce]
+        if not reduced:
+            assert check_size(puzzle, planned, *raw(back)).passed, puzzle_id
