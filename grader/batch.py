@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
-import threading
 import time
 from pathlib import Path, PurePosixPath
 
@@ -62,19 +61,18 @@ def _unread_file(problem: str) -> str | None:
     return None if match is None else PurePosixPath(match.group("path")).name
 
 
-def grade_student(course: Course, student: Student, options: Options, memory_mb: int) -> StudentResult:
-    from .grade import PuzzleGrader
-    from .grade_function import FunctionGrader
-    from .isolation import jail_for, use_sandbox
-    from .worker_pool import SharedWorker, WorkerProcess
+def grade_student(course: Course, student: Student, options: Options,
+                  memory_mb: int = Options.BATCH_MEMORY_MB) -> StudentResult:
+    from dataclasses import replace
+
+    from .isolation import worker_jail
+    from .session import grade_puzzle, start_workers
 
     started = time.perf_counter()
     # The student's own sanitised folder and the course's puzzles/, nothing else: not the other
     # students, not solutions/, not the reports.
-    jail = jail_for(course.root, [student.folder / "_"], sandbox=use_sandbox(options.sandbox), memory_mb=memory_mb,
-                    cpu_seconds=options.cpu_seconds)
-    worker = WorkerProcess(options.device, jail)
-    compiler = SharedWorker("compile", jail) if options.device == "cpu" and options.compile_check else None
+    jail = worker_jail(course.root, [student.folder / "_"], replace(options, memory_mb=memory_mb))
+    (worker,), compiler = start_workers(options, jail, 1, now=False)  # a student with no file starts none
     results = []
     try:
         for puzzle_id in course.ids:
@@ -82,8 +80,7 @@ def grade_student(course: Course, student: Student, options: Options, memory_mb:
             if path is None:
                 results.append(_missing(course, puzzle_id, student, options))
                 continue
-            kind = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
-            results.append(kind(course, puzzle_id, path, worker, options, compiler).grade())
+            results.append(grade_puzzle(course, puzzle_id, path, worker, options, compiler))
     finally:
         worker.close()
         if compiler is not None:
@@ -91,38 +88,28 @@ def grade_student(course: Course, student: Student, options: Options, memory_mb:
     return StudentResult(student.name, tuple(results), student.problems, time.perf_counter() - started)
 
 
-def grade_class(course: Course, folder: Path, options: Options, jobs: int = 2, memory_mb: int = 6144,
-                progress: bool = True) -> list[StudentResult]:
+def grade_class(course: Course, folder: Path, options: Options, jobs: int = Options.JOBS,
+                memory_mb: int = Options.BATCH_MEMORY_MB, progress: bool = True) -> list[StudentResult]:
+    from .session import run_pool
+
     workdir = Path(tempfile.mkdtemp(prefix="triton-puzzles-batch-"))
     try:
         for puzzle_id in course.ids:
             course.puzzle(puzzle_id)  # load the course once, before any thread
         students = prepare_class(folder, course, workdir)
-        results: list[StudentResult | None] = [None] * len(students)
         bar = Progress(len(students)) if progress else None
-        queue = list(enumerate(students))
-        lock = threading.Lock()
 
-        def drive() -> None:
-            while True:
-                with lock:
-                    if not queue:
-                        return
-                    index, student = queue.pop(0)
-                try:
-                    results[index] = grade_student(course, student, options, memory_mb)
-                except Exception as exc:  # a grader bug: the student still appears, with the reason
-                    results[index] = StudentResult(student.name, (), student.problems + (
-                        f"grader error: {type(exc).__name__}: {exc}",), 0.0)
-                if bar is not None:
-                    bar.step(student.name, f"{results[index].total}/{len(course.ids)}")
+        def grade(_thread: int, student: Student) -> StudentResult:
+            try:
+                result = grade_student(course, student, options, memory_mb)
+            except Exception as exc:  # a grader bug: the student still appears, with the reason
+                result = StudentResult(student.name, (), student.problems + (
+                    f"grader error: {type(exc).__name__}: {exc}",), 0.0)
+            if bar is not None:
+                bar.step(student.name, f"{result.total}/{len(course.ids)}")
+            return result
 
-        threads = [threading.Thread(target=drive, daemon=True) for _ in range(max(1, jobs))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        return [r for r in results if r is not None]
+        return [r for r in run_pool(students, jobs, grade) if r is not None]
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -1,38 +1,89 @@
 """``--bench``: time a puzzle's kernel on the GPU and report it against the device and PyTorch.
 
-Figures per size: milliseconds, GB/s (from the least traffic any implementation needs),
-the fraction of the device's own copy bandwidth, and the speed-up over PyTorch. A result
-above the copy bandwidth is flagged: it means the byte count is wrong or the kernel did
-not do the work.
+This module runs the benchmark and holds its result (:class:`BenchResult`, one :class:`Row`
+per size); :mod:`grader.report.bench` renders it (text, JSON, a plot).
+
+Each size of the puzzle's sweep is planned as a graded case is (:mod:`grader.plan`: the same
+inputs, ``mantissa_bits`` included) and sent to a cuda worker, which runs the kernel once,
+sends back what it wrote, then times it, the baseline (and ``torch.compile`` of it, where the
+puzzle's Bench asks) and a device-to-device copy of the same byte count. What it wrote is
+judged here, as grading judges it (:func:`grader.compare.compare_tensor`, with the puzzle's
+tolerance), so a fast wrong kernel is not reported as fast.
+
+Figures per size: milliseconds, GB/s (from the least traffic any implementation needs), the
+fraction of the copy's GB/s at that size, and the speed-up over each baseline. A result above
+the copy bandwidth is flagged: it means the byte count is wrong or the kernel did not do the work.
 """
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 from .course import Course, CourseError
-from .isolation import jail_for, use_sandbox
+from .dtypes import DTYPES
+from .isolation import worker_jail
+from .options import Options
+from .puzzle import Case, Puzzle
 from .worker_pool import WorkerDied, WorkerProcess, WorkerTimedOut
-
-BENCH_TIMEOUT = 600.0
 
 
 @dataclass(frozen=True)
 class Row:
-    sizes: dict
+    """One size: the timings (the fastest round of each; every round in ``*_rounds``) and the check."""
+
+    sizes: Mapping
+    traffic: int                   # bytes: the least memory traffic any implementation needs here
     ms: float
     baseline_ms: float
-    gb_per_s: float
-    copy_fraction: float
-    speedup: float
+    copy_gb_per_s: float           # a copy of the same bytes at this size (the device's, where not timed)
     correct: bool
     max_abs_err: float
-    gpu_ms: float | None = None  # autograd functions: the step replayed as a CUDA graph (no host work)
+    wrong: str = ""                # what the comparison said, where the result is wrong
+    copy_ms: float | None = None   # that copy's time; None: not timed at this size
+    compiled_ms: float | None = None  # torch.compile of the baseline, where the Bench asks for it
+    gpu_ms: float | None = None    # autograd functions: the step replayed as a CUDA graph (no host work)
     baseline_gpu_ms: float | None = None
     gpu_note: str = ""
-    ms_rounds: tuple = ()  # every round's figure; ms and baseline_ms are the fastest
+    ms_rounds: tuple = ()
     baseline_ms_rounds: tuple = ()
+    compiled_ms_rounds: tuple = ()
+
+    def _gb_per_s(self, ms: float | None) -> float | None:
+        return None if ms is None else self.traffic / (ms * 1e-3) / 1e9
+
+    @property
+    def gb_per_s(self) -> float:
+        return self._gb_per_s(self.ms)
+
+    @property
+    def copy_fraction(self) -> float:
+        return self.gb_per_s / self.copy_gb_per_s
+
+    @property
+    def baseline_gb_per_s(self) -> float:
+        return self._gb_per_s(self.baseline_ms)
+
+    @property
+    def baseline_copy_fraction(self) -> float:
+        return self.baseline_gb_per_s / self.copy_gb_per_s
+
+    @property
+    def compiled_gb_per_s(self) -> float | None:
+        return self._gb_per_s(self.compiled_ms)
+
+    @property
+    def compiled_copy_fraction(self) -> float | None:
+        return None if self.compiled_ms is None else self.compiled_gb_per_s / self.copy_gb_per_s
+
+    @property
+    def speedup(self) -> float:
+        return self.baseline_ms / self.ms
+
+    @property
+    def compiled_speedup(self) -> float | None:
+        return None if self.compiled_ms is None else self.compiled_ms / self.ms
 
     @property
     def host_bound(self) -> bool:
@@ -58,92 +109,184 @@ class Row:
         return self.flag.startswith(("WRONG", "IMPOSSIBLE"))
 
 
-def run_bench(course: Course, puzzle_id: str, kernel_file: Path) -> dict:
+@dataclass(frozen=True)
+class BenchResult:
+    """A benchmark of one puzzle: its rows, or why there are none (``ok`` false, ``error``)."""
+
+    puzzle: str
+    ok: bool = True
+    error: str = ""
+    title: str = ""
+    what: str = ""                  # "kernel", or "forward + backward"
+    device: str = ""
+    versions: Mapping = field(default_factory=dict)
+    copy_gb_per_s: float = 0.0      # the device's copy bandwidth, over 1 GiB
+    copy_cached: bool = False
+    baseline: str = ""              # the baseline's name
+    compiled: str | None = None     # the compiled baseline's name, where one was timed
+    blocks: Mapping = field(default_factory=dict)
+    launch: Mapping = field(default_factory=dict)
+    statistic: str = ""
+    rows: tuple[Row, ...] = ()
+
+    @property
+    def fails(self) -> bool:
+        """The run did not finish, or a size is wrong or impossibly fast."""
+        return not self.ok or any(r.fails for r in self.rows)
+
+
+def bench_case(puzzle: Puzzle, sizes: Mapping) -> Case:
+    """A size of the sweep as a case, so that it is planned as the graded cases are."""
+    return Case("bench", dict(sizes), dict(puzzle.bench.blocks) if puzzle.kind == "kernel" else {},
+                dtypes=dict(puzzle.bench.dtypes))
+
+
+@dataclass(frozen=True)
+class SizePlan:
+    """One size made concrete: what the worker is sent, and what is expected back."""
+
+    header: dict
+    blobs: list
+    names: tuple[str, ...]       # what each returned tensor is (an output, or grad_<input>)
+    shapes: tuple                # the shape each comes back in (an output's buffer may be a partial one)
+    expected: tuple              # one tensor per name (None: nothing to compare, an integer input)
+
+
+def _described(x) -> dict:
+    return {"dtype": str(x.dtype).replace("torch.", ""), "shape": list(x.shape)}
+
+
+def _bytes(x) -> bytes:
+    import torch
+    x = x.detach().contiguous()
+    return x.view(torch.uint8).numpy().tobytes() if x.numel() else b""
+
+
+def plan_size(puzzle: Puzzle, sizes: Mapping, shapes=None, device: str = "cpu") -> SizePlan:
+    """The size's inputs and expected results, from :class:`grader.plan.SpecShapes` as grading
+    makes them. An autograd function also gets the gradient flowing into its output (seeded as
+    grading seeds it) and is judged on the gradients of its inputs. ``device``: where the spec
+    (and its backward) runs: the GPU for the sweep's sizes, which the CPU would take minutes
+    over (attention); the inputs are made on the CPU either way, as grading makes them."""
+    import torch
+
+    from .inputs import case_seed
+    from .plan import SpecShapes
+    shapes = shapes or SpecShapes(puzzle)
+    case = bench_case(puzzle, sizes)
+    plan = shapes.plan(case, device=device)
+    header = {"sizes": dict(sizes), "traffic": int(puzzle.bench.bytes(sizes))}
+    if puzzle.kind == "function":
+        leaves = [x.to(device, copy=True).requires_grad_(x.is_floating_point()) for x in plan.inputs]
+        output = puzzle.run_spec(leaves, plan.values)
+        gen = torch.Generator().manual_seed(case_seed(puzzle, case) + 1)
+        grad_output = torch.randn(output.shape, generator=gen, dtype=output.dtype)
+        output.backward(grad_output.to(device))
+        sent = [*plan.inputs, grad_output]
+        header |= {"inputs": [_described(x) for x in sent], "values": dict(plan.values)}
+        return SizePlan(header, [_bytes(x) for x in sent], tuple(f"grad_{s.name}" for s in shapes.inputs),
+                        tuple(tuple(x.shape) for x in leaves),
+                        tuple(None if x.grad is None else x.grad.cpu() for x in leaves))
+    header |= {"inputs": [_described(x) for x in plan.inputs],
+               "outputs": [{"name": b.name, "dtype": b.dtype, "shape": list(b.shape)} for b in plan.output_buffers],
+               "values": dict(plan.values), "grid": list(plan.grid)}
+    return SizePlan(header, [_bytes(x) for x in plan.inputs], puzzle.outputs,
+                    tuple(tuple(b.shape) for b in plan.output_buffers), plan.expected)
+
+
+def _returned(info: dict, blob: bytes):
+    """A tensor the worker sent back, or None where it is not one this side can read."""
+    import torch
+    try:
+        if info.get("dtype") not in DTYPES:
+            return None
+        dtype = getattr(torch, info["dtype"])
+        flat = torch.frombuffer(bytearray(blob), dtype=dtype) if blob else torch.empty(0, dtype=dtype)
+        return flat.reshape([int(n) for n in info["shape"]]).clone()
+    except (KeyError, TypeError, ValueError, RuntimeError):
+        return None
+
+
+def check_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list):
+    """What the kernel wrote at one size, judged as a graded case is: the puzzle's tolerance (for
+    the output's dtype),
+    the host's reduction of a partial buffer, NaN where an element was never written."""
+    from .compare import Outcome, compare_tensor
+    if len(described) != len(planned.names) or len(raw) != len(planned.names):
+        return Outcome(False, "mismatch", f"{len(raw)} tensor(s) came back, {len(planned.names)} expected")
+    worst = 0.0
+    for name, shape, info, blob, want in zip(planned.names, planned.shapes, described, raw, planned.expected):
+        if want is None:
+            continue
+        got = _returned(info, blob)
+        if got is None or tuple(got.shape) != tuple(shape):
+            return Outcome(False, "mismatch", f"`{name}` came back as {info}, not as the planned tensor")
+        atol, rtol = puzzle.tolerance(str(want.dtype).replace("torch.", ""))
+        outcome = compare_tensor(name, got, want, atol, rtol, on_gpu=True, reduce=puzzle.host_reduce.get(name),
+                                 filled=False)
+        if not outcome.passed:
+            return outcome
+        worst = max(worst, outcome.max_abs_err or 0.0)
+    return Outcome(True, max_abs_err=worst)
+
+
+def run_bench(course: Course, puzzle_id: str, kernel_file: Path) -> BenchResult:
     puzzle = course.puzzle(puzzle_id)
     if puzzle.bench is None:
         with_bench = [p for p in course.ids if course.puzzle(p).bench is not None]
         raise CourseError(f"{puzzle_id} has no benchmark; these do: {', '.join(with_bench) or 'none'}")
-    worker = WorkerProcess("cuda", jail_for(course.root, [kernel_file], sandbox=use_sandbox("auto")))
+    from .plan import SpecShapes
+    shapes = SpecShapes(puzzle)
+    worker = WorkerProcess("cuda", worker_jail(course.root, [kernel_file]))
+    left = Options.BENCH_TIMEOUT  # the worker's time for the whole sweep, as when it was one request
+    rows, reply = [], {}
     try:
-        reply, _ = worker.request({"op": "bench", "puzzle_file": str(course.puzzle_file(puzzle_id)),
-                                   "file": str(kernel_file)}, timeout=BENCH_TIMEOUT)
+        for sizes in puzzle.bench.sizes:
+            planned = plan_size(puzzle, sizes, shapes, device="cuda")
+            _release_gpu_memory()  # the spec's: the worker times next, on the same GPU
+            header = {"op": "bench", "puzzle_file": str(course.puzzle_file(puzzle_id)), "file": str(kernel_file),
+                      "graphs": not any(r.get("gpu_note") for r in rows), **planned.header}
+            started = time.monotonic()
+            reply, raw = worker.request(header, planned.blobs, timeout=max(1.0, left))
+            left -= time.monotonic() - started
+            if not reply.get("ok"):
+                return BenchResult(puzzle_id, ok=False, error=reply.get("error", "unknown error"))
+            result = dict(reply["result"])
+            outcome = check_size(puzzle, planned, result.pop("outputs", []), raw)
+            rows.append(result | {"correct": outcome.passed, "max_abs_err": outcome.max_abs_err or 0.0,
+                                  "wrong": "" if outcome.passed else outcome.message})
     except (WorkerTimedOut, WorkerDied) as exc:
-        return {"ok": False, "puzzle": puzzle_id, "error": f"the benchmark did not finish: {type(exc).__name__}"}
+        return BenchResult(puzzle_id, ok=False, error=f"the benchmark did not finish: {type(exc).__name__}")
     finally:
         worker.close()
-    if not reply.get("ok"):
-        return {"ok": False, "puzzle": puzzle_id, "error": reply.get("error", "unknown error")}
-    return summarise(puzzle, reply)
+    return summarise(puzzle, {**reply, "results": rows})
 
 
-def summarise(puzzle, reply: dict) -> dict:
-    """The worker's timings as the report: bandwidth, fraction of copy, speed-ups and flags."""
+def _release_gpu_memory() -> None:
+    import torch
+    torch.cuda.empty_cache()
+
+
+def summarise(puzzle: Puzzle, reply: dict) -> BenchResult:
+    """The worker's timings, with this side's check of each size, as the result model."""
     copy = reply["copy"]["gb_per_s"]
     rows = []
     for r in reply["results"]:
-        gbs = puzzle.bench.bytes(r["sizes"]) / (r["ms"] * 1e-3) / 1e9
+        traffic = int(puzzle.bench.bytes(r["sizes"]))
+        copy_ms = r.get("copy_ms")
         rows.append(Row(
-            sizes=r["sizes"], ms=r["ms"], baseline_ms=r["baseline_ms"], gb_per_s=gbs, copy_fraction=gbs / copy,
-            speedup=r["baseline_ms"] / r["ms"], correct=r["correct"], max_abs_err=r["max_abs_err"],
-            gpu_ms=r.get("gpu_ms"), baseline_gpu_ms=r.get("baseline_gpu_ms"), gpu_note=r.get("gpu_note", ""),
-            ms_rounds=tuple(r.get("ms_rounds", ())), baseline_ms_rounds=tuple(r.get("baseline_ms_rounds", ()))))
-    return {"ok": True, "puzzle": puzzle.id, "title": puzzle.title, "device": reply["device"],
-            "versions": reply["versions"], "copy_gb_per_s": copy, "copy_cached": reply["copy"]["cached"],
-            "baseline": puzzle.bench.baseline_name if puzzle.kind == "kernel" else "PyTorch autograd",
-            "what": "forward + backward" if puzzle.kind == "function" else "kernel",
-            "blocks": dict(puzzle.bench.blocks), "launch": dict(puzzle.bench.launch),
-            "statistic": reply["statistic"],
-            "rows": [r.__dict__ | {"flag": r.flag, "fails": r.fails, "host_bound": r.host_bound} for r in rows]}
-
-
-def render_text(doc: dict) -> str:
-    if not doc["ok"]:
-        return f"✗ {doc['puzzle']} benchmark: {doc['error']}"
-    graphs = any(r.get("gpu_ms") is not None for r in doc["rows"])
-    lines = [f"{doc['puzzle']} {doc['title']} ({doc['what']}) on {doc['device']}; "
-             f"copy bandwidth {doc['copy_gb_per_s']:.0f} GB/s"
-             f"{' (cached)' if doc['copy_cached'] else ''}; triton {doc['versions']['triton']}, "
-             f"torch {doc['versions']['torch']}; {doc['statistic']}",
-             f"{'sizes':28} {'ms':>9} {'GB/s':>8} {'of copy':>8} {doc['baseline'] + ' ms':>20} {'speed-up':>9}"
-             + (f" {'GPU-only ms':>12} {'theirs':>8}" if graphs else "")]
-    for r in doc["rows"]:
-        sizes = " ".join(f"{k}={v}" for k, v in r["sizes"].items())
-        gpu = f" {_ms(r.get('gpu_ms')):>12} {_ms(r.get('baseline_gpu_ms')):>8}" if graphs else ""
-        lines.append(f"{sizes:28} {r['ms']:9.4f} {r['gb_per_s']:8.0f} {100 * r['copy_fraction']:7.1f}% "
-                     f"{r['baseline_ms']:20.4f} {r['speedup']:8.2f}x{gpu} {r['flag']}")
-    if graphs:
-        lines.append("GPU-only: the same step replayed as a CUDA graph, without the host's launch work. Where "
-                     "ms is well above it, the step is host-bound: fewer launches, allocations and Python "
-                     "calls per step help, not a faster kernel.")
-    return "\n".join(lines)
-
-
-def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4f}"
-
-
-def render_json(doc: dict) -> str:
-    return json.dumps(doc, indent=2)
-
-
-def plot(doc: dict, path: Path) -> Path:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    rows = sorted(doc["rows"], key=lambda r: r["gb_per_s"] * r["ms"])  # GB/s x ms: by bytes moved
-    labels = [" ".join(f"{k}={v}" for k, v in r["sizes"].items()) for r in rows]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(labels, [r["gb_per_s"] for r in rows], "o-", label="yours")
-    ax.plot(labels, [r["gb_per_s"] / r["speedup"] for r in rows], "s--", label=doc["baseline"])
-    if all(r.get("gpu_ms") for r in rows):  # an autograd step: its GPU work alone, as a CUDA graph
-        ax.plot(labels, [r["gb_per_s"] * r["ms"] / r["gpu_ms"] for r in rows], "o:", label="yours, GPU only")
-    ax.axhline(doc["copy_gb_per_s"], color="grey", ls=":", label="device copy")
-    ax.set_ylabel("GB/s")
-    ax.set_title(f"{doc['puzzle']} {doc['title']} on {doc['device']}", fontsize=9)
-    ax.legend(fontsize=8)
-    plt.setp(ax.get_xticklabels(), rotation=20, ha="right", fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return Path(path)
-
+            sizes=r["sizes"], traffic=traffic, ms=r["ms"], baseline_ms=r["baseline_ms"],
+            copy_gb_per_s=traffic / (copy_ms * 1e-3) / 1e9 if copy_ms else copy,
+            correct=r["correct"], max_abs_err=r["max_abs_err"], wrong=r.get("wrong", ""), copy_ms=copy_ms,
+            compiled_ms=r.get("compiled_ms"), gpu_ms=r.get("gpu_ms"), baseline_gpu_ms=r.get("baseline_gpu_ms"),
+            gpu_note=r.get("gpu_note", ""), ms_rounds=tuple(r.get("ms_rounds", ())),
+            baseline_ms_rounds=tuple(r.get("baseline_ms_rounds", ())),
+            compiled_ms_rounds=tuple(r.get("compiled_ms_rounds", ()))))
+    baseline = puzzle.bench.baseline_name if puzzle.kind == "kernel" else "PyTorch autograd"
+    return BenchResult(
+        puzzle=puzzle.id, title=puzzle.title, device=reply["device"], versions=reply["versions"],
+        copy_gb_per_s=copy, copy_cached=reply["copy"]["cached"], baseline=baseline,
+        compiled=f"{baseline}, compiled" if any(r.compiled_ms is not None for r in rows) else None,
+        what="forward + backward" if puzzle.kind == "function" else "kernel",
+        blocks=dict(puzzle.bench.blocks), launch=dict(puzzle.bench.launch), statistic=reply["statistic"],
+        rows=tuple(rows))

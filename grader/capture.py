@@ -23,17 +23,10 @@ import types
 from dataclasses import dataclass, field, replace
 
 from .definitions import definitions
+from .sandbox.launch import python_function
 from .source_lines import statement_start
 
 HEADER = "import math\nimport torch\nimport triton\nimport triton.language as tl\n"
-
-
-def _python_function(obj):
-    for _ in range(8):
-        if inspect.isfunction(obj) or inspect.isclass(obj):
-            return obj
-        obj = getattr(obj, "fn", None)
-    return None
 
 
 def _names(code: types.CodeType) -> set[str]:
@@ -145,7 +138,7 @@ def captured(obj) -> Captured:
     imports: list[str] = []
 
     def visit(target) -> None:
-        fn = _python_function(target)
+        fn = python_function(target, classes=True)
         if fn is None:
             raise TypeError(f"{target!r} is neither a @triton.jit kernel nor a class")
         if fn.__name__ in seen:
@@ -177,8 +170,8 @@ def captured(obj) -> Captured:
                     seen[name] = f"{name} = tl.constexpr({value.value!r})"
                 elif _is_literal(value):
                     seen[name] = f"{name} = {value!r}"
-                elif _python_function(value) is not None and getattr(value, "__module__", "") != "torch":
-                    module = getattr(_python_function(value), "__module__", "")
+                elif python_function(value, classes=True) is not None and getattr(value, "__module__", "") != "torch":
+                    module = getattr(python_function(value, classes=True), "__module__", "")
                     if module.startswith(("torch", "triton", "grader")):
                         continue
                     visit(value)

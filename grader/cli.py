@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 from .course import Course, CourseError, PuzzleLoadError
 from .frontend import USAGE_ERROR, course_at, has_cuda, pick_device, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
+from .options import Options
 from .targets import Target, resolve
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,10 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--solutions", action="store_true", help="grade the reference solutions in solutions/")
     parser.add_argument("--file", type=Path, help="grade the kernels in this .py file, found by kernel name")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
-    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default=Options.ASKED_DEVICE,
                         help="cuda runs on the GPU; cpu runs the Triton interpreter (default: cuda if available)")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds allowed per case (default 30)")
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+    parser.add_argument("--timeout", type=float, default=Options.timeout,
+                        help="seconds allowed per case (default %(default)g)")
+    parser.add_argument("--jobs", type=int, default=Options.JOBS,
                         help="worker processes grading in parallel (default: 2)")
     parser.add_argument("--no-bounds-check", action="store_true", help=argparse.SUPPRESS)  # to measure its cost
     parser.add_argument("--no-compile-check", action="store_true",
@@ -67,15 +68,16 @@ def bench_main(args, course: Course, targets: list[Target]) -> int:
     if broken is not None:  # the learner's puzzle file: a failure to fix, not a usage error
         print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
         return 1
-    from . import bench
+    from .bench import run_bench
+    from .report import bench
     try:
-        doc = bench.run_bench(course, targets[0].puzzle, targets[0].path)
+        doc = run_bench(course, targets[0].puzzle, targets[0].path)
     except CourseError as exc:
         return usage_error(str(exc), args.json)
     print(bench.render_json(doc) if args.json else bench.render_text(doc))
-    if args.plot is not None and doc["ok"]:
+    if args.plot is not None and doc.ok:
         print(f"plot: {bench.plot(doc, args.plot)}", file=sys.stderr)
-    return 0 if doc["ok"] and not any(r["fails"] for r in doc["rows"]) else 1
+    return 1 if doc.fails else 0
 
 
 def main(argv=None) -> int:
@@ -120,7 +122,6 @@ def main(argv=None) -> int:
 
     if args.bench:
         return bench_main(args, course, targets)
-    from .options import Options
     from .session import grade_many
     try:
         device = pick_device(args.device)

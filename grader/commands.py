@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 from .frontend import USAGE_ERROR, course_at, usage_error
 from .course import CourseError, PuzzleLoadError
+from .options import Options
 
 
 def usage_errors(command):
@@ -103,13 +103,14 @@ def batch_main(argv) -> int:
                                      description="Grade a class: every entry of SUBMISSIONS is one student.")
     parser.add_argument("submissions", type=Path, help="a folder of student folders, .py files or notebooks")
     parser.add_argument("--out", type=Path, default=Path("grading"), help="where the reports go (default: grading/)")
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="students graded at once")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
-    parser.add_argument("--memory-mb", type=int, default=6144, help="address-space cap per worker (MiB)")
+    parser.add_argument("--jobs", type=int, default=Options.JOBS, help="students graded at once")
+    parser.add_argument("--timeout", type=float, default=Options.timeout, help="seconds per case")
+    parser.add_argument("--memory-mb", type=int, default=Options.BATCH_MEMORY_MB,
+                        help="address-space cap per worker (MiB)")
     parser.add_argument("--seed-secret", type=int, default=0, help="mixed into every input seed")
     parser.add_argument("--format", choices=("standard", "gradescope"), default="standard",
                         help="gradescope: also one results.json per student")
-    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default=Options.BATCH_DEVICE)
     parser.add_argument("--no-sandbox", action="store_true",
                         help="grade without bubblewrap (process group and rlimits only): "
                              "for trusted code, or where bwrap cannot run")
@@ -132,7 +133,6 @@ def batch_main(argv) -> int:
     import time
 
     from .batch import grade_class, write_reports
-    from .options import Options
     started = time.perf_counter()
     options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret,
                       sandbox="off" if args.no_sandbox else "on")
@@ -148,7 +148,7 @@ def batch_main(argv) -> int:
 def selftest_main(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader selftest",
                                      description="Solutions must pass; the wrong-kernel corpus must fail as declared.")
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--jobs", type=int, default=Options.JOBS)
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
     course = course_at(args.root)
@@ -157,8 +157,7 @@ def selftest_main(argv) -> int:
         print(f"error: {instructor_only('selftest')}", file=sys.stderr)
         return USAGE_ERROR
     from . import selftest
-    from .options import Options
-    rows = selftest.run(course, Options(timeout=20), jobs=args.jobs)
+    rows = selftest.run(course, Options(timeout=Options.SELFTEST_TIMEOUT), jobs=args.jobs)
     print(selftest.render(rows))
     return 0 if all(r.ok for r in rows) else 1
 

@@ -300,3 +300,13 @@ def jail_for(course_root: Path, files, *, sandbox: bool, memory_mb: int | None =
     hide = [Path(h) for h in hidden] + ([solutions] if solutions not in folders and solutions not in library else [])
     return Jail(readable=(Path(course_root).resolve() / "puzzles", *sorted(folders), *library), memory_mb=memory_mb,
                 cpu_seconds=cpu_seconds, sandbox=sandbox, hidden=tuple(hide), library=library)
+
+
+def worker_jail(course_root: Path, files, options=None) -> Jail:
+    """The jail of a worker grading ``files``, with ``options`` (a :class:`grader.options.Options`):
+    its sandbox mode, caps and library folders. Without options (one picture, one benchmark for
+    the learner at hand) the sandbox where it works, and no caps."""
+    if options is None:
+        return jail_for(course_root, files, sandbox=use_sandbox("auto"))
+    return jail_for(course_root, files, sandbox=use_sandbox(options.sandbox), memory_mb=options.memory_mb,
+                    cpu_seconds=options.cpu_seconds, library=options.library)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .course import Course, find_root, normalise_id
 from .learner import ProgressFile  # noqa: F401  (for learners and tests: grader.notebook.ProgressFile)
+from .options import Options
 from .results import PuzzleResult
 
 # What a learner calls from a notebook; everything else here is private.
@@ -43,28 +44,47 @@ def _course() -> Course:
     return Course(find_root())
 
 
-def check(kernel, puzzle: str, *, picture: bool = True, device: str = "auto", timeout: float = 30.0,
-          progress: ProgressFile | None = None, triton_viz: bool = False) -> Checked:
+def check(kernel, puzzle: str, *, picture: bool = True, device: str = Options.ASKED_DEVICE,
+          timeout: float = Options.timeout, progress: ProgressFile | None = None, triton_viz: bool = False) -> Checked:
     """Grade ``kernel`` (defined in this notebook) on ``puzzle``'s cases and show the result.
     ``triton_viz=True`` also shows triton-viz's 3-D viewer of the first failing case (see :func:`show`)."""
-    from dataclasses import replace
-
-    from .capture import captured
-    from .options import Options
-    from .report.html import render
-    from .session import grade_many
-
     course = _course()
     puzzle_id = normalise_id(puzzle)
     course.puzzle_file(puzzle_id)
     folder = Path(tempfile.mkdtemp(prefix="triton-puzzles-"))
+    try:
+        checked = _check_in(folder, course, kernel, puzzle_id, picture, Options(device=device, timeout=timeout),
+                            progress, triton_viz)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    if triton_viz:  # the viewer reads the module later: removed when this Python process ends
+        _remove_at_exit(folder)
+    else:
+        shutil.rmtree(folder, ignore_errors=True)  # one folder per check(): never left behind
+    return checked
+
+
+def _remove_at_exit(folder: Path) -> None:
+    import atexit
+    atexit.register(shutil.rmtree, folder, True)
+
+
+def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: bool, options: Options,
+              progress: ProgressFile | None, triton_viz: bool) -> Checked:
+    """check()'s work, with its files in ``folder``."""
+    from dataclasses import replace
+
+    from .capture import captured
+    from .report.html import render
+    from .session import grade_many
+
     path = folder / f"{puzzle_id}_notebook.py"
     capture = captured(kernel)
     path.write_text(capture.text)
-    if device == "auto":
-        from .frontend import has_cuda
-        device = "cuda" if has_cuda() else "cpu"
-    report = grade_many(course, [(puzzle_id, path)], Options(device=device, timeout=timeout), jobs=1)
+    options = options.on_device()
+    timeout = options.timeout
+    report = grade_many(course, [(puzzle_id, path)], options, jobs=1)
     # messages say the cell's line numbers, not the written module's
     result = replace(capture.lines, module=path.name).apply(report.results[0])
     drawn = None
@@ -79,9 +99,7 @@ def check(kernel, puzzle: str, *, picture: bool = True, device: str = "auto", ti
     (progress or ProgressFile()).update(puzzle_id, status=status, checked=time.strftime("%Y-%m-%d %H:%M:%S"))
     html = render(result, drawn)  # the picture goes into the page itself
     if triton_viz:
-        html += _viewer_html(course, puzzle_id, path, None, result)  # the viewer reads the module later
-    else:
-        shutil.rmtree(folder, ignore_errors=True)  # one folder per check(): never left behind
+        html += _viewer_html(course, puzzle_id, path, None, result)
     return Checked(result, html)
 
 
@@ -118,7 +136,9 @@ def show(kernel, puzzle: str, case: str | None = None, *, width: str = "100%", h
     from .capture import source_of
     course = _course()
     puzzle_id = normalise_id(puzzle)
-    path = Path(tempfile.mkdtemp(prefix="triton-puzzles-")) / f"{puzzle_id}_notebook.py"
+    folder = Path(tempfile.mkdtemp(prefix="triton-puzzles-"))
+    _remove_at_exit(folder)  # the viewer reads the module for as long as it runs
+    path = folder / f"{puzzle_id}_notebook.py"
     path.write_text(source_of(kernel))
     return _start_viewer(course, puzzle_id, path, case, None).iframe(width=width, height=height)
 

@@ -15,7 +15,7 @@ from .plan import SpecShapes
 from .puzzle import Case
 from .report.pictures import Picture, draw_case
 from .results import PuzzleResult
-from .isolation import jail_for, use_sandbox
+from .isolation import worker_jail
 from .worker_pool import WorkerProcess
 
 
@@ -36,14 +36,15 @@ def choose_case(cases: tuple[Case, ...], wanted: str | None, result: PuzzleResul
 
 
 def picture(course: Course, puzzle_id: str, kernel_file: Path, path: Path | None = None,
-            case_name: str | None = None, result: PuzzleResult | None = None, timeout: float = 30.0) -> Picture:
+            case_name: str | None = None, result: PuzzleResult | None = None,
+            timeout: float = Options.timeout) -> Picture:
     from .grade import PuzzleGrader
 
     puzzle = course.puzzle(puzzle_id)
     case = choose_case(puzzle.cases, case_name, result)
     if path is None:
         path = Path(tempfile.mkdtemp(prefix="triton-puzzles-")) / f"{puzzle_id}_{case.name}.png"
-    worker = WorkerProcess("cpu", jail_for(course.root, [kernel_file], sandbox=use_sandbox("auto")))
+    worker = WorkerProcess("cpu", worker_jail(course.root, [kernel_file]))
     options = Options(device="cpu", timeout=timeout, compile_check=False)
     try:
         columns = []
@@ -54,7 +55,7 @@ def picture(course: Course, puzzle_id: str, kernel_file: Path, path: Path | None
         solution = course.root / "solutions" / course.puzzle_file(puzzle_id).name
         if solution.is_file() and solution.resolve() != Path(kernel_file).resolve():
             # A worker of its own: the learner's worker never sees solutions/.
-            own = WorkerProcess("cpu", jail_for(course.root, [solution], sandbox=use_sandbox("auto")))
+            own = WorkerProcess("cpu", worker_jail(course.root, [solution]))
             try:
                 _, reference, ref_note = PuzzleGrader(course, puzzle_id, solution, own, options).traced(case)
             finally:

@@ -67,15 +67,21 @@ class SpecShapes:
                              "with their shapes and dtypes unchanged")
         return [x.contiguous() for x in made]
 
-    def plan(self, case: Case, secret: int = 0) -> CasePlan:
+    def plan(self, case: Case, secret: int = 0, device: str = "cpu") -> CasePlan:
+        """``device``: where ``prepare`` and the spec run (--bench's large sizes: the GPU); the
+        inputs are made on the CPU, and the plan's tensors are on the CPU, either way."""
         puzzle = self.puzzle
         dims = {**puzzle.sizes(case), **case.blocks}
         input_specs, output_specs = self.typed(case)
         inputs = make_inputs(puzzle, input_specs, case, secret)
+        if device != "cpu":
+            inputs = [x.to(device) for x in inputs]
         if puzzle.prepare is not None:
             inputs = self._prepared(case, inputs, dims)
         result = puzzle.run_spec([x.clone() for x in inputs], dims)
         expected = result if isinstance(result, tuple) else (result,)
+        if device != "cpu":
+            inputs, expected = [x.cpu() for x in inputs], tuple(x.cpu() for x in expected)
         buffers = [Buffer.plan(s.name, "input", s.dtype, tuple(x.shape), i, case.layouts.get(s.name, "contiguous"))
                    for i, (s, x) in enumerate(zip(input_specs, inputs))]
         for spec, value in zip(output_specs, expected):

@@ -126,6 +126,7 @@ class Bench:
     baseline_name: str = "PyTorch"
     launch: Mapping[str, int] = field(default_factory=dict)  # e.g. {"num_warps": 8}
     dtypes: Mapping[str, str] = field(default_factory=dict)  # as Case.dtypes: {"x": "float16", "z": "float16"}
+    compile_baseline: bool = False  # also time torch.compile of the baseline (of the spec, for a function)
 
 
 @dataclass(frozen=True)

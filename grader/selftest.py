@@ -33,7 +33,7 @@ def declared(path: Path) -> dict:
     return found
 
 
-def run(course: Course, options: Options, jobs: int = 2) -> list[Row]:
+def run(course: Course, options: Options, jobs: int = Options.JOBS) -> list[Row]:
     corpus = sorted((course.root / "tests" / "wrong_kernels").glob("puzzle*.py"))
     corpus = [p for p in corpus if p.name[:8] in course.ids]
     targets = [(p, course.solution_file(p)) for p in course.ids] + [(p.name[:8], p) for p in corpus]

@@ -3,6 +3,11 @@
 Workers are started before anything else, so their imports (torch, triton: about 1.5 s)
 overlap with the grader's own. A worker serves many puzzles and cases in turn; only a crash
 or a timeout costs a restart.
+
+The pool here is the only one: ``grade_many`` (``--all``, several puzzles, a notebook's
+``check()``) and ``batch.grade_class`` (a class, one student per task) both run their tasks
+through :func:`run_pool`, and both grade a puzzle through :func:`grade_puzzle`, the one place
+that picks the grader for a puzzle's kind.
 """
 from __future__ import annotations
 
@@ -10,12 +15,67 @@ import queue
 import threading
 import time
 from pathlib import Path
+from typing import Callable, Sequence, TypeVar
 
 from .course import Course, PuzzleLoadError
 from .options import Options
 from .results import CheckResult, PuzzleResult, Report
-from .isolation import jail_for, use_sandbox
+from .isolation import Jail, worker_jail
 from .worker_pool import SharedWorker, WorkerProcess
+
+Task = TypeVar("Task")
+Done = TypeVar("Done")
+
+
+def run_pool(tasks: Sequence[Task], threads: int, work: Callable[[int, Task], Done],
+             on_done: Callable[[Done], None] | None = None) -> list[Done | None]:
+    """``work(thread, task)`` for every task, on ``threads`` threads; the results keep the order
+    of ``tasks``. ``thread`` (0 .. threads-1) says which thread runs the task, so that each can
+    own a worker. ``on_done`` sees every result as it comes (a progress bar). An exception in
+    ``work`` ends its thread (Python prints it) and leaves None in the task's place: a caller
+    that must account for every task catches inside ``work``."""
+    results: list[Done | None] = [None] * len(tasks)
+    todo: queue.Queue = queue.Queue()
+    for item in enumerate(tasks):
+        todo.put(item)
+
+    def drive(thread: int) -> None:
+        while True:
+            try:
+                index, task = todo.get_nowait()
+            except queue.Empty:
+                return
+            results[index] = work(thread, task)
+            if on_done is not None:
+                on_done(results[index])
+
+    pool = [threading.Thread(target=drive, args=(n,), daemon=True) for n in range(max(1, threads))]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    return results
+
+
+def start_workers(options: Options, jail: Jail, count: int,
+                  now: bool = True) -> tuple[list[WorkerProcess], SharedWorker | None]:
+    """``count`` workers for ``options.device``, and the compile checker they share where the
+    interpreter grades (device cpu, compile check on). ``now``: started at once, so that their
+    imports overlap with the grader's; else each starts at its first request."""
+    workers = [WorkerProcess(options.device, jail) for _ in range(count)]
+    compiler = SharedWorker("compile", jail) if options.device == "cpu" and options.compile_check else None
+    for worker in workers + ([compiler] if compiler else []) if now else ():
+        worker.start()
+    return workers, compiler
+
+
+def grade_puzzle(course: Course, puzzle_id: str, path: Path, worker: WorkerProcess, options: Options,
+                 compiler: SharedWorker | None = None) -> PuzzleResult:
+    """One puzzle graded by the grader of its kind: an autograd Function's or a kernel's."""
+    from .grade import PuzzleGrader  # imports torch: only once the workers are starting too
+    from .grade_function import FunctionGrader
+    kind = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
+    return kind(course, puzzle_id, path, worker, options, compiler).grade()
 
 
 def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options, jobs: int = 1,
@@ -27,52 +87,35 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
     """
     started = time.perf_counter()
     jobs = max(1, min(jobs, len(targets)))
-    jail = jail_for(course.root, [path for _, path in targets], sandbox=use_sandbox(options.sandbox),
-                    memory_mb=options.memory_mb, cpu_seconds=options.cpu_seconds, library=options.library)
-    workers = [WorkerProcess(options.device, jail) for _ in range(jobs)]
-    compiler = SharedWorker("compile", jail) if options.device == "cpu" and options.compile_check else None
-    for worker in workers + ([compiler] if compiler else []):
-        worker.start()
-    from .grade import PuzzleGrader  # imports torch: only once the workers are starting too
-    from .grade_function import FunctionGrader
+    jail = worker_jail(course.root, [path for _, path in targets], options)
+    workers, compiler = start_workers(options, jail, jobs)
+    from . import grade, grade_function  # noqa: F401  (torch: while the workers import, before the threads)
     # Load every puzzle here, before the threads start (and while the workers import).
     broken = {pid: error for pid in dict.fromkeys(pid for pid, _ in targets)
               if (error := course.load_error(pid)) is not None}
-    kinds = {pid: FunctionGrader if course.puzzle(pid).kind == "function" else PuzzleGrader
-             for pid, _ in targets if pid not in broken}
+    for puzzle_id, _ in targets:
+        if puzzle_id not in broken:
+            course.puzzle(puzzle_id)
     results: list[PuzzleResult | None] = [None] * len(targets)
-    todo: queue.Queue = queue.Queue()
+    todo = []
     for index, (puzzle_id, path) in enumerate(targets):
         if puzzle_id in broken:
             results[index] = load_failure(course, puzzle_id, path, broken[puzzle_id], options)
             if on_result is not None:
                 on_result(results[index])
         else:
-            todo.put((index, (puzzle_id, path)))
-
-    def drive(worker: WorkerProcess) -> None:
-        while True:
-            try:
-                index, (puzzle_id, path) = todo.get_nowait()
-            except queue.Empty:
-                return
-            result = kinds[puzzle_id](course, puzzle_id, path, worker, options, compiler).grade()
-            results[index] = result
-            if on_result is not None:
-                on_result(result)
-
-    threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in workers]
+            todo.append((index, puzzle_id, path))
     try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        graded = run_pool(todo, jobs, lambda thread, task: grade_puzzle(course, task[1], task[2], workers[thread],
+                                                                        options, compiler), on_result)
     finally:
         for worker in workers + ([compiler.worker] if compiler else []):
-            if kinds:
+            if todo:
                 worker.close()
             else:  # every puzzle's file was broken: nothing to wait for while the worker starts
                 worker.kill()
+    for (index, _, _), result in zip(todo, graded):
+        results[index] = result
     return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)
 
 

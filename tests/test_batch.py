@@ -11,7 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 SOLUTIONS = ROOT / "solutions"
 WRONG = ROOT / "tests" / "wrong_kernels"
 

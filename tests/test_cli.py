@@ -3,11 +3,11 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 WRONG = ROOT / "tests" / "wrong_kernels"
 
 

@@ -4,7 +4,6 @@ import json
 import subprocess
 import sys
 from importlib import metadata
-from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -14,8 +13,8 @@ from grader.course import Course
 from grader.doctor import Checkup, Finding, Gpu, diagnose
 from grader.release import release
 from grader.results import CheckResult, PuzzleResult, Report
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 TESTED = {"python": "3.11.7", "torch": "2.13.0+cpu", "triton": "3.7.1", "numpy": "2.4.6", "jaxtyping": "0.3.11",
           "triton-viz": None, "jupyterlab": None, "notebook": None}
 NO_GPU = Gpu(False)

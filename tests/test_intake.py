@@ -11,8 +11,8 @@ from grader import intake
 from grader.course import Course
 from grader.imports import import_file
 from grader.intake import clean_name, prepare_class
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 COURSE = Course(ROOT)
 SOLUTION = ROOT / "solutions" / "puzzle01_constant_add.py"
 

@@ -14,8 +14,8 @@ import pytest
 from grader.course import Course
 from grader.learner import plain
 from grader.notebook import HintText
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
 
 

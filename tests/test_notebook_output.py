@@ -9,15 +9,14 @@ import sys
 import zlib
 from dataclasses import replace
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 
 from grader.capture import LineMap, captured, notebook_module, relabel_report
 from grader.report.html import picture_width, render
 from grader.results import CaseResult, CheckResult, PuzzleResult, Report
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 # A learner's cell: two lines before the kernel, the unmasked load on line 7.
 CELL = """# Puzzle 2, my attempt

@@ -12,8 +12,8 @@ import pytest
 from grader import notebook_build
 from grader.capture import from_notebook, source_of
 from grader.notebook import ProgressFile, hint
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BOOKS = ["00_start_here", "01_classic", "02_cs336", "03_transformer"]
 
 

@@ -1,7 +1,6 @@
 """Memory-access pictures: the trace records every access, and --viz writes a picture."""
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -11,8 +10,7 @@ from grader.options import Options
 from grader.pictures import choose_case
 from grader.report.pictures import MASKED, OOB, READ, READ_WRITTEN, WRITTEN, Panel, cells_by_program
 from grader.worker_pool import WorkerProcess
-
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
 
 
 def test_trace_sorts_lanes_into_accessed_masked_and_out_of_bounds():

@@ -202,7 +202,8 @@ def _bench_reply(results: list[dict]) -> dict:
 
 
 def test_bench_report_shows_gpu_only_time_and_flags_a_host_bound_step(course):
-    from grader.bench import render_text, summarise
+    from grader.bench import summarise
+    from grader.report.bench import render_text
     row = {"sizes": {"batch": [65536], "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 1e-6,
            "baseline_ms": 0.317}
     host_bound = row | {"ms": 0.35, "gpu_ms": 0.21, "baseline_gpu_ms": 0.31}
@@ -214,18 +215,19 @@ def test_bench_report_shows_gpu_only_time_and_flags_a_host_bound_step(course):
     first, second = [line for line in text.splitlines() if line.startswith("batch=")]
     assert first.split()[2:4] == ["0.3500", "2303"] and "0.2100" in first and "0.3100" in first
     assert first.endswith("host-bound: the GPU works 0.2100 ms of it")
-    assert "host-bound" not in second and doc["rows"][1]["speedup"] == pytest.approx(0.317 / 0.22)
+    assert "host-bound" not in second and doc.rows[1].speedup == pytest.approx(0.317 / 0.22)
     assert "the step is host-bound: fewer launches" in text
 
 
 def test_bench_report_of_a_kernel_has_no_gpu_only_column_and_flags_impossible_speed(course):
-    from grader.bench import render_text, summarise
+    from grader.bench import summarise
+    from grader.report.bench import render_text
     fast = {"sizes": {"ROWS": 65536, "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 0.0,
             "ms": 0.02, "baseline_ms": 0.075}
     doc = summarise(course.puzzle("puzzle13"), _bench_reply([fast]))
     text = render_text(doc)
     assert "GPU-only" not in text
-    assert "IMPOSSIBLE: far above copy bandwidth" in text and doc["rows"][0]["fails"]
+    assert "IMPOSSIBLE: far above copy bandwidth" in text and doc.rows[0].fails
     failed = summarise(course.puzzle("puzzle15"), _bench_reply([
         {"sizes": {"batch": [4096], "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 0.0,
          "ms": 0.3, "baseline_ms": 0.1, "gpu_ms": None, "baseline_gpu_ms": None,

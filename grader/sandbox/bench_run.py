@@ -1,12 +1,18 @@
-"""Timing a learner's kernel or autograd function on a GPU (runs inside a cuda worker).
+"""Timing a learner's kernel or autograd function on a GPU, one size of the sweep per request
+(runs inside a cuda worker).
+
+The grader plans each size as it plans a graded case (``grader.plan``: the same inputs, with
+the puzzle's ``mantissa_bits``) and sends the inputs; this side runs the kernel once on them
+and sends back what it wrote (an autograd function: the gradients it returned), so that the
+grader, not this process, judges the result. Then it times.
 
 ``triton.testing.do_bench`` does the warm-up, the repeats and the L2 flush. Each timing is
-the median of its repeats, as in the Triton tutorials, and yours and PyTorch's are taken in
-turn, ROUNDS times; the report keeps the fastest round of each (noise only ever adds time, as
-``timeit``'s documentation argues) and every round's figure for the JSON. Every size is
-checked against the spec before it is timed, so a fast wrong kernel is not reported as fast.
-An autograd function is also timed replayed as a CUDA graph, which leaves
-out the host's work: the gap between the two figures is the step's host overhead.
+the median of its repeats, as in the Triton tutorials, and yours and the baselines are taken
+in turn, ROUNDS times; the report keeps the fastest round of each (noise only ever adds time,
+as ``timeit``'s documentation argues) and every round's figure for the JSON. Each size also
+times a device-to-device copy moving the same number of bytes, the yardstick its GB/s are
+set against. An autograd function is also timed replayed as a CUDA graph, which leaves out
+the host's work: the gap between the two figures is the step's host overhead.
 """
 from __future__ import annotations
 
@@ -17,15 +23,15 @@ from pathlib import Path
 
 import torch
 
-from ..annotations import read_spec
 from ..binding import Param, bind
-from ..puzzle import Case, Puzzle
+from ..puzzle import Puzzle, with_case_values
 from .launch import unwrap
 
 STATISTIC = "median"
 ROUNDS = 3
 METHOD = f"fastest of {ROUNDS} rounds, each the median of do_bench's repeats"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "triton-puzzles" / "copy-bandwidth.json"
+_measured: dict = {}  # this process's copy bandwidth, once measured or read
 
 
 def copy_bandwidth() -> dict:
@@ -63,106 +69,141 @@ def warm_up(seconds: float = 0.5) -> None:
         torch.cuda.synchronize()
 
 
-def _rounds(time_ours, time_theirs) -> dict:
-    """Yours and PyTorch's in turn, ROUNDS times: the fastest of each, and all of them."""
-    ours, theirs = [], []
-    for _ in range(ROUNDS):
-        ours.append(time_ours())
-        theirs.append(time_theirs())
-    return {"ms": min(ours), "baseline_ms": min(theirs), "ms_rounds": ours, "baseline_ms_rounds": theirs}
+def device_copy() -> dict:
+    """The device's copy bandwidth for this worker: read or measured at its first size (then
+    the GPU is warmed up too, where the figure came from the cache), kept for the others."""
+    if not _measured:
+        _measured.update(copy_bandwidth())
+        if _measured["cached"]:  # otherwise measuring the copy has just kept the GPU busy
+            warm_up()
+    return dict(_measured)
 
 
-def _inputs(puzzle: Puzzle, dims: dict, gen: torch.Generator) -> list[torch.Tensor]:
-    specs, _ = read_spec(puzzle.spec, puzzle.outputs)
-    return [_input(puzzle, s, dims, gen) for s in specs]
-
-
-def _input(puzzle: Puzzle, spec, dims: dict, gen: torch.Generator) -> torch.Tensor:
-    """Floats from randn; integers the puzzle bounds (``Puzzle.ranges``) drawn in their range."""
-    from ..inputs import integer_bounds
-    dtype = getattr(torch, spec.dtype)
-    bounds = integer_bounds(puzzle, spec.name, dims)
-    if bounds is None:
-        return torch.randn(spec.shape(dims), generator=gen, device="cuda", dtype=dtype)
-    return torch.randint(*bounds, spec.shape(dims), generator=gen, device="cuda", dtype=dtype)
-
-
-def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], sizes: dict) -> dict:
+def copy_ms(traffic: int) -> float:
+    """A device-to-device copy moving ``traffic`` bytes, half read and half written: what the
+    least traffic a size needs would cost at the device's copy speed, at this very size."""
     import triton.testing
-    blocks = dict(puzzle.bench.blocks)
-    case = Case("bench", sizes, blocks)
-    dims = {**puzzle.sizes(case), **blocks}
-    gen = torch.Generator(device="cuda").manual_seed(0)
-    inputs = _inputs(puzzle, dims, gen)
-    _, out_specs = read_spec(puzzle.spec, puzzle.outputs)
-    outputs = []
-    for spec in out_specs:
-        dims_str = puzzle.allocate.get(spec.name)
-        shape = tuple(dims[d] for d in dims_str.split()) if dims_str else spec.shape(dims)
-        fill = torch.zeros if spec.name in puzzle.zeroed else torch.empty
-        outputs.append(fill(shape, device="cuda", dtype=getattr(torch, spec.dtype)))
-    values = dict(dims)
-    for name, tensor in zip([*[s.name for s in read_spec(puzzle.spec, puzzle.outputs)[0]], *puzzle.outputs],
-                            [*inputs, *outputs]):
-        values.update(zip(puzzle.strides.get(name, ()), tensor.stride()))
+    half = max(1, traffic // 2)
+    src = torch.empty(half, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    return triton.testing.do_bench(lambda: dst.copy_(src), return_mode=STATISTIC)
+
+
+def _rounds(timers: dict) -> dict:
+    """Each timer in turn, ROUNDS times: the fastest of each (``<name>``), and all of them
+    (``<name>_rounds``)."""
+    taken: dict[str, list[float]] = {name: [] for name in timers}
+    for _ in range(ROUNDS):
+        for name, timer in timers.items():
+            taken[name].append(timer())
+    return {**{name: min(values) for name, values in taken.items()},
+            **{f"{name}_rounds": values for name, values in taken.items()}}
+
+
+def tensors(described: list[dict], blobs: list[bytes]) -> list[torch.Tensor]:
+    """The grader's planned tensors (``{"name", "dtype", "shape"}`` and their bytes), on the GPU."""
+    out = []
+    for info, blob in zip(described, blobs):
+        dtype = getattr(torch, info["dtype"])
+        flat = torch.frombuffer(bytearray(blob), dtype=dtype) if blob else torch.empty(0, dtype=dtype)
+        out.append(flat.reshape(info["shape"]).to("cuda"))
+    return out
+
+
+def allocate(described: list[dict], zeroed=()) -> list[torch.Tensor]:
+    """Output buffers, NaN where floats can hold it, so that an element never written shows;
+    zeros for the outputs the puzzle starts as zeros (``Puzzle.zeroed``: atomics accumulate)."""
+    out = []
+    for info in described:
+        dtype = getattr(torch, info["dtype"])
+        fill = float("nan") if dtype.is_floating_point and info["name"] not in zeroed else 0
+        out.append(torch.full(info["shape"], fill, dtype=dtype, device="cuda"))
+    return out
+
+
+def raw(values: list[torch.Tensor]) -> tuple[list[dict], list[bytes]]:
+    """What goes back to the grader: each tensor's dtype and shape, and its bytes."""
+    described, blobs = [], []
+    for value in values:
+        value = value.detach().contiguous().cpu()
+        described.append({"dtype": str(value.dtype).replace("torch.", ""), "shape": list(value.shape)})
+        blobs.append(value.view(torch.uint8).numpy().tobytes() if value.numel() else b"")
+    return described, blobs
+
+
+def _baselines(puzzle: Puzzle, baseline, timer) -> dict:
+    """The baseline's timer, and ``torch.compile`` of it when the puzzle's Bench asks for one."""
+    timers = {"baseline_ms": timer(baseline)}
+    if puzzle.bench.compile_baseline:
+        timers["compiled_ms"] = timer(torch.compile(baseline))
+    return timers
+
+
+def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], msg: dict, blobs: list[bytes]) -> tuple[dict, list]:
+    """One size: the planned inputs in, the kernel run once, what it wrote out; then the timings."""
+    import triton.testing
+    inputs = tensors(msg["inputs"], blobs)
+    outputs = allocate(msg["outputs"], puzzle.zeroed)
     # An autotuner's configs give some constexprs: they are not passed, and the grid follows
     # the config Triton picks.
+    values = msg["values"]
     provided = unwrap(kernel, puzzle.kernel).provided
     binding = bind(params, [None] * (len(inputs) + len(outputs)), values, puzzle.kernel, provided=provided)
-    grid = puzzle.launch_grid(case) if not provided else \
-        (lambda meta: tuple(int(g) for g in puzzle.grid({**dims, **meta})))
+    grid = tuple(msg["grid"]) if not provided else \
+        (lambda meta: tuple(int(g) for g in puzzle.grid({**values, **meta})))
 
     def run():
         kernel[grid](*inputs, *outputs, **binding.named, **puzzle.bench.launch)
 
     run()
-    expected = puzzle.run_spec(inputs, dims)  # keyword-only parameters get the size's values
-    expected = expected if isinstance(expected, tuple) else (expected,)
-    error = 0.0
-    for name, got, want in zip(puzzle.outputs, outputs, expected):
-        reduce = puzzle.host_reduce.get(name)
-        got = reduce(got) if reduce else got
-        error = max(error, float((got.double() - want.double()).abs().max()))
-    ok = error <= puzzle.atol * 10 + puzzle.rtol * 10 * max(1.0, max(float(w.abs().max()) for w in expected))
-    baseline = puzzle.bench.baseline or puzzle.spec
-    return {"sizes": sizes, "blocks": blocks, "max_abs_err": error, "correct": ok,
-            **_rounds(lambda: triton.testing.do_bench(run, return_mode=STATISTIC),
-                      lambda: triton.testing.do_bench(lambda: baseline(*inputs), return_mode=STATISTIC))}
+    torch.cuda.synchronize()
+    described, out = raw(outputs)
+    chosen = puzzle.bench.baseline or puzzle.spec
+
+    def baseline(*xs):  # keyword-only parameters (a mode such as CAUSAL) get the size's values
+        return with_case_values(chosen, xs, msg["values"])
+    timed = _rounds({"ms": lambda: triton.testing.do_bench(run, return_mode=STATISTIC),
+                     **_baselines(puzzle, baseline, lambda fn: lambda: triton.testing.do_bench(
+                         lambda: fn(*inputs), return_mode=STATISTIC))})
+    return {"sizes": msg["sizes"], "blocks": dict(puzzle.bench.blocks), "outputs": described,
+            "copy_ms": copy_ms(msg["traffic"]), **timed}, out
 
 
-def bench_function(puzzle: Puzzle, cls, sizes: dict, graphs_ok: bool = True) -> dict:
-    """Forward + backward of ``cls`` against autograd on the spec; ``gpu_ms`` is the same step
-    replayed as a CUDA graph (``graphs_ok=False`` skips that, after a capture has failed)."""
+def bench_function(puzzle: Puzzle, cls, msg: dict, blobs: list[bytes]) -> tuple[dict, list]:
+    """One size of forward + backward of ``cls`` against autograd on the spec: the gradients
+    ``cls`` gave go back; ``gpu_ms`` is the same step replayed as a CUDA graph (``msg["graphs"]``
+    false skips that, after a capture has failed at an earlier size)."""
     import triton.testing
-    case = Case("bench", sizes, {})
-    dims = dict(puzzle.sizes(case))
-    gen = torch.Generator(device="cuda").manual_seed(0)
-    leaves = [x.requires_grad_() for x in _inputs(puzzle, dims, gen)]
-    grad = torch.randn(puzzle.spec(*leaves).shape, generator=gen, device="cuda")
+    *planned, grad = tensors(msg["inputs"], blobs)
+    leaves = [x.requires_grad_(x.is_floating_point()) for x in planned]
+    grads = [x for x in leaves if x.requires_grad]
 
     def ours():
         cls.apply(*leaves).backward(grad)
 
-    def theirs():
-        puzzle.spec(*leaves).backward(grad)
+    def step(fn):
+        return lambda: fn(*leaves).backward(grad)
+
+    def spec(*xs):
+        return puzzle.run_spec(xs, msg["values"])
 
     ours()
-    mine = [x.grad.clone() for x in leaves]
-    for x in leaves:
+    torch.cuda.synchronize()
+    described, out = raw([x.grad if x.grad is not None else torch.zeros_like(x) for x in leaves])
+    for x in grads:
         x.grad = None
-    theirs()
-    error = max(float((a - x.grad).abs().max()) for a, x in zip(mine, leaves))
-    scale = max(float(x.grad.abs().max()) for x in leaves)
-    ok = error <= puzzle.atol * 10 + puzzle.rtol * 10 * max(1.0, scale)
-    timed = _rounds(lambda: triton.testing.do_bench(ours, grad_to_none=leaves, return_mode=STATISTIC),
-                    lambda: triton.testing.do_bench(theirs, grad_to_none=leaves, return_mode=STATISTIC))
+    timers = {"ms": ours, **_baselines(puzzle, spec, step)}
+    timed = _rounds({name: (lambda fn: lambda: triton.testing.do_bench(fn, grad_to_none=grads,
+                                                                       return_mode=STATISTIC))(fn)
+                     for name, fn in timers.items()})
     gpu = {"gpu_ms": None, "baseline_gpu_ms": None,
-           "gpu_note": "" if graphs_ok else "not timed as a CUDA graph: the capture failed at an earlier size"}
-    if graphs_ok:
+           "gpu_note": "" if msg["graphs"] else "not timed as a CUDA graph: the capture failed at an earlier size"}
+    if msg["graphs"]:
         try:
-            gpu["gpu_ms"] = triton.testing.do_bench_cudagraph(ours, grad_to_none=leaves, return_mode=STATISTIC)
-            gpu["baseline_gpu_ms"] = triton.testing.do_bench_cudagraph(theirs, grad_to_none=leaves,
+            gpu["gpu_ms"] = triton.testing.do_bench_cudagraph(ours, grad_to_none=grads, return_mode=STATISTIC)
+            gpu["baseline_gpu_ms"] = triton.testing.do_bench_cudagraph(timers["baseline_ms"], grad_to_none=grads,
                                                                        return_mode=STATISTIC)
         except Exception as exc:  # a wrapper that synchronises or reads values cannot be captured
             gpu["gpu_note"] = f"not timed as a CUDA graph: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
-    return {"sizes": sizes, "blocks": {}, "max_abs_err": error, "correct": ok, **timed, **gpu}
+    return {"sizes": msg["sizes"], "blocks": {}, "outputs": described, "copy_ms": copy_ms(msg["traffic"]),
+            **timed, **gpu}, out

@@ -18,6 +18,7 @@ import sys
 import time
 import traceback
 
+from .launch import python_function
 from .learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
 from ..dtypes import DTYPES
 from ..protocol import ChannelClosed, Reader, write_message
@@ -80,16 +81,6 @@ class Worker:
         if not hasattr(module, name):
             return None
         return getattr(module, name)
-
-    @staticmethod
-    def python_function(kernel):
-        """The plain Python function behind @triton.jit (and autotune/heuristics wrappers)."""
-        fn = kernel
-        for _ in range(8):
-            if inspect.isfunction(fn):
-                return fn
-            fn = getattr(fn, "fn", None)
-        return None
 
     def is_jit(self, kernel) -> bool:
         from triton.runtime.interpreter import InterpretedFunction
@@ -309,8 +300,9 @@ class Worker:
         return reply, out
 
     def op_bench(self, msg: dict, blobs: list[bytes]):
-        """Time the learner's kernel (or autograd function) over the puzzle's size sweep."""
-        from .bench_run import METHOD, bench_function, bench_kernel, copy_bandwidth, warm_up
+        """Time the learner's kernel (or autograd function) at one size of the puzzle's sweep,
+        on the inputs the grader planned; what it wrote goes back for the grader to judge."""
+        from .bench_run import METHOD, bench_function, bench_kernel, device_copy
         from ..course import load_puzzle
         if self.device != "cuda":
             return {"ok": False, "kind": "error", "error": "benchmarks need a CUDA device"}, []
@@ -318,23 +310,17 @@ class Worker:
         path = os.path.abspath(msg["file"])
         kernel = self.kernel(path, puzzle.kernel)
         self.use_allocator("make_tensor_descriptor" in puzzle.requires)
-        results = []
         try:
-            copy = copy_bandwidth()
-            if copy["cached"]:  # otherwise measuring the copy has just kept the GPU busy
-                warm_up()
-            for sizes in puzzle.bench.sizes:
-                if puzzle.kind == "function":
-                    graphs_ok = not any(r.get("gpu_note") for r in results)
-                    results.append(bench_function(puzzle, kernel, dict(sizes), graphs_ok))
-                else:
-                    params = kernel_params(self.python_function(kernel))
-                    results.append(bench_kernel(puzzle, kernel, params, dict(sizes)))
+            copy = device_copy()
+            if puzzle.kind == "function":
+                result, out = bench_function(puzzle, kernel, msg, blobs)
+            else:
+                result, out = bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), msg, blobs)
         except BaseException as exc:  # the learner's code may raise anything
             return self._failure(exc, path, kernel if not isinstance(kernel, type) else None), []
-        return {"ok": True, "device": self.torch.cuda.get_device_name(), "copy": copy, "results": results,
+        return {"ok": True, "device": self.torch.cuda.get_device_name(), "copy": copy, "result": result,
                 "statistic": METHOD,
-                "versions": {"torch": self.torch.__version__, "triton": self.triton.__version__}}, []
+                "versions": {"torch": self.torch.__version__, "triton": self.triton.__version__}}, out
 
     def _bounds_checker(self, buffers, whole, path, trace: bool, enforce: bool):
         from triton.runtime import interpreter
@@ -360,8 +346,8 @@ class Worker:
         if isinstance(cause, OutOfBounds):
             return {"ok": False, "kind": "out_of_bounds", "access": cause.info}
         compile_error = next((e for e in exception_chain(exc) if re.match(r"at \d+:\d+:", str(e))), None)
-        if self.device == "cuda" and compile_error is not None and self.python_function(kernel):
-            line, source = compile_error_line(compile_error, self.python_function(kernel), path)
+        if self.device == "cuda" and compile_error is not None and python_function(kernel):
+            line, source = compile_error_line(compile_error, python_function(kernel), path)
             return {"ok": False, "kind": "compile", "error": f"{type(compile_error).__name__}: {compile_error}",
                     "line": line, "source": source}
         line, source = learner_frame(exc, path)
