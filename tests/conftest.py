@@ -46,8 +46,9 @@ class Graded(Mapping):
 
     Nothing is graded until a test reads a result. Then every target that the session's selected
     tests name in their parameters is graded in one parallel run (the full suite names them
-    all); a key read later that no parameter named (a test reading one file by name, or
-    iterating over all of them) is graded then, and kept as well.
+    all). A key read later that no parameter named is graded then, on its own, and kept as
+    well; iterating (`dict(results)`, `.items()`) grades all that are missing in one run, so a
+    test that reads many keys no parameter names should iterate first.
     """
 
     def __init__(self, name: str, targets: dict[str, tuple[str, Path]], options: Options, session) -> None:
