@@ -69,19 +69,23 @@ def graded(tmp_path_factory):
     files = {"honest": HONEST, "hidden_switch": HIDDEN_SWITCH}
     for name, source in files.items():
         (folder / f"{name}.py").write_text(source)
-    targets = [("puzzle15", SOLUTION)] + [("puzzle15", folder / f"{name}.py") for name in files]
+    targets = [("puzzle15", folder / f"{name}.py") for name in files]
     report = grade_many(COURSE, targets, Options(timeout=60, library=(str(COURSE.root / "solutions"),)), jobs=2)
-    return dict(zip(["solution", *files], report.results))
+    return dict(zip(files, report.results))
 
 
-def test_solution_passes_with_the_poisoned_run(graded):
-    assert graded["solution"].status == "pass", graded["solution"].message
+@pytest.mark.slow  # grades puzzle 15, an autograd puzzle
+def test_solution_passes_with_the_poisoned_run(solution_results):
+    # Every grading of puzzle 15 includes the poisoned run: the session's shared result is the one.
+    assert solution_results["puzzle15"].status == "pass", solution_results["puzzle15"].message
 
 
+@pytest.mark.slow  # grades puzzle 15, an autograd puzzle
 def test_honest_wrapper_in_another_style_passes(graded):
     assert graded["honest"].status == "pass", graded["honest"].message
 
 
+@pytest.mark.slow  # grades puzzle 15, an autograd puzzle
 def test_poisoned_run_catches_what_the_log_and_the_source_miss(graded):
     first = graded["hidden_switch"].first_failure
     assert first.kind == "torch_compute", first.message

@@ -11,6 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from grader.options import Options
 from paths import ROOT
 
 SOLUTIONS = ROOT / "solutions"
@@ -138,6 +139,7 @@ def _rows(out: Path) -> dict[str, dict]:
         return {row["student"]: row for row in csv.DictReader(f)}
 
 
+@pytest.mark.slow  # grades a class through the command line
 def test_every_student_is_in_the_report_with_the_right_total(graded):
     root, out, run = graded
     assert run.returncode == 0, run.stderr[-2000:]
@@ -152,6 +154,7 @@ def test_every_student_is_in_the_report_with_the_right_total(graded):
     assert rows["empty_folder"]["problems"] == "no .py or .ipynb file found"
 
 
+@pytest.mark.slow  # grades a class through the command line
 def test_crash_hang_and_memory_hog_cost_only_their_puzzle(graded):
     _, out, _ = graded
     doc = json.loads((out / "results.json").read_text())
@@ -165,6 +168,7 @@ def test_crash_hang_and_memory_hog_cost_only_their_puzzle(graded):
     assert erin["puzzle15"]["cases"][0]["kind"] == "crash"
 
 
+@pytest.mark.slow  # grades a class through the command line
 def test_cheating_submissions_do_not_change_their_verdict(graded):
     root, out, _ = graded
     doc = json.loads((out / "results.json").read_text())
@@ -181,6 +185,7 @@ def test_cheating_submissions_do_not_change_their_verdict(graded):
     assert "patcher,1" not in (out / "grades.csv").read_text()
 
 
+@pytest.mark.slow  # grades a class through the command line
 def test_reports_junit_and_gradescope(graded):
     _, out, _ = graded
     suites = ET.parse(out / "junit.xml").getroot()
@@ -193,19 +198,50 @@ def test_reports_junit_and_gradescope(graded):
         "name": "puzzle01", "score": 1, "max_score": 1, "status": "passed", "output": "all 4 cases pass"}
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_batch_needs_a_folder(tmp_path):
     run = subprocess.run([sys.executable, "-m", "grader", "batch", str(tmp_path / "nope"), "--root", str(ROOT)],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "is not a folder of submissions" in run.stderr
 
 
-def test_selftest_passes_on_the_course():
-    run = subprocess.run([sys.executable, "-m", "grader", "selftest"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=600)
-    assert run.returncode == 0, run.stdout[-3000:]
-    assert run.stdout.strip().splitlines()[-1].endswith("as expected")
+@pytest.mark.slow  # reads the result of every solution and every corpus file
+def test_selftest_passes_on_the_course(monkeypatch, course, solution_results, wrong_results):
+    """selftest's verdict on the whole course, from the session's shared gradings rather than a
+    third grading of the solutions and a second of the corpus (the command itself is run below,
+    on puzzle01). The corpus is shared as selftest grades it: same timeout, solutions/ as library."""
+    from grader import selftest
+    from grader.results import Report
+    solutions, corpus = dict(solution_results), dict(wrong_results)  # each set in one parallel run
+
+    def shared(_course, targets, options, jobs=1):
+        assert options.timeout == 20 and str(ROOT / "solutions") in options.library
+        return Report(tuple(solutions[p] if path.parent == SOLUTIONS else corpus[path.name] for p, path in targets))
+
+    monkeypatch.setattr(selftest, "grade_many", shared)
+    rows = selftest.run(course, Options(timeout=20))  # what `python -m grader selftest` runs
+    shown = selftest.render(rows)
+    assert len(rows) == len(course.ids) + len(list(WRONG.glob("puzzle*.py")))
+    assert all(r.ok for r in rows), shown[-3000:]  # the command's exit 0
+    assert shown.strip().splitlines()[-1].endswith("as expected")
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
+def test_selftest_command_on_a_course_of_puzzle01(tmp_path):
+    copy = tmp_path / "course"
+    for folder in ("puzzles", "solutions"):
+        (copy / folder).mkdir(parents=True)
+        shutil.copy(next((ROOT / folder).glob("puzzle01_*.py")), copy / folder)
+    (copy / "tests" / "wrong_kernels").mkdir(parents=True)
+    for name in ("puzzle01_adds_wrong_constant.py", "puzzle01_store_nothing.py"):
+        shutil.copy(WRONG / name, copy / "tests" / "wrong_kernels" / name)
+    run = subprocess.run([sys.executable, "-m", "grader", "selftest", "--root", str(copy)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert run.stdout.strip().splitlines()[-1].endswith("3/3 as expected")
+
+
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_release_has_no_solutions(tmp_path):
     out = tmp_path / "release"
     run = subprocess.run([sys.executable, "-m", "grader", "release", str(out)], cwd=ROOT, capture_output=True,

@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 from paths import ROOT
 
+
+pytestmark = pytest.mark.slow  # every test here starts a browser or a server
+
 SCREENSHOTS = ROOT / "build" / "screenshots"
 TOKEN = "triton-puzzles-test"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",

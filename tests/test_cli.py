@@ -16,6 +16,7 @@ def grader(*args, cwd=ROOT):
                           timeout=300)
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_solution_json_document():
     run = grader("puzzle02", "--solutions", "--json")
     assert run.returncode == 0, run.stderr
@@ -32,6 +33,7 @@ def test_solution_json_document():
     assert {c["name"] for c in result["cases"]} >= {"classic"}
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_stub_is_not_attempted_and_exits_1():
     run = grader("puzzle01")
     assert run.returncode == 1
@@ -39,6 +41,7 @@ def test_stub_is_not_attempted_and_exits_1():
     assert "0/1 passed, 1 not attempted" in run.stdout
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_failure_line_and_exit_code():
     run = grader("puzzle01", "--file", str(WRONG / "puzzle01_adds_wrong_constant.py"))
     assert run.returncode == 1
@@ -47,6 +50,7 @@ def test_failure_line_and_exit_code():
     assert reason.strip().startswith("case classic[seed=0] (N0=32, B0=32): wrong values in `z`: 32 of 32 elements differ")
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 @pytest.mark.parametrize("args, message", [
     (["puzzle99"], "error: unknown puzzle 'puzzle99'; the puzzles are puzzle01"),
     (["banana"], "error: 'banana' is not a puzzle id; write it like puzzle07"),
@@ -60,6 +64,7 @@ def test_usage_errors_exit_2(args, message):
     assert message in run.stderr
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_file_without_any_puzzle_kernel(tmp_path):
     path = tmp_path / "nothing.py"
     path.write_text("def helper():\n    return 1\n")
@@ -68,6 +73,7 @@ def test_file_without_any_puzzle_kernel(tmp_path):
     assert "defines none of the puzzle kernels (add_kernel, add_mask2_kernel" in run.stderr
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_file_finds_every_puzzle_kernel_it_defines(tmp_path):
     """A learner's single file with two kernels grades both, found by name; old signatures too."""
     solutions = ROOT / "solutions"
@@ -81,11 +87,13 @@ def test_file_finds_every_puzzle_kernel_it_defines(tmp_path):
     assert run.returncode == 0, run.stdout
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_runs_from_another_directory(tmp_path):
     run = grader("puzzle01", "--solutions", "--root", str(ROOT), cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_printed_output_is_shown_with_its_failing_case(tmp_path):
     path = tmp_path / "chatty.py"
     path.write_text('''
@@ -109,12 +117,14 @@ def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
     assert shown[1].startswith("      | (0, 0, 0)  first:  [ 0  1  2")
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_bench_without_a_gpu_says_so_and_exits_2():
     run = grader("puzzle13", "--bench", "--device", "cpu")
     assert run.returncode == 2
     assert "error: --bench needs a CUDA GPU, and this machine has none" in run.stderr
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_root_that_is_not_a_course(tmp_path):
     for args in (["puzzle01", "--root", str(tmp_path)], ["selftest", "--root", str(tmp_path)]):
         run = grader(*args)
@@ -154,6 +164,7 @@ def broken_course(tmp_path_factory):
     return copy
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_broken_puzzle_files_fail_alone_and_json_stays_one_document(broken_course):
     run = grader("--all", "--json", "--root", str(broken_course))
     assert "Traceback" not in run.stderr, run.stderr[-3000:]
@@ -177,6 +188,7 @@ def test_broken_puzzle_files_fail_alone_and_json_stays_one_document(broken_cours
                               "errors": 0}
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_one_broken_puzzle_graded_alone_is_a_clean_failure(broken_course):
     run = grader("puzzle02", "--root", str(broken_course))
     assert run.returncode == 1
@@ -187,6 +199,7 @@ def test_one_broken_puzzle_graded_alone_is_a_clean_failure(broken_course):
     assert lines[-1].startswith("0/1 passed")
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_broken_puzzle_with_solutions_and_file(broken_course):
     """The spec comes from the puzzle file: grading the reference solution or a --file still
     reports the broken puzzle file, and a --file still finds the puzzle by its kernel's name."""
@@ -222,6 +235,7 @@ def _title_in(path):
     return load_puzzle(str(path)).title
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 @pytest.mark.parametrize("args, message", [
     (["puzzle99"], "unknown puzzle 'puzzle99'; the puzzles are puzzle01"),
     (["puzzle01", "--file", "/nonexistent/kernel.py"], "no such file: /nonexistent/kernel.py"),
@@ -235,6 +249,7 @@ def test_usage_errors_with_json_are_json(args, message):
     assert list(doc) == ["error"] and message in doc["error"]
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_no_course_with_json_is_json(tmp_path):
     for args in (["puzzle01", "--json", "--root", str(tmp_path)], ["doctor", "--json", "--root", str(tmp_path)]):
         run = grader(*args, cwd=tmp_path)
@@ -270,6 +285,7 @@ def test_junit_counts_match_the_testcases():
         str(len(cases)), "1", "2", "3")
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_batch_student_sees_their_syntax_error_for_that_puzzle(tmp_path):
     subs = tmp_path / "submissions"
     (subs / "gina" / "puzzles").mkdir(parents=True)

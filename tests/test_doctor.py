@@ -131,6 +131,7 @@ def test_a_failing_puzzle01_is_an_error(monkeypatch, course):
     assert finding.message.count("wrong values") == 1  # a check that repeats the reason is not said twice
 
 
+@pytest.mark.slow  # builds a release and grades puzzle01 in it
 def test_learner_copy_grades_the_built_in_kernel(tmp_path, course):
     release(course, tmp_path / "copy")
     finding = doctor.grade_puzzle01(Course(tmp_path / "copy"))
@@ -154,6 +155,7 @@ def doctor_command(*args):
                           text=True, timeout=300)
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_doctor_command_on_this_machine():
     run = doctor_command()
     assert run.returncode == 0, run.stdout + run.stderr
@@ -165,6 +167,7 @@ def test_doctor_command_on_this_machine():
     assert lines[-1].startswith("ready to grade")
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_doctor_json():
     run = doctor_command("--json")
     doc = json.loads(run.stdout)

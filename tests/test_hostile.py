@@ -167,6 +167,7 @@ def test_corpus_has_every_kind_of_attack_and_idiom():
         assert must in names
 
 
+@pytest.mark.slow  # grades the hostile corpus
 @pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
 def test_alone(path, alone):
     result = alone[path.name]
@@ -175,6 +176,7 @@ def test_alone(path, alone):
     assert not _verdict(path, result.status, getattr(first, "kind", None), message)
 
 
+@pytest.mark.slow  # grades the hostile corpus as a class through the command line
 @pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
 def test_in_a_class(path, batch):
     _, _, students = batch
@@ -185,6 +187,7 @@ def test_in_a_class(path, batch):
     assert not _verdict(path, result["status"], _first_kind(result), message)
 
 
+@pytest.mark.slow  # grades the hostile corpus as a class through the command line
 def test_nothing_escapes_and_the_reports_stand(arena, alone, batch):
     run, grades_when_written, students = batch
     assert not arena.escapes()
@@ -199,6 +202,7 @@ def test_nothing_escapes_and_the_reports_stand(arena, alone, batch):
             assert rest.strip().startswith(f"{rows[name]['total']}/{len(COURSE.ids)}"), line
 
 
+@pytest.mark.slow  # grades with a 20 s timeout
 def test_import_time_code_never_runs_even_without_the_sandbox(arena, tmp_path):
     """The definitions-only import is a layer of its own: with bubblewrap off, the markers the
     file would write are writable, and still none appears."""
@@ -208,6 +212,7 @@ def test_import_time_code_never_runs_even_without_the_sandbox(arena, tmp_path):
     assert not list(arena.mark.iterdir()), "import-time code ran"
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_batch_refuses_to_run_without_a_sandbox_unless_told(tmp_path, monkeypatch):
     (tmp_path / "class").mkdir()
     env = {**os.environ, "PATH": str(tmp_path)}  # no bwrap on PATH

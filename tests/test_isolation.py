@@ -1,5 +1,7 @@
 """A kernel that crashes or hangs costs its own puzzle, never the grader or the next puzzle."""
 
+import pytest
+
 from grader.options import Options
 from grader.session import grade_many
 
@@ -33,6 +35,7 @@ def add_mask2_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
 '''
 
 
+@pytest.mark.slow  # waits for a hang to time out
 def test_crash_and_hang_are_reported_and_grading_goes_on(tmp_path, course):
     crash, hang = tmp_path / "crash.py", tmp_path / "hang.py"
     crash.write_text(CRASH)
@@ -54,6 +57,7 @@ def test_crash_and_hang_are_reported_and_grading_goes_on(tmp_path, course):
     assert fine.status == "pass", fine.message
 
 
+@pytest.mark.slow  # grades on a pool of its own
 def test_unmasked_store_far_out_is_caught_before_memory_is_touched(tmp_path, course):
     """A store a million elements past the end would corrupt the heap; the bounds check stops it first."""
     path = tmp_path / "far.py"

@@ -40,6 +40,7 @@ def course_copy(tmp_path) -> Path:
     return copy
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_hint_gives_one_more_each_time_then_says_there_are_no_more(course_copy):
     hints = Course(course_copy).puzzle("puzzle04").hints
     assert len(hints) == 2
@@ -60,11 +61,13 @@ def test_hint_gives_one_more_each_time_then_says_there_are_no_more(course_copy):
     assert "puzzle04: not attempted, 2 hint(s) seen" in shown.stdout
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_hint_for_an_unknown_puzzle_is_a_usage_error(course_copy):
     run = grader("hint", "puzzle99", "--root", course_copy)
     assert run.returncode == 2 and "unknown puzzle 'puzzle99'" in run.stderr
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_progress_counts_what_the_command_line_graded(course_copy):
     assert "no progress saved yet" in grader("progress", "--root", course_copy).stdout
     assert grader("puzzle01", "--root", course_copy).returncode == 1  # the stub
@@ -103,6 +106,7 @@ def released(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_release_has_a_learner_readme(released):
     readme = (released / "README.md").read_text()
     assert readme != (ROOT / "README.md").read_text()
@@ -114,6 +118,7 @@ def test_release_has_a_learner_readme(released):
         assert instructor not in readme
 
 
+@pytest.mark.slow  # runs the release's own pytest in a subprocess
 def test_pytest_passes_in_a_release(released):
     env = {k: v for k, v in os.environ.items() if k not in (PROGRESS_ENV, "PYTHONPATH")}
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=released, env=env,
@@ -123,6 +128,7 @@ def test_pytest_passes_in_a_release(released):
     assert not (released / "notebooks" / ".progress.json").exists(), "the checks leave progress alone"
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 @pytest.mark.parametrize("args, what", [
     (["selftest"], "selftest"),
     (["puzzle01", "--solutions"], "--solutions"),

@@ -7,7 +7,7 @@ making the mistake is named, and the spec's own output never is.
 """
 import pytest
 
-from conftest import COURSE, PUZZLE_IDS, WRONG, wrong_kernel_files
+from conftest import COURSE, PUZZLE_IDS, WRONG, slow_beyond_puzzle01, wrong_kernel_files
 
 from grader.compare import close_enough, look_alike_note, recognise
 from grader.plan import SpecShapes
@@ -184,7 +184,8 @@ def test_recognised_names_are_declared():
         assert name in names, f"{stem}: {name!r} is not a look-alike of {stem[:8]} ({names})"
 
 
-@pytest.mark.parametrize("path", MISMATCHES, ids=[f.stem for f in MISMATCHES])
+@pytest.mark.parametrize("path", slow_beyond_puzzle01(MISMATCHES, lambda path: path.name[:8]),
+                         ids=[f.stem for f in MISMATCHES])
 def test_corpus_mismatch_is_named_when_known(path, wrong_results):
     result = wrong_results[path.name]
     first = result.first_failure
@@ -224,6 +225,7 @@ def test_every_look_alike_tells_on_some_case(puzzle, look):
     assert len(COINCIDE.get((puzzle.id, look.name), ())) < len(puzzle.cases)
 
 
+@pytest.mark.slow  # reads every solution's result
 def test_solutions_pass_unlabelled(solution_results):
     for puzzle_id, result in solution_results.items():
         assert result.status == "pass", f"{puzzle_id}: {result.message}"

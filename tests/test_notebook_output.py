@@ -217,6 +217,7 @@ def notebook_folder(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.slow  # grades on a pool of its own
 def test_check_says_the_line_of_the_cell(notebook_folder):
     from grader.notebook import ProgressFile, check
     shown = check(_cell_kernel(CELL), "puzzle02", device="cpu", picture=False,
@@ -227,6 +228,7 @@ def test_check_says_the_line_of_the_cell(notebook_folder):
     assert "at line 7 of the cell defining <code>add_mask2_kernel</code>" in shown.html
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_grading_a_notebook_file_says_cell_and_line(tmp_path):
     pytest.importorskip("triton")
     nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [

@@ -47,6 +47,7 @@ def _check_outputs(nb) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow  # executes a notebook
 @pytest.mark.parametrize("book", BOOKS[1:])
 def test_shipped_notebook_runs_and_reports_not_attempted(book, tmp_path):
     folder = _course_copy(tmp_path)
@@ -66,6 +67,7 @@ def _with_solutions(nb, course):
     return nb
 
 
+@pytest.mark.slow  # executes a notebook
 @pytest.mark.parametrize("book", BOOKS[1:])
 def test_notebook_with_solutions_passes_every_check(book, course, tmp_path):
     folder = _course_copy(tmp_path)
@@ -76,6 +78,7 @@ def test_notebook_with_solutions_passes_every_check(book, course, tmp_path):
     assert not failing, failing
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_grading_a_notebook_file_runs_no_side_effects(tmp_path, course):
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("!touch SHELL_RAN\n%load_ext autoreload\nimport triton\nimport triton.language as tl"),
@@ -118,6 +121,7 @@ def _load(path):
     return module
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_progress_persists_and_hints_come_one_at_a_time(tmp_path, course):
     store = ProgressFile(tmp_path / ".progress.json")
     first = hint("puzzle01", progress=store)

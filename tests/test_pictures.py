@@ -3,6 +3,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from grader.sandbox.bounds import AccessTrace, Region
 from grader.grade import PuzzleGrader
@@ -44,6 +45,7 @@ def test_panel_draws_strays_outside_the_outline():
     assert image.shape == (3, 3) and outline == (-0.5, -0.5, 3, 2) and image[2, 1] == OOB
 
 
+@pytest.mark.slow  # starts a worker of its own
 def test_traced_run_of_a_missing_store_mask(course):
     worker = WorkerProcess("cpu")
     try:
@@ -64,6 +66,7 @@ def test_choose_case_prefers_the_name_then_the_first_failure(course):
     assert choose_case(cases, "tail_of_one", None).name == "tail_of_one"
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_cli_writes_a_picture(tmp_path):
     out = tmp_path / "p2.png"
     run = subprocess.run([sys.executable, "-m", "grader", "puzzle02", "--file",
@@ -74,6 +77,7 @@ def test_cli_writes_a_picture(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow  # runs the command line in a subprocess
 def test_cli_rejects_an_unknown_case():
     run = subprocess.run([sys.executable, "-m", "grader", "puzzle02", "--viz", "x.png", "--viz-case", "nope"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)

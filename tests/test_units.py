@@ -260,6 +260,7 @@ print(recorder.launches, x.tolist())
 '''
 
 
+@pytest.mark.slow  # a subprocess that imports torch and triton
 def test_launch_counting_skips_warmup_and_counts_each_launch_per_phase():
     import subprocess
     import sys
