@@ -1,7 +1,7 @@
 """``--bench``: time a puzzle's kernel on the GPU and report it against the device and PyTorch.
 
-This module runs the benchmark and holds its result (:class:`BenchResult`, one :class:`Row`
-per size); :mod:`grader.report.bench` renders it (text, JSON, a plot).
+This module runs the benchmark; its result (:class:`grader.bench_model.BenchResult`, one
+``Row`` per size) is rendered by :mod:`grader.report.bench` (text, JSON, a plot).
 
 Each size of the puzzle's sweep is planned as a graded case is (:mod:`grader.plan`: the same
 inputs, ``mantissa_bits`` included) and sent to a cuda worker, which runs the kernel once,
@@ -17,122 +17,17 @@ the copy bandwidth is flagged: it means the byte count is wrong or the kernel di
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from .bench_model import BenchResult, Row
 from .course import Course, CourseError
 from .dtypes import DTYPES
 from .isolation import worker_jail
 from .options import Options
 from .puzzle import Case, Puzzle
 from .worker_pool import WorkerDied, WorkerProcess, WorkerTimedOut
-
-
-@dataclass(frozen=True)
-class Row:
-    """One size: the timings (the fastest round of each; every round in ``*_rounds``) and the check."""
-
-    sizes: Mapping
-    traffic: int                   # bytes: the least memory traffic any implementation needs here
-    ms: float
-    baseline_ms: float
-    copy_gb_per_s: float           # a copy of the same bytes at this size (the device's, where not timed)
-    correct: bool
-    max_abs_err: float
-    wrong: str = ""                # what the comparison said, where the result is wrong
-    copy_ms: float | None = None   # that copy's time; None: not timed at this size
-    compiled_ms: float | None = None  # torch.compile of the baseline, where the Bench asks for it
-    gpu_ms: float | None = None    # autograd functions: the step replayed as a CUDA graph (no host work)
-    baseline_gpu_ms: float | None = None
-    gpu_note: str = ""
-    ms_rounds: tuple = ()
-    baseline_ms_rounds: tuple = ()
-    compiled_ms_rounds: tuple = ()
-
-    def _gb_per_s(self, ms: float | None) -> float | None:
-        return None if ms is None else self.traffic / (ms * 1e-3) / 1e9
-
-    @property
-    def gb_per_s(self) -> float:
-        return self._gb_per_s(self.ms)
-
-    @property
-    def copy_fraction(self) -> float:
-        return self.gb_per_s / self.copy_gb_per_s
-
-    @property
-    def baseline_gb_per_s(self) -> float:
-        return self._gb_per_s(self.baseline_ms)
-
-    @property
-    def baseline_copy_fraction(self) -> float:
-        return self.baseline_gb_per_s / self.copy_gb_per_s
-
-    @property
-    def compiled_gb_per_s(self) -> float | None:
-        return self._gb_per_s(self.compiled_ms)
-
-    @property
-    def compiled_copy_fraction(self) -> float | None:
-        return None if self.compiled_ms is None else self.compiled_gb_per_s / self.copy_gb_per_s
-
-    @property
-    def speedup(self) -> float:
-        return self.baseline_ms / self.ms
-
-    @property
-    def compiled_speedup(self) -> float | None:
-        return None if self.compiled_ms is None else self.compiled_ms / self.ms
-
-    @property
-    def host_bound(self) -> bool:
-        """The step took clearly longer than its GPU work: the host could not keep the GPU busy."""
-        return self.gpu_ms is not None and self.ms > 1.15 * self.gpu_ms
-
-    @property
-    def flag(self) -> str:
-        """WRONG and IMPOSSIBLE fail the run; a little above a copy only asks for a look (a
-        kernel that mostly reads can edge past a copy, which reads and writes equally)."""
-        if not self.correct:
-            return "WRONG RESULT"
-        if self.copy_fraction > 1.1:
-            return "IMPOSSIBLE: far above copy bandwidth; check the byte count, or whether the kernel ran"
-        if self.copy_fraction > 1.0:
-            return "above copy bandwidth: check"
-        if self.host_bound:
-            return f"host-bound: the GPU works {self.gpu_ms:.4f} ms of it"
-        return self.gpu_note
-
-    @property
-    def fails(self) -> bool:
-        return self.flag.startswith(("WRONG", "IMPOSSIBLE"))
-
-
-@dataclass(frozen=True)
-class BenchResult:
-    """A benchmark of one puzzle: its rows, or why there are none (``ok`` false, ``error``)."""
-
-    puzzle: str
-    ok: bool = True
-    error: str = ""
-    title: str = ""
-    what: str = ""                  # "kernel", or "forward + backward"
-    device: str = ""
-    versions: Mapping = field(default_factory=dict)
-    copy_gb_per_s: float = 0.0      # the device's copy bandwidth, over 1 GiB
-    copy_cached: bool = False
-    baseline: str = ""              # the baseline's name
-    compiled: str | None = None     # the compiled baseline's name, where one was timed
-    blocks: Mapping = field(default_factory=dict)
-    launch: Mapping = field(default_factory=dict)
-    statistic: str = ""
-    rows: tuple[Row, ...] = ()
-
-    @property
-    def fails(self) -> bool:
-        """The run did not finish, or a size is wrong or impossibly fast."""
-        return not self.ok or any(r.fails for r in self.rows)
 
 
 def bench_case(puzzle: Puzzle, sizes: Mapping) -> Case:

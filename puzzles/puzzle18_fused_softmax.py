@@ -45,7 +45,10 @@ def _padding_counted(x, *, sizes):  # a look-alike: masked lanes loaded as 0, no
     pad = sizes["B1"] - sizes["T"]
     m = x.max(dim=1, keepdim=True).values.clamp(min=0)
     e = torch.exp(x - m)
-    return (e / (e.sum(dim=1, keepdim=True) + pad * torch.exp(-m))).to(dtype)
+    wrong = e / (e.sum(dim=1, keepdim=True) + pad * torch.exp(-m))
+    if torch.allclose(wrong, torch.softmax(x, dim=1), rtol=1e-3, atol=1e-6):
+        return torch.full_like(x, float("nan"), dtype=dtype)  # no padding, or too little to tell apart
+    return wrong.to(dtype)
 
 
 # ---- your part: finish the kernel ------------------------------------------------

@@ -1,12 +1,12 @@
 """``--bench`` rendered: the table (text), the document (JSON) and the plot of the size sweep,
-each from a :class:`grader.bench.BenchResult`."""
+each from a :class:`grader.bench_model.BenchResult`."""
 from __future__ import annotations
 
 import json
 from dataclasses import asdict
 from pathlib import Path
 
-from ..bench import BenchResult, Row
+from ..bench_model import BenchResult, Row
 
 
 def _sizes(row: Row) -> str:
