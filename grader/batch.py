@@ -22,9 +22,13 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Mapping
 
+from .batch_resume import not_graded
 from .course import Course
 from .intake import Student, prepare, prepare_class  # noqa: F401  (prepare: for callers of one student)
 from .options import Options
@@ -88,30 +92,64 @@ def grade_student(course: Course, student: Student, options: Options,
     return StudentResult(student.name, tuple(results), student.problems, time.perf_counter() - started)
 
 
-def grade_class(course: Course, folder: Path, options: Options, jobs: int = Options.JOBS,
-                memory_mb: int = Options.BATCH_MEMORY_MB, progress: bool = True) -> list[StudentResult]:
-    from .session import run_pool
+@dataclass(frozen=True)
+class ClassRun:
+    """A batch's students in the submissions' order; ``stopped``: Ctrl-C ended it early, and
+    the students it did not reach are in ``results`` as "not graded"."""
+    results: list[StudentResult]
+    stopped: bool = False
 
+
+def grade_class(course: Course, folder: Path, options: Options, jobs: int = Options.JOBS,
+                memory_mb: int = Options.BATCH_MEMORY_MB, progress: bool = True, engine: str = "local",
+                address: str | None = None, done: Mapping[str, StudentResult] | None = None) -> ClassRun:
+    """Grade every student of ``folder``, except those in ``done`` (a resumed batch), whose
+    results are kept. ``engine``: "local" (threads on this machine) or "ray" (one Ray task per
+    student, on the cluster at ``address`` or a local Ray runtime)."""
     workdir = Path(tempfile.mkdtemp(prefix="triton-puzzles-batch-"))
     try:
         for puzzle_id in course.ids:
             course.puzzle(puzzle_id)  # load the course once, before any thread
         students = prepare_class(folder, course, workdir)
-        bar = Progress(len(students)) if progress else None
+        done = dict(done or {})
+        todo = [s for s in students if s.name not in done]
+        bar = Progress(len(todo)) if progress else None
 
-        def grade(_thread: int, student: Student) -> StudentResult:
-            try:
-                result = grade_student(course, student, options, memory_mb)
-            except Exception as exc:  # a grader bug: the student still appears, with the reason
-                result = StudentResult(student.name, (), student.problems + (
-                    f"grader error: {type(exc).__name__}: {exc}",), 0.0)
+        def finished(result: StudentResult) -> None:
             if bar is not None:
-                bar.step(student.name, f"{result.total}/{len(course.ids)}")
-            return result
+                bar.step(result.student, f"{result.total}/{len(course.ids)}")
 
-        return [r for r in run_pool(students, jobs, grade) if r is not None]
+        if engine == "ray":
+            from .cluster import grade_class_on_ray, gpus_per_task
+            graded, stopped = grade_class_on_ray(course, todo, options, memory_mb, address, finished,
+                                                 gpus_per_task(options))
+        else:
+            graded, stopped = _grade_here(course, todo, options, jobs, memory_mb, finished)
+        if bar is not None:
+            bar.close()
+        by_name = {**done, **{r.student: r for r in graded if r is not None}}
+        return ClassRun([by_name.get(s.name) or not_graded(s.name, s.problems, "the batch was stopped (Ctrl-C)")
+                         for s in students], stopped)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _grade_here(course: Course, students: list[Student], options: Options, jobs: int, memory_mb: int,
+                finished) -> tuple[list[StudentResult | None], bool]:
+    """The local engine: ``jobs`` threads, each grading one student at a time in its own sandbox."""
+    from .session import run_pool
+
+    def grade(_thread: int, student: Student) -> StudentResult:
+        try:
+            result = grade_student(course, student, options, memory_mb)
+        except Exception as exc:  # a grader bug: the student still appears, with the reason
+            result = StudentResult(student.name, (), student.problems + (
+                f"grader error: {type(exc).__name__}: {exc}",), 0.0)
+        finished(result)
+        return result
+
+    stop = threading.Event()
+    return run_pool(students, jobs, grade, stop=stop), stop.is_set()
 
 
 def write_reports(results: list[StudentResult], puzzle_ids: list[str], out: Path, seconds: float,

@@ -81,19 +81,18 @@ def grade_bundle(course_files: dict[str, bytes], name: str, files: dict[str, byt
 
 def grade_class_on_ray(course: Course, students: list[Student], options: Options, memory_mb: int,
                        address: str | None = None, on_result: Callable[[StudentResult], None] | None = None,
-                       num_gpus: float = 0.0) -> list[StudentResult]:
-    """Every student, one Ray task each; results in the students' order.
+                       num_gpus: float = 0.0) -> tuple[list[StudentResult | None], bool]:
+    """Every student, one Ray task each: (results in the students' order, stopped by Ctrl-C).
 
-    Ctrl-C cancels the tasks still queued or running; the students they held come back
-    "not graded", so that the reports name them and ``--resume`` picks them up.
+    Ctrl-C cancels the tasks still queued or running; their students stay None, and the
+    caller reports them "not graded", so that ``--resume`` picks them up.
     """
     import ray
 
     started_here = not ray.is_initialized()
     if started_here:
-        # No dashboard, and the workers' output stays in their logs: the driver draws progress.
-        ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                 **({} if address else {"num_cpus": os.cpu_count()}))
+        _start(ray, address)
+    results: list[StudentResult | None] = [None] * len(students)
     try:
         course_ref = ray.put(course_bundle(course))
         task = ray.remote(grade_bundle).options(num_cpus=1, num_gpus=num_gpus, max_retries=RETRIES,
@@ -104,7 +103,6 @@ def grade_class_on_ray(course: Course, students: list[Student], options: Options
             ref = task.remote(course_ref, student.name, student_bundle(student), puzzle_files,
                               student.problems, options, memory_mb)
             pending[ref] = index
-        results: list[StudentResult | None] = [None] * len(students)
         try:
             while pending:
                 done, _ = ray.wait(list(pending), num_returns=1)
@@ -112,17 +110,33 @@ def grade_class_on_ray(course: Course, students: list[Student], options: Options
                 try:
                     results[index] = ray.get(done[0])
                 except ray.exceptions.RayError as exc:  # retries spent, or a grader bug in the task
-                    results[index] = not_graded(students[index].name, students[index].problems, _reason(exc))
+                    student = students[index]
+                    results[index] = not_graded(student.name, student.problems, _reason(exc))
                 if on_result is not None:
                     on_result(results[index])
         except KeyboardInterrupt:
             for ref in pending:
                 ray.cancel(ref, force=True)
-            for index in pending.values():
-                results[index] = not_graded(students[index].name, students[index].problems, "the batch was stopped (Ctrl-C)")
-        return [r for r in results if r is not None]
+            return results, True
+        return results, False
     finally:
         if started_here:
+            ray.shutdown()
+
+
+def _start(ray, address: str | None, attempts: int = 3) -> None:
+    """Join the cluster at ``address``, or start a local Ray runtime on this machine's CPUs.
+    A local runtime's start can time out on a loaded machine (its agent has a fixed 15 s to
+    come up): that is tried again, the rest is not."""
+    for attempt in range(1, attempts + 1):
+        try:
+            # No dashboard, and the workers' output stays in their logs: the driver draws progress.
+            ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                     **({} if address else {"num_cpus": os.cpu_count()}))
+            return
+        except Exception as exc:
+            if address or attempt == attempts or "timed out during startup" not in str(exc):
+                raise
             ray.shutdown()
 
 
@@ -131,8 +145,6 @@ def _reason(exc: Exception) -> str:
     return f"the grading task failed after {RETRIES} retries ({type(exc).__name__}: {first[:200]})"
 
 
-def with_gpus(options: Options) -> float:
+def gpus_per_task(options: Options) -> float:
     """GPUs a task asks for: one when grading on CUDA, none in the interpreter."""
     return 1.0 if options.device == "cuda" else 0.0
-
-

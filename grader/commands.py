@@ -114,9 +114,30 @@ def batch_main(argv) -> int:
     parser.add_argument("--no-sandbox", action="store_true",
                         help="grade without bubblewrap (process group and rlimits only): "
                              "for trusted code, or where bwrap cannot run")
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="local: threads on this machine; ray: one Ray task per student (the [cluster] extra)")
+    parser.add_argument("--address", help="with --engine ray: the cluster to join (default: a local Ray runtime)")
+    parser.add_argument("--resume", type=Path, metavar="DIR",
+                        help="keep the students an earlier batch graded into DIR; grade only the others")
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
     course = course_at(args.root)
+    if args.address and args.engine != "ray":
+        print("error: --address names a Ray cluster: add --engine ray", file=sys.stderr)
+        return USAGE_ERROR
+    if args.engine == "ray":
+        import importlib.util
+        if importlib.util.find_spec("ray") is None:
+            print('error: --engine ray needs Ray: pip install -e ".[cluster]" -c constraints.txt', file=sys.stderr)
+            return USAGE_ERROR
+    done = {}
+    if args.resume is not None:
+        from .batch_resume import ResumeError, finished
+        try:
+            done = finished(args.resume, course.ids)
+        except ResumeError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return USAGE_ERROR
     from .isolation import SandboxUnavailable, use_sandbox
     if args.no_sandbox:
         print("warning: --no-sandbox: submissions run with your rights; they can read your files, "
@@ -136,11 +157,15 @@ def batch_main(argv) -> int:
     started = time.perf_counter()
     options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret,
                       sandbox="off" if args.no_sandbox else "on")
-    results = grade_class(course, args.submissions, options, jobs=args.jobs, memory_mb=args.memory_mb)
+    run = grade_class(course, args.submissions, options, jobs=args.jobs, memory_mb=args.memory_mb,
+                      engine=args.engine, address=args.address, done=done)
     seconds = time.perf_counter() - started
-    write_reports(results, course.ids, args.out, seconds, gradescope=args.format == "gradescope")
+    write_reports(run.results, course.ids, args.out, seconds, gradescope=args.format == "gradescope")
     from .report.batch_files import summary
-    print(summary(results, course.ids, seconds, args.out))
+    print(summary(run.results, course.ids, seconds, args.out))
+    if run.stopped:  # as a shell reports Ctrl-C; the reports name the students left "not graded"
+        print(f"stopped: the students not graded are marked so; finish with --resume {args.out}", file=sys.stderr)
+        return 130
     return 0
 
 

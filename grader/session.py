@@ -28,19 +28,22 @@ Done = TypeVar("Done")
 
 
 def run_pool(tasks: Sequence[Task], threads: int, work: Callable[[int, Task], Done],
-             on_done: Callable[[Done], None] | None = None) -> list[Done | None]:
+             on_done: Callable[[Done], None] | None = None, stop: threading.Event | None = None) -> list[Done | None]:
     """``work(thread, task)`` for every task, on ``threads`` threads; the results keep the order
     of ``tasks``. ``thread`` (0 .. threads-1) says which thread runs the task, so that each can
     own a worker. ``on_done`` sees every result as it comes (a progress bar). An exception in
     ``work`` ends its thread (Python prints it) and leaves None in the task's place: a caller
-    that must account for every task catches inside ``work``."""
+    that must account for every task catches inside ``work``.
+
+    With a ``stop`` event, Ctrl-C sets it instead of raising: the tasks under way finish, no
+    other starts, and theirs stay None (the caller sees ``stop.is_set()``)."""
     results: list[Done | None] = [None] * len(tasks)
     todo: queue.Queue = queue.Queue()
     for item in enumerate(tasks):
         todo.put(item)
 
     def drive(thread: int) -> None:
-        while True:
+        while stop is None or not stop.is_set():
             try:
                 index, task = todo.get_nowait()
             except queue.Empty:
@@ -52,8 +55,15 @@ def run_pool(tasks: Sequence[Task], threads: int, work: Callable[[int, Task], Do
     pool = [threading.Thread(target=drive, args=(n,), daemon=True) for n in range(max(1, threads))]
     for thread in pool:
         thread.start()
-    for thread in pool:
-        thread.join()
+    try:
+        for thread in pool:
+            thread.join()
+    except KeyboardInterrupt:
+        if stop is None:
+            raise
+        stop.set()
+        for thread in pool:
+            thread.join()
     return results
 
 
