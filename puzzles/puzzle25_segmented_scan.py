@@ -95,7 +95,8 @@ PUZZLE = Puzzle(
         Case("rows_of_four_chunks", sizes={"N0": 4, "T": 200}, blocks={"B1": 64}),
         Case("row_fills_one_block", sizes={"N0": 3, "T": 64}, blocks={"B1": 64}, seed=1),
         Case("rows_shorter_than_block", sizes={"N0": 5, "T": 20}, blocks={"B1": 32}, seed=2),
-        Case("one_long_row", sizes={"N0": 1, "T": 500}, blocks={"B1": 128}, seed=3),
+        # A row whose first flag is 0: it still begins a segment.
+        Case("one_long_row", sizes={"N0": 1, "T": 500}, blocks={"B1": 128}, seed=7),
         Case("many_rows", sizes={"N0": 64, "T": 37}, blocks={"B1": 16}, seed=4),
         # Every third flag is 0: longer segments, more of them crossing a chunk boundary.
         Case("longer_segments", sizes={"N0": 4, "T": 150}, blocks={"B1": 32}, seed=5, edges={"f": "zeros"}),

@@ -81,6 +81,11 @@ def _one_mask_for_all_rows(x, *, sizes):  # a look-alike: the offsets are the co
     return _dropout(x, philox_rand(sizes["SEED"], cols), sizes["P_PERCENT"])
 
 
+def _offsets_per_block(x, *, sizes):  # a look-alike: tl.rand(SEED, tl.arange(0, B1)) in every block
+    cols = torch.arange(x.shape[1], dtype=torch.int32) % sizes["B1"]
+    return _dropout(x, philox_rand(sizes["SEED"], cols.expand(x.shape)), sizes["P_PERCENT"])
+
+
 def _unscaled(x, *, sizes):  # a look-alike: the survivors not divided by 1 - p
     return torch.where(spec(x, SEED=sizes["SEED"], P_PERCENT=sizes["P_PERCENT"]) != 0, x, 0.0).to(x.dtype)
 
@@ -139,6 +144,8 @@ PUZZLE = Puzzle(
                   "pass the kernel's `SEED` to `tl.rand`: each training step draws another mask"),
         LookAlike("one mask for every row (the random offsets are the column index alone)", _one_mask_for_all_rows,
                   "draw with the flat index, `tl.rand(SEED, i * T + cols)`"),
+        LookAlike("one mask for every block (the random offsets restart at 0 in each block)", _offsets_per_block,
+                  "draw with the flat index of each element, `tl.rand(SEED, i * T + cols)`, not `tl.arange` alone"),
         LookAlike("the kept values not scaled by 1 / (1 - p)", _unscaled,
                   "divide the survivors by `1 - p`, so that each element keeps its expected value"),
         LookAlike("the mask inverted (kept where the random number is below p)", _inverted,

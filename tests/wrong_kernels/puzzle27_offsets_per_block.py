@@ -5,6 +5,7 @@ import triton.language as tl
 
 EXPECT_KIND = "mismatch"
 EXPECT_CASE = "rows_of_two_blocks"
+EXPECT_SAYS = "restart at 0 in each block"
 
 
 @triton.jit
