@@ -101,7 +101,7 @@ PUZZLE = Puzzle(
     grid=lambda s: (s["N0"],),
     cases=(
         # Four chunks, the last one partly outside the row.
-        Case("rows_of_four_chunks", sizes={"N0": 4, "T": 200}, blocks={"B1": 64}),
+        Case("classic", sizes={"N0": 4, "T": 200}, blocks={"B1": 64}),
         Case("row_fills_one_block", sizes={"N0": 3, "T": 64}, blocks={"B1": 64}, seed=1),
         Case("rows_shorter_than_block", sizes={"N0": 5, "T": 20}, blocks={"B1": 32}, seed=2),
         # A row whose first flag is 0: it still begins a segment.

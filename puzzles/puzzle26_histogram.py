@@ -77,7 +77,7 @@ PUZZLE = Puzzle(
     grid=lambda s: (cdiv(s["N"], s["B0"]),),
     cases=(
         # Eight programs, the last one partly past the end.
-        Case("tail", sizes={"N": 1000, "NBINS": 16}, blocks={"B0": 128}),
+        Case("classic", sizes={"N": 1000, "NBINS": 16}, blocks={"B0": 128}),
         Case("exact_multiple_of_block", sizes={"N": 512, "NBINS": 64}, blocks={"B0": 128}, seed=1),
         # Few bins: every block hits each bin many times.
         Case("few_bins", sizes={"N": 700, "NBINS": 3}, blocks={"B0": 64}, seed=2),

@@ -116,13 +116,13 @@ PUZZLE = Puzzle(
     kernel="dropout_kernel",
     grid=lambda s: (s["N0"], cdiv(s["T"], s["B1"])),
     cases=(
-        Case("rows_of_two_blocks", sizes={"N0": 4, "T": 100, "SEED": 1234, "P_PERCENT": 50}, blocks={"B1": 64}),
+        Case("classic", sizes={"N0": 4, "T": 100, "SEED": 1234, "P_PERCENT": 50}, blocks={"B1": 64}),
         Case("row_fills_block", sizes={"N0": 3, "T": 64, "SEED": 42, "P_PERCENT": 25}, blocks={"B1": 64}, seed=1),
         Case("one_row", sizes={"N0": 1, "T": 300, "SEED": 987654321, "P_PERCENT": 10}, blocks={"B1": 128}, seed=2),
         # Many rows in one block each: a mask drawn from the column alone repeats on every row.
         Case("many_rows", sizes={"N0": 32, "T": 20, "SEED": 7, "P_PERCENT": 30}, blocks={"B1": 32}, seed=3),
         Case("most_dropped", sizes={"N0": 4, "T": 50, "SEED": 2**31 - 1, "P_PERCENT": 90}, blocks={"B1": 32}, seed=4),
-        # The same input and p as rows_of_two_blocks, another seed: another mask.
+        # The same input and p as classic, another seed: another mask.
         Case("another_seed", sizes={"N0": 4, "T": 100, "SEED": 99999, "P_PERCENT": 50}, blocks={"B1": 64}),
         Case("fp16_rows", sizes={"N0": 8, "T": 500, "SEED": 31337, "P_PERCENT": 20}, blocks={"B1": 256}, seed=5,
              dtypes=HALF),

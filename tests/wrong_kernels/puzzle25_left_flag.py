@@ -5,7 +5,7 @@ import triton
 import triton.language as tl
 
 EXPECT_KIND = "mismatch"
-EXPECT_CASE = "rows_of_four_chunks"
+EXPECT_CASE = "classic"
 
 
 @triton.jit
