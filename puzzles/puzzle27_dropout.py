@@ -68,7 +68,7 @@ def _dropout(x, u, p_percent):
 
 
 def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int) -> Float32[Tensor, "N0 T"]:
-    offsets = torch.arange(x.numel(), dtype=torch.int32).reshape(x.shape)  # i * T + j
+    offsets = torch.arange(x.numel(), dtype=torch.int32, device=x.device).reshape(x.shape)  # i * T + j
     return _dropout(x, philox_rand(SEED, offsets), P_PERCENT)
 
 
@@ -77,12 +77,12 @@ def _seed_ignored(x, *, sizes):  # a look-alike: tl.rand(0, offsets), whatever t
 
 
 def _one_mask_for_all_rows(x, *, sizes):  # a look-alike: the offsets are the column index only
-    cols = torch.arange(x.shape[1], dtype=torch.int32).expand(x.shape)
+    cols = torch.arange(x.shape[1], dtype=torch.int32, device=x.device).expand(x.shape)
     return _dropout(x, philox_rand(sizes["SEED"], cols), sizes["P_PERCENT"])
 
 
 def _offsets_per_block(x, *, sizes):  # a look-alike: tl.rand(SEED, tl.arange(0, B1)) in every block
-    cols = torch.arange(x.shape[1], dtype=torch.int32) % sizes["B1"]
+    cols = torch.arange(x.shape[1], dtype=torch.int32, device=x.device) % sizes["B1"]
     return _dropout(x, philox_rand(sizes["SEED"], cols.expand(x.shape)), sizes["P_PERCENT"])
 
 
@@ -91,7 +91,7 @@ def _unscaled(x, *, sizes):  # a look-alike: the survivors not divided by 1 - p
 
 
 def _inverted(x, *, sizes):  # a look-alike: kept where u < p, dropped where u > p
-    offsets = torch.arange(x.numel(), dtype=torch.int32).reshape(x.shape)
+    offsets = torch.arange(x.numel(), dtype=torch.int32, device=x.device).reshape(x.shape)
     u = philox_rand(sizes["SEED"], offsets)
     p = torch.tensor(sizes["P_PERCENT"], dtype=torch.float32) / 100
     return torch.where(u < p, x.float() / (1 - p), 0.0).to(x.dtype)
