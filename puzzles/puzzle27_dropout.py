@@ -161,7 +161,7 @@ PUZZLE = Puzzle(
         blocks={"B1": 1024},
         # Read x once, write z once, fp16; the mask is never stored.
         bytes=lambda s: 2 * 2 * s["N0"] * s["T"],
-        baseline=lambda x: torch.nn.functional.dropout(x, p=0.1, training=True),
+        baseline=lambda x, *, P_PERCENT: torch.nn.functional.dropout(x, p=P_PERCENT / 100, training=True),
         baseline_name="torch.nn.functional.dropout",
         dtypes=HALF,
     ),
