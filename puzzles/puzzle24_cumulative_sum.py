@@ -80,7 +80,7 @@ PUZZLE = Puzzle(
     grid=lambda s: (s["N0"],),
     cases=(
         # Five chunks, the last one partly outside the row.
-        Case("rows_of_five_chunks", sizes={"N0": 4, "T": 300}, blocks={"B1": 64}),
+        Case("classic", sizes={"N0": 4, "T": 300}, blocks={"B1": 64}),
         Case("row_fills_one_block", sizes={"N0": 3, "T": 64}, blocks={"B1": 64}, seed=1),
         Case("rows_exact_multiple_of_block", sizes={"N0": 3, "T": 128}, blocks={"B1": 32}, seed=2),
         Case("rows_shorter_than_block", sizes={"N0": 5, "T": 20}, blocks={"B1": 32}, seed=3),

@@ -22,8 +22,8 @@ $$(v_a, f_a) \oplus (v_b, f_b) = \big(\ f_b \;?\; v_b : v_a + v_b,\ \ f_a \,|\, 
 If a segment starts inside `b`, everything in `a` is cut off; otherwise `b` adds onto `a`. The
 flag says whether a start lies anywhere in the span. The operator must be **associative**,
 $(a \oplus b) \oplus c = a \oplus (b \oplus c)$, because Triton combines as a tree, in an order
-you do not choose: a combine that keeps only `b`'s flag, or cuts on `a`'s, gives different
-results for different trees. The same idea scans running maxima, linear recurrences
+you do not choose: a combine that keeps only `b`'s flag is not associative, and gives
+different results for different trees. The same idea scans running maxima, linear recurrences
 ($h_t = a_t h_{t-1} + b_t$, as in state-space models) and the online softmax.
 
 ```python
@@ -34,10 +34,12 @@ def combine(a_value, a_start, b_value, b_start):
 value, seen = tl.associative_scan((x, starts), 0, combine)
 ```
 
-**The carry is a pair too.** Between chunks, keep the sum of the segment still open at the end
-of the row so far. It continues only into the lanes before the chunk's first start (where the
-scanned flag is still 0). To update it, combine the whole chunk into one pair with
-`tl.reduce((x, starts), 0, combine)`, the same function, and apply that pair to the carry.
+**The carry.** Between chunks, keep the sum of the segment still open at the end of the row
+so far. It continues only into the lanes before the chunk's first start, where the scanned
+flag is still 0; elsewhere the scan's own value stands. The next carry is the last lane of this
+chunk's result. (Why not `tl.reduce((x, starts), 0, combine)` for the chunk's total? On a GPU,
+Triton's reductions may swap a combine's operands: they need an operator that is commutative
+as well as associative, and this one is not. Scans keep the order.)
 
 Traps: lanes past `T` must not be stored (load them as value 0 and flag 0, so they neither add
 nor cut); flags are read as `f & 1`; and a chunk boundary is no segment boundary.
@@ -69,6 +71,13 @@ def _any_nonzero_flag(x, f):  # a look-alike: a start wherever f != 0, nearly ev
     return spec(x, (f != 0).to(torch.int32))
 
 
+def _segmented_cumsum_eager(x, f):  # the bench's PyTorch way: a cumsum less the sum before each segment
+    c = torch.cumsum(x, dim=1)
+    cols = torch.arange(x.shape[1], device=x.device).expand(x.shape)
+    first = torch.where((f & 1) == 1, cols, 0).cummax(dim=1).values  # where each element's segment starts
+    return c - (c.gather(1, first) - x.gather(1, first))
+
+
 # ---- your part: finish the combine function and the kernel ----------------------
 @triton.jit
 def segment_combine(a_value, a_start, b_value, b_start):
@@ -92,10 +101,11 @@ PUZZLE = Puzzle(
     grid=lambda s: (s["N0"],),
     cases=(
         # Four chunks, the last one partly outside the row.
-        Case("rows_of_four_chunks", sizes={"N0": 4, "T": 200}, blocks={"B1": 64}),
+        Case("classic", sizes={"N0": 4, "T": 200}, blocks={"B1": 64}),
         Case("row_fills_one_block", sizes={"N0": 3, "T": 64}, blocks={"B1": 64}, seed=1),
         Case("rows_shorter_than_block", sizes={"N0": 5, "T": 20}, blocks={"B1": 32}, seed=2),
-        Case("one_long_row", sizes={"N0": 1, "T": 500}, blocks={"B1": 128}, seed=3),
+        # A row whose first flag is 0: it still begins a segment.
+        Case("one_long_row", sizes={"N0": 1, "T": 500}, blocks={"B1": 128}, seed=7),
         Case("many_rows", sizes={"N0": 64, "T": 37}, blocks={"B1": 16}, seed=4),
         # Every third flag is 0: longer segments, more of them crossing a chunk boundary.
         Case("longer_segments", sizes={"N0": 4, "T": 150}, blocks={"B1": 32}, seed=5, edges={"f": "zeros"}),
@@ -105,15 +115,24 @@ PUZZLE = Puzzle(
     hints=(
         "The combine returns `(tl.where(b_start != 0, b_value, a_value + b_value), a_start | b_start)`; "
         "in the kernel, load the flags with `other=0` and keep `starts = flags & 1`.",
-        "`value, seen = tl.associative_scan((x, starts), 0, segment_combine)`; store "
+        "`value, seen = tl.associative_scan((x, starts), 0, segment_combine)`; the chunk's result is "
         "`tl.where(seen != 0, value, value + carry)`: the carry continues only up to the chunk's first start.",
-        "`total, any_start = tl.reduce((x, starts), 0, segment_combine)`, then "
-        "`carry = tl.where(any_start != 0, total, carry + total)`.",
+        "The next carry is the result's last lane: `tl.sum(tl.where(lanes == B1 - 1, z, 0.0), axis=0)` "
+        "with `lanes = tl.arange(0, B1)`; padding lanes (value 0, no start) carry the last real value there.",
     ),
     look_alikes=(
         LookAlike("an ordinary cumulative sum (the segment starts ignored)", _plain_cumsum,
                   "a segment start cuts off everything before it: the combine keeps only b's value when b starts"),
         LookAlike("a segment start wherever f != 0 (not where f & 1 is 1)", _any_nonzero_flag,
                   "read only the flag's lowest bit: `starts = flags & 1`"),
+    ),
+    bench=Bench(
+        sizes=({"N0": 4096, "T": 8192}, {"N0": 4096, "T": 1024}, {"N0": 16384, "T": 4096}),
+        blocks={"B1": 1024},
+        # Read x and f once, write z once.
+        bytes=lambda s: 3 * 4 * s["N0"] * s["T"],
+        baseline=_segmented_cumsum_eager,
+        baseline_name="cumsum, cummax and gather (eager)",
+        launch={"num_warps": 4},
     ),
 )

@@ -40,36 +40,43 @@ from torch import Tensor
 
 from grader.puzzle import Bench, Case, LookAlike, Puzzle, cdiv
 
-def philox_rand(seed: int, offsets: Tensor) -> Tensor:
-    """What `tl.rand(seed, offsets)` returns for int32 offsets and a seed below 2**31:
-    Philox 4x32 with 10 rounds, its first word turned into a float in [0, 1)."""
-    M32 = 0xFFFFFFFF  # uint32 arithmetic in int64: every result masked to 32 bits
-    def mul_hi_lo(a: int, b: Tensor):  # the high and low 32 bits of a * b, in int64 without overflow
-        top, bottom = a * (b >> 16), a * (b & 0xFFFF)
-        low = ((top & 0xFFFF) << 16) + bottom
-        return (top >> 16) + (low >> 32), low & M32
+def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int) -> Float32[Tensor, "N0 T"]:
+    def tl_rand(seed: int, offsets: Tensor) -> Tensor:
+        """tl.rand(seed, offsets) for int32 offsets and a seed below 2**31: Philox 4x32 with 10
+        rounds, its first word turned into a float in [0, 1); uint32 arithmetic done in int64."""
+        M32 = 0xFFFFFFFF
 
-    c0 = offsets.to(torch.int64) & M32
-    c1, c2, c3 = (torch.zeros_like(c0) for _ in range(3))
-    k0, k1 = seed & M32, (seed >> 32) & M32
-    for _ in range(10):
-        hi_b, lo_b = mul_hi_lo(0xCD9E8D57, c2)
-        hi_a, lo_a = mul_hi_lo(0xD2511F53, c0)
-        c0, c1, c2, c3 = hi_b ^ c1 ^ k0, lo_b, hi_a ^ c3 ^ k1, lo_a
-        k0, k1 = (k0 + 0x9E3779B9) & M32, (k1 + 0xBB67AE85) & M32
-    signed = torch.where(c0 >= 2**31, c0 - 2**32, c0)  # the word read as an int32
-    signed = torch.where(signed < 0, -signed - 1, signed)
-    return signed.to(torch.float32) * torch.tensor(4.6566127342e-10, dtype=torch.float32)
+        def mul_hi_lo(a: int, b: Tensor):  # the high and low 32 bits of a * b, without overflow
+            top, bottom = a * (b >> 16), a * (b & 0xFFFF)
+            low = ((top & 0xFFFF) << 16) + bottom
+            return (top >> 16) + (low >> 32), low & M32
 
+        c0 = offsets.to(torch.int64) & M32
+        c1, c2, c3 = (torch.zeros_like(c0) for _ in range(3))
+        k0, k1 = seed & M32, (seed >> 32) & M32
+        for _ in range(10):
+            hi_b, lo_b = mul_hi_lo(0xCD9E8D57, c2)
+            hi_a, lo_a = mul_hi_lo(0xD2511F53, c0)
+            c0, c1, c2, c3 = hi_b ^ c1 ^ k0, lo_b, hi_a ^ c3 ^ k1, lo_a
+            k0, k1 = (k0 + 0x9E3779B9) & M32, (k1 + 0xBB67AE85) & M32
+        signed = torch.where(c0 >= 2**31, c0 - 2**32, c0)  # the word read as an int32
+        signed = torch.where(signed < 0, -signed - 1, signed)
+        return signed.to(torch.float32) * torch.tensor(4.6566127342e-10, dtype=torch.float32)
 
-def _dropout(x, u, p_percent):
-    p = torch.tensor(p_percent, dtype=torch.float32) / 100  # in fp32, as the kernel divides
+    offsets = torch.arange(x.numel(), dtype=torch.int32, device=x.device).reshape(x.shape)  # i * T + j
+    u = tl_rand(SEED, offsets)
+    p = torch.tensor(P_PERCENT, dtype=torch.float32) / 100  # in fp32, as the kernel divides
     return torch.where(u > p, x.float() / (1 - p), 0.0).to(x.dtype)
 
 
-def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int) -> Float32[Tensor, "N0 T"]:
-    offsets = torch.arange(x.numel(), dtype=torch.int32).reshape(x.shape)  # i * T + j
-    return _dropout(x, philox_rand(SEED, offsets), P_PERCENT)
+def _kept(x, sizes):  # where the spec keeps an element: its mask, from an input of ones
+    ones = torch.ones(x.shape, dtype=torch.float32, device=x.device)
+    return spec(ones, SEED=sizes["SEED"], P_PERCENT=sizes["P_PERCENT"]) != 0
+
+
+def _scaled_where(keep, x, sizes):
+    p = torch.tensor(sizes["P_PERCENT"], dtype=torch.float32) / 100
+    return torch.where(keep, x.float() / (1 - p), 0.0).to(x.dtype)
 
 
 def _seed_ignored(x, *, sizes):  # a look-alike: tl.rand(0, offsets), whatever the seed
@@ -77,19 +84,20 @@ def _seed_ignored(x, *, sizes):  # a look-alike: tl.rand(0, offsets), whatever t
 
 
 def _one_mask_for_all_rows(x, *, sizes):  # a look-alike: the offsets are the column index only
-    cols = torch.arange(x.shape[1], dtype=torch.int32).expand(x.shape)
-    return _dropout(x, philox_rand(sizes["SEED"], cols), sizes["P_PERCENT"])
+    return _scaled_where(_kept(x, sizes)[:1].expand(x.shape), x, sizes)  # row 0's offsets are its columns
+
+
+def _offsets_per_block(x, *, sizes):  # a look-alike: tl.rand(SEED, tl.arange(0, B1)) in every block
+    cols = torch.arange(x.shape[1], device=x.device) % sizes["B1"]
+    return _scaled_where(_kept(x, sizes)[0, cols].expand(x.shape), x, sizes)
 
 
 def _unscaled(x, *, sizes):  # a look-alike: the survivors not divided by 1 - p
-    return torch.where(spec(x, SEED=sizes["SEED"], P_PERCENT=sizes["P_PERCENT"]) != 0, x, 0.0).to(x.dtype)
+    return torch.where(_kept(x, sizes), x, 0.0).to(x.dtype)
 
 
 def _inverted(x, *, sizes):  # a look-alike: kept where u < p, dropped where u > p
-    offsets = torch.arange(x.numel(), dtype=torch.int32).reshape(x.shape)
-    u = philox_rand(sizes["SEED"], offsets)
-    p = torch.tensor(sizes["P_PERCENT"], dtype=torch.float32) / 100
-    return torch.where(u < p, x.float() / (1 - p), 0.0).to(x.dtype)
+    return _scaled_where(~_kept(x, sizes), x, sizes)
 
 
 # ---- your part: finish the kernel ------------------------------------------------
@@ -111,13 +119,13 @@ PUZZLE = Puzzle(
     kernel="dropout_kernel",
     grid=lambda s: (s["N0"], cdiv(s["T"], s["B1"])),
     cases=(
-        Case("rows_of_two_blocks", sizes={"N0": 4, "T": 100, "SEED": 1234, "P_PERCENT": 50}, blocks={"B1": 64}),
+        Case("classic", sizes={"N0": 4, "T": 100, "SEED": 1234, "P_PERCENT": 50}, blocks={"B1": 64}),
         Case("row_fills_block", sizes={"N0": 3, "T": 64, "SEED": 42, "P_PERCENT": 25}, blocks={"B1": 64}, seed=1),
         Case("one_row", sizes={"N0": 1, "T": 300, "SEED": 987654321, "P_PERCENT": 10}, blocks={"B1": 128}, seed=2),
         # Many rows in one block each: a mask drawn from the column alone repeats on every row.
         Case("many_rows", sizes={"N0": 32, "T": 20, "SEED": 7, "P_PERCENT": 30}, blocks={"B1": 32}, seed=3),
         Case("most_dropped", sizes={"N0": 4, "T": 50, "SEED": 2**31 - 1, "P_PERCENT": 90}, blocks={"B1": 32}, seed=4),
-        # The same input and p as rows_of_two_blocks, another seed: another mask.
+        # The same input and p as classic, another seed: another mask.
         Case("another_seed", sizes={"N0": 4, "T": 100, "SEED": 99999, "P_PERCENT": 50}, blocks={"B1": 64}),
         Case("fp16_rows", sizes={"N0": 8, "T": 500, "SEED": 31337, "P_PERCENT": 20}, blocks={"B1": 256}, seed=5,
              dtypes=HALF),
@@ -139,6 +147,8 @@ PUZZLE = Puzzle(
                   "pass the kernel's `SEED` to `tl.rand`: each training step draws another mask"),
         LookAlike("one mask for every row (the random offsets are the column index alone)", _one_mask_for_all_rows,
                   "draw with the flat index, `tl.rand(SEED, i * T + cols)`"),
+        LookAlike("one mask for every block (the random offsets restart at 0 in each block)", _offsets_per_block,
+                  "draw with the flat index of each element, `tl.rand(SEED, i * T + cols)`, not `tl.arange` alone"),
         LookAlike("the kept values not scaled by 1 / (1 - p)", _unscaled,
                   "divide the survivors by `1 - p`, so that each element keeps its expected value"),
         LookAlike("the mask inverted (kept where the random number is below p)", _inverted,
@@ -151,7 +161,7 @@ PUZZLE = Puzzle(
         blocks={"B1": 1024},
         # Read x once, write z once, fp16; the mask is never stored.
         bytes=lambda s: 2 * 2 * s["N0"] * s["T"],
-        baseline=lambda x: torch.nn.functional.dropout(x, p=0.1, training=True),
+        baseline=lambda x, *, P_PERCENT: torch.nn.functional.dropout(x, p=P_PERCENT / 100, training=True),
         baseline_name="torch.nn.functional.dropout",
         dtypes=HALF,
     ),

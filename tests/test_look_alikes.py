@@ -77,6 +77,7 @@ RECOGNISED = {
     "puzzle26_atomic_unmasked": "the tail's padding lanes counted in bin 0",
     "puzzle27_seed_ignored": "the mask drawn with seed 0 (SEED ignored)",
     "puzzle27_mask_per_column": "one mask for every row (the random offsets are the column index alone)",
+    "puzzle27_offsets_per_block": "one mask for every block (the random offsets restart at 0 in each block)",
     "puzzle27_no_scale": "the kept values not scaled by 1 / (1 - p)",
     "puzzle27_inverted": "the mask inverted (kept where the random number is below p)",
     # Puzzles 28 to 30: the matmuls.

@@ -4,7 +4,7 @@ import triton
 import triton.language as tl
 
 EXPECT_KIND = "mismatch"
-EXPECT_CASE = "rows_of_five_chunks"
+EXPECT_CASE = "classic"
 EXPECT_SAYS = "restarts at 0 in every chunk"
 
 

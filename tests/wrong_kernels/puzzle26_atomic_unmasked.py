@@ -4,7 +4,7 @@ import triton
 import triton.language as tl
 
 EXPECT_KIND = "mismatch"
-EXPECT_CASE = "tail"
+EXPECT_CASE = "classic"
 EXPECT_SAYS = "padding lanes counted in bin 0"
 
 

@@ -4,7 +4,7 @@ import triton
 import triton.language as tl
 
 EXPECT_KIND = "out_of_bounds"
-EXPECT_CASE = "tail"
+EXPECT_CASE = "classic"
 
 
 @triton.jit

@@ -4,7 +4,8 @@ import triton
 import triton.language as tl
 
 EXPECT_KIND = "mismatch"
-EXPECT_CASE = "rows_of_two_blocks"
+EXPECT_CASE = "classic"
+EXPECT_SAYS = "restart at 0 in each block"
 
 
 @triton.jit
