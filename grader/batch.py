@@ -84,7 +84,11 @@ def grade_student(course: Course, student: Student, options: Options,
             if path is None:
                 results.append(_missing(course, puzzle_id, student, options))
                 continue
-            results.append(grade_puzzle(course, puzzle_id, path, worker, options, compiler))
+            result = grade_puzzle(course, puzzle_id, path, worker, options, compiler)
+            # The file as the student named it, under their row's name: the sanitised copy is
+            # gone once the batch ends, and its folder differs from run to run and node to node.
+            results.append(replace(result, source=str(PurePosixPath(student.name) /
+                                                      path.relative_to(student.folder).as_posix())))
     finally:
         worker.close()
         if compiler is not None:

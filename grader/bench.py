@@ -167,7 +167,8 @@ def summarise(puzzle: Puzzle, reply: dict) -> BenchResult:
     copy = reply["copy"]["gb_per_s"]
     rows = []
     for r in reply["results"]:
-        traffic = int(puzzle.bench.bytes(r["sizes"]))
+        values = {**puzzle.bench.blocks, **r["sizes"]}  # a mode such as CAUSAL is a block
+        traffic = int(puzzle.bench.bytes(values))
         copy_ms = r.get("copy_ms")
         rows.append(Row(
             sizes=r["sizes"], traffic=traffic, ms=r["ms"], baseline_ms=r["baseline_ms"],
@@ -176,8 +177,9 @@ def summarise(puzzle: Puzzle, reply: dict) -> BenchResult:
             compiled_ms=r.get("compiled_ms"), gpu_ms=r.get("gpu_ms"), baseline_gpu_ms=r.get("baseline_gpu_ms"),
             gpu_note=r.get("gpu_note", ""), ms_rounds=tuple(r.get("ms_rounds", ())),
             baseline_ms_rounds=tuple(r.get("baseline_ms_rounds", ())),
-            compiled_ms_rounds=tuple(r.get("compiled_ms_rounds", ()))))
-    baseline = puzzle.bench.baseline_name if puzzle.kind == "kernel" else "PyTorch autograd"
+            compiled_ms_rounds=tuple(r.get("compiled_ms_rounds", ())),
+            flops=None if puzzle.bench.flops is None else int(puzzle.bench.flops(values))))
+    baseline = puzzle.bench.baseline_name if puzzle.kind == "kernel" or puzzle.bench.baseline else "PyTorch autograd"
     return BenchResult(
         puzzle=puzzle.id, title=puzzle.title, device=reply["device"], versions=reply["versions"],
         copy_gb_per_s=copy, copy_cached=reply["copy"]["cached"], baseline=baseline,

@@ -27,6 +27,22 @@ class Row:
     ms_rounds: tuple = ()
     baseline_ms_rounds: tuple = ()
     compiled_ms_rounds: tuple = ()
+    flops: int | None = None       # compute-bound puzzles: the floating-point operations at this size
+
+    def _tflops(self, ms: float | None) -> float | None:
+        return None if ms is None or self.flops is None else self.flops / (ms * 1e-3) / 1e12
+
+    @property
+    def tflops(self) -> float | None:
+        return self._tflops(self.ms)
+
+    @property
+    def baseline_tflops(self) -> float | None:
+        return self._tflops(self.baseline_ms)
+
+    @property
+    def compiled_tflops(self) -> float | None:
+        return self._tflops(self.compiled_ms)
 
     def _gb_per_s(self, ms: float | None) -> float | None:
         return None if ms is None else self.traffic / (ms * 1e-3) / 1e9

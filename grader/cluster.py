@@ -64,8 +64,9 @@ def materialise_course(bundle: dict[str, bytes], base: Path | None = None) -> Pa
     return root
 
 
-def grade_bundle(course_files: dict[str, bytes], name: str, files: dict[str, bytes], puzzle_files: dict[str, str],
-                 problems: tuple[str, ...], options: Options, memory_mb: int) -> StudentResult:
+def grade_bundle(course_files: dict[str, bytes], name: str, source: str, files: dict[str, bytes],
+                 puzzle_files: dict[str, str], problems: tuple[str, ...], options: Options,
+                 memory_mb: int) -> StudentResult:
     """One student, on whichever node runs this: what a Ray task executes."""
     from .batch import grade_student
     course = Course(materialise_course(course_files))
@@ -74,7 +75,7 @@ def grade_bundle(course_files: dict[str, bytes], name: str, files: dict[str, byt
         for rel, data in files.items():
             (folder / rel).parent.mkdir(parents=True, exist_ok=True)
             (folder / rel).write_bytes(data)
-        student = Student(name=name, source=folder, folder=folder,
+        student = Student(name=name, source=Path(source), folder=folder,
                           files={pid: folder / rel for pid, rel in puzzle_files.items()}, problems=problems)
         return grade_student(course, student, options, memory_mb)
 
@@ -100,7 +101,7 @@ def grade_class_on_ray(course: Course, students: list[Student], options: Options
         pending = {}
         for index, student in enumerate(students):
             puzzle_files = {pid: str(path.relative_to(student.folder)) for pid, path in student.files.items()}
-            ref = task.remote(course_ref, student.name, student_bundle(student), puzzle_files,
+            ref = task.remote(course_ref, student.name, str(student.source), student_bundle(student), puzzle_files,
                               student.problems, options, memory_mb)
             pending[ref] = index
         try:

@@ -126,6 +126,9 @@ class Bench:
     baseline_name: str = "PyTorch"
     launch: Mapping[str, int] = field(default_factory=dict)  # e.g. {"num_warps": 8}
     dtypes: Mapping[str, str] = field(default_factory=dict)  # as Case.dtypes: {"x": "float16", "z": "float16"}
+    # Compute-bound kernels (matmul, attention): the floating-point operations at a size, so that
+    # the report gives TFLOP/s beside GB/s. 2*M*N*K for a matmul.
+    flops: Callable[[Mapping[str, int]], int] | None = None
     compile_baseline: bool = False  # also time torch.compile of the baseline (of the spec, for a function)
 
 

@@ -193,5 +193,6 @@ PUZZLE = Puzzle(
         bytes=lambda s: 2 * 2 * s["ROWS"] * s["D"] + 2 * 2 * s["D"] + 2 * 4 * s["ROWS"],
         baseline=lambda x, w, b: torch.nn.functional.layer_norm(x, (x.shape[-1],), w, b, EPS),
         baseline_name="torch.nn.functional.layer_norm",
+        compile_baseline=True,
     ),
 )

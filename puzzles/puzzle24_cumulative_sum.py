@@ -113,6 +113,7 @@ PUZZLE = Puzzle(
         bytes=lambda s: 2 * 4 * s["N0"] * s["T"],
         baseline=lambda x: torch.cumsum(x, dim=1),
         baseline_name="torch.cumsum",
+        compile_baseline=True,
         launch={"num_warps": 4},
     ),
 )

@@ -167,6 +167,7 @@ PUZZLE = Puzzle(
         # Least traffic: read a and b once, write c once (fp16). The figure that matters for a
         # matmul is FLOP/s: 2 * M * N * K floating-point operations.
         bytes=lambda s: 2 * (s["M"] * s["K"] + s["K"] * s["N"] + s["M"] * s["N"]),
+        flops=lambda s: 2 * s["M"] * s["N"] * s["K"],
         baseline=lambda a, b: torch.matmul(a, b),
         baseline_name="torch.matmul (cuBLAS)",
     ),

@@ -139,6 +139,7 @@ PUZZLE = Puzzle(
         # The configs give the blocks, num_warps and num_stages; Triton tunes once per size.
         blocks={},
         bytes=lambda s: 2 * (s["M"] * s["K"] + s["K"] * s["N"] + s["M"] * s["N"]),
+        flops=lambda s: 2 * s["M"] * s["N"] * s["K"],
         baseline=lambda a, b: torch.matmul(a, b),
         baseline_name="torch.matmul (cuBLAS)",
     ),

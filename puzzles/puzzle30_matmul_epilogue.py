@@ -156,6 +156,7 @@ PUZZLE = Puzzle(
         # Least traffic: read a, b and bias once, write c once (fp16). The figure that matters is
         # FLOP/s: 2 * M * N * K for the matmul (the epilogue adds O(M * N)).
         bytes=lambda s: 2 * (s["M"] * s["K"] + s["K"] * s["N"] + s["N"] + s["M"] * s["N"]),
+        flops=lambda s: 2 * s["M"] * s["N"] * s["K"],
         baseline=lambda a, b, bias: torch.nn.functional.gelu(torch.addmm(bias, a, b), approximate="tanh"),
         baseline_name="torch.addmm + F.gelu (cuBLAS, then eager)",
     ),

@@ -149,6 +149,8 @@ PUZZLE = Puzzle(
                {"B": 4, "H": 32, "NQ": 2048, "NK": 2048, "D": 64}),
         blocks={"BQ": 64, "BK": 64, "CAUSAL": 0},
         launch={"num_warps": 8, "num_stages": 2},
+        # Five matmuls of 2 * NQ * NK * D each (S, dP, dV, dQ, dK).
+        flops=lambda s: 10 * s["B"] * s["H"] * s["NQ"] * s["NK"] * s["D"] // (2 if s["CAUSAL"] else 1),
         # Read q, k, v, o, do and lse; write dq, dk, dv.
         bytes=lambda s: 2 * s["B"] * s["H"] * (6 * s["NQ"] * s["D"] + 4 * s["NK"] * s["D"]) + 4 * s["B"] * s["H"] * s["NQ"],
     ),

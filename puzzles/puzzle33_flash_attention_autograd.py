@@ -100,5 +100,9 @@ PUZZLE = Puzzle(
     bench=Bench(
         sizes=({"B": 4, "H": 16, "NQ": 4096, "NK": 4096, "D": 128}, {"B": 8, "H": 16, "NQ": 1024, "NK": 1024, "D": 128}),
         bytes=lambda s: 2 * s["B"] * s["H"] * (9 * s["NQ"] * s["D"] + 6 * s["NK"] * s["D"]),
+        # Forward (two matmuls) and backward (five), 2 * NQ * NK * D each.
+        flops=lambda s: 14 * s["B"] * s["H"] * s["NQ"] * s["NK"] * s["D"],
+        baseline=lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(q, k, v),
+        baseline_name="SDPA (autograd)",
     ),
 )

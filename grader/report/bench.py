@@ -23,6 +23,8 @@ def render_text(doc: BenchResult) -> str:
     graphs = any(r.gpu_ms is not None for r in doc.rows)
     compiled = doc.compiled is not None
     per_size = any(r.copy_ms is not None for r in doc.rows)
+    if any(r.flops is not None for r in doc.rows):
+        return _render_compute(doc, compiled)
     lines = [f"{doc.puzzle} {doc.title} ({doc.what}) on {doc.device}; "
              f"copy bandwidth {doc.copy_gb_per_s:.0f} GB/s"
              f"{' (cached)' if doc.copy_cached else ''}; triton {doc.versions['triton']}, "
@@ -52,12 +54,32 @@ def render_text(doc: BenchResult) -> str:
     return "\n".join(lines)
 
 
+def _tf(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
+
+
+def _render_compute(doc: BenchResult, compiled: bool) -> str:
+    """A compute-bound puzzle's table: TFLOP/s, and yours as a share of the baseline's."""
+    lines = [f"{doc.puzzle} {doc.title} ({doc.what}) on {doc.device}; triton {doc.versions['triton']}, "
+             f"torch {doc.versions['torch']}; {doc.statistic}",
+             f"{'sizes':40} {'ms':>9} {'TFLOP/s':>8} {doc.baseline + ' ms':>22} {'TFLOP/s':>8} {'yours/theirs':>12}"
+             + (f" {'compiled TFLOP/s':>17}" if compiled else "")]
+    for r in doc.rows:
+        lines.append(f"{_sizes(r):40} {r.ms:9.4f} {_tf(r.tflops):>8} {r.baseline_ms:22.4f} "
+                     f"{_tf(r.baseline_tflops):>8} {100 * r.speedup:11.1f}%"
+                     + (f" {_tf(r.compiled_tflops):>17}" if compiled else "") + f" {r.flag}")
+    lines.append("yours/theirs: the baseline's time over yours (100 % = as fast as the baseline).")
+    lines += [f"WRONG at {_sizes(r)}: {r.wrong}" for r in doc.rows if not r.correct and r.wrong]
+    return "\n".join(lines)
+
+
 def _row_json(row: Row) -> dict:
     return asdict(row) | {
         "gb_per_s": row.gb_per_s, "copy_fraction": row.copy_fraction, "speedup": row.speedup,
         "baseline_gb_per_s": row.baseline_gb_per_s, "baseline_copy_fraction": row.baseline_copy_fraction,
         "compiled_gb_per_s": row.compiled_gb_per_s, "compiled_copy_fraction": row.compiled_copy_fraction,
-        "compiled_speedup": row.compiled_speedup,
+        "compiled_speedup": row.compiled_speedup, "tflops": row.tflops, "baseline_tflops": row.baseline_tflops,
+        "compiled_tflops": row.compiled_tflops,
         "flag": row.flag, "fails": row.fails, "host_bound": row.host_bound}
 
 
