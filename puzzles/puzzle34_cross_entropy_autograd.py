@@ -37,9 +37,9 @@ sum what your kernels wrote:
 
 The grader calls `CrossEntropyFunc.apply(x, target)` and checks, for every case: the loss;
 that the forward and the backward launch Triton kernels and that no PyTorch operator computes
-on `x`, `target`, `grad_output` or your kernels' buffers in their place; that `ctx` saved one
-tensor of shape `(N, V)`, the gradient, and nothing else; and the gradient of `x` against
-PyTorch autograd on `F.cross_entropy`.
+on `x`, `target`, `grad_output` or your kernels' buffers in their place; that `ctx` saved
+nothing but the inputs and one tensor of shape `(N, V)`, the gradient; and the gradient of
+`x` against PyTorch autograd on `F.cross_entropy`.
 
 The traps the cases spring:
 
