@@ -97,7 +97,7 @@ PUZZLE = Puzzle(
     grid=lambda s: (s["N0"],),
     cases=(
         # Four chunks, the last one 8 columns short.
-        Case("row_spans_chunks", sizes={"N0": 4, "T": 200}, blocks={"B1": 64}),
+        Case("classic", sizes={"N0": 4, "T": 200}, blocks={"B1": 64}),
         Case("row_fills_chunks", sizes={"N0": 3, "T": 128}, blocks={"B1": 32}, seed=1),
         Case("one_row", sizes={"N0": 1, "T": 77}, blocks={"B1": 16}, seed=2),
         Case("row_shorter_than_block", sizes={"N0": 3, "T": 20}, blocks={"B1": 32}, seed=3),

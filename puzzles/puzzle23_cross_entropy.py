@@ -126,7 +126,7 @@ PUZZLE = Puzzle(
     ranges={"target": lambda s: (0, s["V"])},
     cases=(
         # Four chunks, the last one 8 columns short.
-        Case("vocab_spans_chunks", sizes={"N": 4, "V": 200}, blocks={"B1": 64}),
+        Case("classic", sizes={"N": 4, "V": 200}, blocks={"B1": 64}),
         Case("vocab_fills_chunks", sizes={"N": 3, "V": 128}, blocks={"B1": 32}, seed=1),
         Case("one_row", sizes={"N": 1, "V": 77}, blocks={"B1": 16}, seed=2),
         Case("vocab_shorter_than_block", sizes={"N": 3, "V": 20}, blocks={"B1": 32}, seed=3),

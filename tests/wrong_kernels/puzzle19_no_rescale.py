@@ -4,7 +4,7 @@ import triton
 import triton.language as tl
 
 EXPECT_KIND = "mismatch"
-EXPECT_CASE = "row_spans_chunks"
+EXPECT_CASE = "classic"
 EXPECT_SAYS = "tl.exp(m - m_new)"
 
 

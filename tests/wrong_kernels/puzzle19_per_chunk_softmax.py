@@ -3,7 +3,7 @@ import triton
 import triton.language as tl
 
 EXPECT_KIND = "mismatch"
-EXPECT_CASE = "row_spans_chunks"
+EXPECT_CASE = "classic"
 
 
 @triton.jit

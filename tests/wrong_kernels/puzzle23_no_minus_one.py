@@ -3,7 +3,7 @@ import triton
 import triton.language as tl
 
 EXPECT_KIND = "mismatch"
-EXPECT_CASE = "vocab_spans_chunks"
+EXPECT_CASE = "classic"
 EXPECT_SAYS = "tl.where(cols == t, 1.0, 0.0)"
 
 
