@@ -54,7 +54,7 @@ def _described(x) -> dict:
 def _bytes(x) -> bytes:
     import torch
     x = x.detach().contiguous()
-    return x.view(torch.uint8).numpy().tobytes() if x.numel() else b""
+    return x.reshape(-1).view(torch.uint8).numpy().tobytes() if x.numel() else b""  # 0-d too (a mean loss)
 
 
 def plan_size(puzzle: Puzzle, sizes: Mapping, shapes=None, device: str = "cpu") -> SizePlan:

@@ -60,7 +60,7 @@ def spec(q: Float16[Tensor, "B H NQ D"], k: Float16[Tensor, "B H NK D"], v: Floa
         nq, nk = scores.shape[-2:]
         scores = scores.masked_fill(torch.ones(nq, nk, dtype=torch.bool).triu(1), float("-inf"))
     lse = torch.logsumexp(scores, dim=-1)
-    return (torch.exp(scores - lse[..., None]) @ v.float()).to(torch.float16), lse
+    return (torch.exp(scores - lse[..., None]) @ v.float()).to(q.dtype), lse
 
 
 def _no_rescale(q, k, v, *, sizes):  # a look-alike: m grows, but l and A are not rescaled

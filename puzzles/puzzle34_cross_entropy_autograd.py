@@ -101,6 +101,7 @@ IGNORED = {"target": "ignore_index"}
 
 PUZZLE = Puzzle(
     id="puzzle34",
+    track="transformer",
     title="Cross-entropy as an autograd function",
     statement=__doc__,
     spec=spec,

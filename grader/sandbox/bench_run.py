@@ -127,7 +127,7 @@ def raw(values: list[torch.Tensor]) -> tuple[list[dict], list[bytes]]:
     for value in values:
         value = value.detach().contiguous().cpu()
         described.append({"dtype": str(value.dtype).replace("torch.", ""), "shape": list(value.shape)})
-        blobs.append(value.view(torch.uint8).numpy().tobytes() if value.numel() else b"")
+        blobs.append(value.reshape(-1).view(torch.uint8).numpy().tobytes() if value.numel() else b"")  # 0-d too
     return described, blobs
 
 
