@@ -58,7 +58,7 @@ def spec(q: Float16[Tensor, "B H NQ D"], k: Float16[Tensor, "B H NK D"], v: Floa
     scores = q.float() @ k.float().transpose(-1, -2) / math.sqrt(q.shape[-1])
     if CAUSAL:
         nq, nk = scores.shape[-2:]
-        scores = scores.masked_fill(torch.ones(nq, nk, dtype=torch.bool).triu(1), float("-inf"))
+        scores = scores.masked_fill(torch.ones(nq, nk, dtype=torch.bool, device=scores.device).triu(1), float("-inf"))
     lse = torch.logsumexp(scores, dim=-1)
     return (torch.exp(scores - lse[..., None]) @ v.float()).to(q.dtype), lse
 
@@ -66,7 +66,7 @@ def spec(q: Float16[Tensor, "B H NQ D"], k: Float16[Tensor, "B H NK D"], v: Floa
 def _no_rescale(q, k, v, *, sizes):  # a look-alike: m grows, but l and A are not rescaled
     s = q.float() @ k.float().transpose(-1, -2) / math.sqrt(q.shape[-1])
     if sizes["CAUSAL"]:
-        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
+        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool, device=s.device).triu(1), float("-inf"))
     m = torch.full(s.shape[:-1], float("-inf"))
     l = torch.zeros(s.shape[:-1])
     acc = torch.zeros(*s.shape[:-1], v.shape[-1])

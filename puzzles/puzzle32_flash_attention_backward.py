@@ -53,7 +53,7 @@ def _attention(q, k, v, causal):
     """Puzzle 31's spec in fp32: (output, logsumexp)."""
     scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
     if causal:
-        scores = scores.masked_fill(torch.ones(scores.shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
+        scores = scores.masked_fill(torch.ones(scores.shape[-2:], dtype=torch.bool, device=scores.device).triu(1), float("-inf"))
     lse = torch.logsumexp(scores, dim=-1)
     return torch.exp(scores - lse[..., None]) @ v, lse
 
@@ -68,7 +68,7 @@ def spec(q: Float16[Tensor, "B H NQ D"], k: Float16[Tensor, "B H NK D"], v: Floa
     q, k, v, o, do = (x.float() for x in (q, k, v, o, do))
     s = q @ k.transpose(-1, -2) * scale
     if CAUSAL:
-        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
+        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool, device=s.device).triu(1), float("-inf"))
     p = torch.exp(s - lse[..., None])
     d = (do * o).sum(dim=-1, keepdim=True)
     ds = p * (do @ v.transpose(-1, -2) - d)
@@ -87,7 +87,7 @@ def _without_d(q, k, v, o, lse, do, *, sizes):  # a look-alike: dS = P * dP, no 
     q, k, v, do = (x.float() for x in (q, k, v, do))
     s = q @ k.transpose(-1, -2) * scale
     if sizes["CAUSAL"]:
-        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
+        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool, device=s.device).triu(1), float("-inf"))
     p = torch.exp(s - lse[..., None])
     ds = p * (do @ v.transpose(-1, -2))
     return ((ds @ k * scale).half(), (ds.transpose(-1, -2) @ q * scale).half(),
