@@ -19,13 +19,11 @@ code could not even be read.
 """
 from __future__ import annotations
 
-import re
 import shutil
 import tempfile
 import threading
-import time
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Mapping
 
 from .batch_resume import not_graded
@@ -33,67 +31,8 @@ from .course import Course
 from .intake import Student, prepare, prepare_class  # noqa: F401  (prepare: for callers of one student)
 from .options import Options
 from .progress import Progress
-from .results import CheckResult, PuzzleResult, StudentResult  # noqa: F401  (StudentResult: re-exported)
-
-
-def _missing(course: Course, puzzle_id: str, student: Student, options: Options) -> PuzzleResult:
-    """No file of the student's defines the kernel: not attempted, unless a file that looks
-    like it holds the puzzle (its name starts with the puzzle's id; or a file named after no
-    puzzle, where no kernel was found at all) could not be read: then that is the puzzle's
-    failure, with intake's reason (the file, the error and its line)."""
-    puzzle = course.puzzle(puzzle_id)
-    unread = {p: name for p in student.problems if (name := _unread_file(p)) is not None}
-    own = [p for p, name in unread.items() if name.startswith(puzzle_id)]
-    # a file named after no puzzle (alice.py) may have held any of them, if nothing else was read
-    anyone = [p for p, name in unread.items() if not re.match(r"puzzle\d", name)] if not student.files else []
-    reasons = own or anyone
-    if not reasons:
-        return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status="not_attempted",
-                            source=str(student.source), device=options.device,
-                            message=f"no `{puzzle.kernel}` in the submission")
-    syntax = any("SyntaxError" in r or "IndentationError" in r or "TabError" in r for r in reasons)
-    message = ("; ".join(reasons[:3]) + f"; so `{puzzle.kernel}` was not graded. "
-               "Fix the file, then submit again.")
-    return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status="fail", source=str(student.source),
-                        device=options.device, message=message,
-                        checks={"load": CheckResult(False, message, "syntax" if syntax else "exception")})
-
-
-def _unread_file(problem: str) -> str | None:
-    """The name of the .py or .ipynb file a problem line of intake says it could not read."""
-    match = re.match(r"^(?P<path>.+?\.(?:py|ipynb)):? (?:could not be read|is .*not read)", problem)
-    return None if match is None else PurePosixPath(match.group("path")).name
-
-
-def grade_student(course: Course, student: Student, options: Options,
-                  memory_mb: int = Options.BATCH_MEMORY_MB) -> StudentResult:
-    from dataclasses import replace
-
-    from .isolation import worker_jail
-    from .session import grade_puzzle, start_workers
-
-    started = time.perf_counter()
-    # The student's own sanitised folder and the course's puzzles/, nothing else: not the other
-    # students, not solutions/, not the reports.
-    jail = worker_jail(course.root, [student.folder / "_"], replace(options, memory_mb=memory_mb))
-    (worker,), compiler = start_workers(options, jail, 1, now=False)  # a student with no file starts none
-    results = []
-    try:
-        for puzzle_id in course.ids:
-            path = student.files.get(puzzle_id)
-            if path is None:
-                results.append(_missing(course, puzzle_id, student, options))
-                continue
-            result = grade_puzzle(course, puzzle_id, path, worker, options, compiler)
-            # The file as the student named it, under their row's name: the sanitised copy is
-            # gone once the batch ends, and its folder differs from run to run and node to node.
-            results.append(replace(result, source=str(PurePosixPath(student.name) /
-                                                      path.relative_to(student.folder).as_posix())))
-    finally:
-        worker.close()
-        if compiler is not None:
-            compiler.close()
-    return StudentResult(student.name, tuple(results), student.problems, time.perf_counter() - started)
+from .results import StudentResult
+from .student import grade_student
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Batch grading on a Ray cluster: ``python -m grader batch SUBMISSIONS --out DIR --engine ray``.
 
 Only the scheduling changes. Each student is one Ray task that calls the local engine's own
-:func:`grader.batch.grade_student` on the node it lands on: the same sandbox, limits and
+:func:`grader.student.grade_student` on the node it lands on: the same sandbox, limits and
 checks, the same result objects. What travels:
 
 * **the course** (its ``puzzles/`` files) is put in Ray's object store once per batch; each
@@ -68,7 +68,7 @@ def grade_bundle(course_files: dict[str, bytes], name: str, source: str, files: 
                  puzzle_files: dict[str, str], problems: tuple[str, ...], options: Options,
                  memory_mb: int) -> StudentResult:
     """One student, on whichever node runs this: what a Ray task executes."""
-    from .batch import grade_student
+    from .student import grade_student
     course = Course(materialise_course(course_files))
     with tempfile.TemporaryDirectory(prefix="triton-puzzles-student-") as work:
         folder = Path(work) / name
