@@ -118,7 +118,8 @@ PUZZLE = Puzzle(
         _case("causal_large_magnitude", 7, NQ=48, NK=48, D=64, causal=1, scale=5.0),
     ),
     # o: fp16 storage, and the probabilities rounded to fp16 before the second dot.
-    tolerances={"float16": (3e-3, 3e-3), "float32": (2e-4, 2e-4)},
+    # bf16 only in --bench (the interpreter's bf16 dot is unreliable): 8 mantissa bits.
+    tolerances={"float16": (3e-3, 3e-3), "bfloat16": (2e-2, 2e-2), "float32": (2e-4, 2e-4)},
     look_alikes=(
         LookAlike("the running maximum raised without rescaling the running sum and output",
                   _no_rescale, "when a block raises the maximum from m to m', multiply the running sum "
