@@ -29,7 +29,7 @@ class PuzzleLoadError(Exception):
     """A puzzle file that does not parse, raises when imported, or defines no ``PUZZLE``.
 
     The learner edits the very file the course's spec and cases come from, so this is that
-    puzzle's failure (``kind`` as in :data:`grader.results.FAILURE_KINDS`), never a usage
+    puzzle's failure (``kind`` one of :class:`grader.results.FailureKind`), never a usage
     error and never the end of a run: every other puzzle is still graded.
     """
 

@@ -9,30 +9,48 @@ import enum
 from dataclasses import asdict, dataclass, field
 from typing import Mapping
 
-# Why a case or check failed. Reporters and tests key on these.
-FAILURE_KINDS = (
-    "mismatch",        # values differ from the spec
-    "unwritten",       # output elements still hold the grader's NaN fill
-    "nonfinite",       # NaN/Inf where the spec is finite
-    "out_of_bounds",   # a load or store outside its tensor
-    "input_modified",  # the kernel wrote into an input
-    "exception",       # a Python error inside the kernel
-    "crash",           # the process running the kernel died
-    "timeout",         # the kernel ran past the time limit
-    "signature",       # the kernel cannot be called as the puzzle calls it
-    "compile",         # it runs in the interpreter but would not compile for a GPU
-    "not_found",       # no kernel of that name in the file
-    "skipped",         # not run, because an earlier case crashed or timed out
-    "shape",           # an autograd wrapper returned the wrong shape, dtype or number of values
-    "torch_compute",   # an autograd wrapper computed with PyTorch instead of its kernels
-    "saved",           # an autograd wrapper saved the wrong tensors for backward
-    "unsupported",     # the installed triton lacks an API the puzzle needs
-    "race",            # programs store to one element, or depend on each other's order
-    "sniffing",        # the code tells the interpreter from a GPU
-    "syntax",          # the file does not parse, so nothing in it can be graded
-)
+class Status(enum.StrEnum):
+    """How grading one puzzle ended. A ``StrEnum``: each member is its own text, so JSON, CSV
+    and every report read exactly as they did when statuses were plain strings."""
 
-STATUSES = ("pass", "fail", "not_attempted", "unsupported", "error")
+    PASS = "pass"
+    FAIL = "fail"                    # tried, and wrong: the case or check that failed has a kind
+    NOT_ATTEMPTED = "not_attempted"  # still the stub
+    UNSUPPORTED = "unsupported"      # the installed Triton lacks an API the puzzle needs
+    ERROR = "error"                  # the grader itself broke
+
+
+class FailureKind(enum.StrEnum):
+    """Why a case or check failed. Reporters, the wrong-kernel corpus and tests key on these."""
+
+    MISMATCH = "mismatch"              # values differ from the spec
+    UNWRITTEN = "unwritten"            # output elements still hold the grader's NaN fill
+    NONFINITE = "nonfinite"            # NaN/Inf where the spec is finite
+    OUT_OF_BOUNDS = "out_of_bounds"    # a load or store outside its tensor
+    INPUT_MODIFIED = "input_modified"  # the kernel wrote into an input
+    EXCEPTION = "exception"            # a Python error inside the kernel (or importing the file)
+    CRASH = "crash"                    # the process running the kernel died, or broke the channel
+    TIMEOUT = "timeout"                # the kernel ran past the time limit
+    SIGNATURE = "signature"            # the kernel cannot be called as the puzzle calls it
+    COMPILE = "compile"                # it would not compile for a GPU
+    NOT_FOUND = "not_found"            # no kernel of that name in the file
+    SKIPPED = "skipped"                # not run, because an earlier case crashed or timed out
+    SHAPE = "shape"                    # an autograd wrapper returned the wrong shape, dtype or number of values
+    TORCH_COMPUTE = "torch_compute"    # an autograd wrapper computed with PyTorch instead of its kernels
+    SAVED = "saved"                    # an autograd wrapper saved the wrong tensors for backward
+    RACE = "race"                      # programs store to one element, or depend on each other's order
+    SNIFFING = "sniffing"              # the code tells the interpreter from a GPU
+    SYNTAX = "syntax"                  # the file does not parse, so nothing in it can be graded
+
+
+def _kind(value) -> FailureKind | None:
+    """``value`` as a FailureKind (None stays None); an unknown kind is a grader bug."""
+    if value is None:
+        return None
+    try:
+        return FailureKind(value)
+    except ValueError:
+        raise ValueError(f"unknown failure kind {value!r}") from None
 
 
 class ExitCode(enum.IntEnum):
@@ -53,11 +71,14 @@ class CaseResult:
     seed: int
     grid: tuple[int, ...]
     passed: bool
-    kind: str | None = None
+    kind: FailureKind | None = None
     message: str = ""
     max_abs_err: float | None = None
     seconds: float = 0.0
     printed: str = ""  # what the kernel printed while it ran
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", _kind(self.kind))
 
     @property
     def label(self) -> str:
@@ -68,14 +89,17 @@ class CaseResult:
 class CheckResult:
     passed: bool
     message: str = ""
-    kind: str | None = None
+    kind: FailureKind | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", _kind(self.kind))
 
 
 @dataclass(frozen=True)
 class PuzzleResult:
     puzzle: str
     title: str
-    status: str
+    status: Status
     source: str
     device: str
     cases: tuple[CaseResult, ...] = ()
@@ -84,8 +108,10 @@ class PuzzleResult:
     seconds: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise ValueError(f"unknown status {self.status!r}")
+        try:
+            object.__setattr__(self, "status", Status(self.status))
+        except ValueError:
+            raise ValueError(f"unknown status {self.status!r}") from None
 
     @property
     def passed(self) -> bool:
