@@ -9,7 +9,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from . import messages
+from . import messages, wire
 from .binding import BindingError, Param, bind
 from .compare import compare, look_alike_note, recognise, written_outputs
 from .course import Course, stub_signature
@@ -17,8 +17,18 @@ from .fence import pack
 from .options import Options
 from .plan import SpecShapes
 from .puzzle import Case, Puzzle
-from .results import CaseResult, CheckResult, PuzzleResult
+from .results import CaseResult, CheckResult, FailureKind, PuzzleResult
 from .worker_pool import SharedWorker, WorkerDied, WorkerProcess, WorkerTimedOut
+
+
+class Unanswered(Exception):
+    """A request the worker gave no reply to judge: it timed out, died, or sent what its
+    request does not allow. ``kind`` and ``text`` are the learner's failure; ``cause`` names
+    what happened; the remaining cases are not run."""
+
+    def __init__(self, kind: FailureKind, text: str, cause: str, abort: str, seconds: float = 0.0) -> None:
+        super().__init__(text)
+        self.kind, self.text, self.cause, self.abort, self.seconds = kind, text, cause, abort, seconds
 
 
 def case_result(case: Case, puzzle: Puzzle, passed: bool, kind=None, message="", **extra) -> CaseResult:
@@ -50,6 +60,63 @@ class PuzzleGrader:
         self.shapes = SpecShapes(self.puzzle)
         self.expected_signature = stub_signature(str(self.puzzle_path), self.puzzle.kernel)
         self.last_trace: dict | None = None
+        self.info: wire.Loaded | None = None
+
+    # ---- the one way to ask the worker and read its reply -----------------------------------
+    def _ask(self, message: wire.Request, blobs=(), timeout: float | None = None, worker=None):
+        """Send ``message``; returns its reply (``message.REPLY`` or a ``wire.Failure``) and blobs.
+        A timeout, a dead worker and a malformed reply raise :class:`Unanswered`."""
+        timeout = self.options.timeout if timeout is None else timeout
+        try:
+            return (worker or self.worker).request(message, blobs, timeout=timeout)
+        except WorkerTimedOut:
+            raise Unanswered(FailureKind.TIMEOUT, messages.timeout(timeout), "WorkerTimedOut", "timed out",
+                             seconds=timeout) from None
+        except WorkerDied as died:
+            raise self._died(died) from None
+
+    def _died(self, died: WorkerDied) -> Unanswered:
+        text = messages.crash(died.returncode, died.stderr_tail, self.options.device, died.corrupted)
+        return Unanswered(FailureKind.CRASH, text, "WorkerDied", "crashed")
+
+    def _malformed(self, error: Exception):
+        """A reply that passed the wire's checks but does not fit its request (too few blobs,
+        bytes of the wrong size): the worker's failure, as any malformed reply."""
+        try:
+            self.worker.malformed(error)
+        except WorkerDied as died:
+            raise self._died(died) from None
+
+    def _case_failure(self, failure: wire.Failure) -> tuple[FailureKind, str, str | None]:
+        """A case's failure as the worker reported it: (kind, text, why the remaining cases are
+        not run or None). Kernel and autograd puzzles share it."""
+        if failure.kind == "out_of_bounds":
+            return FailureKind.OUT_OF_BOUNDS, messages.out_of_bounds(failure.access.to_json(),
+                                                                     self._bounds_dims(failure.access)), None
+        if failure.kind == "exception":
+            return FailureKind.EXCEPTION, messages.exception(failure.to_json()), None
+        if failure.kind == "compile":
+            return FailureKind.COMPILE, messages.compile_failure(failure.error, failure.line, failure.source,
+                                                                 on_gpu=True), None
+        if failure.kind == "crash":
+            self.worker.kill()
+            return FailureKind.CRASH, messages.crash(None, failure.error, self.options.device), "crashed"
+        if failure.kind == "signature":
+            return FailureKind.SIGNATURE, self._not_callable(failure), None
+        raise RuntimeError(f"worker error: {failure.error}")
+
+    def _bounds_dims(self, access: wire.OutOfBoundsAccess) -> tuple[str, ...]:
+        specs = {s.name: self.shapes.buffer_dims(s) for s in self.shapes.all}
+        spec = specs.get(access.tensor)
+        return spec.dims if spec else ()
+
+    def _not_callable(self, failure: wire.Failure) -> str:
+        return failure.reason or f"`{self.puzzle.kernel}` is not a Triton kernel: decorate it with @triton.jit."
+
+    def _unanswered_case(self, case: Case, describe: str, unanswered: Unanswered, binding=None):
+        """(CaseResult, binding, why the remaining cases are not run), as ``_run_case`` returns."""
+        return (case_result(case, self.puzzle, False, unanswered.kind, f"{describe}: {unanswered.text}",
+                            seconds=unanswered.seconds), binding, f"{case.label} {unanswered.abort}")
 
     def result(self, status: str, message: str, cases=(), checks=None, started: float = 0.0) -> PuzzleResult:
         return PuzzleResult(puzzle=self.puzzle.id, title=self.puzzle.title, status=status,
@@ -67,15 +134,15 @@ class PuzzleGrader:
                                + traceback.format_exc(limit=6), started=started)
 
     def _load(self):
-        """Ask the worker about the kernel. Returns (params, None) or (None, failure result)."""
-        reply, _ = self.worker.request({"op": "load", "file": str(self.kernel_file), "kernel": self.puzzle.kernel},
-                                       timeout=self.options.timeout)
-        if reply.get("ok"):
+        """Ask the worker about the kernel. Returns (wire.Loaded, None) or (None, failure result).
+        A timeout or a dead worker raises Unanswered."""
+        reply, _ = self._ask(wire.Load(file=str(self.kernel_file), kernel=self.puzzle.kernel))
+        if isinstance(reply, wire.Loaded):
             return reply, None
-        kind = reply.get("kind")
+        kind = reply.kind
         name = self.puzzle.kernel
         if kind == "not_found":
-            found = ", ".join(reply.get("defined") or []) or "no @triton.jit kernels"
+            found = ", ".join(reply.defined) or "no @triton.jit kernels"
             message = (f"no kernel named `{name}` in {self.kernel_file.name} (it defines {found}). "
                        f"Expected: @triton.jit def {self.expected_signature}")
             dropped = self._why_dropped(name)
@@ -83,12 +150,12 @@ class PuzzleGrader:
                 message = (f"`{name}` in {self.kernel_file.name} was not imported: line {dropped.line} "
                            f"`{dropped.text}`: {dropped.reason}. Expected: @triton.jit def {self.expected_signature}")
         elif kind == "signature":
-            message = reply.get("reason") or f"`{name}` is not a Triton kernel: decorate it with @triton.jit."
+            message = reply.reason or f"`{name}` is not a Triton kernel: decorate it with @triton.jit."
         elif kind == "exception":
-            message = (f"importing {self.kernel_file.name} failed: {reply['error']}"
-                       + (f" (line {reply['line']}: `{reply.get('source', '')}`)" if reply.get("line") else ""))
+            message = (f"importing {self.kernel_file.name} failed: {reply.error}"
+                       + (f" (line {reply.line}: `{reply.source}`)" if reply.line else ""))
         else:
-            return None, self.result("error", f"worker error while loading: {reply.get('error')}")
+            return None, self.result("error", f"worker error while loading: {reply.error}")
         return None, self.result("fail", message, checks={"load": CheckResult(False, message, kind)})
 
     def _why_dropped(self, name: str):
@@ -120,20 +187,16 @@ class PuzzleGrader:
                                started=started)
         try:
             info, failure = self._load()
-        except WorkerTimedOut:
-            message = messages.timeout(self.options.timeout) + " (while importing the file)"
-            return self.result("fail", message, checks={"load": CheckResult(False, message, "timeout")},
-                               started=started)
-        except WorkerDied as died:
-            message = messages.crash(died.returncode, died.stderr_tail, self.options.device, died.corrupted)
-            return self.result("fail", message, checks={"load": CheckResult(False, message, "crash")},
+        except Unanswered as unanswered:
+            message = unanswered.text + (" (while importing the file)" if unanswered.kind == "timeout" else "")
+            return self.result("fail", message, checks={"load": CheckResult(False, message, unanswered.kind)},
                                started=started)
         if failure is not None:
             return failure
-        if info["stub"]:
+        if info.stub:
             return self.result("not_attempted", f"not attempted: `{self.puzzle.kernel}` is still the stub",
                                started=started)
-        params = [Param(p["name"], p["constexpr"]) for p in info["params"]]
+        params = [Param(p.name, p.constexpr) for p in info.params]
         self.info = info
 
         checks = {}
@@ -169,12 +232,15 @@ class PuzzleGrader:
 
         Returns the case's result, the trace (None if the kernel never ran), and a note.
         """
-        info, failure = self._load()
+        try:
+            info, failure = self._load()
+        except Unanswered as unanswered:
+            return None, None, unanswered.text
         if failure is not None:
             return None, None, failure.message
-        if info["stub"]:
+        if info.stub:
             return None, None, "not attempted"
-        params = [Param(p["name"], p["constexpr"]) for p in info["params"]]
+        params = [Param(p.name, p.constexpr) for p in info.params]
         self.info = info
         self.last_trace = None
         result, _, _ = self._run_case(case, params, trace=True)
@@ -191,59 +257,47 @@ class PuzzleGrader:
             return case_result(case, self.puzzle, False, "signature", message), None, "the signature is wrong"
         blobs = [pack(b, x) for b, x in zip(plan.buffers, plan.inputs)] + [
             pack(b, zeros(b) if b.name in self.puzzle.zeroed else None) for b in plan.output_buffers]
-        header = {"op": "run", "file": str(self.kernel_file), "kernel": self.puzzle.kernel,
-                  "puzzle_file": str(self.puzzle_path), "values": dict(plan.values), "named": dict(binding.named),
-                  "check_bounds": self.options.check_bounds, "trace": trace,
-                  "allocator": "make_tensor_descriptor" in self.puzzle.requires,
-                  "buffers": [b.to_json() | {"param": p} for b, p in zip(plan.buffers, binding.pointers)]}
+        message = wire.Run(file=str(self.kernel_file), kernel=self.puzzle.kernel, puzzle_file=str(self.puzzle_path),
+                           values=dict(plan.values), named=dict(binding.named), check_bounds=self.options.check_bounds,
+                           trace=trace, allocator="make_tensor_descriptor" in self.puzzle.requires,
+                           buffers=[b.to_json() | {"param": p} for b, p in zip(plan.buffers, binding.pointers)])
         try:
-            reply, raw = self.worker.request(header, blobs, timeout=self.options.timeout)
-        except WorkerTimedOut:
-            message = f"{describe}: {messages.timeout(self.options.timeout)}"
-            return (case_result(case, self.puzzle, False, "timeout", message, seconds=self.options.timeout),
-                    binding, f"{case.label} timed out")
-        except WorkerDied as died:
-            message = f"{describe}: {messages.crash(died.returncode, died.stderr_tail, self.options.device, died.corrupted)}"
-            return case_result(case, self.puzzle, False, "crash", message), binding, f"{case.label} crashed"
+            reply, raw = self._ask(message, blobs)
+            if isinstance(reply, wire.Ran) and len(raw) != reply.blobs_expected(len(plan.buffers)):
+                self._malformed(wire.WireError(f"{len(raw)} blobs for {len(reply.runs)} run(s) of "
+                                               f"{len(plan.buffers)} buffers"))
+            if isinstance(reply, wire.Ran) and any(len(b) != buffer.total for b, buffer in
+                                                   zip(raw, plan.buffers * len(reply.runs))):
+                self._malformed(wire.WireError("a buffer came back with a different size"))
+        except Unanswered as unanswered:
+            return self._unanswered_case(case, describe, unanswered, binding)
 
-        self.last_trace = reply.get("trace")
-        extra = {"seconds": reply.get("seconds", 0.0), "printed": reply.get("printed", "")}
-        if reply.get("label"):  # an autotuned kernel, graded config by config in the interpreter
-            describe = f"{describe} with {reply['label']}"
-        if not reply.get("ok"):
-            kind = reply.get("kind")
-            if kind == "out_of_bounds":
-                specs = {s.name: self.shapes.buffer_dims(s) for s in self.shapes.all}
-                spec = specs.get(reply["access"]["tensor"])
-                text = messages.out_of_bounds(reply["access"], spec.dims if spec else ())
-            elif kind == "exception":
-                text = messages.exception(reply)
-            elif kind == "compile":
-                text = messages.compile_failure(reply["error"], reply.get("line"), reply.get("source", ""),
-                                                on_gpu=True)
-            elif kind == "crash":
-                text = messages.crash(None, reply.get("error", ""), self.options.device)
-                self.worker.kill()
-                return (case_result(case, self.puzzle, False, "crash", f"{describe}: {text}", **extra),
-                        binding, f"{case.label} crashed")
-            else:
-                raise RuntimeError(f"worker error: {reply.get('error')}")
-            return case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), binding, None
+        head = reply.head if isinstance(reply, wire.Ran) else None
+        self.last_trace = head.trace.to_json() if head is not None and head.trace is not None else None
+        extra = {"seconds": head.seconds, "printed": head.printed} if head is not None else \
+            {"seconds": 0.0, "printed": ""}
+        if head is not None and head.label:  # an autotuned kernel, graded config by config in the interpreter
+            describe = f"{describe} with {head.label}"
+        failure = reply if isinstance(reply, wire.Failure) else head.failure
+        if failure is not None:
+            kind, text, abort = self._case_failure(failure)
+            return (case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), binding,
+                    f"{case.label} {abort}" if abort else None)
 
-        runs = reply.get("runs") or [reply]
+        runs = reply.runs
         n = len(plan.buffers)
         results = [raw[i * n:(i + 1) * n] for i in range(len(raw) // n)]
         worst = 0.0
         for run, got in zip(runs, results):
-            if run.get("reversed"):
+            if run.reversed:
                 continue
-            where = describe_case(case, self.puzzle) + (f" with {run['label']}" if run.get("label") else "")
+            where = describe_case(case, self.puzzle) + (f" with {run.label}" if run.label else "")
             outcome = compare(plan.buffers, got, plan.inputs, plan.expected, self.puzzle.atol, self.puzzle.rtol,
                               large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
                               host_reduce=self.puzzle.host_reduce, tolerances=self.puzzle.tolerances)
             if not outcome.passed:
-                early = [r for r in run.get("early_reads", []) if r["tensor"] in outcome.message
-                         and r["tensor"] not in self.puzzle.zeroed]  # a zeroed output may be read at once
+                early = [r.to_json() for r in run.early_reads if r.tensor in outcome.message
+                         and r.tensor not in self.puzzle.zeroed]  # a zeroed output may be read at once
                 text = messages.read_before_write(early[0]) if early and outcome.kind in (
                     "unwritten", "nonfinite", "mismatch") else outcome.message
                 if outcome.kind == "mismatch" and text == outcome.message:
@@ -278,9 +332,9 @@ class PuzzleGrader:
         """Two programs storing different values to one element, or a result that changes
         when the programs run in the other order: on a GPU the outcome depends on timing."""
         for run in runs:
-            if run.get("overlaps"):
-                return messages.overlapping_stores(run["overlaps"][0])
-        reversed_runs = [(r, got) for r, got in zip(runs, results) if r.get("reversed")]
+            if run.overlaps:
+                return messages.overlapping_stores(run.overlaps[0].to_json())
+        reversed_runs = [(r, got) for r, got in zip(runs, results) if r.reversed]
         if not reversed_runs:
             return None
         run, got = reversed_runs[0]
@@ -293,9 +347,9 @@ class PuzzleGrader:
         return None
 
     def _bind(self, params, pointer_names, values):
-        info = getattr(self, "info", None) or {}
+        info = self.info
         return bind(params, pointer_names, values, self.expected_signature,
-                    provided=frozenset(info.get("provided", ())), defaults=info.get("defaults", {}))
+                    provided=frozenset(info.provided if info else ()), defaults=dict(info.defaults) if info else {})
 
     def _compile_check(self, params: list[Param]) -> CheckResult:
         """Compile for sm_90 once per distinct block configuration and dtypes."""
@@ -313,17 +367,16 @@ class PuzzleGrader:
             except BindingError:
                 continue
             signature, constexprs = binding.compile_signature(params, dtypes)
+            message = wire.Compile(file=str(self.kernel_file), kernel=self.puzzle.kernel, signature=signature,
+                                   constexprs=constexprs, values=values)
             try:
-                reply, _ = self.compiler.request({"op": "compile", "file": str(self.kernel_file),
-                                                "kernel": self.puzzle.kernel, "signature": signature,
-                                                "constexprs": constexprs, "values": values},
-                                               timeout=max(60.0, self.options.timeout))
-            except (WorkerTimedOut, WorkerDied) as exc:
-                return CheckResult(False, f"the GPU compile check did not finish ({type(exc).__name__})", "compile")
-            if not reply.get("ok"):
+                reply, _ = self._ask(message, timeout=max(60.0, self.options.timeout), worker=self.compiler)
+            except Unanswered as unanswered:
+                return CheckResult(False, f"the GPU compile check did not finish ({unanswered.cause})", "compile")
+            if isinstance(reply, wire.Failure):
                 blocks = ", ".join(f"{k}={v}" for k, v in case.blocks.items()
                                    if k not in binding.provided) or "defaults"
-                blocks += f"; {reply['config']}" if reply.get("config") else ""
-                text = messages.compile_failure(reply.get("error", ""), reply.get("line"), reply.get("source", ""))
+                blocks += f"; {reply.config}" if reply.config else ""
+                text = messages.compile_failure(reply.error, reply.line, reply.source)
                 return CheckResult(False, f"GPU compile check ({blocks}): {text}", "compile")
         return CheckResult(True, f"compiles for sm_90 ({len(seen)} block configuration(s))")

@@ -73,7 +73,7 @@ class Reader:
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
             header = json.loads(self._frame(deadline))
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: "[[[[..."
             raise ChannelClosed(f"unreadable message: {exc}") from exc
         if not isinstance(header, dict) or not isinstance(header.get("blobs"), int):
             raise ChannelClosed("message without a header")

@@ -8,6 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import wire
 from .isolation import Confined, Jail, start
 from .protocol import ChannelClosed, ChannelTimeout, Reader, write_message
 
@@ -63,16 +64,21 @@ class WorkerProcess:
         self.stderr.seek(max(0, size - 4000))
         return self.stderr.read().decode("utf-8", "replace")
 
-    def request(self, header: dict, blobs: list[bytes] = (), timeout: float | None = None):
+    def request(self, message: wire.Request, blobs: list[bytes] = (), timeout: float | None = None):
+        """Send one request; returns its reply (``message.REPLY`` or a ``wire.Failure``) and the
+        reply's blobs. A reply that is not what the request allows is the worker's failure: it
+        is killed, and that is reported as WorkerDied (a broken channel), as garbage is."""
         self.start()
         try:
             if not self._ready:
                 hello, _ = self.reader.read_message(STARTUP_TIMEOUT)
-                if hello.get("op") != "ready":
-                    raise ChannelClosed(f"unexpected greeting {hello}")
+                try:
+                    wire.Ready.parse(hello)
+                except wire.WireError as exc:
+                    raise ChannelClosed(str(exc)) from None
                 self._ready = True
-            write_message(self.proc.stdin.fileno(), header, list(blobs))
-            return self.reader.read_message(timeout)
+            write_message(self.proc.stdin.fileno(), message.to_json(), list(blobs))
+            header, raw = self.reader.read_message(timeout)
         except ChannelTimeout:
             self.kill()
             raise WorkerTimedOut() from None
@@ -87,6 +93,16 @@ class WorkerProcess:
                 returncode, tail, corrupted = None, str(exc), True
             self.kill()
             raise WorkerDied(returncode, tail, corrupted) from None
+        try:
+            return wire.parse_reply(message.REPLY, header), raw
+        except wire.WireError as exc:
+            self.malformed(exc)
+
+    def malformed(self, error: Exception):
+        """The worker answered with something its request does not allow: kill it, and raise
+        WorkerDied as for garbage in the channel."""
+        self.kill()
+        raise WorkerDied(None, f"malformed reply: {error}", corrupted=True)
 
     def kill(self) -> None:
         if self.proc is None:
@@ -105,7 +121,7 @@ class WorkerProcess:
         if self.proc is None:
             return
         try:
-            write_message(self.proc.stdin.fileno(), {"op": "exit"})
+            write_message(self.proc.stdin.fileno(), wire.Exit().to_json())
             self.proc.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
             pass
@@ -122,9 +138,17 @@ class SharedWorker:
     def start(self) -> None:
         self.worker.start()
 
-    def request(self, header: dict, blobs: list[bytes] = (), timeout: float | None = None):
+    def request(self, message: wire.Request, blobs: list[bytes] = (), timeout: float | None = None):
         with self.lock:
-            return self.worker.request(header, blobs, timeout)
+            return self.worker.request(message, blobs, timeout)
+
+    def malformed(self, error: Exception):
+        with self.lock:
+            self.worker.malformed(error)
+
+    def kill(self) -> None:
+        with self.lock:
+            self.worker.kill()
 
     def close(self) -> None:
         self.worker.close()

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import ast
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -52,3 +54,230 @@ def test_every_kind_the_grader_and_the_corpus_name_is_a_failure_kind():
                 named.add(node.value.value)
     named.discard(None)
     assert named and named <= {k.value for k in FailureKind}, named - {k.value for k in FailureKind}
+
+
+# ---- the wire: checked when built, checked when read ---------------------------------------
+from grader import wire  # noqa: E402
+from grader.worker_pool import WorkerDied, WorkerProcess  # noqa: E402
+
+
+def _run_request(**change) -> wire.Run:
+    fields = dict(file="k.py", kernel="add_kernel", puzzle_file="p.py", values={"N0": 200}, named={"B0": 32},
+                  buffers=[{"name": "x", "role": "input", "dtype": "float32", "shape": [200], "strides": [1],
+                            "guard": 1024, "nbytes": 800, "total": 2880, "param": "x_ptr"}])
+    return wire.Run(**{**fields, **change})
+
+
+def test_a_request_goes_through_json_unchanged_and_a_typo_or_a_wrong_type_is_refused():
+    request = _run_request(check_bounds=False)
+    header = json.loads(json.dumps(request.to_json()))
+    assert wire.parse_request(header) == request and header["op"] == "run" and header["check_bounds"] is False
+    with pytest.raises(wire.WireError, match="unknown field.*'check_bound'"):
+        wire.parse_request({**header, "check_bound": False})
+    with pytest.raises(wire.WireError, match="Run.check_bounds: expected bool, got 1"):
+        wire.parse_request({**header, "check_bounds": 1})
+    with pytest.raises(wire.WireError, match="missing field.*'kernel'"):
+        wire.parse_request({k: v for k, v in header.items() if k != "kernel"})
+    with pytest.raises(wire.WireError, match="unknown operation 'rnu'"):
+        wire.parse_request({**header, "op": "rnu"})
+    with pytest.raises(wire.WireError, match=r"Run.buffers\[0\].role"):  # the sender is held to it too
+        _run_request(buffers=[{**header["buffers"][0], "role": "scratch"}])
+
+
+@pytest.mark.parametrize("header, says", [
+    ({"ok": True}, "missing field.*'runs'"),
+    ({"ok": True, "runs": []}, "no runs"),
+    ({"ok": True, "runs": [{"label": "", "reversed": False, "seconds": "fast", "printed": ""}]},
+     r"runs\[0\].seconds: expected float"),
+    ({"ok": True, "runs": [{"label": "", "reversed": False, "seconds": 0, "printed": "", "verdict": "pass"}]},
+     "unknown field.*'verdict'"),
+    ({"ok": False, "kind": "pass"}, "Failure.kind"),
+    ({"ok": False, "kind": "out_of_bounds"}, "an access comes with kind 'out_of_bounds'"),
+    ({"ok": 1, "runs": []}, "'ok' must be true or false"),
+    (["ok"], "must be an object"),
+])
+def test_a_reply_that_is_not_what_its_request_allows_is_refused(header, says):
+    with pytest.raises(wire.WireError, match=says):
+        wire.parse_reply(wire.Ran, header)
+
+
+def test_replies_of_every_operation_go_through_json_unchanged():
+    access = {"op": "store", "tensor": "z", "shape": [200], "numel": 200, "first_index": 200, "bad_lanes": 24,
+              "lanes": 32, "program": [6, 0, 0], "line": 9, "source": "tl.store(z_ptr + i, x)", "via": None}
+    op = {"phase": "backward", "op": "mul", "layout": False, "reads_inputs": True, "reads_kernel_buffers": False,
+          "in": [[4, 8], [8]], "out": [[4, 8]]}
+    tensor = {"tensor": True, "type": "", "shape": [4, 8], "dtype": "float32"}
+    replies = [
+        (wire.Loaded, {"ok": True, "params": [{"name": "x_ptr", "constexpr": False}], "stub": False, "line": 3,
+                       "provided": [], "defaults": {"B0": 32, "scale": 0.5, "flag": True}, "configs": [],
+                       "heuristics": []}),
+        (wire.Ran, {"ok": True, "runs": [{"label": "", "reversed": False, "seconds": 0.5, "printed": "",
+                                          "failure": {"kind": "out_of_bounds", "error": "", "line": None,
+                                                      "source": "", "defined": [], "reason": "", "access": access,
+                                                      "config": "", "fatal": False},
+                                          "overlaps": [], "early_reads": [], "trace": None, "heuristics": {}}]}),
+        (wire.FunctionRan, {"ok": True, "seconds": 1.0, "printed": "hi", "failure": None, "result": {
+            "output": tensor, "grads": [tensor], "saved": [{**tensor, "input": 0}],
+            "attributes": [], "ops": [op], "launches": {"forward": 1, "backward": 2},
+            "threads": {"started": {"forward": 0, "backward": 0}, "still_running": []},
+            "poisoned": {"failure": None, "output": tensor, "grads": [tensor]}}}),
+        (wire.Compiled, {"ok": True, "variants": 2}),
+    ]
+    for cls, header in replies:
+        reply = wire.parse_reply(cls, {**header, "blobs": 0})
+        assert isinstance(reply, cls) and wire.envelope(reply) == header
+    assert wire.parse_reply(wire.FunctionRan, replies[2][1]).blobs_expected() == 4
+    assert wire.parse_reply(wire.Loaded, replies[0][1]).defaults == {"B0": 32, "scale": 0.5, "flag": True}
+
+
+class _Dummy:
+    def kill(self):
+        pass
+
+
+class _Channel:
+    """A worker that is already up and answers ``header``."""
+
+    def __init__(self, header):
+        self.header = header
+
+    def read_message(self, timeout=None):
+        return self.header, []
+
+
+def test_a_malformed_reply_is_the_workers_failure_and_the_worker_is_killed(monkeypatch):
+    worker = WorkerProcess("cpu")
+    killed = []
+    monkeypatch.setattr(worker, "start", lambda: None)
+    monkeypatch.setattr(worker, "kill", lambda: killed.append(True))
+    monkeypatch.setattr("grader.worker_pool.write_message", lambda *a, **k: None)
+    worker.proc, worker.reader, worker._ready = type("P", (), {"stdin": None})(), None, True
+    worker.proc.stdin = type("S", (), {"fileno": lambda self: -1})()
+    worker.reader = _Channel({"ok": True, "runs": [{"label": "", "reversed": False, "seconds": 0.1, "printed": "",
+                                                    "verdict": "pass"}], "blobs": 0})
+    with pytest.raises(WorkerDied) as died:
+        worker.request(_run_request())
+    assert died.value.corrupted and "malformed reply" in died.value.stderr_tail and "'verdict'" in died.value.stderr_tail
+    assert killed
+
+
+def test_the_worker_refuses_a_request_with_a_typo_and_keeps_serving():
+    @dataclass(frozen=True)
+    class Typo(wire.Request):  # a load with one field too many, as a typo in the grader would send
+        OP: ClassVar[str] = "load"
+        REPLY: ClassVar[type] = wire.Loaded
+        file: str
+        kernel: str
+        check_bound: bool = True
+
+    worker = WorkerProcess("cpu")
+    try:
+        refused, _ = worker.request(Typo(file=str(ROOT / "solutions/puzzle01_constant_add.py"), kernel="add_kernel"),
+                                    timeout=60)
+        loaded, _ = worker.request(wire.Load(file=str(ROOT / "solutions/puzzle01_constant_add.py"),
+                                             kernel="add_kernel"), timeout=60)
+    finally:
+        worker.close()
+    assert isinstance(refused, wire.Failure) and refused.kind == "error"
+    assert "Load: unknown field(s) 'check_bound'" in refused.error
+    assert isinstance(loaded, wire.Loaded) and not loaded.stub
+
+
+# ---- one reply handler for kernel and autograd puzzles -------------------------------------
+class _Worker:
+    """Answers Load with a kernel, and every other request with ``answer(message)``."""
+
+    def __init__(self, answer):
+        self.answer, self.killed, self.asked = answer, 0, []
+
+    def request(self, message, blobs=(), timeout=None):
+        self.asked.append(message)
+        if isinstance(message, wire.Load):
+            params = [] if "puzzle15" in message.file else [
+                wire.KernelParam(n, c) for n, c in (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))]
+            return wire.Loaded(params=params, stub=False, line=1), []
+        return self.answer(message)
+
+    def malformed(self, error):
+        self.killed += 1
+        raise WorkerDied(None, f"malformed reply: {error}", corrupted=True)
+
+    def kill(self):
+        self.killed += 1
+
+
+def _grade(course, puzzle_id, answer):
+    from grader.grade_function import FunctionGrader
+    from grader.grade import PuzzleGrader
+    from grader.options import Options
+    grader_class = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
+    worker = _Worker(answer)
+    solution = ROOT / "solutions" / course.puzzle_file(puzzle_id).name
+    return grader_class(course, puzzle_id, solution, worker, Options(compile_check=False)).grade(), worker
+
+
+COMPILE_ERROR = wire.Failure("compile", error="CompilationError: at 4:8:\n    y = x[0]\n        ^\nunsupported "
+                             "tensor index: constexpr[0]", line=12, source="y = x[0]")
+
+
+@pytest.mark.parametrize("puzzle_id", ["puzzle01", "puzzle15"])
+def test_a_compile_error_reads_the_same_for_a_kernel_and_an_autograd_puzzle(course, puzzle_id):
+    """On a GPU a kernel that does not compile fails its case as ``compile``, whether the
+    grader launched it or the learner's autograd wrapper did (which was once an ``exception``)."""
+    answer = (lambda m: (COMPILE_ERROR, [])) if puzzle_id == "puzzle15" else \
+        (lambda m: (wire.Ran(runs=[wire.KernelRun(label="", reversed=False, seconds=0.25, printed="",
+                                                   failure=COMPILE_ERROR)]), []))
+    result, _ = _grade(course, puzzle_id, answer)
+    first = result.cases[0]
+    assert result.status == "fail" and first.kind == "compile"
+    assert first.message.endswith("the kernel does not compile for this GPU at line 12: `y = x[0]`: unsupported "
+                                  "tensor index: constexpr[0].")
+    assert all(c.kind is None or c.kind == "compile" for c in result.cases)
+
+
+@pytest.mark.parametrize("puzzle_id", ["puzzle01", "puzzle15"])
+def test_a_timeout_and_a_crash_read_the_same_for_a_kernel_and_an_autograd_puzzle(course, puzzle_id):
+    from grader.worker_pool import WorkerTimedOut
+
+    def timeout(message):
+        raise WorkerTimedOut()
+    result, _ = _grade(course, puzzle_id, timeout)
+    first, rest = result.cases[0], result.cases[1:]
+    assert first.kind == "timeout" and first.seconds == 30.0 and "did not finish within 30 s" in first.message
+    assert rest and all(c.kind == "skipped" and c.message.endswith(f"{first.label} timed out") for c in rest)
+
+    result, worker = _grade(course, puzzle_id, lambda m: (wire.Failure("crash", error="CUDA error: boom",
+                                                                       fatal=True), []))
+    first, rest = result.cases[0], result.cases[1:]
+    assert first.kind == "crash" and "the kernel crashed its process (CUDA error: boom)" in first.message
+    assert worker.killed == 1 and all(c.kind == "skipped" for c in rest)
+
+
+def test_a_reply_without_the_bytes_it_announces_is_a_crash_never_a_pass(course):
+    """A run that says it succeeded but sends no buffers back has nothing to be judged on."""
+    result, worker = _grade(course, "puzzle01", lambda m: (wire.Ran(runs=[wire.KernelRun(
+        label="", reversed=False, seconds=0.1, printed="")]), []))
+    first = result.cases[0]
+    assert result.status == "fail" and first.kind == "crash" and worker.killed == 1
+    assert "garbage into the grader's channel (malformed reply: 0 blobs for 1 run(s) of 2 buffers)" in first.message
+
+
+def test_a_worker_error_is_a_grader_error(course):
+    result, _ = _grade(course, "puzzle15", lambda m: (wire.Failure("error", error="Traceback: boom"), []))
+    assert result.status == "error" and "worker error: Traceback: boom" in result.message
+
+
+def test_a_deeply_nested_header_is_a_broken_channel_not_a_grader_crash():
+    import os
+    import struct
+
+    from grader.protocol import ChannelClosed, Reader
+    header = b"[" * 50_000  # fits in a pipe buffer; json gives up far sooner
+    read, write = os.pipe()
+    try:
+        os.write(write, struct.pack(">Q", len(header)) + header)
+        with pytest.raises(ChannelClosed, match="unreadable message"):
+            Reader(read).read_message(timeout=5)
+    finally:
+        os.close(read)
+        os.close(write)

@@ -20,6 +20,7 @@ import traceback
 
 from .launch import python_function
 from .learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
+from .. import wire
 from ..dtypes import DTYPES
 from ..protocol import ChannelClosed, Reader, write_message
 
@@ -87,37 +88,37 @@ class Worker:
         from triton.runtime.jit import KernelInterface
         return isinstance(kernel, (KernelInterface, InterpretedFunction))
 
-    def op_load(self, msg: dict, blobs: list[bytes]):
-        path = os.path.abspath(msg["file"])
+    def op_load(self, msg: wire.Load, blobs: list[bytes]):
+        path = os.path.abspath(msg.file)
         try:
-            kernel = self.kernel(path, msg["kernel"])
+            kernel = self.kernel(path, msg.kernel)
         except BaseException as exc:
             line, source = learner_frame(exc, path)
             if isinstance(exc, SyntaxError):
                 line, source = exc.lineno, (exc.text or "").strip()
-            return {"ok": False, "kind": "exception", "error": f"{type(exc).__name__}: {exc}",
-                    "line": line, "source": source}, []
+            return wire.Failure("exception", error=f"{type(exc).__name__}: {exc}", line=line,
+                                source=source), []
         if kernel is None:
             module = self.modules[path]
             defined = sorted(n for n, v in vars(module).items() if self.is_jit(v))
-            return {"ok": False, "kind": "not_found", "defined": defined}, []
+            return wire.Failure("not_found", defined=defined), []
         if isinstance(kernel, type):  # an autograd.Function puzzle
             if not issubclass(kernel, self.torch.autograd.Function) if self.device != "compile" else False:
-                return {"ok": False, "kind": "signature", "error": "not_function"}, []
-            return {"ok": True, "params": [], "stub": all(is_stub(getattr(kernel, m, None))
-                                                          for m in ("forward", "backward")), "line": None}, []
+                return wire.Failure("signature", error="not_function"), []
+            return wire.Loaded(params=(), stub=all(is_stub(getattr(kernel, m, None)) for m in ("forward", "backward")),
+                               line=None), []
         from .launch import NotGenuine, parameters, unwrap
         try:
-            layers = unwrap(kernel, msg["kernel"])
+            layers = unwrap(kernel, msg.kernel)
         except NotGenuine as exc:
-            return {"ok": False, "kind": "signature", "error": "not_jit", "reason": str(exc)}, []
+            return wire.Failure("signature", error="not_jit", reason=str(exc)), []
         fn = layers.base.fn
         params, defaults = parameters(layers)
-        return {"ok": True, "params": [{"name": n, "constexpr": c} for n, c in params], "stub": is_stub(fn),
-                "provided": sorted(layers.provided),
-                "defaults": {k: v for k, v in defaults.items() if isinstance(v, (int, float, bool))},
-                "configs": layers.config_labels(), "heuristics": sorted(layers.heuristics),
-                "line": inspect.getsourcelines(fn)[1] if inspect.getsourcefile(fn) else None}, []
+        return wire.Loaded(params=[wire.KernelParam(n, c) for n, c in params], stub=is_stub(fn),
+                           provided=sorted(layers.provided),
+                           defaults={k: v for k, v in defaults.items() if isinstance(v, (int, float, bool))},
+                           configs=layers.config_labels(), heuristics=sorted(layers.heuristics),
+                           line=inspect.getsourcelines(fn)[1] if inspect.getsourcefile(fn) else None), []
 
     def use_allocator(self, wanted: bool) -> None:
         """Kernels that build tensor descriptors on the device need scratch memory from an
@@ -135,42 +136,44 @@ class Worker:
         self._allocator_on = wanted
 
     # ---- running ---------------------------------------------------------------------------
-    def _tensors(self, buffers: list[dict], blobs: list[bytes]):
+    def _tensors(self, buffers: tuple[wire.BufferSpec, ...], blobs: list[bytes]):
         torch = self.torch
+        if len(blobs) != len(buffers) or any(len(raw) != spec.total for spec, raw in zip(buffers, blobs)):
+            raise wire.WireError(f"{len(blobs)} blobs of {[len(b) for b in blobs]} bytes for buffers of "
+                                 f"{[spec.total for spec in buffers]}")
         whole, views = [], []
         for spec, raw in zip(buffers, blobs):
             storage = torch.frombuffer(bytearray(raw), dtype=torch.uint8)
             if self.device == "cuda":
                 storage = storage.cuda()
-            data = storage[spec["guard"]:spec["guard"] + spec["nbytes"]]
-            view = data.view(getattr(torch, spec["dtype"])).as_strided(spec["shape"], spec["strides"])
+            data = storage[spec.guard:spec.guard + spec.nbytes]
+            view = data.view(getattr(torch, spec.dtype)).as_strided(spec.shape, spec.strides)
             whole.append(storage)
             views.append(view)
         return whole, views
 
-    def op_run(self, msg: dict, blobs: list[bytes]):
+    def op_run(self, msg: wire.Run, blobs: list[bytes]):
         """Run one case, possibly several times: once per autotuning config in the interpreter,
         and once more with the programs in reverse order (a race shows as a different result).
         Each run starts from the bytes the grader sent; each run's bytes go back to be judged."""
         from .launch import apply_heuristics, describe_config, unwrap
-        path = os.path.abspath(msg["file"])
-        kernel = self.kernel(path, msg["kernel"])
-        layers = unwrap(kernel, msg["kernel"])
-        self.use_allocator(msg.get("allocator", False))
+        path = os.path.abspath(msg.file)
+        kernel = self.kernel(path, msg.kernel)
+        layers = unwrap(kernel, msg.kernel)
+        self.use_allocator(msg.allocator)
         grid = self._grid(msg)
         interpreted = self.device == "cpu"
         plans = [(describe_config(c), c, False) for c in layers.configs] if interpreted and layers.configs \
             else [("", None, False)]
-        reorder = interpreted and msg.get("reorder", True) and self._programs(msg, layers) > 1
+        reorder = interpreted and msg.reorder and self._programs(msg, layers) > 1
         runs, out = [], []
         for label, config, reverse in plans:
-            whole, views = self._tensors(msg["buffers"], blobs)
+            whole, views = self._tensors(msg.buffers, blobs)
             checker = None
-            if interpreted and (msg.get("check_bounds", True) or msg.get("trace")):
-                checker = self._bounds_checker(msg["buffers"], whole, path, msg.get("trace", False) and not out,
-                                               msg.get("check_bounds", True))
+            if interpreted and (msg.check_bounds or msg.trace):
+                checker = self._bounds_checker(msg.buffers, whole, path, msg.trace and not out, msg.check_bounds)
                 checker.install()
-            named = dict(msg["named"])
+            named = dict(msg.named)
             if config is not None:
                 named.update(config.all_kwargs())
                 launch = lambda: self._launch_interpreted(layers, grid, views, named)  # noqa: E731
@@ -181,17 +184,17 @@ class Worker:
             from .launch import program_order
             with program_order(reverse):
                 _, error, printed, seconds = self._run_learner(launch, checker)
-            reply: dict = {"ok": True} if error is None else self._failure(error, path, kernel)
-            reply.update(label=label, reversed=reverse, seconds=seconds, printed=printed)
+            run = {"label": label, "reversed": reverse, "seconds": seconds, "printed": printed,
+                   "failure": None if error is None else self._failure(error, path, kernel)}
             if checker is not None:
-                reply["overlaps"], reply["early_reads"] = checker.overlaps, checker.early_reads
+                run["overlaps"], run["early_reads"] = checker.overlaps, checker.early_reads
                 if checker.trace is not None:
-                    reply["trace"] = checker.trace.to_json()
+                    run["trace"] = checker.trace.to_json()
             if layers.heuristics and config is None and error is None:
-                reply["heuristics"] = {k: v for k, v in apply_heuristics(layers, {**msg["values"], **named}).items()
-                                       if isinstance(v, (int, bool))}
-            runs.append(reply)
-            if reply.get("fatal") or not reply["ok"]:
+                run["heuristics"] = {k: v for k, v in apply_heuristics(layers, {**msg.values, **named}).items()
+                                     if isinstance(v, (int, bool))}
+            runs.append(wire.KernelRun(**run))
+            if run["failure"] is not None:
                 break
             out += [w.cpu().numpy().tobytes() for w in whole]
             if reorder and len(runs) == 1:
@@ -199,26 +202,24 @@ class Worker:
                 # or stored over another's element (measured: half the interpreter's time saved).
                 if checker is None or checker.log.outputs_read or checker.overlaps:
                     plans.append((plans[0][0], plans[0][1], True))
-        head = dict(runs[0]) if runs[0]["ok"] is False else dict(next((r for r in runs if not r["ok"]), runs[0]))
-        head["runs"] = runs
-        return head, out
+        return wire.Ran(runs=runs), out
 
-    def _grid(self, msg: dict):
+    def _grid(self, msg: wire.Run):
         """The launch grid as a function of the launch's values: autotuning and heuristics may
         choose the block sizes it depends on. The function comes from the course's puzzle."""
         from ..course import load_puzzle
-        puzzle = load_puzzle(msg["puzzle_file"])
-        values = dict(msg["values"])
+        puzzle = load_puzzle(msg.puzzle_file)
+        values = dict(msg.values)
 
         def grid(meta):
             merged = {**values, **{k: v for k, v in meta.items() if isinstance(v, int)}}
             return tuple(int(g) for g in puzzle.grid(merged))
         return grid
 
-    def _programs(self, msg: dict, layers) -> int:
+    def _programs(self, msg: wire.Run, layers) -> int:
         import math
         try:
-            return math.prod(self._grid(msg)(dict(msg["named"])))
+            return math.prod(self._grid(msg)(dict(msg.named)))
         except Exception:  # the grid needs a value only a config gives: assume several
             return 2
 
@@ -247,37 +248,37 @@ class Worker:
             return None, exc, printed[0] if printed else "", time.perf_counter() - start
         return result, None, printed[0] if printed else "", time.perf_counter() - start
 
-    def op_function(self, msg: dict, blobs: list[bytes]):
+    def op_function(self, msg: wire.Function, blobs: list[bytes]):
         """Forward and backward of a learner's autograd.Function (see function_run): once
         recorded, and once with the kernel launches poisoned, in the order the grader asks."""
         from .function_run import describe_tensor, run_function, run_poisoned
-        path = os.path.abspath(msg["file"])
-        cls = self.kernel(path, msg["kernel"])
+        path = os.path.abspath(msg.file)
+        cls = self.kernel(path, msg.kernel)
         if not (isinstance(cls, type) and issubclass(cls, self.torch.autograd.Function)):
-            return {"ok": False, "kind": "signature", "error": "not_function"}, []
+            return wire.Failure("signature", error="not_function"), []
 
         def recorded():
-            whole, views = self._tensors(msg["buffers"], blobs)
+            whole, views = self._tensors(msg.buffers, blobs)
             checker = None
             if self.device == "cpu":
-                checker = self._bounds_checker(msg["buffers"], whole, path, False, True)
+                checker = self._bounds_checker(msg.buffers, whole, path, False, True)
                 checker.install()
             return self._run_learner(
                 lambda: run_function(cls, views[:-1], views[-1], checker.allow if checker else None), checker)
 
         def poisoned():
-            _, views = self._tensors(msg["buffers"], blobs)  # fresh inputs: the first run may have written them
+            _, views = self._tensors(msg.buffers, blobs)  # fresh inputs: the first run may have written them
             return self._run_learner(lambda: run_poisoned(cls, views[:-1], views[-1]), None)
 
         # A wrapper that keeps state could behave in one run and not the other; the grader
         # varies which comes first.
-        if msg.get("poison_first"):
+        if msg.poison_first:
             poison_run, recorded_run = poisoned(), recorded()
         else:
             recorded_run, poison_run = recorded(), poisoned()
         seen, error, printed, seconds = recorded_run
         if error is not None:
-            return self._failure(error, path, None) | {"seconds": seconds, "printed": printed}, []
+            return wire.FunctionRan(seconds=seconds, printed=printed, failure=self._failure(error, path, None)), []
 
         def outputs(run: dict):
             tensors = [run["output"], *run["grads"]]
@@ -287,78 +288,103 @@ class Worker:
             return described, raw
 
         described, out = outputs(seen)
-        reply = {"ok": True, "output": described[0], "grads": described[1:], "saved": seen["saved"],
-                 "attributes": seen["attributes"], "ops": seen["ops"], "launches": seen["launches"],
-                 "threads": seen["threads"], "seconds": seconds, "printed": printed}
         poison_seen, poison_error, _, _ = poison_run
         if poison_error is not None:
-            reply["poisoned"] = self._failure(poison_error, path, None)
+            poisoned = wire.Poisoned(failure=self._failure(poison_error, path, None))
         else:
             poison_described, poison_out = outputs(poison_seen)
-            reply["poisoned"] = {"output": poison_described[0], "grads": poison_described[1:]}
+            poisoned = wire.Poisoned(output=poison_described[0], grads=poison_described[1:])
             out += poison_out
-        return reply, out
+        result = wire.FunctionResult(
+            output=described[0], grads=described[1:], saved=seen["saved"], attributes=seen["attributes"],
+            ops=[wire.TorchOp.from_json(op) for op in seen["ops"]], launches=seen["launches"],
+            threads=seen["threads"], poisoned=poisoned)
+        return wire.FunctionRan(seconds=seconds, printed=printed, result=result), out
 
-    def op_bench(self, msg: dict, blobs: list[bytes]):
+    def op_bench(self, msg: wire.Bench, blobs: list[bytes]):
         """Time the learner's kernel (or autograd function) at one size of the puzzle's sweep,
         on the inputs the grader planned; what it wrote goes back for the grader to judge."""
         from .bench_run import METHOD, bench_function, bench_kernel, device_copy
         from ..course import load_puzzle
         if self.device != "cuda":
-            return {"ok": False, "kind": "error", "error": "benchmarks need a CUDA device"}, []
-        puzzle = load_puzzle(msg["puzzle_file"])
-        path = os.path.abspath(msg["file"])
+            return wire.Failure("error", error="benchmarks need a CUDA device"), []
+        puzzle = load_puzzle(msg.puzzle_file)
+        path = os.path.abspath(msg.file)
         kernel = self.kernel(path, puzzle.kernel)
         self.use_allocator("make_tensor_descriptor" in puzzle.requires)
         try:
             copy = device_copy()
+            planned = msg.to_json()  # bench_run reads the plan as the grader wrote it
             if puzzle.kind == "function":
-                result, out = bench_function(puzzle, kernel, msg, blobs)
+                result, out = bench_function(puzzle, kernel, planned, blobs)
             else:
-                result, out = bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), msg, blobs)
+                result, out = bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), planned, blobs)
         except BaseException as exc:  # the learner's code may raise anything
             return self._failure(exc, path, kernel if not isinstance(kernel, type) else None), []
-        return {"ok": True, "device": self.torch.cuda.get_device_name(), "copy": copy, "result": result,
-                "statistic": METHOD,
-                "versions": {"torch": self.torch.__version__, "triton": self.triton.__version__}}, out
+        return wire.Benched(device=self.torch.cuda.get_device_name(),
+                            copy=wire.CopyBandwidth(**{k: copy[k] for k in ("gb_per_s", "cached", "bytes", "ms",
+                                                                            "statistic") if k in copy}),
+                            result=result, statistic=METHOD,
+                            versions={"torch": self.torch.__version__, "triton": self.triton.__version__}), out
 
-    def _bounds_checker(self, buffers, whole, path, trace: bool, enforce: bool):
+    def _bounds_checker(self, buffers: tuple[wire.BufferSpec, ...], whole, path, trace: bool, enforce: bool):
         from triton.runtime import interpreter
 
         from .bounds import AccessTrace, BoundsChecker, Region
         regions, outputs = [], {}
         for i, (spec, storage) in enumerate(zip(buffers, whole)):
             base = storage.data_ptr()
-            dtype = getattr(self.torch, spec["dtype"])
-            regions.append(Region(spec["name"], base + spec["guard"], spec["nbytes"], base,
-                                  base + spec["total"], self.torch.empty((), dtype=dtype).element_size(),
-                                  tuple(spec["shape"]), spec.get("param", ""), spec.get("role", "")))
-            if spec.get("role") == "output" and DTYPES[spec["dtype"]].numpy_view:
-                outputs[i] = storage[spec["guard"]:spec["guard"] + spec["nbytes"]].view(dtype).numpy()
+            dtype = getattr(self.torch, spec.dtype)
+            regions.append(Region(spec.name, base + spec.guard, spec.nbytes, base,
+                                  base + spec.total, self.torch.empty((), dtype=dtype).element_size(),
+                                  tuple(spec.shape), spec.param, spec.role))
+            if spec.role == "output" and DTYPES[spec.dtype].numpy_view:
+                outputs[i] = storage[spec.guard:spec.guard + spec.nbytes].view(dtype).numpy()
         return BoundsChecker(regions, path, interpreter.interpreter_builder,
                              AccessTrace(regions) if trace else None, enforce, outputs)
 
-    def _failure(self, exc: BaseException, path: str, kernel) -> dict:
+    def _failure(self, exc: BaseException, path: str, kernel) -> wire.Failure:
+        """What the learner's code raised, as the grader is told it. ``kernel`` is the kernel
+        that ran, or None for an autograd function (whose kernels are found from the error)."""
         import re
 
         from .bounds import OutOfBounds
         cause = root_cause(exc)
         if isinstance(cause, OutOfBounds):
-            return {"ok": False, "kind": "out_of_bounds", "access": cause.info}
+            return wire.Failure("out_of_bounds", access=cause.info)
         compile_error = next((e for e in exception_chain(exc) if re.match(r"at \d+:\d+:", str(e))), None)
-        if self.device == "cuda" and compile_error is not None and python_function(kernel):
-            line, source = compile_error_line(compile_error, python_function(kernel), path)
-            return {"ok": False, "kind": "compile", "error": f"{type(compile_error).__name__}: {compile_error}",
-                    "line": line, "source": source}
+        if self.device == "cuda" and compile_error is not None:
+            fn = python_function(kernel) if kernel is not None else self._compiled_function(compile_error)
+            if fn is not None:
+                line, source = compile_error_line(compile_error, fn, inspect.getsourcefile(fn) or path)
+            else:
+                line, source = learner_frame(exc, path)
+            return wire.Failure("compile", error=f"{type(compile_error).__name__}: {compile_error}",
+                                line=line, source=source)
         line, source = learner_frame(exc, path)
         text = f"{type(cause).__name__}: {cause}"
         if self.device == "cuda" and ("illegal memory access" in text or "CUDA error" in text
                                       or "misaligned address" in text):
-            return {"ok": False, "kind": "crash", "error": text, "fatal": True}
-        return {"ok": False, "kind": "exception", "error": text, "line": line, "source": source}
+            return wire.Failure("crash", error=text, fatal=True)
+        return wire.Failure("exception", error=text, line=line, source=source)
+
+    def _compiled_function(self, compile_error):
+        """The plain function of the @triton.jit kernel whose source a compile error quotes:
+        an autograd function's kernels may come from any module it imports."""
+        src = getattr(compile_error, "src", None)
+        if not src:
+            return None
+        for module in list(sys.modules.values()):
+            for value in list(getattr(module, "__dict__", {}).values()):
+                try:
+                    if getattr(value, "src", None) == src and python_function(value) is not None:
+                        return python_function(value)
+                except Exception:  # noqa: BLE001 (an object whose attributes raise)
+                    continue
+        return None
 
     # ---- GPU compile check -------------------------------------------------------------------
-    def op_compile(self, msg: dict, blobs: list[bytes]):
+    def op_compile(self, msg: wire.Compile, blobs: list[bytes]):
         """Compile for a GPU target as a launch would: once per autotuning config, with the
         values heuristics give, for the signature and constexprs the grader bound."""
         from triton.backends.compiler import GPUTarget
@@ -366,55 +392,64 @@ class Worker:
         from triton.runtime.jit import JITFunction
 
         from .launch import apply_heuristics, describe_config, unwrap
-        path = os.path.abspath(msg["file"])
-        layers = unwrap(self.kernel(path, msg["kernel"]), msg["kernel"])
+        path = os.path.abspath(msg.file)
+        layers = unwrap(self.kernel(path, msg.kernel), msg.kernel)
         fn = layers.base.fn
         variants = [(describe_config(c), c.kwargs, {"num_warps": c.num_warps, "num_stages": c.num_stages})
                     for c in layers.configs] or [("", {}, {})]
         for label, meta, options in variants:
-            signature, constexprs = dict(msg["signature"]), {**msg["constexprs"], **meta}
+            signature, constexprs = dict(msg.signature), {**msg.constexprs, **meta}
             try:
-                constexprs.update(apply_heuristics(layers, {**msg["values"], **constexprs}))
+                constexprs.update(apply_heuristics(layers, {**msg.values, **constexprs}))
             except Exception as exc:  # noqa: BLE001 (a heuristic of the learner's raised)
-                return {"ok": False, "error": f"a @triton.heuristics rule raised {type(exc).__name__}: {exc}",
-                        "line": None, "source": "", "config": label}, []
+                return wire.Failure("compile", error=f"a @triton.heuristics rule raised {type(exc).__name__}: {exc}",
+                                    config=label), []
             for name in constexprs:
                 signature[name] = "constexpr"
             unset = [n for n, p in inspect.signature(fn).parameters.items()
                      if n not in signature and p.default is inspect.Parameter.empty]
             if unset:  # a config that leaves out a constexpr the others give (nothing passes it)
                 names = ", ".join(f"`{n}`" for n in unset)
-                return {"ok": False, "error": f"{label or 'the launch'} gives no value for {names}, and the puzzle "
-                        f"does not pass it",
-                        "line": None, "source": "", "config": label}, []
+                return wire.Failure("compile", error=f"{label or 'the launch'} gives no value for {names}, and the "
+                                    f"puzzle does not pass it", config=label), []
             try:
                 with captured_output():
                     source = ASTSource(fn=JITFunction(fn), signature=signature, constexprs=constexprs)
-                    self.triton.compile(source, target=GPUTarget("cuda", msg.get("arch", 90), 32), options=options)
+                    self.triton.compile(source, target=GPUTarget("cuda", msg.arch, 32), options=options)
             except BaseException as exc:
                 line, src = compile_error_line(exc, fn, path)
-                return {"ok": False, "error": f"{type(exc).__name__}: {exc}", "line": line, "source": src,
-                        "config": label}, []
-        return {"ok": True, "variants": len(variants)}, []
+                return wire.Failure("compile", error=f"{type(exc).__name__}: {exc}", line=line, source=src,
+                                    config=label), []
+        return wire.Compiled(variants=len(variants)), []
 
     def serve(self, reader: Reader) -> None:
         handlers = {"load": self.op_load, "run": self.op_run, "compile": self.op_compile,
                     "function": self.op_function, "bench": self.op_bench}
         while True:
             try:
-                msg, blobs = reader.read_message()
+                header, blobs = reader.read_message()
             except ChannelClosed:
                 return
-            if msg.get("op") == "exit":
-                return
             try:
-                reply, out = handlers[msg["op"]](msg, blobs)
+                msg = wire.parse_request(header)
+                if isinstance(msg, wire.Exit):
+                    return
+                reply, out = handlers[msg.OP](msg, blobs)
+                message = wire.envelope(reply)  # built and checked here: the grader checks it again
             except BaseException as exc:  # a grader bug: report it, keep serving
-                reply, out = {"ok": False, "kind": "error",
-                              "error": "".join(traceback.format_exception(exc))[-4000:]}, []
-            write_message(self.out_fd, reply, out)
-            if reply.get("fatal"):
+                reply, out = wire.Failure("error", error="".join(traceback.format_exception(exc))[-4000:]), []
+                message = wire.envelope(reply)
+            write_message(self.out_fd, message, out)
+            if _fatal(reply):
                 return
+
+
+def _fatal(reply) -> bool:
+    """A crash this process cannot go on from (a CUDA error): it exits after replying."""
+    failures = [reply] if isinstance(reply, wire.Failure) else \
+        [r.failure for r in reply.runs] if isinstance(reply, wire.Ran) else \
+        [reply.failure] if isinstance(reply, wire.FunctionRan) else []
+    return any(f is not None and f.fatal for f in failures)
 
 
 def main(argv=None) -> int:
@@ -425,7 +460,7 @@ def main(argv=None) -> int:
     out_fd = os.dup(1)
     os.dup2(2, 1)
     worker = Worker(args.device, out_fd)
-    write_message(out_fd, {"op": "ready", "device": args.device})
+    write_message(out_fd, wire.Ready(args.device).to_json())
     worker.serve(Reader(0))
     return 0
 
