@@ -2,7 +2,8 @@
 
 A message is a frame holding a JSON object, followed by ``header["blobs"]`` frames of raw
 bytes. A frame is an 8-byte big-endian length and its payload. Nothing the worker sends is
-ever executed by the grader: it is parsed as JSON or copied as bytes.
+ever executed by the grader: it is parsed as JSON or copied as bytes. What a header may hold,
+request by request and reply by reply, is :mod:`grader.wire`.
 """
 from __future__ import annotations
 

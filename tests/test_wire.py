@@ -281,3 +281,48 @@ def test_a_deeply_nested_header_is_a_broken_channel_not_a_grader_crash():
     finally:
         os.close(read)
         os.close(write)
+
+
+NOT_CONSTEXPR_WRAPPER = '''import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_dot_kernel(x_ptr, w_ptr, y_ptr, D):
+    row = tl.program_id(0)
+    cols = tl.arange(0, D)
+    x = tl.load(x_ptr + row * D + cols)
+    tl.store(y_ptr + row, tl.sum(x * tl.load(w_ptr + cols)))
+
+
+class WeightedSumFunc(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight):
+        rows = x.reshape(-1, x.shape[-1]).contiguous()
+        y = x.new_empty(rows.shape[0])
+        row_dot_kernel[(rows.shape[0],)](rows, weight, y, rows.shape[1])
+        ctx.save_for_backward(x, weight)
+        return y.reshape(x.shape[:-1])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        return grad_output[..., None] * weight, (grad_output[..., None] * x).reshape(-1, x.shape[-1]).sum(0)
+'''
+
+
+@pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="a GPU compiles; the interpreter does not")
+def test_an_autograd_wrappers_kernel_that_does_not_compile_fails_as_compile_on_a_gpu(course, tmp_path):
+    from grader.grade_function import FunctionGrader
+    from grader.options import Options
+    wrapper = tmp_path / "puzzle15_weighted_sum_function.py"
+    wrapper.write_text(NOT_CONSTEXPR_WRAPPER)
+    worker = WorkerProcess("cuda")
+    try:
+        result = FunctionGrader(course, "puzzle15", wrapper, worker, Options(device="cuda")).grade()
+    finally:
+        worker.close()
+    first = result.cases[0]
+    assert result.status == "fail" and first.kind == "compile", first.message
+    assert "the kernel does not compile for this GPU at line 9: `cols = tl.arange(0, D)`" in first.message
