@@ -17,7 +17,7 @@ from .fence import pack
 from .options import Options
 from .plan import SpecShapes
 from .puzzle import Case, Puzzle
-from .results import CaseResult, CheckResult, FailureKind, PuzzleResult
+from .results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status
 from .worker_pool import SharedWorker, WorkerDied, WorkerProcess, WorkerTimedOut
 
 
@@ -118,7 +118,7 @@ class PuzzleGrader:
         return (case_result(case, self.puzzle, False, unanswered.kind, f"{describe}: {unanswered.text}",
                             seconds=unanswered.seconds), binding, f"{case.label} {unanswered.abort}")
 
-    def result(self, status: str, message: str, cases=(), checks=None, started: float = 0.0) -> PuzzleResult:
+    def result(self, status: Status | str, message: str, cases=(), checks=None, started: float = 0.0) -> PuzzleResult:
         return PuzzleResult(puzzle=self.puzzle.id, title=self.puzzle.title, status=status,
                             source=str(self.kernel_file), device=self.options.device, cases=tuple(cases),
                             checks=checks or {}, message=messages.tidy(message),
