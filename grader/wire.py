@@ -50,12 +50,15 @@ def _check(hint, value, where: str):
     if hint is type(None):
         if value is None:
             return None
-    elif hint is bool or hint is str:
-        if type(value) is hint:
+    elif hint is bool:
+        if type(value) is bool:
             return value
+    elif hint is str:
+        if isinstance(value, str):  # torch.__version__ is a str of its own class
+            return str(value)
     elif hint is int:
-        if type(value) is int:
-            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return int(value)
     elif hint is float:
         if type(value) in (int, float):
             return float(value)

@@ -84,6 +84,16 @@ def test_a_request_goes_through_json_unchanged_and_a_typo_or_a_wrong_type_is_ref
         _run_request(buffers=[{**header["buffers"][0], "role": "scratch"}])
 
 
+def test_a_str_or_int_of_a_class_of_its_own_is_sent_as_plain_json():
+    class Version(str):
+        pass
+    row = {"sizes": {"N": 8}, "blocks": {}, "max_abs_err": 0.0, "correct": True, "ms": 1.0, "baseline_ms": 2.0}
+    benched = wire.Benched(device="GPU", copy=wire.CopyBandwidth(gb_per_s=1000, cached=True), results=[row],
+                           statistic="median", versions={"torch": Version("2.11.0+cu130")})
+    assert type(benched.versions["torch"]) is str and benched.copy.gb_per_s == 1000.0
+    assert wire.parse_reply(wire.Benched, json.loads(json.dumps(wire.envelope(benched)))) == benched
+
+
 @pytest.mark.parametrize("header, says", [
     ({"ok": True}, "missing field.*'runs'"),
     ({"ok": True, "runs": []}, "no runs"),
