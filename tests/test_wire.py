@@ -87,11 +87,14 @@ def test_a_request_goes_through_json_unchanged_and_a_typo_or_a_wrong_type_is_ref
 def test_a_str_or_int_of_a_class_of_its_own_is_sent_as_plain_json():
     class Version(str):
         pass
-    row = {"sizes": {"N": 8}, "blocks": {}, "max_abs_err": 0.0, "correct": True, "ms": 1.0, "baseline_ms": 2.0}
-    benched = wire.Benched(device="GPU", copy=wire.CopyBandwidth(gb_per_s=1000, cached=True), results=[row],
+    timing = {"sizes": {"batch": [4096], "D": 1024}, "blocks": {}, "outputs": [{"dtype": "float32", "shape": [4096]}],
+              "copy_ms": 0.01, "ms": 1.0, "baseline_ms": 2.0, "ms_rounds": [1.0, 1.5, 1.25],
+              "baseline_ms_rounds": [2.0, 2.0, 2.5]}
+    benched = wire.Benched(device="GPU", copy=wire.CopyBandwidth(gb_per_s=1000, cached=True), result=timing,
                            statistic="median", versions={"torch": Version("2.11.0+cu130")})
     assert type(benched.versions["torch"]) is str and benched.copy.gb_per_s == 1000.0
     assert wire.parse_reply(wire.Benched, json.loads(json.dumps(wire.envelope(benched)))) == benched
+    assert wire.envelope(benched)["result"] == timing  # no figure a puzzle lacks is sent as null
 
 
 @pytest.mark.parametrize("header, says", [
