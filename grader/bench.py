@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from . import wire
 from .bench_model import BenchResult, Row
 from .course import Course, CourseError
 from .dtypes import DTYPES
@@ -139,13 +140,14 @@ def run_bench(course: Course, puzzle_id: str, kernel_file: Path) -> BenchResult:
         for sizes in puzzle.bench.sizes:
             planned = plan_size(puzzle, sizes, shapes, device="cuda")
             _release_gpu_memory()  # the spec's: the worker times next, on the same GPU
-            header = {"op": "bench", "puzzle_file": str(course.puzzle_file(puzzle_id)), "file": str(kernel_file),
-                      "graphs": not any(r.get("gpu_note") for r in rows), **planned.header}
+            message = wire.Bench(puzzle_file=str(course.puzzle_file(puzzle_id)), file=str(kernel_file),
+                                 graphs=not any(r.get("gpu_note") for r in rows), **planned.header)
             started = time.monotonic()
-            reply, raw = worker.request(header, planned.blobs, timeout=max(1.0, left))
+            reply, raw = worker.request(message, planned.blobs, timeout=max(1.0, left))
             left -= time.monotonic() - started
-            if not reply.get("ok"):
-                return BenchResult(puzzle_id, ok=False, error=reply.get("error", "unknown error"))
+            if isinstance(reply, wire.Failure):
+                return BenchResult(puzzle_id, ok=False, error=reply.error or "unknown error")
+            reply = wire.envelope(reply)
             result = dict(reply["result"])
             outcome = check_size(puzzle, planned, result.pop("outputs", []), raw)
             rows.append(result | {"correct": outcome.passed, "max_abs_err": outcome.max_abs_err or 0.0,
