@@ -151,6 +151,7 @@ class Message:
 
 
 Number = Union[bool, int, float]  # in this order: True stays a bool, 3 an int
+Value = Union[bool, int, float, tuple[int, ...]]  # a size may be several dims: batch=(4, 50)
 DEVICES = Literal["cpu", "cuda", "compile"]
 
 
@@ -386,7 +387,7 @@ class Run(Request):
     file: str
     kernel: str
     puzzle_file: str
-    values: dict[str, Number]
+    values: dict[str, Value]
     named: dict[str, Number]
     buffers: tuple[BufferSpec, ...]
     check_bounds: bool = True
@@ -409,7 +410,7 @@ class Compile(Request):
     kernel: str
     signature: dict[str, str]
     constexprs: dict[str, Number]
-    values: dict[str, Number]
+    values: dict[str, Value]
     arch: int = 90
 
 
@@ -596,7 +597,7 @@ class Bench(Request):
     sizes: dict[str, JSON]
     traffic: int
     inputs: tuple[TensorShape, ...]
-    values: dict[str, Number]
+    values: dict[str, Value]
     outputs: tuple[NamedTensor, ...] = ()
     grid: tuple[int, ...] = ()
 

@@ -97,6 +97,15 @@ def test_a_str_or_int_of_a_class_of_its_own_is_sent_as_plain_json():
     assert wire.envelope(benched)["result"] == timing  # no figure a puzzle lacks is sent as null
 
 
+def test_a_size_of_several_dims_goes_on_the_wire():
+    bench = wire.Bench(puzzle_file="p.py", file="k.py", graphs=True, sizes={"batch": (4, 50), "D": 96}, traffic=8,
+                       inputs=[{"dtype": "float32", "shape": [4, 50, 96]}], values={"batch": (4, 50), "D": 96})
+    header = json.loads(json.dumps(bench.to_json()))
+    parsed = wire.parse_request(header)
+    assert header["values"] == {"batch": [4, 50], "D": 96} and parsed.values == {"batch": (4, 50), "D": 96}
+    assert parsed.to_json() == bench.to_json()
+
+
 @pytest.mark.parametrize("header, says", [
     ({"ok": True}, "missing field.*'runs'"),
     ({"ok": True, "runs": []}, "no runs"),
