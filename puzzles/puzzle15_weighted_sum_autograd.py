@@ -108,6 +108,9 @@ PUZZLE = Puzzle(
     bench=Bench(
         sizes=({"batch": (65536,), "D": 1024}, {"batch": (4096,), "D": 1024}, {"batch": (16384,), "D": 1024},
                {"batch": (262144,), "D": 1024}, {"batch": (64, 1024), "D": 1024}),
+        # grad_weight sums up to 262144 rows at the sweep's sizes: rounding there is far above
+        # a graded case's; a wrong gradient is off by whole values.
+        tolerances={"float32": (1e-2, 1e-4)},
         bytes=lambda s: 4 * (3 * _rows(s) * s["D"] + 3 * _rows(s) + 2 * s["D"]),
     ),
     hints=(

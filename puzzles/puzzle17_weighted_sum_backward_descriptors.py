@@ -114,6 +114,9 @@ PUZZLE = Puzzle(
                       {"ROWS": 262144, "D": 1024}, {"ROWS": 65536, "D": 256}),
         blocks={"ROWS_TILE_SIZE": 16, "D_TILE_SIZE": 512},
         launch={"num_warps": 4, "num_stages": 4},
+        # grad_weight sums up to 262144 rows at the sweep's sizes: rounding there is far above
+        # a graded case's; a wrong gradient is off by whole values.
+        tolerances={"float32": (1e-2, 1e-4)},
         bytes=lambda s: 4 * (2 * s["ROWS"] * s["D"] + 2 * s["ROWS"] + s["D"]),
     ),
     atol=1e-4,

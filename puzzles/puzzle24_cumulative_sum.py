@@ -87,10 +87,8 @@ PUZZLE = Puzzle(
         Case("one_long_row", sizes={"N0": 1, "T": 1000}, blocks={"B1": 128}, seed=4),
         Case("many_rows", sizes={"N0": 64, "T": 37}, blocks={"B1": 16}, seed=5),
     ),
-    # Partial sums of a long row reach tens in magnitude, and a chunked scan adds in another order
-    # than torch: at the bench's 8192 columns an element near 0 may be 3e-4 off (measured on an
-    # H100). A missing or wrong carry is off by whole values.
-    atol=1e-3,
+    # Partial sums reach about sqrt(T) ~ 30; fp32 sums in another order differ by ~1e-6 of that.
+    atol=1e-4,
     rtol=1e-5,
     hints=(
         "Keep `carry = 0.0` (fp32) before a loop `for start in range(0, T, B1)`; in the loop, "
@@ -116,6 +114,9 @@ PUZZLE = Puzzle(
         baseline=lambda x: torch.cumsum(x, dim=1),
         baseline_name="torch.cumsum",
         compile_baseline=True,
+        # At 8192 columns a chunked scan adds in another order than torch: an element near 0 was
+        # 3e-4 off on an H100. A missing or wrong carry is off by whole values.
+        tolerances={"float32": (5e-3, 1e-5)},
         launch={"num_warps": 4},
     ),
 )
