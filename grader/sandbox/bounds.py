@@ -219,6 +219,10 @@ class BoundsChecker:
         first = int(bad[0])
         line, source = _kernel_line(self.filename)
         region = self._owner(first, op, source)
+        # Counted against the tensor the access was meant for: a stray lane may land inside
+        # another tensor, depending on where the allocator put it, and the message must not.
+        bad = active[(active < region.start) | (active >= region.start + region.nbytes)]
+        first = int(bad[0])
         raise OutOfBounds({
             "via": _access_path(),
             "op": op,
