@@ -54,12 +54,12 @@ def _class(tmp: Path, students: int = 12) -> Path:
     return folder
 
 
-def _batch(course: Path, subs: Path, out: Path, *extra: str, wait: bool = True):
+def _batch(course: Path, subs: Path, out: Path, *extra: str, wait: bool = True, env=None):
     command = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--root", str(course),
                "--jobs", "2", "--format", "gradescope", *extra]
     if not wait:
-        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    run = subprocess.run(command, capture_output=True, text=True, timeout=900)
+        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    run = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
     assert run.returncode in (0, 1), run.stdout[-3000:] + run.stderr[-3000:]
     return run
 
@@ -169,13 +169,19 @@ def test_a_head_and_a_worker_node_grade_through_address(graded, tmp_path):
     port = _free_port()
     ray_cli = [sys.executable, "-m", "ray.scripts.scripts"]
     common = ["--num-cpus", "1", "--disable-usage-stats"]
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    # A cluster on 127.0.0.1 only, for this test: Ray's token authentication is left off here,
+    # and must be on for a real cluster (RAY_AUTH_MODE=token; see docs/scaling.md).
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
     try:
         subprocess.run([*ray_cli, "start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(port),
                         "--include-dashboard", "false", *common], check=True, capture_output=True, env=env, timeout=180)
         subprocess.run([*ray_cli, "start", "--address", f"127.0.0.1:{port}", "--node-ip-address", "127.0.0.1",
                         *common], check=True, capture_output=True, env=env, timeout=180)
-        _batch(course, subs, tmp_path / "ray", "--engine", "ray", "--address", f"127.0.0.1:{port}")
+        _batch(course, subs, tmp_path / "ray", "--engine", "ray", "--address", f"127.0.0.1:{port}", env=env)
+        nodes = subprocess.run([sys.executable, "-c", f"import ray; ray.init(address='127.0.0.1:{port}'); "
+                                "print(len([n for n in ray.nodes() if n['Alive']]))"],
+                               capture_output=True, text=True, env=env, timeout=120)
+        assert nodes.stdout.strip().splitlines()[-1] == "2", nodes.stdout + nodes.stderr
     finally:
         subprocess.run([*ray_cli, "stop", "--force"], capture_output=True, env=env, timeout=120)
     assert _reports(tmp_path / "ray") == local
