@@ -279,6 +279,11 @@ def _preference(copy: PurePosixPath, puzzle_id: str) -> tuple:
             copy.as_posix())
 
 
+def _named_for_another(copy: PurePosixPath, puzzle_id: str) -> bool:
+    match = PUZZLE_FILE.match(copy.name)
+    return bool(match) and match.group(1) != puzzle_id
+
+
 def choose_files(course: Course, found: list[tuple[str, PurePosixPath, str]],
                  folder: Path) -> tuple[dict[str, Path], list[str]]:
     """The file graded for each puzzle (the preferred one defining its kernel), and a line per
@@ -292,6 +297,9 @@ def choose_files(course: Course, found: list[tuple[str, PurePosixPath, str]],
         if not holders:
             continue
         files[puzzle_id] = folder / holders[0]
+        # Two puzzles may share a kernel name (puzzles 8 and 18 both ask for `softmax_kernel`):
+        # a file named after another puzzle is that puzzle's, not a second claim on this one.
+        holders = [holders[0], *(c for c in holders[1:] if not _named_for_another(c, puzzle_id))]
         if len(holders) > 1:
             others = ", ".join(shown[c] for c in holders[1:4]) + (
                 f" and {len(holders) - 4} more" if len(holders) > 4 else "")

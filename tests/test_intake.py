@@ -124,6 +124,17 @@ def test_same_file_name_in_two_folders_kept_apart_and_puzzles_preferred(subs, tm
                               "old/puzzle07_long_sum.py, scratch.py, not graded",)
 
 
+def test_puzzles_sharing_a_kernel_name_are_not_claims_on_each_other(subs, tmp_path):
+    """Puzzles 8 and 18 both ask for `softmax_kernel`: each file is its own puzzle's."""
+    (subs / "bea" / "puzzles").mkdir(parents=True)
+    for pid in ("puzzle08", "puzzle18"):
+        solution = next((ROOT / "solutions").glob(f"{pid}_*.py"))
+        shutil.copy(solution, subs / "bea" / "puzzles" / solution.name)
+    bea = _intake(subs, tmp_path)["bea"]
+    assert bea.files["puzzle08"].name.startswith("puzzle08") and bea.files["puzzle18"].name.startswith("puzzle18")
+    assert bea.problems == ()
+
+
 def test_a_file_named_after_the_puzzle_beats_another_holding_its_kernel(subs, tmp_path):
     (subs / "ann").mkdir()
     (subs / "ann" / "all.py").write_text(SOLUTION.read_text())
