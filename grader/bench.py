@@ -24,7 +24,7 @@ from typing import Mapping
 from . import wire
 from .bench_model import BenchResult, Row
 from .course import Course, CourseError
-from .dtypes import DTYPES
+from .dtypes import DTYPES, dtype_name, tensor_bytes
 from .isolation import worker_jail
 from .options import Options
 from .puzzle import Case, Puzzle
@@ -49,13 +49,7 @@ class SizePlan:
 
 
 def _described(x) -> dict:
-    return {"dtype": str(x.dtype).replace("torch.", ""), "shape": list(x.shape)}
-
-
-def _bytes(x) -> bytes:
-    import torch
-    x = x.detach().contiguous()
-    return x.reshape(-1).view(torch.uint8).numpy().tobytes() if x.numel() else b""  # 0-d too (a mean loss)
+    return {"dtype": dtype_name(x), "shape": list(x.shape)}
 
 
 def plan_size(puzzle: Puzzle, sizes: Mapping, shapes=None, device: str = "cpu") -> SizePlan:
@@ -80,13 +74,13 @@ def plan_size(puzzle: Puzzle, sizes: Mapping, shapes=None, device: str = "cpu") 
         output.backward(grad_output.to(device))
         sent = [*plan.inputs, grad_output]
         header |= {"inputs": [_described(x) for x in sent], "values": dict(plan.values)}
-        return SizePlan(header, [_bytes(x) for x in sent], tuple(f"grad_{s.name}" for s in shapes.inputs),
+        return SizePlan(header, [tensor_bytes(x) for x in sent], tuple(f"grad_{s.name}" for s in shapes.inputs),
                         tuple(tuple(x.shape) for x in leaves),
                         tuple(None if x.grad is None else x.grad.cpu() for x in leaves))
     header |= {"inputs": [_described(x) for x in plan.inputs],
                "outputs": [{"name": b.name, "dtype": b.dtype, "shape": list(b.shape)} for b in plan.output_buffers],
                "values": dict(plan.values), "grid": list(plan.grid)}
-    return SizePlan(header, [_bytes(x) for x in plan.inputs], puzzle.outputs,
+    return SizePlan(header, [tensor_bytes(x) for x in plan.inputs], puzzle.outputs,
                     tuple(tuple(b.shape) for b in plan.output_buffers), plan.expected)
 
 
@@ -117,7 +111,7 @@ def check_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list):
         got = _returned(info, blob)
         if got is None or tuple(got.shape) != tuple(shape):
             return Outcome(False, "mismatch", f"`{name}` came back as {info}, not as the planned tensor")
-        dtype = str(want.dtype).replace("torch.", "")
+        dtype = dtype_name(want)
         atol, rtol = puzzle.bench.tolerances.get(dtype) or puzzle.tolerance(dtype)
         outcome = compare_tensor(name, got, want, atol, rtol, on_gpu=True, reduce=puzzle.host_reduce.get(name),
                                  filled=False)

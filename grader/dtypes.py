@@ -45,3 +45,15 @@ def dtype_named(name: str) -> DType:
         return DTYPES[name]
     except KeyError:
         raise ValueError(f"dtype {name!r} is not one of {', '.join(DTYPES)}") from None
+
+
+def dtype_name(tensor) -> str:
+    """A tensor's dtype as this table names it: ``torch.float16`` -> ``"float16"``."""
+    return str(tensor.dtype).removeprefix("torch.")
+
+
+def tensor_bytes(tensor) -> bytes:
+    """A tensor's elements in memory order as raw bytes, from any device; 0-d and empty too."""
+    import torch  # here, not at the top: the table itself imports without torch
+    flat = tensor.detach().contiguous().cpu().reshape(-1)
+    return flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""

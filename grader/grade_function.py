@@ -17,7 +17,7 @@ import torch
 
 from . import messages, wire
 from .compare import compare_tensor, fmt_index
-from .dtypes import DTYPES
+from .dtypes import DTYPES, dtype_name
 from .fence import Buffer, pack
 from .grade import PuzzleGrader, Unanswered, case_result, describe_case
 from .inputs import case_seed
@@ -59,7 +59,7 @@ class FunctionGrader(PuzzleGrader):
         expected_grads = [x.grad for x in inputs]
 
         buffers = [*plan.buffers[:len(plan.inputs)],
-                   Buffer.plan("grad_output", "input", str(grad_output.dtype).replace("torch.", ""),
+                   Buffer.plan("grad_output", "input", dtype_name(grad_output),
                                tuple(grad_output.shape), len(plan.inputs))]
         blobs = [pack(b, x) for b, x in zip(buffers, [*plan.inputs, grad_output])]
         message = wire.Function(file=str(self.kernel_file), kernel=self.puzzle.kernel,
@@ -129,15 +129,15 @@ class FunctionGrader(PuzzleGrader):
         return flat.reshape(described.shape).clone()
 
     def _check_output(self, name, got, described: wire.TensorInfo, expected, case):
-        want = f"{_shape(expected.shape)} {str(expected.dtype).replace('torch.', '')}"
+        want = f"{_shape(expected.shape)} {dtype_name(expected)}"
         if got is None:
             return "shape", (f"forward returned a {described.type}, not a tensor: return the output "
                              f"tensor, of shape {want}.")
         if tuple(got.shape) != tuple(expected.shape) or got.dtype != expected.dtype:
             return "shape", (f"forward returned {_shape(got.shape)} {described.dtype}, expected {want}: "
                              f"reshape the kernel's output back to the input's leading dims "
-                             f"(x.shape[:-1]) and keep {str(expected.dtype).replace('torch.', '')}.")
-        atol, rtol = self.puzzle.tolerance(str(expected.dtype).replace("torch.", ""))
+                             f"(x.shape[:-1]) and keep {dtype_name(expected)}.")
+        atol, rtol = self.puzzle.tolerance(dtype_name(expected))
         outcome = compare_tensor(name, got, expected, atol, rtol,
                                  on_gpu=self.options.device == "cuda", filled=False)
         return None if outcome.passed else (outcome.kind, outcome.message)
@@ -176,7 +176,7 @@ class FunctionGrader(PuzzleGrader):
         for name, phase, got, want in zip(names, phases, got, expected):
             if got is None or want is None or tuple(got.shape) != tuple(want.shape) or not got.is_floating_point():
                 continue
-            atol, rtol = self.puzzle.tolerance(str(want.dtype).replace("torch.", ""))
+            atol, rtol = self.puzzle.tolerance(dtype_name(want))
             close = torch.isclose(got.double(), want.double(), rtol=rtol, atol=atol)
             matching = int(close.sum())
             if matching:
@@ -219,7 +219,7 @@ class FunctionGrader(PuzzleGrader):
             if tuple(tensor.shape) != tuple(want.shape):
                 return "shape", (f"backward returned {label} of shape {_shape(tensor.shape)}, expected "
                                  f"{_shape(want.shape)}: a gradient has its input's shape.")
-            atol, rtol = self.puzzle.tolerance(str(want.dtype).replace("torch.", ""))
+            atol, rtol = self.puzzle.tolerance(dtype_name(want))
             outcome = compare_tensor(label, tensor, want, atol, rtol,
                                      on_gpu=self.options.device == "cuda", filled=False)
             if not outcome.passed:

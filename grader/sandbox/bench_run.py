@@ -16,7 +16,6 @@ the host's work: the gap between the two figures is the step's host overhead.
 """
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import time
@@ -25,8 +24,9 @@ from pathlib import Path
 import torch
 
 from ..binding import Param, bind
+from ..dtypes import dtype_name, tensor_bytes
 from ..puzzle import Puzzle, with_case_values
-from .launch import python_function, unwrap
+from .launch import parameters, unwrap
 
 STATISTIC = "median"
 ROUNDS = 3
@@ -126,9 +126,8 @@ def raw(values: list[torch.Tensor]) -> tuple[list[dict], list[bytes]]:
     """What goes back to the grader: each tensor's dtype and shape, and its bytes."""
     described, blobs = [], []
     for value in values:
-        value = value.detach().contiguous().cpu()
-        described.append({"dtype": str(value.dtype).replace("torch.", ""), "shape": list(value.shape)})
-        blobs.append(value.reshape(-1).view(torch.uint8).numpy().tobytes() if value.numel() else b"")  # 0-d too
+        described.append({"dtype": dtype_name(value), "shape": list(value.shape)})
+        blobs.append(tensor_bytes(value))
     return described, blobs
 
 
@@ -148,10 +147,9 @@ def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], msg: dict, blobs: 
     # An autotuner's configs give some constexprs: they are not passed, and the grid follows
     # the config Triton picks.
     values = msg["values"]
-    provided = unwrap(kernel, puzzle.kernel).provided
-    # A parameter with a default (``eps: tl.constexpr = 1e-5``) keeps it, as in grading.
-    signature = inspect.signature(python_function(kernel)).parameters.values()
-    defaults = {p.name: p.default for p in signature if p.default is not inspect.Parameter.empty}
+    layers = unwrap(kernel, puzzle.kernel)
+    provided = layers.provided
+    _, defaults = parameters(layers)  # a defaulted parameter (``eps: tl.constexpr = 1e-5``) keeps it, as in grading
     binding = bind(params, [None] * (len(inputs) + len(outputs)), values, puzzle.kernel, provided=provided,
                    defaults=defaults)
     grid = tuple(msg["grid"]) if not provided else \

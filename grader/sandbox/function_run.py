@@ -27,6 +27,8 @@ import threading
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from ..dtypes import dtype_name
+
 # Operators that make a fresh tensor: `x.new_empty(...)` reads x's dtype and device, never its
 # values, so its result is not a copy of an input.
 ALLOCATING_OPS = {
@@ -218,7 +220,7 @@ def _flat(items) -> list:
 def describe_tensor(t) -> dict:
     if not isinstance(t, torch.Tensor):
         return {"tensor": False, "type": type(t).__name__}
-    return {"tensor": True, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
+    return {"tensor": True, "shape": list(t.shape), "dtype": dtype_name(t)}
 
 
 def run_function(cls, inputs: list[torch.Tensor], grad_output: torch.Tensor, on_allocate=None) -> dict:

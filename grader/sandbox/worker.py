@@ -21,7 +21,7 @@ import traceback
 from .launch import python_function
 from .learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
 from .. import wire
-from ..dtypes import DTYPES
+from ..dtypes import DTYPES, tensor_bytes
 from ..protocol import ChannelClosed, Reader, write_message
 
 
@@ -283,8 +283,7 @@ class Worker:
         def outputs(run: dict):
             tensors = [run["output"], *run["grads"]]
             described = [describe_tensor(t) for t in tensors]
-            raw = [t.detach().contiguous().cpu().view(-1).view(self.torch.uint8).numpy().tobytes()
-                   for t, d in zip(tensors, described) if d["tensor"]]
+            raw = [tensor_bytes(t) for t, d in zip(tensors, described) if d["tensor"]]
             return described, raw
 
         described, out = outputs(seen)
