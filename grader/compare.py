@@ -60,11 +60,11 @@ def _positions(mask: torch.Tensor) -> list[int]:
 
 
 def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[torch.Tensor],
-            expected: Sequence[torch.Tensor], atol: float, rtol: float, large_inputs: bool = False,
-            on_gpu: bool = False, host_reduce: Mapping[str, Callable] | None = None,
-            tolerances: Mapping[str, tuple[float, float]] | None = None) -> Outcome:
+            expected: Sequence[torch.Tensor], tolerance: Callable[[str], tuple[float, float]],
+            large_inputs: bool = False, on_gpu: bool = False,
+            host_reduce: Mapping[str, Callable] | None = None) -> Outcome:
     """``buffers`` are the inputs', then the outputs'; ``expected`` has one tensor per output.
-    ``tolerances`` overrides (atol, rtol) for outputs of a dtype, by dtype name."""
+    ``tolerance`` gives (atol, rtol) for an output's dtype name (``Puzzle.tolerance``)."""
     unpacked = [unpack(b, r) for b, r in zip(buffers, raw)]
     for buf, (_, damage) in zip(buffers, unpacked):
         if damage is not None:
@@ -83,7 +83,7 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
     worst = 0.0
     outputs = list(zip(buffers[len(inputs):], unpacked[len(inputs):], expected))
     for buf, (actual, _), want in outputs:
-        buf_atol, buf_rtol = (tolerances or {}).get(buf.dtype, (atol, rtol))
+        buf_atol, buf_rtol = tolerance(buf.dtype)
         outcome = compare_tensor(buf.name, actual, want, buf_atol, buf_rtol, large_inputs, on_gpu,
                                  (host_reduce or {}).get(buf.name))
         if not outcome.passed:

@@ -292,9 +292,9 @@ class PuzzleGrader:
             if run.reversed:
                 continue
             where = describe_case(case, self.puzzle) + (f" with {run.label}" if run.label else "")
-            outcome = compare(plan.buffers, got, plan.inputs, plan.expected, self.puzzle.atol, self.puzzle.rtol,
+            outcome = compare(plan.buffers, got, plan.inputs, plan.expected, self.puzzle.tolerance,
                               large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
-                              host_reduce=self.puzzle.host_reduce, tolerances=self.puzzle.tolerances)
+                              host_reduce=self.puzzle.host_reduce)
             if not outcome.passed:
                 early = [r.to_json() for r in run.early_reads if r.tensor in outcome.message
                          and r.tensor not in self.puzzle.zeroed]  # a zeroed output may be read at once
