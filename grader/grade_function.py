@@ -16,6 +16,7 @@ from dataclasses import replace
 import torch
 
 from . import messages, wire
+from .annotations import TensorSpec
 from .compare import compare_tensor, fmt_index
 from .dtypes import DTYPES, dtype_name
 from .fence import Buffer, pack
@@ -191,8 +192,8 @@ class FunctionGrader(PuzzleGrader):
         # Besides the inputs, a puzzle may let ctx keep a few results (say a row's mean and
         # rstd): each by its shape, each shape as many times as the puzzle names it.
         dims = {**self.puzzle.sizes(case), **case.blocks}
-        allowed = [tuple(dims[d] if d in dims else int(d) for d in spec.split())
-                   for spec in self.puzzle.saves.values()]
+        allowed = [TensorSpec(name, "float32", tuple(spec.split())).shape(dims)
+                   for name, spec in self.puzzle.saves.items()]
         for saved in result.saved:
             if saved.input is not None:
                 continue
