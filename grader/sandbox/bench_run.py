@@ -131,8 +131,13 @@ def raw(values: list[torch.Tensor]) -> tuple[list[dict], list[bytes]]:
     return described, blobs
 
 
-def _baselines(puzzle: Puzzle, baseline, timer) -> dict:
-    """The baseline's timer, and ``torch.compile`` of it when the puzzle's Bench asks for one."""
+def _baselines(puzzle: Puzzle, values: dict, timer) -> dict:
+    """The baseline's timer (the Bench's baseline, else the spec), and ``torch.compile`` of it when
+    the puzzle's Bench asks for one."""
+    chosen = puzzle.bench.baseline or puzzle.spec
+
+    def baseline(*xs):  # keyword-only parameters (a mode such as CAUSAL) get the size's values
+        return with_case_values(chosen, xs, values)
     timers = {"baseline_ms": timer(baseline)}
     if puzzle.bench.compile_baseline:
         timers["compiled_ms"] = timer(torch.compile(baseline))
@@ -161,19 +166,16 @@ def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], msg: dict, blobs: 
     run()
     torch.cuda.synchronize()
     described, out = raw(outputs)
-    chosen = puzzle.bench.baseline or puzzle.spec
-
-    def baseline(*xs):  # keyword-only parameters (a mode such as CAUSAL) get the size's values
-        return with_case_values(chosen, xs, msg["values"])
     timed = _rounds({"ms": lambda: triton.testing.do_bench(run, return_mode=STATISTIC),
-                     **_baselines(puzzle, baseline, lambda fn: lambda: triton.testing.do_bench(
+                     **_baselines(puzzle, msg["values"], lambda fn: lambda: triton.testing.do_bench(
                          lambda: fn(*inputs), return_mode=STATISTIC))})
     return {"sizes": msg["sizes"], "blocks": dict(puzzle.bench.blocks), "outputs": described,
             "copy_ms": copy_ms(msg["traffic"]), **timed}, out
 
 
 def bench_function(puzzle: Puzzle, cls, msg: dict, blobs: list[bytes]) -> tuple[dict, list]:
-    """One size of forward + backward of ``cls`` against autograd on the spec: the gradients
+    """One size of forward + backward of ``cls`` against autograd through the Bench's baseline (else
+    the spec): the gradients
     ``cls`` gave go back; ``gpu_ms`` is the same step replayed as a CUDA graph (``msg["graphs"]``
     false skips that, after a capture has failed at an earlier size)."""
     import triton.testing
@@ -187,16 +189,12 @@ def bench_function(puzzle: Puzzle, cls, msg: dict, blobs: list[bytes]) -> tuple[
     def step(fn):
         return lambda: fn(*leaves).backward(grad)
 
-    def spec(*xs):  # the Bench's baseline where it names one (attention: SDPA), else the spec
-        chosen = puzzle.bench.baseline or puzzle.spec
-        return with_case_values(chosen, xs, msg["values"])
-
     ours()
     torch.cuda.synchronize()
     described, out = raw([x.grad if x.grad is not None else torch.zeros_like(x) for x in leaves])
     for x in grads:
         x.grad = None
-    timers = {"ms": ours, **_baselines(puzzle, spec, step)}
+    timers = {"ms": ours, **_baselines(puzzle, msg["values"], step)}
     timed = _rounds({name: (lambda fn: lambda: triton.testing.do_bench(fn, grad_to_none=grads,
                                                                        return_mode=STATISTIC))(fn)
                      for name, fn in timers.items()})
