@@ -125,13 +125,18 @@ class PuzzleGrader:
                             seconds=time.perf_counter() - started if started else 0.0)
 
     def grade(self) -> PuzzleResult:
+        """The puzzle's result. Its learner code runs in workers of its own: a fresh one at the
+        start, ended at the end, so that nothing of another puzzle's reaches this one's."""
         started = time.perf_counter()
+        self.worker.recycle()
         try:
             return self._grade(started)
         except Exception as exc:  # a bug in the grader or the course, never the learner's fault
             import traceback
             return self.result("error", f"grader error: {type(exc).__name__}: {exc}\n"
                                + traceback.format_exc(limit=6), started=started)
+        finally:
+            self.worker.recycle()
 
     def _load(self):
         """Ask the worker about the kernel. Returns (wire.Loaded, None) or (None, failure result).
@@ -352,7 +357,12 @@ class PuzzleGrader:
                     provided=frozenset(info.provided if info else ()), defaults=dict(info.defaults) if info else {})
 
     def _compile_check(self, params: list[Param]) -> CheckResult:
-        """Compile for sm_90 once per distinct block configuration and dtypes."""
+        """Compile for sm_90 once per distinct block configuration and dtypes, in a compile
+        worker of this puzzle's own."""
+        with self.compiler.session() as compiler:
+            return self._compile_each(params, compiler)
+
+    def _compile_each(self, params: list[Param], compiler) -> CheckResult:
         seen = set()
         for case in self.puzzle.cases:
             input_specs, output_specs = self.shapes.typed(case)
@@ -370,7 +380,7 @@ class PuzzleGrader:
             message = wire.Compile(file=str(self.kernel_file), kernel=self.puzzle.kernel, signature=signature,
                                    constexprs=constexprs, values=values)
             try:
-                reply, _ = self._ask(message, timeout=max(60.0, self.options.timeout), worker=self.compiler)
+                reply, _ = self._ask(message, timeout=max(60.0, self.options.timeout), worker=compiler)
             except Unanswered as unanswered:
                 return CheckResult(False, f"the GPU compile check did not finish ({unanswered.cause})", "compile")
             if isinstance(reply, wire.Failure):

@@ -255,19 +255,21 @@ class Confined:
         self.proc.wait()
 
 
-def start(argv: list[str], jail: Jail, env: dict[str, str], gpu: bool, **popen) -> Confined:
-    """Start ``argv`` confined by ``jail`` (``popen``: pipes for the protocol)."""
+def start(argv: list[str], jail: Jail, env: dict[str, str], gpu: bool, pass_fds=(), **popen) -> Confined:
+    """Start ``argv`` confined by ``jail`` (``pass_fds``: the sockets it talks over; ``popen``:
+    its standard streams)."""
     if not jail.sandbox:
         full_env = {**os.environ, **env}
         full_env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), os.environ.get("PYTHONPATH")) if p)
         full_env.pop("TRITON_INTERPRET", None)  # the worker sets it itself for --device cpu
-        proc = subprocess.Popen(argv, env=full_env, start_new_session=True, preexec_fn=limiter(jail), **popen)
+        proc = subprocess.Popen(argv, env=full_env, start_new_session=True, preexec_fn=limiter(jail),
+                                pass_fds=pass_fds, **popen)
         return Confined(proc, None)
     info_read, info_write = os.pipe()
     try:
         command = bwrap_command(argv, jail, env, info_write, gpu)
         proc = subprocess.Popen(command, start_new_session=True, preexec_fn=limiter(jail),
-                                pass_fds=(info_write,), **popen)
+                                pass_fds=(info_write, *pass_fds), **popen)
     except BaseException:
         os.close(info_read)
         raise

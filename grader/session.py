@@ -123,7 +123,7 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
             if todo:
                 worker.close()
             else:  # every puzzle's file was broken: nothing to wait for while the worker starts
-                worker.kill()
+                worker.terminate()
     for (index, _, _), result in zip(todo, graded):
         results[index] = result
     return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)

@@ -1,11 +1,23 @@
-"""Starting, talking to and replacing worker processes (the grader's side of the wire)."""
+"""Starting, talking to and replacing workers (the grader's side of the wire).
+
+A :class:`WorkerProcess` is a jail (see :mod:`grader.isolation`) holding a zygote
+(:mod:`grader.sandbox.zygote`), which imports torch and triton once, and the worker it forked
+for the work at hand. Requests go to that worker over a socket of its own; :meth:`recycle`
+ends it, so that the next request is served by a fresh fork, in which nothing an earlier
+puzzle's code did survives. A worker that times out, crashes or sends garbage is killed
+through the zygote; only a zygote that stops answering costs a new jail.
+"""
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import select
+import socket
 import subprocess
-import threading
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from . import wire
@@ -13,6 +25,8 @@ from .isolation import Confined, Jail, start
 from .protocol import ChannelClosed, ChannelTimeout, Reader, write_message
 
 STARTUP_TIMEOUT = 120.0  # importing torch and triton on a cold, busy machine
+CONTROL_TIMEOUT = 30.0   # a fork, or reaping a worker: the zygote does nothing else
+EXIT_GRACE = 5.0         # a worker asked to exit gets this long before it is killed
 
 
 class WorkerDied(Exception):
@@ -27,72 +41,151 @@ class WorkerTimedOut(Exception):
     pass
 
 
+class ZygoteGone(Exception):
+    """The zygote did not answer: it died (a worker may kill it) or hung."""
+
+
 class WorkerProcess:
-    """One ``python -m grader.sandbox.worker`` child, confined by ``jail`` (see ``isolation``). Started
-    lazily; restarted after a death."""
+    """Fresh workers for ``device`` inside ``jail``: the zygote starts lazily (or at
+    :meth:`start`), each worker at the first request after a :meth:`recycle`."""
 
     def __init__(self, device: str, jail: Jail | None = None) -> None:
         self.device = device
         self.jail = jail if jail is not None else Jail(sandbox=False)
-        self.confined: Confined | None = None
-        self.proc: subprocess.Popen | None = None
+        self.confined: Confined | None = None  # the zygote's jail
+        self.control: socket.socket | None = None
+        self._zygote_ready = False
+        self.channel: socket.socket | None = None  # to the current worker
         self.reader: Reader | None = None
+        self._worker_ready = False
         self.stderr = None
-        self._ready = False
+        self._stderr_mark = 0  # where the current worker's part of the shared log starts
 
+    # ---- the zygote ----------------------------------------------------------------------
     def start(self) -> None:
-        if self.proc is not None:
+        """Start the zygote, if it is not running: its imports then overlap with the grader's."""
+        if self.confined is not None:
             return
         package_parent = str(Path(__file__).resolve().parent.parent)
         # Library folders go after the grader's own: a learner module there never shadows it.
         env = {"PYTHONPATH": os.pathsep.join([package_parent, *map(str, self.jail.library)]), "PYTHONUNBUFFERED": "1"}
+        if self.jail.sandbox:  # each worker compiles into a folder of its own, which ends with it
+            env["TP_PRIVATE_TRITON_CACHE"] = "1"
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.stderr = tempfile.TemporaryFile()
-        self.confined = start(
-            [sys.executable, "-m", "grader.sandbox.worker", "--device", self.device], self.jail, env,
-            gpu=self.device == "cuda", stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-            cwd=tempfile.gettempdir(),  # never the folder where results are written
-        )
-        self.proc = self.confined.proc
-        self.reader = Reader(self.proc.stdout.fileno())
-        self._ready = False
+        try:
+            self.confined = start(
+                [sys.executable, "-m", "grader.sandbox.zygote", "--device", self.device,
+                 "--control-fd", str(theirs.fileno())], self.jail, env, gpu=self.device == "cuda",
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=self.stderr, stderr=self.stderr,
+                cwd=tempfile.gettempdir(),  # never the folder where results are written
+            )
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        self.control = ours
+        self._zygote_ready = False
+
+    def _receive(self, timeout: float) -> dict:
+        if not select.select([self.control], [], [], timeout)[0]:
+            raise ZygoteGone(f"no answer in {timeout:.0f} s")
+        data = self.control.recv(1 << 16)
+        if not data:
+            raise ZygoteGone("it closed its socket")
+        try:
+            message = json.loads(data)
+        except ValueError:
+            raise ZygoteGone(f"unreadable answer {data[:100]!r}") from None
+        if not isinstance(message, dict) or "error" in message:
+            raise ZygoteGone(f"it answered {str(message)[:200]}")
+        return message
+
+    def _ask_zygote(self, request: dict, fd: int | None = None, timeout: float = CONTROL_TIMEOUT) -> dict:
+        self.start()
+        try:
+            if not self._zygote_ready:
+                self._receive(STARTUP_TIMEOUT)
+                self._zygote_ready = True
+            data = json.dumps(request).encode()
+            if fd is None:
+                self.control.send(data)
+            else:
+                socket.send_fds(self.control, [data], [fd])
+            return self._receive(timeout)
+        except OSError as exc:
+            raise ZygoteGone(str(exc)) from None
+
+    # ---- the worker ----------------------------------------------------------------------
+    def _fork(self) -> None:
+        ours, theirs = socket.socketpair()
+        try:
+            try:
+                self._ask_zygote({"op": "fork"}, theirs.fileno())
+            except ZygoteGone:  # a worker may have killed it: one new jail, then give up
+                self.terminate()
+                self._ask_zygote({"op": "fork"}, theirs.fileno())
+        except ZygoteGone as gone:
+            ours.close()
+            tail = self._stderr_tail()
+            self.terminate()
+            raise WorkerDied(None, f"the worker could not be started ({gone}): {tail}") from None
+        finally:
+            theirs.close()
+        self.stderr.seek(0, os.SEEK_END)
+        self._stderr_mark = self.stderr.tell()
+        self.channel, self.reader, self._worker_ready = ours, Reader(ours.fileno()), False
+
+    def _end_worker(self, kill: bool) -> tuple[int | None, bool]:
+        """Close the current worker's socket and have the zygote reap it (killing it at once,
+        or after a grace). Returns its return code and whether it had to be killed."""
+        if self.channel is None:
+            return None, False
+        self.channel.close()
+        self.channel, self.reader, self._worker_ready = None, None, False
+        try:
+            reply = self._ask_zygote({"op": "kill"} if kill else {"op": "end", "grace": EXIT_GRACE},
+                                     timeout=CONTROL_TIMEOUT + EXIT_GRACE)
+        except ZygoteGone:
+            self.terminate()
+            return None, False
+        returncode = reply.get("returncode")
+        return (returncode if isinstance(returncode, int) else None), bool(reply.get("killed"))
 
     def _stderr_tail(self) -> str:
         if self.stderr is None:
             return ""
         self.stderr.seek(0, os.SEEK_END)
         size = self.stderr.tell()
-        self.stderr.seek(max(0, size - 4000))
+        self.stderr.seek(max(self._stderr_mark, size - 4000))
         return self.stderr.read().decode("utf-8", "replace")
 
     def request(self, message: wire.Request, blobs: list[bytes] = (), timeout: float | None = None):
         """Send one request; returns its reply (``message.REPLY`` or a ``wire.Failure``) and the
         reply's blobs. A reply that is not what the request allows is the worker's failure: it
         is killed, and that is reported as WorkerDied (a broken channel), as garbage is."""
-        self.start()
+        if self.channel is None:
+            self._fork()
         try:
-            if not self._ready:
+            if not self._worker_ready:
                 hello, _ = self.reader.read_message(STARTUP_TIMEOUT)
                 try:
                     wire.Ready.parse(hello)
                 except wire.WireError as exc:
                     raise ChannelClosed(str(exc)) from None
-                self._ready = True
-            write_message(self.proc.stdin.fileno(), message.to_json(), list(blobs))
+                self._worker_ready = True
+            write_message(self.channel.fileno(), message.to_json(), list(blobs))
             header, raw = self.reader.read_message(timeout)
         except ChannelTimeout:
             self.kill()
             raise WorkerTimedOut() from None
         except (ChannelClosed, BrokenPipeError, OSError) as exc:
-            corrupted = False
-            try:
-                returncode = self.proc.wait(timeout=5) if self.proc else None
-                if returncode is not None and returncode > 128 and self.confined.sandboxed:
-                    returncode = 128 - returncode  # bwrap passes a killed child on as 128 + signal
-                tail = self._stderr_tail()
-            except subprocess.TimeoutExpired:  # alive, but it wrote garbage into the channel
-                returncode, tail, corrupted = None, str(exc), True
-            self.kill()
-            raise WorkerDied(returncode, tail, corrupted) from None
+            returncode, killed = self._end_worker(kill=False)
+            tail = self._stderr_tail()
+            if killed:  # alive, but it wrote garbage into the channel
+                raise WorkerDied(None, str(exc), corrupted=True) from None
+            raise WorkerDied(returncode, tail) from None
         try:
             return wire.parse_reply(message.REPLY, header), raw
         except wire.WireError as exc:
@@ -104,32 +197,53 @@ class WorkerProcess:
         self.kill()
         raise WorkerDied(None, f"malformed reply: {error}", corrupted=True)
 
-    def kill(self) -> None:
-        if self.proc is None:
-            return
-        self.confined.kill()  # everything it started, and wait until it is gone
-        for stream in (self.proc.stdin, self.proc.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
-        if self.stderr is not None:
-            self.stderr.close()
-        self.proc, self.confined, self.reader, self.stderr, self._ready = None, None, None, None, False
-
-    def close(self) -> None:
-        if self.proc is None:
+    def recycle(self) -> None:
+        """End the current worker (it is asked to exit, then killed): the next request is
+        served by a fresh one. Whatever it left running is killed with it."""
+        if self.channel is None:
             return
         try:
-            write_message(self.proc.stdin.fileno(), wire.Exit().to_json())
-            self.proc.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
+            write_message(self.channel.fileno(), wire.Exit().to_json())
+        except OSError:
             pass
-        self.kill()
+        self._end_worker(kill=False)
+
+    def kill(self) -> None:
+        """Kill the current worker now (a timeout, a crash, garbage on its socket)."""
+        self._end_worker(kill=True)
+
+    # ---- the whole jail ------------------------------------------------------------------
+    def close(self) -> None:
+        """End the worker and the zygote, and wait until the jail is gone."""
+        if self.confined is None:
+            return
+        self.recycle()
+        if self.control is not None:
+            self.control.close()  # the zygote exits when its socket closes
+            self.control = None
+        try:
+            self.confined.proc.wait(timeout=EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            pass
+        self.terminate()
+
+    def terminate(self) -> None:
+        """Kill the jail and everything in it at once."""
+        if self.channel is not None:
+            self.channel.close()
+        if self.control is not None:
+            self.control.close()
+        if self.confined is not None:
+            self.confined.kill()
+        if self.stderr is not None:
+            self.stderr.close()
+        self.channel = self.reader = self.control = self.confined = self.stderr = None
+        self._worker_ready = self._zygote_ready = False
 
 
 class SharedWorker:
-    """One worker serving several grading threads, one request at a time (the compile checker)."""
+    """One jail of workers serving several grading threads, one at a time (the compile checker).
+    A thread holds it for a whole :meth:`session`, at whose end its worker is recycled."""
 
     def __init__(self, device: str, jail: Jail | None = None) -> None:
         self.worker = WorkerProcess(device, jail)
@@ -138,17 +252,17 @@ class SharedWorker:
     def start(self) -> None:
         self.worker.start()
 
-    def request(self, message: wire.Request, blobs: list[bytes] = (), timeout: float | None = None):
+    @contextlib.contextmanager
+    def session(self):
+        """The worker for one puzzle's requests, fresh, and recycled after them."""
         with self.lock:
-            return self.worker.request(message, blobs, timeout)
-
-    def malformed(self, error: Exception):
-        with self.lock:
-            self.worker.malformed(error)
-
-    def kill(self) -> None:
-        with self.lock:
-            self.worker.kill()
+            try:
+                yield self.worker
+            finally:
+                self.worker.recycle()
 
     def close(self) -> None:
         self.worker.close()
+
+    def terminate(self) -> None:
+        self.worker.terminate()

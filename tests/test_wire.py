@@ -173,8 +173,7 @@ def test_a_malformed_reply_is_the_workers_failure_and_the_worker_is_killed(monke
     monkeypatch.setattr(worker, "start", lambda: None)
     monkeypatch.setattr(worker, "kill", lambda: killed.append(True))
     monkeypatch.setattr("grader.worker_pool.write_message", lambda *a, **k: None)
-    worker.proc, worker.reader, worker._ready = type("P", (), {"stdin": None})(), None, True
-    worker.proc.stdin = type("S", (), {"fileno": lambda self: -1})()
+    worker.channel, worker._worker_ready = type("S", (), {"fileno": lambda self: -1})(), True
     worker.reader = _Channel({"ok": True, "runs": [{"label": "", "reversed": False, "seconds": 0.1, "printed": "",
                                                     "verdict": "pass"}], "blobs": 0})
     with pytest.raises(WorkerDied) as died:
@@ -226,6 +225,9 @@ class _Worker:
 
     def kill(self):
         self.killed += 1
+
+    def recycle(self):
+        pass
 
 
 def _grade(course, puzzle_id, answer):

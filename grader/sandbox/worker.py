@@ -1,16 +1,16 @@
-"""The process that runs learner kernels: ``python -m grader.sandbox.worker --device cpu|cuda``.
+"""A worker: the process that runs learner code, forked for one puzzle by :mod:`.zygote`.
 
 It holds no verdict. It loads a learner's file, calls the kernel on the fenced buffers the
 grader sent, and sends the bytes back; the grader decides what they mean. A kernel that
-corrupts memory or hangs takes down only this process.
+corrupts memory or hangs takes down only this process, and the process ends with its puzzle.
 
-For ``--device cpu`` it sets ``TRITON_INTERPRET=1`` before triton is imported. GPU compile
-checks run in a ``--device compile`` worker of their own: once the interpreter has run a
-kernel, it leaves ``triton.language`` patched, and compiling in that process fails.
+A ``cpu`` worker runs the Triton interpreter (its zygote set ``TRITON_INTERPRET=1`` before
+triton was imported). GPU compile checks run in ``compile`` workers of their own: once the
+interpreter has run a kernel, it leaves ``triton.language`` patched, and compiling in that
+process fails.
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import inspect
 import os
@@ -25,13 +25,6 @@ from ..dtypes import DTYPES, tensor_bytes
 from ..protocol import ChannelClosed, Reader, write_message
 
 
-def _parse_args(argv=None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m grader.sandbox.worker")
-    parser.add_argument("--device", choices=("cpu", "cuda", "compile"), required=True,
-                        help="cpu: the Triton interpreter; cuda: the GPU; compile: GPU compile checks only")
-    return parser.parse_args(argv)
-
-
 def kernel_params(fn) -> list:
     """The kernel's parameters, in order, and which are ``tl.constexpr``."""
     from ..binding import Param
@@ -44,24 +37,36 @@ def kernel_params(fn) -> list:
     return params
 
 
+def prepare(device: str) -> None:
+    """What every worker of ``device`` needs, done once in the zygote before it forks any: the
+    imports (torch after TRITON_INTERPRET is set), and the finder that imports learner files as
+    their definitions only, with builtin min/max of their compiled (elementwise) meaning in the
+    interpreter."""
+    import warnings
+    warnings.filterwarnings("ignore", message=r"tl\.make_block_ptr is deprecated")  # the statements say so
+    if device != "compile":  # compile checks need triton only, which loads in 0.2 s
+        import torch  # noqa: F401
+    import triton  # noqa: F401
+    import triton.runtime.interpreter  # noqa: F401
+    from .launch import compiled_builtins
+    from .learner_import import install
+    install(compiled_builtins() if device == "cpu" else None)
+
+
 class Worker:
     def __init__(self, device: str, out_fd: int) -> None:
         self.device = device
         self.out_fd = out_fd
         self.modules: dict[str, object] = {}
-        import warnings
-        warnings.filterwarnings("ignore", message=r"tl\.make_block_ptr is deprecated")  # the statements say so
-        if device != "compile":  # compile checks need triton only, which loads in 0.2 s
-            import torch  # (after TRITON_INTERPRET is set)
+        if device != "compile":
+            import torch
             self.torch = torch
         import triton
         self.triton = triton
         self._allocator_on = False
-        from .launch import compiled_builtins
-        from .learner_import import install
-        # Learner modules are imported as definitions only; in the interpreter they also get
-        # builtin min/max with their compiled (elementwise) meaning.
-        install(compiled_builtins() if device == "cpu" else None)
+
+    def hello(self) -> None:
+        write_message(self.out_fd, wire.Ready(self.device).to_json())
 
     # ---- loading ---------------------------------------------------------------------------
     def module(self, path: str):
@@ -449,20 +454,3 @@ def _fatal(reply) -> bool:
         [r.failure for r in reply.runs] if isinstance(reply, wire.Ran) else \
         [reply.failure] if isinstance(reply, wire.FunctionRan) else []
     return any(f is not None and f.fatal for f in failures)
-
-
-def main(argv=None) -> int:
-    args = _parse_args(argv)
-    if args.device == "cpu":
-        os.environ["TRITON_INTERPRET"] = "1"
-    # The protocol owns the original stdout; anything else printed goes to stderr.
-    out_fd = os.dup(1)
-    os.dup2(2, 1)
-    worker = Worker(args.device, out_fd)
-    write_message(out_fd, wire.Ready(args.device).to_json())
-    worker.serve(Reader(0))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
