@@ -49,13 +49,14 @@ def describe_case(case: Case, puzzle: Puzzle) -> str:
 
 class PuzzleGrader:
     def __init__(self, course: Course, puzzle_id: str, kernel_file: Path, worker: WorkerProcess,
-                 options: Options, compiler: "SharedWorker | None" = None) -> None:
+                 options: Options, compiler: "SharedWorker | None" = None, bounds: WorkerProcess | None = None) -> None:
         self.course = course
         self.puzzle_path = course.puzzle_file(puzzle_id)
         self.puzzle = course.puzzle(puzzle_id)
         self.kernel_file = Path(kernel_file).resolve()
         self.worker = worker
         self.compiler = compiler
+        self.bounds = bounds  # on a GPU: the interpreter, where each case runs again with its accesses checked
         self.options = options
         self.shapes = SpecShapes(self.puzzle)
         self.expected_signature = stub_signature(str(self.puzzle_path), self.puzzle.kernel)
@@ -128,7 +129,9 @@ class PuzzleGrader:
         """The puzzle's result. Its learner code runs in workers of its own: a fresh one at the
         start, ended at the end, so that nothing of another puzzle's reaches this one's."""
         started = time.perf_counter()
-        self.worker.recycle()
+        workers = [w for w in (self.worker, self.bounds) if w is not None]
+        for worker in workers:
+            worker.recycle()
         try:
             return self._grade(started)
         except Exception as exc:  # a bug in the grader or the course, never the learner's fault
@@ -136,7 +139,8 @@ class PuzzleGrader:
             return self.result("error", f"grader error: {type(exc).__name__}: {exc}\n"
                                + traceback.format_exc(limit=6), started=started)
         finally:
-            self.worker.recycle()
+            for worker in workers:
+                worker.recycle()
 
     def _load(self):
         """Ask the worker about the kernel. Returns (wire.Loaded, None) or (None, failure result).
@@ -212,14 +216,7 @@ class PuzzleGrader:
             if not checks["gpu_compile"].passed:
                 return self.result("fail", checks["gpu_compile"].message, (), checks, started)
 
-        cases: list[CaseResult] = []
-        abort: str | None = None
-        for case in self.puzzle.cases:
-            if abort is not None:
-                cases.append(case_result(case, self.puzzle, False, "skipped", f"not run: {abort}"))
-                continue
-            result, _, abort = self._run_case(case, params)
-            cases.append(result)
+        cases = self._run_cases(params)
         notes = self._mistake_notes()
         if notes:  # a known wrong turn: say so with the first failing case
             index = next((i for i, c in enumerate(cases) if not c.passed), None)
@@ -231,6 +228,18 @@ class PuzzleGrader:
             return self.result("pass", f"all {len(cases)} cases pass", cases, checks, started)
         first = failed[0]
         return self.result("fail", first.message, cases, checks, started)
+
+    def _run_cases(self, params: list[Param]) -> list[CaseResult]:
+        """Every case in order; after a crash or a timeout the rest are skipped."""
+        cases: list[CaseResult] = []
+        abort: str | None = None
+        for case in self.puzzle.cases:
+            if abort is not None:
+                cases.append(case_result(case, self.puzzle, False, "skipped", f"not run: {abort}"))
+                continue
+            result, _, abort = self._run_case(case, params)
+            cases.append(result)
+        return cases
 
     def traced(self, case: Case) -> tuple[CaseResult | None, dict | None, str]:
         """Run one case recording every access (interpreter only), for the memory-access pictures.
@@ -313,7 +322,33 @@ class PuzzleGrader:
         race = self._race(plan, runs, results)
         if race is not None:
             return case_result(case, self.puzzle, False, "race", f"{describe}: {race}", **extra), binding, None
+        stray = self._checked_beside(replace(message, reorder=False, check_bounds=True), blobs, case)
+        if stray is not None:
+            return case_result(case, self.puzzle, False, "out_of_bounds", f"{describe}: {stray}", **extra), \
+                binding, None
         return case_result(case, self.puzzle, True, max_abs_err=worst, **extra), binding, None
+
+    def _checked_beside(self, message: wire.Request, blobs, case: Case) -> str | None:
+        """On a GPU, the case again in the interpreter, every load and store checked: a load out of
+        bounds whose value is never used passes on a GPU, silently. Only such an access is judged
+        here; the values are the GPU's to judge. The text of the access, or None."""
+        if self.bounds is None or case.name in self._unchecked_beside():
+            return None
+        try:
+            reply, _ = self._ask(message, blobs, worker=self.bounds)
+        except Unanswered:
+            return None  # the interpreter's own trouble: the GPU's verdict stands
+        runs = reply.runs if isinstance(reply, wire.Ran) else [reply] if isinstance(reply, wire.Replayed) else []
+        failure = next((r.failure for r in runs if r.failure is not None), reply if isinstance(reply, wire.Failure)
+                       else None)
+        if failure is None or failure.kind != "out_of_bounds":
+            return None
+        return messages.out_of_bounds(failure.access.to_json(), self._bounds_dims(failure.access)) + \
+            messages.FOUND_BESIDE
+
+    def _unchecked_beside(self) -> set[str]:
+        """Cases too large to run again in the interpreter."""
+        return set()
 
     def _look_alike(self, case: Case, plan, got, message: str) -> str:
         """Add "It looks like <name>: <where>." when the wrong values are those of a known mistake."""

@@ -1,21 +1,22 @@
 """Grading an autograd puzzle: the learner's ``torch.autograd.Function`` around their kernels.
 
-Per case the grader checks, in this order: the forward's output (shape, dtype, values), that
-each phase launched a Triton kernel, that no PyTorch operator computed on the inputs (or on
-what a kernel was handed) in the kernels' place, that no thread was started, that the results
-turn to NaN when the kernels' launches are replaced by NaN (the poisoned run, which catches
-whatever the operator log cannot see: NumPy, threads, recording turned off), what ``ctx``
-saved, and both gradients against PyTorch autograd of the spec. Once every case has run, the
-wrapper's source is read for constructs that would hide where its result came from.
+The wrapper never sees data. For each case one worker runs its forward and backward on tensors
+that have the case's shapes, strides and dtypes but no values, and records what they do as a
+program (:mod:`grader.sandbox.function_record`). A second worker, forked fresh after the first
+has ended, replays the program on the real inputs: PyTorch's operators and the learner's
+kernels, no other learner code (:mod:`grader.sandbox.function_replay`); once per autotuning
+config, where a launched kernel has several. The verdict comes from the replay and from
+reading the program here (:mod:`grader.program`): that the kernels computed the results and
+PyTorch only allocated, viewed and summed partial results, what ``ctx`` saved, and the output
+and both gradients against PyTorch autograd of the spec.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import torch
 
-from . import messages, wire
+from . import messages, program as programs, wire
 from .annotations import TensorSpec
 from .compare import compare_tensor, fmt_index
 from .dtypes import DTYPES, dtype_name
@@ -23,82 +24,221 @@ from .fence import Buffer, pack
 from .grade import PuzzleGrader, Unanswered, case_result, describe_case
 from .inputs import case_seed
 from .puzzle import Case
-from .results import CheckResult
-
-# What PyTorch may compute on the kernels' buffers: reducing a per-tile partial result.
-REDUCTIONS_OF_PARTIALS = {"sum"}
+from .results import CaseResult, FailureKind
 
 
 def _shape(shape) -> str:
     return fmt_index(tuple(shape)) if len(shape) != 1 else f"({shape[0]},)"
 
 
+def _typed(value, program: wire.Program):
+    """A launch argument as the compile check needs it: a tensor as its pointer's dtype."""
+    if isinstance(value, list):
+        return [_typed(v, program) for v in value]
+    if isinstance(value, dict):
+        if isinstance(value.get("ref"), int) and 0 <= value["ref"] < len(program.metas):
+            return {"pointer": program.metas[value["ref"]].dtype}
+        if "constant" in value:
+            return {"pointer": value["constant"].get("dtype", "float32")}
+        if "dtype" in value:
+            return value["dtype"]
+        return {"unknown": True}
+    return value
+
+
+def _launch_key(step: wire.Step, program: wire.Program) -> str | None:
+    """What makes two launches one compile: the kernel, and its arguments' types and values (Triton's
+    own cache makes a second compile of one signature cheap). None for a launch the check cannot
+    type (a host tensor descriptor)."""
+    import json
+    typed = [_typed(a, program) for a in step.args], {k: _typed(v, program) for k, v in step.kwargs.items()}
+    text = json.dumps([step.kernel.path, step.kernel.hops, step.compiled, typed, step.options], sort_keys=True)
+    return None if '"unknown"' in text else text
+
+
 class FunctionGrader(PuzzleGrader):
-    """Same life cycle as a kernel puzzle (load, stub check, cases); a different case, and a
-    static check of the wrapper's source after the cases."""
+    """Same life cycle as a kernel puzzle (load, stub check, cases); each case recorded, then replayed."""
 
-    def _grade(self, started: float):
-        result = super()._grade(started)
-        if result.status not in ("pass", "fail") or not result.cases:
-            return result
-        from .wrapper_check import check_file
-        finding = check_file(self.kernel_file, self.puzzle.kernel)
-        if finding is None:
-            return result
-        text = messages.wrapper_source(finding)
-        checks = {**result.checks, "wrapper_source": CheckResult(False, text, "torch_compute")}
-        return replace(result, status="fail", checks=checks, message=result.message if result.status == "fail" else text)
+    def _run_cases(self, params) -> list:
+        """Record every case in this puzzle's first worker, then replay them in a fresh one."""
+        recorded: dict[str, tuple] = {}
+        results: dict[str, CaseResult] = {}
+        abort = None
+        for case in self.puzzle.cases:
+            if abort is not None:
+                results[case.label] = case_result(case, self.puzzle, False, "skipped", f"not run: {abort}")
+                continue
+            outcome, abort = self._record(case, self._plan(case))
+            (results if isinstance(outcome, CaseResult) else recorded)[case.label] = outcome
+        self.worker.recycle()  # the replays run in a worker that never ran the wrapper
+        compiled = self._compile_launches([r[-1].program for r in recorded.values()])
+        for case in self.puzzle.cases:
+            if case.label not in recorded:
+                continue
+            if abort is not None:
+                results[case.label] = case_result(case, self.puzzle, False, "skipped", f"not run: {abort}")
+                continue
+            program = recorded[case.label][-1].program
+            failed = next((compiled[key] for key in (_launch_key(s, program) for s in program.launches())
+                           if compiled.get(key)), None)
+            if failed is not None:
+                results[case.label] = case_result(case, self.puzzle, False, FailureKind.COMPILE,
+                                                  f"{describe_case(case, self.puzzle)}: {failed}")
+                continue
+            results[case.label], abort = self._replay(case, *recorded[case.label])
+        return [results[case.label] for case in self.puzzle.cases]
 
-    def _run_case(self, case: Case, params, trace: bool = False):
+    def _compile_launches(self, recorded: list[wire.Program]) -> dict[str, str]:
+        """In the interpreter, every distinct launch the wrapper made is compiled for sm_90 too, as
+        a kernel puzzle's kernel is: a kernel that runs only as Python fails here. Returns, per
+        launch, the failure's text ("" where it compiles)."""
+        verdicts: dict[str, str] = {}
+        if self.compiler is None:
+            return verdicts
+        with self.compiler.session() as compiler:
+            for program in recorded:
+                for step in program.launches():
+                    key = _launch_key(step, program)
+                    if key is None or key in verdicts:
+                        continue
+                    verdicts[key] = self._compile_one(step, program, compiler)
+        return verdicts
+
+    def _compile_one(self, step: wire.Step, program: wire.Program, compiler) -> str:
+        typed = lambda value: _typed(value, program)  # noqa: E731
+        arguments, keywords = [typed(a) for a in step.args], {k: typed(v) for k, v in step.kwargs.items()}
+        if step.compiled:  # the handle took every parameter in order; warmup's values were compiled
+            keywords.update({k: typed(v) for k, v in step.options.items()})
+        name = ".".join(step.kernel.path)
+        message = wire.Compile(file=str(self.kernel_file), kernel=name, signature={}, constexprs={}, values={},
+                               path=step.kernel.path, hops=step.kernel.hops, arguments=arguments, keywords=keywords,
+                               stage="ttgir")
+        try:
+            reply, _ = self._ask(message, timeout=max(60.0, self.options.timeout), worker=compiler)
+        except Unanswered as unanswered:
+            return f"the GPU compile check of `{name}` did not finish ({unanswered.cause})"
+        if not isinstance(reply, wire.Failure):
+            return ""
+        where = f" launched at line {step.line}: `{step.source}`" if step.line else ""
+        config = f" with {reply.config}" if reply.config else ""
+        return (f"GPU compile check of `{name}`{where}{config}: "
+                f"{messages.compile_failure(reply.error, reply.line, reply.source)}")
+
+    def _sniffing(self) -> str | None:
+        """The wrapper must not be able to tell its recording from real use, nor its kernels
+        the interpreter from a GPU: both are read, never run."""
+        from . import sniffing, wrapper_check
+        finding = wrapper_check.check_file(self.kernel_file, self.puzzle.kernel)
+        if finding is not None:
+            return wrapper_check.message(finding)
+        finding = sniffing.check_file(self.kernel_file, None)
+        return None if finding is None else sniffing.message(finding)
+
+    # ---- planning and recording --------------------------------------------------------------
+    def _plan(self, case: Case):
+        """The case's inputs, the spec's output and gradients, and grad_output, as fenced buffers."""
         plan = self.shapes.plan(case, self.options.secret)
-        describe = describe_case(case, self.puzzle)
         inputs = [x.clone().requires_grad_(x.is_floating_point()) for x in plan.inputs]
         output = self.puzzle.run_spec(inputs, {**self.puzzle.sizes(case), **case.blocks})
         gen = torch.Generator().manual_seed(case_seed(self.puzzle, case, self.options.secret) + 1)
         grad_output = torch.randn(output.shape, generator=gen, dtype=output.dtype)
         output.backward(grad_output)
-        expected_grads = [x.grad for x in inputs]
-
+        expected = [plan.expected[0], *(x.grad for x in inputs)]
         buffers = [*plan.buffers[:len(plan.inputs)],
-                   Buffer.plan("grad_output", "input", dtype_name(grad_output),
-                               tuple(grad_output.shape), len(plan.inputs))]
+                   Buffer.plan("grad_output", "input", dtype_name(grad_output), tuple(grad_output.shape),
+                               len(plan.inputs), case.layouts.get("grad_output", "contiguous"))]
         blobs = [pack(b, x) for b, x in zip(buffers, [*plan.inputs, grad_output])]
-        message = wire.Function(file=str(self.kernel_file), kernel=self.puzzle.kernel,
-                                buffers=[b.to_json() | {"param": ""} for b in buffers],
-                                poison_first=case_seed(self.puzzle, case, self.options.secret) % 2 == 1)
-        fail = lambda kind, text, **extra: (  # noqa: E731
-            case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), None, None)
+        return expected, buffers, blobs
+
+    def _record(self, case: Case, planned):
+        """(the planned case and its program, None) or (the case's failed result, why the rest is skipped)."""
+        expected, buffers, blobs = planned
+        describe = describe_case(case, self.puzzle)
+        specs = [b.to_json() | {"param": ""} for b in buffers]
         try:
-            reply, raw = self._ask(message, blobs)
-            if isinstance(reply, wire.FunctionRan) and len(raw) != reply.blobs_expected():
-                self._malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
-            got = self._tensors(reply, raw) if isinstance(reply, wire.FunctionRan) and reply.result else None
+            reply, _ = self._ask(wire.Record(file=str(self.kernel_file), kernel=self.puzzle.kernel, buffers=specs))
         except Unanswered as unanswered:
-            return self._unanswered_case(case, describe, unanswered)
-
-        extra = {"seconds": reply.seconds, "printed": reply.printed} if isinstance(reply, wire.FunctionRan) \
-            else {"seconds": 0.0, "printed": ""}
-        failure = reply if isinstance(reply, wire.Failure) else reply.failure
-        if failure is not None:
+            result, _, abort = self._unanswered_case(case, describe, unanswered)
+            return result, abort
+        if isinstance(reply, wire.Failure) or reply.failure is not None:
+            failure = reply if isinstance(reply, wire.Failure) else reply.failure
+            extra = {} if isinstance(reply, wire.Failure) else {"seconds": reply.seconds, "printed": reply.printed}
+            if not isinstance(reply, wire.Failure) and reply.host is not None:
+                h = reply.host
+                text = (messages.escaped if h.escaped else messages.host_values)(
+                    h.phase, h.op, h.line, h.source, h.file)
+                return case_result(case, self.puzzle, False, FailureKind.TORCH_COMPUTE, f"{describe}: {text}",
+                                   **extra), None
             kind, text, abort = self._case_failure(failure)
-            return (case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), None,
+            if kind == FailureKind.EXCEPTION and not isinstance(reply, wire.Failure):  # the wrapper's own code
+                text = messages.wrapper_raised(reply.phase, failure.to_json())
+            return (case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra),
                     f"{case.label} {abort}" if abort else None)
+        return (expected, buffers, blobs, reply), None
 
-        result = reply.result
-        output_got, grads_got, poisoned_got = got
-        name = self.puzzle.outputs[0]
-        verdict = self._check_output(name, output_got, result.output, plan.expected[0], case)
+    # ---- replaying and judging ---------------------------------------------------------------
+    def _replay(self, case: Case, expected, buffers, blobs, recorded: wire.Recorded):
+        """(the case's result, why the remaining cases are not run or None)."""
+        program = recorded.program
+        seconds, printed = recorded.seconds, recorded.printed
+        finding_checked = False
+        for config in range(program.replays()):
+            describe = describe_case(case, self.puzzle)
+            message = wire.Replay(file=str(self.kernel_file), program=program, buffers=[
+                b.to_json() | {"param": ""} for b in buffers], config=config,
+                check_bounds=self.options.check_bounds, allocator=self.options.device == "cuda")
+            try:
+                reply, raw = self._ask(message, blobs)
+                if isinstance(reply, wire.Replayed) and len(raw) != reply.blobs_expected():
+                    self._malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
+            except Unanswered as unanswered:
+                result, _, abort = self._unanswered_case(case, describe, unanswered)
+                return result, abort
+            if isinstance(reply, wire.Replayed):
+                seconds += reply.seconds
+                printed += reply.printed
+                describe += f" with {reply.label}" if reply.label else ""
+            extra = {"seconds": seconds, "printed": printed}
+            fail = lambda kind, text: (case_result(case, self.puzzle, False, kind, f"{describe}: {text}",  # noqa: E731
+                                                   **extra), None)
+            failure = reply if isinstance(reply, wire.Failure) else reply.failure
+            if failure is not None:
+                kind, text, abort = self._case_failure(failure)
+                result = case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra)
+                return result, (f"{case.label} {abort}" if abort else None)
+            if reply.disagrees:
+                return fail(FailureKind.EXCEPTION, messages.replay_disagrees(reply.disagrees))
+            if not finding_checked:  # the replay has checked what the recording claims: now read it
+                finding = self._read_program(program, case)
+                if finding is not None:
+                    return fail(finding.kind, finding.text)
+                finding_checked = True
+            verdict = self._check_values(reply, raw, expected, case)
+            if verdict is not None:
+                return fail(*verdict)
+            stray = self._checked_beside(message, blobs, case)
+            if stray is not None:
+                return fail(FailureKind.OUT_OF_BOUNDS, stray)
+        return case_result(case, self.puzzle, True, seconds=seconds, printed=printed), None
+
+    def _read_program(self, program: wire.Program, case: Case):
+        names = [s.name for s in self.shapes.inputs]
+        wants = [DTYPES[s.dtype].is_float for s in self.shapes.inputs]
+        finding = programs.check(program, names, self.puzzle.outputs[0], wants)
+        if finding is not None:
+            return finding
+        text = self._check_saved(program, case)
+        return None if text is None else programs.Finding(FailureKind.SAVED, text)
+
+    def _check_values(self, reply: wire.Replayed, raw: list[bytes], expected, case: Case):
+        blobs = iter(raw)
+        got = [self._tensor(d, next(blobs)) if d.tensor else None for d in reply.returned]
+        if not got:
+            self._malformed(wire.WireError("a replay that returned nothing"))
+        verdict = self._check_output(self.puzzle.outputs[0], got[0], reply.returned[0], expected[0])
         if verdict is None:
-            verdict = self._check_kernels_did_the_work(result)
-        if verdict is None:
-            verdict = self._check_poisoned(result.poisoned, poisoned_got, [plan.expected[0], *expected_grads])
-        if verdict is None:
-            verdict = self._check_saved(result, case)
-        if verdict is None:
-            verdict = self._check_grads(grads_got, result.grads, expected_grads, case)
-        if verdict is not None:
-            return fail(*verdict, **extra)
-        return case_result(case, self.puzzle, True, **extra), None, None
+            verdict = self._check_grads(got[1:], reply.returned[1:], expected[1:])
+        return verdict
 
     def _not_callable(self, failure: wire.Failure) -> str:
         return (f"`{self.puzzle.kernel}` must be a subclass of torch.autograd.Function "
@@ -106,16 +246,6 @@ class FunctionGrader(PuzzleGrader):
 
     def _bounds_dims(self, access: wire.OutOfBoundsAccess) -> tuple[str, ...]:
         return ()  # the wrapper's own tensors have no dims of the spec's
-
-    def _tensors(self, reply: wire.FunctionRan, raw: list[bytes]):
-        """The recorded run's output and gradients, and the poisoned run's (None where the
-        wrapper returned something else than a tensor, or the poisoned run failed)."""
-        blobs = iter(raw)
-        take = lambda described: [self._tensor(d, next(blobs)) if d.tensor else None  # noqa: E731
-                                  for d in described]
-        got = take(reply.result.described)
-        poisoned = take(reply.result.poisoned.described) if reply.result.poisoned.failure is None else None
-        return got[0], got[1:], poisoned
 
     def _tensor(self, described: wire.TensorInfo, blob: bytes) -> torch.Tensor:
         if min(described.shape, default=0) < 0 or math.prod(described.shape) > len(blob):  # >= 1 byte each
@@ -129,7 +259,7 @@ class FunctionGrader(PuzzleGrader):
         flat = torch.frombuffer(bytearray(blob), dtype=dtype) if blob else torch.empty(0, dtype=dtype)
         return flat.reshape(described.shape).clone()
 
-    def _check_output(self, name, got, described: wire.TensorInfo, expected, case):
+    def _check_output(self, name, got, described: wire.TensorInfo, expected):
         want = f"{_shape(expected.shape)} {dtype_name(expected)}"
         if got is None:
             return "shape", (f"forward returned a {described.type}, not a tensor: return the output "
@@ -143,70 +273,30 @@ class FunctionGrader(PuzzleGrader):
                                  on_gpu=self.options.device == "cuda", filled=False)
         return None if outcome.passed else (outcome.kind, outcome.message)
 
-    def _check_kernels_did_the_work(self, result: wire.FunctionResult):
-        for phase in ("forward", "backward"):
-            if getattr(result.launches, phase) == 0:
-                return "torch_compute", (f"the {phase} launched no Triton kernel: compute it with your "
-                                         f"kernels from the previous puzzles.")
-        cheats = computes_on_inputs(result.ops)
-        if cheats:
-            op = cheats[0]
-            shapes = ", ".join(_shape(s) for s in op.inputs)
-            return "torch_compute", (f"the {op.phase} computed with PyTorch: `aten.{op.op}` read an input "
-                                     f"(operand shapes {shapes}). The result must come from your Triton kernels; "
-                                     f"PyTorch may only allocate, reshape and reduce the kernels' partial results.")
-        cheats = computes_on_kernel_buffers(result.ops)
-        if cheats:
-            op = cheats[0]
-            return "torch_compute", messages.computed_on_kernel_buffers(
-                op.phase, op.op, ", ".join(_shape(s) for s in op.inputs))
-        for phase in ("forward", "backward"):
-            if getattr(result.threads.started, phase):
-                return "torch_compute", messages.started_threads(phase, getattr(result.threads.started, phase))
-        if result.threads.still_running:
-            return "torch_compute", messages.started_threads("wrapper", len(result.threads.still_running))
-        return None
-
-    def _check_poisoned(self, poisoned: wire.Poisoned, got: list | None, expected: list[torch.Tensor]):
-        """With every kernel launch replaced by NaN in the buffers the kernels were handed, a
-        result computed by the kernels is NaN (or at least wrong); a correct one came from elsewhere."""
-        if poisoned.failure is not None:
-            return "torch_compute", messages.poisoned_run_raised(poisoned.failure.to_json())
-        names = [self.puzzle.outputs[0], *(f"grad_{s.name}" for s in self.shapes.inputs)]
-        phases = ["forward", *("backward" for _ in self.shapes.inputs)]
-        for name, phase, got, want in zip(names, phases, got, expected):
-            if got is None or want is None or tuple(got.shape) != tuple(want.shape) or not got.is_floating_point():
-                continue
-            atol, rtol = self.puzzle.tolerance(dtype_name(want))
-            close = torch.isclose(got.double(), want.double(), rtol=rtol, atol=atol)
-            matching = int(close.sum())
-            if matching:
-                return "torch_compute", messages.not_from_kernels(phase, name, matching, close.numel())
-        return None
-
-    def _check_saved(self, result: wire.FunctionResult, case: Case):
+    def _check_saved(self, program: wire.Program, case: Case) -> str | None:
         names = [s.name for s in self.shapes.inputs]
-        for attribute in result.attributes:
-            return "saved", (f"ctx.{attribute.name} holds a tensor: pass tensors to ctx.save_for_backward, "
-                             f"which autograd tracks and frees, not as attributes of ctx.")
+        for attribute in program.attributes:
+            return (f"ctx.{attribute} holds a tensor: pass tensors to ctx.save_for_backward, "
+                    f"which autograd tracks and frees, not as attributes of ctx.")
         # Besides the inputs, a puzzle may let ctx keep a few results (say a row's mean and
         # rstd): each by its shape, each shape as many times as the puzzle names it.
         dims = {**self.puzzle.sizes(case), **case.blocks}
         allowed = [TensorSpec(name, "float32", tuple(spec.split())).shape(dims)
                    for name, spec in self.puzzle.saves.items()]
-        for saved in result.saved:
-            if saved.input is not None:
+        for ref, is_input in zip(program.saved, programs.saved_inputs(program)):
+            if ref is None or is_input:
                 continue
-            if tuple(saved.shape) in allowed:
-                allowed.remove(tuple(saved.shape))
+            shape = tuple(program.metas[ref].shape)
+            if shape in allowed:
+                allowed.remove(shape)
                 continue
             needed = ", ".join([*names, *self.puzzle.saves])
-            return "saved", (f"ctx saved a tensor of shape {_shape(saved.shape)} that is not an input"
-                             f"{' nor one of ' + ', '.join(self.puzzle.saves) if self.puzzle.saves else ''}: "
-                             f"save only what the backward needs ({needed}), and recompute the rest.")
+            return (f"ctx saved a tensor of shape {_shape(shape)} that is not an input"
+                    f"{' nor one of ' + ', '.join(self.puzzle.saves) if self.puzzle.saves else ''}: "
+                    f"save only what the backward needs ({needed}), and recompute the rest.")
         return None
 
-    def _check_grads(self, got, described, expected, case):
+    def _check_grads(self, got, described, expected):
         names = [s.name for s in self.shapes.inputs]
         if len(got) != len(expected):
             return "shape", (f"backward returned {len(got)} value(s); it must return one gradient per forward "
@@ -226,15 +316,3 @@ class FunctionGrader(PuzzleGrader):
             if not outcome.passed:
                 return outcome.kind, outcome.message
         return None
-
-
-def computes_on_inputs(ops: tuple[wire.TorchOp, ...]) -> list[wire.TorchOp]:
-    """PyTorch compute operators that read an input (or a copy of one): the kernels' job."""
-    return [op for op in ops if op.reads_inputs and not op.layout]
-
-
-def computes_on_kernel_buffers(ops: tuple[wire.TorchOp, ...]) -> list[wire.TorchOp]:
-    """PyTorch compute operators, other than a reduction of partial results, that read a buffer
-    a kernel was handed: after a kernel that only copies the inputs, the kernels' job too."""
-    return [op for op in ops if op.reads_kernel_buffers and not op.layout
-            and op.op not in REDUCTIONS_OF_PARTIALS]

@@ -69,10 +69,19 @@ def out_of_bounds(access: dict, dims: tuple[str, ...] = ()) -> str:
             f"Fix: {_bounds_fix(access, dims)}")
 
 
-def exception(reply: dict) -> str:
-    text = f"the kernel raised {reply['error']}{_at_line(reply.get('line'), reply.get('source', ''))}."
+FOUND_BESIDE = (" (Found by the bounds check that runs each case in the interpreter beside the GPU: on a GPU "
+                "this access reads whatever lies past the tensor, or faults, and here its value went unused.)")
+
+
+def exception(reply: dict, raiser: str = "the kernel") -> str:
+    text = f"{raiser} raised {reply['error']}{_at_line(reply.get('line'), reply.get('source', ''))}."
     fix = usual_fix(reply["error"])
     return text + (f" Fix: {fix}" if fix else "")
+
+
+def wrapper_raised(phase: str, reply: dict) -> str:
+    """An autograd wrapper's own code raised while the grader recorded it."""
+    return exception(reply, f"your {phase}")
 
 
 def crash(returncode: int | None, stderr_tail: str, device: str, corrupted: bool = False) -> str:
@@ -208,38 +217,70 @@ def order_dependent(tensor: str, in_order, reversed_order) -> str:
 
 # ---- autograd wrappers: the result must come from the learner's kernels ------------------------
 
-_KERNELS_NOT_PYTORCH = ("Compute it with your Triton kernels from the previous puzzles, not with PyTorch, "
-                        "NumPy or another thread.")
+_WRAPPER_DOES = ("A wrapper allocates, reshapes, launches your Triton kernels and saves for backward; "
+                 "PyTorch may also sum the kernels' partial results.")
 
 
-def computed_on_kernel_buffers(phase: str, op: str, shapes: str) -> str:
+def _where(line: int | None, source: str, file: str = "") -> str:
+    if line is None:
+        return ""
+    place = f"line {line}" + (f" of {file}" if file else "")
+    return f" ({place}: `{source}`)" if source else f" ({place})"
+
+
+def computed_on_inputs(phase: str, op: str, shapes: str, line: int | None, source: str, file: str = "") -> str:
+    return (f"the {phase} computed with PyTorch: `aten.{op}` read an input{_where(line, source, file)}, "
+            f"operand shapes {shapes}. The result must come from your Triton kernels. {_WRAPPER_DOES}")
+
+
+def computed_on_kernel_buffers(phase: str, op: str, shapes: str, line: int | None, source: str,
+                               file: str = "") -> str:
     return (f"the {phase} computed with PyTorch on what a Triton kernel was handed: `aten.{op}` read a kernel's "
-            f"buffer (operand shapes {shapes}). Copying the inputs through a kernel and computing with PyTorch "
-            f"is still PyTorch's result: PyTorch may only allocate, reshape and sum the kernels' partial results.")
+            f"buffer{_where(line, source, file)}, operand shapes {shapes}. Copying the inputs through a kernel "
+            f"and computing with PyTorch is still PyTorch's result. {_WRAPPER_DOES}")
 
 
-def started_threads(phase: str, count: int) -> str:
-    what = "a thread" if count == 1 else f"{count} threads"
-    return (f"the {phase} started {what}, whose work the grader cannot see: launch your Triton kernels in "
-            f"the calling thread, and let them compute the result, not PyTorch or NumPy in another thread.")
+def no_launch(phase: str) -> str:
+    return f"the {phase} launched no Triton kernel: compute it with your kernels from the previous puzzles."
 
 
-def not_from_kernels(phase: str, name: str, matching: int, total: int) -> str:
-    share = "every element" if matching == total else f"{matching} of {total} elements"
-    return (f"your {phase}'s result did not come from your Triton kernels: when the grader replaced what "
-            f"the kernels write with NaN, `{name}` was still correct ({share}). {_KERNELS_NOT_PYTORCH}")
+def unseen(phase: str, what: str, shape, line: int | None, source: str, file: str = "") -> str:
+    return (f"the {phase} passed on a tensor (shape {fmt_index(tuple(shape))}) that no PyTorch operator the grader "
+            f"recorded made, as {what}{_where(line, source, file)}: it was computed where the grader cannot see "
+            f"(another thread, PyTorch's dispatch turned off, NumPy). The result must come from your Triton "
+            f"kernels. {_WRAPPER_DOES}")
 
 
-def poisoned_run_raised(reply: dict) -> str:
-    return (f"to check that the results come from your Triton kernels, the grader ran the wrapper again with "
-            f"the buffers the kernels write filled with NaN, and the wrapper raised {reply.get('error')}"
-            f"{_at_line(reply.get('line'), reply.get('source', ''))}. Let NaN flow through: the wrapper should "
-            f"only allocate, launch, reshape and sum the kernels' partial results, never inspect their values.")
+def host_values(phase: str, op: str, line: int | None, source: str, file: str = "") -> str:
+    return (f"the {phase} reads {op} on the host{_where(line, source, file)}. The grader "
+            f"records your wrapper on tensors that have shapes and dtypes but no values, then replays what it "
+            f"recorded on the real ones, so the wrapper never sees data: compute with values in a Triton kernel, "
+            f"and pass sizes from `.shape`. {_WRAPPER_DOES}")
 
 
-def wrapper_source(finding) -> str:
-    """A construct in an autograd wrapper that would hide where its result came from."""
-    where = f"`{finding.function}`" + (f" at line {finding.line}: `{finding.source}`" if finding.source else "")
-    return (f"{where}: {finding.what}. The wrapper must compute with your Triton kernels, the same way on a "
-            f"laptop and on a GPU, in the calling thread, with the grader watching: allocate, launch, reshape "
-            f"and sum the kernels' partial results, nothing else.")
+def escaped(phase: str, error: str, line: int | None, source: str, file: str = "") -> str:
+    return (f"the {phase} computed with PyTorch's dispatch turned off{_where(line, source, file)}, where the "
+            f"grader cannot see it, and it failed there ({error}). The result must come from your Triton "
+            f"kernels. {_WRAPPER_DOES}")
+
+
+def never_computed(phase: str, name: str, made: str) -> str:
+    return (f"`{name}` is never written: the {phase} returns {made}, which no Triton kernel wrote. Every output "
+            f"element must be stored by one of your kernels: launch the kernel that computes `{name}` and return "
+            f"the tensor it wrote.")
+
+
+def returns_input(phase: str, name: str, made: str) -> str:
+    return (f"the {phase} returns {made} as `{name}`, which no Triton kernel wrote: an input (or a view or copy of "
+            f"one) is not a result. Compute `{name}` with your Triton kernels. {_WRAPPER_DOES}")
+
+
+def not_replayable(phase: str, what: str) -> str:
+    return (f"the {phase} {what}. The grader replays what your wrapper recorded, operator by operator and "
+            f"launch by launch, so a wrapper may only use PyTorch's own operators and your Triton kernels. "
+            f"{_WRAPPER_DOES}")
+
+
+def replay_disagrees(detail: str) -> str:
+    return (f"replaying your wrapper on the real inputs gave another result than recording it: {detail}. "
+            f"A wrapper must do the same whatever the values: allocate, reshape, launch and save.")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
@@ -67,25 +68,52 @@ def run_pool(tasks: Sequence[Task], threads: int, work: Callable[[int, Task], Do
     return results
 
 
-def start_workers(options: Options, jail: Jail, count: int,
-                  now: bool = True) -> tuple[list[WorkerProcess], SharedWorker | None]:
-    """``count`` workers for ``options.device``, and the compile checker they share where the
-    interpreter grades (device cpu, compile check on). ``now``: started at once, so that their
-    imports overlap with the grader's; else each starts at its first request."""
-    workers = [WorkerProcess(options.device, jail) for _ in range(count)]
+@dataclass(frozen=True)
+class Crew:
+    """The workers one grading thread uses: its own; on a GPU an interpreter worker beside it,
+    where every case also runs with each load and store checked (a GPU cannot see a stray load
+    whose value is never used); and the compile checker, one for all threads."""
+
+    worker: WorkerProcess
+    bounds: WorkerProcess | None = None
+    compiler: SharedWorker | None = None
+
+
+def start_workers(options: Options, jail: Jail, count: int, now: bool = True) -> list[Crew]:
+    """``count`` crews for ``options.device``, sharing the compile checker where the interpreter
+    grades (device cpu, compile check on). ``now``: started at once, so that their imports
+    overlap with the grader's; else each starts at its first request."""
     compiler = SharedWorker("compile", jail) if options.device == "cpu" and options.compile_check else None
-    for worker in workers + ([compiler] if compiler else []) if now else ():
+    crews = [Crew(WorkerProcess(options.device, jail),
+                  WorkerProcess("cpu", jail) if options.device == "cuda" and options.check_bounds else None, compiler)
+             for _ in range(count)]
+    for worker in _processes(crews) if now else ():
         worker.start()
-    return workers, compiler
+    return crews
 
 
-def grade_puzzle(course: Course, puzzle_id: str, path: Path, worker: WorkerProcess, options: Options,
-                 compiler: SharedWorker | None = None) -> PuzzleResult:
+def _processes(crews: list[Crew]) -> list[WorkerProcess]:
+    """Every worker process of ``crews``, each once."""
+    found = []
+    for crew in crews:
+        for worker in (crew.worker, crew.bounds, crew.compiler.worker if crew.compiler else None):
+            if worker is not None and worker not in found:
+                found.append(worker)
+    return found
+
+
+def stop_workers(crews: list[Crew], wait: bool = True) -> None:
+    """Close every worker (``wait``: let each finish and exit; else kill them at once)."""
+    for worker in _processes(crews):
+        worker.close() if wait else worker.terminate()
+
+
+def grade_puzzle(course: Course, puzzle_id: str, path: Path, crew: Crew, options: Options) -> PuzzleResult:
     """One puzzle graded by the grader of its kind: an autograd Function's or a kernel's."""
     from .grade import PuzzleGrader  # imports torch: only once the workers are starting too
     from .grade_function import FunctionGrader
     kind = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
-    return kind(course, puzzle_id, path, worker, options, compiler).grade()
+    return kind(course, puzzle_id, path, crew.worker, options, crew.compiler, crew.bounds).grade()
 
 
 def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options, jobs: int = 1,
@@ -98,7 +126,7 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
     started = time.perf_counter()
     jobs = max(1, min(jobs, len(targets)))
     jail = worker_jail(course.root, [path for _, path in targets], options)
-    workers, compiler = start_workers(options, jail, jobs)
+    crews = start_workers(options, jail, jobs)
     from . import grade, grade_function  # noqa: F401  (torch: while the workers import, before the threads)
     # Load every puzzle here, before the threads start (and while the workers import).
     broken = {pid: error for pid in dict.fromkeys(pid for pid, _ in targets)
@@ -116,14 +144,11 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
         else:
             todo.append((index, puzzle_id, path))
     try:
-        graded = run_pool(todo, jobs, lambda thread, task: grade_puzzle(course, task[1], task[2], workers[thread],
-                                                                        options, compiler), on_result)
+        graded = run_pool(todo, jobs, lambda thread, task: grade_puzzle(course, task[1], task[2], crews[thread],
+                                                                        options), on_result)
     finally:
-        for worker in workers + ([compiler.worker] if compiler else []):
-            if todo:
-                worker.close()
-            else:  # every puzzle's file was broken: nothing to wait for while the worker starts
-                worker.terminate()
+        # Every puzzle's file broken: nothing to wait for while the workers start.
+        stop_workers(crews, wait=bool(todo))
     for (index, _, _), result in zip(todo, graded):
         results[index] = result
     return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)

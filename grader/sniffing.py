@@ -94,11 +94,20 @@ def _params(fn: ast.FunctionDef) -> set[str]:
     return {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
 
 
-def check_file(path: Path, kernel: str) -> Finding | None:
+def check_file(path: Path, kernel: str | None) -> Finding | None:
+    """The first finding in ``kernel`` (and what it calls), or, for ``None``, in any kernel of the
+    file: an autograd wrapper may launch any of them."""
     try:
-        return find(Path(path).read_text(encoding="utf-8"), kernel)
+        source = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+    if kernel is not None:
+        return find(source, kernel)
+    try:
+        names = sorted(_jit_functions(ast.parse(source)))
+    except SyntaxError:
+        return None
+    return next(filter(None, (find(source, name) for name in names)), None)
 
 
 def message(finding: Finding) -> str:

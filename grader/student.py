@@ -48,13 +48,13 @@ def grade_student(course: Course, student: Student, options: Options,
     from dataclasses import replace
 
     from .isolation import worker_jail
-    from .session import grade_puzzle, start_workers
+    from .session import grade_puzzle, start_workers, stop_workers
 
     started = time.perf_counter()
     # The student's own sanitised folder and the course's puzzles/, nothing else: not the other
     # students, not solutions/, not the reports.
     jail = worker_jail(course.root, [student.folder / "_"], replace(options, memory_mb=memory_mb))
-    (worker,), compiler = start_workers(options, jail, 1, now=False)  # a student with no file starts none
+    crews = start_workers(options, jail, 1, now=False)  # a student with no file starts none
     results = []
     try:
         for puzzle_id in course.ids:
@@ -62,13 +62,11 @@ def grade_student(course: Course, student: Student, options: Options,
             if path is None:
                 results.append(_missing(course, puzzle_id, student, options))
                 continue
-            result = grade_puzzle(course, puzzle_id, path, worker, options, compiler)
+            result = grade_puzzle(course, puzzle_id, path, crews[0], options)
             # The file as the student named it, under their row's name: the sanitised copy is
             # gone once the batch ends, and its folder differs from run to run and node to node.
             results.append(replace(result, source=str(PurePosixPath(student.name) /
                                                       path.relative_to(student.folder).as_posix())))
     finally:
-        worker.close()
-        if compiler is not None:
-            compiler.close()
+        stop_workers(crews)
     return StudentResult(student.name, tuple(results), student.problems, time.perf_counter() - started)

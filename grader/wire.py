@@ -1,9 +1,9 @@
 """What the grader and its worker say to each other: one typed message per operation.
 
 :mod:`grader.protocol` moves JSON headers and byte blobs; this module says what a header may
-hold. Each request (``Load``, ``Run``, ``Compile``, ``Function``, ``Bench``, ``Exit``) and
-each reply (``Loaded``, ``Ran``, ``Compiled``, ``FunctionRan``, ``Benched``, or a
-``Failure``) is a frozen dataclass whose fields are checked when it is built, so the side
+hold. Each request (``Load``, ``Run``, ``Compile``, ``Record``, ``Replay``, ``Bench``, ``Exit``)
+and each reply (``Loaded``, ``Ran``, ``Compiled``, ``Recorded``, ``Replayed``, ``Benched``, or
+a ``Failure``) is a frozen dataclass whose fields are checked when it is built, so the side
 that sends cannot send what the other side would not accept, and checked again when it is
 read: a field that is unknown, missing or of the wrong type is a :class:`WireError`.
 
@@ -409,12 +409,19 @@ class Compile(Request):
     file: str
     kernel: str
     signature: dict[str, str]
-    constexprs: dict[str, Number]
+    constexprs: dict[str, JSON]
     values: dict[str, Value]
     arch: int = 90
+    # A kernel an autograd wrapper launched: its path from the file's module, and the launch's
+    # arguments (a tensor as {"pointer": dtype}), which the worker binds to the kernel's parameters.
+    path: tuple[str, ...] = ()
+    hops: int = 0
+    arguments: tuple[JSON, ...] = ()
+    keywords: dict[str, JSON] = field(default_factory=dict)
+    stage: Literal["ttir", "ttgir", "llir", "ptx", "cubin"] = "cubin"  # the last of Triton's stages to run
 
 
-# function -----------------------------------------------------------------------------------
+# function: record, then replay -------------------------------------------------------------
 @dataclass(frozen=True)
 class TensorInfo(Message):
     """A value the wrapper returned: a tensor's shape and dtype, or the type of what it is instead."""
@@ -426,101 +433,178 @@ class TensorInfo(Message):
 
 
 @dataclass(frozen=True)
-class SavedTensor(TensorInfo):
-    input: int | None = None  # which input it is (or views), if any
+class TensorMeta(Message):
+    """A tensor of a recorded program: its layout, and which storage it views (same number,
+    same memory)."""
+
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    dtype: str
+    offset: int
+    storage: int
+
+    def _validate(self) -> None:
+        if len(self.shape) != len(self.strides) or min((*self.shape, self.offset, self.storage), default=0) < 0:
+            raise WireError(f"TensorMeta: shape {self.shape}, strides {self.strides}, offset {self.offset}")
 
 
 @dataclass(frozen=True)
-class TensorAttribute(TensorInfo):
-    name: str = ""
+class KernelPath(Message):
+    """A kernel as found from the learner's module: attribute names (through imported modules
+    and classes), then how many ``.fn`` to follow (a jit function under an autotuner)."""
+
+    path: tuple[str, ...]
+    hops: int = 0
+
+    def _validate(self) -> None:
+        if not self.path or not 0 <= self.hops <= 8:
+            raise WireError(f"KernelPath: {self.path} and {self.hops} hops")
 
 
 @dataclass(frozen=True)
-class TorchOp(Message):
-    """A PyTorch operator the wrapper ran outside its kernels."""
+class Step(Message):
+    """One thing a wrapper did: a PyTorch operator (``op``, e.g. ``aten::view.default``, and the
+    refs of the tensors it made) or a Triton launch (``kernel``, and its grid per autotuning
+    config). Arguments are JSON: a tensor is ``{"ref": N}``."""
+
+    phase: Literal["forward", "backward"]
+    args: tuple[JSON, ...]
+    kwargs: dict[str, JSON]
+    file: str = ""
+    line: int | None = None
+    source: str = ""
+    op: str = ""
+    out: tuple[int, ...] = ()
+    kernel: KernelPath | None = None
+    grids: tuple[tuple[int, ...], ...] = ()
+    compiled: bool = False  # launched through the handle kernel.warmup(...) returned
+    options: dict[str, JSON] = field(default_factory=dict)  # that warmup's constexprs and options
+
+    def _validate(self) -> None:
+        if bool(self.op) == (self.kernel is not None):
+            raise WireError("Step: an operator or a launch, one of the two")
+        if self.kernel is not None and (not self.grids or any(not 1 <= len(g) <= 3 or min(g) < 1 for g in self.grids)):
+            raise WireError(f"Step: a launch needs a grid of 1 to 3 positive ints per config, not {self.grids}")
+
+
+@dataclass(frozen=True)
+class Returned(Message):
+    """What forward or backward returned in one place: a tensor's ref, or the type of what it was."""
+
+    ref: int | None = None
+    type: str = ""
+
+
+@dataclass(frozen=True)
+class Unseen(Message):
+    """A tensor the wrapper passed on that no recorded step made."""
+
+    phase: Literal["forward", "backward"]
+    what: str
+    shape: tuple[int, ...]
+    file: str = ""
+    line: int | None = None
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class HostRead(Message):
+    """The wrapper asked for a tensor's values, which a recording does not have, or
+    (``escaped``) computed below the recording, with PyTorch's dispatch turned off."""
 
     phase: Literal["forward", "backward"]
     op: str
-    layout: bool
-    reads_inputs: bool
-    reads_kernel_buffers: bool
-    inputs: tuple[tuple[int, ...], ...] = field(metadata={"wire": "in"})
-    outputs: tuple[tuple[int, ...], ...] = field(metadata={"wire": "out"})
+    file: str = ""
+    line: int | None = None
+    source: str = ""
+    escaped: bool = False
 
 
 @dataclass(frozen=True)
-class PerPhase(Message):
-    forward: int
-    backward: int
+class Program(Message):
+    """A wrapper's forward and backward as recorded: refs ``0 .. inputs-1`` are the forward's
+    inputs, ref ``inputs`` is ``grad_output``; ``metas`` has every ref's layout."""
 
-
-@dataclass(frozen=True)
-class Threads(Message):
-    started: PerPhase
-    still_running: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Poisoned(Message):
-    """The wrapper run again with every kernel launch replaced by NaN: what it returned, or how it failed."""
-
-    failure: Failure | None = None
-    output: TensorInfo | None = None
-    grads: tuple[TensorInfo, ...] = ()
+    inputs: int
+    metas: tuple[TensorMeta, ...]
+    steps: tuple[Step, ...]
+    output: Returned
+    grads: tuple[Returned, ...]
+    saved: tuple[Union[int, None], ...]
+    attributes: tuple[str, ...] = ()  # ctx attributes that hold a tensor
+    unseen: Unseen | None = None
 
     def _validate(self) -> None:
-        if (self.failure is None) == (self.output is None):
-            raise WireError("Poisoned: an output or a failure, one of the two")
+        refs = len(self.metas)
+        made = [r for s in self.steps for r in s.out]
+        returned = [r.ref for r in (self.output, *self.grads) if r.ref is not None]
+        if self.inputs < 0 or refs <= self.inputs or any(not 0 <= r < refs for r in (*made, *returned)) \
+                or any(r is not None and not 0 <= r < refs for r in self.saved):
+            raise WireError(f"Program: a ref outside the {refs} the program has")
 
-    @property
-    def described(self) -> tuple[TensorInfo, ...]:
-        return () if self.output is None else (self.output, *self.grads)
+    def launches(self):
+        return [s for s in self.steps if s.kernel is not None]
 
-
-@dataclass(frozen=True)
-class FunctionResult(Message):
-    output: TensorInfo
-    grads: tuple[TensorInfo, ...]
-    saved: tuple[SavedTensor, ...]
-    attributes: tuple[TensorAttribute, ...]
-    ops: tuple[TorchOp, ...]
-    launches: PerPhase
-    threads: Threads
-    poisoned: Poisoned
-
-    @property
-    def described(self) -> tuple[TensorInfo, ...]:
-        return (self.output, *self.grads)
+    def replays(self) -> int:
+        """Runs needed to grade every autotuning config: the most configs any launch has."""
+        return max((len(s.grids) for s in self.launches()), default=1)
 
 
 @dataclass(frozen=True)
-class FunctionRan(Reply):
-    """One case of an autograd puzzle: what the recorded run saw, or how it failed. The blobs
-    are the recorded run's tensors, then the poisoned run's, tensors only."""
+class Recorded(Reply):
+    """The wrapper recorded as a program, or how recording it failed (``host``: it asked for values)."""
 
     seconds: float
     printed: str
+    program: Program | None = None
     failure: Failure | None = None
-    result: FunctionResult | None = None
+    host: HostRead | None = None
+    phase: Literal["forward", "backward"] = "forward"  # where it failed
 
     def _validate(self) -> None:
-        if (self.failure is None) == (self.result is None):
-            raise WireError("FunctionRan: a result or a failure, one of the two")
-
-    def blobs_expected(self) -> int:
-        if self.result is None:
-            return 0
-        return sum(d.tensor for d in (*self.result.described, *self.result.poisoned.described))
+        if (self.failure is None) == (self.program is None):
+            raise WireError("Recorded: a program or a failure, one of the two")
 
 
 @dataclass(frozen=True)
-class Function(Request):
-    OP: ClassVar[str] = "function"
-    REPLY: ClassVar[type] = FunctionRan
+class Record(Request):
+    """Run the wrapper's forward and backward on tensors without values, and write down what it does."""
+
+    OP: ClassVar[str] = "record"
+    REPLY: ClassVar[type] = Recorded
     file: str
     kernel: str
-    buffers: tuple[BufferSpec, ...]
-    poison_first: bool = False
+    buffers: tuple[BufferSpec, ...]  # the inputs, then grad_output: their layouts only
+
+
+@dataclass(frozen=True)
+class Replayed(Reply):
+    """A program replayed on the grader's inputs: the output and the gradients (the blobs are
+    the tensors among them), or how the replay failed."""
+
+    seconds: float
+    printed: str
+    returned: tuple[TensorInfo, ...] = ()
+    failure: Failure | None = None
+    label: str = ""  # the autotuning configs this replay used
+    disagrees: str = ""  # where the replay made a tensor other than the recording said
+
+    def blobs_expected(self) -> int:
+        return sum(r.tensor for r in self.returned)
+
+
+@dataclass(frozen=True)
+class Replay(Request):
+    """Replay a recorded program on real data: its operators and its kernels, nothing else."""
+
+    OP: ClassVar[str] = "replay"
+    REPLY: ClassVar[type] = Replayed
+    file: str
+    program: Program
+    buffers: tuple[BufferSpec, ...]  # the inputs, then grad_output, fenced
+    config: int = 0  # the autotuning config of each autotuned launch (its last, past its count)
+    check_bounds: bool = True
+    allocator: bool = False
 
 
 # bench --------------------------------------------------------------------------------------
@@ -607,7 +691,7 @@ class Exit(Request):
     OP: ClassVar[str] = "exit"
 
 
-REQUESTS: dict[str, type[Request]] = {cls.OP: cls for cls in (Load, Run, Compile, Function, Bench, Exit)}
+REQUESTS: dict[str, type[Request]] = {cls.OP: cls for cls in (Load, Run, Compile, Record, Replay, Bench, Exit)}
 
 
 def parse_request(header) -> Request:

@@ -96,7 +96,9 @@ PUZZLE = Puzzle(
     cases=(
         Case("classic", sizes={"batch": (4, 50), "D": 96}, blocks={}),
         Case("one_leading_dim", sizes={"batch": (300,), "D": 64}, blocks={}, seed=1),
-        Case("three_leading_dims_with_tails", sizes={"batch": (2, 3, 17), "D": 130}, blocks={}, seed=2),
+        # grad_output arrives non-contiguous (its dims in reverse memory order), as the statement warns.
+        Case("three_leading_dims_with_tails", sizes={"batch": (2, 3, 17), "D": 130}, blocks={}, seed=2,
+             layouts={"grad_output": "transposed"}),
         Case("classic", sizes={"batch": (4, 50), "D": 96}, blocks={}, seed=3),
         # "Any number of leading dims" includes none: x is (D,) and the output 0-d.
         Case("no_leading_dims", sizes={"batch": (), "D": 40}, blocks={}, seed=4),

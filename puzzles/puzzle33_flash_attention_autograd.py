@@ -61,8 +61,9 @@ class FlashAttentionFunc(torch.autograd.Function):
 # ----------------------------------------------------------------------------------
 
 
-def _case(name, seed, *, B=1, H=2, NQ, NK, D):
-    return Case(name, sizes={"B": B, "H": H, "NQ": NQ, "NK": NK, "D": D}, blocks={}, seed=seed)
+def _case(name, seed, *, B=1, H=2, NQ, NK, D, layouts=None):
+    return Case(name, sizes={"B": B, "H": H, "NQ": NQ, "NK": NK, "D": D}, blocks={}, seed=seed,
+                layouts=layouts or {})
 
 
 PUZZLE = Puzzle(
@@ -78,7 +79,8 @@ PUZZLE = Puzzle(
     saves={"o": "B H NQ D", "lse": "B H NQ"},
     cases=(
         _case("classic", 0, NQ=40, NK=40, D=64),
-        _case("keys_longer_than_queries", 1, B=2, H=1, NQ=20, NK=37, D=64),
+        # grad_output arrives with its dims in reverse memory order, as the statement warns.
+        _case("keys_longer_than_queries", 1, B=2, H=1, NQ=20, NK=37, D=64, layouts={"grad_output": "transposed"}),
         _case("head_dim_128", 2, NQ=24, NK=24, D=128),
         _case("one_query_block", 3, NQ=7, NK=7, D=64),
     ),

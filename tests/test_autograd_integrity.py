@@ -1,18 +1,29 @@
-"""Puzzle 15's wrapper must get its results from the learner's Triton kernels.
+"""An autograd wrapper's results must come from the learner's Triton kernels, and the wrapper must
+not be able to tell the grader's look from real use.
 
-Three defences, each tested here beside the corpus (tests/wrong_kernels/puzzle15_*): the
-poisoned run (kernel launches replaced by NaN; an honest wrapper's results turn NaN, so it
-still passes, and a result computed elsewhere stays correct and fails), the thread count, and
-the static check of the wrapper's source.
+Three parts, each tested here beside the corpus (tests/wrong_kernels/puzzle15_*, puzzle22_*):
+
+* the recording (grader/sandbox/function_record.py): the wrapper runs on tensors without
+  values; its operators and launches are written down; host code that needs values fails with
+  its line; what PyTorch computes out of the recording's sight reaches the program as a tensor
+  no step made;
+* the reading of the program (grader/program.py): PyTorch may allocate, view, copy and sum the
+  kernels' partial results, nothing else, and every result must be memory a kernel wrote;
+* the static wrapper check (grader/wrapper_check.py): no reflection that could tell a recording
+  from real use.
 """
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
+import types
 
 import pytest
+import torch
+import triton
+import triton.language as tl
 
 from conftest import COURSE
+from grader import program as programs, wire
 from grader.options import Options
 from grader.session import grade_many
 from grader.wrapper_check import find
@@ -55,18 +66,17 @@ class WeightedSumFunc(torch.autograd.Function):
         return grad_x.view_as(x), partial.double().sum(dim=0).to(weight.dtype)
 '''
 
-# Hides from the static check (the switch is spelled at run time) and from the operator log
-# (dispatch modes off): only the poisoned run can tell.
-HIDDEN_SWITCH = HONEST.replace(
+# Keeps its answers between calls, keyed by the input's address, and hands back a stale one: the
+# recording sees the cache return a tensor no step of this recording made.
+CACHED = HONEST.replace("class WeightedSumFunc", "_seen = {}\n\n\nclass WeightedSumFunc").replace(
     "        return y.reshape(x.shape[:-1])",
-    "        with getattr(torch._C, '_Disable' + 'Torch' + 'Dispatch')():\n"
-    "            return (x * weight).sum(-1)")
+    "        _seen.setdefault(x.shape, y)\n        return _seen[x.shape].reshape(x.shape[:-1])")
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("wrappers")
-    files = {"honest": HONEST, "hidden_switch": HIDDEN_SWITCH}
+    files = {"honest": HONEST, "cached": CACHED}
     for name, source in files.items():
         (folder / f"{name}.py").write_text(source)
     targets = [("puzzle15", folder / f"{name}.py") for name in files]
@@ -75,8 +85,7 @@ def graded(tmp_path_factory):
 
 
 @pytest.mark.slow  # grades puzzle 15, an autograd puzzle
-def test_solution_passes_with_the_poisoned_run(solution_results):
-    # Every grading of puzzle 15 includes the poisoned run: the session's shared result is the one.
+def test_solution_passes_recorded_and_replayed(solution_results):
     assert solution_results["puzzle15"].status == "pass", solution_results["puzzle15"].message
 
 
@@ -86,15 +95,176 @@ def test_honest_wrapper_in_another_style_passes(graded):
 
 
 @pytest.mark.slow  # grades puzzle 15, an autograd puzzle
-def test_poisoned_run_catches_what_the_log_and_the_source_miss(graded):
-    first = graded["hidden_switch"].first_failure
-    assert first.kind == "torch_compute", first.message
-    assert "replaced what the kernels write with NaN" in first.message
-    assert "`y` was still correct" in first.message
+def test_a_result_kept_from_another_call_is_a_tensor_the_recording_did_not_see_made(graded):
+    failing = [c for c in graded["cached"].cases if not c.passed]
+    assert failing and failing[0].kind == "torch_compute", graded["cached"].message
+    assert "passed on a tensor (shape (300,)) that no PyTorch operator the grader recorded made, as the " \
+           "forward's result" in failing[0].message
 
 
-# ---- the static check ----------------------------------------------------------------------
+# ---- the recording, in this process (nothing is launched) ----------------------------------------
+@triton.jit
+def _add_one(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < N) + 1, mask=offsets < N)
 
+
+_tuned = triton.autotune(configs=[triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 64})], key=["N"])(
+    triton.jit(_add_one.fn))
+
+
+def _record(forward, backward=None, shape=(40,)):
+    """The program of a Function made of ``forward`` and ``backward`` (x -> y of x's shape)."""
+    from grader.sandbox.function_record import record
+    backward = backward or (lambda ctx, g: torch.empty_like(g))
+    cls = type("Wrapper", (torch.autograd.Function,), {"forward": staticmethod(forward),
+                                                       "backward": staticmethod(backward)})
+    module = types.ModuleType("learner")
+    module.add_one, module.tuned = _add_one, _tuned
+    layout = wire.BufferSpec(name="x", role="input", dtype="float32", shape=shape, strides=(1,), guard=0,
+                             nbytes=4 * shape[0], total=4 * shape[0])
+    return wire.Program.from_json(record(cls, module, {__file__: ""}, [layout, layout], "cpu"))
+
+
+def test_the_recording_writes_down_operators_and_launches_with_their_lines():
+    def forward(ctx, x):
+        y = torch.empty_like(x)
+        _add_one[(triton.cdiv(x.shape[0], 16),)](x, y, x.shape[0], BLOCK=16)
+        ctx.save_for_backward(x)
+        return y.view(-1)
+    program = _record(forward)
+    ops = [(s.op or ".".join(s.kernel.path), s.phase) for s in program.steps]
+    assert ops == [("aten::empty_like.default", "forward"), ("add_one", "forward"), ("aten::view.default", "forward"),
+                   ("aten::empty_like.default", "backward")]
+    launch = program.steps[1]
+    assert launch.grids == ((3,),) and launch.args[:2] == ({"ref": 0}, {"ref": 2}) and launch.kwargs == {"BLOCK": 16}
+    assert launch.source == "_add_one[(triton.cdiv(x.shape[0], 16),)](x, y, x.shape[0], BLOCK=16)"
+    assert program.saved == (0,) and program.output.ref == 3 and program.metas[3].storage == program.metas[2].storage
+
+
+def test_an_autotuned_launch_gets_its_grid_for_every_config():
+    def forward(ctx, x):
+        y = torch.empty_like(x)
+        _tuned[lambda meta: (triton.cdiv(meta["N"], meta["BLOCK"]),)](x, y, x.shape[0])
+        return y
+    program = _record(forward, shape=(100,))
+    assert program.launches()[0].grids == ((7,), (2,)) and program.replays() == 2
+
+
+def test_host_code_that_needs_values_fails_with_its_line():
+    from grader.sandbox.function_record import RecordingFailed
+
+    def forward(ctx, x):
+        rows = int(x.sum().item())
+        return x.new_empty(rows)
+    with pytest.raises(RecordingFailed) as failed:
+        _record(forward)
+    assert failed.value.phase == "forward"
+    assert failed.value.host["op"].startswith("a tensor's value (`.item()`")
+    assert failed.value.host["source"] == "rows = int(x.sum().item())"
+
+
+def test_pytorch_with_the_recording_switched_off_reaches_the_program_as_unseen():
+    """The wrapper check refuses the switch before anything runs; were it reached at run time,
+    the recording still cannot be fooled: the matmul's result comes from no recorded step."""
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    def forward(ctx, x):
+        with _disable_current_modes():
+            y = x * 2
+        return y
+    program = _record(forward)
+    assert program.unseen is not None and program.unseen.what == "the forward's result"
+    finding = programs.check(program, ["x"], "y", [True])
+    assert finding.kind == "torch_compute" and "that no PyTorch operator the grader recorded made" in finding.text
+
+
+def test_a_fake_tensors_address_looks_like_an_allocators():
+    seen = []
+
+    def forward(ctx, x):
+        y = torch.empty_like(x)
+        seen.extend([x.data_ptr(), y.data_ptr(), x[1:].data_ptr()])
+        return y
+    _record(forward)
+    assert all(p % 256 == 0 for p in seen[:2]) and len(set(seen[:2])) == 2 and seen[2] == seen[0] + 4
+
+
+# ---- reading a program ---------------------------------------------------------------------------
+def _meta(storage, shape=(8,)):
+    return {"shape": list(shape), "strides": [1] * len(shape), "dtype": "float32", "offset": 0, "storage": storage}
+
+
+def _program(steps, output=3, grads=(4,), metas=None):
+    """Refs 0 (x) and 1 (grad_output) are given; the steps make refs 2 on."""
+    metas = metas or [_meta(0), _meta(1), _meta(2), _meta(3), _meta(4)]
+    return wire.Program.from_json({
+        "inputs": 1, "metas": metas, "steps": steps, "output": {"ref": output},
+        "grads": [{"ref": g} for g in grads], "saved": [], "attributes": [], "unseen": None})
+
+
+def _op(name, args, out, phase="forward", line=7, source="..."):
+    return {"phase": phase, "op": f"aten::{name}.default", "args": args, "kwargs": {}, "out": out, "line": line,
+            "source": source}
+
+
+def _launch(args, phase="forward"):
+    return {"phase": phase, "kernel": {"path": ["k"]}, "args": args, "kwargs": {}, "grids": [[1]]}
+
+
+def test_a_program_that_only_allocates_launches_and_sums_partials_passes():
+    program = _program([
+        _op("empty_like", [{"ref": 0}], [2]), _launch([{"ref": 0}, {"ref": 2}]), _op("view", [{"ref": 2}, [8]], [3]),
+        _op("empty_like", [{"ref": 0}], [4], "backward"), _launch([{"ref": 1}, {"ref": 4}], "backward"),
+    ])
+    assert programs.check(program, ["x"], "y", [True]) is None
+    partials = _program([_op("empty_like", [{"ref": 0}], [2]), _launch([{"ref": 0}, {"ref": 2}]),
+                         _op("sum", [{"ref": 2}, [0]], [3]), _launch([{"ref": 1}], "backward"),
+                         _op("empty_like", [{"ref": 0}], [4], "backward"), _launch([{"ref": 4}], "backward")])
+    assert programs.check(partials, ["x"], "y", [True]) is None
+
+
+def test_pytorch_computing_on_an_input_or_a_kernels_buffer_is_named_with_its_line():
+    on_input = _program([_op("mul", [{"ref": 0}, 2.0], [2], source="y = x * 2"), _launch([{"ref": 2}]),
+                         _launch([{"ref": 1}], "backward")], output=2, grads=())
+    finding = programs.check(on_input, ["x"], "y", [])
+    assert finding.kind == "torch_compute"
+    assert finding.text.startswith("the forward computed with PyTorch: `aten.mul` read an input (line 7: `y = x * 2`)")
+    on_buffer = _program([_op("empty_like", [{"ref": 0}], [2]), _launch([{"ref": 0}, {"ref": 2}]),
+                          _op("exp", [{"ref": 2}], [3], source="y = y.exp()"), _launch([{"ref": 1}], "backward")],
+                         grads=())
+    finding = programs.check(on_buffer, ["x"], "y", [])
+    assert "`aten.exp` read a kernel's buffer (line 7: `y = y.exp()`)" in finding.text
+
+
+def test_a_gradient_no_kernel_wrote_is_named_as_never_computed():
+    program = _program([_op("empty_like", [{"ref": 0}], [2]), _launch([{"ref": 0}, {"ref": 2}]),
+                        _op("view", [{"ref": 2}, [8]], [3]), _launch([{"ref": 1}], "backward"),
+                        _op("zeros_like", [{"ref": 0}], [4], "backward", 12, "grad = torch.zeros_like(x)")])
+    finding = programs.check(program, ["x"], "y", [True])
+    assert finding.kind == "unwritten"
+    assert finding.text.startswith("`grad_x` is never written: the backward returns the tensor `zeros_like` made at "
+                                   "line 12: `grad = torch.zeros_like(x)`, which no Triton kernel wrote.")
+
+
+def test_returning_an_input_is_not_a_result():
+    program = _program([_launch([{"ref": 0}]), _launch([{"ref": 1}], "backward")], output=0, grads=())
+    finding = programs.check(program, ["x"], "y", [])
+    assert finding.kind == "torch_compute" and "the forward returns `x` as `y`, which no Triton kernel wrote" in finding.text
+
+
+def test_a_phase_without_a_launch_says_so():
+    program = _program([_launch([{"ref": 0}])], grads=())
+    assert programs.check(program, ["x"], "y", []).text == \
+        "the backward launched no Triton kernel: compute it with your kernels from the previous puzzles."
+
+
+def test_a_program_with_a_ref_outside_its_tensors_is_refused_on_the_wire():
+    with pytest.raises(wire.WireError, match="a ref outside"):
+        _program([_op("view", [{"ref": 0}], [9])])
+
+
+# ---- the static check ----------------------------------------------------------------------------
 def _finding(body: str, header: str = "import torch\n"):
     source = header + textwrap.dedent('''
         class WeightedSumFunc(torch.autograd.Function):
@@ -104,36 +274,46 @@ def _finding(body: str, header: str = "import torch\n"):
     return find(source, "WeightedSumFunc")
 
 
-def test_static_check_passes_the_solution_and_the_stub():
-    assert find(SOLUTION.read_text(), "WeightedSumFunc") is None
-    assert find(COURSE.puzzle_file("puzzle15").read_text(), "WeightedSumFunc") is None
+def test_static_check_passes_the_solutions_the_stubs_and_honest_idioms():
+    for puzzle_id in ("puzzle15", "puzzle22", "puzzle33", "puzzle34"):
+        name = COURSE.puzzle(puzzle_id).kernel
+        assert find(COURSE.solution_file(puzzle_id).read_text(), name) is None
+        assert find(COURSE.puzzle_file(puzzle_id).read_text(), name) is None
+    honest = ("key = (x.dtype, x.data_ptr() % 16 == 0)\nmeta = {'BLOCK': 64}\n"
+              "sms = torch.cuda.get_device_properties(x.device).multi_processor_count\n"
+              "assert x.shape[-1] == weight.shape[0], f'{x.shape} and {weight.shape}'\n"
+              "import os\nprint(os.path.basename('a/b'))\nimport numpy as np\nn = int(np.prod(x.shape[:-1]))")
+    assert _finding(honest) is None
 
 
 @pytest.mark.parametrize("header, body, says", [
-    ("import os\n", "if os.environ.get('TRITON_INTERPRET'): return x @ weight", "environ"),
-    ("from os import getenv\n", "flag = getenv('X')", "environ"),
-    ("", "interpreted = 'TRITON_INTERPRET'", "TRITON_INTERPRET"),
-    ("import numpy as np\n", "return torch.tensor(np.dot(a, b))", "NumPy"),
-    ("", "return x.numpy()", "NumPy"),
-    ("", "import numpy", "NumPy"),
-    ("from threading import Thread\n", "Thread(target=print).start()", "threads"),
-    ("import concurrent.futures\n", "pool = concurrent.futures.ThreadPoolExecutor()", "pool"),
-    ("", "with torch._C._DisableTorchDispatch(): pass", "dispatch modes"),
-    ("from torch.utils._python_dispatch import _disable_current_modes\n",
-     "with _disable_current_modes(): pass", "dispatch modes"),
-    ("", "mode = torch.utils._python_dispatch._pop_mode()", "dispatch modes"),
+    ("from torch._subclasses.fake_tensor import FakeTensor\n", "if isinstance(x, FakeTensor): pass",
+     "`FakeTensor` (from `torch._subclasses.fake_tensor.FakeTensor`) reaches PyTorch's internals"),
+    ("", "if type(x) is torch.Tensor: pass", "`type` asks for an object's Python type"),
+    ("", "if x.__class__.__name__ == 'Tensor': pass", "`.__class__` asks for an object's Python type"),
+    ("import inspect\n", "frames = inspect.stack()", "`inspect` (from `inspect`) reads the call stack"),
+    ("import sys\n", "caller = sys._getframe(1)", "`._getframe` reads the call stack"),
+    ("import os\n", "if os.environ.get('X'): pass", "`.environ` reads the process's environment"),
+    ("", "mode = torch._C._len_torch_dispatch_stack()", "`._C` reaches PyTorch's internals"),
+    ("", "switch = getattr(torch, '_' + 'C')", "`getattr` reads an attribute named at run time"),
+    ("", "name = type(weighted_sum_fwd.run).__qualname__", "`.__qualname__` reads a function's qualified name"),
+    ("import gc\n", "objects = gc.get_objects()", "`gc` (from `gc`) reaches objects through the garbage collector"),
+    ("", "if 'Fake' in repr(x): pass", "`'Fake'` names 'fake', which only the grader's tools are about"),
+    ("", "text = repr(x)", "`repr` turns an object into text"),
+    ("", "if x.is_meta: pass", "`.is_meta` asks whether a tensor has memory"),
+    ("", "import operator\nget = operator.attrgetter('_C')", "`import operator` reads attributes named by strings"),
 ])
 def test_static_check_names_the_line(header, body, says):
-    finding = _finding("import torch\n" + body, "import torch\n" + header)
+    finding = _finding(body, "import torch\n" + header)
     assert finding is not None
     assert says in finding.what
     assert finding.function == "WeightedSumFunc.forward"
-    assert body.split(":")[0].strip() in finding.source or finding.source in body
+    assert finding.source.split(":")[0] in body or body.split("\n")[0] in finding.source
 
 
 def test_static_check_follows_helpers_and_ignores_unrelated_code():
-    header = "import torch\nimport os\n\n\ndef unused():\n    return os.environ\n\n\ndef helper():\n" \
-             "    return os.getenv('TRITON_INTERPRET')\n"
-    finding = _finding("environ = 1\nreturn helper()", header)
+    header = "import torch\nimport inspect\n\n\ndef unused():\n    return inspect.stack()\n\n\ndef helper():\n" \
+             "    return type(1)\n"
+    finding = _finding("return helper()", header)
     assert finding is not None and finding.function == "helper"
-    assert _finding("environ = 1\nthreads = 2\nreturn unused", "import torch\n") is None
+    assert _finding("return unused", "import torch\n") is None

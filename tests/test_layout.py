@@ -93,7 +93,7 @@ def test_the_report_package_holds_the_renderers():
 
 def test_the_sandbox_package_holds_the_worker():
     names = {p.stem for p in (PACKAGE / "sandbox").glob("*.py")}
-    assert {"worker", "launch", "learner_import", "bounds", "function_run"} <= names
+    assert {"zygote", "worker", "launch", "learner_import", "bounds", "function_record", "function_replay"} <= names
 
 
 def _graph() -> dict[str, set[str]]:

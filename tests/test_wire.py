@@ -126,9 +126,15 @@ def test_a_reply_that_is_not_what_its_request_allows_is_refused(header, says):
 def test_replies_of_every_operation_go_through_json_unchanged():
     access = {"op": "store", "tensor": "z", "shape": [200], "numel": 200, "first_index": 200, "bad_lanes": 24,
               "lanes": 32, "program": [6, 0, 0], "line": 9, "source": "tl.store(z_ptr + i, x)", "via": None}
-    op = {"phase": "backward", "op": "mul", "layout": False, "reads_inputs": True, "reads_kernel_buffers": False,
-          "in": [[4, 8], [8]], "out": [[4, 8]]}
     tensor = {"tensor": True, "type": "", "shape": [4, 8], "dtype": "float32"}
+    meta = {"shape": [4, 8], "strides": [8, 1], "dtype": "float32", "offset": 0, "storage": 0}
+    step = {"phase": "forward", "args": [{"ref": 0}, [32]], "kwargs": {}, "file": "", "line": 12,
+            "source": "y = x.view(32)", "op": "aten::view.default", "out": [2], "kernel": None, "grids": [],
+            "compiled": False, "options": {}}
+    launch = {**step, "op": "", "out": [], "kernel": {"path": ["add_kernel"], "hops": 0}, "grids": [[4], [2]]}
+    program = {"inputs": 1, "metas": [meta, meta, {**meta, "shape": [32], "strides": [1]}], "steps": [step, launch],
+               "output": {"ref": 2, "type": ""}, "grads": [{"ref": None, "type": "NoneType"}], "saved": [0, None],
+               "attributes": [], "unseen": None}
     replies = [
         (wire.Loaded, {"ok": True, "params": [{"name": "x_ptr", "constexpr": False}], "stub": False, "line": 3,
                        "provided": [], "defaults": {"B0": 32, "scale": 0.5, "flag": True}, "configs": [],
@@ -138,17 +144,18 @@ def test_replies_of_every_operation_go_through_json_unchanged():
                                                       "source": "", "defined": [], "reason": "", "access": access,
                                                       "config": "", "fatal": False},
                                           "overlaps": [], "early_reads": [], "trace": None, "heuristics": {}}]}),
-        (wire.FunctionRan, {"ok": True, "seconds": 1.0, "printed": "hi", "failure": None, "result": {
-            "output": tensor, "grads": [tensor], "saved": [{**tensor, "input": 0}],
-            "attributes": [], "ops": [op], "launches": {"forward": 1, "backward": 2},
-            "threads": {"started": {"forward": 0, "backward": 0}, "still_running": []},
-            "poisoned": {"failure": None, "output": tensor, "grads": [tensor]}}}),
+        (wire.Recorded, {"ok": True, "seconds": 1.0, "printed": "hi", "program": program, "failure": None,
+                         "host": None, "phase": "forward"}),
+        (wire.Replayed, {"ok": True, "seconds": 1.0, "printed": "", "returned": [tensor, {**tensor, "tensor": False,
+                         "shape": [], "dtype": "", "type": "NoneType"}], "failure": None, "label": "",
+                         "disagrees": ""}),
         (wire.Compiled, {"ok": True, "variants": 2}),
     ]
     for cls, header in replies:
         reply = wire.parse_reply(cls, {**header, "blobs": 0})
         assert isinstance(reply, cls) and wire.envelope(reply) == header
-    assert wire.parse_reply(wire.FunctionRan, replies[2][1]).blobs_expected() == 4
+    assert wire.parse_reply(wire.Replayed, replies[3][1]).blobs_expected() == 1
+    assert wire.parse_reply(wire.Recorded, replies[2][1]).program.replays() == 2
     assert wire.parse_reply(wire.Loaded, replies[0][1]).defaults == {"B0": 32, "scale": 0.5, "flag": True}
 
 

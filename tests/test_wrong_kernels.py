@@ -14,7 +14,7 @@ MESSAGE_MUST_SAY = {
     "nonfinite": ["NaN/Inf", "where the spec is finite"],
     "input_modified": ["wrote into input", "Inputs are read-only"],
     "compile": ["does not compile for a GPU (sm_90)", "Fix:"],
-    "exception": ["the kernel raised", "at line"],
+    "exception": ["raised", "at line"],
     "signature": ["Expected signature:"],
     "torch_compute": ["Triton kernel"],
     "saved": ["save"],

@@ -22,6 +22,7 @@ import threading
 
 _INSTALLED = threading.Lock()
 _extra_globals: dict = {}
+_loaded: set[str] = set()  # the learner files imported in this process
 
 
 def _trusted_roots() -> tuple[str, ...]:
@@ -53,6 +54,7 @@ class _Loader(importlib.abc.Loader):
         return None
 
     def exec_module(self, module) -> None:
+        _loaded.add(self.path)
         code = compile(sanitised_source(self.path), self.path, "exec", dont_inherit=True)
         module.__dict__.update(_extra_globals)
         exec(code, module.__dict__)
@@ -87,3 +89,8 @@ def import_learner(path: str, name: str, run=None):
     from ..imports import import_file
     spec = importlib.util.spec_from_file_location(name, path, loader=_Loader(path))
     return import_file(path, name, run=run, spec=spec)
+
+
+def learner_files() -> set[str]:
+    """Every learner file imported in this process: where a wrapper's lines are looked for."""
+    return set(_loaded)

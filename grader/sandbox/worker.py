@@ -11,6 +11,7 @@ process fails.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import os
@@ -21,7 +22,7 @@ import traceback
 from .launch import python_function
 from .learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
 from .. import wire
-from ..dtypes import DTYPES, tensor_bytes
+from ..dtypes import DTYPES, dtype_name, tensor_bytes
 from ..protocol import ChannelClosed, Reader, write_message
 
 
@@ -51,6 +52,8 @@ def prepare(device: str) -> None:
     from .launch import compiled_builtins
     from .learner_import import install
     install(compiled_builtins() if device == "cpu" else None)
+    from . import warmup
+    warmup.prepare(device)
 
 
 class Worker:
@@ -253,57 +256,64 @@ class Worker:
             return None, exc, printed[0] if printed else "", time.perf_counter() - start
         return result, None, printed[0] if printed else "", time.perf_counter() - start
 
-    def op_function(self, msg: wire.Function, blobs: list[bytes]):
-        """Forward and backward of a learner's autograd.Function (see function_run): once
-        recorded, and once with the kernel launches poisoned, in the order the grader asks."""
-        from .function_run import describe_tensor, run_function, run_poisoned
+    def op_record(self, msg: wire.Record, blobs: list[bytes]):
+        """Record the learner's autograd.Function on tensors without values (function_record)."""
+        from .function_record import record
         path = os.path.abspath(msg.file)
+        os.environ.pop("TRITON_INTERPRET", None)  # launches are written down, never run: as on a GPU
         cls = self.kernel(path, msg.kernel)
         if not (isinstance(cls, type) and issubclass(cls, self.torch.autograd.Function)):
             return wire.Failure("signature", error="not_function"), []
-
-        def recorded():
-            whole, views = self._tensors(msg.buffers, blobs)
-            checker = None
-            if self.device == "cpu":
-                checker = self._bounds_checker(msg.buffers, whole, path, False, True)
-                checker.install()
-            return self._run_learner(
-                lambda: run_function(cls, views[:-1], views[-1], checker.allow if checker else None), checker)
-
-        def poisoned():
-            _, views = self._tensors(msg.buffers, blobs)  # fresh inputs: the first run may have written them
-            return self._run_learner(lambda: run_poisoned(cls, views[:-1], views[-1]), None)
-
-        # A wrapper that keeps state could behave in one run and not the other; the grader
-        # varies which comes first.
-        if msg.poison_first:
-            poison_run, recorded_run = poisoned(), recorded()
-        else:
-            recorded_run, poison_run = recorded(), poisoned()
-        seen, error, printed, seconds = recorded_run
+        from .learner_import import learner_files
+        device = "cuda" if self.device == "cuda" else "cpu"
+        files = {f: "" if f == path else os.path.basename(f) for f in learner_files()}
+        seen, error, printed, seconds = self._run_learner(
+            lambda: record(cls, self.modules[path], files, msg.buffers, device), None)
+        if error is None:
+            try:
+                program = wire.Program.from_json(seen)
+            except wire.WireError as exc:
+                error = exc
         if error is not None:
-            return wire.FunctionRan(seconds=seconds, printed=printed, failure=self._failure(error, path, None)), []
+            from .function_record import RecordingFailed
+            phase, host = (error.phase, error.host) if isinstance(error, RecordingFailed) else ("forward", None)
+            cause = error.__cause__ if isinstance(error, RecordingFailed) else error
+            return wire.Recorded(seconds=seconds, printed=printed, failure=self._failure(cause, path, None),
+                                 host=host, phase=phase), []
+        return wire.Recorded(seconds=seconds, printed=printed, program=program), []
 
-        def outputs(run: dict):
-            tensors = [run["output"], *run["grads"]]
-            described = [describe_tensor(t) for t in tensors]
-            raw = [tensor_bytes(t) for t, d in zip(tensors, described) if d["tensor"]]
-            return described, raw
+    def op_replay(self, msg: wire.Replay, blobs: list[bytes]):
+        """Replay a recorded program on the grader's inputs: operators and kernels only
+        (function_replay). The output and the gradients go back to be judged."""
+        from .function_replay import Disagrees, replay
+        path = os.path.abspath(msg.file)
+        module = self.module(path)
+        self.use_allocator(msg.allocator)
+        whole, views = self._tensors(msg.buffers, blobs)
+        checker = None
+        if self.device == "cpu" and msg.check_bounds:
+            checker = self._bounds_checker(msg.buffers, whole, path, False, True)
+            checker.install()
+        disagrees = []
 
-        described, out = outputs(seen)
-        poison_seen, poison_error, _, _ = poison_run
-        if poison_error is not None:
-            poisoned = wire.Poisoned(failure=self._failure(poison_error, path, None))
-        else:
-            poison_described, poison_out = outputs(poison_seen)
-            poisoned = wire.Poisoned(output=poison_described[0], grads=poison_described[1:])
-            out += poison_out
-        result = wire.FunctionResult(
-            output=described[0], grads=described[1:], saved=seen["saved"], attributes=seen["attributes"],
-            ops=[wire.TorchOp.from_json(op) for op in seen["ops"]], launches=seen["launches"],
-            threads=seen["threads"], poisoned=poisoned)
-        return wire.FunctionRan(seconds=seconds, printed=printed, result=result), out
+        def run():
+            try:
+                return replay(msg.program, views, self.device, module, msg.config,
+                              checker.allow if checker else None)
+            except Disagrees as exc:
+                disagrees.append(str(exc))
+                return None
+        result, error, printed, seconds = self._run_learner(run, checker)
+        if error is not None:
+            return wire.Replayed(seconds=seconds, printed=printed, failure=self._failure(error, path, None)), []
+        if disagrees:
+            return wire.Replayed(seconds=seconds, printed=printed, disagrees=disagrees[0]), []
+        returned, labels = result
+        described = [wire.TensorInfo(tensor=True, shape=tuple(t.shape), dtype=dtype_name(t))
+                     if isinstance(t, self.torch.Tensor) else wire.TensorInfo(tensor=False, type=t.type or "None")
+                     for t in returned]
+        out = [tensor_bytes(t) for t in returned if isinstance(t, self.torch.Tensor)]
+        return wire.Replayed(seconds=seconds, printed=printed, returned=described, label="; ".join(labels)), out
 
     def op_bench(self, msg: wire.Bench, blobs: list[bytes]):
         """Time the learner's kernel (or autograd function) at one size of the puzzle's sweep,
@@ -397,12 +407,20 @@ class Worker:
 
         from .launch import apply_heuristics, describe_config, unwrap
         path = os.path.abspath(msg.file)
-        layers = unwrap(self.kernel(path, msg.kernel), msg.kernel)
+        if msg.path:  # a kernel an autograd wrapper launched, found as its replay finds it
+            from .function_replay import find_kernel
+            layers = unwrap(find_kernel(self.module(path), msg.path, msg.hops), msg.kernel)
+        else:
+            layers = unwrap(self.kernel(path, msg.kernel), msg.kernel)
         fn = layers.base.fn
+        signature, constexprs = dict(msg.signature), dict(msg.constexprs)
+        if msg.path:
+            from .function_replay import launch_signature
+            signature, constexprs = launch_signature(fn, msg.arguments, msg.keywords, set(layers.provided))
         variants = [(describe_config(c), c.kwargs, {"num_warps": c.num_warps, "num_stages": c.num_stages})
                     for c in layers.configs] or [("", {}, {})]
         for label, meta, options in variants:
-            signature, constexprs = dict(msg.signature), {**msg.constexprs, **meta}
+            signature, constexprs = dict(signature), {**constexprs, **meta}
             try:
                 constexprs.update(apply_heuristics(layers, {**msg.values, **constexprs}))
             except Exception as exc:  # noqa: BLE001 (a heuristic of the learner's raised)
@@ -417,18 +435,18 @@ class Worker:
                 return wire.Failure("compile", error=f"{label or 'the launch'} gives no value for {names}, and the "
                                     f"puzzle does not pass it", config=label), []
             try:
-                with captured_output():
+                with captured_output(), _stages_up_to(msg.stage):
                     source = ASTSource(fn=JITFunction(fn), signature=signature, constexprs=constexprs)
                     self.triton.compile(source, target=GPUTarget("cuda", msg.arch, 32), options=options)
             except BaseException as exc:
-                line, src = compile_error_line(exc, fn, path)
+                line, src = compile_error_line(exc, fn, inspect.getsourcefile(fn) or path)
                 return wire.Failure("compile", error=f"{type(exc).__name__}: {exc}", line=line, source=src,
                                     config=label), []
         return wire.Compiled(variants=len(variants)), []
 
     def serve(self, reader: Reader) -> None:
         handlers = {"load": self.op_load, "run": self.op_run, "compile": self.op_compile,
-                    "function": self.op_function, "bench": self.op_bench}
+                    "record": self.op_record, "replay": self.op_replay, "bench": self.op_bench}
         while True:
             try:
                 header, blobs = reader.read_message()
@@ -448,9 +466,43 @@ class Worker:
                 return
 
 
+class _StagesDone(Exception):
+    """Raised in place of the first stage past the last one asked for: the compile got that far."""
+
+
+@contextlib.contextmanager
+def _stages_up_to(last: str):
+    """Compile only up to ``last`` of Triton's stages (ttir, ttgir, llir, ptx, cubin), where its
+    knobs allow: an autograd wrapper's launches are checked through the front end, which is
+    where Python that is not Triton fails, without paying for LLVM and ptxas per launch."""
+    from triton import knobs
+    runtime = getattr(knobs, "runtime", None)
+    if last == "cubin" or not hasattr(runtime, "add_stages_inspection_hook"):
+        yield
+        return
+
+    def stop(src, metadata):
+        raise _StagesDone()
+
+    def hook(backend=None, stages=None, options=None, language=None, capability=None):
+        if stages is None:  # asked for its cache key: kept apart from full compiles
+            return f"up-to-{last}", f"up-to-{last}"
+        names = list(stages)
+        for name in names[names.index(last) + 1:] if last in names else ():
+            stages[name] = stop
+    saved = runtime.add_stages_inspection_hook
+    runtime.add_stages_inspection_hook = hook
+    try:
+        yield
+    except _StagesDone:
+        pass
+    finally:
+        runtime.add_stages_inspection_hook = saved
+
+
 def _fatal(reply) -> bool:
     """A crash this process cannot go on from (a CUDA error): it exits after replying."""
     failures = [reply] if isinstance(reply, wire.Failure) else \
         [r.failure for r in reply.runs] if isinstance(reply, wire.Ran) else \
-        [reply.failure] if isinstance(reply, wire.FunctionRan) else []
+        [reply.failure] if isinstance(reply, (wire.Recorded, wire.Replayed)) else []
     return any(f is not None and f.fatal for f in failures)

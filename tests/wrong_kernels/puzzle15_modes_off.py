@@ -1,4 +1,5 @@
-"""Turns PyTorch's dispatch modes off, so that the grader's operator log misses its matmul."""
+"""Turns PyTorch's dispatch modes off to compute with PyTorch unseen: the wrapper check refuses the
+switch before anything runs (and a recording would see the matmul's result come from nowhere)."""
 import torch
 import triton
 from torch.utils._python_dispatch import _disable_current_modes
@@ -7,7 +8,8 @@ from torch.utils._python_dispatch import _disable_current_modes
 from puzzle13_weighted_sum_forward import weighted_sum_fwd
 from puzzle14_weighted_sum_backward import weighted_sum_bwd
 
-EXPECT_KIND = "torch_compute"
+EXPECT_KIND = "sniffing"
+EXPECT_SAYS = "`_disable_current_modes` (from `torch.utils._python_dispatch._disable_current_modes`)"
 
 
 class WeightedSumFunc(torch.autograd.Function):

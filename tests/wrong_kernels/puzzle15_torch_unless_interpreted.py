@@ -1,4 +1,5 @@
-"""Launches its kernels in the interpreter (on a laptop) and computes with PyTorch on a GPU."""
+"""Launches its kernels in the interpreter (on a laptop) and computes with PyTorch on a GPU: the wrapper
+check refuses the environment read before anything runs."""
 import os
 
 import torch
@@ -8,7 +9,8 @@ import triton
 from puzzle13_weighted_sum_forward import weighted_sum_fwd
 from puzzle14_weighted_sum_backward import weighted_sum_bwd
 
-EXPECT_KIND = "torch_compute"
+EXPECT_KIND = "sniffing"
+EXPECT_SAYS = "`.environ` reads the process's environment"
 
 
 class WeightedSumFunc(torch.autograd.Function):

@@ -1,0 +1,217 @@
+"""Replaying a recorded autograd wrapper on real data (inside a worker that never ran it).
+
+The program (:class:`grader.wire.Program`, made by :mod:`.function_record`) is run step by
+step: PyTorch operators are looked up in ``torch.ops.aten`` by name and called, kernels are
+found from the learner's module by the path the recording gave and launched, with the grid
+the recording worked out. No other learner Python runs here: not the wrapper, not its grid
+functions. Every tensor a step makes is checked against the recording (shape, strides,
+dtype, which storage it views), so a recording that lied about what its operators made is
+caught, not believed.
+
+In the interpreter, every tensor a step allocates joins the bounds check as it appears, named
+by the wrapper's line that made it.
+"""
+from __future__ import annotations
+
+import torch
+
+from ..dtypes import dtype_name
+
+# Operators that read or write files: a recorded program never gets them.
+REFUSED = {"from_file", "_local_scalar_dense", "save", "load"}
+
+
+class Disagrees(Exception):
+    """The replay made a tensor other than the recording said: the recording is not to be believed."""
+
+
+def operator(name: str):
+    """``aten::sum.dim_IntList`` as the operator it names (aten only)."""
+    namespace, _, rest = name.partition("::")
+    base, _, overload = rest.partition(".")
+    if namespace != "aten" or base in REFUSED:
+        raise Disagrees(f"`{name}` is not an operator the grader replays")
+    packet = getattr(torch.ops.aten, base, None)
+    op = getattr(packet, overload or "default", None) if packet is not None else None
+    if op is None:
+        raise Disagrees(f"`{name}` is not an operator of this PyTorch")
+    return op
+
+
+class Replayer:
+    def __init__(self, program, tensors: list[torch.Tensor], device: str, module, config: int, on_allocate=None) -> None:
+        self.program, self.device, self.module, self.config = program, device, module, config
+        self.refs: list[torch.Tensor | None] = [None] * len(program.metas)
+        self.storages: dict[int, tuple[int, int]] = {}  # recorded storage -> (address, offset shift)
+        self.on_allocate = on_allocate
+        self.labels: list[str] = []
+        for ref, tensor in enumerate(tensors):
+            self._assign(ref, tensor)
+
+    # ---- values ------------------------------------------------------------------------------
+    def decode(self, value):
+        if isinstance(value, list):
+            return [self.decode(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        if "ref" in value:
+            tensor = self.refs[value["ref"]] if isinstance(value["ref"], int) and 0 <= value["ref"] < len(self.refs) \
+                else None
+            if tensor is None:
+                raise Disagrees(f"ref {value['ref']} is used before any step made it")
+            return tensor
+        if "constant" in value:
+            const = value["constant"]
+            return torch.tensor(const["values"], dtype=getattr(torch, const["dtype"])).reshape(const["shape"]) \
+                .to(self.device)
+        if "dtype" in value:
+            return getattr(torch, value["dtype"])
+        if "device" in value:
+            return torch.device(self.device)
+        if "layout" in value:
+            return getattr(torch, value["layout"])
+        if "memory_format" in value:
+            return getattr(torch, value["memory_format"])
+        if "dict" in value:
+            return {k: self.decode(v) for k, v in value["dict"].items()}
+        if "descriptor" in value:
+            from triton.tools.tensor_descriptor import TensorDescriptor
+            parts = {k: self.decode(v) for k, v in value["descriptor"].items()}
+            return TensorDescriptor(parts["base"], parts["shape"], parts["strides"], parts["block_shape"],
+                                    padding=parts.get("padding", "zero"))
+        raise Disagrees(f"an argument {str(value)[:80]} the grader does not replay")
+
+    def _assign(self, ref: int, tensor: torch.Tensor) -> None:
+        """``tensor`` is what the step made for ``ref``: it must be what the recording says, in
+        layout and in which memory it views. Offsets are compared within each storage (the
+        grader's inputs sit past a guard region; the recording's at 0)."""
+        meta = self.program.metas[ref]
+        actual = (tuple(tensor.shape), tuple(tensor.stride()), dtype_name(tensor))
+        if actual != (meta.shape, meta.strides, meta.dtype):
+            raise Disagrees(f"made a tensor of shape {actual[0]}, strides {actual[1]}, {actual[2]}, where the "
+                            f"recording has shape {meta.shape}, strides {meta.strides}, {meta.dtype}")
+        storage = tensor.untyped_storage()
+        address, shift = storage.data_ptr(), tensor.storage_offset() - meta.offset
+        known = self.storages.get(meta.storage)
+        if storage.nbytes() and known is None and address in (a for a, _ in self.storages.values()):
+            raise Disagrees("views the memory of another tensor, where the recording has memory of its own")
+        if storage.nbytes() and known is not None and known != (address, shift):
+            raise Disagrees("has memory of its own, where the recording has a view of another tensor"
+                            if known[0] != address else
+                            f"starts {shift - known[1]} elements away from where the recording has it")
+        if known is None:
+            self.storages[meta.storage] = (address, shift)
+            if self.on_allocate is not None and ref > self.program.inputs:
+                self.on_allocate(tensor)
+        self.refs[ref] = tensor
+
+    # ---- steps -------------------------------------------------------------------------------
+    def run(self, phase: str) -> None:
+        for step in self.program.steps:
+            if step.phase != phase:
+                continue
+            try:
+                if step.op:
+                    self._operator(step)
+                else:
+                    self._launch(step)
+            except Disagrees as exc:
+                where = f" (line {step.line}: `{step.source}`)" if step.line else ""
+                raise Disagrees(f"the {phase}'s `{step.op or '.'.join(step.kernel.path)}`{where} {exc}") from None
+
+    def _operator(self, step) -> None:
+        op = operator(step.op)
+        out = op(*self.decode(list(step.args)), **{k: self.decode(v) for k, v in step.kwargs.items()})
+        made = [t for t in _flat([out]) if isinstance(t, torch.Tensor)]
+        if len(made) != len(step.out):
+            raise Disagrees(f"made {len(made)} tensors, where the recording has {len(step.out)}")
+        for ref, tensor in zip(step.out, made):
+            self._assign(ref, tensor)
+
+    def kernel(self, step):
+        return find_kernel(self.module, step.kernel.path, step.kernel.hops)
+
+    def _launch(self, step) -> None:
+        from .launch import NotGenuine, describe_config, unwrap
+        name = ".".join(step.kernel.path)
+        try:
+            layers = unwrap(self.kernel(step), name)
+        except NotGenuine as exc:
+            raise Disagrees(str(exc)) from None
+        args = self.decode(list(step.args))
+        kwargs = {k: self.decode(v) for k, v in step.kwargs.items()}
+        if step.compiled:  # the handle takes every parameter in order; what warmup compiled wins
+            import inspect
+            kwargs = dict(zip(inspect.signature(layers.base.fn).parameters, args))
+            kwargs.update({k: self.decode(v) for k, v in step.options.items()})
+            args = []
+        index = min(self.config, len(step.grids) - 1)
+        grid = tuple(step.grids[index])
+        if layers.autotuner is not None and layers.configs:
+            config = layers.configs[min(index, len(layers.configs) - 1)]
+            self.labels.append(f"`{name}` with {describe_config(config)}")
+            layers.autotuner.fn[grid](*args, **kwargs, **config.all_kwargs())  # below the tuner: this config
+        else:
+            layers.outer[grid](*args, **kwargs)
+
+
+def find_kernel(module, path, hops: int):
+    """The object at ``path`` from ``module`` (through modules and classes), ``hops`` ``.fn`` below."""
+    obj = module
+    for name in path:
+        obj = vars(obj).get(name) if isinstance(obj, type) else getattr(obj, name, None)
+        if obj is None:
+            raise Disagrees(f"launches `{'.'.join(path)}`, which the file does not define")
+    for _ in range(hops):
+        obj = getattr(obj, "fn", None)
+    return obj
+
+
+def _flat(items) -> list:
+    out = []
+    for item in items:
+        if isinstance(item, (list, tuple)):
+            out.extend(_flat(item))
+        else:
+            out.append(item)
+    return out
+
+
+def replay(program, tensors: list[torch.Tensor], device: str, module, config: int = 0, on_allocate=None):
+    """Forward, then backward: the output and the gradients as returned, and the configs used."""
+    replayer = Replayer(program, tensors, device, module, config, on_allocate)
+    replayer.run("forward")
+    replayer.run("backward")
+    take = lambda returned: replayer.refs[returned.ref] if returned.ref is not None else returned  # noqa: E731
+    return [take(program.output), *map(take, program.grads)], replayer.labels
+
+
+def launch_signature(fn, arguments, keywords: dict, provided: set[str]) -> tuple[dict, dict]:
+    """What a GPU launch with these arguments would compile: ``ASTSource``'s signature and
+    constexprs, typed as Triton types a launch's values (a tensor ``{"pointer": dtype}``; an int
+    of 1 specialised into a constant, as Triton does; a float as fp32)."""
+    import inspect
+
+    from ..dtypes import DTYPES
+    params = inspect.signature(fn).parameters
+    named = dict(zip(params, arguments))
+    named.update({k: v for k, v in keywords.items() if k in params})
+    signature, constexprs = {}, {}
+    for name, param in params.items():
+        if name in provided or (name not in named and param.default is inspect.Parameter.empty):
+            continue  # an autotuning config or a heuristic gives it (or nothing does: the worker says so)
+        value = named.get(name, param.default)
+        annotation = param.annotation
+        constexpr = annotation is not inspect.Parameter.empty and "constexpr" in (
+            annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation)))
+        if isinstance(value, dict) and "pointer" in value:
+            signature[name] = "*" + DTYPES[value["pointer"]].triton
+        elif constexpr or value is None or isinstance(value, (str, list, dict)) or value == 1 and type(value) is int:
+            signature[name], constexprs[name] = "constexpr", value
+        elif isinstance(value, bool):
+            signature[name] = "i1"
+        elif isinstance(value, int):
+            signature[name] = "i32" if -2 ** 31 <= value < 2 ** 31 else "i64"
+        else:
+            signature[name] = "fp32"
+    return signature, constexprs

@@ -1,0 +1,41 @@
+"""Checks its input for NaN on the host before launching, as careful code written against real tensors
+might. The grader records wrappers on tensors without values, so the check is refused with its line."""
+import torch
+import triton
+
+# The reference kernels: the corpus is graded with solutions/ on the import path (Options.library).
+from puzzle13_weighted_sum_forward import weighted_sum_fwd
+from puzzle14_weighted_sum_backward import weighted_sum_bwd
+
+EXPECT_KIND = "torch_compute"
+EXPECT_SAYS = "reads a tensor's value (`.item()`, `int()`, `bool()`, an `if` on a tensor, `.tolist()`) on the host (line 19: `if torch.isnan(x).any():`)"
+
+
+class WeightedSumFunc(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight):
+        d = x.shape[-1]
+        rows_x = x.reshape(-1, d)
+        if torch.isnan(x).any():
+            raise ValueError("x holds NaN")
+        y = x.new_empty(rows_x.shape[0])
+        weighted_sum_fwd[(triton.cdiv(rows_x.shape[0], 16),)](
+            rows_x, weight, y, rows_x.stride(0), rows_x.stride(1), weight.stride(0), y.stride(0),
+            rows_x.shape[0], d, ROWS_TILE_SIZE=16, D_TILE_SIZE=64)
+        ctx.save_for_backward(x, weight)
+        return y.reshape(x.shape[:-1])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        d = x.shape[-1]
+        rows_x = x.reshape(-1, d)
+        g = grad_output.reshape(-1)
+        tiles = triton.cdiv(rows_x.shape[0], 16)
+        grad_x = x.new_empty(rows_x.shape)
+        partial = x.new_empty((tiles, d))
+        weighted_sum_bwd[(tiles,)](
+            rows_x, weight, g, grad_x, partial, rows_x.stride(0), rows_x.stride(1), weight.stride(0),
+            g.stride(0), grad_x.stride(0), grad_x.stride(1), partial.stride(0), partial.stride(1),
+            rows_x.shape[0], d, ROWS_TILE_SIZE=16, D_TILE_SIZE=64)
+        return grad_x.reshape(x.shape), partial.sum(0)

@@ -1,0 +1,73 @@
+# The backward hands `grad_output` to its kernel as it came, and the kernel reads it with x's
+# row layout (row * D + column). Right while grad_output is contiguous; the statement warns that it
+# may not be, and a case gives it its dims in reverse memory order.
+import torch
+import triton
+import triton.language as tl
+
+EXPECT_KIND = "mismatch"
+EXPECT_CASE = "three_leading_dims"
+EXPECT_SAYS = "grad_x"
+
+EPS = 1e-6
+
+
+@triton.jit
+def rms_norm_fwd(x_ptr, w_ptr, y_ptr, rstd_ptr, D, eps, BLOCK_D: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_D)
+    mask = cols < D
+    x = tl.load(x_ptr + row * D + cols, mask=mask, other=0.0).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / D + eps)
+    tl.store(y_ptr + row * D + cols, x * rstd * w, mask=mask)
+    tl.store(rstd_ptr + row, rstd)
+
+
+@triton.jit
+def rms_norm_bwd(x_ptr, w_ptr, grad_y_ptr, rstd_ptr, grad_x_ptr, partial_grad_w_ptr,
+                 ROWS, D, ROWS_PER_PROGRAM, BLOCK_D: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_D)
+    mask = cols < D
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    dw = tl.zeros([BLOCK_D], dtype=tl.float32)
+    first = pid * ROWS_PER_PROGRAM
+    for row in range(first, tl.minimum(first + ROWS_PER_PROGRAM, ROWS)):
+        x = tl.load(x_ptr + row * D + cols, mask=mask, other=0.0).to(tl.float32)
+        g = tl.load(grad_y_ptr + row * D + cols, mask=mask, other=0.0).to(tl.float32)  # x's layout, not its own
+        rstd = tl.load(rstd_ptr + row)
+        xhat = x * rstd
+        wg = w * g
+        c = tl.sum(wg * xhat, axis=0) / D
+        tl.store(grad_x_ptr + row * D + cols, rstd * (wg - xhat * c), mask=mask)
+        dw += g * xhat
+    tl.store(partial_grad_w_ptr + pid * D + cols, dw, mask=mask)
+
+
+class RMSNormFunc(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w):
+        d = x.shape[-1]
+        rows = x.reshape(-1, d).contiguous()
+        n = rows.shape[0]
+        block = triton.next_power_of_2(d)
+        y = torch.empty_like(rows)
+        rstd = torch.empty(n, dtype=torch.float32, device=x.device)
+        rms_norm_fwd[(n,)](rows, w, y, rstd, d, EPS, BLOCK_D=block)
+        ctx.save_for_backward(x, w, rstd)
+        return y.view(x.shape)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, w, rstd = ctx.saved_tensors
+        d = x.shape[-1]
+        rows = x.reshape(-1, d).contiguous()
+        n = rows.shape[0]
+        block = triton.next_power_of_2(d)
+        per_program = triton.cdiv(n, min(n, 4))
+        programs = triton.cdiv(n, per_program)
+        grad_x = torch.empty_like(rows)
+        partial = torch.empty((programs, d), dtype=torch.float32, device=x.device)
+        rms_norm_bwd[(programs,)](rows, w, grad_output, rstd, grad_x, partial, n, d, per_program, BLOCK_D=block)
+        return grad_x.view(x.shape), partial.sum(0).to(w.dtype)
