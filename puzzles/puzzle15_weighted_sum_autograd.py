@@ -18,7 +18,11 @@ where $g = \partial L / \partial y$ is the `grad_output` that autograd hands to 
   per-tile partial buffer over the tiles on the host, and return one gradient per input of
   `forward`, each with its input's shape: `(grad_x, grad_weight)`.
 
-The grader calls `WeightedSumFunc.apply(x, weight)` and checks, for every case:
+The grader runs your forward and backward once on tensors that have each case's shapes,
+strides and dtypes but no values, recording what they do (PyTorch's operators and your
+launches), then replays the recording on the real inputs. So a wrapper works from `.shape`,
+`.stride()` and `.dtype` only: reading a value on the host (`.item()`, an `if` on a tensor,
+`.numpy()`) fails with its line. Then it checks, for every case:
 
 1. the output's shape, dtype and values;
 2. that both the forward and the backward launch Triton kernels, and that no PyTorch

@@ -31,9 +31,9 @@ Write both kernels and the `torch.autograd.Function` that launches them, in this
   $\partial L/\partial w$ (float32, one row per program); sum the partial rows on the host
   (`partial.sum(0)`, then `.to(w.dtype)`), and return `(grad_x, grad_w)`.
 
-The grader calls `RMSNormFunc.apply(x, w)` and checks, for every case: the output; that the
-forward and the backward launch Triton kernels and that no PyTorch operator computes on `x`,
-`w` or `grad_output` in their place (PyTorch may allocate, reshape, cast, and sum the partial
+The grader records `RMSNormFunc` on tensors without values and replays it (as in puzzle 15),
+and checks, for every case: the output; that the forward and the backward launch Triton
+kernels and that no PyTorch operator computes on `x`, `w` or `grad_output` in their place (PyTorch may allocate, reshape, cast, and sum the partial
 rows); that `ctx` saved only `x`, `w` and one float32 tensor of shape `(rows,)`; and both
 gradients against PyTorch autograd on the spec.
 

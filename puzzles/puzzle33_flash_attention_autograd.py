@@ -13,8 +13,8 @@ $$O = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d}}\right) V$$
   `(grad_q, grad_k, grad_v)`, each shaped like its input.
 
 This is the interface of Stanford CS336's second assignment (there with an `is_causal`
-flag; here the wrapper is non-causal). The grader calls `FlashAttentionFunc.apply(q, k, v)`
-and checks, for every case:
+flag; here the wrapper is non-causal). The grader records `FlashAttentionFunc` on tensors
+without values and replays it (as in puzzle 15), and checks, for every case:
 
 1. the output against the spec;
 2. that the forward and the backward launch Triton kernels, and that no PyTorch operator

@@ -35,8 +35,9 @@ sum what your kernels wrote:
    float32 scalar;
 4. in `backward`, `scale_kernel`: $\partial L/\partial x = G \cdot dx$, elementwise.
 
-The grader calls `CrossEntropyFunc.apply(x, target)` and checks, for every case: the loss;
-that the forward and the backward launch Triton kernels and that no PyTorch operator computes
+The grader records `CrossEntropyFunc` on tensors without values and replays it (as in
+puzzle 15), and checks, for every case: the loss; that the forward and the backward launch
+Triton kernels and that no PyTorch operator computes
 on `x`, `target`, `grad_output` or your kernels' buffers in their place; that `ctx` saved
 nothing but the inputs and one tensor of shape `(N, V)`, the gradient; and the gradient of
 `x` against PyTorch autograd on `F.cross_entropy`.
