@@ -42,6 +42,8 @@ def _typed(value, program: wire.Program):
             return {"pointer": value["constant"].get("dtype", "float32")}
         if "dtype" in value:
             return value["dtype"]
+        if "tl_dtype" in value:
+            return value
         return {"unknown": True}
     return value
 

@@ -136,6 +136,8 @@ class Tape(TorchDispatchMode):
         value = getattr(value, "value", value)  # a tl.constexpr
         if value is None or isinstance(value, (bool, int, float, str)):
             return value
+        if type(value).__module__.startswith("triton.language") and type(value).__name__ == "dtype":
+            return {"tl_dtype": str(value)}  # tl.float16, passed to a constexpr
         descriptor = _descriptor(value)
         if descriptor is not None:
             return {"descriptor": {k: self.encode(v, what) for k, v in descriptor.items()}}
@@ -207,9 +209,10 @@ def _asked(op: str, exc: BaseException) -> str:
 
 
 def _needs_values(exc: BaseException) -> bool:
-    from torch._subclasses.fake_tensor import DataDependentOutputException
+    from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
     text = str(exc)
-    return isinstance(exc, DataDependentOutputException) or "tensor subclasses" in text or "FakeTensor" in text
+    return isinstance(exc, (DataDependentOutputException, DynamicOutputShapeException)) \
+        or "tensor subclasses" in text or "FakeTensor" in text
 
 
 def _escaped(exc: BaseException) -> bool:

@@ -66,6 +66,9 @@ class Replayer:
                 .to(self.device)
         if "dtype" in value:
             return getattr(torch, value["dtype"])
+        if "tl_dtype" in value:
+            import triton.language as tl
+            return tl.dtype(value["tl_dtype"])
         if "device" in value:
             return torch.device(self.device)
         if "layout" in value:
@@ -206,6 +209,9 @@ def launch_signature(fn, arguments, keywords: dict, provided: set[str]) -> tuple
             annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation)))
         if isinstance(value, dict) and "pointer" in value:
             signature[name] = "*" + DTYPES[value["pointer"]].triton
+        elif isinstance(value, dict) and "tl_dtype" in value:
+            import triton.language as tl
+            signature[name], constexprs[name] = "constexpr", tl.dtype(value["tl_dtype"])
         elif constexpr or value is None or isinstance(value, (str, list, dict)) or value == 1 and type(value) is int:
             signature[name], constexprs[name] = "constexpr", value
         elif isinstance(value, bool):
