@@ -343,6 +343,28 @@ class WeightedSumFunc(torch.autograd.Function):
 '''
 
 
+@pytest.mark.slow  # grades in a real worker
+def test_an_autograd_wrappers_kernel_that_does_not_compile_fails_as_compile_in_the_interpreter(course, tmp_path):
+    """The interpreter would run `tl.arange(0, D)` with a runtime D as Python; the compile check
+    of the wrapper's launches, as a GPU would compile them, fails the case instead."""
+    from grader.grade_function import FunctionGrader
+    from grader.options import Options
+    from grader.worker_pool import SharedWorker
+    wrapper = tmp_path / "puzzle15_weighted_sum_function.py"
+    wrapper.write_text(NOT_CONSTEXPR_WRAPPER)
+    worker, compiler = WorkerProcess("cpu"), SharedWorker("compile")
+    try:
+        result = FunctionGrader(course, "puzzle15", wrapper, worker, Options(), compiler).grade()
+    finally:
+        worker.close()
+        compiler.close()
+    first = result.cases[0]
+    assert result.status == "fail" and first.kind == "compile", first.message
+    assert "GPU compile check of `row_dot_kernel` launched at line 19: `row_dot_kernel[(rows.shape[0],)](rows, " \
+           "weight, y, rows.shape[1])`" in first.message
+    assert "at line 9: `cols = tl.arange(0, D)`" in first.message
+
+
 @pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="a GPU compiles; the interpreter does not")
 def test_an_autograd_wrappers_kernel_that_does_not_compile_fails_as_compile_on_a_gpu(course, tmp_path):
     from grader.grade_function import FunctionGrader
@@ -357,3 +379,36 @@ def test_an_autograd_wrappers_kernel_that_does_not_compile_fails_as_compile_on_a
     first = result.cases[0]
     assert result.status == "fail" and first.kind == "compile", first.message
     assert "the kernel does not compile for this GPU at line 9: `cols = tl.arange(0, D)`" in first.message
+
+
+@pytest.mark.slow  # grades a puzzle's solution in a real worker
+@pytest.mark.parametrize("puzzle_id", ["puzzle01", "puzzle15"])
+def test_on_a_gpu_a_stray_load_the_interpreter_beside_it_finds_fails_the_case(course, puzzle_id):
+    """The GPU run passes (its values are right) and the interpreter's run of the same case finds a
+    load out of bounds: the case fails as out of bounds, saying where the finding came from."""
+    from grader.grade import PuzzleGrader
+    from grader.grade_function import FunctionGrader
+    from grader.options import Options
+    access = {"op": "load", "tensor": "x", "shape": [200], "numel": 200, "first_index": 200, "bad_lanes": 24,
+              "lanes": 32, "program": [6, 0, 0], "line": 9, "source": "x = tl.load(x_ptr + i)", "via": None}
+    stray = wire.Failure("out_of_bounds", access=wire.OutOfBoundsAccess.from_json(access))
+
+    def beside(message):
+        if isinstance(message, wire.Run):
+            return wire.Ran(runs=[wire.KernelRun(label="", reversed=False, seconds=0.1, printed="", failure=stray)]), []
+        return wire.Replayed(seconds=0.1, printed="", failure=stray), []
+
+    grader_class = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
+    solution = ROOT / "solutions" / course.puzzle_file(puzzle_id).name
+    interpreter = _Worker(beside)
+    worker = WorkerProcess("cpu")  # the real one: it grades the solution, which passes
+    try:
+        result = grader_class(course, puzzle_id, solution, worker, Options(compile_check=False),
+                              bounds=interpreter).grade()
+    finally:
+        worker.close()
+    first = result.cases[0]
+    assert result.status == "fail" and first.kind == "out_of_bounds", first.message
+    assert "in program (6, 0, 0)" in first.message and "Found by the bounds check that runs each case in the " \
+                                                       "interpreter beside the GPU" in first.message
+    assert any(isinstance(m, (wire.Run, wire.Replay)) and m.check_bounds for m in interpreter.asked)
