@@ -247,7 +247,7 @@ def no_launch(phase: str) -> str:
 def unseen(phase: str, what: str, shape, line: int | None, source: str, file: str = "") -> str:
     return (f"the {phase} passed on a tensor (shape {fmt_index(tuple(shape))}) that no PyTorch operator the grader "
             f"recorded made, as {what}{_where(line, source, file)}: it was computed where the grader cannot see "
-            f"(another thread, PyTorch's dispatch turned off, NumPy). The result must come from your Triton "
+            f"(another thread, PyTorch's dispatch turned off, NumPy) or kept from an earlier call. The result must come from your Triton "
             f"kernels. {_WRAPPER_DOES}")
 
 

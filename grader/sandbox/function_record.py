@@ -35,6 +35,11 @@ CONSTANT_LIMIT = 4096  # elements of a tensor made from Python data (torch.tenso
 SILENT = {"prim::device"}
 
 
+class _KeptFromElsewhere(Exception):
+    """An operator was given a tensor made outside this recording (kept from an earlier call):
+    ``Tape.unseen`` says which and where; the recording stops there."""
+
+
 class RecordingFailed(Exception):
     """The wrapper raised while it was recorded: in which phase, and, where it asked for a
     tensor's values or computed below the recording, what and where (``host``). The learner's
@@ -83,6 +88,7 @@ class Tape(TorchDispatchMode):
         self.phase = "forward"
         self.unseen: dict | None = None  # the first tensor no recorded step made
         self.host_values: dict | None = None
+        self.mode = None  # the FakeTensorMode of this recording: a tensor of another was kept from elsewhere
 
     # ---- refs --------------------------------------------------------------------------------
     def add(self, tensor: torch.Tensor) -> int:
@@ -153,6 +159,9 @@ class Tape(TorchDispatchMode):
         what = f"an argument of `{name.split('::')[-1]}`"
         step = {"phase": self.phase, "op": f"{name}.{func._overloadname}",
                 "args": self.encode(list(args), what), "kwargs": self.encode(dict(kwargs), what)["dict"]}
+        if self.unseen is not None and any(_is_fake(t) and t.fake_mode is not self.mode
+                                           for t in _flat([list(args), list(kwargs.values())]) if isinstance(t, torch.Tensor)):
+            raise _KeptFromElsewhere()
         try:
             out = func(*args, **kwargs)
         except Exception as exc:
@@ -406,6 +415,7 @@ def record(cls, module, files: dict[str, str], layouts, device: str) -> dict:
                                        device=device) for spec in layouts]
     *inputs, grad_output = tensors
     tape = Tape(files, kernel_paths(module))
+    tape.mode = mode
     for tensor in tensors:
         tape.add(tensor)
     ctx = Context(len(inputs))
@@ -419,6 +429,9 @@ def record(cls, module, files: dict[str, str], layouts, device: str) -> dict:
                 output = cls.forward(ctx, *inputs)
             tape.phase = "backward"
             grads = cls.backward(ctx, grad_output)
+    except _KeptFromElsewhere:  # the program so far, with the tensor no step made
+        return {"inputs": len(inputs), "metas": tape.metas, "steps": tape.steps, "output": {"type": "unseen tensor"},
+                "grads": [], "saved": [], "unseen": tape.unseen, "attributes": []}
     except Exception as exc:
         escaped = _escaped(exc)
         if not (escaped or _needs_values(exc)):

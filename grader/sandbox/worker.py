@@ -413,14 +413,15 @@ class Worker:
         else:
             layers = unwrap(self.kernel(path, msg.kernel), msg.kernel)
         fn = layers.base.fn
-        signature, constexprs = dict(msg.signature), dict(msg.constexprs)
+        base_signature, base_constexprs = dict(msg.signature), dict(msg.constexprs)
         if msg.path:
             from .function_replay import launch_signature
-            signature, constexprs = launch_signature(fn, msg.arguments, msg.keywords, set(layers.provided))
+            base_signature, base_constexprs = launch_signature(fn, msg.arguments, msg.keywords, set(layers.provided))
         variants = [(describe_config(c), c.kwargs, {"num_warps": c.num_warps, "num_stages": c.num_stages})
                     for c in layers.configs] or [("", {}, {})]
         for label, meta, options in variants:
-            signature, constexprs = dict(signature), {**constexprs, **meta}
+            # each config from the launch's own values: one config's meta-parameters never fill another's
+            signature, constexprs = dict(base_signature), {**base_constexprs, **meta}
             try:
                 constexprs.update(apply_heuristics(layers, {**msg.values, **constexprs}))
             except Exception as exc:  # noqa: BLE001 (a heuristic of the learner's raised)
