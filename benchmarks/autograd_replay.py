@@ -2,7 +2,7 @@
 (recording and replaying its wrapper now; running it and running it poisoned before), and the
 puzzle's whole grade, for the four autograd puzzles' reference solutions.
 
-    python benchmarks/autograd_replay.py [--rounds 3]
+    python benchmarks/autograd_replay.py [--rounds 3] [--device cuda]
 
 Prints one row per puzzle: cases, worker seconds per case (median over rounds), and the whole
 grade's seconds (median). Run it on an idle machine; `docs/benchmarks.md` keeps the figures.
@@ -28,6 +28,7 @@ PUZZLES = ("puzzle15", "puzzle22", "puzzle33", "puzzle34")
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     args = parser.parse_args(argv)
     course = Course(ROOT)
     per_case: dict[str, list[float]] = {p: [] for p in PUZZLES}
@@ -36,7 +37,7 @@ def main(argv=None) -> int:
     for _ in range(args.rounds):
         for puzzle_id in PUZZLES:
             started = time.perf_counter()
-            result = grade_many(course, [(puzzle_id, course.solution_file(puzzle_id))], Options()).results[0]
+            result = grade_many(course, [(puzzle_id, course.solution_file(puzzle_id))], Options(device=args.device)).results[0]
             whole[puzzle_id].append(time.perf_counter() - started)
             if result.status != "pass":
                 print(f"{puzzle_id}: {result.status}: {result.message[:300]}")

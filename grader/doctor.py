@@ -104,6 +104,15 @@ def diagnose(versions: Mapping[str, str | None], gpu: Gpu,
             f"triton {versions['triton']} with numpy {versions['numpy']}: the interpreter breaks on loops whose "
             "bounds are runtime values (puzzle 7 onwards), failing right kernels.",
             'pip install "numpy<2.4"   (or the tested pair: ' + TESTED_TRITON + ")"))
+    # Measured on the H100 machine (torch 2.11.0, numpy 2.5.2): torch._dynamo.utils defines nothing
+    # numpy-related, so FakeTensorMode, which records autograd wrappers, fails to import.
+    torch = have.get("torch")
+    if torch and numpy and torch[:2] <= (2, 11) and numpy >= (2, 4):
+        found.append(Finding(
+            "error", "torch + numpy",
+            f"torch {versions['torch']} with numpy {versions['numpy']}: torch's fake tensors fail to import "
+            "(NP_SUPPORTED_MODULES), so autograd puzzles (15, 22, 33, 34) cannot be recorded.",
+            'pip install "numpy<2.4"'))
     if triton and triton >= (3, 9):
         found.append(Finding(
             "warning", "triton",

@@ -64,6 +64,13 @@ def test_triton_3_6_with_numpy_2_4_is_an_error():
     assert "loops" in finding.message and 'numpy<2.4' in finding.fix
 
 
+def test_torch_2_11_with_numpy_2_4_cannot_record_autograd_puzzles():
+    finding = only(findings(torch="2.11.0+cu130", numpy="2.5.2"), "torch + numpy", "error")
+    assert "autograd puzzles (15, 22, 33, 34) cannot be recorded" in finding.message
+    assert finding.fix == 'pip install "numpy<2.4"'
+    assert not [f for f in findings(torch="2.13.0+cpu", numpy="2.4.6") if f.topic == "torch + numpy"]
+
+
 @pytest.mark.parametrize("triton, numpy", [("3.6.0", "2.3.5"), ("3.7.1", "2.4.6"), ("3.8.0", "2.4.6")])
 def test_good_triton_numpy_pairs_pass(triton, numpy):
     assert "error" not in severities(findings(triton=triton, numpy=numpy))

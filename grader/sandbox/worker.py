@@ -278,6 +278,9 @@ class Worker:
             from .function_record import RecordingFailed
             phase, host = (error.phase, error.host) if isinstance(error, RecordingFailed) else ("forward", None)
             cause = error.__cause__ if isinstance(error, RecordingFailed) else error
+            if isinstance(cause, ImportError) and "torch" in str(cause):  # torch's own machinery broke
+                return wire.Failure("error", error=f"recording needs torch's fake tensors, which fail to import "
+                                    f"here ({cause}): run `python -m grader doctor`"), []
             return wire.Recorded(seconds=seconds, printed=printed, failure=self._failure(cause, path, None),
                                  host=host, phase=phase), []
         return wire.Recorded(seconds=seconds, printed=printed, program=program), []
