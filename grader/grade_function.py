@@ -31,33 +31,6 @@ def _shape(shape) -> str:
     return fmt_index(tuple(shape)) if len(shape) != 1 else f"({shape[0]},)"
 
 
-def _typed(value, program: wire.Program):
-    """A launch argument as the compile check needs it: a tensor as its pointer's dtype."""
-    if isinstance(value, list):
-        return [_typed(v, program) for v in value]
-    if isinstance(value, dict):
-        if isinstance(value.get("ref"), int) and 0 <= value["ref"] < len(program.metas):
-            return {"pointer": program.metas[value["ref"]].dtype}
-        if "constant" in value:
-            return {"pointer": value["constant"].get("dtype", "float32")}
-        if "dtype" in value:
-            return value["dtype"]
-        if "tl_dtype" in value:
-            return value
-        return {"unknown": True}
-    return value
-
-
-def _launch_key(step: wire.Step, program: wire.Program) -> str | None:
-    """What makes two launches one compile: the kernel, and its arguments' types and values (Triton's
-    own cache makes a second compile of one signature cheap). None for a launch the check cannot
-    type (a host tensor descriptor)."""
-    import json
-    typed = [_typed(a, program) for a in step.args], {k: _typed(v, program) for k, v in step.kwargs.items()}
-    text = json.dumps([step.kernel.path, step.kernel.hops, step.compiled, typed, step.options], sort_keys=True)
-    return None if '"unknown"' in text else text
-
-
 class FunctionGrader(PuzzleGrader):
     """Same life cycle as a kernel puzzle (load, stub check, cases); each case recorded, then replayed."""
 
@@ -81,7 +54,7 @@ class FunctionGrader(PuzzleGrader):
                 results[case.label] = case_result(case, self.puzzle, False, "skipped", f"not run: {abort}")
                 continue
             program = recorded[case.label][-1].program
-            failed = next((compiled[key] for key in (_launch_key(s, program) for s in program.launches())
+            failed = next((compiled[key] for key in (programs.launch_key(s, program) for s in program.launches())
                            if compiled.get(key)), None)
             if failed is not None:
                 results[case.label] = case_result(case, self.puzzle, False, FailureKind.COMPILE,
@@ -100,14 +73,14 @@ class FunctionGrader(PuzzleGrader):
         with self.compiler.session() as compiler:
             for program in recorded:
                 for step in program.launches():
-                    key = _launch_key(step, program)
+                    key = programs.launch_key(step, program)
                     if key is None or key in verdicts:
                         continue
                     verdicts[key] = self._compile_one(step, program, compiler)
         return verdicts
 
     def _compile_one(self, step: wire.Step, program: wire.Program, compiler) -> str:
-        typed = lambda value: _typed(value, program)  # noqa: E731
+        typed = lambda value: programs.typed_argument(value, program)  # noqa: E731
         arguments, keywords = [typed(a) for a in step.args], {k: typed(v) for k, v in step.kwargs.items()}
         if step.compiled:  # the handle took every parameter in order; warmup's values were compiled
             keywords.update({k: typed(v) for k, v in step.options.items()})

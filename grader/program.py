@@ -15,6 +15,7 @@ recording claims a step made: a program that lies about its operators is caught 
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from . import messages
@@ -166,3 +167,30 @@ def saved_inputs(program: Program) -> list[bool]:
     """For each tensor ctx saved: whether it is an input (or a view of one)."""
     inputs = {program.metas[i].storage for i in range(program.inputs)}
     return [ref is not None and program.metas[ref].storage in inputs for ref in program.saved]
+
+
+def typed_argument(value, program: wire.Program):
+    """A launch argument as the compile check needs it: a tensor as its pointer's dtype."""
+    if isinstance(value, list):
+        return [typed_argument(v, program) for v in value]
+    if isinstance(value, dict):
+        if isinstance(value.get("ref"), int) and 0 <= value["ref"] < len(program.metas):
+            return {"pointer": program.metas[value["ref"]].dtype}
+        if "constant" in value:
+            return {"pointer": value["constant"].get("dtype", "float32")}
+        if "dtype" in value:
+            return value["dtype"]
+        if "tl_dtype" in value:
+            return value
+        return {"unknown": True}
+    return value
+
+
+def launch_key(step: wire.Step, program: wire.Program) -> str | None:
+    """What makes two launches one compile: the kernel, and its arguments' types and values (Triton's
+    own cache makes a second compile of one signature cheap). None for a launch the check cannot
+    type (a host tensor descriptor)."""
+    typed = ([typed_argument(a, program) for a in step.args],
+             {k: typed_argument(v, program) for k, v in step.kwargs.items()})
+    text = json.dumps([step.kernel.path, step.kernel.hops, step.compiled, typed, step.options], sort_keys=True)
+    return None if '"unknown"' in text else text
