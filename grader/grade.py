@@ -18,6 +18,7 @@ from .options import Options
 from .plan import SpecShapes
 from .puzzle import Case, Puzzle
 from .results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status
+from .source_lines import learner_code
 from .worker_pool import SharedWorker, WorkerDied, WorkerProcess, WorkerTimedOut
 
 
@@ -366,7 +367,8 @@ class PuzzleGrader:
             source = self.kernel_file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return ""
-        return "".join(f"\nNote: {m.note}" for m in self.puzzle.mistakes if m.seen_in(source))
+        code = learner_code(source)  # the learner's part, without the statement's words or comments
+        return "".join(f"\nNote: {m.note}" for m in self.puzzle.mistakes if m.seen_in(code))
 
     def _race(self, plan, runs, results) -> str | None:
         """Two programs storing different values to one element, or a result that changes

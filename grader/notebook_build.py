@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 
 from .course import Course, PuzzleLoadError
-from .source_lines import statement_start
+from .source_lines import CLOSING, OPENING, statement_start
 
 # Each track's notebook: its name, its title and the track (``Puzzle.track``) whose puzzles it
 # holds. A track with no puzzle yet gets no notebook: none is written, none checked as stale.
@@ -73,8 +73,6 @@ time. Your progress is saved in `.progress.json` next to the notebook."""),
 ]
 
 
-OPENING = re.compile(r"^# ---- your part\b.*$")
-CLOSING = re.compile(r"^# -{10,}$")
 
 
 def learner_part(path: Path) -> str:

@@ -1,8 +1,41 @@
-"""Reading one line of a learner's kernel: which tl.load/tl.store it holds, and its parts."""
+"""Reading a learner's text: the code of their part of a file, and which tl.load/tl.store a
+line holds, and its parts."""
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
+
+# A puzzle file marks the learner's part: `# ---- your part: ... ----` opens it, `# ------...` closes it.
+OPENING = re.compile(r"^# ---- your part\b.*$")
+CLOSING = re.compile(r"^# -{10,}$")
+
+
+def learner_code(text: str) -> str:
+    """What the learner wrote in a file, as code: their part where the file is a puzzle file
+    (the statement and the spec around it are the course's), without comments and string
+    literals. A known-mistake pattern is looked for here, so that the statement's own words
+    ("subtracts the square of the mean") never pass for the learner's."""
+    lines = text.splitlines()
+    opening = [i for i, line in enumerate(lines) if OPENING.match(line)]
+    closing = [i for i, line in enumerate(lines) if CLOSING.match(line)]
+    if len(opening) == 1 and len(closing) == 1 and opening[0] < closing[0]:
+        text = "\n".join(lines[opening[0] + 1:closing[0]]) + "\n"
+    lines = text.splitlines(keepends=True)
+    blanked = {tokenize.COMMENT, tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type in blanked]
+    except (tokenize.TokenError, SyntaxError):
+        return text  # does not tokenize: the worker reports the error with its line
+    for token in reversed(tokens):  # each blanked in place, so patterns keep the code's own spacing
+        (row, col), (end_row, end_col) = token.start, token.end
+        for index in range(row - 1, end_row):
+            line = lines[index]
+            first = col if index == row - 1 else 0
+            last = end_col if index == end_row - 1 else len(line.rstrip("\n"))
+            lines[index] = line[:first] + " " * (last - first) + line[last:]
+    return "".join(lines)
 
 
 def statement_start(node: ast.stmt) -> int:

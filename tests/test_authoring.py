@@ -45,7 +45,8 @@ def test_every_track_has_a_notebook():
 def test_the_your_part_markers_hold_the_kernel(puzzle_id):
     """The notebooks take the learner's part from between the markers: one pair per file, and
     the kernel (or autograd class) the puzzle names is inside it."""
-    from grader.notebook_build import CLOSING, OPENING, learner_part
+    from grader.notebook_build import learner_part
+    from grader.source_lines import CLOSING, OPENING
     path = COURSE.puzzle_file(puzzle_id)
     lines = path.read_text().splitlines()
     assert sum(bool(OPENING.match(line)) for line in lines) == 1, f"{path.name}: one `# ---- your part` line"
@@ -63,3 +64,30 @@ def test_a_puzzle_file_without_its_markers_is_named(tmp_path):
     path.write_text("# ---- your part: finish the kernel ----\ndef kernel():\n    pass\n")
     with pytest.raises(PuzzleLoadError, match="puzzle99_example.py: .*line 1"):
         learner_part(path)
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLE_IDS)
+def test_notes_stay_silent_on_a_puzzle_file_holding_a_wrong_kernel_without_the_mistake(puzzle_id):
+    """A learner works in the puzzle file, whose statement and spec name the very mistakes the
+    notes look for: a kernel that is wrong some other way (the solution, its output scaled)
+    gets no note, in the puzzle file as in a file of its own."""
+    from grader.notebook_build import learner_part
+    from grader.source_lines import learner_code
+    path = COURSE.puzzle_file(puzzle_id)
+    text, solution = path.read_text(), COURSE.solution_file(puzzle_id).read_text()
+    in_place = text.replace(learner_part(path), solution)
+    assert in_place != text
+    for source in (in_place, solution):
+        code = learner_code(source)
+        noted = [m.note for m in COURSE.puzzle(puzzle_id).mistakes if m.seen_in(code)]
+        assert not noted, f"{puzzle_id}: {noted}"
+
+
+def test_a_note_still_finds_the_mistake_in_the_learners_part_and_not_in_comments():
+    from grader.source_lines import learner_code
+    part = ("# ---- your part: the kernel ----\nx = tl.load(p, mask=m, other=0)  # not other=0.0\n"
+            "# ----------------------------------------\n")
+    statement = '"""A load with other=0 breaks the maximum."""\n# other=0 is wrong here\n'
+    code = learner_code(statement + part + "def spec(x):\n    return x  # other=0\n")
+    assert code.count("other=0") == 1 and "x = tl.load(p, mask=m, other=0)" in code
+    assert learner_code('s = f"other=0 {x}"\n').count("other=0") == 0
