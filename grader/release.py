@@ -1,26 +1,66 @@
 """``python -m grader release OUT_DIR``: the learner's copy of the course, without solutions.
 
-Copies the puzzles (stubs), the notebooks, the grader and the packaging files, and writes the
-learner's README (from ``grader/learner_readme.md``, not the instructor's) and the learner's
-checks (``test_course.py``, from ``grader/learner_test_course.py``: ``pytest`` there passes).
-Nothing from ``solutions/`` or the wrong-kernel corpus goes out, and the copy is checked for
-any solution's kernel body before this returns.
+Copies the puzzles, the grader and the packaging files, and writes the learner's README (from
+``grader/learner_readme.md``, not the instructor's) and the learner's checks (``test_course.py``,
+from ``grader/learner_test_course.py``: ``pytest`` there passes). Each puzzle goes out as a stub
+whatever the instructor's copy holds: every function of the learner's part keeps its signature and
+docstring and gets a stub body, and the notebooks are built from those files. Nothing from
+``solutions/`` or the wrong-kernel corpus goes out, and the copy is checked for any solution's
+kernel body before this returns.
 """
 from __future__ import annotations
 
 import ast
+import io
 import shutil
+import tokenize
 from pathlib import Path
 from string import Template
 
-from .course import Course
+from .course import Course, PuzzleLoadError
+from .source_lines import CLOSING, OPENING, is_stub_body
 
-SHIPPED = ("puzzles", "notebooks", "grader", "pyproject.toml", "constraints.txt", "docs")
+SHIPPED = ("puzzles", "grader", "pyproject.toml", "constraints.txt", "docs")
 HERE = Path(__file__).resolve().parent
 
 
 class LeakError(Exception):
     pass
+
+
+def stubbed(path: Path) -> str:
+    """A puzzle file's text with every function of the learner's part reduced to its stub: the
+    decorators, the signature and the docstring stay; the body becomes "# Your code here." and
+    ``pass`` (``raise NotImplementedError`` for a method). Code outside the part is the course's
+    and stays as it is. A file whose part cannot be found or read raises PuzzleLoadError."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    opening = [i for i, line in enumerate(lines) if OPENING.match(line)]
+    closing = [i for i, line in enumerate(lines) if CLOSING.match(line)]
+    if len(opening) != 1 or len(closing) != 1 or closing[0] < opening[0]:
+        raise PuzzleLoadError(f"{path.name}: cannot release it: the learner's part needs one "
+                              f"`# ---- your part: ... ----` line and one closing `# ------...` line after it")
+    first = opening[0] + 1
+    part = "".join(lines[first:closing[0]])
+    try:
+        tree = ast.parse(part)
+    except SyntaxError as exc:
+        raise PuzzleLoadError(f"{path.name}: cannot release it: the learner's part does not parse "
+                              f"(line {first + (exc.lineno or 0)}: {exc.msg})") from exc
+    functions = [(node, False) for node in tree.body if isinstance(node, ast.FunctionDef)]
+    functions += [(method, True) for node in tree.body if isinstance(node, ast.ClassDef)
+                  for method in node.body if isinstance(method, ast.FunctionDef)]
+    for func, method in sorted(functions, key=lambda f: -f[0].lineno):  # bottom up: line numbers hold
+        if is_stub_body(func):
+            continue
+        body = func.body
+        keep = body[:1] if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else []
+        # after the docstring, else right after the `def ...:` line: the solution's comments go too
+        start = first + (keep[0].end_lineno if keep else _header_end(part, func))
+        end = first + body[-1].end_lineno
+        indent = " " * body[0].col_offset
+        stub = [f"{indent}# Your code here.\n", f"{indent}{'raise NotImplementedError' if method else 'pass'}\n"]
+        lines[start:end] = stub
+    return "".join(lines)
 
 
 def solution_bodies(course: Course) -> dict[str, list[str]]:
@@ -56,9 +96,30 @@ def leaks(course: Course, out: Path) -> list[str]:
     return found
 
 
+def _header_end(source: str, func: ast.FunctionDef) -> int:
+    """The line (1-based) of the colon that ends ``func``'s ``def`` header."""
+    depth, started = 0, False
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if not started:
+            started = token.type == tokenize.NAME and token.string == "def" and token.start == (func.lineno, func.col_offset)
+            continue
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth -= 1
+        elif token.type == tokenize.OP and token.string == ":" and depth == 0:
+            return token.start[0]
+    return func.body[0].lineno - 1
+
+
 def release(course: Course, out: Path) -> list[Path]:
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} is not empty")
+    if not (course.root / "puzzles").is_dir():
+        raise PuzzleLoadError(f"{course.root} has no puzzles/ folder: nothing to release")
+    for puzzle_id in course.ids:  # a puzzle that does not load stops the release before anything is written
+        course.puzzle(puzzle_id)
+    stubs = {path.name: stubbed(path) for path in course.puzzle_files.values()}
     out.mkdir(parents=True, exist_ok=True)
     written = []
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".progress.json", "*.egg-info")
@@ -71,6 +132,12 @@ def release(course: Course, out: Path) -> list[Path]:
         else:
             continue
         written.append(out / name)
+    for name, text in stubs.items():
+        _write(out / "puzzles" / name, text)
+    from . import notebook_build  # the notebooks of the released stubs, not of the instructor's files
+    released = Course(out)
+    written.append(out / "notebooks")
+    notebook_build.write(released)
     written.append(_write(out / "README.md", learner_readme(course)))
     # At the top, and pytest is pointed at it: the instructor's tests/ stays home.
     written.append(_write(out / "test_course.py", (HERE / "learner_test_course.py").read_text()))

@@ -38,6 +38,23 @@ def learner_code(text: str) -> str:
     return "".join(lines)
 
 
+def is_stub_body(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A body of only docstrings, ``pass``, ``...``, bare ``return`` and ``raise
+    NotImplementedError`` is a stub, not an attempt."""
+    for stmt in func.body:
+        if isinstance(stmt, ast.Pass):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue
+        if isinstance(stmt, ast.Raise) and stmt.exc is not None and "NotImplementedError" in ast.unparse(stmt.exc):
+            continue
+        if isinstance(stmt, ast.Return) and (stmt.value is None or (
+                isinstance(stmt.value, ast.Constant) and stmt.value.value is None)):
+            continue
+        return False
+    return True
+
+
 def statement_start(node: ast.stmt) -> int:
     """The 0-based index of a top-level statement's first line, its decorators included."""
     decorators = getattr(node, "decorator_list", None)

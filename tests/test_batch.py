@@ -264,3 +264,44 @@ def test_release_refuses_a_leaked_solution(tmp_path):
     leaked.write_text(leaked.read_text() + "\n\n" + (SOLUTIONS / "puzzle07_long_sum.py").read_text())
     with pytest.raises(LeakError, match="puzzles/puzzle07_long_sum.py holds a kernel body of solutions/puzzle07"):
         release(Course(course_copy), tmp_path / "out")
+
+
+def _course_copy(tmp_path):
+    course_copy = tmp_path / "course"
+    for folder in ("puzzles", "solutions", "notebooks", "grader"):
+        shutil.copytree(ROOT / folder, course_copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return course_copy
+
+
+def test_release_ships_stubs_when_the_instructors_puzzles_hold_solved_kernels(tmp_path):
+    """The README has learners (and instructors trying the course) solve in puzzles/: a release
+    made from such a copy still ships each function of the learner's part as a stub, and notebooks
+    built from the released files."""
+    from grader.course import Course
+    from grader.notebook_build import learner_part, stale
+    from grader.release import release
+    course_copy = _course_copy(tmp_path)
+    for pid in ("puzzle07", "puzzle15", "puzzle25"):  # a kernel, an autograd Function, a kernel and its helper
+        path = Course(course_copy).puzzle_file(pid)
+        solved = "\n".join(line for line in (SOLUTIONS / path.name).read_text().splitlines()
+                           if not line.startswith(("import ", "from ")))  # the puzzle file imports them
+        path.write_text(path.read_text().replace(learner_part(path), solved))
+    release(Course(course_copy), tmp_path / "out")
+    released = Course(tmp_path / "out")
+    assert learner_part(released.puzzle_file("puzzle07")) == learner_part(Course(ROOT).puzzle_file("puzzle07"))
+    part = learner_part(released.puzzle_file("puzzle15"))
+    assert part.count("raise NotImplementedError") == 2 and "class WeightedSumFunc(torch.autograd.Function):" in part
+    assert learner_part(released.puzzle_file("puzzle25")).count("    # Your code here.\n    pass") == 2
+    assert not stale(released)  # the notebooks are the released puzzles'
+
+
+def test_release_refuses_a_course_it_cannot_read(tmp_path):
+    from grader.course import Course, PuzzleLoadError
+    from grader.release import release
+    course_copy = _course_copy(tmp_path)
+    broken = course_copy / "puzzles" / "puzzle03_outer_vector_add.py"
+    broken.write_text(broken.read_text().replace("# ---- your part", "# ---- the part", 1))
+    with pytest.raises(PuzzleLoadError, match="puzzle03_outer_vector_add.py: cannot release it: the learner's part "
+                                              "needs one `# ---- your part: ... ----` line"):
+        release(Course(course_copy), tmp_path / "out")
+    assert not (tmp_path / "out").exists()

@@ -11,6 +11,8 @@ import tempfile
 import textwrap
 import traceback
 
+from ..source_lines import is_stub_body
+
 
 @contextlib.contextmanager
 def captured_output():
@@ -79,24 +81,10 @@ def root_cause(exc: BaseException) -> BaseException:
 
 
 def is_stub(fn) -> bool:
-    """A body of only docstrings, ``pass``, ``...``, bare ``return`` and ``raise NotImplementedError``
-    is not an attempt."""
+    """Whether a function's body is a stub (``source_lines.is_stub_body``), read from its source."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
         return False
     func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
-    if func is None:
-        return False
-    for stmt in func.body:
-        if isinstance(stmt, ast.Pass):
-            continue
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-            continue
-        if isinstance(stmt, ast.Raise) and stmt.exc is not None and "NotImplementedError" in ast.unparse(stmt.exc):
-            continue
-        if isinstance(stmt, ast.Return) and (stmt.value is None or (
-                isinstance(stmt.value, ast.Constant) and stmt.value.value is None)):
-            continue
-        return False
-    return True
+    return func is not None and is_stub_body(func)
