@@ -40,7 +40,23 @@ class ProgressFile:
             pass  # a read-only folder: progress is a convenience, never an error
 
     def status(self, puzzle_id: str) -> str:
+        """The best a puzzle has reached: progress never goes backwards."""
         return self.load().get(puzzle_id, {}).get("status", "not attempted")
+
+    def attempt(self, puzzle_id: str, status: str, when: str | None = None) -> None:
+        """Save a check of ``puzzle_id`` that ended as ``status`` (a word of STATUS_WORDS). The entry
+        keeps the best result and the latest attempt, each with its time; ``status`` is the best.
+        A check of the untouched stub is no attempt: it changes nothing already recorded."""
+        when = when or time.strftime("%Y-%m-%d %H:%M:%S")
+        entry = self.load().get(puzzle_id, {})
+        if status == "not attempted" and entry:
+            return
+        best = entry.get("best") or ({"status": entry["status"], "at": entry.get("checked", "")}
+                                     if "status" in entry else None)  # a file from before "best" was kept
+        if best is None or RANK.get(status, 0) >= RANK.get(best["status"], 0):
+            best = {"status": status, "at": when}
+        self.update(puzzle_id, status=best["status"], best=best, latest={"status": status, "at": when},
+                    checked=when)
 
 
 PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
@@ -49,6 +65,9 @@ PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
 # The words a result's status is saved as; the same as check() in a notebook saves.
 STATUS_WORDS = {"pass": "passed", "fail": "failing", "not_attempted": "not attempted",
                 "unsupported": "unsupported", "error": "failing"}
+
+# How far a status word is along the way: the best one is kept.
+RANK = {"not attempted": 0, "unsupported": 1, "failing": 2, "passed": 3}
 
 CODE_SPAN = re.compile(r"`([^`]+)`")
 
@@ -74,7 +93,10 @@ def saved_progress(candidates: list[Path]) -> list[str]:
     for puzzle_id in sorted(data):
         entry = data[puzzle_id]
         hints = f", {entry['hints']} hint(s) seen" if entry.get("hints") else ""
-        lines.append(f"{puzzle_id}: {entry.get('status', 'not attempted')}{hints}"
+        latest = entry.get("latest") or {}
+        since = (f", {latest['status']} at the latest check" if latest.get("status")
+                 and latest["status"] != entry.get("status") else "")
+        lines.append(f"{puzzle_id}: {entry.get('status', 'not attempted')}{since}{hints}"
                      f"{' (last checked ' + entry['checked'] + ')' if entry.get('checked') else ''}")
     passed = sum(e.get("status") == "passed" for e in data.values())
     return lines + [f"{passed} passed"]
@@ -85,7 +107,7 @@ def record(course: Course, results) -> None:
     store = ProgressFile(progress_file(course))
     checked = time.strftime("%Y-%m-%d %H:%M:%S")
     for result in results:
-        store.update(result.puzzle, status=STATUS_WORDS.get(result.status, result.status), checked=checked)
+        store.attempt(result.puzzle, STATUS_WORDS.get(result.status, result.status), checked)
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .course import Course, find_root, normalise_id
-from .learner import ProgressFile  # noqa: F401  (for learners and tests: grader.notebook.ProgressFile)
+from .learner import STATUS_WORDS, ProgressFile  # noqa: F401  (for learners and tests: grader.notebook.ProgressFile)
 from .options import Options
 from .results import PuzzleResult
 
@@ -94,9 +93,7 @@ def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: boo
             drawn = draw_picture(course, puzzle_id, path, folder / "accesses.png", result=result, timeout=timeout).path
         except Exception:  # the picture is a help, never a reason for check() to fail
             drawn = None
-    status = {"pass": "passed", "fail": "failing", "not_attempted": "not attempted", "unsupported": "unsupported",
-              "error": "failing"}[result.status]
-    (progress or ProgressFile()).update(puzzle_id, status=status, checked=time.strftime("%Y-%m-%d %H:%M:%S"))
+    (progress or ProgressFile()).attempt(puzzle_id, STATUS_WORDS.get(result.status, result.status))
     html = render(result, drawn)  # the picture goes into the page itself
     if triton_viz:
         html += _viewer_html(course, puzzle_id, path, None, result)

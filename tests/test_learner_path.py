@@ -141,3 +141,28 @@ def test_instructor_commands_in_a_release_say_so_and_exit_2(released, args, what
     assert f"error: {what} needs the instructor's course" in run.stderr
     assert "Traceback" not in run.stderr and "no solution file" not in run.stderr
     assert not (released / "elsewhere").exists()
+
+
+def test_progress_keeps_the_best_result_and_the_latest_attempt_and_a_stub_check_lowers_nothing(tmp_path):
+    from grader.learner import ProgressFile, saved_progress
+    store = ProgressFile(tmp_path / ".progress.json")
+    store.attempt("puzzle07", "not attempted", "2026-11-25 10:00:00")
+    store.attempt("puzzle07", "failing", "2026-11-25 10:05:00")
+    store.attempt("puzzle07", "passed", "2026-11-25 10:09:00")
+    store.attempt("puzzle07", "not attempted", "2026-11-25 10:30:00")  # the notebook's own stub, run top to bottom
+    assert store.status("puzzle07") == "passed"
+    store.attempt("puzzle07", "failing", "2026-11-25 11:00:00")  # broke it again
+    entry = store.load()["puzzle07"]
+    assert entry["best"] == {"status": "passed", "at": "2026-11-25 10:09:00"}
+    assert entry["latest"] == {"status": "failing", "at": "2026-11-25 11:00:00"}
+    assert store.status("puzzle07") == "passed"
+    assert saved_progress([store.path])[0] == ("puzzle07: passed, failing at the latest check "
+                                               "(last checked 2026-11-25 11:00:00)")
+
+
+def test_progress_from_before_best_was_kept_is_read_as_the_best(tmp_path):
+    from grader.learner import ProgressFile
+    store = ProgressFile(tmp_path / ".progress.json")
+    store.path.write_text(json.dumps({"puzzle02": {"status": "passed", "checked": "2026-11-20 09:00:00"}}))
+    store.attempt("puzzle02", "failing", "2026-11-25 12:00:00")
+    assert store.load()["puzzle02"]["best"] == {"status": "passed", "at": "2026-11-20 09:00:00"}
