@@ -134,8 +134,9 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     hints=(
         "Make `x`'s descriptor once, before the loop: `shape=[ROWS, D]`, "
-        "`strides=[x_stride_row, 1]`, `block_shape=[ROWS_TILE_SIZE, D_TILE_SIZE]`. Writing "
-        "`x_stride_dim` instead of `1` runs in the interpreter but does not compile for a GPU.",
+        "`strides=[x_stride_row, 1]`, `block_shape=[ROWS_TILE_SIZE, D_TILE_SIZE]`. Write the "
+        "literal `1`: `x_stride_dim` also compiles here only because Triton treats an argument equal "
+        "to 1 as a constant, and a kernel that relies on that breaks for any other stride.",
         "`for d in range(0, D, D_TILE_SIZE):` load `x_desc.load([pid * ROWS_TILE_SIZE, d])`: "
         "coordinates count elements, not tiles.",
         "Load the weights and store the output with plain pointers and masks (`cols < D`, "
