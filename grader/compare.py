@@ -36,6 +36,11 @@ def fmt_index(index: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, index)) + ")" if len(index) != 1 else f"({index[0]})"
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 element``, ``2 elements``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def fmt_value(value: float) -> str:
     return f"{value:.6g}"
 
@@ -50,7 +55,7 @@ def _damage_message(buf: Buffer, damage: GuardDamage) -> str:
         parts.append(f"elements {first}..{last} before its start" if last > first else f"element {first} before its start")
     what = "output" if buf.role == "output" else "input"
     return (f"out-of-bounds store: the kernel wrote {' and '.join(parts)} of {what} `{buf.name}` "
-            f"(shape {tuple(buf.shape)}, {buf.numel} elements; {damage.count} stray elements). "
+            f"(shape {tuple(buf.shape)}, {plural(buf.numel, 'element')}; {plural(damage.count, 'stray element')}). "
             f"Fix: mask the store, e.g. `tl.store({buf.name}_ptr + offs, value, mask=offs < N0)`, "
             f"so that lanes past the end are switched off.")
 

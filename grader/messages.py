@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .compare import fmt_index, index_of
+from .compare import fmt_index, index_of, plural
 from .source_lines import access_call
 
 
@@ -65,7 +65,7 @@ def out_of_bounds(access: dict, dims: tuple[str, ...] = ()) -> str:
     return (f"out-of-bounds {access['op']} of `{access['tensor']}` in program {program}"
             f"{_at_line(access.get('line'), access.get('source', ''))}: {access['bad_lanes']} of "
             f"{access['lanes']} active lanes fall outside `{access['tensor']}` (shape {shape}, "
-            f"{access['numel']} elements); the first is {index}, {where}. "
+            f"{plural(access['numel'], 'element')}); the first is {index}, {where}. "
             f"Fix: {_bounds_fix(access, dims)}")
 
 
