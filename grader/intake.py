@@ -244,7 +244,7 @@ class _Reader:
                 text, skipped = from_notebook(text)
                 copy_name = clean_name(os.path.basename(name)[:-len(suffix)]).replace("-", "_") + "_ipynb.py"
                 if skipped:
-                    examples = ", ".join(f"`{s[:40]}`" for s in skipped[:2])
+                    examples = ", ".join(f"`{clip(s, 40)}`" for s in skipped[:2])
                     self.notes.append(f"{shown}: {len(skipped)} statement(s) outside definitions not run "
                                       f"(e.g. {examples}): only definitions are graded")
             else:
@@ -317,13 +317,23 @@ def _course_left_out(root: Path) -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to about ``limit`` characters at a word's end, with "…" where it was cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rstrip()
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut) + " …"
+
+
 def _left_out(dropped: list[tuple[str, tuple[Dropped, ...]]], course: Course, shown_per_file: int = 5) -> list[str]:
     """A line per statement definitions-only import left out of a student's file, and why."""
     boilerplate = _course_left_out(Path(course.root).resolve())
     lines = []
     for shown, entries in dropped:
         own = [d for d in entries if (d.text, d.reason) not in boilerplate and not d.reason.startswith("annotation")]
-        lines += [f"{shown}:{d.line} `{d.text[:60]}` not kept: {d.reason}" for d in own[:shown_per_file]]
+        lines += [f"{shown}:{d.line} `{clip(d.text, 60)}` not kept: {d.reason}" for d in own[:shown_per_file]]
         if len(own) > shown_per_file:
             lines.append(f"{shown}: {len(own) - shown_per_file} more statement(s) not kept")
     return lines

@@ -35,7 +35,10 @@ class Progress:
         if self.console.is_terminal and total > 0:
             self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                            TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
-                           console=self.console, transient=True)
+                           console=self.console, transient=True, get_time=clock,
+                           # rich's default estimates speed from the last 30 s: with a student every
+                           # half minute that is one sample, and the time left jumps (12 min with 1 to go)
+                           speed_estimate_period=24 * 3600)
             self.task = self.bar.add_task("grading", total=total)
             self.bar.start()
 

@@ -216,3 +216,10 @@ def test_the_course_own_lines_are_not_reported(subs, tmp_path):
     for path in (ROOT / "puzzles").glob("puzzle0*.py"):
         shutil.copy(path, student / path.name)
     assert _intake(subs, tmp_path)["olive"].problems == ()
+
+
+def test_a_long_statement_is_cut_at_a_word_not_in_one():
+    from grader.intake import clip
+    assert clip("print('the weighted sum of every row', rows)", 30) == "print('the weighted sum of …"
+    assert clip("short", 30) == "short"
+    assert clip("x" * 50, 20) == "x" * 20 + " …"

@@ -41,3 +41,16 @@ def test_rich_bar_on_a_terminal():
 
 def test_durations():
     assert [duration(s) for s in (0.4, 89, 150, 5400, 7200)] == ["0 s", "89 s", "2 min", "1.5 h", "2.0 h"]
+
+
+def test_the_bars_time_left_is_the_runs_average_pace():
+    """Two jobs: students finish in pairs, a minute apart. With 1 of 10 left, about 30 s are left,
+    not rich's guess from the last 30 s alone (the last pair: 2 s apart, so "2 s left")."""
+    out, now = io.StringIO(), [0.0]
+    progress = Progress(10, console=Console(file=out, force_terminal=True, width=100), clock=lambda: now[0])
+    for i in range(9):
+        now[0] = 60.0 * (i // 2 + 1) + 2.0 * (i % 2)
+        progress.step(f"student{i}", "34/34")
+    left = progress.bar.tasks[0].time_remaining
+    progress.close()
+    assert left is not None and 20 <= left <= 40, left
