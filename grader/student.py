@@ -27,12 +27,13 @@ def _missing(course: Course, puzzle_id: str, student: Student, options: Options)
     reasons = own or anyone
     if not reasons:
         return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status="not_attempted",
-                            source=str(student.source), device=options.device,
+                            source=student.name, device=options.device,
                             message=f"no `{puzzle.kernel}` in the submission")
     syntax = any("SyntaxError" in r or "IndentationError" in r or "TabError" in r for r in reasons)
     message = ("; ".join(reasons[:3]) + f"; so `{puzzle.kernel}` was not graded. "
                "Fix the file, then submit again.")
-    return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status="fail", source=str(student.source),
+    # Sources are named as graded ones are: under the student's row, never this machine's path.
+    return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status="fail", source=student.name,
                         device=options.device, message=message,
                         checks={"load": CheckResult(False, message, "syntax" if syntax else "exception")})
 

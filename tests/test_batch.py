@@ -169,6 +169,10 @@ def test_crash_hang_and_memory_hog_cost_only_their_puzzle(graded):
     assert dave["puzzle04"]["status"] == "not_attempted"
     erin = {r["puzzle"]: r for s in doc["students"] if s["student"] == "erin" for r in s["results"]}
     assert erin["puzzle15"]["cases"][0]["kind"] == "crash"
+    # every source is named under its student's row, graded or not: no path of the grading machine
+    for student in doc["students"]:
+        for r in student["results"]:
+            assert r["source"].split("/")[0] == student["student"] and not r["source"].startswith("/"), r["source"]
 
 
 @pytest.mark.slow  # grades a class through the command line
