@@ -151,8 +151,12 @@ def build(course: Course) -> dict[str, nbformat.NotebookNode]:
         ids = [p for p in course.ids if course.puzzle(p).track == track]
         if not ids:
             continue
-        cells = [nbformat.v4.new_markdown_cell(f"# Triton Puzzles: {title}\n\nRun the set-up cell first. "
-                                               "Generated from `puzzles/`: edit those files, not this notebook.",
+        cells = [nbformat.v4.new_markdown_cell(f"# Triton Puzzles: {title}\n\nRun the set-up cell first. Then, for "
+                                               "each puzzle, write your kernel in its cell here and run the "
+                                               "`check(...)` cell below it. Progress is kept in "
+                                               "`.progress.json` beside this notebook and is shared with "
+                                               "`python -m grader`, which grades the same kernels written in "
+                                               "`puzzles/` instead: each puzzle keeps its best result.",
                                                id=f"{name}-title"),
                  nbformat.v4.new_code_cell(_setup(course, ids), id=f"{name}-setup"),
                  nbformat.v4.new_code_cell("course_panel()  # every puzzle's status, with Check and Hint buttons",
