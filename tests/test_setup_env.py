@@ -71,3 +71,9 @@ def test_the_makefile_has_the_two_commands():
     text = (ROOT / "Makefile").read_text()
     assert "\ncheck: $(VENV)/.ready\n" in text and "\ntest: $(VENV)/.ready\n" in text
     assert "$(VENV)/.ready: pyproject.toml constraints.txt scripts/setup_env.py" in text
+
+
+def test_ci_runs_the_readmes_test_command():
+    readme, ci = (ROOT / "README.md").read_text(), (ROOT / ".ci" / "run").read_text()
+    assert "make test     # the full test suite" in readme
+    assert "\nmake test\n" in ci and "touch .venv/.ready\n" in ci
