@@ -52,6 +52,8 @@ def prepare(device: str) -> None:
     from .launch import compiled_builtins
     from .learner_import import install
     install(compiled_builtins() if device == "cpu" else None)
+    if device == "cpu":  # the interpreter computes as an sm_90 GPU does (docs/interpreter-vs-gpu.md)
+        from .interpreter_semantics import install as follow_gpu; follow_gpu()  # noqa: E702
     from . import warmup
     warmup.prepare(device)
 

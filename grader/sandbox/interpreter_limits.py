@@ -1,0 +1,31 @@
+"""What Triton's interpreter cannot run, said as such.
+
+A kernel that compiles for a GPU but uses something the interpreter has no way to execute
+(inline PTX, a libdevice function numpy has no counterpart for) is not the learner's mistake.
+The interpreter patches raise :class:`InterpreterLimit` there; the worker reports it as its
+own kind of failure, and the grader gives the puzzle the ``interpreter_limit`` status, which
+names the limit and the way to grade the kernel on a GPU.
+
+This module imports nothing of Triton's so that the worker can recognise the exception
+without loading the patches.
+"""
+from __future__ import annotations
+
+
+class InterpreterLimit(Exception):
+    """The interpreter cannot run this construct; ``what`` names it in the learner's words."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+def find_limit(exc: BaseException | None) -> InterpreterLimit | None:
+    """The InterpreterLimit behind ``exc`` (Triton wraps kernel errors in InterpreterError)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, InterpreterLimit):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None

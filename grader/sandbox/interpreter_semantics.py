@@ -1,0 +1,186 @@
+"""The interpreter made to compute what a compiled kernel computes on an sm_90 GPU.
+
+Triton's interpreter runs a kernel's operations with numpy, and numpy's meaning is not always
+the GPU's. A kernel built on such a difference would get one verdict here and another on a
+GPU, so each known difference is patched to the GPU's meaning (docs/interpreter-vs-gpu.md
+lists them all, with what is left and why):
+
+* ``tl.maximum``/``tl.minimum`` without ``propagate_nan``: PTX ``max.f32`` returns the other
+  operand when one is NaN (numpy's ``maximum`` returns NaN). Reductions built on them follow.
+* float arguments of a kernel are fp32 scalars, as a launch passes them, so ``eps.to(...)``
+  and the fp32 promotion of ``x_fp16 * eps`` work as compiled.
+* float -> integer casts saturate and turn NaN into 0, as ``cvt.rzi`` does.
+* bf16, which the interpreter keeps as raw 16-bit patterns: arithmetic is done in fp32 and
+  rounded to nearest-even, conversions round to nearest-even (``cvt.rn.bf16.f32``).
+* ``tl.dot`` of fp32 inputs at the default precision multiplies TF32 values (the tensor
+  cores read 10 bits of mantissa).
+* inline PTX cannot run: an honest :class:`InterpreterLimit`.
+
+Installed once in a ``cpu`` zygote (:func:`install`), before any worker is forked.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .interpreter_limits import InterpreterLimit
+
+_installed = False
+
+
+# ---- bf16: 16-bit patterns <-> fp32 -------------------------------------------------------------
+def bf16_to_f32(bits: np.ndarray) -> np.ndarray:
+    return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
+
+
+def f32_to_bf16(values: np.ndarray) -> np.ndarray:
+    """Round to nearest-even, as ``cvt.rn.bf16.f32``; NaN stays a quiet NaN of the same sign."""
+    f = np.ascontiguousarray(np.asarray(values, dtype=np.float32))
+    u = f.view(np.uint32).astype(np.uint64)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    quiet = ((u >> 16) | 0x40).astype(np.uint16)
+    return np.where(np.isnan(f), quiet, rounded)
+
+
+def to_tf32(values: np.ndarray) -> np.ndarray:
+    """fp32 as the tensor cores read it for a TF32 product: the low 13 mantissa bits dropped."""
+    f = np.ascontiguousarray(np.asarray(values, dtype=np.float32))
+    return (f.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+def float_to_int(data: np.ndarray, np_dtype: np.dtype) -> np.ndarray:
+    """Truncate toward zero, saturate at the type's range, NaN -> 0 (``cvt.rzi``)."""
+    info = np.iinfo(np_dtype)
+    with np.errstate(invalid="ignore"):
+        clipped = np.clip(np.trunc(data.astype(np.float64)), info.min, info.max)
+    return np.where(np.isnan(clipped), 0, clipped).astype(np_dtype)
+
+
+# ---- the patches ------------------------------------------------------------------------------
+def _is_bf16(handle, tl) -> bool:
+    return getattr(getattr(handle, "dtype", None), "scalar", None) == tl.bfloat16
+
+
+def _bf16_compute(interpreter, tl, method):
+    """``method`` with bf16 operands widened to fp32, and a floating result rounded back."""
+    def patched(self, *args):
+        if not any(_is_bf16(a, tl) for a in args):
+            return method(self, *args)
+        widened = [interpreter.TensorHandle(bf16_to_f32(a.data), tl.float32) if _is_bf16(a, tl) else a
+                   for a in args]
+        out = method(self, *widened)
+        if isinstance(out, interpreter.TensorHandle) and out.data.dtype == np.float32 and out.dtype.scalar == tl.float32:
+            return interpreter.TensorHandle(f32_to_bf16(out.data), tl.bfloat16)
+        return out
+    return patched
+
+
+_BF16_OPS = ("create_fadd", "create_fsub", "create_fmul", "create_fdiv", "create_frem", "create_precise_divf",
+             "create_minimumf", "create_minnumf", "create_maximumf", "create_maxnumf", "create_fma",
+             "create_exp", "create_exp2", "create_log", "create_log2", "create_sin", "create_cos",
+             "create_sqrt", "create_precise_sqrt", "create_rsqrt", "create_erf", "create_floor", "create_ceil",
+             "create_clampf") + tuple(f"create_fcmp{p}{c}" for p in "OU" for c in ("LT", "GT", "LE", "GE", "EQ", "NE"))
+
+
+def _patch_builder(interpreter, tl) -> None:
+    builder = interpreter.InterpreterBuilder
+    builder.create_maxnumf = lambda self, lhs, rhs: self.binary_op(lhs, rhs, np.fmax)
+    builder.create_minnumf = lambda self, lhs, rhs: self.binary_op(lhs, rhs, np.fmin)
+    for name in _BF16_OPS:
+        setattr(builder, name, _bf16_compute(interpreter, tl, getattr(builder, name)))
+
+    original_cast = builder.cast_impl
+
+    def cast_impl(self, src, dst_type):
+        src_ty, dst_ty = src.dtype.scalar, dst_type.scalar
+        data = bf16_to_f32(src.data) if src_ty == tl.bfloat16 else src.data
+        src_float = src_ty.is_floating()
+        if dst_ty == tl.bfloat16:
+            return interpreter.TensorHandle(f32_to_bf16(data.astype(np.float32)), tl.bfloat16)
+        if src_float and dst_ty.is_int() and not dst_ty.is_bool():
+            return interpreter.TensorHandle(float_to_int(data, interpreter._get_np_dtype(dst_ty)), dst_ty)
+        if src_ty == tl.bfloat16:
+            return original_cast(self, interpreter.TensorHandle(data, tl.float32), dst_type)
+        return original_cast(self, src, dst_type)
+    builder.cast_impl = cast_impl
+    for name in ("create_si_to_fp", "create_ui_to_fp", "create_fp_to_si", "create_fp_to_ui", "create_fp_ext",
+                 "create_fp_trunc"):
+        setattr(builder, name, lambda self, src, dst_type: self.cast_impl(src, dst_type))
+
+    original_dot = builder.create_dot
+
+    def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        a_ty, b_ty = a.dtype.scalar, b.dtype.scalar
+        if a_ty == tl.bfloat16 or b_ty == tl.bfloat16:
+            a = interpreter.TensorHandle(bf16_to_f32(a.data), tl.float32) if a_ty == tl.bfloat16 else a
+            b = interpreter.TensorHandle(bf16_to_f32(b.data), tl.float32) if b_ty == tl.bfloat16 else b
+        elif a_ty == tl.float32 and b_ty == tl.float32 and _is_tf32(interpreter, input_precision):
+            a = interpreter.TensorHandle(to_tf32(a.data), tl.float32)
+            b = interpreter.TensorHandle(to_tf32(b.data), tl.float32)
+        if d.dtype.scalar == tl.bfloat16:
+            acc = interpreter.TensorHandle(bf16_to_f32(d.data), tl.float32)
+            out = original_dot(self, a, b, acc, input_precision, max_num_imprecise_acc)
+            return interpreter.TensorHandle(f32_to_bf16(out.data), tl.bfloat16)
+        return original_dot(self, a, b, d, input_precision, max_num_imprecise_acc)
+    builder.create_dot = create_dot
+
+    def create_inline_asm(self, asm, constraints, values, type, is_pure, pack):
+        text = " ".join(str(asm).split())
+        raise InterpreterLimit(f"`tl.inline_asm_elementwise` (\"{text[:60]}\") runs PTX, which the interpreter "
+                               f"cannot execute")
+    builder.create_inline_asm = create_inline_asm
+
+
+def _is_tf32(interpreter, precision) -> bool:
+    try:
+        return precision == interpreter._ir.INPUT_PRECISION.TF32
+    except AttributeError:  # another Triton's enum: keep the interpreter's exact product
+        return False
+
+
+def _patch_reductions(interpreter, tl) -> None:
+    """``tl.sum``/``tl.cumsum`` of bf16 run on the raw patterns: widen them, round the result."""
+    def widened(cls):
+        original = cls.apply_impl
+
+        def apply_impl(self, input):
+            if not any(t.dtype == tl.bfloat16 for t in input) or self.combine_fn not in (
+                    tl.standard._sum_combine, getattr(tl.standard, "_prod_combine", None)):
+                return original(self, input)
+            as_f32 = tuple(tl.core.tensor(interpreter.TensorHandle(bf16_to_f32(t.handle.data), tl.float32),
+                                          t.type.with_element_ty(tl.float32)) for t in input)
+            out = original(self, as_f32)
+            single = not isinstance(out, (list, tuple))
+            rounded = [tl.core.tensor(interpreter.TensorHandle(f32_to_bf16(o.handle.data), tl.bfloat16),
+                                      o.type.with_element_ty(tl.bfloat16) if o.type.is_block() else tl.bfloat16)
+                       for o in ([out] if single else out)]
+            return rounded[0] if single else rounded
+        cls.apply_impl = apply_impl
+    widened(interpreter.ReduceOps)
+    widened(interpreter.ScanOps)
+
+
+def _patch_arguments(interpreter, tl) -> None:
+    """A float argument reaches a compiled kernel as an fp32 scalar, not a Python constant."""
+    original = interpreter._implicit_cvt
+
+    def implicit_cvt(arg):
+        if isinstance(arg, float):
+            return tl.tensor(interpreter.TensorHandle(np.array([arg], dtype=np.float32), tl.float32), tl.float32)
+        return original(arg)
+    interpreter._implicit_cvt = implicit_cvt
+
+
+def install() -> None:
+    """Patch this process's interpreter to the GPU's semantics (once; only under TRITON_INTERPRET)."""
+    global _installed
+    if _installed:
+        return
+    import triton.language as tl
+    from triton.runtime import interpreter
+
+    from . import interpreter_libdevice
+    _patch_builder(interpreter, tl)
+    _patch_reductions(interpreter, tl)
+    _patch_arguments(interpreter, tl)
+    interpreter_libdevice.install(interpreter)
+    _installed = True
