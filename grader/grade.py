@@ -100,6 +100,10 @@ class PuzzleGrader:
         if failure.kind == "compile":
             return FailureKind.COMPILE, messages.compile_failure(failure.error, failure.line, failure.source,
                                                                  on_gpu=True), None
+        if failure.kind == "interpreter_limit":  # the cases after it would meet the same limit
+            return FailureKind.INTERPRETER_LIMIT, messages.interpreter_limit(
+                failure.to_json(), self.puzzle.id, self.compiler is not None and self.puzzle.kind == "kernel"), \
+                "needs a GPU"  # (a kernel puzzle's cases run only once its GPU compile check passed)
         if failure.kind == "crash":
             self.worker.kill()
             return FailureKind.CRASH, messages.crash(None, failure.error, self.options.device), "crashed"
@@ -228,7 +232,8 @@ class PuzzleGrader:
         if not failed:
             return self.result("pass", f"all {len(cases)} cases pass", cases, checks, started)
         first = failed[0]
-        return self.result("fail", first.message, cases, checks, started)
+        undecided = first.kind == FailureKind.INTERPRETER_LIMIT  # the interpreter's limit: grade it on a GPU
+        return self.result("interpreter_limit" if undecided else "fail", first.message, cases, checks, started)
 
     def _run_cases(self, params: list[Param]) -> list[CaseResult]:
         """Every case in order; after a crash or a timeout the rest are skipped."""

@@ -64,10 +64,10 @@ PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
 
 # The words a result's status is saved as; the same as check() in a notebook saves.
 STATUS_WORDS = {"pass": "passed", "fail": "failing", "not_attempted": "not attempted",
-                "unsupported": "unsupported", "error": "failing"}
+                "unsupported": "unsupported", "interpreter_limit": "grade on a GPU", "error": "failing"}
 
 # How far a status word is along the way: the best one is kept.
-RANK = {"not attempted": 0, "unsupported": 1, "failing": 2, "passed": 3}
+RANK = {"not attempted": 0, "unsupported": 1, "failing": 2, "grade on a GPU": 2, "passed": 3}
 
 CODE_SPAN = re.compile(r"`([^`]+)`")
 

@@ -79,6 +79,15 @@ def exception(reply: dict, raiser: str = "the kernel") -> str:
     return text + (f" Fix: {fix}" if fix else "")
 
 
+def interpreter_limit(reply: dict, puzzle_id: str, compiled: bool) -> str:
+    """A correct-looking kernel the interpreter cannot run: its limit, never the learner's failure."""
+    checked = "it compiles for sm_90" if compiled else "the interpreter cannot tell whether it is right"
+    return (f"the grader's interpreter cannot run this kernel: {reply['error']}"
+            f"{_at_line(reply.get('line'), reply.get('source', ''))}. This is a limit of the interpreter, not a "
+            f"mistake of yours, and it is neither a pass nor a fail: {checked}; grade it on a GPU: "
+            f"python -m grader {puzzle_id} --device cuda")
+
+
 def wrapper_raised(phase: str, reply: dict) -> str:
     """An autograd wrapper's own code raised while the grader recorded it."""
     return exception(reply, f"your {phase}")

@@ -17,6 +17,7 @@ class Status(enum.StrEnum):
     FAIL = "fail"                    # tried, and wrong: the case or check that failed has a kind
     NOT_ATTEMPTED = "not_attempted"  # still the stub
     UNSUPPORTED = "unsupported"      # the installed Triton lacks an API the puzzle needs
+    INTERPRETER_LIMIT = "interpreter_limit"  # compiles for a GPU, but the interpreter cannot run it
     ERROR = "error"                  # the grader itself broke
 
 
@@ -41,6 +42,7 @@ class FailureKind(enum.StrEnum):
     RACE = "race"                      # programs store to one element, or depend on each other's order
     SNIFFING = "sniffing"              # the code tells the interpreter from a GPU
     SYNTAX = "syntax"                  # the file does not parse, so nothing in it can be graded
+    INTERPRETER_LIMIT = "interpreter_limit"  # the interpreter cannot run it (not the learner's failure)
 
 
 def _kind(value) -> FailureKind | None:
@@ -57,7 +59,7 @@ class ExitCode(enum.IntEnum):
     """How ``python -m grader`` ends, as pytest's ExitCode: a learner's failure, a usage
     problem and a grader bug each have their own."""
 
-    OK = 0            # everything graded passed (or cannot run on this Triton)
+    OK = 0            # everything graded passed (or cannot run on this Triton, or only on a GPU)
     FAILED = 1        # a puzzle failed or was not attempted
     USAGE_ERROR = 2   # the command line, the course folder or a file named on it is wrong
     INTERNAL_ERROR = 3  # the grader itself broke: please report it
@@ -130,13 +132,15 @@ class PuzzleResult:
 
 @dataclass(frozen=True)
 class Summary:
-    """One count per status: ``passed + failed + not_attempted + unsupported + errors == total``."""
+    """One count per status: ``passed + failed + not_attempted + unsupported + interpreter_limit + errors
+    == total``."""
     total: int
     passed: int
     failed: int          # status "fail" only: tried, and wrong
     not_attempted: int   # still the stub: not a failure
     errors: int          # the grader broke: not the learner's failure
     unsupported: int = 0  # needs an API the installed Triton lacks: neither passed nor failed
+    interpreter_limit: int = 0  # the interpreter cannot run it: grade it on a GPU, neither passed nor failed
 
 
 @dataclass(frozen=True)
@@ -154,15 +158,17 @@ class Report:
             not_attempted=statuses.count("not_attempted"),
             errors=statuses.count("error"),
             unsupported=statuses.count("unsupported"),
+            interpreter_limit=statuses.count("interpreter_limit"),
         )
 
     @property
     def exit_code(self) -> int:
-        """0: everything passed (or cannot run on this Triton); 1: something failed or was not
+        """0: everything passed (or cannot run on this Triton, or runs only on a GPU: the
+        interpreter's limit is never the learner's failure); 1: something failed or was not
         attempted; 3: the grader itself broke (as pytest's INTERNAL_ERROR)."""
         if any(r.status == "error" for r in self.results):
             return ExitCode.INTERNAL_ERROR
-        passed = self.results and all(r.status in ("pass", "unsupported") for r in self.results)
+        passed = self.results and all(r.status in ("pass", "unsupported", "interpreter_limit") for r in self.results)
         return ExitCode.OK if passed else ExitCode.FAILED
 
 

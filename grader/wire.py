@@ -214,12 +214,14 @@ class Failure(Message):
 
     ``kind``: ``not_found`` (no such name: ``defined`` lists the kernels there are),
     ``signature`` (not a kernel, or not an autograd.Function: ``reason``), ``exception``,
-    ``compile`` (``config``: the autotuning config that failed), ``out_of_bounds``
+    ``compile`` (``config``: the autotuning config that failed), ``interpreter_limit`` (the
+    interpreter cannot run what compiles: ``error`` names it), ``out_of_bounds``
     (``access``), ``crash`` (the worker cannot go on, ``fatal``), or ``error`` (the worker
     itself broke: a grader bug).
     """
 
-    kind: Literal["not_found", "signature", "exception", "compile", "out_of_bounds", "crash", "error"]
+    kind: Literal["not_found", "signature", "exception", "compile", "out_of_bounds", "crash", "error",
+                  "interpreter_limit"]
     error: str = ""
     line: int | None = None
     source: str = ""

@@ -12,6 +12,8 @@ from xml.etree import ElementTree as ET
 
 from ..results import StudentResult, to_dict
 
+UNDECIDED = ("not_attempted", "unsupported", "interpreter_limit")  # neither passed nor failed: skipped
+
 
 def _cell(text: str) -> str:
     """A cell a spreadsheet shows as text: submissions name files, and a problem line that
@@ -24,8 +26,10 @@ def grades_csv(results: list[StudentResult], puzzle_ids: list[str]) -> str:
     writer = csv.writer(out)
     writer.writerow(["student", *puzzle_ids, "total", "problems"])
     for student in results:
-        # "n/a": the installed Triton cannot run the puzzle, so it counts neither way
-        passed = {r.puzzle: "n/a" if r.status == "unsupported" else int(r.passed) for r in student.results}
+        # "n/a": the installed Triton cannot run the puzzle; "gpu": the interpreter cannot run the
+        # kernel, which compiles: grade it on a GPU. Neither counts either way.
+        cell = {"unsupported": "n/a", "interpreter_limit": "gpu"}
+        passed = {r.puzzle: cell.get(r.status, int(r.passed)) for r in student.results}
         writer.writerow([_cell(student.student), *[passed.get(p, 0) for p in puzzle_ids], student.total,
                          _cell("; ".join(student.problems))])
     return out.getvalue()
@@ -35,6 +39,7 @@ def results_json(results: list[StudentResult], puzzle_ids: list[str], seconds: f
     return json.dumps({
         "puzzles": puzzle_ids,
         "students": [{"student": s.student, "total": s.total, "problems": list(s.problems), "seconds": s.seconds,
+                      "interpreter_limit": [r.puzzle for r in s.results if r.status == "interpreter_limit"],
                       "results": [to_dict(r) | {"passed": r.passed} for r in s.results]} for s in results],
         "seconds": seconds,
     }, indent=1, default=str)
@@ -51,14 +56,14 @@ def junit_xml(results: list[StudentResult]) -> str:
                               tests=str(len(student.results) + len(student.problems)),
                               failures=str(statuses.count("fail")),
                               errors=str(statuses.count("error") + len(student.problems)),
-                              skipped=str(statuses.count("not_attempted") + statuses.count("unsupported")),
+                              skipped=str(sum(statuses.count(s) for s in UNDECIDED)),
                               time=f"{student.seconds:.2f}")
         for problem in student.problems:
             case = ET.SubElement(suite, "testcase", classname=student.student, name="submission")
             ET.SubElement(case, "error", message=problem)
         for r in student.results:
             case = ET.SubElement(suite, "testcase", classname=student.student, name=r.puzzle, time=f"{r.seconds:.2f}")
-            if r.status in ("not_attempted", "unsupported"):
+            if r.status in UNDECIDED:
                 ET.SubElement(case, "skipped", message=r.message or "not attempted")
             elif r.status == "error":
                 ET.SubElement(case, "error", message=r.message[:500])
@@ -70,7 +75,8 @@ def junit_xml(results: list[StudentResult]) -> str:
 
 def gradescope(student: StudentResult) -> str:
     """Gradescope autograder results: one test per puzzle, one point each."""
-    tests = [{"name": r.puzzle, "score": int(r.passed), "max_score": 0 if r.status == "unsupported" else 1,
+    counted = lambda r: r.status not in ("unsupported", "interpreter_limit")  # noqa: E731 (no point either way)
+    tests = [{"name": r.puzzle, "score": int(r.passed), "max_score": int(counted(r)),
               "status": "passed" if r.passed else "failed",
               "output": r.message} for r in student.results]
     return json.dumps({"score": student.total, "tests": tests,
@@ -80,8 +86,15 @@ def gradescope(student: StudentResult) -> str:
 def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float, out) -> str:
     """One line per student (puzzles passed, and the problems with their submission), then
     how many were graded and where the files went."""
-    lines = []
+    lines, limited = [], []
     for student in results:
-        note = f"  ({'; '.join(student.problems)})" if student.problems else ""
+        gpu = [r.puzzle for r in student.results if r.status == "interpreter_limit"]
+        limited += [f"  {student.student} {r.puzzle}: {r.message}" for r in student.results
+                    if r.status == "interpreter_limit"]
+        notes = list(student.problems) + ([f"{len(gpu)} to grade on a GPU: {', '.join(gpu)}"] if gpu else [])
+        note = f"  ({'; '.join(notes)})" if notes else ""
         lines.append(f"{student.student:30s} {student.total:3d}/{len(puzzle_ids)}{note}")
+    if limited:  # counted apart: neither passed nor failed until a GPU grades them
+        lines += [f"{len(limited)} outcome(s) the interpreter could not decide (the kernels compile for sm_90; "
+                  f"grade them with --device cuda):"] + limited
     return "\n".join(lines + [f"{len(results)} students graded in {seconds:.0f} s; reports in {out}/"])

@@ -17,7 +17,7 @@ from ..results import PuzzleResult
 
 MARK = {True: '<span style="color:#2e7d32">✓</span>', False: '<span style="color:#c62828">✗</span>'}
 HEADLINE = {"pass": "#2e7d32", "fail": "#c62828", "not_attempted": "#757575", "unsupported": "#757575",
-            "error": "#e65100"}
+            "interpreter_limit": "#757575", "error": "#e65100"}
 # Notebook 7 and JupyterLab lay tables out fixed, centred and right-aligned: undo that here.
 TABLE = "width:100%;table-layout:auto;border-collapse:collapse;margin:0 0 .5em 0"
 CELL = "text-align:left;padding:.25em .6em;vertical-align:top;white-space:nowrap"
@@ -80,6 +80,8 @@ def render(result: PuzzleResult, picture: Path | None = None) -> str:
         head = f"{result.puzzle} {escape(result.title)}: not attempted yet (the kernel is still the stub)"
     elif result.status == "unsupported":
         head = f"{result.puzzle} {escape(result.title)}: {escape(result.message)}"
+    elif result.status == "interpreter_limit":
+        head = f"{result.puzzle} {escape(result.title)}: not graded here (not a fail): {escape(result.message)}"
     elif result.status == "error":
         head = f"{result.puzzle}: grader error (not your fault): {escape(result.message)}"
     else:

@@ -11,7 +11,8 @@ def render(report: Report) -> str:
     doc = {
         "results": [to_dict(r) | {"passed": r.passed} for r in report.results],
         "summary": {"total": s.total, "passed": s.passed, "failed": s.failed,
-                    "not_attempted": s.not_attempted, "unsupported": s.unsupported, "errors": s.errors},
+                    "not_attempted": s.not_attempted, "unsupported": s.unsupported,
+                    "interpreter_limit": s.interpreter_limit, "errors": s.errors},
         "seconds": report.seconds,
     }
     return json.dumps(doc, indent=2, default=str)

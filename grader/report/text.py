@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..results import PuzzleResult, Report
 
-MARKS = {"pass": "✓", "fail": "✗", "not_attempted": "·", "unsupported": "–", "error": "!"}
+MARKS = {"pass": "✓", "fail": "✗", "not_attempted": "·", "unsupported": "–", "interpreter_limit": "?", "error": "!"}
 
 
 def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
@@ -17,6 +17,8 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         line = f"{head}: not attempted"
     elif result.status == "unsupported":
         line = f"{head}: unsupported on this Triton\n    {result.message}"
+    elif result.status == "interpreter_limit":
+        line = f"{head}: not graded here, the interpreter cannot run it (not a fail)\n    {result.message}"
     elif result.status == "error":
         line = f"{head}: GRADER ERROR (not your fault; please report it)\n    {result.message}"
     elif not result.cases:
@@ -62,6 +64,8 @@ def render(report: Report, verbose: bool = False) -> str:
         tail += f", {s.not_attempted} not attempted"
     if s.unsupported:
         tail += f", {s.unsupported} unsupported on this Triton"
+    if s.interpreter_limit:
+        tail += f", {s.interpreter_limit} to grade on a GPU (the interpreter cannot run them)"
     if s.errors:
         tail += f", {s.errors} grader error(s)"
     tail += f" ({report.seconds:.1f} s)"

@@ -369,6 +369,11 @@ class Worker:
 
         from .bounds import OutOfBounds
         cause = root_cause(exc)
+        from .interpreter_limits import find_limit
+        limit = find_limit(exc) if self.device == "cpu" else None
+        if limit is not None:  # what the interpreter cannot run: not the learner's failure
+            line, source = learner_frame(exc, path)
+            return wire.Failure("interpreter_limit", error=limit.what, line=line, source=source)
         if isinstance(cause, OutOfBounds):
             return wire.Failure("out_of_bounds", access=cause.info)
         compile_error = next((e for e in exception_chain(exc) if re.match(r"at \d+:\d+:", str(e))), None)
