@@ -50,9 +50,10 @@ def to_tf32(values: np.ndarray) -> np.ndarray:
 def float_to_int(data: np.ndarray, np_dtype: np.dtype) -> np.ndarray:
     """Truncate toward zero, saturate at the type's range, NaN -> 0 (``cvt.rzi``)."""
     info = np.iinfo(np_dtype)
-    with np.errstate(invalid="ignore"):
-        clipped = np.clip(np.trunc(data.astype(np.float64)), info.min, info.max)
-    return np.where(np.isnan(clipped), 0, clipped).astype(np_dtype)
+    t = np.trunc(np.asarray(data, dtype=np.float64))
+    low, high = t <= info.min, t >= info.max  # compared as floats: 2**63 itself is not an int64
+    safe = np.where(np.isnan(t) | low | high, 0, t).astype(np_dtype)
+    return np.where(low, np.array(info.min, np_dtype), np.where(high, np.array(info.max, np_dtype), safe))
 
 
 # ---- the patches ------------------------------------------------------------------------------
