@@ -61,10 +61,16 @@ def _is_bf16(handle, tl) -> bool:
     return getattr(getattr(handle, "dtype", None), "scalar", None) == tl.bfloat16
 
 
+_PATTERNS = np.dtype(np.uint16)  # how the interpreter holds bf16; no float operation sees it otherwise
+
+
 def _bf16_compute(interpreter, tl, method):
     """``method`` with bf16 operands widened to fp32, and a floating result rounded back."""
     def patched(self, *args):
-        if not any(_is_bf16(a, tl) for a in args):
+        for a in args:  # the common case (no bf16) first and cheap: every float operation comes here
+            if getattr(getattr(a, "data", None), "dtype", None) is _PATTERNS and _is_bf16(a, tl):
+                break
+        else:
             return method(self, *args)
         widened = [interpreter.TensorHandle(bf16_to_f32(a.data), tl.float32) if _is_bf16(a, tl) else a
                    for a in args]
