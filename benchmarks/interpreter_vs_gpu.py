@@ -93,6 +93,8 @@ def _unary(a_ptr, out_ptr, OP: tl.constexpr):
         r = libdevice.tanh(a)
     elif OP == "sqrt":
         r = tl.sqrt(a)
+    elif OP == "clamp6":
+        r = tl.clamp(a, -6.0, 6.0)  # the pattern sm_90 lowers to min.xorsign.abs
     elif OP == "sum":
         r = tl.sum(a, 0) + tl.zeros([4], a.dtype)
     else:
@@ -208,7 +210,9 @@ PROBES = [
      [0.0, 1 / 3, 2.0, -math.inf], "left"),
     ("a * a + b contracted to fma", lambda: _run_binary("fma", [1 + 2 ** -12] * 4, [-(1 + 2 ** -11)] * 4),
      [2 ** -24] * 4, "left"),
-    ("clamp(nan, lo, hi)", lambda: _run_binary("clamp", [NAN, 0.5, -3.0, 9.0], [0.0, 0.0, 0.0, 0.0]), None, "unconfirmed"),
+    ("clamp(nan, lo, hi)", lambda: _run_binary("clamp", [NAN, 0.5, -3.0, 9.0], [0.0, 0.0, 0.0, 0.0]),
+     [0.0, 0.5, 0.0, 1.0], "followed"),
+    ("clamp(nan, -6, 6)", lambda: _run_unary("clamp6", [NAN, -NAN, 7.0, -0.5]), [6.0, -6.0, 6.0, -0.5], "unconfirmed"),
     ("libdevice.tanh", lambda: _run_unary("tanh", [0.5, -1.0, 20.0, 0.0]),
      [math.tanh(0.5), math.tanh(-1.0), 1.0, 0.0], "followed"),
     ("tl.inline_asm_elementwise", lambda: _run_unary("asm", [1.0, 2.0, 3.0, 4.0]), [11.0, 12.0, 13.0, 14.0], "limit"),

@@ -9,6 +9,7 @@ lists them all, with what is left and why):
   operand when one is NaN (numpy's ``maximum`` returns NaN). Reductions built on them follow.
 * float arguments of a kernel are fp32 scalars, as a launch passes them, so ``eps.to(...)``
   and the fp32 promotion of ``x_fp16 * eps`` work as compiled.
+* ``tl.clamp`` without ``propagate_nan`` is maxnum then minnum: a NaN becomes ``lo``.
 * float -> integer casts saturate and turn NaN into 0, as ``cvt.rzi`` does.
 * bf16, which the interpreter keeps as raw 16-bit patterns: arithmetic is done in fp32 and
   rounded to nearest-even, conversions round to nearest-even (``cvt.rn.bf16.f32``).
@@ -92,6 +93,12 @@ def _patch_builder(interpreter, tl) -> None:
     builder = interpreter.InterpreterBuilder
     builder.create_maxnumf = lambda self, lhs, rhs: self.binary_op(lhs, rhs, np.fmax)
     builder.create_minnumf = lambda self, lhs, rhs: self.binary_op(lhs, rhs, np.fmin)
+
+    def create_clampf(self, arg, lo, hi, propagate_nans):
+        if propagate_nans == tl.PropagateNan.ALL:
+            return self.ternary_op(arg, lo, hi, np.clip)
+        return self.ternary_op(arg, lo, hi, _clamp_numbers)
+    builder.create_clampf = create_clampf
     for name in _BF16_OPS:
         setattr(builder, name, _bf16_compute(interpreter, tl, getattr(builder, name)))
 
@@ -135,6 +142,14 @@ def _patch_builder(interpreter, tl) -> None:
         raise InterpreterLimit(f"`tl.inline_asm_elementwise` (\"{text[:60]}\") runs PTX, which the interpreter "
                                f"cannot execute")
     builder.create_inline_asm = create_inline_asm
+
+
+def _clamp_numbers(x, lo, hi):
+    """``tl.clamp`` without NaN propagation: maxnum then minnum, so NaN -> lo; sm_90 lowers a
+    symmetric clamp (lo = -hi) to ``min.xorsign.abs``, which gives hi with the NaN's sign."""
+    out = np.fmin(np.fmax(x, lo), hi)
+    symmetric_nan = np.isnan(x) & (lo == -hi)
+    return np.where(symmetric_nan, np.copysign(hi, x), out).astype(out.dtype, copy=False)
 
 
 def _is_tf32(interpreter, precision) -> bool:
