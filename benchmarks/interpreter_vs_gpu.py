@@ -116,6 +116,11 @@ def _scalar(x_ptr, out_ptr, eps):
 
 
 @triton.jit
+def _int_argument(out_ptr, N):
+    tl.store(out_ptr + tl.arange(0, 2), tl.full([2], 0, tl.int64) + N * 2 + tl.arange(0, 2))
+
+
+@triton.jit
 def _dot(a_ptr, b_ptr, out_ptr):
     i = tl.arange(0, 16)
     a = tl.load(a_ptr + i[:, None] * 16 + i[None, :])
@@ -165,6 +170,12 @@ def _run_scalar():
     return out.tolist()
 
 
+def _run_int_argument():
+    out = torch.empty(2, dtype=torch.int64, device=DEVICE)
+    _int_argument[(1,)](out, 2 ** 31 + 5)
+    return out.tolist()
+
+
 def _run_nan_count():
     out = torch.empty(4, dtype=torch.float32, device=DEVICE)
     _nan_count[(1,)](_t([0.0] * 4), out)
@@ -204,6 +215,7 @@ PROBES = [
     ("bf16 tl.dot", lambda: _run_dot(1.5, torch.bfloat16), [24.0], "followed"),
     ("fp32 tl.dot is TF32 (truncated operands)", lambda: _run_dot(F, torch.float32), [16.0], "unconfirmed"),
     ("float argument: fp32 scalar, .to()", _run_scalar, [1.00010001659] * 4, "followed"),
+    ("int argument 2**31 + 5, times 2", _run_int_argument, [2 ** 32 + 10, 2 ** 32 + 11], "followed"),
     ("exp(100), exp(-100), exp(-87), exp(88)", lambda: _run_unary("exp", [100.0, -100.0, -87.0, 88.0]),
      [math.inf, None, math.exp(-87.0), math.exp(88.0)], "left"),
     ("1 / 3e38 (div.full.f32)", lambda: _run_binary("div", [1.0, 1.0, 6.0, -1.0], [3e38, 3.0, 3.0, 0.0]),
@@ -230,6 +242,8 @@ def _agrees(value, expected) -> bool | None:
         if isinstance(e, float) and math.isnan(e):
             if not (isinstance(v, float) and math.isnan(v)):
                 return False
+        elif isinstance(e, int) and v != e:
+            return False
         elif not math.isclose(v, e, rel_tol=1e-6, abs_tol=0.0):
             return False
     return True

@@ -182,12 +182,18 @@ def _patch_reductions(interpreter, tl) -> None:
 
 
 def _patch_arguments(interpreter, tl) -> None:
-    """A float argument reaches a compiled kernel as an fp32 scalar, not a Python constant."""
+    """A float argument reaches a compiled kernel as an fp32 scalar, not a Python constant; an
+    int in [2**31, 2**32) as an int64 (Triton types it so; the interpreter held it as uint32)."""
     original = interpreter._implicit_cvt
+
+    def scalar(value, np_dtype, tl_dtype):
+        return tl.tensor(interpreter.TensorHandle(np.array([value], dtype=np_dtype), tl_dtype), tl_dtype)
 
     def implicit_cvt(arg):
         if isinstance(arg, float):
-            return tl.tensor(interpreter.TensorHandle(np.array([arg], dtype=np.float32), tl.float32), tl.float32)
+            return scalar(arg, np.float32, tl.float32)
+        if isinstance(arg, int) and not isinstance(arg, bool) and 2 ** 31 <= arg < 2 ** 32:
+            return scalar(arg, np.int64, tl.int64)
         return original(arg)
     interpreter._implicit_cvt = implicit_cvt
 
