@@ -116,6 +116,12 @@ def _scalar(x_ptr, out_ptr, eps):
 
 
 @triton.jit
+def _atomic_add(x_ptr, out_ptr):
+    o = tl.arange(0, 4)
+    tl.atomic_add(out_ptr + o % 2, tl.load(x_ptr + o))
+
+
+@triton.jit
 def _int_argument(out_ptr, N):
     tl.store(out_ptr + tl.arange(0, 2), tl.full([2], 0, tl.int64) + N * 2 + tl.arange(0, 2))
 
@@ -170,6 +176,12 @@ def _run_scalar():
     return out.tolist()
 
 
+def _run_atomic_add(dtype):
+    out = torch.zeros(2, dtype=dtype, device=DEVICE)
+    _atomic_add[(1,)](_t([1.5, 2.25, -3.0, 4.0], dtype), out)
+    return out.float().tolist()
+
+
 def _run_int_argument():
     out = torch.empty(2, dtype=torch.int64, device=DEVICE)
     _int_argument[(1,)](out, 2 ** 31 + 5)
@@ -212,6 +224,7 @@ PROBES = [
      + _run_binary("mul", [1.5, 3.0, -2.0, 1.0078125], [1.5, 3.0, 0.5, 1.0078125], torch.bfloat16),
      [1.0, 3.0, -1.5, 3.015625, 2.25, 9.0, -1.0, 1.015625], "followed"),
     ("bf16 sum", lambda: _run_unary("sum", [1.0, 2 ** -8, 2 ** -8, 3.0], torch.bfloat16), [4.0] * 4, "followed"),
+    ("bf16 tl.atomic_add", lambda: _run_atomic_add(torch.bfloat16), [-1.5, 6.25], "followed"),
     ("bf16 tl.dot", lambda: _run_dot(1.5, torch.bfloat16), [24.0], "followed"),
     ("fp32 tl.dot is TF32 (truncated operands)", lambda: _run_dot(F, torch.float32), [16.0], "unconfirmed"),
     ("float argument: fp32 scalar, .to()", _run_scalar, [1.00010001659] * 4, "followed"),

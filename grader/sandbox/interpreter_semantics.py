@@ -137,6 +137,14 @@ def _patch_builder(interpreter, tl) -> None:
         return original_dot(self, a, b, d, input_precision, max_num_imprecise_acc)
     builder.create_dot = create_dot
 
+    original_rmw = builder.create_atomic_rmw
+
+    def create_atomic_rmw(self, op, ptr, val, mask, sem, scope):
+        if not _is_bf16(val, tl):
+            return original_rmw(self, op, ptr, val, mask, sem, scope)
+        return _bf16_atomic(interpreter, op, ptr, val, mask)
+    builder.create_atomic_rmw = create_atomic_rmw
+
     def create_inline_asm(self, asm, constraints, values, type, is_pure, pack):
         text = " ".join(str(asm).split())
         raise InterpreterLimit(f"`tl.inline_asm_elementwise` (\"{text[:60]}\") runs PTX, which the interpreter "
@@ -157,6 +165,25 @@ def _is_tf32(interpreter, precision) -> bool:
         return precision == interpreter._ir.INPUT_PRECISION.TF32
     except AttributeError:  # another Triton's enum: keep the interpreter's exact product
         return False
+
+
+def _bf16_atomic(interpreter, op, ptr, val, mask):
+    """bf16 atomics (sm_90 has ``atom.add.bf16``), which the interpreter's C++ refuses: lane by
+    lane, in order, as its programs run one at a time anyway."""
+    import triton.language as tl
+    ops = interpreter._ir.ATOMIC_OP
+    if op not in (ops.FADD, ops.XCHG):
+        raise InterpreterLimit(f"a bf16 atomic other than add or exchange ({op})")
+    addresses = np.atleast_1d(ptr.data).ravel()
+    values = np.broadcast_to(val.data, np.shape(ptr.data)).ravel()
+    active = np.broadcast_to(mask.data, np.shape(ptr.data)).ravel()
+    old = np.zeros(addresses.shape, dtype=np.uint16)
+    lane = lambda i: addresses[i:i + 1]  # noqa: E731
+    for i in np.flatnonzero(active):
+        old[i] = interpreter._interpreter.load(lane(i), np.ones(1, bool), np.zeros(1, np.uint16), np.dtype(np.uint16))[0]
+        new = values[i:i + 1] if op == ops.XCHG else f32_to_bf16(bf16_to_f32(old[i:i + 1]) + bf16_to_f32(values[i:i + 1]))
+        interpreter._interpreter.store(lane(i), new, np.ones(1, bool))
+    return interpreter.TensorHandle(old.reshape(np.shape(ptr.data)), tl.bfloat16)
 
 
 def _patch_reductions(interpreter, tl) -> None:
