@@ -10,14 +10,16 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import COURSE, ROOT
 
 from grader import messages
 from grader.report import batch_files, html, json_report, text
+from grader.options import Options
 from grader.results import CaseResult, ExitCode, PuzzleResult, Report, Status, StudentResult
 from grader.sandbox.interpreter_libdevice import compute
 from grader.sandbox.interpreter_limits import InterpreterLimit, find_limit
 from grader.sandbox.interpreter_semantics import bf16_to_f32, f32_to_bf16, float_to_int, to_tf32
+from grader.session import grade_many
 
 PROBE = ROOT / "benchmarks" / "interpreter_vs_gpu.py"
 
@@ -32,6 +34,7 @@ def probes(tmp_path_factory) -> dict:
     return {row["probe"]: row for row in json.loads(out.read_text())["rows"]}
 
 
+@pytest.mark.slow  # runs the probe script in a subprocess
 def test_every_difference_the_grader_follows_agrees_with_the_gpu(probes):
     followed = {name: row for name, row in probes.items() if row["status"] == "followed"}
     for must in ("maximum(x, nan)", "minimum(x, nan)", "tl.max with NaN", "NaN test with maximum, +10/+11",
@@ -43,15 +46,31 @@ def test_every_difference_the_grader_follows_agrees_with_the_gpu(probes):
     assert not wrong, wrong
 
 
+@pytest.mark.slow  # runs the probe script in a subprocess
 def test_a_nan_test_built_on_maximum_adds_11_as_on_a_gpu(probes):
     assert probes["NaN test with maximum, +10/+11"]["value"] == [11.0] * 4
     row = probes["maximum(x, nan, propagate_nan=ALL)"]  # asked for, the NaN propagates
     assert math.isnan(row["value"][0]) and row["value"][1] == 1.0
 
 
+@pytest.mark.slow  # runs the probe script in a subprocess
 def test_inline_ptx_is_the_interpreters_limit(probes):
     error = probes["tl.inline_asm_elementwise"]["error"]
     assert "InterpreterLimit" in error and "runs PTX, which the interpreter cannot execute" in error
+
+
+def test_a_kernel_the_interpreter_cannot_run_is_neither_passed_nor_failed():
+    """Through the worker: the limit is caught there, the grader words it, the exit code is 0."""
+    path = ROOT / "tests" / "hostile" / "puzzle01_inline_asm.py"
+    report = grade_many(COURSE, [("puzzle01", path)], Options(), jobs=1)
+    result = report.results[0]
+    assert result.status == "interpreter_limit", result.message
+    assert result.cases[0].kind == "interpreter_limit" and result.checks["gpu_compile"].passed
+    assert "`tl.inline_asm_elementwise` (\"add.f32 $0, $1, 0f41200000;\") runs PTX, which the interpreter cannot " \
+           "execute at line 15" in result.message
+    assert result.message.endswith("it compiles for sm_90; grade it on a GPU: python -m grader puzzle01 --device cuda")
+    assert {c.kind for c in result.cases[1:]} <= {"skipped"}
+    assert report.exit_code == ExitCode.OK
 
 
 def test_bf16_rounds_to_nearest_even():
