@@ -105,16 +105,17 @@ def _patch_builder(interpreter, tl) -> None:
     original_cast = builder.cast_impl
 
     def cast_impl(self, src, dst_type):
-        src_ty, dst_ty = src.dtype.scalar, dst_type.scalar
-        data = bf16_to_f32(src.data) if src_ty == tl.bfloat16 else src.data
-        src_float = src_ty.is_floating()
-        if dst_ty == tl.bfloat16:
+        dst_ty = dst_type.scalar
+        src_bf16 = src.data.dtype is _PATTERNS and _is_bf16(src, tl)
+        to_int = dst_ty.name[0] in "iu" and dst_ty.name != "int1"  # int8..int64, uint8..uint64
+        if not src_bf16 and dst_ty.name != "bf16" and not (to_int and src.data.dtype.kind == "f"):
+            return original_cast(self, src, dst_type)  # the usual casts, as cheap as before
+        data = bf16_to_f32(src.data) if src_bf16 else src.data
+        if dst_ty.name == "bf16":
             return interpreter.TensorHandle(f32_to_bf16(data.astype(np.float32)), tl.bfloat16)
-        if src_float and dst_ty.is_int() and not dst_ty.is_bool():
+        if to_int:
             return interpreter.TensorHandle(float_to_int(data, interpreter._get_np_dtype(dst_ty)), dst_ty)
-        if src_ty == tl.bfloat16:
-            return original_cast(self, interpreter.TensorHandle(data, tl.float32), dst_type)
-        return original_cast(self, src, dst_type)
+        return original_cast(self, interpreter.TensorHandle(data, tl.float32), dst_type)
     builder.cast_impl = cast_impl
     for name in ("create_si_to_fp", "create_ui_to_fp", "create_fp_to_si", "create_fp_to_ui", "create_fp_ext",
                  "create_fp_trunc"):
