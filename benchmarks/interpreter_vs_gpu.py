@@ -93,6 +93,8 @@ def _unary(a_ptr, out_ptr, OP: tl.constexpr):
         r = libdevice.tanh(a)
     elif OP == "sqrt":
         r = tl.sqrt(a)
+    elif OP == "rand":
+        r = tl.rand(1234, tl.arange(0, 4)) + a * 0.0
     elif OP == "clamp6":
         r = tl.clamp(a, -6.0, 6.0)  # the pattern sm_90 lowers to min.xorsign.abs
     elif OP == "sum":
@@ -194,6 +196,7 @@ def _run_nan_count():
     return out.tolist()
 
 
+RAND = [0.25441587, 0.758335292, 0.498345435, 0.576946914]  # the interpreter's Philox (same integer steps)
 F = 1 + 3 * 2 ** -12  # between TF32 values: truncated, rounded and exact products differ
 # (probe, how, expected on an sm_90 GPU, status in the grader: followed / left / limit / unconfirmed)
 PROBES = [
@@ -238,6 +241,7 @@ PROBES = [
     ("clamp(nan, lo, hi)", lambda: _run_binary("clamp", [NAN, 0.5, -3.0, 9.0], [0.0, 0.0, 0.0, 0.0]),
      [0.0, 0.5, 0.0, 1.0], "followed"),
     ("clamp(nan, -6, 6)", lambda: _run_unary("clamp6", [NAN, -NAN, 7.0, -0.5]), [6.0, -6.0, 6.0, -0.5], "unconfirmed"),
+    ("tl.rand(1234, 0..3)", lambda: _run_unary("rand", [0.0] * 4), RAND, "unconfirmed"),
     ("libdevice.tanh", lambda: _run_unary("tanh", [0.5, -1.0, 20.0, 0.0]),
      [math.tanh(0.5), math.tanh(-1.0), 1.0, 0.0], "followed"),
     ("tl.inline_asm_elementwise", lambda: _run_unary("asm", [1.0, 2.0, 3.0, 4.0]), [11.0, 12.0, 13.0, 14.0], "limit"),
@@ -257,7 +261,7 @@ def _agrees(value, expected) -> bool | None:
                 return False
         elif isinstance(e, int) and v != e:
             return False
-        elif not math.isclose(v, e, rel_tol=1e-6, abs_tol=0.0):
+        elif not math.isclose(v, e, rel_tol=1e-6, abs_tol=1e-8):
             return False
     return True
 
