@@ -124,6 +124,15 @@ def _atomic_add(x_ptr, out_ptr):
 
 
 @triton.jit
+def _bf16_mix(x_ptr, y_ptr):
+    o = tl.arange(0, 4)
+    x = tl.load(x_ptr + o)
+    y = tl.full([4], 1.5, tl.bfloat16) * x + 0.1 - tl.zeros([4], tl.bfloat16)
+    y = tl.where(x > 1.0, y, -y)
+    tl.store(y_ptr + o, tl.maximum(y, tl.exp(x.to(tl.float32)).to(tl.bfloat16)) + tl.cumsum(x, 0))
+
+
+@triton.jit
 def _int_argument(out_ptr, N):
     tl.store(out_ptr + tl.arange(0, 2), tl.full([2], 0, tl.int64) + N * 2 + tl.arange(0, 2))
 
@@ -184,6 +193,12 @@ def _run_atomic_add(dtype):
     return out.float().tolist()
 
 
+def _run_bf16_mix():
+    out = torch.empty(4, dtype=torch.bfloat16, device=DEVICE)
+    _bf16_mix[(1,)](_t([0.5, 1.25, -2.0, 3.0], torch.bfloat16), out)
+    return out.float().tolist()
+
+
 def _run_int_argument():
     out = torch.empty(2, dtype=torch.int64, device=DEVICE)
     _int_argument[(1,)](out, 2 ** 31 + 5)
@@ -227,6 +242,7 @@ PROBES = [
      + _run_binary("mul", [1.5, 3.0, -2.0, 1.0078125], [1.5, 3.0, 0.5, 1.0078125], torch.bfloat16),
      [1.0, 3.0, -1.5, 3.015625, 2.25, 9.0, -1.0, 1.015625], "followed"),
     ("bf16 sum", lambda: _run_unary("sum", [1.0, 2 ** -8, 2 ** -8, 3.0], torch.bfloat16), [4.0] * 4, "followed"),
+    ("bf16 tl.full, where, exp, cumsum", _run_bf16_mix, [2.15625, 5.25, 2.65625, 22.875], "followed"),
     ("bf16 tl.atomic_add", lambda: _run_atomic_add(torch.bfloat16), [-1.5, 6.25], "followed"),
     ("bf16 tl.dot", lambda: _run_dot(1.5, torch.bfloat16), [24.0], "followed"),
     ("fp32 tl.dot is TF32 (truncated operands)", lambda: _run_dot(F, torch.float32), [16.0], "unconfirmed"),

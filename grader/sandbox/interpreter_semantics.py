@@ -12,7 +12,8 @@ lists them all, with what is left and why):
 * ``tl.clamp`` without ``propagate_nan`` is maxnum then minnum: a NaN becomes ``lo``.
 * float -> integer casts saturate and turn NaN into 0, as ``cvt.rzi`` does.
 * bf16, which the interpreter keeps as raw 16-bit patterns: arithmetic is done in fp32 and
-  rounded to nearest-even, conversions round to nearest-even (``cvt.rn.bf16.f32``).
+  rounded to nearest-even, conversions round to nearest-even (``cvt.rn.bf16.f32``), bf16
+  constants (``tl.full``, ``tl.zeros``) exist, atomic add works.
 * ``tl.dot`` of fp32 inputs at the default precision multiplies TF32 values (the tensor
   cores read 10 bits of mantissa).
 * inline PTX cannot run: an honest :class:`InterpreterLimit`.
@@ -99,6 +100,8 @@ def _patch_builder(interpreter, tl) -> None:
             return self.ternary_op(arg, lo, hi, np.clip)
         return self.ternary_op(arg, lo, hi, _clamp_numbers)
     builder.create_clampf = create_clampf
+    # `tl.full(..., tl.bfloat16)` and `tl.zeros` ask for a bf16 constant, which the builder lacks
+    builder.get_bf16 = lambda self, value: interpreter.TensorHandle(f32_to_bf16(np.array([value])), tl.bfloat16)
     for name in _BF16_OPS:
         setattr(builder, name, _bf16_compute(interpreter, tl, getattr(builder, name)))
 
