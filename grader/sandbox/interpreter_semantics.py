@@ -77,7 +77,8 @@ def _bf16_compute(interpreter, tl, method):
         widened = [interpreter.TensorHandle(bf16_to_f32(a.data), tl.float32) if _is_bf16(a, tl) else a
                    for a in args]
         out = method(self, *widened)
-        if isinstance(out, interpreter.TensorHandle) and out.data.dtype == np.float32 and out.dtype.scalar == tl.float32:
+        floating = isinstance(out, interpreter.TensorHandle) and out.data.dtype == np.float32  # not a compare
+        if floating and out.dtype.scalar == tl.float32:
             return interpreter.TensorHandle(f32_to_bf16(out.data), tl.bfloat16)
         return out
     return patched
@@ -182,11 +183,12 @@ def _bf16_atomic(interpreter, op, ptr, val, mask):
     values = np.broadcast_to(val.data, np.shape(ptr.data)).ravel()
     active = np.broadcast_to(mask.data, np.shape(ptr.data)).ravel()
     old = np.zeros(addresses.shape, dtype=np.uint16)
-    lane = lambda i: addresses[i:i + 1]  # noqa: E731
+    one, load, store = np.ones(1, bool), interpreter._interpreter.load, interpreter._interpreter.store
     for i in np.flatnonzero(active):
-        old[i] = interpreter._interpreter.load(lane(i), np.ones(1, bool), np.zeros(1, np.uint16), np.dtype(np.uint16))[0]
-        new = values[i:i + 1] if op == ops.XCHG else f32_to_bf16(bf16_to_f32(old[i:i + 1]) + bf16_to_f32(values[i:i + 1]))
-        interpreter._interpreter.store(lane(i), new, np.ones(1, bool))
+        lane = addresses[i:i + 1]
+        old[i] = load(lane, one, np.zeros(1, np.uint16), _PATTERNS)[0]
+        value = values[i:i + 1]
+        store(lane, value if op == ops.XCHG else f32_to_bf16(bf16_to_f32(old[i:i + 1]) + bf16_to_f32(value)), one)
     return interpreter.TensorHandle(old.reshape(np.shape(ptr.data)), tl.bfloat16)
 
 
