@@ -12,6 +12,11 @@ from dataclasses import dataclass
 
 AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Function"}
 CONSTEXPR = {"triton.language.constexpr"}
+# Decorators that make a compile-time helper: `@tl.constexpr` (as FlagGems writes it) and
+# `@triton.constexpr_function`. Decorating runs nothing; the body runs when a kernel calls it,
+# and grader.constexpr_helpers reads it first.
+CONSTEXPR_HELPER = CONSTEXPR | {"triton.constexpr_function", "triton.runtime.jit.constexpr_function",
+                                "triton.runtime.constexpr_function"}
 PLAIN_DECORATORS = {"builtins.staticmethod", "builtins.classmethod",
                     "torch.autograd.function.once_differentiable"}
 HEURISTIC_CALLS = {"triton.next_power_of_2", "triton.cdiv", "builtins.min", "builtins.max",
@@ -283,5 +288,8 @@ def decorator_problem(node: ast.expr, bindings: Bindings) -> str | None:
         return next(filter(None, (_heuristic_problem(v, bindings) for v in values[0].values)), None)
     if origin in PLAIN_DECORATORS and not call:
         return None
-    return (f"decorator `{ast.unparse(target)}` is not one of Triton's (jit, autotune, heuristics) or "
+    if origin in CONSTEXPR_HELPER:
+        return f"`@{ast.unparse(target)}` takes no arguments: write it bare, above `def`" if call else None
+    return (f"decorator `{ast.unparse(target)}` is not one of Triton's (jit, autotune, heuristics, "
+            f"constexpr, constexpr_function) or "
             f"Python's (staticmethod, classmethod, once_differentiable){bindings.why_untrusted(target)}")

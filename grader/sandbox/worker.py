@@ -373,7 +373,9 @@ class Worker:
                 line, source = compile_error_line(compile_error, fn, inspect.getsourcefile(fn) or path)
             else:
                 line, source = learner_frame(exc, path)
-            return wire.Failure("compile", error=f"{type(compile_error).__name__}: {compile_error}",
+            from .compile_errors import describe
+            return wire.Failure("compile", error=describe(compile_error, fn, inspect.getsourcefile(fn) or path
+                                                          if fn is not None else path),
                                 line=line, source=source)
         line, source = learner_frame(exc, path)
         text = f"{type(cause).__name__}: {cause}"
@@ -440,8 +442,10 @@ class Worker:
                     source = ASTSource(fn=JITFunction(fn), signature=signature, constexprs=constexprs)
                     self.triton.compile(source, target=GPUTarget("cuda", msg.arch, 32), options=options)
             except BaseException as exc:
-                line, src = compile_error_line(exc, fn, inspect.getsourcefile(fn) or path)
-                return wire.Failure("compile", error=f"{type(exc).__name__}: {exc}", line=line, source=src,
+                from .compile_errors import describe
+                filename = inspect.getsourcefile(fn) or path
+                line, src = compile_error_line(exc, fn, filename)
+                return wire.Failure("compile", error=describe(exc, fn, filename), line=line, source=src,
                                     config=label), []
         return wire.Compiled(variants=len(variants)), []
 
