@@ -22,7 +22,7 @@ PLAIN_DECORATORS = {"builtins.staticmethod", "builtins.classmethod",
 HEURISTIC_CALLS = {"triton.next_power_of_2", "triton.cdiv", "builtins.min", "builtins.max",
                    "builtins.int", "builtins.bool", "builtins.abs"}
 # autotune arguments that Triton calls: each would run the learner's code
-AUTOTUNE_HOOKS = {"pre_hook", "post_hook", "prune_configs_by", "early_config_prune", "perf_model", "do_bench"}
+AUTOTUNE_HOOKS = {"pre_hook", "post_hook", "early_config_prune", "perf_model", "do_bench"}
 AUTOTUNE_NAME_LISTS = {"key", "reset_to_zero", "restore_value"}
 # star imports known not to rebind triton, torch or a decorator, with the builtins they do shadow
 HARMLESS_STAR = {"math": (), "triton.language": ("min", "max", "abs")}
@@ -224,12 +224,33 @@ def _autotune_problem(call: ast.Call, bindings: Bindings) -> str | None:
         if problem:
             return problem
     for name, value in given.items():
+        if name == "prune_configs_by" and not _is_none(value):
+            problem = _prune_problem(value, bindings)
+            if problem:
+                return problem
+            continue
         if name in AUTOTUNE_HOOKS and not _is_none(value):
             return f"`triton.autotune({name}=...)` would run your code: it is not allowed when grading"
         if name in AUTOTUNE_NAME_LISTS and not (_names_list(value) or (name != "key" and _is_none(value))):
             return f"`triton.autotune({name}=...)` must be a list of argument names as strings"
         if name != "configs" and not is_literal(value):
             return f"option `{name}` of `triton.autotune` is not a literal"
+    return None
+
+
+def _prune_problem(value: ast.expr, bindings: Bindings) -> str | None:
+    """``prune_configs_by={"early_config_prune": fn}``, ``fn`` a function of this file: the
+    worker calls it on tensors without values, after grader.host_helpers has read it."""
+    usage = ('`prune_configs_by` must be written `{"early_config_prune": fn}`, with `fn` a function '
+             'defined above in the same file')
+    if not isinstance(value, ast.Dict) or len(value.keys) != 1 or not isinstance(value.keys[0], ast.Constant):
+        return usage
+    key, fn = value.keys[0].value, value.values[0]
+    if key in ("perf_model", "top_k"):
+        return "`prune_configs_by`'s `perf_model` would run your code to time configs: it is not allowed when grading"
+    if key != "early_config_prune" or not isinstance(fn, ast.Name) or fn.id not in bindings.rebound \
+            or fn.id in bindings.origins:
+        return usage
     return None
 
 

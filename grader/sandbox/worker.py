@@ -161,18 +161,27 @@ class Worker:
         return whole, views
 
     def op_run(self, msg: wire.Run, blobs: list[bytes]):
-        """Run one case, possibly several times: once per autotuning config in the interpreter,
-        and once more with the programs in reverse order (a race shows as a different result).
-        Each run starts from the bytes the grader sent; each run's bytes go back to be judged."""
-        from .launch import apply_heuristics, describe_config, unwrap
+        """Run one case, possibly several times: once per autotuning config the tuner could pick
+        (on every device: see tuning), and in the interpreter once more with the programs in
+        reverse order (a race shows as a different result). Each run starts from the bytes the
+        grader sent; each run's bytes go back to be judged."""
+        from .launch import apply_heuristics, describe_config, program_order, unwrap
+        from .tuning import launch, tuned_configs
         path = os.path.abspath(msg.file)
         kernel = self.kernel(path, msg.kernel)
         layers = unwrap(kernel, msg.kernel)
         self.use_allocator(msg.allocator)
         grid = self._grid(msg)
         interpreted = self.device == "cpu"
-        plans = [(describe_config(c), c, False) for c in layers.configs] if interpreted and layers.configs \
-            else [("", None, False)]
+        configs, error, printed, seconds = self._run_learner(
+            lambda: tuned_configs(layers, msg.buffers, dict(msg.named), self.torch), None)
+        if error is not None:  # the learner's early_config_prune raised, or kept nothing
+            failure = self._failure(error, path, kernel)
+            if getattr(error, "line", None) and failure.line is None:
+                failure = wire.Failure("exception", error=failure.error, line=error.line, source=error.source)
+            return wire.Ran(runs=[wire.KernelRun(label="its early_config_prune", reversed=False, seconds=seconds,
+                                                 printed=printed, failure=failure)]), []
+        plans = [(describe_config(c), c, False) for c in configs] or [("", None, False)]
         reorder = interpreted and msg.reorder and self._programs(msg, layers) > 1
         runs, out = [], []
         for label, config, reverse in plans:
@@ -182,16 +191,9 @@ class Worker:
                 checker = self._bounds_checker(msg.buffers, whole, path, msg.trace and not out, msg.check_bounds)
                 checker.install()
             named = dict(msg.named)
-            if config is not None:
-                named.update(config.all_kwargs())
-                launch = lambda: self._launch_interpreted(layers, grid, views, named)  # noqa: E731
-            elif interpreted:
-                launch = lambda: self._launch_interpreted(layers, grid, views, named)  # noqa: E731
-            else:
-                launch = lambda: kernel[grid](*views, **named)  # noqa: E731 (Triton's own launch, tuning included)
-            from .launch import program_order
             with program_order(reverse):
-                _, error, printed, seconds = self._run_learner(launch, checker)
+                _, error, printed, seconds = self._run_learner(
+                    lambda: launch(layers, grid, views, named, config), checker)
             run = {"label": label, "reversed": reverse, "seconds": seconds, "printed": printed,
                    "failure": None if error is None else self._failure(error, path, kernel)}
             if checker is not None:
@@ -230,13 +232,6 @@ class Worker:
             return math.prod(self._grid(msg)(dict(msg.named)))
         except Exception:  # the grid needs a value only a config gives: assume several
             return 2
-
-    @staticmethod
-    def _launch_interpreted(layers, grid, views, named):
-        """The interpreter's launch, below any autotuner (which needs a GPU to time configs);
-        heuristics are Triton's own layer and run as they would on a GPU."""
-        inner = layers.autotuner.fn if layers.autotuner is not None else layers.outer
-        return inner[grid](*views, **named)
 
     def _run_learner(self, call, checker):
         """Run learner code with its output captured; the bounds check (if any) is removed after.
