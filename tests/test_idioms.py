@@ -301,3 +301,28 @@ def test_on_a_gpu_every_config_is_graded_too():
     result = grade_many(COURSE, [("puzzle02", path)], Options(device="cuda")).results[0]
     assert result.status == "fail"
     assert "with config {B0=128, num_warps=4}: " in result.message and "never written" in result.message
+
+
+def test_a_notebook_kernel_brings_its_helpers_and_its_prune(tmp_path):
+    """check() in a notebook writes the kernel and what it needs into a module (grader.capture):
+    the prune above the autotuner that names it, the helpers with their decorators, and names
+    imported from Triton."""
+    from grader.capture import source_of
+    hostile = Path(__file__).parent / "hostile"
+    modules = {}
+    for name in ("puzzle29_prune_configs_by", "puzzle02_constexpr_helpers"):
+        spec = importlib.util.spec_from_file_location(f"captured_{name}", hostile / f"{name}.py")
+        modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(modules[name])
+    pruned = source_of(modules["puzzle29_prune_configs_by"].matmul_kernel)
+    assert pruned.index("def keep_fitting_tiles(") < pruned.index("@triton.autotune(")
+    helpers = source_of(modules["puzzle02_constexpr_helpers"].add_mask2_kernel)
+    for text in ("@tl.constexpr\ndef accumulator_type(dtype):", "@triton.constexpr_function\ndef lanes(block):",
+                 "from triton.language.core import _unwrap_if_constexpr", "OFFSET = 10.0"):
+        assert text in helpers, text
+    for i, text in enumerate((pruned, helpers)):
+        assert definitions(text).dropped == ()
+        path = tmp_path / f"captured{i}.py"
+        path.write_text(text)
+        spec = importlib.util.spec_from_file_location(f"captured{i}", path)
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))  # the prune is defined before the decorator names it
