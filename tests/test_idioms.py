@@ -80,6 +80,46 @@ def test_prune_configs_by_takes_a_function_of_the_file(prune, reason):
         assert len(found) == 1 and next(iter(found.values())).startswith(reason), found
 
 
+LIGER = '''
+try:
+    from triton.language.extra.libdevice import tanh
+except ModuleNotFoundError:
+    from triton.language.extra.cuda.libdevice import tanh
+
+
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK_N": bn}, num_stages=ns, num_warps=nw)
+        for bn in [1024, 2048]
+        for ns in [1, 2]
+        for nw in range(4, 9, 4)
+    ],
+    key=["N"],
+)
+@triton.jit
+def k(x_ptr, N, BLOCK_N: tl.constexpr):
+    pass
+'''
+
+
+def test_liger_imports_libdevice_in_a_try_and_writes_configs_as_a_comprehension():
+    assert dropped(LIGER) == {}
+
+
+@pytest.mark.parametrize("change, says", [
+    (("except ModuleNotFoundError:", "except Exception:"), "`try` at module level is not run"),
+    (("    from triton.language.extra.cuda.libdevice import tanh", "    tanh = evil()"), "`try` at module level"),
+    (("for bn in [1024, 2048]", "for bn in evil()"), "a comprehension of configs may loop only over literal lists"),
+    (("for bn in [1024, 2048]", "for bn in [1024, 2048] if bn > evil()"), "a comprehension of configs may loop only"),
+    (("num_warps=nw)", "num_warps=evil(nw))"), "the arguments of `triton.Config` must be literals or the"),
+    (("range(4, 9, 4)", "range(4, 400)"), "the comprehension makes 1584 configs: the grader grades every config, "
+                                          "so keep it to 64"),
+])
+def test_only_what_runs_nothing_of_the_learners_is_kept(change, says):
+    found = dropped(LIGER.replace(*change))
+    assert any(reason.startswith(says) for reason in found.values()), found
+
+
 # ---- what compile-time helpers and prune functions may do (read before they run) -----------------
 
 FLAGGEMS = '''
