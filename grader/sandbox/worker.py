@@ -173,8 +173,10 @@ class Worker:
         self.use_allocator(msg.allocator)
         grid = self._grid(msg)
         interpreted = self.device == "cpu"
-        configs, error, printed, seconds = self._run_learner(
-            lambda: tuned_configs(layers, msg.buffers, dict(msg.named), self.torch), None)
+        configs, error, printed, seconds = list(layers.configs), None, "", 0.0
+        if getattr(layers.autotuner, "early_config_prune", None) is not None:  # the learner's Python: captured
+            configs, error, printed, seconds = self._run_learner(
+                lambda: tuned_configs(layers, msg.buffers, dict(msg.named), self.torch), None)
         if error is not None:  # the learner's early_config_prune raised, or kept nothing
             failure = self._failure(error, path, kernel)
             if getattr(error, "line", None) and failure.line is None:
