@@ -143,8 +143,13 @@ def problems(source: str, names: set[str]) -> Problem | None:
     return None
 
 
+HELPER = "A compile-time helper (`@tl.constexpr`, `@triton.constexpr_function`) runs as Python in the " \
+         "interpreter and in Triton's compiler"
+PRUNE = "An `early_config_prune` function runs as Python at every launch, in the interpreter and on a GPU alike"
+
+
 def message(problem: Problem, kind: str) -> str:
     where = f"`{problem.function}` at line {problem.line}" + (f": `{problem.source}`" if problem.source else "")
-    return (f"{where}: {problem.what}. {kind} runs as Python in the interpreter and in Triton's compiler, "
-            f"so the grader reads it first: it may use its arguments, arithmetic, comparisons, `if`, `for`, "
-            f"comprehensions, Triton's functions and types, the file's constants and other compile-time helpers.")
+    return (f"{where}: {problem.what}. {kind}, so the grader reads it first: it may use its arguments, "
+            f"arithmetic, comparisons, `if`, `for`, comprehensions, Triton's functions and types, the file's "
+            f"constants and other compile-time helpers.")

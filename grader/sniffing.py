@@ -77,7 +77,7 @@ def find(source: str, kernel: str) -> Finding | None:
 def _host_finding(source: str, tree: ast.Module, jitted: dict, kernels: set) -> Finding | None:
     """The first thing the compile-time helpers and prune functions of ``kernels`` may not do."""
     from .definition_rules import bindings_of
-    from .host_helpers import helper_names, problems, prune_function
+    from .host_helpers import HELPER, PRUNE, helper_names, problems, prune_function
     helpers = helper_names(tree, bindings_of(tree))
     called = set().union(*(_called_names(jitted[k]) for k in kernels)) & helpers
     defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
@@ -85,11 +85,11 @@ def _host_finding(source: str, tree: ast.Module, jitted: dict, kernels: set) -> 
     while grown != called:  # helpers call helpers
         grown = set(called)
         called |= set().union(*(_called_names(defs[n]) for n in grown)) & helpers
-    checks = [(called, "A compile-time helper (`@tl.constexpr`, `@triton.constexpr_function`)")]
+    checks = [(called, HELPER)]
     for name in kernels:
         pruner = next(filter(None, map(prune_function, jitted[name].decorator_list)), None)
         if isinstance(pruner, ast.Name):
-            checks.append(({pruner.id}, "An `early_config_prune` function"))
+            checks.append(({pruner.id}, PRUNE))
     for names, kind in checks:
         problem = problems(source, names)
         if problem:

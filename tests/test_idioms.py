@@ -173,7 +173,8 @@ def test_a_helper_that_could_tell_the_interpreter_from_the_compiler_is_refused(b
     text = sniffing.message(finding)
     assert says in text, text
     assert text.startswith(f"`ten` at line {finding.line}: `")
-    assert "A compile-time helper (`@tl.constexpr`, `@triton.constexpr_function`) runs as Python" in text
+    assert "A compile-time helper (`@tl.constexpr`, `@triton.constexpr_function`) runs as Python in the " \
+           "interpreter and in Triton's compiler, so the grader reads it first" in text
 
 
 def test_a_helper_called_only_through_another_helper_is_read_too():
@@ -190,7 +191,8 @@ def test_a_prune_function_is_read_like_a_helper():
     assert finding is not None and finding.function == "keep"
     assert sniffing.message(finding).startswith("`keep` at line 9: `return configs if os.environ.get(")
     assert "`.environ` reaches outside the helper's values" in sniffing.message(finding)
-    assert "An `early_config_prune` function runs as Python" in sniffing.message(finding)
+    assert "An `early_config_prune` function runs as Python at every launch, in the interpreter and on a GPU " \
+           "alike, so the grader reads it first" in sniffing.message(finding)
 
 
 # ---- the configs a launch grades (grader/sandbox/tuning.py) -------------------------------------

@@ -24,7 +24,7 @@ _AT = re.compile(r"at (\d+):(\d+):")
 
 def _reason(exc: BaseException) -> str:
     """The reason an exception gives, or "" where it is only a location and a caret."""
-    text = str(exc).strip()
+    text = re.sub(r"(<function \w+) at 0x[0-9a-f]+>", r"\1>", str(exc).strip())  # no address: same every run
     if "`ptxas` stderr:" in text:
         complaints = [line.split(":", 1)[-1].strip() for line in text.splitlines()
                       if line.startswith("ptxas") and ("fatal" in line or "error" in line)]
@@ -63,6 +63,19 @@ def _learner_frame(exc: BaseException, filename: str):
     return entries[-1] if entries else None
 
 
+def _call_site(kernel_fn, name: str) -> str:
+    """Where the kernel's source first calls ``name``, as "at line N: `source`"."""
+    import inspect
+    try:
+        lines, first = inspect.getsourcelines(kernel_fn)
+    except (OSError, TypeError):
+        return ""
+    for number, text in enumerate(lines, first):
+        if re.search(rf"\b{re.escape(name)}\s*\(", text) and not text.lstrip().startswith("def "):
+            return f"`{name}` is called at line {number}: `{text.strip()}`"
+    return ""
+
+
 def describe(exc: BaseException, kernel_fn, filename: str) -> str:
     """``exc`` as "<Type>: <text>", its last line the reason, prefixed by the helper that failed
     (name and line) when that is not the kernel itself."""
@@ -82,5 +95,8 @@ def describe(exc: BaseException, kernel_fn, filename: str) -> str:
             where = f"in `{frame.name}` at line {frame.lineno}: `{(frame.line or '').strip()}`"
     if not reason:
         reason = "Triton gave no reason"
+    unsupported = re.search(r"Unsupported function referenced: <function (\w+)", reason)
+    if unsupported and not where:  # raised before code generation, so with no line: find the call
+        where = _call_site(kernel_fn, unsupported.group(1))
     last = f"{where}: {reason}" if where else reason
     return head if head.splitlines()[-1].strip() == last else f"{head}\n{last}"
