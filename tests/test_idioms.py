@@ -270,6 +270,20 @@ def test_each_config_is_launched_below_the_autotuner_with_reset_to_zero(tmp_path
     assert named["B0"] == 64 and named["N0"] == 4 and "num_warps" in named
 
 
+def test_on_a_gpu_a_config_too_big_for_it_is_passed_over_as_the_tuner_would():
+    from triton.runtime.errors import OutOfResources
+
+    from grader.sandbox.tuning import tuner_skips
+    try:
+        try:
+            raise OutOfResources(262144, 232448, "shared memory")
+        except OutOfResources as exc:
+            raise RuntimeError("launch failed") from exc
+    except RuntimeError as wrapped:
+        assert tuner_skips(wrapped)
+    assert not tuner_skips(ValueError("wrong values"))
+
+
 def test_a_prune_from_another_file_is_refused(tmp_path):
     (tmp_path / "other.py").write_text("def keep(configs, named_args, **kwargs):\n    return configs\n")
     sys.path.insert(0, str(tmp_path))

@@ -74,3 +74,18 @@ def launch(layers, grid, views, named: dict, config=None):
                 arguments[name].zero_()
         named = {**named, **config.all_kwargs()}
     return inner[grid](*views, **named)
+
+
+def tuner_skips(exc: BaseException) -> bool:
+    """Whether Triton's autotuner would pass over a config that raised ``exc`` while timing it
+    (too much shared memory or too many registers for this GPU, a failed tl.static_assert, a
+    ptxas error) and tune among the others: the grader passes over it too, on a GPU."""
+    from triton.compiler.errors import CompileTimeAssertionFailure
+    from triton.runtime.errors import OutOfResources, PTXASError
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, (OutOfResources, CompileTimeAssertionFailure, PTXASError)):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False

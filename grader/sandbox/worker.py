@@ -166,7 +166,7 @@ class Worker:
         reverse order (a race shows as a different result). Each run starts from the bytes the
         grader sent; each run's bytes go back to be judged."""
         from .launch import apply_heuristics, describe_config, program_order, unwrap
-        from .tuning import launch, tuned_configs
+        from .tuning import launch, tuned_configs, tuner_skips
         path = os.path.abspath(msg.file)
         kernel = self.kernel(path, msg.kernel)
         layers = unwrap(kernel, msg.kernel)
@@ -186,7 +186,7 @@ class Worker:
         plans = [(describe_config(c), c, False) for c in configs] or [("", None, False)]
         reorder = interpreted and msg.reorder and self._programs(msg, layers) > 1
         runs, out = [], []
-        for label, config, reverse in plans:
+        for index, (label, config, reverse) in enumerate(plans):
             whole, views = self._tensors(msg.buffers, blobs)
             checker = None
             if interpreted and (msg.check_bounds or msg.trace):
@@ -205,6 +205,9 @@ class Worker:
             if layers.heuristics and config is None and error is None:
                 run["heuristics"] = {k: v for k, v in apply_heuristics(layers, {**msg.values, **named}).items()
                                      if isinstance(v, (int, bool))}
+            if error is not None and config is not None and not interpreted and tuner_skips(error) \
+                    and (runs or index < len(plans) - 1):  # as the tuner would, unless every config fails so
+                continue
             runs.append(wire.KernelRun(**run))
             if run["failure"] is not None:
                 break
