@@ -123,7 +123,8 @@ class _Reader:
         if node.id in self.helpers or node.id in self.constants:
             return None
         origin = self.bindings.origin(node) or ""
-        if origin.split(".")[0] in ("triton", "math") and origin.split(".")[-1] not in DENIED_ATTRIBUTES:
+        parts = origin.split(".")
+        if parts[0] in ("triton", "math") and not DENIED_ATTRIBUTES & set(parts):  # not through triton.runtime
             return None
         if origin.startswith("builtins.") and node.id in SAFE_BUILTINS:
             return None

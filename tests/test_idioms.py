@@ -163,11 +163,13 @@ def test_library_helpers_pass_the_reading():
     ("return n.__class__", "`.__class__` reaches outside"),
     ("return tl.core.builtins.len([]) + 10.0", "`.builtins` reaches outside"),
     ("return helper(n)", "`helper` is not one of its arguments"),
+    ("return 10.0 + interpreter_builder.grid_dim[0]", "`interpreter_builder` is not one of its arguments"),
     ("try:\n        return n.value\n    except AttributeError:\n        return 10.0", "`try` statements are not allowed"),
     ("import os\n    return 10.0", "`import` statements are not allowed"),
 ])
 def test_a_helper_that_could_tell_the_interpreter_from_the_compiler_is_refused(body, says):
-    source = HEAD + f"def helper(n):\n    return n\n\n\n@tl.constexpr\ndef ten(n):\n    {body}\n" + KERNEL
+    source = HEAD + "from triton.runtime.interpreter import interpreter_builder\n\n\n" + \
+        f"def helper(n):\n    return n\n\n\n@tl.constexpr\ndef ten(n):\n    {body}\n" + KERNEL
     finding = sniffing.find(source, "add_kernel")
     assert finding is not None and finding.function == "ten", body
     text = sniffing.message(finding)
