@@ -143,6 +143,9 @@ def captured(obj) -> Captured:
             raise TypeError(f"{target!r} is neither a @triton.jit kernel nor a class")
         if fn.__name__ in seen:
             return
+        prune = _early_config_prune(target)
+        if prune is not None:  # written above the kernel: its decorator names it
+            visit(prune)
         seen[fn.__name__] = ""  # mark first: recursion
         src, filename, first = _class_source(fn) if inspect.isclass(fn) else _function_source(fn)
         src = textwrap.dedent(src)  # keeps the lines, so the map holds
@@ -166,12 +169,20 @@ def captured(obj) -> Captured:
                     line = f"import {value.__name__} as {name}" if value.__name__ != name else f"import {name}"
                     if line not in imports:
                         imports.append(line)
+                elif isinstance(value, tl.constexpr) and inspect.isfunction(value.value):
+                    visit(value.value)  # a helper decorated @tl.constexpr: its source, decorator included
                 elif isinstance(value, tl.constexpr):
                     seen[name] = f"{name} = tl.constexpr({value.value!r})"
                 elif _is_literal(value):
                     seen[name] = f"{name} = {value!r}"
                 elif python_function(value, classes=True) is not None and getattr(value, "__module__", "") != "torch":
                     module = getattr(python_function(value, classes=True), "__module__", "")
+                    if module.startswith(("torch", "triton")) and getattr(value, "__name__", None):
+                        # a library function imported by name (`from triton.language.core import ...`)
+                        alias = "" if value.__name__ == name else f" as {name}"
+                        line = f"from {module} import {value.__name__}{alias}"
+                        if line not in imports:
+                            imports.append(line)
                     if module.startswith(("torch", "triton", "grader")):
                         continue
                     visit(value)
@@ -189,6 +200,16 @@ def captured(obj) -> Captured:
             lines.update({start + i: (place, first + i) for i in range(len(src.splitlines()))})
         text += src
     return Captured(text + "\n", LineMap(lines))
+
+
+def _early_config_prune(target):
+    """The function an autotuner around ``target`` prunes its configs with, if any."""
+    for _ in range(8):
+        prune = getattr(target, "early_config_prune", None)
+        if inspect.isfunction(prune):
+            return prune
+        target = getattr(target, "fn", None)
+    return None
 
 
 def _function_source(fn) -> tuple[str, str | None, int]:

@@ -10,20 +10,22 @@ import ast
 import builtins
 from dataclasses import dataclass
 
+from .autotune_rules import autotune_problem
+from .literals import ARITHMETIC, import_try, is_literal, keywords_problem  # noqa: F401 (import_try, is_literal: the rules' API)
+
 AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Function"}
 CONSTEXPR = {"triton.language.constexpr"}
+# Decorators that make a compile-time helper: `@tl.constexpr` (as FlagGems writes it) and
+# `@triton.constexpr_function`. Decorating runs nothing; the body runs when a kernel calls it,
+# and grader.host_helpers reads it first.
+CONSTEXPR_HELPER = CONSTEXPR | {"triton.constexpr_function", "triton.runtime.jit.constexpr_function",
+                                "triton.runtime.constexpr_function"}
 PLAIN_DECORATORS = {"builtins.staticmethod", "builtins.classmethod",
                     "torch.autograd.function.once_differentiable"}
 HEURISTIC_CALLS = {"triton.next_power_of_2", "triton.cdiv", "builtins.min", "builtins.max",
                    "builtins.int", "builtins.bool", "builtins.abs"}
-# autotune arguments that Triton calls: each would run the learner's code
-AUTOTUNE_HOOKS = {"pre_hook", "post_hook", "prune_configs_by", "early_config_prune", "perf_model", "do_bench"}
-AUTOTUNE_NAME_LISTS = {"key", "reset_to_zero", "restore_value"}
 # star imports known not to rebind triton, torch or a decorator, with the builtins they do shadow
 HARMLESS_STAR = {"math": (), "triton.language": ("min", "max", "abs")}
-ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
-              ast.LShift, ast.RShift, ast.BitOr, ast.BitAnd, ast.BitXor)
-HUGE_EXPONENT = 1024  # 2 ** 10 ** 10 would hang the import: exponents and shifts stay small
 
 
 @dataclass(frozen=True)
@@ -144,88 +146,10 @@ def bindings_of(tree: ast.Module) -> Bindings:
     return Bindings(origins, rebound)
 
 
-def is_literal(node: ast.expr | None, constants: frozenset = frozenset()) -> bool:
-    """Plain data written out: constants, containers of them, unary minus and arithmetic,
-    and names of constants kept earlier in the file."""
-    if isinstance(node, ast.Constant):
-        return True
-    if isinstance(node, ast.Name):
-        return node.id in constants
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return all(is_literal(e, constants) for e in node.elts)
-    if isinstance(node, ast.Dict):
-        return all(k is not None and is_literal(k, constants) for k in node.keys) \
-            and all(is_literal(v, constants) for v in node.values)
-    if isinstance(node, ast.UnaryOp):
-        return is_literal(node.operand, constants)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC):
-        if isinstance(node.op, (ast.Pow, ast.LShift)) and not _small_int(node.right):
-            return False
-        return is_literal(node.left, constants) and is_literal(node.right, constants)
-    return False
-
-
-def _small_int(node: ast.expr) -> bool:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        node = node.operand
-    return isinstance(node, ast.Constant) and type(node.value) is int and node.value <= HUGE_EXPONENT
-
-
 def is_constexpr_call(node: ast.expr, bindings: Bindings, constants: frozenset) -> bool:
     """``tl.constexpr(<literal>)``."""
     return (isinstance(node, ast.Call) and bindings.origin(node.func) in CONSTEXPR
             and len(node.args) == 1 and not node.keywords and is_literal(node.args[0], constants))
-
-
-def _names_list(node: ast.expr) -> bool:
-    return isinstance(node, (ast.List, ast.Tuple)) and all(
-        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
-
-
-def _keywords_problem(call: ast.Call, what: str) -> str | None:
-    for keyword in call.keywords:
-        if keyword.arg is None:
-            return f"`**` arguments to {what} are not allowed: write each option out"
-        if not is_literal(keyword.value):
-            return f"option `{keyword.arg}` of {what} is not a literal"
-    return None
-
-
-def _config_problem(node: ast.expr, bindings: Bindings) -> str | None:
-    if not (isinstance(node, ast.Call) and bindings.origin(node.func) == "triton.Config"):
-        return "each autotune config must be written as `triton.Config({...}, num_warps=...)`"
-    if not all(is_literal(a) for a in node.args):
-        return "the arguments of `triton.Config` must be literals"
-    hooks = [k for k in node.keywords if k.arg == "pre_hook" and not _is_none(k.value)]
-    return "`triton.Config(pre_hook=...)` would run your code: hooks are not allowed" if hooks \
-        else _keywords_problem(node, "`triton.Config`")
-
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
-def _autotune_problem(call: ast.Call, bindings: Bindings) -> str | None:
-    if len(call.args) > 2 or any(isinstance(a, ast.Starred) for a in call.args):
-        return "`triton.autotune` takes `configs=` and `key=`, then options by keyword"
-    given = dict(zip(("configs", "key"), call.args)) | {k.arg: k.value for k in call.keywords}
-    if None in given:
-        return "`**` arguments to `triton.autotune` are not allowed: write each option out"
-    configs = given.get("configs")
-    if not isinstance(configs, (ast.List, ast.Tuple)):
-        return "`triton.autotune(configs=...)` must be a list of `triton.Config(...)` written in place"
-    for config in configs.elts:
-        problem = _config_problem(config, bindings)
-        if problem:
-            return problem
-    for name, value in given.items():
-        if name in AUTOTUNE_HOOKS and not _is_none(value):
-            return f"`triton.autotune({name}=...)` would run your code: it is not allowed when grading"
-        if name in AUTOTUNE_NAME_LISTS and not (_names_list(value) or (name != "key" and _is_none(value))):
-            return f"`triton.autotune({name}=...)` must be a list of argument names as strings"
-        if name != "configs" and not is_literal(value):
-            return f"option `{name}` of `triton.autotune` is not a literal"
-    return None
 
 
 def _heuristic_problem(node: ast.expr, bindings: Bindings) -> str | None:
@@ -271,9 +195,9 @@ def decorator_problem(node: ast.expr, bindings: Bindings) -> str | None:
     if origin == "triton.jit":
         if call and call.args:
             return "`triton.jit(...)` takes options by keyword only"
-        return call and _keywords_problem(call, "`triton.jit`")
+        return call and keywords_problem(call, "`triton.jit`")
     if origin == "triton.autotune" and call:
-        return _autotune_problem(call, bindings)
+        return autotune_problem(call, bindings)
     if origin == "triton.heuristics" and call:
         values = call.args + [k.value for k in call.keywords if k.arg == "values"]
         if len(call.args) + len(call.keywords) != 1 or len(values) != 1 or not isinstance(values[0], ast.Dict):
@@ -283,5 +207,8 @@ def decorator_problem(node: ast.expr, bindings: Bindings) -> str | None:
         return next(filter(None, (_heuristic_problem(v, bindings) for v in values[0].values)), None)
     if origin in PLAIN_DECORATORS and not call:
         return None
-    return (f"decorator `{ast.unparse(target)}` is not one of Triton's (jit, autotune, heuristics) or "
+    if origin in CONSTEXPR_HELPER:
+        return f"`@{ast.unparse(target)}` takes no arguments: write it bare, above `def`" if call else None
+    return (f"decorator `{ast.unparse(target)}` is not one of Triton's (jit, autotune, heuristics, "
+            f"constexpr, constexpr_function) or "
             f"Python's (staticmethod, classmethod, once_differentiable){bindings.why_untrusted(target)}")

@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass, replace
 
 from .definition_rules import (AUTOGRAD_FUNCTION, CONSTEXPR, Bindings, bindings_of, decorator_problem,
-                               is_constexpr_call, is_literal, module_targets)
+                               import_try, is_constexpr_call, is_literal, module_targets)
 from .source_lines import statement_start
 
 
@@ -166,7 +166,7 @@ class _Planner:
     def statement(self, node, bindings, constants, where) -> _Piece:
         if isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
             return _Piece(node)  # docstrings
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or import_try(node):
             return _Piece(node) if where == "at module level" else _Piece(node, "imports belong at module level")
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return self.function(node, bindings, constants)

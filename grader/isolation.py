@@ -36,6 +36,11 @@ FILE_MB = 256  # largest file a worker may write, its stderr log included
 ENV_PASSED = ("PATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME",
               "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
               "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "PYTHONHASHSEED")
+# Set for every worker, sandboxed or not. ptxas refuses PTX with a non-ASCII character, and
+# Triton's line info writes the kernel file's name into the PTX (`// José Müller.py:3:0`):
+# without it a learner's file may have any name. Compile errors still name the learner's line
+# (they come from Triton's front end, which line info does not touch).
+WORKER_ENV = {"TRITON_DISABLE_LINE_INFO": "1"}
 
 
 class SandboxUnavailable(RuntimeError):
@@ -126,6 +131,7 @@ def _environment(extra: dict[str, str]) -> list[str]:
     env.update({"HOME": "/tmp", "TMPDIR": "/tmp", "USER": "learner", "LOGNAME": "learner", "TRITON_CACHE_DIR": "/tmp/triton-cache",
                 "MPLCONFIGDIR": "/tmp/matplotlib", "PYTHONDONTWRITEBYTECODE": "1"})
     env.update(extra)
+    env.update(WORKER_ENV)
     args = ["--clearenv"]
     for name, value in sorted(env.items()):
         args += ["--setenv", name, value]
@@ -259,7 +265,7 @@ def start(argv: list[str], jail: Jail, env: dict[str, str], gpu: bool, pass_fds=
     """Start ``argv`` confined by ``jail`` (``pass_fds``: the sockets it talks over; ``popen``:
     its standard streams)."""
     if not jail.sandbox:
-        full_env = {**os.environ, **env}
+        full_env = {**os.environ, **env, **WORKER_ENV}
         full_env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), os.environ.get("PYTHONPATH")) if p)
         full_env.pop("TRITON_INTERPRET", None)  # the worker sets it itself for --device cpu
         proc = subprocess.Popen(argv, env=full_env, start_new_session=True, preexec_fn=limiter(jail),

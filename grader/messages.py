@@ -155,6 +155,15 @@ _COMPILE_FIXES = [
      "kernels can read module-level constants only when they are `tl.constexpr` objects: write "
      "`{name} = tl.constexpr(...)` where the module says `{name} = ...` (e.g. `FPINT = tl.constexpr(8)`, "
      "not `FPINT = 8`)."),
+    (r"Unsupported function referenced: <function (?P<name>\w+)",
+     "a kernel may call only Triton functions: decorate `{name}` with `@triton.jit` if it computes on "
+     "blocks, or `@triton.constexpr_function` if it computes a compile-time value from constexprs."),
+    (r"'constexpr' object has no attribute",
+     "a `@tl.constexpr` helper is given `tl.constexpr` objects when compiled (plain values in the "
+     "interpreter): decorate it `@triton.constexpr_function` instead, which hands it plain values in both."),
+    (r"ptxas, NVIDIA's assembler, rejected",
+     "this is Triton's code generation failing, not Triton language: simplify the line it names, "
+     "and grade on a GPU to see whether your Triton version compiles it."),
     (r"must be a constexpr|is not a constexpr|constexpr expected",
      "a value used as a shape or block size must be a `tl.constexpr` parameter: declare it `B0: tl.constexpr`."),
 ]

@@ -45,6 +45,7 @@ class Finding:
     line: int
     source: str
     what: str
+    helper: str = ""  # "" for a kernel; else what kind of host Python (see grader.host_helpers)
 
 
 def _jit_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
@@ -69,6 +70,34 @@ def find(source: str, kernel: str) -> Finding | None:
     jitted = _jit_functions(tree)
     lines = source.splitlines()
     todo, seen = [kernel], set()
+    found = _kernel_finding(jitted, lines, todo, seen)
+    return found or _host_finding(source, tree, jitted, seen)
+
+
+def _host_finding(source: str, tree: ast.Module, jitted: dict, kernels: set) -> Finding | None:
+    """The first thing the compile-time helpers and prune functions of ``kernels`` may not do."""
+    from .definition_rules import bindings_of
+    from .host_helpers import HELPER, PRUNE, helper_names, problems, prune_function
+    helpers = helper_names(tree, bindings_of(tree))
+    called = set().union(*(_called_names(jitted[k]) for k in kernels)) & helpers
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    grown = None
+    while grown != called:  # helpers call helpers
+        grown = set(called)
+        called |= set().union(*(_called_names(defs[n]) for n in grown)) & helpers
+    checks = [(called, HELPER)]
+    for name in kernels:
+        pruner = next(filter(None, map(prune_function, jitted[name].decorator_list)), None)
+        if isinstance(pruner, ast.Name):
+            checks.append(({pruner.id}, PRUNE))
+    for names, kind in checks:
+        problem = problems(source, names)
+        if problem:
+            return Finding(problem.function, problem.line, problem.source, problem.what, kind)
+    return None
+
+
+def _kernel_finding(jitted: dict, lines: list, todo: list, seen: set) -> Finding | None:
     while todo:
         name = todo.pop(0)
         if name in seen or name not in jitted:
@@ -111,6 +140,10 @@ def check_file(path: Path, kernel: str | None) -> Finding | None:
 
 
 def message(finding: Finding) -> str:
+    if finding.helper:
+        from .host_helpers import Problem
+        from .host_helpers import message as helper_message
+        return helper_message(Problem(finding.function, finding.line, finding.source, finding.what), finding.helper)
     where = f"`{finding.function}`" + (f" at line {finding.line}: `{finding.source}`" if finding.source else "")
     return (f"{where}: {finding.what}. A kernel that inspects its values or its environment can behave "
             f"differently in the interpreter than on a GPU, so the grader does not run it. Compute with "

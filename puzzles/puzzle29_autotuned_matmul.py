@@ -36,10 +36,10 @@ kernel is retuned, at the cost of timing every config, at every call.
 
 **Every config must be correct.** Which config wins depends on the GPU, the shape and timing
 noise, so a config that is wrong on some shape is a bug that shows only on some machines.
-The grader therefore runs **every** config in the interpreter, on every case, and grades
-each run; on a GPU it lets Triton tune, as in real use, so there only the winning config
-runs and a wrong one can hide: grade in the interpreter (`--device cpu`) too. A kernel that is right only when
-`BLOCK_K` divides `K`, or a config that leaves out a constexpr the kernel needs, fails here.
+The grader therefore runs **every** config, on every case, and grades each run, in the
+interpreter and on a GPU alike (there below the autotuner, as the autotuner launches its
+choice): a failure names the config. A kernel that is right only when `BLOCK_K` divides `K`,
+or a config that leaves out a constexpr the kernel needs, fails here.
 The cases are small (the same tails in M, N and K as puzzle 28), so a config of
 128 × 256 tiles covers a case with one or two programs, and every config runs in seconds.
 
@@ -47,8 +47,14 @@ How the grader launches it: it passes the pointers, `M`, `N`, `K` and the stride
 block sizes (they come from the config Triton picks; passing them too is an error), and
 computes the grid from the chosen config, as your own launcher would with
 `grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)`.
-Hooks and `prune_configs_by` run your Python on the host with the kernel's tensors, so
-the grader refuses them: use plain configs and `key`.
+**Pruning.** `prune_configs_by={"early_config_prune": keep}`, with `keep(configs, named_args,
+**kwargs)` defined in the same file, drops configs before tuning, as Triton's own matmul does
+for tiles larger than the product. The grader runs it as Triton would, on tensors that have
+shapes and dtypes but no values, and grades every config it keeps; it must keep at least one
+for every size (Triton stops otherwise), so pruning to the configs whose `BLOCK_K` divides `K`
+leaves none for `K = 100`. `keep` may use its arguments, arithmetic, comparisons, loops and
+comprehensions. Hooks and `perf_model` run your Python with the kernel's tensors, so the grader
+refuses them.
 
 For speed on an H100, start from tiles of 128 × 256 or 128 × 128 with `BLOCK_K = 64`,
 8 warps, 3 or 4 stages and `GROUP_M = 8`, and add a smaller tile for small products.

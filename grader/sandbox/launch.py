@@ -6,8 +6,9 @@ Triton's own ``Autotuner`` and ``Heuristics``. The check is on the exact class, 
 subclass with a ``__getitem__`` of its own (which would run at launch and could write the
 expected answer) is refused, and the launch itself is always Triton's code, called here.
 
-The interpreter has no GPU to tune on, so an autotuned kernel is run once per config there,
-and each run is graded; on a GPU Triton's autotuner picks the config, as in real use.
+An autotuned kernel is run once per config, below the autotuner, on every device, and each
+run is graded (see :mod:`.tuning`): a config the GPU's tuner never picks is still a config
+it could pick elsewhere.
 """
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ def unwrap(kernel, name: str) -> Layers:
         if kind is autotuner:
             if layers.autotuner is not None:
                 raise NotGenuine(f"`{name}` is autotuned twice: use one @triton.autotune with every config in it.")
-            _no_hooks(obj, name)
+            _no_hooks(obj, name, kernel)
             layers.autotuner, layers.configs = obj, list(obj.configs)
         elif kind is heuristics:
             layers.heuristics = {**obj.values, **layers.heuristics}
@@ -93,16 +94,22 @@ def python_function(obj, classes: bool = False):
     return None
 
 
-def _no_hooks(tuner, name: str) -> None:
-    """Hooks and pruning functions run the submission's Python at launch time, with the
-    kernel's tensors in hand: the grader does not run them."""
+def _no_hooks(tuner, name: str, kernel) -> None:
+    """Hooks and performance models run the submission's Python at launch time, with the
+    kernel's tensors in hand: the grader does not run them. An ``early_config_prune`` of the
+    kernel's own file is run, on tensors without values (see :mod:`.tuning`)."""
+    prune = tuner.early_config_prune
+    own = prune is None or (inspect.isfunction(prune) and python_function(kernel) is not None
+                            and prune.__code__.co_filename == python_function(kernel).__code__.co_filename)
     hooks = [what for what, set_ in (("pre_hook", tuner.user_defined_pre_hook), ("post_hook", tuner.user_defined_post_hook),
-                                     ("prune_configs_by", tuner.early_config_prune or tuner.perf_model)) if set_]
+                                     ("prune_configs_by's perf_model", tuner.perf_model),
+                                     ("an early_config_prune from outside its file", not own)) if set_]
     hooks += [f"a Config's pre_hook ({describe_config(c)})" for c in tuner.configs if c.pre_hook is not None]
     if hooks:
         raise NotGenuine(f"`{name}` is autotuned with {', '.join(hooks)}: these run Python on the host with "
                          f"the kernel's tensors, so the grader does not run them. Use plain configs, "
-                         f"`key`, `reset_to_zero` and `restore_value`.")
+                         f"`key`, `reset_to_zero`, `restore_value` and `prune_configs_by="
+                         f"{{\"early_config_prune\": fn}}` with `fn` defined in the same file.")
 
 
 def parameters(layers: Layers) -> tuple[list, dict]:

@@ -163,37 +163,41 @@ class Worker:
         return whole, views
 
     def op_run(self, msg: wire.Run, blobs: list[bytes]):
-        """Run one case, possibly several times: once per autotuning config in the interpreter,
-        and once more with the programs in reverse order (a race shows as a different result).
-        Each run starts from the bytes the grader sent; each run's bytes go back to be judged."""
-        from .launch import apply_heuristics, describe_config, unwrap
+        """Run one case, possibly several times: once per autotuning config the tuner could pick
+        (on every device: see tuning), and in the interpreter once more with the programs in
+        reverse order (a race shows as a different result). Each run starts from the bytes the
+        grader sent; each run's bytes go back to be judged."""
+        from .launch import apply_heuristics, describe_config, program_order, unwrap
+        from .tuning import launch, tuned_configs, tuner_skips
         path = os.path.abspath(msg.file)
         kernel = self.kernel(path, msg.kernel)
         layers = unwrap(kernel, msg.kernel)
         self.use_allocator(msg.allocator)
         grid = self._grid(msg)
         interpreted = self.device == "cpu"
-        plans = [(describe_config(c), c, False) for c in layers.configs] if interpreted and layers.configs \
-            else [("", None, False)]
+        configs, error, printed, seconds = list(layers.configs), None, "", 0.0
+        if getattr(layers.autotuner, "early_config_prune", None) is not None:  # the learner's Python: captured
+            configs, error, printed, seconds = self._run_learner(
+                lambda: tuned_configs(layers, msg.buffers, dict(msg.named), self.torch), None)
+        if error is not None:  # the learner's early_config_prune raised, or kept nothing
+            failure = self._failure(error, path, kernel)
+            if getattr(error, "line", None) and failure.line is None:
+                failure = wire.Failure("exception", error=failure.error, line=error.line, source=error.source)
+            return wire.Ran(runs=[wire.KernelRun(label="its early_config_prune", reversed=False, seconds=seconds,
+                                                 printed=printed, failure=failure)]), []
+        plans = [(describe_config(c), c, False) for c in configs] or [("", None, False)]
         reorder = interpreted and msg.reorder and self._programs(msg, layers) > 1
         runs, out = [], []
-        for label, config, reverse in plans:
+        for index, (label, config, reverse) in enumerate(plans):
             whole, views = self._tensors(msg.buffers, blobs)
             checker = None
             if interpreted and (msg.check_bounds or msg.trace):
                 checker = self._bounds_checker(msg.buffers, whole, path, msg.trace and not out, msg.check_bounds)
                 checker.install()
             named = dict(msg.named)
-            if config is not None:
-                named.update(config.all_kwargs())
-                launch = lambda: self._launch_interpreted(layers, grid, views, named)  # noqa: E731
-            elif interpreted:
-                launch = lambda: self._launch_interpreted(layers, grid, views, named)  # noqa: E731
-            else:
-                launch = lambda: kernel[grid](*views, **named)  # noqa: E731 (Triton's own launch, tuning included)
-            from .launch import program_order
             with program_order(reverse):
-                _, error, printed, seconds = self._run_learner(launch, checker)
+                _, error, printed, seconds = self._run_learner(
+                    lambda: launch(layers, grid, views, named, config), checker)
             run = {"label": label, "reversed": reverse, "seconds": seconds, "printed": printed,
                    "failure": None if error is None else self._failure(error, path, kernel)}
             if checker is not None:
@@ -203,6 +207,9 @@ class Worker:
             if layers.heuristics and config is None and error is None:
                 run["heuristics"] = {k: v for k, v in apply_heuristics(layers, {**msg.values, **named}).items()
                                      if isinstance(v, (int, bool))}
+            if error is not None and config is not None and not interpreted and tuner_skips(error) \
+                    and (runs or index < len(plans) - 1):  # as the tuner would, unless every config fails so
+                continue
             runs.append(wire.KernelRun(**run))
             if run["failure"] is not None:
                 break
@@ -232,13 +239,6 @@ class Worker:
             return math.prod(self._grid(msg)(dict(msg.named)))
         except Exception:  # the grid needs a value only a config gives: assume several
             return 2
-
-    @staticmethod
-    def _launch_interpreted(layers, grid, views, named):
-        """The interpreter's launch, below any autotuner (which needs a GPU to time configs);
-        heuristics are Triton's own layer and run as they would on a GPU."""
-        inner = layers.autotuner.fn if layers.autotuner is not None else layers.outer
-        return inner[grid](*views, **named)
 
     def _run_learner(self, call, checker):
         """Run learner code with its output captured; the bounds check (if any) is removed after.
@@ -383,7 +383,9 @@ class Worker:
                 line, source = compile_error_line(compile_error, fn, inspect.getsourcefile(fn) or path)
             else:
                 line, source = learner_frame(exc, path)
-            return wire.Failure("compile", error=f"{type(compile_error).__name__}: {compile_error}",
+            from .compile_errors import describe
+            return wire.Failure("compile", error=describe(compile_error, fn, inspect.getsourcefile(fn) or path
+                                                          if fn is not None else path),
                                 line=line, source=source)
         line, source = learner_frame(exc, path)
         text = f"{type(cause).__name__}: {cause}"
@@ -450,8 +452,10 @@ class Worker:
                     source = ASTSource(fn=JITFunction(fn), signature=signature, constexprs=constexprs)
                     self.triton.compile(source, target=GPUTarget("cuda", msg.arch, 32), options=options)
             except BaseException as exc:
-                line, src = compile_error_line(exc, fn, inspect.getsourcefile(fn) or path)
-                return wire.Failure("compile", error=f"{type(exc).__name__}: {exc}", line=line, source=src,
+                from .compile_errors import describe
+                filename = inspect.getsourcefile(fn) or path
+                line, src = compile_error_line(exc, fn, filename)
+                return wire.Failure("compile", error=describe(exc, fn, filename), line=line, source=src,
                                     config=label), []
         return wire.Compiled(variants=len(variants)), []
 

@@ -1,12 +1,11 @@
-# Unmasked K lanes, made safe by pruning the configs to those whose BLOCK_K divides K.
-# prune_configs_by runs the submission's Python on the host at launch time, so the grader
-# leaves the kernel out ("not imported"); and no config would be left for a K that no
-# BLOCK_K divides.
+# Unmasked K lanes, made safe by pruning the configs to those whose BLOCK_K divides K. The
+# grader runs the prune (on tensors without values) as Triton would, and for a K that no
+# BLOCK_K divides (K = 100) no config is left: Triton would stop there too.
 import triton
 import triton.language as tl
 
-EXPECT_KIND = "not_found"
-EXPECT_SAYS = "prune_configs_by"
+EXPECT_KIND = "exception"
+EXPECT_SAYS = "kept no config for this launch"
 
 
 def keep_dividing_block_k(configs, named_args, **kwargs):
