@@ -148,14 +148,30 @@ class Replayer:
             kwargs = dict(zip(inspect.signature(layers.base.fn).parameters, args))
             kwargs.update({k: self.decode(v) for k, v in step.options.items()})
             args = []
-        index = min(self.config, len(step.grids) - 1)
-        grid = tuple(step.grids[index])
         if layers.autotuner is not None and layers.configs:
-            config = layers.configs[min(index, len(layers.configs) - 1)]
+            kept = self._kept(layers, args, kwargs)
+            config = kept[min(self.config, len(kept) - 1)]
+            # the recording evaluated the grid once per config of the tuner, in its order
+            grid = tuple(step.grids[min(layers.configs.index(config), len(step.grids) - 1)])
             self.labels.append(f"`{name}` with {describe_config(config)}")
             layers.autotuner.fn[grid](*args, **kwargs, **config.all_kwargs())  # below the tuner: this config
         else:
-            layers.outer[grid](*args, **kwargs)
+            layers.outer[grid_of(step, self.config)](*args, **kwargs)
+
+    def _kept(self, layers, args, kwargs) -> list:
+        """The configs the tuner could pick for this launch: those its early_config_prune keeps,
+        asked with tensors that have this launch's shapes and no values, as for a kernel puzzle."""
+        import inspect
+
+        from .tuning import kept_configs
+        meta = {k: torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")
+                if isinstance(v, torch.Tensor) else v
+                for k, v in {**dict(zip(inspect.signature(layers.base.fn).parameters, args)), **kwargs}.items()}
+        return kept_configs(layers, meta, kwargs)
+
+
+def grid_of(step, config: int) -> tuple:
+    return tuple(step.grids[min(config, len(step.grids) - 1)])
 
 
 def find_kernel(module, path, hops: int):

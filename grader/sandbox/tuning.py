@@ -36,13 +36,20 @@ def tuned_configs(layers, buffers, named: dict, torch) -> list:
     tuner = layers.autotuner
     if tuner is None or not layers.configs:
         return []
-    prune = getattr(tuner, "early_config_prune", None)
-    if prune is None:
+    if getattr(tuner, "early_config_prune", None) is None:
         return list(layers.configs)
     names = list(inspect.signature(layers.base.fn).parameters)
     shaped = [torch.empty_strided(tuple(b.shape), tuple(b.strides), dtype=getattr(torch, b.dtype), device="meta")
               for b in buffers]
-    by_name = {**dict(zip(names, shaped)), **named}
+    return kept_configs(layers, {**dict(zip(names, shaped)), **named}, named)
+
+
+def kept_configs(layers, by_name: dict, named: dict) -> list:
+    """The configs ``early_config_prune`` keeps for a launch whose arguments are ``by_name`` (tensors
+    already without values) and whose keyword arguments are ``named``; all of them without a prune."""
+    prune = getattr(layers.autotuner, "early_config_prune", None)
+    if prune is None:
+        return list(layers.configs)
     copies = [copy.deepcopy(c) for c in layers.configs]
     keywords = named
     try:  # Triton passes the launch's keyword arguments too; a prune without **kwargs takes none
