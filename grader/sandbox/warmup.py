@@ -42,7 +42,9 @@ def compiler() -> None:
 
 def prepare(device: str) -> None:
     """Warm what workers of ``device`` use; a failure here only costs the time it was to save."""
-    steps = {"cpu": (fake_tensors, interpreter), "cuda": (fake_tensors,), "compile": (compiler,)}[device]
+    # Not fake tensors for cuda: making them initialises CUDA (seen with torch 2.11 on an H100), and a
+    # zygote that has used CUDA forks workers that cannot ("Cannot re-initialize CUDA in forked subprocess").
+    steps = {"cpu": (fake_tensors, interpreter), "cuda": (), "compile": (compiler,)}[device]
     for step in steps:
         try:
             step()
