@@ -10,7 +10,8 @@ lists them all, with what is left and why):
 * float arguments of a kernel are fp32 scalars, as a launch passes them, so ``eps.to(...)``
   and the fp32 promotion of ``x_fp16 * eps`` work as compiled.
 * ``tl.clamp`` without ``propagate_nan`` is maxnum then minnum: a NaN becomes ``lo``.
-* float -> integer casts saturate and turn NaN into 0, as ``cvt.rzi`` does.
+* float -> integer casts truncate as ``cvt.rzi`` does on an H100: 32-bit ones saturate (NaN -> 0),
+  8- and 16-bit ones keep the 32-bit result's low bits, 64-bit ones saturate (NaN -> the minimum).
 * bf16, which the interpreter keeps as raw 16-bit patterns: arithmetic is done in fp32 and
   rounded to nearest-even, conversions round to nearest-even (``cvt.rn.bf16.f32``), bf16
   constants (``tl.full``, ``tl.zeros``) exist, atomic add works.
@@ -50,11 +51,20 @@ def to_tf32(values: np.ndarray) -> np.ndarray:
 
 
 def float_to_int(data: np.ndarray, np_dtype: np.dtype) -> np.ndarray:
-    """Truncate toward zero, saturate at the type's range, NaN -> 0 (``cvt.rzi``)."""
+    """Truncate toward zero, as ``cvt.rzi`` does. Measured on an H100 (triton 3.6): 32-bit casts
+    saturate and send NaN to 0; 8- and 16-bit ones go through the 32-bit cast and keep its low bits
+    (300.0 -> int8 is 44); 64-bit ones saturate and send NaN to the minimum."""
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype.itemsize < 4:  # through the 32-bit cast, then its low bits
+        wide = np.int32 if np_dtype.kind == "i" else np.uint32
+        return float_to_int(data, wide).astype(np_dtype)
     info = np.iinfo(np_dtype)
     t = np.trunc(np.asarray(data, dtype=np.float64))
+    nan = np.isnan(t)
     low, high = t <= info.min, t >= info.max  # compared as floats: 2**63 itself is not an int64
-    safe = np.where(np.isnan(t) | low | high, 0, t).astype(np_dtype)
+    if np_dtype.itemsize == 8:
+        low = low | nan
+    safe = np.where(nan | low | high, 0, t).astype(np_dtype)
     return np.where(low, np.array(info.min, np_dtype), np.where(high, np.array(info.max, np_dtype), safe))
 
 
