@@ -355,7 +355,7 @@ class PuzzleGrader:
         """On a GPU, the case again in the interpreter, every load and store checked: a load out of
         bounds whose value is never used passes on a GPU, silently. Only such an access is judged
         here; the values are the GPU's to judge. The text of the access, or None."""
-        if self.bounds is None or case.name in self._unchecked_beside():
+        if self.bounds is None or case.label in self._unchecked_beside():
             return None
         try:
             reply, _ = self._ask(message, blobs, worker=self.bounds)
@@ -371,7 +371,7 @@ class PuzzleGrader:
 
     def _unchecked_beside(self) -> set[str]:
         """Cases too large to run again in the interpreter: the small ones find a stray load."""
-        return {case.name for case in self.puzzle.cases if case.large}
+        return {case.label for case in self.puzzle.cases if case.large}
 
     def _look_alike(self, case: Case, plan, got, message: str) -> str:
         """Add "It looks like <name>: <where>." when the wrong values are those of a known mistake."""
@@ -423,6 +423,8 @@ class PuzzleGrader:
     def _compile_each(self, params: list[Param], compiler) -> CheckResult:
         seen = set()
         for case in self.puzzle.cases:
+            if case.large:  # its blocks are a small case's, or as long as its sizes: slow to compile, no news
+                continue
             input_specs, output_specs = self.shapes.typed(case)
             dtypes = [s.dtype for s in (*input_specs, *output_specs)]
             key = (tuple(sorted(case.blocks.items())), tuple(dtypes))

@@ -47,6 +47,8 @@ PUZZLE = Puzzle(
         Case("classic", sizes={"N0": 32}, blocks={"B0": 32}, seed=1),
         Case("wider", sizes={"N0": 128}, blocks={"B0": 128}, seed=2),
         Case("narrow", sizes={"N0": 8}, blocks={"B0": 8}, seed=3),
+        # Past anything a kernel could hard-code: offsets past 16 bits (more than 32768 elements).
+        Case("past_16_bit_offsets", sizes={"N0": 65536}, blocks={"B0": 65536}, seed=4, large=True),
     ),
     hints=(
         "Build the offsets with `tl.arange(0, B0)`, load `x_ptr + offsets`, add 10, "

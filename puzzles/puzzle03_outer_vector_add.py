@@ -51,6 +51,9 @@ PUZZLE = Puzzle(
         Case("wide", sizes={"N0": 64, "N1": 16}, blocks={"B0": 64, "B1": 16}, seed=3),
         Case("tall", sizes={"N0": 8, "N1": 128}, blocks={"B0": 8, "B1": 128}, seed=4),
         Case("single_column", sizes={"N0": 1, "N1": 32}, blocks={"B0": 1, "B1": 32}, seed=5),
+        # Past anything a kernel could hard-code: offsets past 16 bits (a 256 x 256 output).
+        Case("past_16_bit_offsets", sizes={"N0": 256, "N1": 256}, blocks={"B0": 256, "B1": 256}, seed=6,
+             large=True),
     ),
     atol=1e-6,
     rtol=1e-6,

@@ -70,6 +70,9 @@ PUZZLE = Puzzle(
         Case("rectangular", sizes={"N0": 2, "H": 6, "W": 4}, blocks={"KH": 4, "KW": 2, "B0": 1}, seed=4),
         Case("filter_larger_than_image", sizes={"N0": 3, "H": 3, "W": 2}, blocks={"KH": 4, "KW": 4, "B0": 4}, seed=5),
         Case("one_by_one_filter", sizes={"N0": 2, "H": 3, "W": 5}, blocks={"KH": 1, "KW": 1, "B0": 2}, seed=6),
+        # Past anything a kernel could hard-code: a batch whose offsets pass 16 bits.
+        Case("past_16_bit_offsets", sizes={"N0": 2100, "H": 4, "W": 4}, blocks={"KH": 4, "KW": 4, "B0": 1024},
+             seed=7, large=True, vary={"N0": (2050, 2600)}),
     ),
     # fp32 sums of at most 16 products, in a different order than torch.
     atol=1e-5,

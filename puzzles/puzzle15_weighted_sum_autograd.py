@@ -106,6 +106,8 @@ PUZZLE = Puzzle(
         Case("classic", sizes={"batch": (4, 50), "D": 96}, blocks={}, seed=3),
         # "Any number of leading dims" includes none: x is (D,) and the output 0-d.
         Case("no_leading_dims", sizes={"batch": (), "D": 40}, blocks={}, seed=4),
+        # Past anything a kernel could hard-code: more than 1024 rows, past 16-bit offsets.
+        Case("many_rows", sizes={"batch": (1100,), "D": 40}, blocks={}, seed=5, large=True),
     ),
     atol=1e-4,
     rtol=1e-4,

@@ -84,6 +84,9 @@ PUZZLE = Puzzle(
         Case("fp16_rows", sizes={"N0": 8, "T": 1000}, blocks={"B1": 1024}, seed=7, dtypes=HALF),
         Case("bf16_rows", sizes={"N0": 8, "T": 300}, blocks={"B1": 512}, seed=8, dtypes=BF16),
         Case("fp16_large_magnitude", sizes={"N0": 4, "T": 77}, blocks={"B1": 128}, seed=9, scale=30.0, dtypes=HALF),
+        # Past anything a kernel could hard-code: offsets past 16 bits.
+        Case("past_16_bit_offsets", sizes={"N0": 40, "T": 1000}, blocks={"B1": 1024}, seed=10, dtypes=HALF,
+             large=True, vary={"N0": (34, 48), "T": (980, 1024)}),
     ),
     atol=1e-6,
     rtol=1e-5,

@@ -116,6 +116,9 @@ PUZZLE = Puzzle(
         Case("fp16_max_in_last_chunk", sizes={"N0": 3, "T": 300}, blocks={"B1": 64}, seed=10, scale=30.0,
              edges={"x": "max_last_chunk"}, dtypes=HALF),
         Case("bf16_rows", sizes={"N0": 4, "T": 300}, blocks={"B1": 64}, seed=11, dtypes=BF16),
+        # Past anything a kernel could hard-code: rows longer than 1024 (18 or more chunks), offsets past 16 bits.
+        Case("many_chunks", sizes={"N0": 30, "T": 1100}, blocks={"B1": 64}, seed=12, large=True,
+             vary={"N0": (30, 40), "T": (1100, 1400)}),
     ),
     # fp32: the kernel sums in another order than torch, rescales the sum, and a GPU's tl.exp
     # is a fast approximation.

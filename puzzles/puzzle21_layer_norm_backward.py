@@ -154,6 +154,9 @@ PUZZLE = Puzzle(
              dtypes=HALF),
         Case("bf16_rows", sizes={"ROWS": 8, "D": 200}, blocks={"BLOCK_D": 256, "ROWS_PER_PROGRAM": 4}, seed=7,
              dtypes=BF16),
+        # Past anything a kernel could hard-code: hundreds of rows, past 16-bit offsets.
+        Case("hundreds_of_rows", sizes={"ROWS": 200, "D": 200}, blocks={"BLOCK_D": 256, "ROWS_PER_PROGRAM": 8},
+             seed=8, large=True, vary={"ROWS": (180, 260), "D": (190, 256)}),
     ),
     # fp32 sums of up to a few hundred terms, in another order than torch's.
     atol=1e-4,

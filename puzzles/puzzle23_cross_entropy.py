@@ -144,6 +144,10 @@ PUZZLE = Puzzle(
              edges={"x": "all_negative"}),
         Case("constant_rows", sizes={"N": 3, "V": 90}, blocks={"B1": 32}, seed=9, edges={"x": "constant_rows"}),
         Case("bf16_logits", sizes={"N": 6, "V": 300}, blocks={"B1": 64}, seed=10, dtypes=BF16, edges=IGNORED),
+        # Past anything a kernel could hard-code: vocabularies longer than 1024 (18 or more chunks), offsets
+        # past 16 bits.
+        Case("many_chunks", sizes={"N": 30, "V": 1100}, blocks={"B1": 64}, seed=11, large=True,
+             vary={"N": (30, 40), "V": (1100, 1400)}),
     ),
     # fp32: another summation order than torch's, the rescaled sum, and a GPU's fast exp and log.
     atol=2e-5,

@@ -131,6 +131,9 @@ PUZZLE = Puzzle(
              dtypes=HALF),
         Case("bf16_rows", sizes={"N0": 8, "T": 200, "SEED": 2024, "P_PERCENT": 40}, blocks={"B1": 128}, seed=6,
              dtypes=BF16),
+        # Past anything a kernel could hard-code: offsets past 16 bits.
+        Case("past_16_bit_offsets", sizes={"N0": 40, "T": 1000, "SEED": 4242, "P_PERCENT": 30},
+             blocks={"B1": 256}, seed=7, dtypes=HALF, large=True, vary={"N0": (34, 48), "T": (980, 1200)}),
     ),
     # Which elements survive is exact; a survivor's x / (1 - p) may round differently by an ulp.
     atol=1e-6,

@@ -121,6 +121,9 @@ PUZZLE = Puzzle(
         Case("large_logits", sizes={"N": 4, "V": 130}, blocks={}, seed=4, scale=50.0, edges=IGNORED),
         Case("bf16_logits", sizes={"N": 6, "V": 100}, blocks={}, seed=5, edges=IGNORED,
              dtypes={"x": "bfloat16"}),
+        # Past anything a kernel could hard-code: more than 1024 rows, past 16-bit offsets.
+        Case("past_1024_rows", sizes={"N": 1100, "V": 40}, blocks={}, seed=6, edges=IGNORED, large=True,
+             vary={"N": (1030, 1300), "V": (33, 48)}),
     ),
     # fp32: the loss of order 1 to 100s; the gradient of order 1/(n V) times G.
     atol=1e-6,

@@ -52,6 +52,9 @@ def prepare(device: str) -> None:
     from .launch import compiled_builtins
     from .learner_import import install
     install(compiled_builtins() if device == "cpu" else None)
+    if device == "cpu":
+        from .interpreter_speed import install as patch_once_per_launch
+        patch_once_per_launch()
     from . import warmup
     warmup.prepare(device)
 
