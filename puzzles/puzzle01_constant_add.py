@@ -12,6 +12,9 @@ The tools for this puzzle:
 
 * `tl.arange(0, B0)` gives the offsets `0, 1, ..., B0 - 1` as a block of values.
 * `x_ptr + offsets` is a block of pointers; `tl.load` reads them and `tl.store` writes them.
+
+**Sizes.** One case is a vector of 65536 elements, in one block: offsets past 32767 do not
+fit 16 bits.
 """
 import torch
 import triton

@@ -18,6 +18,9 @@ The new tool for this puzzle is the **mask**:
   0 by default), and `tl.store(ptrs, values, mask=m)` only writes where `m` is true.
 
 Every load and every store that could fall outside a tensor must be masked.
+
+**Sizes.** One case has 40000 elements (a batch draws its sizes within a range, so fit
+nothing to the sizes you see): offsets past 32767 do not fit 16 bits.
 """
 import torch
 import triton

@@ -16,6 +16,8 @@ The new tool for this puzzle is **broadcasting to 2-D**: indexing a 1-D block wi
 `[None, :]` turns it into a `1 x B` row, and `[:, None]` into a `B x 1` column. Combining a
 row with a column (`+`, `*`, ...) gives a full 2-D block. This works for values and for
 offsets alike.
+
+**Sizes.** One case is 256 by 256: offsets past 32767 do not fit 16 bits.
 """
 import torch
 import triton

@@ -14,6 +14,9 @@ $$z_{j,i} = \operatorname{relu}(x_i \, y_j) = \max(x_i \, y_j,\ 0)
 The new idea for this puzzle is **fusion**: in PyTorch the product and the ReLU would be
 two operations, each writing a full `N1 x N0` matrix to memory. Here the product lives only
 in registers: compute it, apply the ReLU to it, and store the result once.
+
+**Sizes.** One case has about 38000 elements, and a batch draws its sizes within a range, so
+fit nothing to the sizes you see.
 """
 import torch
 import triton

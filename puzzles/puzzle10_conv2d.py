@@ -27,6 +27,9 @@ all `B0` images form one tile. Flatten the filter taps into a single axis
 `t = tl.arange(0, KH * KW)`, with filter row `t // KW` and column `t % KW`, to get a
 `(B0, KH * KW)` tile (a 3-D `(B0, KH, KW)` tile works too); multiply it by the filter and
 sum along the taps. Since `H` and `W` are not constants, loop over the output pixels.
+
+**Sizes.** One case is a batch of 2100 images: offsets pass 16 bits, and a batch draws its
+sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton

@@ -42,6 +42,9 @@ The new idea is unpacking inside the kernel: shift a block of words against
 columns; `tl.reshape` likewise gives each group its own axis so a scale can broadcast over
 its `GROUP` columns. As in puzzle 11, `tl.dot` on a GPU uses TF32, and the inputs are chosen
 so that the dequantised weights and the activations are exact in TF32.
+
+**Sizes.** One case has an output of 192 by 192: offsets pass 16 bits, and a batch draws its
+sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton

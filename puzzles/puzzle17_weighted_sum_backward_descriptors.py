@@ -33,6 +33,9 @@ descriptor would load them correctly, but see puzzle 16 on 1-D descriptor stores
 descriptors' scratch space (the grader does this). At `ROWS = 65536`, `D = 1024` on an
 H200 the `classic` case's tiles (`ROWS_TILE_SIZE = 32`, `D_TILE_SIZE = 256`) reached about
 86% of copy bandwidth, where puzzle 14's block pointers reach about 90%.
+
+**Sizes.** One case has 1100 rows, and a batch draws its sizes within a range, so fit
+nothing to the sizes you see.
 """
 import torch
 import triton

@@ -46,6 +46,8 @@ The traps the cases spring:
   in registers (`tl.zeros`): the partial buffers hold garbage until the kernel stores to them.
 * **Half precision.** In some cases `x`, `w`, `dy` and `dx` are fp16 or bf16; `mean`, `rstd`
   and the partial buffers stay float32. Compute in float32.
+* **Sizes.** One case has 200 rows of 200 (offsets past 16 bits), and
+  a batch draws its sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton

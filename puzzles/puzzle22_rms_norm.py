@@ -44,6 +44,8 @@ The traps the cases spring:
   about $10^{-6}$, as large as $\varepsilon$ itself. Add it inside the square root.
 * **Half precision.** `x`, `w` and `y` (and so the gradients) are fp16 or bf16 in some cases.
   Compute in float32 and round once, when storing; keep $r$ and the partial sums in float32.
+* **Sizes.** One case has 1100 rows, more than one block of 1024, and a
+  column-major `grad_output` that `reshape(-1, D)` keeps as it is, with its own strides.
 """
 import torch
 import triton

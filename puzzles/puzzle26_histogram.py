@@ -31,6 +31,9 @@ Traps:
 * **The tail.** Masked lanes must not count: give the atomic the mask, not only the load. A
   padding lane loaded as 0 would otherwise add to bin 0.
 * **No store.** `z` already holds the zeros; the kernel only adds to it.
+
+**Sizes.** One case has 40000 elements, and a batch draws its sizes within a range, so fit
+nothing to the sizes you see.
 """
 import torch
 import triton

@@ -54,6 +54,8 @@ Traps the cases spring:
   `cdiv(K, BLOCK_K)` chunks, not `K // BLOCK_K`.
 * **Long K.** One case sums 512 products per element: an fp16 accumulator is visibly off.
 * **Layouts.** `b` is column-major in one case, `a` in another: use the strides.
+* **Sizes.** One case has `K` of 560 (18 chunks), a column-major `a`, and
+  a batch draws its sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton

@@ -41,6 +41,8 @@ Traps the cases spring:
 * **The diagonal.** In causal mode a block of keys that straddles the diagonal needs the
   mask `key <= query`; blocks entirely above it need no work at all: stop the loop at the
   end of the program's own query block.
+* **Sizes.** One case has 280 queries and keys (18 chunks), offsets past 16
+  bits.
 """
 import math
 

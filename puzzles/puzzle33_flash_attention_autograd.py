@@ -29,6 +29,10 @@ without values and replays it (as in puzzle 15), and checks, for every case:
 `grad_output` may arrive non-contiguous: the backward kernel assumes contiguous rows, so
 pass `grad_output.contiguous()`. Pick the blocks from `D`; for the interpreter's small cases,
 16 by 16 is plenty.
+
+**Sizes.** One case has about 280 queries and keys, offsets past 16 bits and a non-
+contiguous `grad_output`; a batch draws its sizes within a range, so fit nothing to the
+sizes you see.
 """
 import math
 

@@ -48,6 +48,8 @@ The traps the cases spring:
   a row is ignored, in the loss and in every gradient.
 * **The backward's `grad_output` is not always 1**: the grader hands a random one.
 * **bf16 logits**: the loss stays float32, the gradient has `x`'s dtype.
+* **Sizes.** One case has 1100 rows: the mean runs over more rows than one
+  block of 1024 holds, and a batch draws its sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import torch.nn.functional as F
