@@ -59,7 +59,7 @@ PUZZLE = Puzzle(
         Case("many_small_blocks", sizes={"N0": 77}, blocks={"B0": 8}, seed=6),
         Case("single_element", sizes={"N0": 1}, blocks={"B0": 16}, seed=7),
         # Past anything a kernel could hard-code: offsets past 16 bits, hundreds of programs.
-        Case("past_16_bit_offsets", sizes={"N0": 40000}, blocks={"B0": 64}, seed=8, large=True,
+        Case("past_16_bit_offsets", sizes={"N0": 40000}, blocks={"B0": 1024}, seed=8, large=True,
              vary={"N0": (33000, 50000)}),
     ),
     atol=1e-6,

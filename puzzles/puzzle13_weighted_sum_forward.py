@@ -123,7 +123,7 @@ PUZZLE = Puzzle(
         Case("smaller_than_tiles", sizes={"ROWS": 5, "D": 7}, blocks={"ROWS_TILE_SIZE": 8, "D_TILE_SIZE": 16},
              seed=5),
         # Past anything a kernel could hard-code: more than 1024 rows, a column-major x past 16-bit offsets.
-        Case("many_rows", sizes={"ROWS": 1100, "D": 40}, blocks={"ROWS_TILE_SIZE": 16, "D_TILE_SIZE": 16},
+        Case("many_rows", sizes={"ROWS": 1100, "D": 40}, blocks={"ROWS_TILE_SIZE": 64, "D_TILE_SIZE": 16},
              seed=6, layouts={"x": "transposed"}, large=True, vary={"ROWS": (1030, 1300)}),
     ),
     # fp32 sums of a few hundred products, added in another order than torch's.

@@ -121,7 +121,7 @@ PUZZLE = Puzzle(
         Case("smaller_than_tiles", sizes={"ROWS": 5, "D": 12}, blocks={"ROWS_TILE_SIZE": 8, "D_TILE_SIZE": 16},
              seed=5),
         # Past anything a kernel could hard-code: more than 1024 rows, past 16-bit offsets.
-        Case("many_rows", sizes={"ROWS": 1100, "D": 40}, blocks={"ROWS_TILE_SIZE": 16, "D_TILE_SIZE": 64},
+        Case("many_rows", sizes={"ROWS": 1100, "D": 40}, blocks={"ROWS_TILE_SIZE": 64, "D_TILE_SIZE": 64},
              seed=6, large=True, vary={"ROWS": (1030, 1300)}),
     ),
     # fp32 sums of a few hundred products, added in another order than torch's.

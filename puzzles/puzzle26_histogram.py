@@ -89,7 +89,7 @@ PUZZLE = Puzzle(
         # More bins than elements: most bins stay 0.
         Case("more_bins_than_elements", sizes={"N": 50, "NBINS": 256}, blocks={"B0": 16}, seed=5),
         # Past anything a kernel could hard-code: offsets past 16 bits, hundreds of programs.
-        Case("past_16_bit_offsets", sizes={"N": 40000, "NBINS": 16}, blocks={"B0": 128}, seed=6, large=True,
+        Case("past_16_bit_offsets", sizes={"N": 40000, "NBINS": 16}, blocks={"B0": 1024}, seed=6, large=True,
              vary={"N": (33000, 50000)}),
     ),
     atol=0,

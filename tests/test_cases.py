@@ -87,7 +87,7 @@ def test_the_grader_grades_and_describes_the_drawn_sizes():
     secret = PuzzleGrader(COURSE, "puzzle02", solution, worker=None, options=Options(secret=11))
     declared, drawn = (next(c for c in g.puzzle.cases if c.large) for g in (plain, secret))
     assert declared.sizes["N0"] == 40000 and drawn.sizes["N0"] == draw(declared, "puzzle02", 11).sizes["N0"] != 40000
-    assert describe_case(drawn, secret.puzzle) == f"case past_16_bit_offsets[seed=8] (N0={drawn.sizes['N0']}, B0=64)"
+    assert describe_case(drawn, secret.puzzle) == f"case past_16_bit_offsets[seed=8] (N0={drawn.sizes['N0']}, B0=1024)"
     assert [c for c in secret.puzzle.cases if not c.vary] == [c for c in plain.puzzle.cases if not c.vary]
 
 
@@ -191,7 +191,7 @@ def test_a_wrong_large_case_names_the_access_and_the_drawn_size():
                      for s in (0, 5))
     first = plain.first_failure
     assert first.kind == "out_of_bounds"
-    assert first.message.startswith("case past_16_bit_offsets[seed=8] (N0=40000, B0=64): out-of-bounds load of `x`")
+    assert first.message.startswith("case past_16_bit_offsets[seed=8] (N0=40000, B0=1024): out-of-bounds load of `x`")
     assert "the first is flat index -32768, before its start" in first.message
     n0 = draw(next(c for c in COURSE.puzzle("puzzle02").cases if c.large), "puzzle02", 5).sizes["N0"]
-    assert secret.first_failure.message.startswith(f"case past_16_bit_offsets[seed=8] (N0={n0}, B0=64): out-of-bounds")
+    assert secret.first_failure.message.startswith(f"case past_16_bit_offsets[seed=8] (N0={n0}, B0=1024): out-of-bounds")
