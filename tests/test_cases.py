@@ -195,3 +195,21 @@ def test_a_wrong_large_case_names_the_access_and_the_drawn_size():
     assert "the first is flat index -32768, before its start" in first.message
     n0 = draw(next(c for c in COURSE.puzzle("puzzle02").cases if c.large), "puzzle02", 5).sizes["N0"]
     assert secret.first_failure.message.startswith(f"case past_16_bit_offsets[seed=8] (N0={n0}, B0=1024): out-of-bounds")
+
+
+@pytest.mark.slow
+def test_a_kernel_fitted_to_the_public_sizes_fails_under_a_secret(tmp_path):
+    """Unrolled to exactly the 18 chunks of the public large case, puzzle 7's sum passes every
+    case as declared; with a secret, the row is drawn longer and the unrolled loop stops short."""
+    from grader.session import grade_many
+    source = (WRONG / "puzzle07_unrolled_chunks.py").read_text().replace("tl.static_range(7)", "tl.static_range(18)")
+    path = tmp_path / "puzzle07_fitted.py"
+    path.write_text(source)
+    plain, secret = (grade_many(COURSE, [("puzzle07", path)], Options(timeout=20, secret=s)).results[0] for s in (0, 1))
+    assert plain.status == "pass", plain.message
+    big = next(c for c in COURSE.puzzle("puzzle07").cases if c.large)
+    t = draw(big, "puzzle07", 1).sizes["T"]
+    assert t > 18 * 64
+    assert secret.first_failure.kind == "mismatch"
+    assert secret.first_failure.message.startswith(f"case many_chunks[seed=7] (N0={draw(big, 'puzzle07', 1).sizes['N0']}, "
+                                                   f"N1={t}, T={t}, B0=1, B1=64): wrong values in `z`")
