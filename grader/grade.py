@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import messages, wire
 from .binding import BindingError, Param, bind
+from .case import draw
 from .compare import compare, look_alike_note, recognise, written_outputs
 from .course import Course, stub_signature
 from .fence import pack
@@ -53,7 +54,9 @@ class PuzzleGrader:
                  options: Options, compiler: "SharedWorker | None" = None, bounds: WorkerProcess | None = None) -> None:
         self.course = course
         self.puzzle_path = course.puzzle_file(puzzle_id)
-        self.puzzle = course.puzzle(puzzle_id)
+        puzzle = course.puzzle(puzzle_id)
+        # With a batch's secret, each case's varied sizes are drawn from it (Case.vary).
+        self.puzzle = replace(puzzle, cases=tuple(draw(c, puzzle.id, options.secret) for c in puzzle.cases))
         self.kernel_file = Path(kernel_file).resolve()
         self.worker = worker
         self.compiler = compiler
@@ -267,7 +270,27 @@ class PuzzleGrader:
         return result, self.last_trace, ""
 
     def _run_case(self, case: Case, params: list[Param], trace: bool = False):
-        """Returns (CaseResult, Binding or None, reason to abort the remaining cases or None)."""
+        """Returns (CaseResult, Binding or None, reason to abort the remaining cases or None).
+        A large case runs in the interpreter without the bounds hooks, which cost more than the
+        kernel; only when it fails does it run again with them, so that a stray access is named."""
+        if trace:
+            return self._run_case_once(case, params, True, self.options.check_bounds)
+        return self._hooks_if_failed(case, lambda hooks: self._run_case_once(case, params, False, hooks))
+
+    def _hooks_if_failed(self, case: Case, run):
+        """``run(hooks)``'s result, a tuple led by a CaseResult. A large case in the interpreter
+        runs without the bounds hooks first, and with them only when it fails (a timeout is not
+        run again): a wild access then fails as out_of_bounds, where it names the access."""
+        hooks = self.options.check_bounds
+        if not (case.large and hooks and self.options.device == "cpu"):
+            return run(hooks)
+        fast = run(False)
+        if fast[0].passed or fast[0].kind == FailureKind.TIMEOUT:
+            return fast
+        checked = run(True)
+        return fast if checked[0].passed else checked
+
+    def _run_case_once(self, case: Case, params: list[Param], trace: bool, hooks: bool):
         plan = self.shapes.plan(case, self.options.secret)
         describe = describe_case(case, self.puzzle)
         try:
@@ -278,7 +301,8 @@ class PuzzleGrader:
         blobs = [pack(b, x) for b, x in zip(plan.buffers, plan.inputs)] + [
             pack(b, zeros(b) if b.name in self.puzzle.zeroed else None) for b in plan.output_buffers]
         message = wire.Run(file=str(self.kernel_file), kernel=self.puzzle.kernel, puzzle_file=str(self.puzzle_path),
-                           values=dict(plan.values), named=dict(binding.named), check_bounds=self.options.check_bounds,
+                           values=dict(plan.values), named=dict(binding.named), check_bounds=hooks,
+                           reorder=hooks or not case.large,  # a race shows in the small cases
                            trace=trace, allocator="make_tensor_descriptor" in self.puzzle.requires,
                            buffers=[b.to_json() | {"param": p} for b, p in zip(plan.buffers, binding.pointers)])
         try:
@@ -338,7 +362,7 @@ class PuzzleGrader:
         """On a GPU, the case again in the interpreter, every load and store checked: a load out of
         bounds whose value is never used passes on a GPU, silently. Only such an access is judged
         here; the values are the GPU's to judge. The text of the access, or None."""
-        if self.bounds is None or case.name in self._unchecked_beside():
+        if self.bounds is None or case.label in self._unchecked_beside():
             return None
         try:
             reply, _ = self._ask(message, blobs, worker=self.bounds)
@@ -353,8 +377,8 @@ class PuzzleGrader:
             messages.FOUND_BESIDE
 
     def _unchecked_beside(self) -> set[str]:
-        """Cases too large to run again in the interpreter."""
-        return set()
+        """Cases too large to run again in the interpreter: the small ones find a stray load."""
+        return {case.label for case in self.puzzle.cases if case.large}
 
     def _look_alike(self, case: Case, plan, got, message: str) -> str:
         """Add "It looks like <name>: <where>." when the wrong values are those of a known mistake."""
@@ -407,6 +431,8 @@ class PuzzleGrader:
     def _compile_each(self, params: list[Param], compiler) -> CheckResult:
         seen = set()
         for case in self.puzzle.cases:
+            if case.large:  # its blocks are a small case's, or as long as its sizes: slow to compile, no news
+                continue
             input_specs, output_specs = self.shapes.typed(case)
             dtypes = [s.dtype for s in (*input_specs, *output_specs)]
             key = (tuple(sorted(case.blocks.items())), tuple(dtypes))

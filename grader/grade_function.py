@@ -46,7 +46,8 @@ class FunctionGrader(PuzzleGrader):
             outcome, abort = self._record(case, self._plan(case))
             (results if isinstance(outcome, CaseResult) else recorded)[case.label] = outcome
         self.worker.recycle()  # the replays run in a worker that never ran the wrapper
-        compiled = self._compile_launches([r[-1].program for r in recorded.values()])
+        large = {case.label for case in self.puzzle.cases if case.large}  # compiled as the small cases are
+        compiled = self._compile_launches([r[-1].program for label, r in recorded.items() if label not in large])
         for case in self.puzzle.cases:
             if case.label not in recorded:
                 continue
@@ -60,7 +61,8 @@ class FunctionGrader(PuzzleGrader):
                 results[case.label] = case_result(case, self.puzzle, False, FailureKind.COMPILE,
                                                   f"{describe_case(case, self.puzzle)}: {failed}")
                 continue
-            results[case.label], abort = self._replay(case, *recorded[case.label])
+            results[case.label], abort = self._hooks_if_failed(
+                case, lambda hooks: self._replay(case, *recorded[case.label], hooks=hooks))
         return [results[case.label] for case in self.puzzle.cases]
 
     def _compile_launches(self, recorded: list[wire.Program]) -> dict[str, str]:
@@ -152,7 +154,7 @@ class FunctionGrader(PuzzleGrader):
         return (expected, buffers, blobs, reply), None
 
     # ---- replaying and judging ---------------------------------------------------------------
-    def _replay(self, case: Case, expected, buffers, blobs, recorded: wire.Recorded):
+    def _replay(self, case: Case, expected, buffers, blobs, recorded: wire.Recorded, hooks: bool = True):
         """(the case's result, why the remaining cases are not run or None)."""
         program = recorded.program
         seconds, printed = recorded.seconds, recorded.printed
@@ -161,7 +163,7 @@ class FunctionGrader(PuzzleGrader):
             describe = describe_case(case, self.puzzle)
             message = wire.Replay(file=str(self.kernel_file), program=program, buffers=[
                 b.to_json() | {"param": ""} for b in buffers], config=config,
-                check_bounds=self.options.check_bounds, allocator=self.options.device == "cuda")
+                check_bounds=hooks, allocator=self.options.device == "cuda")
             try:
                 reply, raw = self._ask(message, blobs)
                 if isinstance(reply, wire.Replayed) and len(raw) != reply.blobs_expected():

@@ -12,6 +12,9 @@ The tools for this puzzle:
 
 * `tl.arange(0, B0)` gives the offsets `0, 1, ..., B0 - 1` as a block of values.
 * `x_ptr + offsets` is a block of pointers; `tl.load` reads them and `tl.store` writes them.
+
+**Sizes.** One case is a vector of 65536 elements, in one block: offsets past 32767 do not
+fit 16 bits.
 """
 import torch
 import triton
@@ -47,6 +50,8 @@ PUZZLE = Puzzle(
         Case("classic", sizes={"N0": 32}, blocks={"B0": 32}, seed=1),
         Case("wider", sizes={"N0": 128}, blocks={"B0": 128}, seed=2),
         Case("narrow", sizes={"N0": 8}, blocks={"B0": 8}, seed=3),
+        # Past anything a kernel could hard-code: offsets past 16 bits (more than 32768 elements).
+        Case("past_16_bit_offsets", sizes={"N0": 65536}, blocks={"B0": 65536}, seed=4, large=True),
     ),
     hints=(
         "Build the offsets with `tl.arange(0, B0)`, load `x_ptr + offsets`, add 10, "

@@ -18,6 +18,9 @@ The new tool for this puzzle is the **mask**:
   0 by default), and `tl.store(ptrs, values, mask=m)` only writes where `m` is true.
 
 Every load and every store that could fall outside a tensor must be masked.
+
+**Sizes.** One case has 40000 elements (a batch draws its sizes within a range, so fit
+nothing to the sizes you see): offsets past 32767 do not fit 16 bits.
 """
 import torch
 import triton
@@ -55,6 +58,9 @@ PUZZLE = Puzzle(
         Case("block_larger_than_vector", sizes={"N0": 20}, blocks={"B0": 64}, seed=5),
         Case("many_small_blocks", sizes={"N0": 77}, blocks={"B0": 8}, seed=6),
         Case("single_element", sizes={"N0": 1}, blocks={"B0": 16}, seed=7),
+        # Past anything a kernel could hard-code: offsets past 16 bits, hundreds of programs.
+        Case("past_16_bit_offsets", sizes={"N0": 40000}, blocks={"B0": 1024}, seed=8, large=True,
+             vary={"N0": (33000, 50000)}),
     ),
     atol=1e-6,
     rtol=1e-6,

@@ -16,6 +16,8 @@ The new tool for this puzzle is **broadcasting to 2-D**: indexing a 1-D block wi
 `[None, :]` turns it into a `1 x B` row, and `[:, None]` into a `B x 1` column. Combining a
 row with a column (`+`, `*`, ...) gives a full 2-D block. This works for values and for
 offsets alike.
+
+**Sizes.** One case is 256 by 256: offsets past 32767 do not fit 16 bits.
 """
 import torch
 import triton
@@ -51,6 +53,9 @@ PUZZLE = Puzzle(
         Case("wide", sizes={"N0": 64, "N1": 16}, blocks={"B0": 64, "B1": 16}, seed=3),
         Case("tall", sizes={"N0": 8, "N1": 128}, blocks={"B0": 8, "B1": 128}, seed=4),
         Case("single_column", sizes={"N0": 1, "N1": 32}, blocks={"B0": 1, "B1": 32}, seed=5),
+        # Past anything a kernel could hard-code: offsets past 16 bits (a 256 x 256 output).
+        Case("past_16_bit_offsets", sizes={"N0": 256, "N1": 256}, blocks={"B0": 256, "B1": 256}, seed=6,
+             large=True),
     ),
     atol=1e-6,
     rtol=1e-6,

@@ -16,6 +16,9 @@ to be a multiple of its block, so tiles on the right and bottom edges need masks
 
 The new tool for this puzzle is **`tl.program_id(1)`**: a program's index along the
 second axis of the grid.
+
+**Sizes.** One case has about 38000 elements, and a batch draws its sizes within a range, so
+fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -53,6 +56,9 @@ PUZZLE = Puzzle(
         Case("block_larger_than_row", sizes={"N0": 20, "N1": 50}, blocks={"B0": 64, "B1": 8}, seed=5),
         Case("tall", sizes={"N0": 5, "N1": 200}, blocks={"B0": 8, "B1": 64}, seed=6),
         Case("single_row", sizes={"N0": 70, "N1": 1}, blocks={"B0": 32, "B1": 4}, seed=7),
+        # Past anything a kernel could hard-code: offsets past 16 bits.
+        Case("past_16_bit_offsets", sizes={"N0": 200, "N1": 190}, blocks={"B0": 32, "B1": 32}, seed=8,
+             large=True, vary={"N0": (185, 260), "N1": (185, 260)}),
     ),
     atol=1e-6,
     rtol=1e-6,

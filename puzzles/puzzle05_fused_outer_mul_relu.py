@@ -14,6 +14,9 @@ $$z_{j,i} = \operatorname{relu}(x_i \, y_j) = \max(x_i \, y_j,\ 0)
 The new idea for this puzzle is **fusion**: in PyTorch the product and the ReLU would be
 two operations, each writing a full `N1 x N0` matrix to memory. Here the product lives only
 in registers: compute it, apply the ReLU to it, and store the result once.
+
+**Sizes.** One case has about 38000 elements, and a batch draws its sizes within a range, so
+fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -50,6 +53,9 @@ PUZZLE = Puzzle(
         Case("unequal_blocks", sizes={"N0": 100, "N1": 90}, blocks={"B0": 16, "B1": 64}, seed=4),
         Case("block_larger_than_row", sizes={"N0": 20, "N1": 50}, blocks={"B0": 64, "B1": 8}, seed=5),
         Case("tall", sizes={"N0": 5, "N1": 200}, blocks={"B0": 8, "B1": 64}, seed=6),
+        # Past anything a kernel could hard-code: offsets past 16 bits.
+        Case("past_16_bit_offsets", sizes={"N0": 200, "N1": 190}, blocks={"B0": 32, "B1": 32}, seed=7,
+             large=True, vary={"N0": (185, 260), "N1": (185, 260)}),
     ),
     atol=1e-6,
     rtol=1e-6,

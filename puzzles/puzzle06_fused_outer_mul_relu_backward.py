@@ -20,6 +20,9 @@ $$dx_{j,i} = dz_{j,i} \; y_j \; \mathbb{1}\left[x_{j,i} \, y_j > 0\right]
 
 The new idea for this puzzle is the **backward pass**: a fused kernel recomputes the
 forward quantity it needs (here, the sign of `x * y`) instead of reading it from memory.
+
+**Sizes.** One case has about 38000 elements, and a batch draws its sizes within a range, so
+fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -65,6 +68,9 @@ PUZZLE = Puzzle(
         Case("tall", sizes={"N0": 5, "N1": 200}, blocks={"B0": 8, "B1": 64}, seed=6),
         # Every third x is exactly 0, so x * y is too: relu'(0) is 0, a gate `>=` lets dz * y through.
         Case("exact_zeros", sizes={"N0": 40, "N1": 30}, blocks={"B0": 32, "B1": 16}, seed=7, edges={"x": "zeros"}),
+        # Past anything a kernel could hard-code: offsets past 16 bits, hundreds of rows.
+        Case("past_16_bit_offsets", sizes={"N0": 200, "N1": 190}, blocks={"B0": 32, "B1": 32}, seed=8,
+             edges={"x": "zeros"}, large=True, vary={"N0": (185, 260), "N1": (185, 260)}),
     ),
     atol=1e-6,
     rtol=1e-6,

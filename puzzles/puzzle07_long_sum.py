@@ -19,6 +19,9 @@ along its rows in chunks of `B1` columns with an ordinary Python `for` loop (Tri
 compiles it to a real loop), loads one `(B0, B1)` tile per step and adds it into an
 accumulator that lives across iterations. The last chunk may stick out past the end of
 the row, so it needs a mask on the column index as well as on the row index.
+
+**Sizes.** One case has rows of 1100 elements, over 17 chunks, and a batch draws its sizes
+within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -57,12 +60,16 @@ PUZZLE = Puzzle(
     spec=spec,
     kernel="sum_kernel",
     grid=lambda s: (cdiv(s["N0"], s["B0"]),),
+    derive=lambda s: {"N1": s["T"]},  # N1 is T under its classic name, wherever T is drawn
     cases=(
         *seeds(Case("classic", sizes={"N0": 4, "N1": 200, "T": 200}, blocks={"B0": 1, "B1": 32}), 1, 2),
         Case("row_blocks_with_tails", sizes={"N0": 7, "N1": 100, "T": 100}, blocks={"B0": 4, "B1": 16}, seed=3),
         Case("exact_multiple", sizes={"N0": 8, "N1": 128, "T": 128}, blocks={"B0": 2, "B1": 64}, seed=4),
         Case("row_shorter_than_block", sizes={"N0": 3, "N1": 20, "T": 20}, blocks={"B0": 2, "B1": 32}, seed=5),
         Case("tail_of_one", sizes={"N0": 2, "N1": 65, "T": 65}, blocks={"B0": 1, "B1": 32}, seed=6),
+        # Past anything a kernel could hard-code: rows longer than 1024 (over 30 chunks), offsets past 16 bits.
+        Case("many_chunks", sizes={"N0": 30, "N1": 1100, "T": 1100}, blocks={"B0": 1, "B1": 64}, seed=7,
+             large=True, vary={"N0": (30, 40), "T": (1100, 1400)}),
     ),
     # fp32 throughout; the kernel adds in a different order than torch, so allow rounding.
     atol=1e-5,

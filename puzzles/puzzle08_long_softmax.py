@@ -26,6 +26,9 @@ chunk at a time. You may read the row more than once:
   $s$ was computed with the old $m$, so rescale: $s \leftarrow s\,e^{m - m'} +
   \sum_{\text{chunk}} e^{x - m'}$. After one pass $m = m_i$ and $s$ is the denominator; a
   second pass writes $e^{x - m}/s$.
+
+**Sizes.** One case has rows of 1100 elements, over 17 chunks, and a batch draws its sizes
+within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -62,6 +65,7 @@ PUZZLE = Puzzle(
     spec=spec,
     kernel="softmax_kernel",
     grid=lambda s: (cdiv(s["N0"], s["B0"]),),
+    derive=lambda s: {"N1": s["T"]},  # N1 is T under its classic name, wherever T is drawn
     cases=(
         *seeds(Case("classic", sizes={"N0": 4, "N1": 200, "T": 200}, blocks={"B0": 1, "B1": 32}), 1, 2),
         Case("row_blocks_with_tails", sizes={"N0": 5, "N1": 100, "T": 100}, blocks={"B0": 2, "B1": 16}, seed=3),
@@ -76,6 +80,9 @@ PUZZLE = Puzzle(
         # starts at 0 instead of -inf never moves and the row becomes 0 / 0.
         Case("all_negative_rows", sizes={"N0": 3, "N1": 70, "T": 70}, blocks={"B0": 2, "B1": 32}, seed=7,
              scale=200.0, edges={"x": "all_negative"}),
+        # Past anything a kernel could hard-code: rows longer than 1024 (over 30 chunks), offsets past 16 bits.
+        Case("many_chunks", sizes={"N0": 30, "N1": 1100, "T": 1100}, blocks={"B0": 1, "B1": 64}, seed=8,
+             large=True, vary={"N0": (30, 40), "T": (1100, 1400)}),
     ),
     # fp32; the kernel sums in a different order than torch, and a GPU's tl.exp is a fast
     # approximation, so allow a relative error of 1e-4.

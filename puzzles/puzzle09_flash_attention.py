@@ -22,6 +22,9 @@ the heart of FlashAttention.
 
 Subtract the running maximum: some cases have `q` and `k` around 10, so scores reach the
 hundreds and a bare `exp` overflows.
+
+**Sizes.** One case has 40000 keys, so offsets pass 16 bits, and a batch draws its sizes
+within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -82,6 +85,9 @@ PUZZLE = Puzzle(
         # exp underflows to 0, so a running maximum that starts at 0 instead of -inf gives 0 / 0.
         Case("all_negative_scores", sizes={"N0": 40, "T": 70}, blocks={"B0": 16, "B1": 32}, seed=8, scale=20.0,
              edges={"k": "all_negative"}),
+        # Past anything a kernel could hard-code: more keys than 16-bit offsets reach (hundreds of chunks).
+        Case("past_16_bit_offsets", sizes={"N0": 9, "T": 40000}, blocks={"B0": 16, "B1": 256}, seed=9,
+             large=True, vary={"N0": (9, 16), "T": (33000, 45000)}),
     ),
     # fp32; a different summation order than torch and a GPU's approximate tl.exp.
     atol=1e-5,

@@ -27,6 +27,9 @@ all `B0` images form one tile. Flatten the filter taps into a single axis
 `t = tl.arange(0, KH * KW)`, with filter row `t // KW` and column `t % KW`, to get a
 `(B0, KH * KW)` tile (a 3-D `(B0, KH, KW)` tile works too); multiply it by the filter and
 sum along the taps. Since `H` and `W` are not constants, loop over the output pixels.
+
+**Sizes.** One case is a batch of 2100 images: offsets pass 16 bits, and a batch draws its
+sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -70,6 +73,9 @@ PUZZLE = Puzzle(
         Case("rectangular", sizes={"N0": 2, "H": 6, "W": 4}, blocks={"KH": 4, "KW": 2, "B0": 1}, seed=4),
         Case("filter_larger_than_image", sizes={"N0": 3, "H": 3, "W": 2}, blocks={"KH": 4, "KW": 4, "B0": 4}, seed=5),
         Case("one_by_one_filter", sizes={"N0": 2, "H": 3, "W": 5}, blocks={"KH": 1, "KW": 1, "B0": 2}, seed=6),
+        # Past anything a kernel could hard-code: a batch whose offsets pass 16 bits.
+        Case("past_16_bit_offsets", sizes={"N0": 2100, "H": 4, "W": 4}, blocks={"KH": 4, "KW": 4, "B0": 1024},
+             seed=7, large=True, vary={"N0": (2050, 2600)}),
     ),
     # fp32 sums of at most 16 products, in a different order than torch.
     atol=1e-5,

@@ -25,6 +25,9 @@ On a GPU, `tl.dot` needs every dimension of its tiles (`B0`, `B1`, `B_MID`) to b
 16, and on float32 inputs it computes in TF32 (about 10 bits of mantissa) unless told
 otherwise. The grader's inputs are rounded so that TF32 loses nothing: you need not pass
 any precision option.
+
+**Sizes.** One case has `MID` of 288, 18 chunks, and a batch draws its sizes within a range,
+so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -73,6 +76,10 @@ PUZZLE = Puzzle(
         # An odd number of batches, tiles wider than tall, four MID chunks.
         Case("odd_batches", sizes={"N2": 3, "N0": 16, "N1": 32, "MID": 64},
              blocks={"B0": 16, "B1": 32, "B2": 1, "B_MID": 16}, seed=4),
+        # Past anything a kernel could hard-code: 18 or more chunks of MID, offsets past 16 bits.
+        Case("many_chunks", sizes={"N2": 4, "N0": 32, "N1": 32, "MID": 288},
+             blocks={"B0": 32, "B1": 32, "B2": 1, "B_MID": 16}, seed=5, large=True,
+             vary={"N0": (32, 40), "MID": (272, 400)}),
     ),
     atol=1e-4,
     rtol=1e-4,

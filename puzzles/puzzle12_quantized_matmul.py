@@ -42,6 +42,9 @@ The new idea is unpacking inside the kernel: shift a block of words against
 columns; `tl.reshape` likewise gives each group its own axis so a scale can broadcast over
 its `GROUP` columns. As in puzzle 11, `tl.dot` on a GPU uses TF32, and the inputs are chosen
 so that the dequantised weights and the activations are exact in TF32.
+
+**Sizes.** One case has an output of 192 by 192: offsets pass 16 bits, and a batch draws its
+sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -122,6 +125,9 @@ PUZZLE = Puzzle(
         # 3 groups per row: the second chunk of 32 columns is half outside MID.
         Case("mid_tail", sizes={"N0": 16, "N1": 16, "MID": 48},
              blocks={"B0": 16, "B1": 16, "B_MID": 32}, seed=5),
+        # Past anything a kernel could hard-code: an output past 16-bit offsets (MID stays within its limit of 128).
+        Case("past_16_bit_offsets", sizes={"N0": 192, "N1": 192, "MID": 128},
+             blocks={"B0": 64, "B1": 64, "B_MID": 64}, seed=6, large=True, vary={"N0": (180, 220)}),
     ),
     atol=1e-3,
     rtol=1e-4,

@@ -58,6 +58,9 @@ carry over unchanged.
 bounds it. For large inputs (say `ROWS = 65536`, `D = 1024`) the `classic` case's tiles,
 `ROWS_TILE_SIZE = 16` by `D_TILE_SIZE = 256`, move data at about 90% of the bandwidth of a
 plain device-to-device copy on an H200; other tiles between 8 x 64 and 64 x 256 reach 83-90%.
+
+**Sizes.** One case has 1100 rows and a column-major `x`, and a batch draws its sizes within
+a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -119,6 +122,9 @@ PUZZLE = Puzzle(
         # D shorter than one tile, ROWS shorter than one tile: one program, one masked step.
         Case("smaller_than_tiles", sizes={"ROWS": 5, "D": 7}, blocks={"ROWS_TILE_SIZE": 8, "D_TILE_SIZE": 16},
              seed=5),
+        # Past anything a kernel could hard-code: more than 1024 rows, a column-major x past 16-bit offsets.
+        Case("many_rows", sizes={"ROWS": 1100, "D": 40}, blocks={"ROWS_TILE_SIZE": 64, "D_TILE_SIZE": 16},
+             seed=6, layouts={"x": "transposed"}, large=True, vary={"ROWS": (1030, 1300)}),
     ),
     # fp32 sums of a few hundred products, added in another order than torch's.
     requires=("make_block_ptr",),

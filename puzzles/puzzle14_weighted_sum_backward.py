@@ -42,6 +42,9 @@ writes only the elements inside `shape`.
 memory bandwidth. The `classic` case's tiles (`ROWS_TILE_SIZE = 16`, `D_TILE_SIZE = 256`)
 move data at about 90% of copy bandwidth at `ROWS = 65536`, `D = 1024` on an H200; a larger
 `ROWS_TILE_SIZE` makes the partial buffer, and the host's sum, smaller.
+
+**Sizes.** One case has 1100 rows and a column-major `x`, and a batch draws its sizes within
+a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -119,6 +122,9 @@ PUZZLE = Puzzle(
         # Tall and thin: many row tiles (many partial rows), one short D step each.
         Case("many_row_tiles", sizes={"ROWS": 300, "D": 12}, blocks={"ROWS_TILE_SIZE": 32, "D_TILE_SIZE": 16},
              seed=5),
+        # Past anything a kernel could hard-code: more than 1024 rows, a column-major x past 16-bit offsets.
+        Case("many_rows", sizes={"ROWS": 1100, "D": 40}, blocks={"ROWS_TILE_SIZE": 64, "D_TILE_SIZE": 16},
+             seed=6, layouts={"x": "transposed"}, large=True, vary={"ROWS": (1030, 1300)}),
     ),
     # fp32 sums of up to a few hundred products, added in another order than torch's.
     requires=("make_block_ptr",),

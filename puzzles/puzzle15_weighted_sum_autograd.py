@@ -50,6 +50,9 @@ which skips the work `kernel[grid](...)` repeats on every call to pick the compi
 handle fits only arguments that Triton would compile the same way (same dtypes, pointers with the
 same 16-byte alignment, the same integers equal to 1 or divisible by 16), so keep one per such key.
 The interpreter compiles nothing (`warmup` returns `None` there): launch the plain way then.
+
+**Sizes.** One case has 1100 rows: the weight's gradient sums more rows than one block of
+1024 holds.
 """
 import torch
 from jaxtyping import Float32
@@ -106,6 +109,8 @@ PUZZLE = Puzzle(
         Case("classic", sizes={"batch": (4, 50), "D": 96}, blocks={}, seed=3),
         # "Any number of leading dims" includes none: x is (D,) and the output 0-d.
         Case("no_leading_dims", sizes={"batch": (), "D": 40}, blocks={}, seed=4),
+        # Past anything a kernel could hard-code: more than 1024 rows, past 16-bit offsets.
+        Case("many_rows", sizes={"batch": (1100,), "D": 40}, blocks={}, seed=5, large=True),
     ),
     atol=1e-4,
     rtol=1e-4,

@@ -55,6 +55,9 @@ does this; see the Triton docs for `set_allocator`). That per-program set-up has
 at `ROWS = 65536`, `D = 1024` on an H200 this kernel reached about 88% of copy bandwidth
 with the `classic` case's tiles (`ROWS_TILE_SIZE = 64`, `D_TILE_SIZE = 64`: fewer, bigger
 programs) and about 85% with puzzle 13's 16 x 256, where block pointers reach about 90%.
+
+**Sizes.** One case has 1100 rows, and a batch draws its sizes within a range, so fit
+nothing to the sizes you see.
 """
 import torch
 import triton
@@ -117,6 +120,9 @@ PUZZLE = Puzzle(
         # D shorter than one tile, ROWS shorter than one tile: one program, one step.
         Case("smaller_than_tiles", sizes={"ROWS": 5, "D": 12}, blocks={"ROWS_TILE_SIZE": 8, "D_TILE_SIZE": 16},
              seed=5),
+        # Past anything a kernel could hard-code: more than 1024 rows, past 16-bit offsets.
+        Case("many_rows", sizes={"ROWS": 1100, "D": 40}, blocks={"ROWS_TILE_SIZE": 64, "D_TILE_SIZE": 64},
+             seed=6, large=True, vary={"ROWS": (1030, 1300)}),
     ),
     # fp32 sums of a few hundred products, added in another order than torch's.
     requires=("make_tensor_descriptor",),

@@ -33,6 +33,9 @@ descriptor would load them correctly, but see puzzle 16 on 1-D descriptor stores
 descriptors' scratch space (the grader does this). At `ROWS = 65536`, `D = 1024` on an
 H200 the `classic` case's tiles (`ROWS_TILE_SIZE = 32`, `D_TILE_SIZE = 256`) reached about
 86% of copy bandwidth, where puzzle 14's block pointers reach about 90%.
+
+**Sizes.** One case has 1100 rows, and a batch draws its sizes within a range, so fit
+nothing to the sizes you see.
 """
 import torch
 import triton
@@ -104,6 +107,9 @@ PUZZLE = Puzzle(
         # Tall and thin: many row tiles (many partial rows), one short D step each.
         Case("many_row_tiles", sizes={"ROWS": 300, "D": 12}, blocks={"ROWS_TILE_SIZE": 32, "D_TILE_SIZE": 16},
              seed=5),
+        # Past anything a kernel could hard-code: more than 1024 rows, past 16-bit offsets.
+        Case("many_rows", sizes={"ROWS": 1100, "D": 40}, blocks={"ROWS_TILE_SIZE": 64, "D_TILE_SIZE": 16},
+             seed=6, large=True, vary={"ROWS": (1030, 1300)}),
     ),
     # fp32 sums of up to a few hundred products, added in another order than torch's.
     requires=("make_tensor_descriptor",),

@@ -25,6 +25,8 @@ Three details make it right:
 * **Half precision.** Transformers keep activations in fp16 or bf16. Load them, compute in
   fp32 (`x.to(tl.float32)`), and store the result in the output's dtype: the spec does the
   same. Cases here run in fp32, fp16 and bf16, each with its own tolerance.
+* **Sizes.** One case has 40 rows of 1000 (offsets past 16 bits), and
+  a batch draws its sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -84,6 +86,9 @@ PUZZLE = Puzzle(
         Case("fp16_rows", sizes={"N0": 8, "T": 1000}, blocks={"B1": 1024}, seed=7, dtypes=HALF),
         Case("bf16_rows", sizes={"N0": 8, "T": 300}, blocks={"B1": 512}, seed=8, dtypes=BF16),
         Case("fp16_large_magnitude", sizes={"N0": 4, "T": 77}, blocks={"B1": 128}, seed=9, scale=30.0, dtypes=HALF),
+        # Past anything a kernel could hard-code: offsets past 16 bits.
+        Case("past_16_bit_offsets", sizes={"N0": 40, "T": 1000}, blocks={"B1": 1024}, seed=10, dtypes=HALF,
+             large=True, vary={"N0": (34, 48), "T": (980, 1024)}),
     ),
     atol=1e-6,
     rtol=1e-5,

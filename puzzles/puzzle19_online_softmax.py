@@ -47,6 +47,8 @@ The traps the cases spring:
   that they never raise the maximum and add $e^{-\infty} = 0$ to the sum.
 * **Half precision.** Load fp16 or bf16, compute in fp32, and let the store round once to
   the output's dtype, as the spec does.
+* **Sizes.** One case has rows of 1100 elements, 18 chunks, and
+  a batch draws its sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -116,6 +118,9 @@ PUZZLE = Puzzle(
         Case("fp16_max_in_last_chunk", sizes={"N0": 3, "T": 300}, blocks={"B1": 64}, seed=10, scale=30.0,
              edges={"x": "max_last_chunk"}, dtypes=HALF),
         Case("bf16_rows", sizes={"N0": 4, "T": 300}, blocks={"B1": 64}, seed=11, dtypes=BF16),
+        # Past anything a kernel could hard-code: rows longer than 1024 (18 or more chunks), offsets past 16 bits.
+        Case("many_chunks", sizes={"N0": 30, "T": 1100}, blocks={"B1": 64}, seed=12, large=True,
+             vary={"N0": (30, 40), "T": (1100, 1400)}),
     ),
     # fp32: the kernel sums in another order than torch, rescales the sum, and a GPU's tl.exp
     # is a fast approximation.

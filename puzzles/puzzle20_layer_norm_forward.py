@@ -46,6 +46,8 @@ The traps the cases spring:
 * **Half precision.** `x`, `w`, `b` and `y` are fp16 or bf16 in some cases; `mean` and `rstd`
   stay float32. Compute in float32 (`.to(tl.float32)` after each load) and let `tl.store`
   round `y` once.
+* **Sizes.** One case has 40 rows of 1000 (offsets past 16 bits), and
+  a batch draws its sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -146,6 +148,9 @@ PUZZLE = Puzzle(
              edges={"x": "constant_rows"}),
         Case("fp16_rows", sizes={"ROWS": 6, "D": 1000}, blocks={"BLOCK_D": 1024}, seed=6, dtypes=HALF),
         Case("bf16_rows", sizes={"ROWS": 6, "D": 300}, blocks={"BLOCK_D": 512}, seed=7, dtypes=BF16),
+        # Past anything a kernel could hard-code: offsets past 16 bits.
+        Case("past_16_bit_offsets", sizes={"ROWS": 40, "D": 1000}, blocks={"BLOCK_D": 1024}, seed=8,
+             dtypes=HALF, large=True, vary={"ROWS": (34, 48), "D": (980, 1024)}),
     ),
     # fp32: two sums of a few hundred terms in another order than torch's; the large_mean rows
     # lose about 5e-5 to the rounding of their mean, the same in any correct kernel.

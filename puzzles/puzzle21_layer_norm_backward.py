@@ -46,6 +46,8 @@ The traps the cases spring:
   in registers (`tl.zeros`): the partial buffers hold garbage until the kernel stores to them.
 * **Half precision.** In some cases `x`, `w`, `dy` and `dx` are fp16 or bf16; `mean`, `rstd`
   and the partial buffers stay float32. Compute in float32.
+* **Sizes.** One case has 200 rows of 200 (offsets past 16 bits), and
+  a batch draws its sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -154,6 +156,9 @@ PUZZLE = Puzzle(
              dtypes=HALF),
         Case("bf16_rows", sizes={"ROWS": 8, "D": 200}, blocks={"BLOCK_D": 256, "ROWS_PER_PROGRAM": 4}, seed=7,
              dtypes=BF16),
+        # Past anything a kernel could hard-code: hundreds of rows, past 16-bit offsets.
+        Case("hundreds_of_rows", sizes={"ROWS": 200, "D": 200}, blocks={"BLOCK_D": 256, "ROWS_PER_PROGRAM": 8},
+             seed=8, large=True, vary={"ROWS": (180, 260), "D": (190, 256)}),
     ),
     # fp32 sums of up to a few hundred terms, in another order than torch's.
     atol=1e-4,

@@ -44,6 +44,8 @@ The traps the cases spring:
   about $10^{-6}$, as large as $\varepsilon$ itself. Add it inside the square root.
 * **Half precision.** `x`, `w` and `y` (and so the gradients) are fp16 or bf16 in some cases.
   Compute in float32 and round once, when storing; keep $r$ and the partial sums in float32.
+* **Sizes.** One case has 1030 rows, more than one block of 1024, and a
+  column-major `grad_output` that `reshape(-1, D)` keeps as it is, with its own strides.
 """
 import torch
 import triton
@@ -124,6 +126,10 @@ PUZZLE = Puzzle(
         Case("eps_matters", sizes={"batch": (8,), "D": 100}, blocks={}, seed=5, scale=1e-3),
         Case("fp16", sizes={"batch": (4, 7), "D": 200}, blocks={}, seed=6, dtypes=HALF),
         Case("bf16", sizes={"batch": (6,), "D": 300}, blocks={}, seed=7, dtypes=BF16),
+        # Past anything a kernel could hard-code: more than 1024 rows, and a column-major grad_output that
+        # reshape(-1, D) keeps as it is (a 2-D view needs no copy).
+        Case("many_rows", sizes={"batch": (1030,), "D": 40}, blocks={}, seed=8, large=True,
+             layouts={"grad_output": "transposed"}),
     ),
     # fp32: sums of up to a few hundred terms, in another order than autograd's.
     atol=1e-5,

@@ -51,6 +51,8 @@ The traps the cases spring:
   written.
 * **bf16 logits.** Compute in fp32; the loss stays fp32, and `dx` rounds once, on the store,
   to bf16.
+* **Sizes.** One case has a vocabulary of 1100, 18 chunks, and
+  a batch draws its sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import torch.nn.functional as F
@@ -144,6 +146,10 @@ PUZZLE = Puzzle(
              edges={"x": "all_negative"}),
         Case("constant_rows", sizes={"N": 3, "V": 90}, blocks={"B1": 32}, seed=9, edges={"x": "constant_rows"}),
         Case("bf16_logits", sizes={"N": 6, "V": 300}, blocks={"B1": 64}, seed=10, dtypes=BF16, edges=IGNORED),
+        # Past anything a kernel could hard-code: vocabularies longer than 1024 (18 or more chunks), offsets
+        # past 16 bits.
+        Case("many_chunks", sizes={"N": 30, "V": 1100}, blocks={"B1": 64}, seed=11, edges=IGNORED, large=True,
+             vary={"N": (30, 40), "V": (1100, 1400)}),
     ),
     # fp32: another summation order than torch's, the rescaled sum, and a GPU's fast exp and log.
     atol=2e-5,

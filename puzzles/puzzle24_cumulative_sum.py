@@ -28,6 +28,8 @@ The traps the cases spring:
   carry: load them as 0 with the same mask you store with.
 * **Rounding.** The tree adds in another order than `torch.cumsum`; in fp32 the difference is
   a few units in the last place, well inside the tolerance.
+* **Sizes.** One case has rows of 1100 elements, 18 chunks, and
+  a batch draws its sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -86,6 +88,9 @@ PUZZLE = Puzzle(
         Case("rows_shorter_than_block", sizes={"N0": 5, "T": 20}, blocks={"B1": 32}, seed=3),
         Case("one_long_row", sizes={"N0": 1, "T": 1000}, blocks={"B1": 128}, seed=4),
         Case("many_rows", sizes={"N0": 64, "T": 37}, blocks={"B1": 16}, seed=5),
+        # Past anything a kernel could hard-code: rows longer than 1024 (18 or more chunks), offsets past 16 bits.
+        Case("many_chunks", sizes={"N0": 30, "T": 1100}, blocks={"B1": 64}, seed=6, large=True,
+             vary={"N0": (30, 40), "T": (1100, 1400)}),
     ),
     # Partial sums reach about sqrt(T) ~ 30; fp32 sums in another order differ by ~1e-6 of that.
     atol=1e-4,

@@ -43,6 +43,9 @@ as well as associative, and this one is not. Scans keep the order.)
 
 Traps: lanes past `T` must not be stored (load them as value 0 and flag 0, so they neither add
 nor cut); flags are read as `f & 1`; and a chunk boundary is no segment boundary.
+
+**Sizes.** One case has rows of 1100 elements, 18 chunks, and a batch draws its sizes within
+a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -109,6 +112,10 @@ PUZZLE = Puzzle(
         Case("many_rows", sizes={"N0": 64, "T": 37}, blocks={"B1": 16}, seed=4),
         # Every third flag is 0: longer segments, more of them crossing a chunk boundary.
         Case("longer_segments", sizes={"N0": 4, "T": 150}, blocks={"B1": 32}, seed=5, edges={"f": "zeros"}),
+        # Past anything a kernel could hard-code: rows longer than 1024 (18 or more chunks). Two
+        # rows only: the interpreter scans with your combine function one element at a time.
+        Case("many_chunks", sizes={"N0": 2, "T": 1100}, blocks={"B1": 64}, seed=8, large=True,
+             vary={"N0": (2, 4), "T": (1100, 1400)}),
     ),
     atol=1e-5,
     rtol=1e-5,

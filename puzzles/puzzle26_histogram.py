@@ -31,6 +31,9 @@ Traps:
 * **The tail.** Masked lanes must not count: give the atomic the mask, not only the load. A
   padding lane loaded as 0 would otherwise add to bin 0.
 * **No store.** `z` already holds the zeros; the kernel only adds to it.
+
+**Sizes.** One case has 40000 elements, and a batch draws its sizes within a range, so fit
+nothing to the sizes you see.
 """
 import torch
 import triton
@@ -85,6 +88,9 @@ PUZZLE = Puzzle(
         Case("many_programs", sizes={"N": 2000, "NBINS": 37}, blocks={"B0": 32}, seed=4),
         # More bins than elements: most bins stay 0.
         Case("more_bins_than_elements", sizes={"N": 50, "NBINS": 256}, blocks={"B0": 16}, seed=5),
+        # Past anything a kernel could hard-code: offsets past 16 bits, hundreds of programs.
+        Case("past_16_bit_offsets", sizes={"N": 40000, "NBINS": 16}, blocks={"B0": 1024}, seed=6, large=True,
+             vary={"N": (33000, 50000)}),
     ),
     atol=0,
     rtol=0,

@@ -31,6 +31,9 @@ the same seed always gives the same numbers. Three things follow:
 Traps: compare with `>` (keep where $u > p$, so that about a fraction $1 - p$ survives);
 divide the survivors by $1 - p$; compute in fp32 and store in the output's dtype
 (cases run in fp32, fp16 and bf16); mask the tail of each row.
+
+**Sizes.** One case has 33 rows of 1000 (offsets past 16 bits), and a batch draws its sizes
+within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -131,6 +134,9 @@ PUZZLE = Puzzle(
              dtypes=HALF),
         Case("bf16_rows", sizes={"N0": 8, "T": 200, "SEED": 2024, "P_PERCENT": 40}, blocks={"B1": 128}, seed=6,
              dtypes=BF16),
+        # Past anything a kernel could hard-code: offsets past 16 bits.
+        Case("past_16_bit_offsets", sizes={"N0": 33, "T": 1000, "SEED": 4242, "P_PERCENT": 30},
+             blocks={"B1": 1024}, seed=7, dtypes=HALF, large=True, vary={"N0": (33, 48), "T": (1000, 1200)}),
     ),
     # Which elements survive is exact; a survivor's x / (1 - p) may round differently by an ulp.
     atol=1e-6,

@@ -54,6 +54,8 @@ Traps the cases spring:
   `cdiv(K, BLOCK_K)` chunks, not `K // BLOCK_K`.
 * **Long K.** One case sums 512 products per element: an fp16 accumulator is visibly off.
 * **Layouts.** `b` is column-major in one case, `a` in another: use the strides.
+* **Sizes.** One case has `K` of 560 (18 chunks), a column-major `a`, and
+  a batch draws its sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import triton
@@ -123,6 +125,9 @@ PUZZLE = Puzzle(
              layouts={"b": "transposed"}),
         Case("a_column_major", sizes={"M": 72, "N": 20, "K": 48}, blocks=_blocks(32, 32, 16, 2), seed=6,
              layouts={"a": "transposed"}),
+        # Past anything a kernel could hard-code: 18 or more chunks of K, a column-major a past 16-bit offsets.
+        Case("many_chunks", sizes={"M": 64, "N": 40, "K": 560}, blocks=_blocks(32, 32, 32, 2), seed=7,
+             layouts={"a": "transposed"}, large=True, vary={"M": (62, 80), "K": (545, 700)}),
     ),
     # c is fp16. A correct kernel differs from the spec only in the order of its fp32 sums,
     # which can move the final rounding by one fp16 step: at most 2^-10 of the value.

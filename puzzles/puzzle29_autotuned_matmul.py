@@ -117,6 +117,10 @@ PUZZLE = Puzzle(
         # Several tiles for every config of up to 128 x 128, in more than one band.
         Case("several_tiles", sizes={"M": 200, "N": 150, "K": 72}, blocks={}, seed=2),
         Case("b_column_major", sizes={"M": 36, "N": 72, "K": 88}, blocks={}, seed=3, layouts={"b": "transposed"}),
+        # Past anything a kernel could hard-code: K longer than 17 chunks of any config's BLOCK_K,
+        # a column-major b past 16-bit offsets.
+        Case("many_chunks", sizes={"M": 40, "N": 40, "K": 1100}, blocks={}, seed=4,
+             layouts={"b": "transposed"}, large=True, vary={"M": (33, 64), "K": (1090, 1300)}),
     ),
     # As in puzzle 28: fp32 sums in another order can move c's rounding by one fp16 step.
     atol=1e-3,

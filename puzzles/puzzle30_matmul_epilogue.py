@@ -35,6 +35,9 @@ The order is everything:
   For very negative `x`, $e^{-2u}$ overflows to `inf` and the quotient is `-0.0`, which is
   the right limit (the interpreter warns about the overflow; capping $-2u$ at 80 keeps it
   quiet and changes nothing in fp16).
+
+**Sizes.** One case has `K` of 560 (18 chunks), a column-major `b`, and a batch draws its
+sizes within a range, so fit nothing to the sizes you see.
 """
 import math
 
@@ -117,6 +120,9 @@ PUZZLE = Puzzle(
         Case("short_last_group", sizes={"M": 80, "N": 40, "K": 40}, blocks=_blocks(16, 16, 16, 2), seed=3),
         Case("b_column_major", sizes={"M": 36, "N": 72, "K": 56}, blocks=_blocks(32, 32, 32, 2), seed=4,
              layouts={"b": "transposed"}),
+        # Past anything a kernel could hard-code: 18 or more chunks of K, a column-major b past 16-bit offsets.
+        Case("many_chunks", sizes={"M": 40, "N": 64, "K": 560}, blocks=_blocks(32, 32, 32, 2), seed=5,
+             layouts={"b": "transposed"}, large=True, vary={"M": (33, 64), "K": (545, 700)}),
     ),
     # c is fp16: a correct kernel differs from the spec only by fp32 sums in another order, which
     # can move the final rounding by one fp16 step (2^-10 of the value). The small atol keeps

@@ -41,6 +41,8 @@ Traps the cases spring:
 * **The diagonal.** In causal mode a block of keys that straddles the diagonal needs the
   mask `key <= query`; blocks entirely above it need no work at all: stop the loop at the
   end of the program's own query block.
+* **Sizes.** One case has 280 queries and keys (18 chunks), offsets past 16
+  bits.
 """
 import math
 
@@ -92,9 +94,9 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, NQ, NK, D: tl.cons
 # ----------------------------------------------------------------------------------
 
 
-def _case(name, seed, *, B=1, H=2, NQ, NK, D, BQ=16, BK=16, causal=0, scale=1.0):
+def _case(name, seed, *, B=1, H=2, NQ, NK, D, BQ=16, BK=16, causal=0, scale=1.0, **more):
     return Case(name, sizes={"B": B, "H": H, "NQ": NQ, "NK": NK, "D": D},
-                blocks={"BQ": BQ, "BK": BK, "CAUSAL": causal}, seed=seed, scale=scale)
+                blocks={"BQ": BQ, "BK": BK, "CAUSAL": causal}, seed=seed, scale=scale, **more)
 
 
 PUZZLE = Puzzle(
@@ -116,6 +118,8 @@ PUZZLE = Puzzle(
         # Scores near 100: exp overflows without the maximum, which grows block after block.
         _case("large_magnitude", 6, NQ=32, NK=64, D=64, scale=5.0),
         _case("causal_large_magnitude", 7, NQ=48, NK=48, D=64, causal=1, scale=5.0),
+        # Past anything a kernel could hard-code: 18 chunks of keys, offsets past 16 bits.
+        _case("many_chunks", 8, H=1, NQ=280, NK=280, D=128, BQ=32, BK=16, causal=1, large=True),
     ),
     # o: fp16 storage, and the probabilities rounded to fp16 before the second dot.
     # bf16 only in --bench (the interpreter's bf16 dot is unreliable): 8 mantissa bits.

@@ -37,6 +37,8 @@ Traps:
   exponentials, not of the softmax.
 * **Causal.** A key block sees only queries at or after its first key: start the query
   loop there; a query block stops at its own diagonal, as in the forward.
+
+**Sizes.** One case has 280 queries and keys (18 chunks), offsets past 16 bits.
 """
 import math
 
@@ -103,9 +105,9 @@ def attention_bwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, do_ptr, dq_ptr, dk
 # ----------------------------------------------------------------------------------
 
 
-def _case(name, seed, *, B=1, H=2, NQ, NK, D, BQ=16, BK=16, causal=0, scale=1.0):
+def _case(name, seed, *, B=1, H=2, NQ, NK, D, BQ=16, BK=16, causal=0, scale=1.0, **more):
     return Case(name, sizes={"B": B, "H": H, "NQ": NQ, "NK": NK, "D": D},
-                blocks={"BQ": BQ, "BK": BK, "CAUSAL": causal}, seed=seed, scale=scale)
+                blocks={"BQ": BQ, "BK": BK, "CAUSAL": causal}, seed=seed, scale=scale, **more)
 
 
 PUZZLE = Puzzle(
@@ -126,6 +128,8 @@ PUZZLE = Puzzle(
         _case("head_dim_128", 4, NQ=33, NK=33, D=128, BQ=16, BK=32, causal=1),
         _case("query_block_wider_than_key_block", 5, NQ=48, NK=48, D=64, BQ=32, BK=16, causal=1),
         _case("large_magnitude", 6, NQ=32, NK=32, D=64, scale=2.0),
+        # Past anything a kernel could hard-code: 18 chunks of queries, offsets past 16 bits.
+        _case("many_chunks", 7, H=1, NQ=280, NK=280, D=128, BQ=16, BK=32, causal=1, large=True),
     ),
     # fp16 gradients, and P and dS rounded to fp16 before their dots.
     tolerances={"float16": (1e-2, 1e-2)},

@@ -29,6 +29,10 @@ without values and replays it (as in puzzle 15), and checks, for every case:
 `grad_output` may arrive non-contiguous: the backward kernel assumes contiguous rows, so
 pass `grad_output.contiguous()`. Pick the blocks from `D`; for the interpreter's small cases,
 16 by 16 is plenty.
+
+**Sizes.** One case has about 280 queries and keys, offsets past 16 bits and a non-
+contiguous `grad_output`; a batch draws its sizes within a range, so fit nothing to the
+sizes you see.
 """
 import math
 
@@ -61,9 +65,9 @@ class FlashAttentionFunc(torch.autograd.Function):
 # ----------------------------------------------------------------------------------
 
 
-def _case(name, seed, *, B=1, H=2, NQ, NK, D, layouts=None):
+def _case(name, seed, *, B=1, H=2, NQ, NK, D, layouts=None, **more):
     return Case(name, sizes={"B": B, "H": H, "NQ": NQ, "NK": NK, "D": D}, blocks={}, seed=seed,
-                layouts=layouts or {})
+                layouts=layouts or {}, **more)
 
 
 PUZZLE = Puzzle(
@@ -83,6 +87,10 @@ PUZZLE = Puzzle(
         _case("keys_longer_than_queries", 1, B=2, H=1, NQ=20, NK=37, D=64, layouts={"grad_output": "transposed"}),
         _case("head_dim_128", 2, NQ=24, NK=24, D=128),
         _case("one_query_block", 3, NQ=7, NK=7, D=64),
+        # Past anything a kernel could hard-code: more than 256 rows of queries and keys, offsets past
+        # 16 bits, and a non-contiguous grad_output.
+        _case("many_rows", 4, H=1, NQ=280, NK=280, D=128, layouts={"grad_output": "transposed"}, large=True,
+              vary={"NQ": (260, 320), "NK": (260, 320)}),
     ),
     tolerances={"float16": (1e-2, 1e-2)},
     mistakes=(

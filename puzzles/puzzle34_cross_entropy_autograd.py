@@ -48,6 +48,8 @@ The traps the cases spring:
   a row is ignored, in the loss and in every gradient.
 * **The backward's `grad_output` is not always 1**: the grader hands a random one.
 * **bf16 logits**: the loss stays float32, the gradient has `x`'s dtype.
+* **Sizes.** One case has 1030 rows: the mean runs over more rows than one
+  block of 1024 holds, and a batch draws its sizes within a range, so fit nothing to the sizes you see.
 """
 import torch
 import torch.nn.functional as F
@@ -121,6 +123,9 @@ PUZZLE = Puzzle(
         Case("large_logits", sizes={"N": 4, "V": 130}, blocks={}, seed=4, scale=50.0, edges=IGNORED),
         Case("bf16_logits", sizes={"N": 6, "V": 100}, blocks={}, seed=5, edges=IGNORED,
              dtypes={"x": "bfloat16"}),
+        # Past anything a kernel could hard-code: more than 1024 rows, past 16-bit offsets.
+        Case("past_1024_rows", sizes={"N": 1030, "V": 33}, blocks={}, seed=6, edges=IGNORED, large=True,
+             vary={"N": (1030, 1300), "V": (33, 48)}),
     ),
     # fp32: the loss of order 1 to 100s; the gradient of order 1/(n V) times G.
     atol=1e-6,

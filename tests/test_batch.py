@@ -202,7 +202,7 @@ def test_reports_junit_and_gradescope(graded):
     assert [c.get("name") for c in bob if c.find("failure") is not None] == ["puzzle02"]
     scope = json.loads((out / "gradescope" / "bob" / "results.json").read_text())
     assert scope["score"] == 1 and scope["tests"][0] == {
-        "name": "puzzle01", "score": 1, "max_score": 1, "status": "passed", "output": "all 4 cases pass"}
+        "name": "puzzle01", "score": 1, "max_score": 1, "status": "passed", "output": "all 5 cases pass"}
 
 
 @pytest.mark.slow  # runs the command line in a subprocess

@@ -84,7 +84,7 @@ def test_classic_notebook_check_in_a_real_browser(tmp_path):
             # The panel's Check button grades the kernel defined in the notebook, too.
             panel.query_selector("button:has-text('Check')").click()
             page.wait_for_selector(".tp-course-panel .tp-check", timeout=180_000)
-            assert "all 4 cases pass" in page.inner_text(".tp-course-panel .tp-check")
+            assert "all 5 cases pass" in page.inner_text(".tp-course-panel .tp-check")
             # The labels refresh just after the result is shown: give them a moment.
             page.wait_for_function("() => document.querySelector('.tp-course-panel').innerText"
                                    ".includes('puzzle01 Constant add: passed')", timeout=30_000)
@@ -94,7 +94,7 @@ def test_classic_notebook_check_in_a_real_browser(tmp_path):
             panel.scroll_into_view_if_needed()
             page.screenshot(path=str(SCREENSHOTS / "classic_notebook_panel.png"), full_page=False)
             text = result.inner_text()
-            assert "puzzle01 Constant add: all 4 cases pass" in text
+            assert "puzzle01 Constant add: all 5 cases pass" in text
             assert "classic[seed=0]" in text and "✓" in text
             assert "puzzle01" in panel.inner_text() and "Check" in panel.inner_text()
             assert "0/17 puzzles passed" in panel.inner_text() or "puzzles passed" in panel.inner_text()

@@ -46,7 +46,7 @@ def test_failure_line_and_exit_code():
     run = grader("puzzle01", "--file", str(WRONG / "puzzle01_adds_wrong_constant.py"))
     assert run.returncode == 1
     first, reason = run.stdout.splitlines()[:2]
-    assert first == "✗ puzzle01 Constant add: 0/4 cases pass"
+    assert first == "✗ puzzle01 Constant add: 0/5 cases pass"
     assert reason.strip().startswith("case classic[seed=0] (N0=32, B0=32): wrong values in `z`: 32 of 32 elements differ")
 
 

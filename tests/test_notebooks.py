@@ -92,7 +92,7 @@ def test_grading_a_notebook_file_runs_no_side_effects(tmp_path, course):
     run = subprocess.run([sys.executable, "-m", "grader", "--file", str(path), "--root", str(ROOT)],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "✓ puzzle02 Constant add, blocked: 8/8 cases pass" in run.stdout
+    assert "✓ puzzle02 Constant add, blocked: 9/9 cases pass" in run.stdout
     assert not any((tmp_path / name).exists() for name in ("SHELL_RAN", "SIDE_EFFECT", "CELL_MAGIC_RAN"))
 
 

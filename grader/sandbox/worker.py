@@ -52,8 +52,12 @@ def prepare(device: str) -> None:
     from .launch import compiled_builtins
     from .learner_import import install
     install(compiled_builtins() if device == "cpu" else None)
-    if device == "cpu":  # the interpreter computes as an sm_90 GPU does (docs/interpreter-vs-gpu.md)
-        from .interpreter_semantics import install as follow_gpu; follow_gpu()  # noqa: E702
+    if device == "cpu":  # the interpreter computes as an sm_90 GPU does (docs/interpreter-vs-gpu.md), and
+        # patches triton.language once per launch rather than on every helper call
+        from .interpreter_semantics import install as follow_gpu
+        from .interpreter_speed import install as patch_once_per_launch
+        follow_gpu()
+        patch_once_per_launch()
     from . import warmup
     warmup.prepare(device)
 

@@ -1,0 +1,215 @@
+"""Cases that reach the statement's range: ``Case.large`` (values checked without the bounds
+hooks, rerun with them when wrong) and ``Case.vary`` (sizes a batch's secret draws)."""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+
+from conftest import COURSE, PUZZLE_IDS, WRONG
+
+from grader.case import Case, draw
+from grader.grade import PuzzleGrader
+from grader.options import Options
+from grader.plan import SpecShapes
+from grader.puzzle import Puzzle
+from grader.results import CaseResult, FailureKind
+
+BIG = Case("big", sizes={"N0": 40000}, blocks={"B0": 64}, large=True, vary={"N0": (33000, 50000)})
+
+
+# ---- declarations ------------------------------------------------------------------------
+@pytest.mark.parametrize("vary, says", [
+    ({"M": (1, 9)}, "vary names 'M', which is not one of its integer sizes (N0); give the size a declared value"),
+    ({"N0": (10, 20)}, "vary['N0'] = (10, 20) must hold the declared size N0=40000, with 1 <= low <= 40000 <= high"),
+    ({"N0": (0, 50000)}, "with 1 <= low <= 40000 <= high"),
+    ({"N0": [33000, 50000]}, "vary['N0'] must be a pair of ints (low, high), not [33000, 50000]"),
+    ({"N0": (33000.0, 50000)}, "must be a pair of ints (low, high)"),
+])
+def test_a_bad_range_is_refused_with_the_fix(vary, says):
+    with pytest.raises(ValueError) as raised:
+        replace(BIG, vary=vary)
+    assert says in str(raised.value)
+    assert "case 'big'" in str(raised.value)
+
+
+def test_a_tuple_size_cannot_vary():
+    with pytest.raises(ValueError, match="vary names 'batch', which is not one of its integer sizes \\(D\\)"):
+        Case("rows", sizes={"batch": (4, 5), "D": 8}, blocks={}, vary={"batch": (1, 9)})
+
+
+def test_large_must_be_a_bool():
+    with pytest.raises(ValueError, match="case 'big': large must be True or False, not 1"):
+        replace(BIG, large=1)
+
+
+def test_a_range_whose_end_breaks_the_grid_is_refused():
+    bad = replace(BIG, sizes={"N0": 40}, vary={"N0": (1, 40)})
+    with pytest.raises(ValueError, match="grid \\(0,\\) for case big\\[seed=0\\] is not 1 to 3 positive ints"):
+        Puzzle(id="puzzle99", title="t", statement="", spec=lambda x: x, kernel="k", cases=(bad,),
+               grid=lambda s: (s["N0"] // 2,))
+
+
+# ---- the secret's draws ------------------------------------------------------------------
+def test_without_a_secret_the_declared_sizes_are_used():
+    assert draw(BIG, "puzzle02", 0) is BIG
+
+
+def test_draws_are_reproducible_and_within_range():
+    drawn = [draw(BIG, "puzzle02", secret).sizes["N0"] for secret in range(1, 41)]
+    assert drawn == [draw(BIG, "puzzle02", secret).sizes["N0"] for secret in range(1, 41)]
+    assert all(33000 <= n <= 50000 for n in drawn)
+    assert len(set(drawn)) > 30  # the secret decides, not the declaration
+    assert draw(BIG, "puzzle02", 7).label == BIG.label  # the case keeps its name and seed
+
+
+def test_draws_differ_between_puzzles_and_cases():
+    assert draw(BIG, "puzzle02", 7).sizes != draw(BIG, "puzzle04", 7).sizes
+    assert draw(BIG, "puzzle02", 7).sizes != draw(replace(BIG, seed=1), "puzzle02", 7).sizes
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLE_IDS)
+def test_every_drawn_case_stays_in_range_and_launches(puzzle_id):
+    puzzle = COURSE.puzzle(puzzle_id)
+    for secret in (1, 2, 3):
+        for case in puzzle.cases:
+            drawn = draw(case, puzzle.id, secret)
+            for name, (low, high) in case.vary.items():
+                assert low <= drawn.sizes[name] <= high
+            puzzle.launch_grid(drawn)
+
+
+def test_the_grader_grades_and_describes_the_drawn_sizes():
+    from grader.grade import describe_case
+    solution = COURSE.solution_file("puzzle02")
+    plain = PuzzleGrader(COURSE, "puzzle02", solution, worker=None, options=Options())
+    secret = PuzzleGrader(COURSE, "puzzle02", solution, worker=None, options=Options(secret=11))
+    declared, drawn = (next(c for c in g.puzzle.cases if c.large) for g in (plain, secret))
+    assert declared.sizes["N0"] == 40000 and drawn.sizes["N0"] == draw(declared, "puzzle02", 11).sizes["N0"] != 40000
+    assert describe_case(drawn, secret.puzzle) == f"case past_16_bit_offsets[seed=8] (N0={drawn.sizes['N0']}, B0=1024)"
+    assert [c for c in secret.puzzle.cases if not c.vary] == [c for c in plain.puzzle.cases if not c.vary]
+
+
+# ---- every puzzle reaches past what a kernel could hard-code --------------------------------
+def _largest_tensor(puzzle, case) -> int:
+    shapes = SpecShapes(puzzle)
+    dims = {**puzzle.sizes(case), **case.blocks}
+    return max(math.prod(spec.shape(dims)) for spec in shapes.all)
+
+
+# Puzzle 25's interpreter scan calls the learner's combine once per element: its large case
+# has 18 chunks but two rows, not 32768 elements (5 s at 33000).
+FEWER_ELEMENTS = {"puzzle25"}
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLE_IDS)
+def test_every_puzzle_has_a_large_case(puzzle_id):
+    puzzle = COURSE.puzzle(puzzle_id)
+    large = [c for c in puzzle.cases if c.large]
+    assert large, f"{puzzle_id}: no case with large=True"
+    if puzzle_id not in FEWER_ELEMENTS:
+        assert max(_largest_tensor(puzzle, c) for c in large) > 32768, f"{puzzle_id}: no tensor past 16-bit offsets"
+        for case in large:  # the low end of every range too
+            low = replace(case, sizes={**case.sizes, **{k: r[0] for k, r in case.vary.items()}})
+            assert _largest_tensor(puzzle, low) > 32768, f"{puzzle_id} {case.label}: its range reaches below 32769"
+
+
+@pytest.mark.parametrize("puzzle_id", ["puzzle15", "puzzle22", "puzzle33"])
+def test_autograd_puzzles_pass_a_non_contiguous_grad_output(puzzle_id):
+    assert any(c.layouts.get("grad_output") == "transposed" for c in COURSE.puzzle(puzzle_id).cases)
+
+
+# ---- large cases: hook-free first, hooks when wrong ---------------------------------------
+def _grader(device: str = "cpu", check_bounds: bool = True) -> PuzzleGrader:
+    grader = PuzzleGrader.__new__(PuzzleGrader)
+    grader.options = Options(device=device, check_bounds=check_bounds)
+    grader.puzzle = COURSE.puzzle("puzzle02")
+    return grader
+
+
+def _runner(outcomes: dict[bool, CaseResult]):
+    asked = []
+
+    def run(hooks):
+        asked.append(hooks)
+        return outcomes[hooks], None, None
+    return run, asked
+
+
+def _result(passed: bool, kind=None) -> CaseResult:
+    return CaseResult(name="big", sizes={}, blocks={}, seed=0, grid=(1,), passed=passed, kind=kind,
+                      message="" if passed else f"failed as {kind}")
+
+
+def test_a_passing_large_case_runs_once_without_hooks():
+    run, asked = _runner({False: _result(True)})
+    assert _grader()._hooks_if_failed(BIG, run)[0].passed
+    assert asked == [False]
+
+
+def test_a_failing_large_case_runs_again_with_hooks_and_says_what_they_found():
+    run, asked = _runner({False: _result(False, "mismatch"), True: _result(False, "out_of_bounds")})
+    assert _grader()._hooks_if_failed(BIG, run)[0].kind == "out_of_bounds"
+    assert asked == [False, True]
+
+
+def test_a_failure_the_hooks_do_not_reproduce_keeps_the_first_verdict():
+    run, asked = _runner({False: _result(False, "mismatch"), True: _result(True)})
+    assert _grader()._hooks_if_failed(BIG, run)[0].kind == "mismatch"
+
+
+def test_a_large_case_that_timed_out_is_not_run_again():
+    run, asked = _runner({False: _result(False, FailureKind.TIMEOUT)})
+    assert _grader()._hooks_if_failed(BIG, run)[0].kind == "timeout"
+    assert asked == [False]
+
+
+@pytest.mark.parametrize("grader, case, hooks", [
+    (_grader(), replace(BIG, large=False), [True]),            # a small case: hooks, as always
+    (_grader(device="cuda"), BIG, [True]),                     # a GPU: the worker has no hooks to leave out
+    (_grader(check_bounds=False), BIG, [False]),               # bounds checks off: nothing to rerun
+])
+def test_only_a_large_case_in_the_interpreter_leaves_the_hooks_out(grader, case, hooks):
+    run, asked = _runner({True: _result(True), False: _result(True)})
+    grader._hooks_if_failed(case, run)
+    assert asked == hooks
+
+
+def test_large_cases_are_not_run_again_beside_a_gpu():
+    grader = _grader(device="cuda")
+    assert grader._unchecked_beside() == {"past_16_bit_offsets[seed=8]"}
+
+
+@pytest.mark.slow
+def test_a_wrong_large_case_names_the_access_and_the_drawn_size():
+    """End to end: offsets in 16 bits fail the large case hook-free, and the rerun with hooks
+    names the load; under a secret the message gives the drawn N0."""
+    from grader.session import grade_many
+    path = WRONG / "puzzle02_offsets_in_16_bits.py"
+    plain, secret = (grade_many(COURSE, [("puzzle02", path)], Options(timeout=20, secret=s)).results[0]
+                     for s in (0, 5))
+    first = plain.first_failure
+    assert first.kind == "out_of_bounds"
+    assert first.message.startswith("case past_16_bit_offsets[seed=8] (N0=40000, B0=1024): out-of-bounds load of `x`")
+    assert "the first is flat index -32768, before its start" in first.message
+    n0 = draw(next(c for c in COURSE.puzzle("puzzle02").cases if c.large), "puzzle02", 5).sizes["N0"]
+    assert secret.first_failure.message.startswith(f"case past_16_bit_offsets[seed=8] (N0={n0}, B0=1024): out-of-bounds")
+
+
+@pytest.mark.slow
+def test_a_kernel_fitted_to_the_public_sizes_fails_under_a_secret(tmp_path):
+    """Unrolled to exactly the 18 chunks of the public large case, puzzle 7's sum passes every
+    case as declared; with a secret, the row is drawn longer and the unrolled loop stops short."""
+    from grader.session import grade_many
+    source = (WRONG / "puzzle07_unrolled_chunks.py").read_text().replace("tl.static_range(7)", "tl.static_range(18)")
+    path = tmp_path / "puzzle07_fitted.py"
+    path.write_text(source)
+    plain, secret = (grade_many(COURSE, [("puzzle07", path)], Options(timeout=20, secret=s)).results[0] for s in (0, 1))
+    assert plain.status == "pass", plain.message
+    big = next(c for c in COURSE.puzzle("puzzle07").cases if c.large)
+    t = draw(big, "puzzle07", 1).sizes["T"]
+    assert t > 18 * 64
+    assert secret.first_failure.kind == "mismatch"
+    assert secret.first_failure.message.startswith(f"case many_chunks[seed=7] (N0={draw(big, 'puzzle07', 1).sizes['N0']}, "
+                                                   f"N1={t}, T={t}, B0=1, B1=64): wrong values in `z`")
