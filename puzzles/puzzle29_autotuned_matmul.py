@@ -40,8 +40,10 @@ The grader therefore runs **every** config, on every case, and grades each run, 
 interpreter and on a GPU alike (there below the autotuner, as the autotuner launches its
 choice): a failure names the config. A kernel that is right only when `BLOCK_K` divides `K`,
 or a config that leaves out a constexpr the kernel needs, fails here.
-The cases are small (the same tails in M, N and K as puzzle 28), so a config of
-128 × 256 tiles covers a case with one or two programs, and every config runs in seconds.
+Most cases are small (the same tails in M, N and K as puzzle 28), so a config of
+128 × 256 tiles covers a case with one or two programs, and every config runs in seconds; one
+case has a long `K` (over 1000, more chunks than any config's `BLOCK_K` could unroll) and a
+column-major `b` past 16-bit offsets.
 
 How the grader launches it: it passes the pointers, `M`, `N`, `K` and the strides, never the
 block sizes (they come from the config Triton picks; passing them too is an error), and
