@@ -22,7 +22,7 @@ def test_solution_json_document():
     assert run.returncode == 0, run.stderr
     doc = json.loads(run.stdout)  # exactly one document: json.loads rejects trailing text
     assert doc["summary"] == {"total": 1, "passed": 1, "failed": 0, "not_attempted": 0, "unsupported": 0,
-                              "errors": 0}
+                              "errors": 0, "interpreter_limit": 0}
     (result,) = doc["results"]
     assert result["puzzle"] == "puzzle02" and result["status"] == "pass" and result["passed"] is True
     assert result["checks"]["gpu_compile"]["passed"] is True
@@ -135,13 +135,17 @@ def test_root_that_is_not_a_course(tmp_path):
 # ---- a puzzle file that does not load fails on its own; the reports count honestly ----------
 
 BROKEN_02 = "puzzles/puzzle02_constant_add_blocked.py"
+# the line the broken_course fixture breaks: where the stub says "Your code here."
+BROKEN_02_LINE = (ROOT / BROKEN_02).read_text().split("    # Your code here.\n")[0].count("\n") + 1
 BROKEN_04 = "puzzles/puzzle04_outer_vector_add_blocked.py"
+# the line the fixture inserts above the kernel's decorator
+BROKEN_04_LINE = (ROOT / BROKEN_04).read_text().split("@triton.jit\ndef add_vec_block_kernel")[0].count("\n") + 1
 
 
 @pytest.fixture(scope="module")
 def broken_course(tmp_path_factory):
-    """A course of puzzles 1 to 5: puzzle01 solved, puzzle02 does not parse (line 38),
-    puzzle04 raises NameError at import (line 34), puzzles 3 and 5 still the stubs."""
+    """A course of puzzles 1 to 5: puzzle01 solved, puzzle02 does not parse (its stub's line),
+    puzzle04 raises NameError at import (above its kernel), puzzles 3 and 5 still the stubs."""
     copy = tmp_path_factory.mktemp("broken") / "course"
     (copy / "puzzles").mkdir(parents=True)
     (copy / "solutions").mkdir()
@@ -176,16 +180,16 @@ def test_broken_puzzle_files_fail_alone_and_json_stays_one_document(broken_cours
     p02 = by_id["puzzle02"]
     assert p02["status"] == "fail" and p02["title"] == "Constant add, blocked" and not p02["cases"]
     assert p02["checks"]["load"]["kind"] == "syntax"
-    assert p02["message"].startswith(f"{BROKEN_02} does not parse: line 38: unmatched ')'")
+    assert p02["message"].startswith(f"{BROKEN_02} does not parse: line {BROKEN_02_LINE}: unmatched ')'")
     assert p02["message"].endswith("Fix the line, then grade again.")
     p04 = by_id["puzzle04"]
     assert p04["status"] == "fail" and p04["checks"]["load"]["kind"] == "exception"
-    assert p04["message"].startswith(f"{BROKEN_04} raised an error when imported: line 34: "
+    assert p04["message"].startswith(f"{BROKEN_04} raised an error when imported: line {BROKEN_04_LINE}: "
                                      "NameError: name 'undefined_scale' is not defined")
     assert by_id["puzzle03"]["status"] == by_id["puzzle05"]["status"] == "not_attempted"
     # one count per status: not attempted is not failed
     assert doc["summary"] == {"total": 5, "passed": 1, "failed": 2, "not_attempted": 2, "unsupported": 0,
-                              "errors": 0}
+                              "errors": 0, "interpreter_limit": 0}
 
 
 @pytest.mark.slow  # runs the command line in a subprocess
@@ -195,7 +199,7 @@ def test_one_broken_puzzle_graded_alone_is_a_clean_failure(broken_course):
     assert "Traceback" not in run.stdout + run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == "✗ puzzle02 Constant add, blocked"
-    assert lines[1].strip().startswith(f"{BROKEN_02} does not parse: line 38: unmatched ')'")
+    assert lines[1].strip().startswith(f"{BROKEN_02} does not parse: line {BROKEN_02_LINE}: unmatched ')'")
     assert lines[-1].startswith("0/1 passed")
 
 

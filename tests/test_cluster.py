@@ -57,8 +57,9 @@ def _class(tmp: Path, students: int = 12) -> Path:
 def _batch(course: Path, subs: Path, out: Path, *extra: str, wait: bool = True, env=None):
     command = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--root", str(course),
                "--jobs", "2", "--format", "gradescope", *extra]
-    if not wait:
-        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if not wait:  # Ctrl-C as from a terminal: a shell's background job would pass SIGINT on ignored
+        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     run = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
     assert run.returncode in (0, 1), run.stdout[-3000:] + run.stderr[-3000:]
     return run

@@ -85,7 +85,7 @@ def test_a_learner_whose_home_and_temporary_folders_are_not_ascii(tmp_path):
     env.pop("TRITON_CACHE_DIR", None)  # Triton's cache under the learner's home, as it is by default
     run = _grade_in_subprocess(env)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "4/4 cases pass + GPU compile check" in run.stdout
+    assert "5/5 cases pass + GPU compile check" in run.stdout
 
 
 @pytest.mark.slow
