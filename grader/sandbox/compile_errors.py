@@ -17,7 +17,7 @@ import re
 import os
 import traceback
 
-from .learner_code import compile_error_line
+from .learner_code import compile_error_line, errors_behind
 
 _AT = re.compile(r"at (\d+):(\d+):")
 
@@ -48,15 +48,6 @@ def _helper(exc: BaseException, kernel_fn):
     return python_function(found)
 
 
-def _chain(exc: BaseException):
-    """``exc`` and its causes; Triton raises some errors ``from None``, so the context counts too."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        yield exc
-        exc = exc.__cause__ or exc.__context__
-
-
 def _learner_frame(exc: BaseException, filename: str):
     """The deepest frame of ``exc``'s own traceback in the learner's file (a helper's line)."""
     entries = [e for e in traceback.extract_tb(exc.__traceback__) if os.path.abspath(e.filename) == filename]
@@ -79,7 +70,7 @@ def _call_site(kernel_fn, name: str) -> str:
 def describe(exc: BaseException, kernel_fn, filename: str) -> str:
     """``exc`` as "<Type>: <text>", its last line the reason, prefixed by the helper that failed
     (name and line) when that is not the kernel itself."""
-    chain = list(_chain(exc))
+    chain = list(errors_behind(exc))
     head = f"{type(exc).__name__}: {exc}".rstrip()
     reason, where = "", ""
     for link in chain:  # the outermost reason (Triton's own words), the innermost helper

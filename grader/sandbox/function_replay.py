@@ -136,6 +136,7 @@ class Replayer:
 
     def _launch(self, step) -> None:
         from .launch import NotGenuine, describe_config, unwrap
+        from .tuning import launch
         name = ".".join(step.kernel.path)
         try:
             layers = unwrap(self.kernel(step), name)
@@ -154,7 +155,7 @@ class Replayer:
             # the recording evaluated the grid once per config of the tuner, in its order
             grid = tuple(step.grids[min(layers.configs.index(config), len(step.grids) - 1)])
             self.labels.append(f"`{name}` with {describe_config(config)}")
-            layers.autotuner.fn[grid](*args, **kwargs, **config.all_kwargs())  # below the tuner: this config
+            launch(layers, grid, args, kwargs, config)  # below the tuner, as a kernel puzzle's configs are
         else:
             layers.outer[grid_of(step, self.config)](*args, **kwargs)
 

@@ -22,10 +22,5 @@ class InterpreterLimit(Exception):
 
 def find_limit(exc: BaseException | None) -> InterpreterLimit | None:
     """The InterpreterLimit behind ``exc`` (Triton wraps kernel errors in InterpreterError)."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, InterpreterLimit):
-            return exc
-        exc = exc.__cause__ or exc.__context__
-    return None
+    from .learner_code import errors_behind
+    return next((link for link in errors_behind(exc) if isinstance(link, InterpreterLimit)), None)

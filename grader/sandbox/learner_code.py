@@ -37,16 +37,23 @@ def captured_output():
             text.append(tmp.read(1 << 20).decode("utf-8", "replace"))
 
 
-def learner_frame(exc: BaseException, filename: str) -> tuple[int | None, str]:
-    """The deepest traceback entry in the learner's file, following chained exceptions."""
-    found: tuple[int | None, str] = (None, "")
+def errors_behind(exc: BaseException | None):
+    """``exc`` and the errors behind it, outermost first: each one's cause, or else its context
+    (Triton raises some errors ``from None``, and wraps kernel errors in InterpreterError)."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        for entry in traceback.extract_tb(exc.__traceback__):
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+
+
+def learner_frame(exc: BaseException, filename: str) -> tuple[int | None, str]:
+    """The deepest traceback entry in the learner's file, following chained exceptions."""
+    found: tuple[int | None, str] = (None, "")
+    for link in errors_behind(exc):
+        for entry in traceback.extract_tb(link.__traceback__):
             if os.path.abspath(entry.filename) == filename:
                 found = (entry.lineno, (entry.line or "").strip())
-        exc = exc.__cause__ or exc.__context__
     return found
 
 

@@ -89,10 +89,7 @@ def tuner_skips(exc: BaseException) -> bool:
     ptxas error) and tune among the others: the grader passes over it too, on a GPU."""
     from triton.compiler.errors import CompileTimeAssertionFailure
     from triton.runtime.errors import OutOfResources, PTXASError
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, (OutOfResources, CompileTimeAssertionFailure, PTXASError)):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
+
+    from .learner_code import errors_behind
+    return any(isinstance(link, (OutOfResources, CompileTimeAssertionFailure, PTXASError))
+               for link in errors_behind(exc))
