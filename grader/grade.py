@@ -362,7 +362,7 @@ class PuzzleGrader:
         """On a GPU, the case again in the interpreter, every load and store checked: a load out of
         bounds whose value is never used passes on a GPU, silently. Only such an access is judged
         here; the values are the GPU's to judge. The text of the access, or None."""
-        if self.bounds is None or case.label in self._unchecked_beside():
+        if self.bounds is None or case.label in self._large_labels():  # the small ones find a stray load
             return None
         try:
             reply, _ = self._ask(message, blobs, worker=self.bounds)
@@ -376,8 +376,9 @@ class PuzzleGrader:
         return messages.out_of_bounds(failure.access.to_json(), self._bounds_dims(failure.access)) + \
             messages.FOUND_BESIDE
 
-    def _unchecked_beside(self) -> set[str]:
-        """Cases too large to run again in the interpreter: the small ones find a stray load."""
+    def _large_labels(self) -> set[str]:
+        """The labels of the large cases: too large to run again in the interpreter beside a GPU, or
+        to compile again for one (their launches are the small cases' at other sizes)."""
         return {case.label for case in self.puzzle.cases if case.large}
 
     def _look_alike(self, case: Case, plan, got, message: str) -> str:

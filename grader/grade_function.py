@@ -46,7 +46,7 @@ class FunctionGrader(PuzzleGrader):
             outcome, abort = self._record(case, self._plan(case))
             (results if isinstance(outcome, CaseResult) else recorded)[case.label] = outcome
         self.worker.recycle()  # the replays run in a worker that never ran the wrapper
-        large = {case.label for case in self.puzzle.cases if case.large}  # compiled as the small cases are
+        large = self._large_labels()  # compiled as the small cases are
         compiled = self._compile_launches([r[-1].program for label, r in recorded.items() if label not in large])
         for case in self.puzzle.cases:
             if case.label not in recorded:

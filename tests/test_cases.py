@@ -178,7 +178,7 @@ def test_only_a_large_case_in_the_interpreter_leaves_the_hooks_out(grader, case,
 
 def test_large_cases_are_not_run_again_beside_a_gpu():
     grader = _grader(device="cuda")
-    assert grader._unchecked_beside() == {"past_16_bit_offsets[seed=8]"}
+    assert grader._large_labels() == {"past_16_bit_offsets[seed=8]"}
 
 
 @pytest.mark.slow
