@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 
 from .course import Course, PuzzleLoadError
-from .source_lines import CLOSING, OPENING, statement_start
+from .source_lines import marker_lines, statement_start
 
 # Each track's notebook: its name, its title and the track (``Puzzle.track``) whose puzzles it
 # holds. A track with no puzzle yet gets no notebook: none is written, none checked as stale.
@@ -81,8 +81,7 @@ def learner_part(path: Path) -> str:
     without the blank lines at either end. Exactly one pair, opening first, or the file is
     named in a :class:`PuzzleLoadError`."""
     lines = path.read_text().splitlines()
-    opening = [i for i, line in enumerate(lines) if OPENING.match(line)]
-    closing = [i for i, line in enumerate(lines) if CLOSING.match(line)]
+    opening, closing = marker_lines(lines)
     if len(opening) != 1 or len(closing) != 1 or closing[0] < opening[0]:
         found = sorted(opening + closing)
         where = ", ".join(f"line {i + 1}" for i in found) or "none"

@@ -18,7 +18,7 @@ from pathlib import Path
 from string import Template
 
 from .course import Course, PuzzleLoadError
-from .source_lines import CLOSING, OPENING, is_stub_body
+from .source_lines import is_stub_body, marker_lines
 
 SHIPPED = ("puzzles", "grader", "pyproject.toml", "constraints.txt", "docs")
 HERE = Path(__file__).resolve().parent
@@ -34,8 +34,7 @@ def stubbed(path: Path) -> str:
     ``pass`` (``raise NotImplementedError`` for a method). Code outside the part is the course's
     and stays as it is. A file whose part cannot be found or read raises PuzzleLoadError."""
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    opening = [i for i, line in enumerate(lines) if OPENING.match(line)]
-    closing = [i for i, line in enumerate(lines) if CLOSING.match(line)]
+    opening, closing = marker_lines(lines)
     if len(opening) != 1 or len(closing) != 1 or closing[0] < opening[0]:
         raise PuzzleLoadError(f"{path.name}: cannot release it: the learner's part needs one "
                               f"`# ---- your part: ... ----` line and one closing `# ------...` line after it")

@@ -12,14 +12,19 @@ OPENING = re.compile(r"^# ---- your part\b.*$")
 CLOSING = re.compile(r"^# -{10,}$")
 
 
+def marker_lines(lines: list[str]) -> tuple[list[int], list[int]]:
+    """The indices of the lines that open and that close a learner's part."""
+    return ([i for i, line in enumerate(lines) if OPENING.match(line)],
+            [i for i, line in enumerate(lines) if CLOSING.match(line)])
+
+
 def learner_code(text: str) -> str:
     """What the learner wrote in a file, as code: their part where the file is a puzzle file
     (the statement and the spec around it are the course's), without comments and string
     literals. A known-mistake pattern is looked for here, so that the statement's own words
     ("subtracts the square of the mean") never pass for the learner's."""
     lines = text.splitlines()
-    opening = [i for i, line in enumerate(lines) if OPENING.match(line)]
-    closing = [i for i, line in enumerate(lines) if CLOSING.match(line)]
+    opening, closing = marker_lines(lines)
     if len(opening) == 1 and len(closing) == 1 and opening[0] < closing[0]:
         text = "\n".join(lines[opening[0] + 1:closing[0]]) + "\n"
     lines = text.splitlines(keepends=True)
