@@ -74,7 +74,7 @@ def _line(files: dict[str, str]) -> tuple[str, int | None, str]:
 class Tape(TorchDispatchMode):
     """The program being recorded: refs for tensors, steps, the first unseen tensor."""
 
-    def __init__(self, files: dict[str, str], kernels) -> None:
+    def __init__(self, files: dict[str, str], kernels, mode) -> None:
         super().__init__()
         self.files = files  # learner file -> how messages name it ("" for the graded file)
         self.kernels = kernels  # a kernel object -> its path from the learner's module
@@ -88,7 +88,7 @@ class Tape(TorchDispatchMode):
         self.phase = "forward"
         self.unseen: dict | None = None  # the first tensor no recorded step made
         self.host_values: dict | None = None
-        self.mode = None  # the FakeTensorMode of this recording: a tensor of another was kept from elsewhere
+        self.mode = mode  # the FakeTensorMode of this recording: a tensor of another was kept from elsewhere
 
     # ---- refs --------------------------------------------------------------------------------
     def add(self, tensor: torch.Tensor) -> int:
@@ -414,8 +414,7 @@ def record(cls, module, files: dict[str, str], layouts, device: str) -> dict:
         tensors = [torch.empty_strided(tuple(spec.shape), tuple(spec.strides), dtype=getattr(torch, spec.dtype),
                                        device=device) for spec in layouts]
     *inputs, grad_output = tensors
-    tape = Tape(files, kernel_paths(module))
-    tape.mode = mode
+    tape = Tape(files, kernel_paths(module), mode)
     for tensor in tensors:
         tape.add(tensor)
     ctx = Context(len(inputs))
