@@ -9,8 +9,9 @@ which never imports a learner file. A fork costs about 15 ms.
 The grader speaks to this process over a ``SOCK_SEQPACKET`` control socket (its number is
 ``--control-fd``), one JSON object a message:
 
-* ``{"op": "fork"}`` with a stream socket attached (``SCM_RIGHTS``): fork a worker that serves
-  the framed protocol (:mod:`grader.protocol`) on that socket; reply ``{"pid": N}``.
+* ``{"op": "fork", "warm": [...]}`` with a stream socket attached (``SCM_RIGHTS``): warm the
+  named steps of :mod:`grader.sandbox.warmup` not yet warmed, then fork a worker that serves the
+  framed protocol (:mod:`grader.protocol`) on that socket; reply ``{"pid": N}``.
 * ``{"op": "end", "grace": S}``: wait up to S seconds for the worker to exit, then kill it;
   reply ``{"returncode": R, "killed": K}`` (R negative: the signal that ended it, as
   ``subprocess`` says; K: whether the grace ran out).
@@ -28,6 +29,7 @@ import argparse
 import ctypes
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -94,10 +96,14 @@ def sweep() -> None:
         time.sleep(0.01)
 
 
+IDLE_BEFORE_WARMING = 0.5  # seconds without a request before the zygote warms what no fork asked for yet
+
+
 class Zygote:
-    def __init__(self, device: str, control: socket.socket) -> None:
+    def __init__(self, device: str, control: socket.socket, warmth=None) -> None:
         self.device = device
         self.control = control
+        self.warmth = warmth  # what is left to warm (grader.sandbox.warmup.Warmth), or None
         self.child: int | None = None
         self.status: int | None = None  # the last worker's wait status, once reaped
         self.private: str | None = None  # the last worker's own folder (its cwd, TMPDIR, Triton cache)
@@ -142,6 +148,11 @@ class Zygote:
     def serve(self) -> None:
         self.control.send(json.dumps({"op": "ready", "device": self.device}).encode())
         while True:
+            # No worker, and no request for a while (a notebook between checks): warm the next step,
+            # so that no later fork waits. Never beside a worker, whose cases it would slow down.
+            while self.child is None and self.warmth is not None and self.warmth.pending and \
+                    not select.select([self.control], [], [], IDLE_BEFORE_WARMING)[0]:
+                self.warmth.warm()
             try:
                 data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 1)
             except OSError:
@@ -155,6 +166,9 @@ class Zygote:
             except (ValueError, KeyError, TypeError):
                 op = None
             if op == "fork" and len(fds) == 1:
+                wanted = request.get("warm")
+                if self.warmth is not None and isinstance(wanted, list):
+                    self.warmth.warm([w for w in wanted if isinstance(w, str)])
                 self.end(0.0)  # one worker at a time: a worker the grader forgot is killed
                 reply = {"pid": self.fork(fds[0])}
             elif op == "end":
@@ -202,10 +216,10 @@ def main(argv=None) -> int:
     sys.path[:] = [p for p in sys.path if p not in ("", os.getcwd())]
     os.dup2(2, 1)  # anything printed goes to the log, never into a channel
     from .worker import prepare
-    prepare(args.device)
+    warmth = prepare(args.device)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     _prctl(PR_SET_DUMPABLE, 0)
-    Zygote(args.device, socket.socket(fileno=args.control_fd)).serve()
+    Zygote(args.device, socket.socket(fileno=args.control_fd), warmth).serve()
     return 0
 
 
