@@ -5,7 +5,11 @@ file; only the kernel comes from the learner's file, and only the worker imports
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import threading
 import time
+from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +24,15 @@ from .plan import SpecShapes
 from .puzzle import Case, Puzzle
 from .results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status
 from .source_lines import learner_code
-from .worker_pool import SharedWorker, WorkerDied, WorkerProcess, WorkerTimedOut
+from .protocol import Cancel
+from .worker_pool import CompileChecker, WorkerCancelled, WorkerDied, WorkerProcess, WorkerTimedOut
+
+NOT_COMPILED = "the kernel does not compile for a GPU"  # why the cases after a failed compile check do not run
+# Where a kernel puzzle's compile check stops: through LLVM, where Triton rejects what is not
+# Triton and lowers every operation for sm_90. ptxas, a third of the time, can only reject PTX
+# that Triton did not write itself (inline assembly) or a register cap: those compile to the end.
+COMPILE_STAGE = "llir"
+NEEDS_ASSEMBLER = ("inline_asm", "maxnreg")
 
 
 class Unanswered(Exception):
@@ -51,7 +63,7 @@ def describe_case(case: Case, puzzle: Puzzle) -> str:
 
 class PuzzleGrader:
     def __init__(self, course: Course, puzzle_id: str, kernel_file: Path, worker: WorkerProcess,
-                 options: Options, compiler: "SharedWorker | None" = None, bounds: WorkerProcess | None = None) -> None:
+                 options: Options, compiler: "CompileChecker | None" = None, bounds: WorkerProcess | None = None) -> None:
         self.course = course
         self.puzzle_path = course.puzzle_file(puzzle_id)
         puzzle = course.puzzle(puzzle_id)
@@ -66,14 +78,18 @@ class PuzzleGrader:
         self.expected_signature = stub_signature(str(self.puzzle_path), self.puzzle.kernel)
         self.last_trace: dict | None = None
         self.info: wire.Loaded | None = None
+        self.cancel: Cancel | None = None  # set when the compile check beside the cases fails
 
     # ---- the one way to ask the worker and read its reply -----------------------------------
-    def _ask(self, message: wire.Request, blobs=(), timeout: float | None = None, worker=None):
+    def _ask(self, message: wire.Request, blobs=(), timeout: float | None = None, worker=None,
+             cancel: Cancel | None = None):
         """Send ``message``; returns its reply (``message.REPLY`` or a ``wire.Failure``) and blobs.
-        A timeout, a dead worker and a malformed reply raise :class:`Unanswered`."""
+        A timeout, a dead worker, a malformed reply and ``cancel`` set raise :class:`Unanswered`."""
         timeout = self.options.timeout if timeout is None else timeout
         try:
-            return (worker or self.worker).request(message, blobs, timeout=timeout)
+            return (worker or self.worker).request(message, blobs, timeout=timeout, cancel=cancel)
+        except WorkerCancelled:
+            raise Unanswered(FailureKind.SKIPPED, f"not run: {NOT_COMPILED}", "WorkerCancelled", "not run") from None
         except WorkerTimedOut:
             raise Unanswered(FailureKind.TIMEOUT, messages.timeout(timeout), "WorkerTimedOut", "timed out",
                              seconds=timeout) from None
@@ -140,6 +156,7 @@ class PuzzleGrader:
         workers = [w for w in (self.worker, self.bounds) if w is not None]
         for worker in workers:
             worker.recycle()
+        self.cancel = Cancel()
         try:
             return self._grade(started)
         except Exception as exc:  # a bug in the grader or the course, never the learner's fault
@@ -149,6 +166,7 @@ class PuzzleGrader:
         finally:
             for worker in workers:
                 worker.recycle()
+            self.cancel.close()
 
     def _load(self):
         """Ask the worker about the kernel. Returns (wire.Loaded, None) or (None, failure result).
@@ -217,14 +235,18 @@ class PuzzleGrader:
         self.info = info
 
         checks = {}
-        if self.compiler is not None and self.puzzle.kind == "kernel":
-            # Before anything runs: what would not compile for a GPU is not Triton, and the
-            # interpreter would run it as plain Python.
-            checks["gpu_compile"] = self._compile_check(params)
-            if not checks["gpu_compile"].passed:
-                return self.result("fail", checks["gpu_compile"].message, (), checks, started)
-
-        cases = self._run_cases(params)
+        # What would not compile for a GPU is not Triton, and the interpreter would run it as plain
+        # Python: the check runs beside the cases, and no case counts until it has passed.
+        compiling = self._compile_beside(params) if self.compiler is not None and self.puzzle.kind == "kernel" \
+            else None
+        try:
+            cases = self._run_cases(params)
+        finally:
+            compiled = compiling.result() if compiling is not None else None  # never left running
+        if compiled is not None:
+            checks["gpu_compile"] = compiled
+            if not compiled.passed:  # the cases that ran are shown beside it; none counts
+                return self.result("fail", compiled.message, cases, checks, started)
         notes = self._mistake_notes()
         if notes:  # a known wrong turn: say so with the first failing case
             index = next((i for i, c in enumerate(cases) if not c.passed), None)
@@ -243,6 +265,8 @@ class PuzzleGrader:
         cases: list[CaseResult] = []
         abort: str | None = None
         for case in self.puzzle.cases:
+            if self.cancel is not None and self.cancel.is_set():
+                abort = NOT_COMPILED
             if abort is not None:
                 cases.append(case_result(case, self.puzzle, False, "skipped", f"not run: {abort}"))
                 continue
@@ -306,7 +330,7 @@ class PuzzleGrader:
                            trace=trace, allocator="make_tensor_descriptor" in self.puzzle.requires,
                            buffers=[b.to_json() | {"param": p} for b, p in zip(plan.buffers, binding.pointers)])
         try:
-            reply, raw = self._ask(message, blobs)
+            reply, raw = self._ask(message, blobs, cancel=self.cancel)
             if isinstance(reply, wire.Ran) and len(raw) != reply.blobs_expected(len(plan.buffers)):
                 self._malformed(wire.WireError(f"{len(raw)} blobs for {len(reply.runs)} run(s) of "
                                                f"{len(plan.buffers)} buffers"))
@@ -392,10 +416,15 @@ class PuzzleGrader:
                          {**self.puzzle.sizes(case), **case.blocks}, case.layouts)
         return message if look is None else look_alike_note(message, look)
 
-    def _mistake_notes(self) -> str:
+    def _source(self) -> str:
         try:
-            source = self.kernel_file.read_text(encoding="utf-8")
+            return self.kernel_file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
+            return ""
+
+    def _mistake_notes(self) -> str:
+        source = self._source()
+        if not source:
             return ""
         code = learner_code(source)  # the learner's part, without the statement's words or comments
         return "".join(f"\nNote: {m.note}" for m in self.puzzle.mistakes if m.seen_in(code))
@@ -423,14 +452,53 @@ class PuzzleGrader:
         return bind(params, pointer_names, values, self.expected_signature,
                     provided=frozenset(info.provided if info else ()), defaults=dict(info.defaults) if info else {})
 
+    def _compile_beside(self, params: list[Param]) -> Future:
+        """The GPU compile check beside the cases; its CheckResult comes in the Future. A failure
+        cancels the cases still to run: their values cannot count."""
+        def check():
+            result = self._compile_check(params)
+            if not result.passed:
+                self.cancel.set()
+            return result
+        return self._beside(check)
+
+    def _beside(self, work, *args) -> Future:
+        """``work(*args)`` on a thread of its own (the compile checker's requests, while this
+        thread's worker runs cases); its result, or the exception it raised, comes in the Future."""
+        future: Future = Future()
+
+        def run() -> None:
+            try:
+                future.set_result(work(*args))
+            except BaseException as exc:  # a grader bug: raised again where the result is awaited
+                future.set_exception(exc)
+        threading.Thread(target=run, name=f"compile check of {self.puzzle.id}", daemon=True).start()
+        return future
+
     def _compile_check(self, params: list[Param]) -> CheckResult:
         """Compile for sm_90 once per distinct block configuration and dtypes, in a compile
         worker of this puzzle's own."""
         with self.compiler.session() as compiler:
             return self._compile_each(params, compiler)
 
+    def _compiled(self, message: wire.Compile, compiler):
+        """The compile checker's reply to ``message``: remembered by the file's digest and the
+        request, so that a kernel checked again unchanged is not compiled again."""
+        try:
+            digest = hashlib.sha256(self.kernel_file.read_bytes()).hexdigest()
+        except OSError:
+            digest = None
+        key = (digest, json.dumps({k: v for k, v in message.to_json().items() if k != "file"}, sort_keys=True))
+        known = self.compiler.verdicts.get(key) if digest is not None else None
+        if known is None:
+            known, _ = self._ask(message, timeout=max(60.0, self.options.timeout), worker=compiler)
+            if digest is not None:
+                self.compiler.verdicts[key] = known
+        return known
+
     def _compile_each(self, params: list[Param], compiler) -> CheckResult:
         seen = set()
+        stage = "cubin" if any(word in self._source() for word in NEEDS_ASSEMBLER) else COMPILE_STAGE
         for case in self.puzzle.cases:
             if case.large:  # its blocks are a small case's, or as long as its sizes: slow to compile, no news
                 continue
@@ -447,9 +515,9 @@ class PuzzleGrader:
                 continue
             signature, constexprs = binding.compile_signature(params, dtypes)
             message = wire.Compile(file=str(self.kernel_file), kernel=self.puzzle.kernel, signature=signature,
-                                   constexprs=constexprs, values=values)
+                                   constexprs=constexprs, values=values, stage=stage)
             try:
-                reply, _ = self._ask(message, timeout=max(60.0, self.options.timeout), worker=compiler)
+                reply = self._compiled(message, compiler)
             except Unanswered as unanswered:
                 return CheckResult(False, f"the GPU compile check did not finish ({unanswered.cause})", "compile")
             if isinstance(reply, wire.Failure):

@@ -34,6 +34,10 @@ def _shape(shape) -> str:
 class FunctionGrader(PuzzleGrader):
     """Same life cycle as a kernel puzzle (load, stub check, cases); each case recorded, then replayed."""
 
+    def grade(self):
+        self.worker.warm |= {"fake_tensors"}  # the recording's: warmed once in the zygote, before its fork
+        return super().grade()
+
     def _run_cases(self, params) -> list:
         """Record every case in this puzzle's first worker, then replay them in a fresh one."""
         recorded: dict[str, tuple] = {}
@@ -47,22 +51,30 @@ class FunctionGrader(PuzzleGrader):
             (results if isinstance(outcome, CaseResult) else recorded)[case.label] = outcome
         self.worker.recycle()  # the replays run in a worker that never ran the wrapper
         large = self._large_labels()  # compiled as the small cases are
-        compiled = self._compile_launches([r[-1].program for label, r in recorded.items() if label not in large])
+        # The launches compile beside the replays; a case whose launch does not compile fails so,
+        # whatever its replay gave.
+        compiling = self._beside(self._compile_launches,
+                                 [r[-1].program for label, r in recorded.items() if label not in large])
+        try:
+            for case in self.puzzle.cases:
+                if case.label not in recorded:
+                    continue
+                if abort is not None:
+                    results[case.label] = case_result(case, self.puzzle, False, "skipped", f"not run: {abort}")
+                    continue
+                results[case.label], abort = self._hooks_if_failed(
+                    case, lambda hooks: self._replay(case, *recorded[case.label], hooks=hooks))
+        finally:
+            compiled = compiling.result()
         for case in self.puzzle.cases:
             if case.label not in recorded:
                 continue
-            if abort is not None:
-                results[case.label] = case_result(case, self.puzzle, False, "skipped", f"not run: {abort}")
-                continue
             program = recorded[case.label][-1].program
-            failed = next((compiled[key] for key in (programs.launch_key(s, program) for s in program.launches())
-                           if compiled.get(key)), None)
+            keys = (programs.launch_key(step, program) for step in program.launches())
+            failed = next((compiled[key] for key in keys if compiled.get(key)), None)
             if failed is not None:
                 results[case.label] = case_result(case, self.puzzle, False, FailureKind.COMPILE,
                                                   f"{describe_case(case, self.puzzle)}: {failed}")
-                continue
-            results[case.label], abort = self._hooks_if_failed(
-                case, lambda hooks: self._replay(case, *recorded[case.label], hooks=hooks))
         return [results[case.label] for case in self.puzzle.cases]
 
     def _compile_launches(self, recorded: list[wire.Program]) -> dict[str, str]:

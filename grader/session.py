@@ -14,7 +14,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
@@ -22,7 +22,7 @@ from .course import Course, PuzzleLoadError
 from .options import Options
 from .results import CheckResult, PuzzleResult, Report
 from .isolation import Jail, worker_jail
-from .worker_pool import SharedWorker, WorkerProcess
+from .worker_pool import CompileChecker, WorkerProcess
 
 Task = TypeVar("Task")
 Done = TypeVar("Done")
@@ -72,20 +72,23 @@ def run_pool(tasks: Sequence[Task], threads: int, work: Callable[[int, Task], Do
 class Crew:
     """The workers one grading thread uses: its own; on a GPU an interpreter worker beside it,
     where every case also runs with each load and store checked (a GPU cannot see a stray load
-    whose value is never used); and the compile checker, one for all threads."""
+    whose value is never used); in the interpreter, its compile checker."""
 
     worker: WorkerProcess
     bounds: WorkerProcess | None = None
-    compiler: SharedWorker | None = None
+    compiler: CompileChecker | None = None
 
 
 def start_workers(options: Options, jail: Jail, count: int, now: bool = True) -> list[Crew]:
-    """``count`` crews for ``options.device``, sharing the compile checker where the interpreter
+    """``count`` crews for ``options.device``, each with a compile checker where the interpreter
     grades (device cpu, compile check on). ``now``: started at once, so that their imports
     overlap with the grader's; else each starts at its first request."""
-    compiler = SharedWorker("compile", jail) if options.device == "cpu" and options.compile_check else None
+    checks = options.device == "cpu" and options.compile_check
+    # A compile checker per thread: each puzzle's check runs beside its cases, and a thread never
+    # waits for another's compile (on 2 cores, one checker for two threads left a core idle).
     crews = [Crew(WorkerProcess(options.device, jail),
-                  WorkerProcess("cpu", jail) if options.device == "cuda" and options.check_bounds else None, compiler)
+                  WorkerProcess("cpu", jail) if options.device == "cuda" and options.check_bounds else None,
+                  CompileChecker("compile", jail) if checks else None)
              for _ in range(count)]
     for worker in _processes(crews) if now else ():
         worker.start()
@@ -116,42 +119,72 @@ def grade_puzzle(course: Course, puzzle_id: str, path: Path, crew: Crew, options
     return kind(course, puzzle_id, path, crew.worker, options, crew.compiler, crew.bounds).grade()
 
 
+class Grading:
+    """One grading context: the jail, each thread's workers and compile checker, and their end.
+
+    ``files`` are what its workers may read (their folders, and the course's ``puzzles/``).
+    Grade through :meth:`grade` as often as wanted: every puzzle gets fresh workers, forked from
+    zygotes that stay warm, and a compile checker that remembers what it compiled. A notebook
+    keeps one open across its checks; a command opens one and closes it when done."""
+
+    def __init__(self, course: Course, files: Sequence[Path], options: Options, jobs: int = 1,
+                 now: bool = True) -> None:
+        self.course, self.options, self.jobs = course, options, max(1, jobs)
+        self.jail = worker_jail(course.root, list(files), options)
+        self.crews = start_workers(options, self.jail, self.jobs, now)
+        self.used = False  # whether any worker was asked anything: a context that never was ends at once
+
+    def grade(self, targets: list[tuple[str, Path]], on_result=None) -> Report:
+        """Grade ``(puzzle_id, kernel_file)`` pairs; results keep the order of ``targets``.
+
+        A puzzle whose course file does not load (the learner broke the file the spec and cases
+        come from) fails on its own, with the file, the line and the error; the rest are graded.
+        """
+        started = time.perf_counter()
+        course, options = self.course, self.options
+        from . import grade, grade_function  # noqa: F401  (torch: while the workers import, before the threads)
+        # Load every puzzle here, before the threads start (and while the workers import).
+        broken = {pid: error for pid in dict.fromkeys(pid for pid, _ in targets)
+                  if (error := course.load_error(pid)) is not None}
+        for puzzle_id, _ in targets:
+            if puzzle_id not in broken:
+                course.puzzle(puzzle_id)
+        results: list[PuzzleResult | None] = [None] * len(targets)
+        todo = []
+        for index, (puzzle_id, path) in enumerate(targets):
+            if puzzle_id in broken:
+                results[index] = load_failure(course, puzzle_id, path, broken[puzzle_id], options)
+                if on_result is not None:
+                    on_result(results[index])
+            else:
+                todo.append((index, puzzle_id, path))
+        self.used = self.used or bool(todo)
+        threads = min(self.jobs, len(todo))
+        graded = run_pool(todo, threads, lambda thread, task: grade_puzzle(course, task[1], task[2],
+                                                                           self.crews[thread], options), on_result)
+        for (index, _, _), result in zip(todo, graded):
+            results[index] = result
+        return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)
+
+    def close(self) -> None:
+        """End every worker: let them finish and exit; a context never used is killed at once
+        (nothing to wait for while its workers start)."""
+        stop_workers(self.crews, wait=self.used)
+
+    def __enter__(self) -> "Grading":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options, jobs: int = 1,
                on_result=None) -> Report:
-    """Grade ``(puzzle_id, kernel_file)`` pairs; results keep the order of ``targets``.
-
-    A puzzle whose course file does not load (the learner broke the file the spec and cases
-    come from) fails on its own, with the file, the line and the error; the rest are graded.
-    """
+    """Grade ``(puzzle_id, kernel_file)`` pairs in a context of their own (see :class:`Grading`)."""
     started = time.perf_counter()
-    jobs = max(1, min(jobs, len(targets)))
-    jail = worker_jail(course.root, [path for _, path in targets], options)
-    crews = start_workers(options, jail, jobs)
-    from . import grade, grade_function  # noqa: F401  (torch: while the workers import, before the threads)
-    # Load every puzzle here, before the threads start (and while the workers import).
-    broken = {pid: error for pid in dict.fromkeys(pid for pid, _ in targets)
-              if (error := course.load_error(pid)) is not None}
-    for puzzle_id, _ in targets:
-        if puzzle_id not in broken:
-            course.puzzle(puzzle_id)
-    results: list[PuzzleResult | None] = [None] * len(targets)
-    todo = []
-    for index, (puzzle_id, path) in enumerate(targets):
-        if puzzle_id in broken:
-            results[index] = load_failure(course, puzzle_id, path, broken[puzzle_id], options)
-            if on_result is not None:
-                on_result(results[index])
-        else:
-            todo.append((index, puzzle_id, path))
-    try:
-        graded = run_pool(todo, jobs, lambda thread, task: grade_puzzle(course, task[1], task[2], crews[thread],
-                                                                        options), on_result)
-    finally:
-        # Every puzzle's file broken: nothing to wait for while the workers start.
-        stop_workers(crews, wait=bool(todo))
-    for (index, _, _), result in zip(todo, graded):
-        results[index] = result
-    return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)
+    with Grading(course, [path for _, path in targets], options, min(jobs, max(1, len(targets)))) as grading:
+        report = grading.grade(targets, on_result)
+    return replace(report, seconds=time.perf_counter() - started)
 
 
 def load_failure(course: Course, puzzle_id: str, path: Path, error: PuzzleLoadError, options: Options) -> PuzzleResult:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from . import wire
 from .isolation import Confined, Jail, start
-from .protocol import ChannelClosed, ChannelTimeout, Reader, write_message
+from .protocol import Cancel, ChannelCancelled, ChannelClosed, ChannelTimeout, Reader, write_message
 
 STARTUP_TIMEOUT = 120.0  # importing torch and triton on a cold, busy machine
 CONTROL_TIMEOUT = 30.0   # a fork, or reaping a worker: the zygote does nothing else
@@ -39,6 +39,10 @@ class WorkerDied(Exception):
 
 class WorkerTimedOut(Exception):
     pass
+
+
+class WorkerCancelled(Exception):
+    """The request was abandoned (its Cancel was set) before the reply came: the worker is killed."""
 
 
 class ZygoteGone(Exception):
@@ -60,6 +64,7 @@ class WorkerProcess:
         self._worker_ready = False
         self.stderr = None
         self._stderr_mark = 0  # where the current worker's part of the shared log starts
+        self.warm: frozenset[str] = frozenset()  # warm-up steps every fork asks of the zygote (sandbox.warmup)
 
     # ---- the zygote ----------------------------------------------------------------------
     def start(self) -> None:
@@ -122,10 +127,10 @@ class WorkerProcess:
         ours, theirs = socket.socketpair()
         try:
             try:
-                self._ask_zygote({"op": "fork"}, theirs.fileno())
+                self._ask_zygote({"op": "fork", "warm": sorted(self.warm)}, theirs.fileno())
             except ZygoteGone:  # a worker may have killed it: one new jail, then give up
                 self.terminate()
-                self._ask_zygote({"op": "fork"}, theirs.fileno())
+                self._ask_zygote({"op": "fork", "warm": sorted(self.warm)}, theirs.fileno())
         except ZygoteGone as gone:
             ours.close()
             tail = self._stderr_tail()
@@ -161,10 +166,12 @@ class WorkerProcess:
         self.stderr.seek(max(self._stderr_mark, size - 4000))
         return self.stderr.read().decode("utf-8", "replace")
 
-    def request(self, message: wire.Request, blobs: list[bytes] = (), timeout: float | None = None):
+    def request(self, message: wire.Request, blobs: list[bytes] = (), timeout: float | None = None,
+                cancel: Cancel | None = None):
         """Send one request; returns its reply (``message.REPLY`` or a ``wire.Failure``) and the
         reply's blobs. A reply that is not what the request allows is the worker's failure: it
-        is killed, and that is reported as WorkerDied (a broken channel), as garbage is."""
+        is killed, and that is reported as WorkerDied (a broken channel), as garbage is. With
+        ``cancel`` set before the reply is read, the worker is killed and WorkerCancelled raised."""
         if self.channel is None:
             self._fork()
         try:
@@ -176,10 +183,13 @@ class WorkerProcess:
                     raise ChannelClosed(str(exc)) from None
                 self._worker_ready = True
             write_message(self.channel.fileno(), message.to_json(), list(blobs))
-            header, raw = self.reader.read_message(timeout)
+            header, raw = self.reader.read_message(timeout, cancel)
         except ChannelTimeout:
             self.kill()
             raise WorkerTimedOut() from None
+        except ChannelCancelled:
+            self.kill()
+            raise WorkerCancelled() from None
         except (ChannelClosed, BrokenPipeError, OSError) as exc:
             returncode, killed = self._end_worker(kill=False)
             tail = self._stderr_tail()
@@ -241,13 +251,18 @@ class WorkerProcess:
         self._worker_ready = self._zygote_ready = False
 
 
-class SharedWorker:
-    """One jail of workers serving several grading threads, one at a time (the compile checker).
-    A thread holds it for a whole :meth:`session`, at whose end its worker is recycled."""
+class CompileChecker:
+    """The GPU compile checker of one grading thread: a jail of compile workers, one fresh worker
+    per :meth:`session` (a puzzle's checks), recycled at its end; the lock keeps a session whole.
+
+    ``verdicts`` keeps the replies it gave, by what was asked (the request and the digest of the
+    file it names), for as long as it lives: a notebook's check of an unchanged kernel compiles
+    nothing again, and a specialisation is compiled once however many cases share it."""
 
     def __init__(self, device: str, jail: Jail | None = None) -> None:
         self.worker = WorkerProcess(device, jail)
         self.lock = threading.Lock()
+        self.verdicts: dict[tuple[str, str], object] = {}
 
     def start(self) -> None:
         self.worker.start()

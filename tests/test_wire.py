@@ -170,7 +170,7 @@ class _Channel:
     def __init__(self, header):
         self.header = header
 
-    def read_message(self, timeout=None):
+    def read_message(self, timeout=None, cancel=None):
         return self.header, []
 
 
@@ -216,9 +216,9 @@ class _Worker:
     """Answers Load with a kernel, and every other request with ``answer(message)``."""
 
     def __init__(self, answer):
-        self.answer, self.killed, self.asked = answer, 0, []
+        self.answer, self.killed, self.asked, self.warm = answer, 0, [], frozenset()
 
-    def request(self, message, blobs=(), timeout=None):
+    def request(self, message, blobs=(), timeout=None, cancel=None):
         self.asked.append(message)
         if isinstance(message, wire.Load):
             params = [] if "puzzle15" in message.file else [
@@ -349,10 +349,10 @@ def test_an_autograd_wrappers_kernel_that_does_not_compile_fails_as_compile_in_t
     of the wrapper's launches, as a GPU would compile them, fails the case instead."""
     from grader.grade_function import FunctionGrader
     from grader.options import Options
-    from grader.worker_pool import SharedWorker
+    from grader.worker_pool import CompileChecker
     wrapper = tmp_path / "puzzle15_weighted_sum_function.py"
     wrapper.write_text(NOT_CONSTEXPR_WRAPPER)
-    worker, compiler = WorkerProcess("cpu"), SharedWorker("compile")
+    worker, compiler = WorkerProcess("cpu"), CompileChecker("compile")
     try:
         result = FunctionGrader(course, "puzzle15", wrapper, worker, Options(), compiler).grade()
     finally:
