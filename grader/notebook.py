@@ -7,8 +7,10 @@ is opened. Progress goes to ``.progress.json`` in the notebook's folder.
 """
 from __future__ import annotations
 
+import atexit
 import shutil
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,23 +52,47 @@ def check(kernel, puzzle: str, *, picture: bool = True, device: str = Options.AS
     course = _course()
     puzzle_id = normalise_id(puzzle)
     course.puzzle_file(puzzle_id)
-    folder = Path(tempfile.mkdtemp(prefix="triton-puzzles-"))
-    try:
-        checked = _check_in(folder, course, kernel, puzzle_id, picture, Options(device=device, timeout=timeout),
-                            progress, triton_viz)
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    if triton_viz:  # the viewer reads the module later: removed when this Python process ends
-        _remove_at_exit(folder)
-    else:
-        shutil.rmtree(folder, ignore_errors=True)  # one folder per check(): never left behind
-    return checked
+    return _check_in(_kept.folder(), course, kernel, puzzle_id, picture, Options(device=device, timeout=timeout),
+                     progress, triton_viz)
 
 
-def _remove_at_exit(folder: Path) -> None:
-    import atexit
-    atexit.register(shutil.rmtree, folder, True)
+class _Kept:
+    """What this notebook's checks keep between them, until its Python process ends: one folder
+    for the kernels they capture, and one grading context per course and options, whose zygotes
+    stay warm. Every check still gets fresh workers, forked after the last one ended: nothing of
+    one check's code reaches the next. A context is for this notebook's own checks only."""
+
+    def __init__(self) -> None:
+        self._folder: Path | None = None
+        self.contexts: dict = {}  # (course root, options) -> session.Grading
+        self.reference = {}  # (course root, solution file) -> the worker tracing a solution for pictures
+        self._lock = threading.Lock()  # a course panel's buttons may check while a cell does
+
+    def folder(self) -> Path:
+        if self._folder is None or not self._folder.is_dir():
+            self._folder = Path(tempfile.mkdtemp(prefix="triton-puzzles-"))
+            atexit.register(shutil.rmtree, self._folder, True)
+        return self._folder
+
+    def grading(self, course: Course, options: Options):
+        from .session import Grading
+        key = (course.root, options)
+        if key not in self.contexts:
+            if not self.contexts:
+                atexit.register(self.close)
+            self.contexts[key] = Grading(course, [self.folder() / "_"], options)
+        return self.contexts[key]
+
+    def close(self) -> None:
+        for grading in self.contexts.values():
+            grading.close()
+        for worker in self.reference.values():
+            worker.close()
+        self.contexts.clear()
+        self.reference.clear()
+
+
+_kept = _Kept()
 
 
 def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: bool, options: Options,
@@ -76,28 +102,47 @@ def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: boo
 
     from .capture import captured
     from .report.html import render
-    from .session import grade_many
 
-    path = folder / f"{puzzle_id}_notebook.py"
     capture = captured(kernel)
-    path.write_text(capture.text)
+    path = folder / f"{puzzle_id}_notebook.py"  # one file per puzzle, written again by each check
     options = options.on_device()
-    timeout = options.timeout
-    report = grade_many(course, [(puzzle_id, path)], options, jobs=1)
-    # messages say the cell's line numbers, not the written module's
-    result = replace(capture.lines, module=path.name).apply(report.results[0])
-    drawn = None
-    if picture and result.status == "fail" and course.puzzle(puzzle_id).kind == "kernel" and result.cases:
-        from .pictures import picture as draw_picture
-        try:
-            drawn = draw_picture(course, puzzle_id, path, folder / "accesses.png", result=result, timeout=timeout).path
-        except Exception:  # the picture is a help, never a reason for check() to fail
-            drawn = None
+    with _kept._lock:
+        path.write_text(capture.text)
+        grading = _kept.grading(course, options)
+        report = grading.grade([(puzzle_id, path)])
+        # messages say the cell's line numbers, not the written module's
+        result = replace(capture.lines, module=path.name).apply(report.results[0])
+        drawn = None
+        if picture and result.status == "fail" and course.puzzle(puzzle_id).kind == "kernel" and result.cases:
+            drawn = _picture(course, puzzle_id, path, folder, result, grading, options.timeout)
     (progress or ProgressFile()).attempt(puzzle_id, STATUS_WORDS.get(result.status, result.status))
     html = render(result, drawn)  # the picture goes into the page itself
     if triton_viz:
         html += _viewer_html(course, puzzle_id, path, None, result)
     return Checked(result, html)
+
+
+def _picture(course: Course, puzzle_id: str, path: Path, folder: Path, result, grading, timeout: float):
+    """The failing case's memory-access picture, traced by the warm workers; None if it cannot be
+    drawn (the picture is a help, never a reason for check() to fail)."""
+    from .pictures import picture as draw_picture
+    from .pictures import reference_file
+    solution = reference_file(course, puzzle_id, path)
+    reference = None
+    if solution is not None:  # its own jail: the learner's workers never see solutions/
+        from .isolation import worker_jail
+        from .worker_pool import WorkerProcess
+        key = (course.root, solution)
+        if key not in _kept.reference:
+            _kept.reference[key] = WorkerProcess("cpu", worker_jail(course.root, [solution]))
+        reference = _kept.reference[key]
+    crew = grading.crews[0]
+    tracer = crew.worker if crew.worker.device == "cpu" else crew.bounds  # the interpreter records accesses
+    try:
+        return draw_picture(course, puzzle_id, path, folder / f"{puzzle_id}_accesses.png", result=result,
+                            timeout=timeout, worker=tracer, reference_worker=reference).path
+    except Exception:  # noqa: BLE001
+        return None
 
 
 _viewers: dict = {}  # puzzle id -> the running viewer: a new one replaces it

@@ -35,34 +35,44 @@ def choose_case(cases: tuple[Case, ...], wanted: str | None, result: PuzzleResul
     return cases[0]
 
 
+def reference_file(course: Course, puzzle_id: str, kernel_file: Path) -> Path | None:
+    """The course's solution of ``puzzle_id``, drawn beside the learner's kernel: None where the
+    course has none (a learner's copy) or where it is the kernel drawn."""
+    solution = course.root / "solutions" / course.puzzle_file(puzzle_id).name
+    if solution.is_file() and solution.resolve() != Path(kernel_file).resolve():
+        return solution
+    return None
+
+
 def picture(course: Course, puzzle_id: str, kernel_file: Path, path: Path | None = None,
             case_name: str | None = None, result: PuzzleResult | None = None,
-            timeout: float = Options.timeout) -> Picture:
+            timeout: float = Options.timeout, worker: WorkerProcess | None = None,
+            reference_worker: WorkerProcess | None = None) -> Picture:
+    """The picture of one case. ``worker`` and ``reference_worker`` (interpreter workers whose jails
+    read the kernel file and the solution) are used and recycled, where given (a notebook keeps
+    them warm); else each trace gets a jail of its own, closed after it."""
     from .grade import PuzzleGrader
 
     puzzle = course.puzzle(puzzle_id)
     case = choose_case(puzzle.cases, case_name, result)
     if path is None:
         path = Path(tempfile.mkdtemp(prefix="triton-puzzles-")) / f"{puzzle_id}_{case.name}.png"
-    worker = WorkerProcess("cpu", worker_jail(course.root, [kernel_file]))
     options = Options(device="cpu", timeout=timeout, compile_check=False)
-    try:
-        columns = []
-        mine = PuzzleGrader(course, puzzle_id, kernel_file, worker, options)
-        outcome, trace, note = mine.traced(case)
-        verdict = note or ("passes" if outcome.passed else f"fails: {outcome.kind}")
-        columns.append(("yours", trace, note))
-        solution = course.root / "solutions" / course.puzzle_file(puzzle_id).name
-        if solution.is_file() and solution.resolve() != Path(kernel_file).resolve():
-            # A worker of its own: the learner's worker never sees solutions/.
-            own = WorkerProcess("cpu", worker_jail(course.root, [solution]))
-            try:
-                _, reference, ref_note = PuzzleGrader(course, puzzle_id, solution, own, options).traced(case)
-            finally:
-                own.close()
-            columns.append(("reference", reference, ref_note))
-    finally:
-        worker.close()
+
+    def trace(file: Path, given: WorkerProcess | None):
+        own = given or WorkerProcess("cpu", worker_jail(course.root, [file]))
+        try:
+            return PuzzleGrader(course, puzzle_id, file, own, options).traced(case)
+        finally:
+            own.recycle() if given is not None else own.close()
+
+    outcome, trace_yours, note = trace(Path(kernel_file), worker)
+    verdict = note or ("passes" if outcome.passed else f"fails: {outcome.kind}")
+    columns = [("yours", trace_yours, note)]
+    solution = reference_file(course, puzzle_id, kernel_file)
+    if solution is not None:  # a worker of its own: the learner's worker never sees solutions/
+        _, reference, ref_note = trace(solution, reference_worker)
+        columns.append(("reference", reference, ref_note))
     shapes = SpecShapes(puzzle)
     dims = {**puzzle.sizes(case), **case.blocks}
     tensors = [(s.name, shapes.buffer_dims(s).shape(dims)) for s in shapes.all]

@@ -48,26 +48,22 @@ def grade_student(course: Course, student: Student, options: Options,
                   memory_mb: int = Options.BATCH_MEMORY_MB) -> StudentResult:
     from dataclasses import replace
 
-    from .isolation import worker_jail
-    from .session import grade_puzzle, start_workers, stop_workers
+    from .session import Grading
 
     started = time.perf_counter()
     # The student's own sanitised folder and the course's puzzles/, nothing else: not the other
-    # students, not solutions/, not the reports.
-    jail = worker_jail(course.root, [student.folder / "_"], replace(options, memory_mb=memory_mb))
-    crews = start_workers(options, jail, 1, now=False)  # a student with no file starts none
+    # students, not solutions/, not the reports. A student with no file starts no worker.
+    targets = [(pid, student.files[pid]) for pid in course.ids if pid in student.files]
+    with Grading(course, [student.folder / "_"], replace(options, memory_mb=memory_mb), now=False) as grading:
+        graded = dict(zip((pid for pid, _ in targets), grading.grade(targets).results))
     results = []
-    try:
-        for puzzle_id in course.ids:
-            path = student.files.get(puzzle_id)
-            if path is None:
-                results.append(_missing(course, puzzle_id, student, options))
-                continue
-            result = grade_puzzle(course, puzzle_id, path, crews[0], options)
-            # The file as the student named it, under their row's name: the sanitised copy is
-            # gone once the batch ends, and its folder differs from run to run and node to node.
-            results.append(replace(result, source=str(PurePosixPath(student.name) /
-                                                      path.relative_to(student.folder).as_posix())))
-    finally:
-        stop_workers(crews)
+    for puzzle_id in course.ids:
+        path = student.files.get(puzzle_id)
+        if path is None:
+            results.append(_missing(course, puzzle_id, student, options))
+            continue
+        # The file as the student named it, under their row's name: the sanitised copy is gone
+        # once the batch ends, and its folder differs from run to run and node to node.
+        results.append(replace(graded[puzzle_id], source=str(PurePosixPath(student.name) /
+                                                             path.relative_to(student.folder).as_posix())))
     return StudentResult(student.name, tuple(results), student.problems, time.perf_counter() - started)
