@@ -121,12 +121,14 @@ class PuzzleResult:
 
     @property
     def first_failure(self) -> CaseResult | CheckResult | None:
-        for case in self.cases:
-            if not case.passed:
-                return case
+        """What decided a failure: a failed check (the kernel did not load or compile for a GPU:
+        the interpreter's cases beside it do not count), else the first failing case."""
         for check in self.checks.values():
             if not check.passed:
                 return check
+        for case in self.cases:
+            if not case.passed:
+                return case
         return None
 
 
