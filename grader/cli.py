@@ -80,6 +80,22 @@ def bench_main(args, course: Course, targets: list[Target]) -> int:
     return 1 if doc.fails else 0
 
 
+class FirstFailure:
+    """One puzzle's first failing case, printed (to stderr) as soon as it is judged: the rest of
+    the cases and the compile check may take a while, and the full report follows them."""
+
+    def __init__(self, target) -> None:
+        self.target, self.shown = target, False
+
+    def __call__(self, puzzle_id: str, case) -> None:
+        if self.shown or case.passed or case.kind == "skipped":
+            return
+        self.shown = True
+        message = self.target.lines.relabel(case.message) if self.target.lines is not None else case.message
+        first = message.splitlines()[0]
+        print(f"✗ {puzzle_id}, first failing case: {first}", file=sys.stderr, flush=True)
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     from .commands import SUBCOMMANDS
@@ -133,10 +149,12 @@ def main(argv=None) -> int:
     if len(targets) > 1:  # --all or several puzzles: long enough to want to see it move
         from .progress import Progress
         progress = Progress(len(targets))
+    first_failure = None if progress is not None or args.json else FirstFailure(targets[0])
     try:
         report = grade_many(course, [(t.puzzle, t.path) for t in targets], options, jobs=args.jobs,
                             on_result=None if progress is None else
-                            lambda result: progress.step(result.puzzle, result.status.replace("_", " ")))
+                            lambda result: progress.step(result.puzzle, result.status.replace("_", " ")),
+                            on_case=first_failure)
     finally:
         if progress is not None:
             progress.close()

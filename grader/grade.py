@@ -63,8 +63,10 @@ def describe_case(case: Case, puzzle: Puzzle) -> str:
 
 class PuzzleGrader:
     def __init__(self, course: Course, puzzle_id: str, kernel_file: Path, worker: WorkerProcess,
-                 options: Options, compiler: "CompileChecker | None" = None, bounds: WorkerProcess | None = None) -> None:
+                 options: Options, compiler: "CompileChecker | None" = None, bounds: WorkerProcess | None = None,
+                 on_case=None) -> None:
         self.course = course
+        self.on_case = on_case  # sees each case's result as soon as it is known (the command line's first failure)
         self.puzzle_path = course.puzzle_file(puzzle_id)
         puzzle = course.puzzle(puzzle_id)
         # With a batch's secret, each case's varied sizes are drawn from it (Case.vary).
@@ -272,6 +274,7 @@ class PuzzleGrader:
                 continue
             result, _, abort = self._run_case(case, params)
             cases.append(result)
+            self._tell(result)
         return cases
 
     def traced(self, case: Case) -> tuple[CaseResult | None, dict | None, str]:
@@ -451,6 +454,10 @@ class PuzzleGrader:
         info = self.info
         return bind(params, pointer_names, values, self.expected_signature,
                     provided=frozenset(info.provided if info else ()), defaults=dict(info.defaults) if info else {})
+
+    def _tell(self, result: CaseResult) -> None:
+        if self.on_case is not None:
+            self.on_case(self.puzzle.id, result)
 
     def _compile_beside(self, params: list[Param]) -> Future:
         """The GPU compile check beside the cases; its CheckResult comes in the Future. A failure

@@ -64,6 +64,7 @@ class FunctionGrader(PuzzleGrader):
                     continue
                 results[case.label], abort = self._hooks_if_failed(
                     case, lambda hooks: self._replay(case, *recorded[case.label], hooks=hooks))
+                self._tell(results[case.label])
         finally:
             compiled = compiling.result()
         for case in self.puzzle.cases:

@@ -111,12 +111,14 @@ def stop_workers(crews: list[Crew], wait: bool = True) -> None:
         worker.close() if wait else worker.terminate()
 
 
-def grade_puzzle(course: Course, puzzle_id: str, path: Path, crew: Crew, options: Options) -> PuzzleResult:
-    """One puzzle graded by the grader of its kind: an autograd Function's or a kernel's."""
+def grade_puzzle(course: Course, puzzle_id: str, path: Path, crew: Crew, options: Options,
+                 on_case=None) -> PuzzleResult:
+    """One puzzle graded by the grader of its kind: an autograd Function's or a kernel's.
+    ``on_case(puzzle_id, CaseResult)`` sees each case as soon as it is judged."""
     from .grade import PuzzleGrader  # imports torch: only once the workers are starting too
     from .grade_function import FunctionGrader
     kind = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
-    return kind(course, puzzle_id, path, crew.worker, options, crew.compiler, crew.bounds).grade()
+    return kind(course, puzzle_id, path, crew.worker, options, crew.compiler, crew.bounds, on_case).grade()
 
 
 class Grading:
@@ -134,8 +136,9 @@ class Grading:
         self.crews = start_workers(options, self.jail, self.jobs, now)
         self.used = False  # whether any worker was asked anything: a context that never was ends at once
 
-    def grade(self, targets: list[tuple[str, Path]], on_result=None) -> Report:
+    def grade(self, targets: list[tuple[str, Path]], on_result=None, on_case=None) -> Report:
         """Grade ``(puzzle_id, kernel_file)`` pairs; results keep the order of ``targets``.
+        ``on_result`` sees each puzzle's result, ``on_case`` each case's, as soon as known.
 
         A puzzle whose course file does not load (the learner broke the file the spec and cases
         come from) fails on its own, with the file, the line and the error; the rest are graded.
@@ -160,8 +163,8 @@ class Grading:
                 todo.append((index, puzzle_id, path))
         self.used = self.used or bool(todo)
         threads = min(self.jobs, len(todo))
-        graded = run_pool(todo, threads, lambda thread, task: grade_puzzle(course, task[1], task[2],
-                                                                           self.crews[thread], options), on_result)
+        graded = run_pool(todo, threads, lambda thread, task: grade_puzzle(course, task[1], task[2], self.crews[thread],
+                                                                           options, on_case), on_result)
         for (index, _, _), result in zip(todo, graded):
             results[index] = result
         return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)
@@ -179,11 +182,11 @@ class Grading:
 
 
 def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options, jobs: int = 1,
-               on_result=None) -> Report:
+               on_result=None, on_case=None) -> Report:
     """Grade ``(puzzle_id, kernel_file)`` pairs in a context of their own (see :class:`Grading`)."""
     started = time.perf_counter()
     with Grading(course, [path for _, path in targets], options, min(jobs, max(1, len(targets)))) as grading:
-        report = grading.grade(targets, on_result)
+        report = grading.grade(targets, on_result, on_case)
     return replace(report, seconds=time.perf_counter() - started)
 
 
