@@ -83,11 +83,11 @@ PUZZLE = Puzzle(
     hints=(
         "With `t = tl.arange(0, KH * KW)`, `a = t // KW` and `c = t % KW`, the window of "
         "pixel `(i, j)` in image `b` is at offsets `b * H * W + (i + a) * W + (j + c)`; mask "
-        "it with `b < N0`, `i + a < H` and `j + c < W` (masked lanes load as 0, which is "
-        "exactly the padding). The filter itself is `tl.load(k_ptr + t)`.",
-        "Loop `for i in range(0, H):` and `for j in range(0, W):`; "
-        "`tl.sum(window * filt[None, :], axis=1)` gives one value per image, to store at "
-        "offset `b * H * W + i * W + j` with the mask `b < N0`.",
+        "it with `b < N0`, `i + a < H` and `j + c < W`, and load with `other=0.0`, which is "
+        "exactly the padding. Load the filter once, before any loop: `filt = tl.load(k_ptr + t)`.",
+        "Loop `for i in range(0, H):` and `for j in range(0, W):`; with `window` the loaded "
+        "`(B0, KH * KW)` tile, `tl.sum(window * filt[None, :], axis=1)` gives one value per "
+        "image, to store at offset `b * H * W + i * W + j` with the mask `b < N0`.",
     ),
     look_alikes=(
         LookAlike("a convolution with the filter flipped", lambda x, k: spec(x, k.flip(0, 1)),

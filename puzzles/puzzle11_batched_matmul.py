@@ -87,7 +87,7 @@ PUZZLE = Puzzle(
     mantissa_bits={"x": 10, "y": 10},
     hints=(
         "Build offsets for all three output dimensions, e.g. a batch block "
-        "`pid2 * B2 + tl.arange(0, B2)`, and broadcast them as `[:, None, None]`, "
+        "`tl.program_id(2) * B2 + tl.arange(0, B2)`, and broadcast them as `[:, None, None]`, "
         "`[None, :, None]`, `[None, None, :]` into 3-D pointer blocks.",
         "Loop `for k in range(0, MID, B_MID):`, load a `(B2, B0, B_MID)` block of `x` and a "
         "`(B2, B_MID, B1)` block of `y`, both masked with `other=0`, and do "

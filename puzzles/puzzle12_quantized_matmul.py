@@ -146,13 +146,15 @@ PUZZLE = Puzzle(
         "`(words[:, :, None] >> (tl.arange(0, FPINT) * 4)[None, None, :]) & 0xF` "
         "has shape `(B0, B_MID // FPINT, FPINT)`; reshaping it to `(B0, B_MID)` puts the "
         "columns in order.",
-        "For the groups of a chunk, `off_g = k // GROUP + tl.arange(0, B_MID // GROUP)`: load "
-        "the `(B0, B_MID // GROUP)` scales, and take nibble `off_g` of each row's offset word.",
+        "For the groups of the chunk that starts at column `k0`, "
+        "`off_g = k0 // GROUP + tl.arange(0, B_MID // GROUP)`: load the `(B0, B_MID // GROUP)` "
+        "scales, and take nibble `off_g` of each row's offset word.",
         "Reshape the nibbles to `(B0, B_MID // GROUP, GROUP)`, so that scale and offset "
         "broadcast with `[:, :, None]`; reshape the dequantised block back to `(B0, B_MID)` "
         "for `tl.dot`.",
         "Mask the columns past `MID` (words `>= NW`, groups `>= NG`, activation rows "
-        "`>= MID`) to zero, so that a partial last chunk adds nothing.",
+        "`>= MID`) to zero, so that a partial last chunk adds nothing. `NW` and `NG` are not "
+        "parameters: work them out from `MID`, `FPINT` and `GROUP` in the kernel.",
     ),
     look_alikes=(
         LookAlike("groups of FPINT = 8 columns instead of GROUP = 16",

@@ -97,8 +97,9 @@ PUZZLE = Puzzle(
     hints=(
         "Program `i` reads `x_ptr + i * T + cols` with `cols = tl.arange(0, B1)` and "
         "`mask = cols < T`; load with `other=float('-inf')`.",
-        "Upcast with `.to(tl.float32)`, subtract `tl.max(row, axis=0)`, exponentiate, divide by "
-        "`tl.sum(e, axis=0)`, and store with `mask=cols < T`: `tl.store` casts to the output's dtype.",
+        "Upcast the loaded row `x` with `.to(tl.float32)`, subtract `tl.max(x, axis=0)`, exponentiate "
+        "into `e`, divide by `tl.sum(e, axis=0)`, and store with `mask=cols < T`: `tl.store` casts to "
+        "the output's dtype.",
     ),
     mistakes=(
         Mistake(r"other\s*=\s*0(\.0*)?\b",

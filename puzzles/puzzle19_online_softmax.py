@@ -131,7 +131,8 @@ PUZZLE = Puzzle(
     hints=(
         "Pass 1: `m = float('-inf')` and `s = 0.0` (as fp32 scalars, e.g. `tl.max` of a "
         "`tl.full` block, or plain Python floats); for each `start in range(0, T, B1)` load the "
-        "chunk with `mask=cols < T, other=float('-inf')` and upcast it with `.to(tl.float32)`.",
+        "chunk at `cols = start + tl.arange(0, B1)` with `mask=cols < T, other=float('-inf')` and "
+        "upcast it with `.to(tl.float32)`.",
         "In the loop: `m_new = tl.maximum(m, tl.max(chunk, axis=0))`, then "
         "`s = s * tl.exp(m - m_new) + tl.sum(tl.exp(chunk - m_new), axis=0)` and `m = m_new`.",
         "Pass 2: loop over the chunks again and store `tl.exp(chunk - m) / s` with `mask=cols < T`; "

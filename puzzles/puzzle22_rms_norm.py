@@ -137,7 +137,7 @@ PUZZLE = Puzzle(
     # One rounding to the output's dtype, either side of a tie.
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
-        "Forward: `rows = x.reshape(-1, D)`, `y = torch.empty_like(rows)`, `rstd = torch.empty(n_rows, "
+        "Forward: `rows = x.reshape(-1, D)`, `y = torch.empty_like(rows)`, `rstd = torch.empty(rows.shape[0], "
         "dtype=torch.float32, device=x.device)`; launch one program per row with `BLOCK_D = "
         "triton.next_power_of_2(D)`, and return `y.view(x.shape)`.",
         "In the forward kernel: `r = 1 / tl.sqrt(tl.sum(x * x, axis=0) / D + eps)`; store `x * r * w` and `r`. "

@@ -157,11 +157,13 @@ PUZZLE = Puzzle(
     # dx rounded once to bf16 (a relative 2^-9), from values of the order of dloss.
     tolerances={"bfloat16": (8e-3, 1.6e-2)},
     hints=(
-        "Pass 1 is puzzle 19's: `m` from -inf and `s` from 0, and per chunk (loaded with "
-        "`mask=cols < V, other=float('-inf')`, upcast to fp32) `m_new = tl.maximum(m, tl.max(chunk, axis=0))`, "
+        "Pass 1 is puzzle 19's: `m` from -inf and `s` from 0, and per chunk (the columns "
+        "`cols = start + tl.arange(0, B1)`, loaded with `mask=cols < V, other=float('-inf')`, upcast "
+        "to fp32) `m_new = tl.maximum(m, tl.max(chunk, axis=0))`, "
         "`s = s * tl.exp(m - m_new) + tl.sum(tl.exp(chunk - m_new), axis=0)`, `m = m_new`.",
-        "Then `t = tl.load(target_ptr + row)`, `kept = t != -100`, `x_t = tl.load(x_row + t, mask=kept, "
-        "other=0.0).to(tl.float32)`, and store `tl.where(kept, m - x_t + tl.log(s), 0.0)` to `loss_ptr + row`.",
+        "Then, with `x_row = x_ptr + row * V`: `t = tl.load(target_ptr + row)`, `kept = t != -100`, "
+        "`x_t = tl.load(x_row + t, mask=kept, other=0.0).to(tl.float32)`, and store "
+        "`tl.where(kept, m - x_t + tl.log(s), 0.0)` to `loss_ptr + row`.",
         "Pass 2: `g = tl.where(kept, tl.load(dloss_ptr + row), 0.0)`; per chunk (loaded again, `evict_first` after pass 1's `evict_last`) store "
         "`(tl.exp(chunk - m) / s - tl.where(cols == t, 1.0, 0.0)) * g` with `mask=cols < V`, `cols` the "
         "chunk's column indices.",

@@ -124,8 +124,9 @@ PUZZLE = Puzzle(
         "in the kernel, load the flags with `other=0` and keep `starts = flags & 1`.",
         "`value, seen = tl.associative_scan((x, starts), 0, segment_combine)`; the chunk's result is "
         "`tl.where(seen != 0, value, value + carry)`: the carry continues only up to the chunk's first start.",
-        "The next carry is the result's last lane: `tl.sum(tl.where(lanes == B1 - 1, z, 0.0), axis=0)` "
-        "with `lanes = tl.arange(0, B1)`; padding lanes (value 0, no start) carry the last real value there.",
+        "The next carry is the result's last lane: with `z` the chunk's result and `lanes = tl.arange(0, B1)`, "
+        "`tl.sum(tl.where(lanes == B1 - 1, z, 0.0), axis=0)`; padding lanes (value 0, no start) carry the "
+        "last real value there.",
     ),
     look_alikes=(
         LookAlike("an ordinary cumulative sum (the segment starts ignored)", _plain_cumsum,

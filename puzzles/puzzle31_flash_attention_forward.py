@@ -134,10 +134,11 @@ PUZZLE = Puzzle(
         "`rows < NQ`. Loop `for start in range(0, end, BK)` with `end = NK`, or, when `CAUSAL`, "
         "`tl.minimum(NK, (i + 1) * BQ)`.",
         "Scores: `tl.dot(q, tl.trans(k)) * scale` with `scale = 1.0 / tl.sqrt(D * 1.0)`; then "
-        "`tl.where((keys < NK)[None, :] & causal_ok, s, float('-inf'))`.",
+        "`tl.where(visible, s, float('-inf'))`, where `visible` is `(keys < NK)[None, :]`, and when "
+        "`CAUSAL` also `keys[None, :] <= rows[:, None]`.",
         "Per block: `m_new = tl.maximum(m, tl.max(s, 1))`, `alpha = tl.exp(m - m_new)`, "
         "`p = tl.exp(s - m_new[:, None])`, `l = l * alpha + tl.sum(p, 1)`, "
-        "`acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)`.",
+        "`acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)`, then `m = m_new`.",
     ),
     # --bench: the headline (bf16, causal, d = 128, sequences of 8192) and a sweep, against
     # PyTorch's scaled_dot_product_attention on the same inputs.

@@ -141,12 +141,14 @@ PUZZLE = Puzzle(
     hints=(
         "Branch on the program: `j = tl.program_id(0)`; `if j < tl.cdiv(NK, BK):` the key-block "
         "program, else the query-block program with `i = j - tl.cdiv(NK, BK)`.",
-        "In both, for a query tile: `p = tl.exp(tl.dot(q, tl.trans(k)) * scale - lse[:, None])`, then "
-        "`tl.where(rows_ok[:, None] & keys_ok[None, :] & causal_ok, p, 0.0)`; "
-        "`d_i = tl.sum(do.to(tl.float32) * o.to(tl.float32), 1)`.",
+        "In both, for a query tile (`scale` being puzzle 31's `1.0 / tl.sqrt(D * 1.0)`): "
+        "`p = tl.exp(tl.dot(q, tl.trans(k)) * scale - lse[:, None])`, then "
+        "`tl.where(visible, p, 0.0)` with `visible = row_ok[:, None] & key_ok[None, :]`, and when `CAUSAL` "
+        "also `keys[None, :] <= rows[:, None]`; `d_i = tl.sum(do.to(tl.float32) * o.to(tl.float32), 1)`.",
         "Key block: `dv += tl.dot(tl.trans(p.to(tl.float16)), do)`, `dp = tl.dot(do, tl.trans(v))`, "
         "`ds = p * (dp - d_i[:, None])`, `dk += tl.dot(tl.trans(ds.to(tl.float16)), q)`; "
-        "scale `dk` once at the end. Query block: `dq += tl.dot(ds.to(tl.float16), k)`.",
+        "multiply `dk` by `scale` once, after the loop. Query block: `dq += tl.dot(ds.to(tl.float16), k)`, "
+        "and `dq` too is multiplied by `scale` once, after the loop (dQ = dS K / sqrt(d)).",
     ),
     bench=Bench(
         sizes=({"B": 4, "H": 16, "NQ": 4096, "NK": 4096, "D": 128}, {"B": 8, "H": 16, "NQ": 1024, "NK": 1024, "D": 128},
