@@ -82,9 +82,12 @@ def _grade_here(course: Course, students: list[Student], options: Options, jobs:
     """The local engine: ``jobs`` threads, each grading one student at a time in its own sandbox."""
     from .session import run_pool
 
+    # Fewer students than jobs (one student, a resumed batch's last few): each grades with more threads.
+    threads = max(1, jobs // max(1, len(students)))
+
     def grade(_thread: int, student: Student) -> StudentResult:
         try:
-            result = grade_student(course, student, options, memory_mb)
+            result = grade_student(course, student, options, memory_mb, threads)
         except Exception as exc:  # a grader bug: the student still appears, with the reason
             result = StudentResult(student.name, (), student.problems + (
                 f"grader error: {type(exc).__name__}: {exc}",), 0.0)

@@ -45,7 +45,8 @@ def _unread_file(problem: str) -> str | None:
 
 
 def grade_student(course: Course, student: Student, options: Options,
-                  memory_mb: int = Options.BATCH_MEMORY_MB) -> StudentResult:
+                  memory_mb: int = Options.BATCH_MEMORY_MB, threads: int = 1) -> StudentResult:
+    """Every puzzle of ``student``'s, on ``threads`` threads of workers in one jail of theirs."""
     from dataclasses import replace
 
     from .session import Grading
@@ -54,7 +55,8 @@ def grade_student(course: Course, student: Student, options: Options,
     # The student's own sanitised folder and the course's puzzles/, nothing else: not the other
     # students, not solutions/, not the reports. A student with no file starts no worker.
     targets = [(pid, student.files[pid]) for pid in course.ids if pid in student.files]
-    with Grading(course, [student.folder / "_"], replace(options, memory_mb=memory_mb), now=False) as grading:
+    with Grading(course, [student.folder / "_"], replace(options, memory_mb=memory_mb), threads,
+                 now=False) as grading:
         graded = dict(zip((pid for pid, _ in targets), grading.grade(targets).results))
     results = []
     for puzzle_id in course.ids:

@@ -124,8 +124,7 @@ def draw(path: Path, title: str, tensors: list[tuple[str, tuple[int, ...]]], gri
     fig, axes = plt.subplots(len(programs), len(columns), squeeze=False,
                              figsize=(natural[0] * shrink, natural[1] * max(shrink, 0.6)),
                              gridspec_kw={"width_ratios": widths})
-    cmap = ListedColormap(COLORS)
-    cmap.set_bad("white")
+    cmap = ListedColormap(COLORS).with_extremes(bad="white")
     for r, program in enumerate(programs):
         for c, (label, trace, note, name, panel) in enumerate(columns):
             ax = axes[r][c]

@@ -1,0 +1,146 @@
+"""How long a learner and an instructor wait: the latency targets of issue 21.
+
+    python benchmarks/latency.py [--root COURSE] [--repeat 5] [--only notebook,puzzles,all,student,class]
+
+Every figure is wall time on this machine, with a cold compile cache (an empty TRITON_CACHE_DIR,
+and every sandboxed worker compiles into a folder of its own anyway), each command in a fresh
+process, as a learner or CI runs it:
+
+* ``notebook``: ``check(kernel, "puzzle01")`` in one Python process, as a notebook calls it: the
+  first check, then the median of ``--repeat`` more (the warm loop; target 1.0 s).
+* ``puzzles``: ``python -m grader puzzleNN --solutions`` for every puzzle (targets: 3 s for a
+  classic puzzle, 5 s for any), and puzzle 31 with a changed kernel (a new constant in its
+  source: nothing of it can have been compiled before).
+* ``all``: ``python -m grader --all --solutions`` (target 20 s).
+* ``student``: ``python -m grader batch`` of one student who solved every puzzle, ``--jobs 2``
+  (target 30 s).
+* ``class``: the same for 6 such students: the class throughput the README quotes.
+
+``--root`` measures another checkout (an older commit, for the figures before a change): its
+grader is the one imported, through PYTHONPATH.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+
+NOTEBOOK = r'''
+import json, sys, tempfile, time
+sys.path.insert(0, sys.argv[1])
+from grader.notebook import check
+from grader.learner import ProgressFile
+from puzzle01_constant_add import add_kernel
+progress = ProgressFile(tempfile.mktemp(suffix=".json"))
+times = []
+for _ in range(1 + int(sys.argv[2])):
+    started = time.perf_counter()
+    assert check(add_kernel, "puzzle01", progress=progress).passed
+    times.append(time.perf_counter() - started)
+print(json.dumps(times))
+'''
+
+
+def environment(root: Path, cache: str) -> dict:
+    return dict(os.environ, TRITON_CACHE_DIR=cache, PYTHONPATH=str(root))
+
+
+def timed(command: list[str], root: Path, cwd: Path | None = None) -> float:
+    """Wall seconds of ``command`` in a fresh process with an empty compile cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        started = time.perf_counter()
+        run = subprocess.run(command, cwd=cwd or root, env=environment(root, cache), capture_output=True, text=True)
+        seconds = time.perf_counter() - started
+    if run.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed ({run.returncode}):\n{run.stderr[-2000:]}")
+    return seconds
+
+
+def grader(*args: str) -> list[str]:
+    return [sys.executable, "-m", "grader", *args]
+
+
+def notebook(root: Path, repeat: int) -> list[str]:
+    with tempfile.TemporaryDirectory() as cache:
+        run = subprocess.run([sys.executable, "-c", NOTEBOOK, str(root / "solutions"), str(repeat)],
+                             cwd=root / "notebooks", env=environment(root, cache), capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"the notebook check failed:\n{run.stderr[-2000:]}")
+    times = json.loads(run.stdout.strip().splitlines()[-1])
+    return [f"| notebook `check()` of puzzle01, first | {times[0]:.2f} s | |",
+            f"| notebook `check()` of puzzle01, warm (median of {repeat}) | {statistics.median(times[1:]):.2f} s "
+            f"| 1.0 s |"]
+
+
+def puzzles(root: Path) -> list[str]:
+    ids = sorted(p.name[:8] for p in (root / "solutions").glob("puzzle[0-9][0-9]_*.py"))
+    seconds = {pid: timed(grader(pid, "--solutions", "--device", "cpu"), root) for pid in ids}
+    classic = {pid: s for pid, s in seconds.items() if int(pid[6:]) <= 12}
+    slowest = max(seconds, key=seconds.get)
+    slowest_classic = max(classic, key=classic.get)
+    rows = [f"| one puzzle, median of all {len(ids)} | {statistics.median(seconds.values()):.2f} s | |",
+            f"| one classic puzzle, slowest ({slowest_classic}) | {classic[slowest_classic]:.2f} s | 3 s |",
+            f"| one puzzle, slowest ({slowest}) | {seconds[slowest]:.2f} s | 5 s |"]
+    solution = next((root / "solutions").glob("puzzle31_*.py"))
+    with tempfile.TemporaryDirectory() as folder:
+        changed = Path(folder) / solution.name
+        # A different constant in the kernel's source: nothing compiled before can be reused.
+        changed.write_text(solution.read_text().replace("@triton.jit", f"NONCE = {time.time_ns()}\n\n@triton.jit", 1))
+        rows.append(f"| puzzle31, a changed kernel | {timed(grader('puzzle31', '--file', str(changed), '--device', 'cpu'), root):.2f} s "
+                    "| 5 s |")
+    rows.append("")
+    rows.append("Every puzzle: " + ", ".join(f"{pid[6:]} {s:.1f}" for pid, s in seconds.items()) + " (s).")
+    return rows
+
+
+def class_of(root: Path, students: int) -> float:
+    """Seconds of ``batch --jobs 2`` for ``students`` copies of solutions/."""
+    with tempfile.TemporaryDirectory() as folder:
+        for n in range(students):
+            shutil.copytree(root / "solutions", Path(folder) / "class" / f"student{n:02d}",
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        return timed(grader("batch", str(Path(folder) / "class"), "--out", str(Path(folder) / "out"), "--jobs", "2"),
+                     root)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--root", type=Path, default=HERE)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--only", default="notebook,puzzles,all,student,class")
+    parser.add_argument("--students", type=int, default=6)
+    args = parser.parse_args()
+    root = args.root.resolve()
+    wanted = args.only.split(",")
+    load = os.getloadavg()[0]
+    print(f"{root} at {subprocess.run(['git', '-C', str(root), 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()}, "
+          f"{os.cpu_count()} cores, load {load:.1f} at the start")
+    print("| what | wall | target |")
+    print("|---|---|---|")
+    if "notebook" in wanted:
+        print("\n".join(notebook(root, args.repeat)), flush=True)
+    if "all" in wanted:
+        print(f"| `--all --solutions` | {timed(grader('--all', '--solutions', '--device', 'cpu'), root):.1f} s | 20 s |",
+              flush=True)
+    if "student" in wanted:
+        print(f"| one complete student, `batch --jobs 2` | {class_of(root, 1):.1f} s | 30 s |", flush=True)
+    if "class" in wanted:
+        seconds = class_of(root, args.students)
+        print(f"| {args.students} complete students, `batch --jobs 2` | {seconds:.1f} s "
+              f"({60 * args.students / seconds:.1f} students a minute) | |", flush=True)
+    if "puzzles" in wanted:
+        print("\n".join(puzzles(root)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,239 @@
+"""The warm loop (issue 21): a notebook's checks share one grading context, whose zygotes stay
+warm and whose compile checker remembers; every check still runs in fresh workers; the compile
+check runs beside the cases, and its failure cancels them; the command line shows the first
+failure as soon as it is known. Speed itself is measured by benchmarks/latency.py, never here."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import COURSE, ROOT
+from grader import wire
+from grader.options import Options
+from grader.protocol import Cancel, ChannelCancelled, Reader, write_message
+
+SOLUTION_01 = (ROOT / "solutions" / "puzzle01_constant_add.py").read_text()
+WRONG_01 = SOLUTION_01.replace("x + 10.0", "x + 11.0")
+
+
+def _payload_in_the_kernel(payload: str) -> str:
+    """Puzzle 01's solution whose kernel calls ``_payload()``: Python that the interpreter runs."""
+    return SOLUTION_01.replace("    tl.store(", "    _payload()\n    tl.store(", 1) + payload
+
+
+# Replaces the worker's case runner: were the worker kept for the next check, every kernel after it
+# would fail.
+PATCHING_01 = _payload_in_the_kernel('''
+
+def _payload():
+    from grader import wire
+    from grader.sandbox import worker
+    worker.Worker.op_run = lambda self, msg, blobs: (wire.Failure("exception", error="patched"), [])
+''')
+
+# Kills the zygote that forked its worker.
+KILLING_01 = _payload_in_the_kernel('''
+
+def _payload():
+    import os
+    import signal
+    os.kill(os.getppid(), signal.SIGKILL)
+''')
+
+# Python that is not Triton (a list inside the kernel) runs in the interpreter, slowly: the
+# compile check fails it at once, and the case under way is abandoned, not waited for.
+NOT_TRITON_AND_SLOW_01 = '''import time
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
+    offsets = tl.arange(0, B0)
+    waited = [time.sleep(20)]
+    x = tl.load(x_ptr + offsets)
+    tl.store(z_ptr + offsets, x + 10.0)
+'''
+
+
+def test_a_cancel_wakes_a_reader_at_once():
+    read, write = __import__("os").pipe()
+    cancel = Cancel()
+    try:
+        threading.Timer(0.2, cancel.set).start()
+        started = time.perf_counter()
+        with pytest.raises(ChannelCancelled):
+            Reader(read).read_message(timeout=30, cancel=cancel)
+        assert time.perf_counter() - started < 5
+        write_message(write, {"ok": True})  # a reader not cancelled still reads
+        assert Reader(read).read_message(timeout=5)[0] == {"ok": True, "blobs": 0}
+    finally:
+        cancel.close()
+
+
+def test_a_zygote_warms_what_a_fork_asks_once_and_ignores_the_unknown(monkeypatch):
+    from grader.sandbox import warmup
+    done = []
+    monkeypatch.setattr(warmup, "_WARMERS", {step: (lambda step=step: done.append(step))
+                                             for step in ("interpreter", "fake_tensors", "compiler")})
+    warmth = warmup.prepare("cpu")
+    assert done == ["interpreter"] and warmth.pending == ["fake_tensors"]  # 1 s that kernel puzzles never use
+    warmth.warm(["fake_tensors", "no_such_step"])
+    warmth.warm(["fake_tensors"])
+    assert done == ["interpreter", "fake_tensors"] and warmth.pending == []
+    assert warmup.prepare("cuda").pending == []  # fake tensors would initialise CUDA in the zygote
+
+
+def _stage_asked(monkeypatch, tmp_path, source: str) -> set[str]:
+    """The stages the compile check asks for when grading ``source`` as puzzle 01 (nothing runs)."""
+    from grader.grade import PuzzleGrader
+    from grader.worker_pool import CompileChecker
+    path = tmp_path / "puzzle01_constant_add.py"
+    path.write_text(source)
+    checker = CompileChecker("compile")
+    asked = []
+    monkeypatch.setattr(checker.worker, "request", lambda message, blobs=(), timeout=None, cancel=None:
+                        (asked.append(message.stage), (wire.Compiled(variants=1), []))[1])
+    grader = PuzzleGrader(COURSE, "puzzle01", path, None, Options(), checker)
+    grader.info = wire.Loaded(params=[wire.KernelParam(n, c) for n, c in
+                                      (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))],
+                              stub=False, line=1)
+    from grader.binding import Param
+    assert grader._compile_check([Param(p.name, p.constexpr) for p in grader.info.params]).passed
+    return set(asked)
+
+
+def test_the_compile_check_stops_after_llvm_unless_the_file_needs_ptxas(monkeypatch, tmp_path):
+    assert _stage_asked(monkeypatch, tmp_path, SOLUTION_01) == {"llir"}
+    asm = SOLUTION_01.replace("x + 10.0", 'tl.inline_asm_elementwise("mov.f32 $0, $1;", "=r,r", [x], '
+                                          'dtype=tl.float32, is_pure=True, pack=1) + 10.0')
+    assert _stage_asked(monkeypatch, tmp_path, asm) == {"cubin"}  # ptxas reads the learner's PTX
+
+
+def test_the_compile_checker_remembers_by_file_and_request(monkeypatch, tmp_path):
+    from grader.grade import PuzzleGrader
+    from grader.worker_pool import CompileChecker
+    path = tmp_path / "puzzle01_constant_add.py"
+    checker = CompileChecker("compile")
+    asked = []
+    monkeypatch.setattr(checker.worker, "request", lambda message, blobs=(), timeout=None, cancel=None:
+                        (asked.append(message), (wire.Compiled(variants=1), []))[1])
+    params = [wire.KernelParam(n, c) for n, c in (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))]
+    from grader.binding import Param
+
+    def check(source: str) -> int:
+        path.write_text(source)
+        grader = PuzzleGrader(COURSE, "puzzle01", path, None, Options(), checker)
+        grader.info = wire.Loaded(params=params, stub=False, line=1)
+        before = len(asked)
+        assert grader._compile_check([Param(p.name, p.constexpr) for p in params]).passed
+        return len(asked) - before
+    first = check(SOLUTION_01)
+    assert first >= 1  # one per distinct specialisation of the small cases
+    assert check(SOLUTION_01) == 0  # unchanged: nothing compiled again
+    assert check(SOLUTION_01 + "\n# edited\n") == first  # any change to the file: compiled again
+
+
+@pytest.mark.slow  # grades in workers
+def test_a_failed_compile_check_cancels_the_cases_and_shows_those_that_ran(tmp_path):
+    from grader.session import grade_many
+    path = tmp_path / "puzzle01_constant_add.py"
+    path.write_text(NOT_TRITON_AND_SLOW_01)
+    started = time.perf_counter()
+    result = grade_many(COURSE, [("puzzle01", path)], Options(timeout=60)).results[0]
+    assert time.perf_counter() - started < 40  # not 5 cases x 20 s: the case under way was abandoned
+    assert result.status == "fail" and result.first_failure.kind == "compile", result.message
+    assert result.message.startswith("GPU compile check (B0=32): the kernel does not compile for a GPU"), result.message
+    assert result.cases and all(c.kind == "skipped" and c.message.endswith("not run: the kernel does not compile "
+                                                                          "for a GPU") for c in result.cases)
+
+
+@pytest.mark.slow  # grades in workers
+def test_one_context_grades_again_and_again_in_fresh_workers(tmp_path):
+    """As a notebook's checks: a kernel that patches its worker, then one that kills its zygote,
+    change nothing for the checks after them. (No compile check here: it would fail these kernels,
+    and might cancel their cases before the payload runs.)"""
+    from grader.session import Grading
+    folder = tmp_path / "checks"
+    folder.mkdir()
+    path = folder / "puzzle01_notebook.py"
+    with Grading(COURSE, [folder / "_"], Options(compile_check=False)) as grading:
+        def check(source: str):
+            path.write_text(source)
+            return grading.grade([("puzzle01", path)]).results[0]
+        assert check(SOLUTION_01).status == "pass"
+        patched = check(PATCHING_01)
+        assert patched.status == "pass", patched.message  # its own cases ran before it patched anything
+        assert check(SOLUTION_01).status == "pass"
+        killed = check(KILLING_01)
+        assert killed.status == "fail" and killed.first_failure.kind == "crash", killed.message
+        wrong = check(WRONG_01)
+        assert wrong.status == "fail" and wrong.first_failure.kind == "mismatch"
+        assert check(SOLUTION_01).status == "pass"
+
+
+@pytest.mark.slow  # grades in workers
+def test_a_context_compiles_an_unchanged_kernel_once(tmp_path):
+    from grader.session import Grading
+    path = tmp_path / "puzzle01_notebook.py"
+    path.write_text(SOLUTION_01)
+    with Grading(COURSE, [path], Options()) as grading:
+        compiler = grading.crews[0].compiler
+        asked = []
+        request = compiler.worker.request
+        compiler.worker.request = lambda message, *args, **kwargs: (asked.append(message), request(message, *args,
+                                                                                                    **kwargs))[1]
+        assert grading.grade([("puzzle01", path)]).results[0].status == "pass"
+        compiled = len(asked)
+        assert compiled >= 1 and grading.grade([("puzzle01", path)]).results[0].status == "pass"
+        assert len(asked) == compiled
+
+
+@pytest.mark.slow  # checks in workers
+def test_a_notebooks_checks_share_one_context_and_draw_with_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT / "notebooks")
+    from grader import notebook
+    from grader.learner import ProgressFile
+    (tmp_path / "wrong_cell.py").write_text(WRONG_01)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    namespace = vars(__import__("wrong_cell"))
+    progress = ProgressFile(tmp_path / ".progress.json")
+    monkeypatch.setattr(notebook, "_kept", notebook._Kept())
+    try:
+        first = notebook.check(namespace["add_kernel"], "puzzle01", device="cpu", progress=progress)
+        second = notebook.check(namespace["add_kernel"], "puzzle01", device="cpu", progress=progress)
+        assert not first.passed and not second.passed
+        assert len(notebook._kept.contexts) == 1
+        assert "<img" in second.html  # the picture, traced by the kept workers
+    finally:
+        notebook._kept.close()
+
+
+@pytest.mark.slow  # runs the command line
+def test_the_command_line_prints_the_first_failure_before_the_report(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text(WRONG_01)
+    run = subprocess.run([sys.executable, "-m", "grader", "puzzle01", "--file", str(path), "--device", "cpu"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 1
+    assert run.stderr.startswith("✗ puzzle01, first failing case: case classic[seed=0] (N0=32, B0=32): wrong values "
+                                 "in `z`"), run.stderr
+    assert "0/5 cases pass" in run.stdout
+
+
+def test_a_lone_student_is_graded_on_every_job(monkeypatch, tmp_path):
+    from grader import batch
+    seen = []
+    monkeypatch.setattr(batch, "grade_student", lambda course, student, options, memory_mb, threads:
+                        seen.append(threads) or batch.StudentResult(student.name, (), (), 0.0))
+    students = [type("S", (), {"name": n, "problems": ()})() for n in ("ada",)]
+    batch._grade_here(COURSE, students, Options(), 2, 1024, lambda result: None)
+    students.append(type("S", (), {"name": "bob", "problems": ()})())
+    batch._grade_here(COURSE, students, Options(), 2, 1024, lambda result: None)
+    assert seen == [2, 1, 1]
