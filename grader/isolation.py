@@ -261,6 +261,20 @@ class Confined:
         self.proc.wait()
 
 
+@functools.lru_cache(maxsize=None)
+def _spawner():
+    """The one thread that starts every jail. bwrap's --die-with-parent (PR_SET_PDEATHSIG) fires
+    when the *thread* that started it ends: a jail started by a grading pool's thread would die
+    with that thread, under a notebook's kept context, whose next check finds it gone. This thread
+    lives as long as the grader's process."""
+    from concurrent.futures import ThreadPoolExecutor
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="jail-spawner")
+
+
+def _popen(*args, **kwargs) -> subprocess.Popen:
+    return _spawner().submit(subprocess.Popen, *args, **kwargs).result()
+
+
 def start(argv: list[str], jail: Jail, env: dict[str, str], gpu: bool, pass_fds=(), **popen) -> Confined:
     """Start ``argv`` confined by ``jail`` (``pass_fds``: the sockets it talks over; ``popen``:
     its standard streams)."""
@@ -268,14 +282,14 @@ def start(argv: list[str], jail: Jail, env: dict[str, str], gpu: bool, pass_fds=
         full_env = {**os.environ, **env, **WORKER_ENV}
         full_env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), os.environ.get("PYTHONPATH")) if p)
         full_env.pop("TRITON_INTERPRET", None)  # the worker sets it itself for --device cpu
-        proc = subprocess.Popen(argv, env=full_env, start_new_session=True, preexec_fn=limiter(jail),
-                                pass_fds=pass_fds, **popen)
+        proc = _popen(argv, env=full_env, start_new_session=True, preexec_fn=limiter(jail),
+                      pass_fds=pass_fds, **popen)
         return Confined(proc, None)
     info_read, info_write = os.pipe()
     try:
         command = bwrap_command(argv, jail, env, info_write, gpu)
-        proc = subprocess.Popen(command, start_new_session=True, preexec_fn=limiter(jail),
-                                pass_fds=(info_write, *pass_fds), **popen)
+        proc = _popen(command, start_new_session=True, preexec_fn=limiter(jail),
+                      pass_fds=(info_write, *pass_fds), **popen)
     except BaseException:
         os.close(info_read)
         raise

@@ -81,13 +81,27 @@ def test_a_zygote_warms_what_a_fork_asks_once_and_ignores_the_unknown(monkeypatc
     from grader.sandbox import warmup
     done = []
     monkeypatch.setattr(warmup, "_WARMERS", {step: (lambda step=step: done.append(step))
-                                             for step in ("interpreter", "fake_tensors", "compiler")})
+                                             for step in ("interpreter", "fake_tensors", "compiler", "torch")})
     warmth = warmup.prepare("cpu")
     assert done == ["interpreter"] and warmth.pending == ["fake_tensors"]  # 1 s that kernel puzzles never use
     warmth.warm(["fake_tensors", "no_such_step"])
     warmth.warm(["fake_tensors"])
     assert done == ["interpreter", "fake_tensors"] and warmth.pending == []
     assert warmup.prepare("cuda").pending == []  # fake tensors would initialise CUDA in the zygote
+    done.clear()
+    compile_only = warmup.prepare("compile")
+    assert done == ["compiler"] and compile_only.pending == ["torch"] and not compile_only.warm_idle()
+    warmup.prepare("compile", ["torch"])  # a learner's puzzle file imports torch: before it is ready
+    assert done == ["compiler", "compiler", "torch"]
+
+
+def test_the_compile_checkers_import_torch_first_where_the_files_do(tmp_path):
+    from grader.session import _compile_warm
+    solution, puzzle_file = tmp_path / "a.py", tmp_path / "b.py"
+    solution.write_text(SOLUTION_01)
+    puzzle_file.write_text((ROOT / "puzzles" / "puzzle01_constant_add.py").read_text())
+    assert _compile_warm([solution]) == frozenset()
+    assert _compile_warm([solution, puzzle_file, tmp_path / "missing.py"]) == {"torch"}
 
 
 def _stage_asked(monkeypatch, tmp_path, source: str) -> set[str]:
@@ -167,15 +181,19 @@ def test_one_context_grades_again_and_again_in_fresh_workers(tmp_path):
         def check(source: str):
             path.write_text(source)
             return grading.grade([("puzzle01", path)]).results[0]
-        assert check(SOLUTION_01).status == "pass"
+
+        def passes() -> None:
+            result = check(SOLUTION_01)
+            assert result.status == "pass", result.message
+        passes()
         patched = check(PATCHING_01)
         assert patched.status == "pass", patched.message  # its own cases ran before it patched anything
-        assert check(SOLUTION_01).status == "pass"
+        passes()
         killed = check(KILLING_01)
         assert killed.status == "fail" and killed.first_failure.kind == "crash", killed.message
         wrong = check(WRONG_01)
         assert wrong.status == "fail" and wrong.first_failure.kind == "mismatch"
-        assert check(SOLUTION_01).status == "pass"
+        passes()
 
 
 @pytest.mark.slow  # grades in workers
@@ -237,3 +255,19 @@ def test_a_lone_student_is_graded_on_every_job(monkeypatch, tmp_path):
     students.append(type("S", (), {"name": "bob", "problems": ()})())
     batch._grade_here(COURSE, students, Options(), 2, 1024, lambda result: None)
     assert seen == [2, 1, 1]
+
+
+@pytest.mark.slow  # grades in workers
+def test_a_jail_started_by_a_grading_thread_outlives_it(tmp_path):
+    """bwrap dies with the thread that started it: every jail is started by one long-lived thread,
+    so that a zygote started (or restarted) during one grade serves the next."""
+    from grader.session import Grading
+    path = tmp_path / "puzzle01_notebook.py"
+    path.write_text(SOLUTION_01)
+    with Grading(COURSE, [path], Options(compile_check=False), now=False) as grading:  # started by the pool
+        assert grading.grade([("puzzle01", path)]).results[0].status == "pass"
+        zygote = grading.crews[0].worker.confined.proc
+        time.sleep(0.5)
+        assert zygote.poll() is None
+        assert grading.grade([("puzzle01", path)]).results[0].status == "pass"
+        assert grading.crews[0].worker.confined.proc is zygote
