@@ -23,7 +23,7 @@ from .options import Options
 from .plan import SpecShapes
 from .puzzle import Case, Puzzle
 from .results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status
-from .source_lines import learner_code
+from .source_lines import imports_torch, learner_code
 from .protocol import Cancel
 from .worker_pool import CompileChecker, WorkerCancelled, WorkerDied, WorkerProcess, WorkerTimedOut
 
@@ -485,8 +485,15 @@ class PuzzleGrader:
     def _compile_check(self, params: list[Param]) -> CheckResult:
         """Compile for sm_90 once per distinct block configuration and dtypes, in a compile
         worker of this puzzle's own."""
-        with self.compiler.session() as compiler:
+        with self._checker_session() as compiler:
             return self._compile_each(params, compiler)
+
+    def _checker_session(self):
+        """The compile checker's worker for this puzzle. A file that imports torch (a learner's
+        puzzle file does, for its spec) has the checker's zygote import it once, not each worker."""
+        if imports_torch(self._source()):
+            self.compiler.worker.warm |= {"torch"}
+        return self.compiler.session()
 
     def _compiled(self, message: wire.Compile, compiler):
         """The compile checker's reply to ``message``: remembered by the file's digest and the

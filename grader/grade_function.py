@@ -85,7 +85,7 @@ class FunctionGrader(PuzzleGrader):
         verdicts: dict[str, str] = {}
         if self.compiler is None:
             return verdicts
-        with self.compiler.session() as compiler:
+        with self._checker_session() as compiler:
             for program in recorded:
                 for step in program.launches():
                     key = programs.launch_key(step, program)

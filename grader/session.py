@@ -79,10 +79,12 @@ class Crew:
     compiler: CompileChecker | None = None
 
 
-def start_workers(options: Options, jail: Jail, count: int, now: bool = True) -> list[Crew]:
+def start_workers(options: Options, jail: Jail, count: int, now: bool = True,
+                  compile_warm: frozenset[str] = frozenset()) -> list[Crew]:
     """``count`` crews for ``options.device``, each with a compile checker where the interpreter
-    grades (device cpu, compile check on). ``now``: started at once, so that their imports
-    overlap with the grader's; else each starts at its first request."""
+    grades (device cpu, compile check on), whose zygotes take the ``compile_warm`` steps before
+    they are ready. ``now``: started at once, so that their imports overlap with the grader's;
+    else each starts at its first request."""
     checks = options.device == "cpu" and options.compile_check
     # A compile checker per thread: each puzzle's check runs beside its cases, and a thread never
     # waits for another's compile (on 2 cores, one checker for two threads left a core idle).
@@ -90,6 +92,9 @@ def start_workers(options: Options, jail: Jail, count: int, now: bool = True) ->
                   WorkerProcess("cpu", jail) if options.device == "cuda" and options.check_bounds else None,
                   CompileChecker("compile", jail) if checks else None)
              for _ in range(count)]
+    for crew in crews:
+        if crew.compiler is not None:
+            crew.compiler.worker.warm = compile_warm
     for worker in _processes(crews) if now else ():
         worker.start()
     return crews
@@ -130,10 +135,11 @@ class Grading:
     keeps one open across its checks; a command opens one and closes it when done."""
 
     def __init__(self, course: Course, files: Sequence[Path], options: Options, jobs: int = 1,
-                 now: bool = True) -> None:
+                 now: bool = True, kernels: Sequence[Path] | None = None) -> None:
+        """``kernels``: the files to be graded, where known beyond ``files`` (a student's)."""
         self.course, self.options, self.jobs = course, options, max(1, jobs)
         self.jail = worker_jail(course.root, list(files), options)
-        self.crews = start_workers(options, self.jail, self.jobs, now)
+        self.crews = start_workers(options, self.jail, self.jobs, now, _compile_warm(kernels or files))
         self.used = False  # whether any worker was asked anything: a context that never was ends at once
 
     def grade(self, targets: list[tuple[str, Path]], on_result=None, on_case=None) -> Report:
@@ -163,6 +169,9 @@ class Grading:
                 todo.append((index, puzzle_id, path))
         self.used = self.used or bool(todo)
         threads = min(self.jobs, len(todo))
+        # The longest first (autograd puzzles, then the later tracks): no thread is left alone
+        # with a long puzzle at the end. Results keep the order of ``targets`` all the same.
+        todo.sort(key=lambda task: (course.puzzle(task[1]).kind != "function", -task[0]))
         graded = run_pool(todo, threads, lambda thread, task: grade_puzzle(course, task[1], task[2], self.crews[thread],
                                                                            options, on_case), on_result)
         for (index, _, _), result in zip(todo, graded):
@@ -179,6 +188,19 @@ class Grading:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _compile_warm(files: Sequence[Path]) -> frozenset[str]:
+    """What the compile checkers' zygotes should import before they are ready: torch, if a file
+    to be graded imports it (a learner's puzzle file does; a solution does not)."""
+    from .source_lines import imports_torch
+    for path in files:
+        try:
+            if imports_torch(Path(path).read_text(encoding="utf-8")):
+                return frozenset({"torch"})
+        except (OSError, UnicodeDecodeError):
+            continue
+    return frozenset()
 
 
 def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options, jobs: int = 1,

@@ -12,6 +12,15 @@ OPENING = re.compile(r"^# ---- your part\b.*$")
 CLOSING = re.compile(r"^# -{10,}$")
 
 
+IMPORTS_TORCH = re.compile(r"^\s*(?:import|from)\s+(?:torch|jaxtyping)\b", re.MULTILINE)
+
+
+def imports_torch(text: str) -> bool:
+    """Whether a learner's file imports torch (a puzzle file does, for its spec): its compile
+    checker then imports it once, in its zygote, rather than in each worker (1.8 s each)."""
+    return IMPORTS_TORCH.search(text) is not None
+
+
 def marker_lines(lines: list[str]) -> tuple[list[int], list[int]]:
     """The indices of the lines that open and that close a learner's part."""
     return ([i for i, line in enumerate(lines) if OPENING.match(line)],

@@ -56,7 +56,7 @@ def grade_student(course: Course, student: Student, options: Options,
     # students, not solutions/, not the reports. A student with no file starts no worker.
     targets = [(pid, student.files[pid]) for pid in course.ids if pid in student.files]
     with Grading(course, [student.folder / "_"], replace(options, memory_mb=memory_mb), threads,
-                 now=False) as grading:
+                 now=False, kernels=[path for _, path in targets]) as grading:
         graded = dict(zip((pid for pid, _ in targets), grading.grade(targets).results))
     results = []
     for puzzle_id in course.ids:

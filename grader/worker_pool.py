@@ -64,7 +64,9 @@ class WorkerProcess:
         self._worker_ready = False
         self.stderr = None
         self._stderr_mark = 0  # where the current worker's part of the shared log starts
-        self.warm: frozenset[str] = frozenset()  # warm-up steps every fork asks of the zygote (sandbox.warmup)
+        # Warm-up steps (sandbox.warmup) the zygote takes before it is ready, if set before it starts,
+        # and that every fork asks for, if not yet taken.
+        self.warm: frozenset[str] = frozenset()
 
     # ---- the zygote ----------------------------------------------------------------------
     def start(self) -> None:
@@ -81,7 +83,8 @@ class WorkerProcess:
         try:
             self.confined = start(
                 [sys.executable, "-m", "grader.sandbox.zygote", "--device", self.device,
-                 "--control-fd", str(theirs.fileno())], self.jail, env, gpu=self.device == "cuda",
+                 "--control-fd", str(theirs.fileno()), "--warm", ",".join(sorted(self.warm))], self.jail, env,
+                gpu=self.device == "cuda",
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=self.stderr, stderr=self.stderr,
                 cwd=tempfile.gettempdir(),  # never the folder where results are written
             )

@@ -33,6 +33,13 @@ def interpreter() -> None:
     _double[(1,)](x, N=16)
 
 
+def learner_imports() -> None:
+    """What a learner's puzzle file imports besides triton (its spec's): 1.8 s per compile worker,
+    which imports no torch of its own, were each to import it."""
+    import jaxtyping  # noqa: F401
+    import torch  # noqa: F401
+
+
 def compiler() -> None:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -41,37 +48,49 @@ def compiler() -> None:
     triton.compile(source, target=GPUTarget("cuda", 90, 32))
 
 
-# What a worker of each device may need warmed, in the order a zygote warms them unasked. The first
-# is warmed before the zygote says it is ready; the others when a fork asks for them (an autograd
-# puzzle's worker records on fake tensors) or while the zygote has nothing else to do.
-STEPS = {"cpu": ("interpreter", "fake_tensors"), "cuda": (), "compile": ("compiler",)}
+# What a worker of each device may need warmed: ``EVERY`` before the zygote says it is ready; the
+# others when the grader asks (at the zygote's start or a fork: an autograd puzzle's recording
+# needs fake tensors, a learner's puzzle file imports torch); ``IDLE`` ones also while the zygote
+# has no worker and nothing to do (a notebook between checks).
+EVERY = {"cpu": ("interpreter",), "cuda": (), "compile": ("compiler",)}
+ASKED = {"cpu": ("fake_tensors",), "cuda": (), "compile": ("torch",)}
+IDLE = {"cpu": ("fake_tensors",), "cuda": (), "compile": ()}
 _WARMERS = {"interpreter": lambda: interpreter(), "fake_tensors": lambda: fake_tensors(),
-            "compiler": lambda: compiler()}
+            "compiler": lambda: compiler(), "torch": lambda: learner_imports()}
 
 
 class Warmth:
-    """The steps one zygote has warmed. Not fake tensors for cuda: making them initialises CUDA
-    (seen with torch 2.11 on an H100), and a zygote that has used CUDA forks workers that cannot
-    ("Cannot re-initialize CUDA in forked subprocess")."""
+    """The steps one zygote may still warm. Not fake tensors for cuda: making them initialises
+    CUDA (seen with torch 2.11 on an H100), and a zygote that has used CUDA forks workers that
+    cannot ("Cannot re-initialize CUDA in forked subprocess")."""
 
     def __init__(self, device: str) -> None:
-        self.pending = list(STEPS[device])
+        self.pending = list(EVERY[device] + ASKED[device])
+        self.idle = list(IDLE[device])
 
-    def warm(self, wanted=None) -> None:
-        """Warm ``wanted`` (step names; unknown ones are ignored), or the next pending step.
-        A failure only costs the time it was to save."""
-        steps = [s for s in self.pending if s in wanted] if wanted is not None else self.pending[:1]
-        for step in steps:
+    def warm(self, wanted) -> None:
+        """Warm the steps of ``wanted`` not warmed yet (unknown ones are ignored). A failure
+        only costs the time it was to save."""
+        for step in [s for s in self.pending if s in wanted]:
             self.pending.remove(step)
+            if step in self.idle:
+                self.idle.remove(step)
             try:
                 _WARMERS[step]()
             except Exception:  # noqa: BLE001 (a warm-up is an optimisation, never a requirement)
                 pass
 
+    def warm_idle(self) -> bool:
+        """Warm the next step worth warming while idle; False when there is none."""
+        if not self.idle:
+            return False
+        self.warm(self.idle[:1])
+        return True
 
-def prepare(device: str) -> Warmth:
-    """Warm what every worker of ``device`` uses before the zygote is ready; the rest is left to
-    the returned :class:`Warmth`."""
+
+def prepare(device: str, asked=()) -> Warmth:
+    """Warm what every worker of ``device`` uses, and the ``asked`` steps, before the zygote is
+    ready; the rest is left to the returned :class:`Warmth`."""
     warmth = Warmth(device)
-    warmth.warm(STEPS[device][:1])
+    warmth.warm(EVERY[device] + tuple(asked))
     return warmth

@@ -38,11 +38,12 @@ def kernel_params(fn) -> list:
     return params
 
 
-def prepare(device: str):
+def prepare(device: str, warm=()):
     """What every worker of ``device`` needs, done once in the zygote before it forks any: the
     imports (torch after TRITON_INTERPRET is set), and the finder that imports learner files as
     their definitions only, with builtin min/max of their compiled (elementwise) meaning in the
-    interpreter. Returns the zygote's :class:`~grader.sandbox.warmup.Warmth`: what is left to warm."""
+    interpreter; and the ``warm`` steps the grader asked for. Returns the zygote's
+    :class:`~grader.sandbox.warmup.Warmth`: what is left to warm."""
     import warnings
     warnings.filterwarnings("ignore", message=r"tl\.make_block_ptr is deprecated")  # the statements say so
     if device != "compile":  # compile checks need triton only, which loads in 0.2 s
@@ -59,7 +60,7 @@ def prepare(device: str):
         follow_gpu()
         patch_once_per_launch()
     from . import warmup
-    return warmup.prepare(device)
+    return warmup.prepare(device, warm)
 
 
 class Worker:

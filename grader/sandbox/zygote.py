@@ -150,9 +150,9 @@ class Zygote:
         while True:
             # No worker, and no request for a while (a notebook between checks): warm the next step,
             # so that no later fork waits. Never beside a worker, whose cases it would slow down.
-            while self.child is None and self.warmth is not None and self.warmth.pending and \
+            while self.child is None and self.warmth is not None and self.warmth.idle and \
                     not select.select([self.control], [], [], IDLE_BEFORE_WARMING)[0]:
-                self.warmth.warm()
+                self.warmth.warm_idle()
             try:
                 data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 1)
             except OSError:
@@ -205,6 +205,7 @@ def _parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--device", choices=("cpu", "cuda", "compile"), required=True,
                         help="cpu: the Triton interpreter; cuda: the GPU; compile: GPU compile checks only")
     parser.add_argument("--control-fd", type=int, required=True)
+    parser.add_argument("--warm", default="", help="warm-up steps to take before it is ready, comma-separated")
     return parser.parse_args(argv)
 
 
@@ -216,7 +217,7 @@ def main(argv=None) -> int:
     sys.path[:] = [p for p in sys.path if p not in ("", os.getcwd())]
     os.dup2(2, 1)  # anything printed goes to the log, never into a channel
     from .worker import prepare
-    warmth = prepare(args.device)
+    warmth = prepare(args.device, [step for step in args.warm.split(",") if step])
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     _prctl(PR_SET_DUMPABLE, 0)
     Zygote(args.device, socket.socket(fileno=args.control_fd), warmth).serve()
