@@ -344,8 +344,8 @@ class PuzzleGrader:
                          and r.tensor not in self.puzzle.zeroed]  # a zeroed output may be read at once
                 text = messages.read_before_write(early[0]) if early and outcome.kind in (
                     "unwritten", "nonfinite", "mismatch") else outcome.message
-                if outcome.kind == "mismatch" and text == outcome.message:
-                    text = self._look_alike(case, plan, got, text)
+                if outcome.kind in ("mismatch", "nonfinite") and text == outcome.message:
+                    text = self._look_alike(case, plan, got, outcome)
                 return (case_result(case, self.puzzle, False, outcome.kind, f"{where}: {text}",
                                     max_abs_err=outcome.max_abs_err, **extra), binding, None)
             worst = max(worst, outcome.max_abs_err or 0.0)
@@ -381,8 +381,11 @@ class PuzzleGrader:
         to compile again for one (their launches are the small cases' at other sizes)."""
         return {case.label for case in self.puzzle.cases if case.large}
 
-    def _look_alike(self, case: Case, plan, got, message: str) -> str:
-        """Add "It looks like <name>: <where>." when the wrong values are those of a known mistake."""
+    def _look_alike(self, case: Case, plan, got, outcome) -> str:
+        """The outcome's message, with "It looks like <name>: <where>." when the wrong values are
+        those of a known mistake. A NaN the mistake explains needs no general advice on NaN: the
+        note replaces it."""
+        message = outcome.message
         if not self.puzzle.look_alikes:
             return message
         actual = written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce)
@@ -390,7 +393,7 @@ class PuzzleGrader:
         atol, rtol = map(max, zip(*(self.puzzle.tolerance(b.dtype) for b in plan.output_buffers)))
         look = recognise(self.puzzle.look_alikes, plan.inputs, plan.expected, actual, atol, rtol,
                          {**self.puzzle.sizes(case), **case.blocks}, case.layouts)
-        return message if look is None else look_alike_note(message, look)
+        return message if look is None else look_alike_note(outcome.finding or message, look)
 
     def _mistake_notes(self) -> str:
         try:

@@ -25,6 +25,12 @@ EXPECTED = {
         "them overflows float32, or underflows to 0 so that a sum of them is 0. Subtract the row's true maximum "
         "before exponentiating (exp(x - max) is at most 1): start it at -inf, not 0, and take it over every "
         "chunk."),
+    "puzzle31_causal_diagonal_off_by_one.py": (
+        "case causal_with_tails[seed=1] (B=1, H=2, NQ=40, NK=40, D=64, BQ=16, BK=16, CAUSAL=1): `o` has 128 "
+        "NaN/Inf value(s) where the spec is finite, first at (0, 0, 0, 0): yours nan, expected 1.26465. It looks "
+        "like the causal mask hiding the diagonal (key < query, where it must be key <= query): query row 0 of "
+        "every head then sees no key at all, so its softmax is 0 / 0 (NaN), and every later row misses its own "
+        "key. Keep the diagonal visible, a query always sees itself: mask with `keys[None, :] <= rows[:, None]`."),
     "puzzle01_print_tensor.py": (
         "GPU compile check (B0=32): the kernel does not compile for a GPU "
         "(sm_90) at line 12: `print(x)`: fp32[constexpr[32]] is not string. Fix: `print` of a tensor does "
