@@ -459,6 +459,9 @@ class PuzzleGrader:
                 blocks = ", ".join(f"{k}={v}" for k, v in case.blocks.items()
                                    if k not in binding.provided) or "defaults"
                 blocks += f"; {reply.config}" if reply.config else ""
-                text = messages.compile_failure(reply.error, reply.line, reply.source)
+                text = messages.compile_failure(reply.error, reply.line, reply.source,
+                                                case=describe_case(case, self.puzzle),
+                                                inputs={s.name: s.dtype for s in input_specs},
+                                                outputs={s.name: s.dtype for s in output_specs})
                 return CheckResult(False, f"GPU compile check ({blocks}): {text}", "compile")
         return CheckResult(True, f"compiles for sm_90 ({len(seen)} block configuration(s))")

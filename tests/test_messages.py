@@ -31,6 +31,13 @@ EXPECTED = {
         "like the causal mask hiding the diagonal (key < query, where it must be key <= query): query row 0 of "
         "every head then sees no key at all, so its softmax is 0 / 0 (NaN), and every later row misses its own "
         "key. Keep the diagonal visible, a query always sees itself: mask with `keys[None, :] <= rows[:, None]`."),
+    "puzzle18_exp_of_fp16.py": (
+        "GPU compile check (B1=1024): the kernel does not compile for a GPU (sm_90) at line 19: `e = tl.exp(x)`: "
+        "Expected dtype ['fp32', 'fp64'] but got fp16. Fix: `tl.exp` takes fp32 or fp64 only, and case "
+        "fp16_rows[seed=7] (N0=8, T=1000, B1=1024) gives it fp16: its `x` and `z` are float16. Upcast with "
+        "`.to(tl.float32)` before `tl.exp` (simplest where you load `x`: `tl.load(...).to(tl.float32)`), compute "
+        "in fp32, and cast back when storing `z` (`tl.store` converts to float16 itself, or write "
+        "`.to(tl.float16)`)."),
     "puzzle01_print_tensor.py": (
         "GPU compile check (B0=32): the kernel does not compile for a GPU "
         "(sm_90) at line 12: `print(x)`: fp32[constexpr[32]] is not string. Fix: `print` of a tensor does "
@@ -99,3 +106,27 @@ def test_one_element_is_one_element():
     text = out_of_bounds({"op": "load", "tensor": "rstd", "program": [0], "line": None, "source": "", "bad_lanes": 3,
                           "lanes": 4, "shape": [1], "numel": 1, "first_index": 1})
     assert "(shape (1,), 1 element); the first is flat index 1, past its end." in text
+
+
+def test_a_math_function_given_half_precision_is_told_to_upcast():
+    from grader.messages import compile_failure
+    error = "at 10:17:\n    rstd = 1.0 / tl.sqrt(var)\n                 ^\nExpected dtype ['fp32', 'fp64'] but got bf16"
+    # On a GPU, or for an autograd wrapper's kernel, the case and its tensors are not at hand.
+    assert compile_failure(error, 10, "rstd = 1.0 / tl.sqrt(var)", on_gpu=True) == (
+        "the kernel does not compile for this GPU at line 10: `rstd = 1.0 / tl.sqrt(var)`: Expected dtype "
+        "['fp32', 'fp64'] but got bf16. Fix: `tl.sqrt` takes fp32 or fp64 only, and it is given bf16 here. Upcast "
+        "with `.to(tl.float32)` before `tl.sqrt`, compute in fp32, and cast back when storing.")
+    named = compile_failure(error.replace("tl.sqrt(var)", "s.exp()"), 10, "p = s.exp()", case="case bf16_rows[seed=8] (N0=8, T=300, B1=512)",
+                            inputs={"x": "bfloat16", "w": "float32"}, outputs={"y": "bfloat16"})
+    assert ("Fix: `tl.exp` takes fp32 or fp64 only, and case bf16_rows[seed=8] (N0=8, T=300, B1=512) gives it "
+            "bf16: its `x` and `y` are bfloat16. Upcast with `.to(tl.float32)` before `tl.exp` (simplest where you "
+            "load `x`: `tl.load(...).to(tl.float32)`), compute in fp32, and cast back when storing `y` (`tl.store` "
+            "converts to bfloat16 itself, or write `.to(tl.bfloat16)`).") in named
+
+
+def test_an_integer_function_gets_no_upcast():
+    from grader.messages import dtype_fix
+    assert dtype_fix("Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got fp32", "tl.umulhi(a, b)") is None
+    assert dtype_fix("incompatible dimensions", "tl.exp(x)") is None
+    assert dtype_fix("Expected dtype ['fp32', 'fp64'] but got fp16", "y = f(x)").startswith(
+        "this function takes fp32 or fp64 only")
