@@ -12,6 +12,7 @@ from typing import Callable, Mapping, Sequence
 import torch
 
 from .fence import Buffer, GuardDamage, is_unwritten, unpack
+from .results import LOOKS_LIKE
 
 SHOW = 3  # wrong elements listed in a message
 
@@ -217,4 +218,4 @@ def recognise(look_alikes: Sequence, inputs: Sequence[torch.Tensor], expected: S
 def look_alike_note(message: str, look) -> str:
     """The message with the look-alike's sentence added, after a full stop."""
     message = message.rstrip()
-    return f"{message}{'' if message.endswith('.') else '.'} It looks like {look.name}: {look.where.rstrip('.')}."
+    return f"{message}{'' if message.endswith('.') else '.'} {LOOKS_LIKE} {look.name}: {look.where.rstrip('.')}."

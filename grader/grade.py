@@ -18,7 +18,7 @@ from .fence import pack
 from .options import Options
 from .plan import SpecShapes
 from .puzzle import Case, Puzzle
-from .results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status
+from .results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
 from .source_lines import learner_code
 from .worker_pool import SharedWorker, WorkerDied, WorkerProcess, WorkerTimedOut
 
@@ -225,18 +225,16 @@ class PuzzleGrader:
                 return self.result("fail", checks["gpu_compile"].message, (), checks, started)
 
         cases = self._run_cases(params)
-        notes = self._mistake_notes()
-        if notes:  # a known wrong turn: say so with the first failing case
-            index = next((i for i, c in enumerate(cases) if not c.passed), None)
-            if index is not None:
-                cases[index] = replace(cases[index], message=cases[index].message + notes)
-
         failed = [c for c in cases if not c.passed] + [c for c in checks.values() if not c.passed]
         if not failed:
             return self.result("pass", f"all {len(cases)} cases pass", cases, checks, started)
-        first = failed[0]
-        undecided = first.kind == FailureKind.INTERPRETER_LIMIT  # the interpreter's limit: grade it on a GPU
-        return self.result("interpreter_limit" if undecided else "fail", first.message, cases, checks, started)
+        undecided = failed[0].kind == FailureKind.INTERPRETER_LIMIT  # the interpreter's limit: grade it on a GPU
+        shown = failed[0] if undecided else most_telling(failed)
+        notes = self._mistake_notes()
+        index = next((i for i, c in enumerate(cases) if c is shown), None)
+        if notes and index is not None:  # a known wrong turn: say so with the case shown
+            cases[index] = shown = replace(shown, message=shown.message + notes)
+        return self.result("interpreter_limit" if undecided else "fail", shown.message, cases, checks, started)
 
     def _run_cases(self, params: list[Param]) -> list[CaseResult]:
         """Every case in order; after a crash or a timeout the rest are skipped."""

@@ -5,6 +5,7 @@ import ast
 import re
 
 from .compare import fmt_index, index_of, plural
+from .results import READ_EARLY
 from .source_lines import access_call
 
 
@@ -246,7 +247,7 @@ def _element(index: int, shape) -> str:
 def read_before_write(read: dict) -> str:
     """An output loaded before anything was stored to it (interpreter only)."""
     tensor = read["tensor"]
-    return (f"loaded `{tensor}` before storing to it: program {tuple(read['program'])} read "
+    return (f"loaded `{tensor}` {READ_EARLY}: program {tuple(read['program'])} read "
             f"{tensor}{_element(read['index'], read['shape'])}{_at_line(read.get('line'), read.get('source', ''))}, "
             f"which no program had stored yet. An output holds garbage until your kernel stores to it (the grader "
             f"fills it with NaN), so the value loaded means nothing. Fix: keep the running value in a variable "

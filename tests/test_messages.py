@@ -89,6 +89,30 @@ def test_plain_output_shows_the_reason_under_the_puzzle(wrong_results):
     assert lines[2].startswith("    (7 more failing case(s): classic[seed=1], classic[seed=2]")
 
 
+def test_the_most_telling_case_is_shown_by_default(wrong_results):
+    """Puzzle 7's loop one chunk short: the classic case only has sums that differ; the case where
+    T is two chunks has the sum of the first alone, which a look-alike names, with the fix."""
+    from grader.report.text import render_puzzle
+    result = wrong_results["puzzle07_one_chunk_short.py"]
+    assert result.first_failure.name == "classic"
+    assert result.telling_failure.name == "exact_multiple"
+    assert result.message.startswith("case exact_multiple[seed=4] (N0=8, N1=128, T=128, B0=2, B1=64): wrong values "
+                                     "in `z`: 8 of 8 elements differ")
+    assert result.message.endswith("It looks like a sum of the first chunk only (B1 columns per row): loop over "
+                                   "the row, `for start in range(0, T, B1):`, adding each chunk's "
+                                   "`tl.sum(tile, axis=1)` to the accumulator.")
+    lines = render_puzzle(result).splitlines()
+    assert lines[0] == "✗ puzzle07 Long sum: 0/8 cases pass"
+    assert lines[1] == f"    {result.message}"
+    assert lines[2] == ("    (7 more failing case(s): classic[seed=0], classic[seed=1], classic[seed=2], "
+                        "row_blocks_with_tails[seed=3], row_shorter_than_block[seed=5], tail_of_one[seed=6], ...; "
+                        "--verbose shows them)")
+    verbose = render_puzzle(result, verbose=True).splitlines()
+    assert verbose[1] == lines[1] and len(verbose) == 2 + 7  # the headline, then every other failing case
+    assert any(line.startswith("    - case row_shorter_than_block[seed=5]") and "(0): yours 0, expected" in line
+               for line in verbose)
+
+
 def test_two_full_stops_become_one():
     from grader.messages import tidy
     assert tidy("the mask is wrong.. Fix: x.") == "the mask is wrong. Fix: x."
@@ -130,3 +154,43 @@ def test_an_integer_function_gets_no_upcast():
     assert dtype_fix("incompatible dimensions", "tl.exp(x)") is None
     assert dtype_fix("Expected dtype ['fp32', 'fp64'] but got fp16", "y = f(x)").startswith(
         "this function takes fp32 or fp64 only")
+
+
+def _failed(name, kind, message="", seed=0):
+    from grader.results import CaseResult
+    return CaseResult(name=name, sizes={}, blocks={}, seed=seed, grid=(1,), passed=False, kind=kind,
+                      message=f"case {name}[seed={seed}]: {message}")
+
+
+def test_most_telling_ranks_the_cause_above_its_symptom():
+    from grader.results import CheckResult, most_telling
+    plain = _failed("classic", "mismatch", "(0): yours 2.5, expected 3")
+    zero = _failed("short_row", "mismatch", "(0): yours 0, expected 3; (1): yours -0, expected 1")
+    half = _failed("tail", "mismatch", "(0): yours 0.5, expected 3")  # 0.5 is not a 0 left behind
+    unwritten = _failed("tail", "unwritten", "2 of 4 elements of `z` were never written")
+    stray = _failed("tails", "out_of_bounds", "out-of-bounds load of `x`")
+    named = _failed("exact", "mismatch", "(0): yours 1, expected 3. It looks like a sum of the first chunk only: ...")
+    early = _failed("exact", "nonfinite", "loaded `z` before storing to it: ...")
+    skipped = _failed("big", "skipped", "not run: tails crashed")
+    assert most_telling([]) is None
+    assert most_telling([plain, half]) is plain  # equals: the first in the grader's order
+    assert most_telling([plain, half, zero]) is zero
+    assert most_telling([plain, zero, unwritten]) is unwritten
+    assert most_telling([plain, zero, unwritten, named]) is named
+    assert most_telling([plain, stray, named]) is stray
+    assert most_telling([plain, early]) is early
+    assert most_telling([skipped, plain]) is plain
+    assert most_telling([plain, CheckResult(False, "does not compile", "compile")]).kind == "compile"
+
+
+def test_the_text_report_lists_the_others_under_the_telling_case():
+    from grader.report.text import render_puzzle
+    from grader.results import PuzzleResult
+    plain = _failed("classic", "mismatch", "(0): yours 2.5, expected 3")
+    zero = _failed("short_row", "mismatch", "(0): yours 0, expected 3", seed=1)
+    result = PuzzleResult(puzzle="puzzle07", title="Long sum", status="fail", source="", device="cpu",
+                          cases=(plain, zero), message=zero.message)
+    assert result.telling_failure is zero and result.first_failure is plain
+    assert render_puzzle(result).splitlines()[1:] == [
+        f"    {zero.message}", "    (1 more failing case(s): classic[seed=0]; --verbose shows them)"]
+    assert render_puzzle(result, verbose=True).splitlines()[1:] == [f"    {zero.message}", f"    - {plain.message}"]

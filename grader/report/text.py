@@ -1,7 +1,7 @@
 """Plain-text report: one line per puzzle, the reason under a failure, then a summary."""
 from __future__ import annotations
 
-from ..results import PuzzleResult, Report
+from ..results import CaseResult, PuzzleResult, Report
 
 MARKS = {"pass": "✓", "fail": "✗", "not_attempted": "·", "unsupported": "–", "interpreter_limit": "?", "error": "!"}
 
@@ -28,7 +28,8 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         line = f"{head}: {passed}/{len(result.cases)} cases pass\n    {result.message}"
     lines = [line]
     failures = [c for c in result.cases if not c.passed]
-    extra = failures[1:] if not verbose else failures
+    shown = result.telling_failure  # the case the message above is (results.most_telling)
+    extra = failures if verbose else [c for c in failures if c is not shown]
     if result.status == "fail" and extra:
         if verbose:
             lines += [f"    - {c.message}" for c in extra if c.message != result.message]
@@ -40,13 +41,12 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         if not check.passed and check.message != result.message:
             lines.append(f"    {check_name}: {check.message}")
     printed = [c for c in result.cases if c.printed.strip()]
-    first_failing = next((c for c in result.cases if not c.passed), None)
-    if not verbose and first_failing is not None and first_failing.printed.strip():
-        shown = first_failing.printed.strip().splitlines()
-        lines.append(f"    output of {first_failing.label}:")
-        lines += [f"      | {text}" for text in shown[:12]]
-        if len(shown) > 12:
-            lines.append(f"      ({len(shown) - 12} more lines; --verbose shows all output)")
+    if not verbose and isinstance(shown, CaseResult) and shown.printed.strip():
+        output = shown.printed.strip().splitlines()
+        lines.append(f"    output of {shown.label}:")
+        lines += [f"      | {text}" for text in output[:12]]
+        if len(output) > 12:
+            lines.append(f"      ({len(output) - 12} more lines; --verbose shows all output)")
     if verbose and printed:
         for c in printed:
             lines.append(f"    output of {c.label}:")
