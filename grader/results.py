@@ -175,7 +175,7 @@ def most_telling(failures: Sequence["CaseResult | CheckResult"]) -> "CaseResult 
        exception or a compile error at its line, a signature, shape or autograd finding;
     1. output elements never written (the message lists them: the grid or a mask misses them);
     2. wrong values among which the kernel left an element 0 ("yours 0"): a loop that never
-       ran, a chunk never added, on a case small enough to show it;
+       ran, a chunk never added;
     3. any other wrong values, NaN, timeout or crash;
     4. a case not run (skipped).
 
