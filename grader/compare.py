@@ -12,6 +12,7 @@ from typing import Callable, Mapping, Sequence
 import torch
 
 from .fence import Buffer, GuardDamage, is_unwritten, unpack
+from .results import LOOKS_LIKE
 
 SHOW = 3  # wrong elements listed in a message
 
@@ -22,6 +23,9 @@ class Outcome:
     kind: str | None = None
     message: str = ""
     max_abs_err: float | None = None
+    # The message without its general advice ("Look for a division by zero, ..."): what a
+    # look-alike's note replaces, since it names the cause itself. "" when there is none.
+    finding: str = ""
 
 
 def index_of(flat: int, shape: Sequence[int]) -> tuple[int, ...]:
@@ -129,10 +133,10 @@ def compare_tensor(name: str, actual: torch.Tensor, expected: torch.Tensor, atol
                 "most 1): start it at -inf, not 0, and take it over every chunk." if large_inputs else
                 "Look for a division by zero, a log of a non-positive value, or exp() overflowing.")
         hint += _stray_load_hint(actual_f) if on_gpu else ""
-        return Outcome(False, "nonfinite",
-                       f"`{name}`{reduced} has {int(bad_nonfinite.sum())} NaN/Inf value(s) where the spec is "
-                       f"finite, first at {fmt_index(idx)}: yours {fmt_value(actual_f.reshape(-1)[first].item())}, "
-                       f"expected {fmt_value(expected_f.reshape(-1)[first].item())}. {hint}")
+        finding = (f"`{name}`{reduced} has {int(bad_nonfinite.sum())} NaN/Inf value(s) where the spec is "
+                   f"finite, first at {fmt_index(idx)}: yours {fmt_value(actual_f.reshape(-1)[first].item())}, "
+                   f"expected {fmt_value(expected_f.reshape(-1)[first].item())}.")
+        return Outcome(False, "nonfinite", f"{finding} {hint}", finding=finding)
 
     close = torch.isclose(actual_f, expected_f, rtol=rtol, atol=atol, equal_nan=True)
     finite = torch.isfinite(actual_f) & torch.isfinite(expected_f)
@@ -176,13 +180,25 @@ def close_enough(a: torch.Tensor, b: torch.Tensor, atol: float, rtol: float) -> 
     return bool(torch.isclose(a.double(), b.double(), rtol=rtol, atol=atol, equal_nan=True).all())
 
 
+def made_alike(actual: torch.Tensor, wrong: torch.Tensor, atol: float, rtol: float) -> bool:
+    """Whether a kernel wrote what a look-alike computes. Where the look-alike has no number
+    (a 0 / 0 gives NaN, its log -inf) any NaN or Inf of the kernel's matches: which one a
+    kernel ends with depends only on the order of its operations. Elsewhere, within tolerance."""
+    if tuple(actual.shape) != tuple(wrong.shape):
+        return False
+    a, w = actual.double(), wrong.double()
+    close = torch.isclose(a, w, rtol=rtol, atol=atol, equal_nan=True)
+    return bool(torch.where(torch.isfinite(w), close, ~torch.isfinite(a)).all())
+
+
 def recognise(look_alikes: Sequence, inputs: Sequence[torch.Tensor], expected: Sequence[torch.Tensor],
               actual: Sequence[torch.Tensor], atol: float, rtol: float, sizes: Mapping[str, int],
               layouts: Mapping[str, str]):
     """The first look-alike (a :class:`grader.puzzle.LookAlike`) whose outputs all match what the
     kernel wrote, within the puzzle's tolerance; None if none does. A look-alike that gives the
     spec's own values on this case cannot tell the mistake here, and is passed over: so the spec's
-    output is never labelled."""
+    output is never labelled. So is one without a single finite value: that is how a look-alike
+    says it cannot tell on this case, and it must not name a kernel that wrote only NaN."""
     for look in look_alikes:
         try:
             wrong = look.produce(inputs, sizes, layouts)
@@ -190,9 +206,11 @@ def recognise(look_alikes: Sequence, inputs: Sequence[torch.Tensor], expected: S
             continue
         if len(wrong) != len(expected):
             continue
+        if not any(bool(torch.isfinite(w.double()).any()) for w in wrong):
+            continue
         if all(close_enough(w, e, atol, rtol) for w, e in zip(wrong, expected)):
             continue
-        if all(close_enough(a, w, atol, rtol) for a, w in zip(actual, wrong)):
+        if all(made_alike(a, w, atol, rtol) for a, w in zip(actual, wrong)):
             return look
     return None
 
@@ -200,4 +218,4 @@ def recognise(look_alikes: Sequence, inputs: Sequence[torch.Tensor], expected: S
 def look_alike_note(message: str, look) -> str:
     """The message with the look-alike's sentence added, after a full stop."""
     message = message.rstrip()
-    return f"{message}{'' if message.endswith('.') else '.'} It looks like {look.name}: {look.where.rstrip('.')}."
+    return f"{message}{'' if message.endswith('.') else '.'} {LOOKS_LIKE} {look.name}: {look.where.rstrip('.')}."

@@ -22,7 +22,7 @@ from .fence import pack
 from .options import Options
 from .plan import SpecShapes
 from .puzzle import Case, Puzzle
-from .results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status
+from .results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
 from .source_lines import imports_torch, learner_code
 from .protocol import Cancel
 from .worker_pool import CompileChecker, WorkerCancelled, WorkerDied, WorkerProcess, WorkerTimedOut
@@ -249,18 +249,16 @@ class PuzzleGrader:
             checks["gpu_compile"] = compiled
             if not compiled.passed:  # the cases that ran are shown beside it; none counts
                 return self.result("fail", compiled.message, cases, checks, started)
-        notes = self._mistake_notes()
-        if notes:  # a known wrong turn: say so with the first failing case
-            index = next((i for i, c in enumerate(cases) if not c.passed), None)
-            if index is not None:
-                cases[index] = replace(cases[index], message=cases[index].message + notes)
-
         failed = [c for c in cases if not c.passed] + [c for c in checks.values() if not c.passed]
         if not failed:
             return self.result("pass", f"all {len(cases)} cases pass", cases, checks, started)
-        first = failed[0]
-        undecided = first.kind == FailureKind.INTERPRETER_LIMIT  # the interpreter's limit: grade it on a GPU
-        return self.result("interpreter_limit" if undecided else "fail", first.message, cases, checks, started)
+        undecided = failed[0].kind == FailureKind.INTERPRETER_LIMIT  # the interpreter's limit: grade it on a GPU
+        shown = failed[0] if undecided else most_telling(failed)
+        notes = self._mistake_notes()
+        index = next((i for i, c in enumerate(cases) if c is shown), None)
+        if notes and index is not None:  # a known wrong turn: say so with the case shown
+            cases[index] = shown = replace(shown, message=shown.message + notes)
+        return self.result("interpreter_limit" if undecided else "fail", shown.message, cases, checks, started)
 
     def _run_cases(self, params: list[Param]) -> list[CaseResult]:
         """Every case in order; after a crash or a timeout the rest are skipped."""
@@ -371,8 +369,8 @@ class PuzzleGrader:
                          and r.tensor not in self.puzzle.zeroed]  # a zeroed output may be read at once
                 text = messages.read_before_write(early[0]) if early and outcome.kind in (
                     "unwritten", "nonfinite", "mismatch") else outcome.message
-                if outcome.kind == "mismatch" and text == outcome.message:
-                    text = self._look_alike(case, plan, got, text)
+                if outcome.kind in ("mismatch", "nonfinite") and text == outcome.message:
+                    text = self._look_alike(case, plan, got, outcome)
                 return (case_result(case, self.puzzle, False, outcome.kind, f"{where}: {text}",
                                     max_abs_err=outcome.max_abs_err, **extra), binding, None)
             worst = max(worst, outcome.max_abs_err or 0.0)
@@ -408,8 +406,11 @@ class PuzzleGrader:
         to compile again for one (their launches are the small cases' at other sizes)."""
         return {case.label for case in self.puzzle.cases if case.large}
 
-    def _look_alike(self, case: Case, plan, got, message: str) -> str:
-        """Add "It looks like <name>: <where>." when the wrong values are those of a known mistake."""
+    def _look_alike(self, case: Case, plan, got, outcome) -> str:
+        """The outcome's message, with "It looks like <name>: <where>." when the wrong values are
+        those of a known mistake. A NaN the mistake explains needs no general advice on NaN: the
+        note replaces it."""
+        message = outcome.message
         if not self.puzzle.look_alikes:
             return message
         actual = written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce)
@@ -417,7 +418,7 @@ class PuzzleGrader:
         atol, rtol = map(max, zip(*(self.puzzle.tolerance(b.dtype) for b in plan.output_buffers)))
         look = recognise(self.puzzle.look_alikes, plan.inputs, plan.expected, actual, atol, rtol,
                          {**self.puzzle.sizes(case), **case.blocks}, case.layouts)
-        return message if look is None else look_alike_note(message, look)
+        return message if look is None else look_alike_note(outcome.finding or message, look)
 
     def _source(self) -> str:
         try:
@@ -538,6 +539,9 @@ class PuzzleGrader:
                 blocks = ", ".join(f"{k}={v}" for k, v in case.blocks.items()
                                    if k not in binding.provided) or "defaults"
                 blocks += f"; {reply.config}" if reply.config else ""
-                text = messages.compile_failure(reply.error, reply.line, reply.source)
+                text = messages.compile_failure(reply.error, reply.line, reply.source,
+                                                case=describe_case(case, self.puzzle),
+                                                inputs={s.name: s.dtype for s in input_specs},
+                                                outputs={s.name: s.dtype for s in output_specs})
                 return CheckResult(False, f"GPU compile check ({blocks}): {text}", "compile")
         return CheckResult(True, f"compiles for sm_90 ({len(seen)} block configuration(s))")

@@ -5,6 +5,7 @@ import ast
 import re
 
 from .compare import fmt_index, index_of, plural
+from .results import READ_EARLY
 from .source_lines import access_call
 
 
@@ -186,11 +187,54 @@ def tidy(text: str) -> str:
     return re.sub(r"(?<=[^\s.])\.\.(?=\s|$)", ".", text)
 
 
-def compile_failure(error: str, line: int | None, source: str, on_gpu: bool = False) -> str:
+# Triton's math functions take fp32 and fp64 only (libdevice's convention): given fp16 or bf16,
+# they fail to compile for a GPU, where the interpreter computes them anyway.
+_REFUSED_DTYPE = re.compile(r"Expected dtype \[(?P<wanted>[^\]]*)\] but got (?P<got>\w+)")
+_MATH_CALL = re.compile(r"\btl\.(?:math\.)?(exp2?|log2?|sin|cos|sqrt(?:_rn)?|rsqrt|div_rn|erf|floor|ceil)\(|"
+                        r"\.(exp2?|log2?|sin|cos|sqrt|rsqrt|erf|floor|ceil)\(\)")
+
+
+def _names(names) -> str:
+    """``x``, ``x and w``, ``x, w and b``."""
+    names = [f"`{n}`" for n in names]
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def dtype_fix(reason: str, source: str, case: str = "", inputs=None, outputs=None) -> str | None:
+    """The fix for a math function refusing a half-precision value, or None for any other
+    error. With the compiled ``case`` (its description) and its tensors' dtypes by name
+    (``inputs``, ``outputs``), it names the case and the tensors of the refused dtype."""
+    found = _REFUSED_DTYPE.search(reason)
+    if found is None or "fp32" not in re.findall(r"\w+", found["wanted"]):
+        return None  # an integer function (umulhi) wants integers: no upcast helps
+    from .dtypes import DTYPES
+    got = found["got"]
+    torch_name = next((d.name for d in DTYPES.values() if d.triton == got), got)
+    call = _MATH_CALL.search(source or "")
+    function = f"`tl.{call[1] or call[2]}`" if call else "this function"
+    loaded = [name for name, dtype in (inputs or {}).items() if dtype == torch_name]
+    stored = [name for name, dtype in (outputs or {}).items() if dtype == torch_name]
+    if case:
+        tensors = f": its {_names(loaded + stored)} {'is' if len(loaded + stored) == 1 else 'are'} {torch_name}" \
+            if loaded or stored else ""
+        given = f"{case} gives it {got}{tensors}"
+    else:
+        given = f"it is given {got} here"
+    where = f" (simplest where you load {_names(loaded)}: `tl.load(...).to(tl.float32)`)" if loaded else ""
+    back = (f"cast back when storing {_names(stored)} (`tl.store` converts to {torch_name} itself, or write "
+            f"`.to(tl.{torch_name})`)" if stored else "cast back when storing")
+    return (f"{function} takes fp32 or fp64 only, and {given}. Upcast with `.to(tl.float32)` before "
+            f"{function}{where}, compute in fp32, and {back}.")
+
+
+def compile_failure(error: str, line: int | None, source: str, on_gpu: bool = False, case: str = "",
+                    inputs=None, outputs=None) -> str:
+    """``case``, ``inputs`` and ``outputs``: the case compiled and its tensors' dtypes by name, for
+    a fix that names them (see :func:`dtype_fix`)."""
     text = error.strip()
     # Triton's CompilationError text is "at L:C:\n<source>\n<caret>\n<reason>": keep the reason.
     reason = text.splitlines()[-1] if text else "unknown error"
-    fix = usual_fix(text)
+    fix = dtype_fix(reason, source, case, inputs, outputs) or usual_fix(text)
     what = "the kernel does not compile for this GPU" if on_gpu else "the kernel does not compile for a GPU (sm_90)"
     message = f"{what}{_at_line(line, source)}: {reason.rstrip('.')}."
     return message + (f" Fix: {fix}" if fix else "")
@@ -203,7 +247,7 @@ def _element(index: int, shape) -> str:
 def read_before_write(read: dict) -> str:
     """An output loaded before anything was stored to it (interpreter only)."""
     tensor = read["tensor"]
-    return (f"loaded `{tensor}` before storing to it: program {tuple(read['program'])} read "
+    return (f"loaded `{tensor}` {READ_EARLY}: program {tuple(read['program'])} read "
             f"{tensor}{_element(read['index'], read['shape'])}{_at_line(read.get('line'), read.get('source', ''))}, "
             f"which no program had stored yet. An output holds garbage until your kernel stores to it (the grader "
             f"fills it with NaN), so the value loaded means nothing. Fix: keep the running value in a variable "

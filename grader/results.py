@@ -6,8 +6,9 @@ grader itself is ``status="error"``. Nothing here knows about text, JSON or HTML
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import asdict, dataclass, field
-from typing import Mapping
+from typing import Mapping, Sequence
 
 class Status(enum.StrEnum):
     """How grading one puzzle ended. A ``StrEnum``: each member is its own text, so JSON, CSV
@@ -120,6 +121,18 @@ class PuzzleResult:
         return self.status == "pass"
 
     @property
+    def telling_failure(self) -> CaseResult | CheckResult | None:
+        """The failing case or check the headline message is, and every report shows first
+        (:func:`most_telling`); None when nothing failed."""
+        failed_checks = [c for c in self.checks.values() if not c.passed]
+        if failed_checks:  # a kernel that does not load or compile: the cases beside it do not count
+            return failed_checks[0]
+        failing = [c for c in self.cases if not c.passed]
+        if self.status == Status.INTERPRETER_LIMIT:  # what the interpreter could not run decides it
+            return next((c for c in failing if c.kind == FailureKind.INTERPRETER_LIMIT), most_telling(failing))
+        return most_telling(failing)
+
+    @property
     def first_failure(self) -> CaseResult | CheckResult | None:
         """What decided a failure: a failed check (the kernel did not load or compile for a GPU:
         the interpreter's cases beside it do not count), else the first failing case."""
@@ -130,6 +143,52 @@ class PuzzleResult:
             if not case.passed:
                 return case
         return None
+
+
+# Words only the grader's messages that name a mistake hold: a look-alike's note
+# (compare.look_alike_note) and an output read before anything was stored to it
+# (messages.read_before_write). Those functions write them from here.
+LOOKS_LIKE = "It looks like"
+READ_EARLY = "before storing to it"
+# A wrong element the kernel left at 0: a loop that never ran, a chunk never added.
+_YOURS_ZERO = re.compile(r"\byours -?0(?![\d.e])")
+# Failures whose message points at the line, access or element at fault.
+_POINTED = frozenset({FailureKind.OUT_OF_BOUNDS, FailureKind.RACE, FailureKind.INPUT_MODIFIED,
+                      FailureKind.EXCEPTION, FailureKind.COMPILE, FailureKind.SIGNATURE, FailureKind.SHAPE,
+                      FailureKind.TORCH_COMPUTE, FailureKind.SAVED, FailureKind.SNIFFING, FailureKind.SYNTAX,
+                      FailureKind.NOT_FOUND})
+
+
+def telling_rank(failure: "CaseResult | CheckResult") -> int:
+    """How much a failing case or check explains: 0 tells the most (see :func:`most_telling`)."""
+    if failure.kind == FailureKind.SKIPPED:
+        return 4
+    if failure.kind in _POINTED or LOOKS_LIKE in failure.message or READ_EARLY in failure.message:
+        return 0
+    if failure.kind == FailureKind.UNWRITTEN:
+        return 1
+    if failure.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE) and _YOURS_ZERO.search(failure.message):
+        return 2
+    return 3
+
+
+def most_telling(failures: Sequence["CaseResult | CheckResult"]) -> "CaseResult | CheckResult | None":
+    """The failure to show first: the one that explains the most, so that a learner reads the
+    cause and not only its symptom. The one place that decides it; the headline message
+    (``PuzzleResult.message``) and every report's default view follow it. From the most telling:
+
+    0. one that names its mistake or points at it: a look-alike's "It looks like", an output read
+       before it was stored, an access out of bounds, a race, a write into an input, an
+       exception or a compile error at its line, a signature, shape or autograd finding;
+    1. output elements never written (the message lists them: the grid or a mask misses them);
+    2. wrong values among which the kernel left an element 0 ("yours 0"): a loop that never
+       ran, a chunk never added;
+    3. any other wrong values, NaN, timeout or crash;
+    4. a case not run (skipped).
+
+    Among equals, the first in the grader's order: the course lists its cases from the classic
+    one up, so the earlier is the simpler. None when nothing failed."""
+    return min(failures, key=telling_rank, default=None)  # min keeps the first of equals
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,14 @@ def _no_rescale(q, k, v, *, sizes):  # a look-alike: m grows, but l and A are no
     return (acc / l[..., None]).to(torch.float16), m + torch.log(l)
 
 
+def _diagonal_hidden(q, k, v, *, sizes):  # a look-alike: the causal mask key < query, not key <= query
+    s = q.float() @ k.float().transpose(-1, -2) / math.sqrt(q.shape[-1])
+    if sizes["CAUSAL"]:  # triu(0) hides the diagonal too: query 0 sees no key, and 0 / 0 is NaN
+        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool, device=s.device).triu(0), float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    return (torch.exp(s - lse[..., None]) @ v.float()).to(q.dtype), lse
+
+
 def _sdpa(q, k, v, *, CAUSAL: int = 0):  # the bench's baseline
     return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=bool(CAUSAL))
 
@@ -128,6 +136,10 @@ PUZZLE = Puzzle(
         LookAlike("the running maximum raised without rescaling the running sum and output",
                   _no_rescale, "when a block raises the maximum from m to m', multiply the running sum "
                   "and the output tile by exp(m - m') before adding the new block"),
+        LookAlike("the causal mask hiding the diagonal (key < query, where it must be key <= query)",
+                  _diagonal_hidden, "query row 0 of every head then sees no key at all, so its softmax is "
+                  "0 / 0 (NaN), and every later row misses its own key. Keep the diagonal visible, a query "
+                  "always sees itself: mask with `keys[None, :] <= rows[:, None]`"),
     ),
     hints=(
         "Load the query tile once: `q_ptr + bh * NQ * D + rows[:, None] * D + dims[None, :]`, masked by "

@@ -25,6 +25,19 @@ EXPECTED = {
         "them overflows float32, or underflows to 0 so that a sum of them is 0. Subtract the row's true maximum "
         "before exponentiating (exp(x - max) is at most 1): start it at -inf, not 0, and take it over every "
         "chunk."),
+    "puzzle31_causal_diagonal_off_by_one.py": (
+        "case causal_with_tails[seed=1] (B=1, H=2, NQ=40, NK=40, D=64, BQ=16, BK=16, CAUSAL=1): `o` has 128 "
+        "NaN/Inf value(s) where the spec is finite, first at (0, 0, 0, 0): yours nan, expected 1.26465. It looks "
+        "like the causal mask hiding the diagonal (key < query, where it must be key <= query): query row 0 of "
+        "every head then sees no key at all, so its softmax is 0 / 0 (NaN), and every later row misses its own "
+        "key. Keep the diagonal visible, a query always sees itself: mask with `keys[None, :] <= rows[:, None]`."),
+    "puzzle18_exp_of_fp16.py": (
+        "GPU compile check (B1=1024): the kernel does not compile for a GPU (sm_90) at line 19: `e = tl.exp(x)`: "
+        "Expected dtype ['fp32', 'fp64'] but got fp16. Fix: `tl.exp` takes fp32 or fp64 only, and case "
+        "fp16_rows[seed=7] (N0=8, T=1000, B1=1024) gives it fp16: its `x` and `z` are float16. Upcast with "
+        "`.to(tl.float32)` before `tl.exp` (simplest where you load `x`: `tl.load(...).to(tl.float32)`), compute "
+        "in fp32, and cast back when storing `z` (`tl.store` converts to float16 itself, or write "
+        "`.to(tl.float16)`)."),
     "puzzle01_print_tensor.py": (
         "GPU compile check (B0=32): the kernel does not compile for a GPU "
         "(sm_90) at line 12: `print(x)`: fp32[constexpr[32]] is not string. Fix: `print` of a tensor does "
@@ -76,6 +89,30 @@ def test_plain_output_shows_the_reason_under_the_puzzle(wrong_results):
     assert lines[2].startswith("    (7 more failing case(s): classic[seed=1], classic[seed=2]")
 
 
+def test_the_most_telling_case_is_shown_by_default(wrong_results):
+    """Puzzle 7's loop one chunk short: the classic case only has sums that differ; the case where
+    T is two chunks has the sum of the first alone, which a look-alike names, with the fix."""
+    from grader.report.text import render_puzzle
+    result = wrong_results["puzzle07_one_chunk_short.py"]
+    assert result.first_failure.name == "classic"
+    assert result.telling_failure.name == "exact_multiple"
+    assert result.message.startswith("case exact_multiple[seed=4] (N0=8, N1=128, T=128, B0=2, B1=64): wrong values "
+                                     "in `z`: 8 of 8 elements differ")
+    assert result.message.endswith("It looks like a sum of the first chunk only (B1 columns per row): loop over "
+                                   "the row, `for start in range(0, T, B1):`, adding each chunk's "
+                                   "`tl.sum(tile, axis=1)` to the accumulator.")
+    lines = render_puzzle(result).splitlines()
+    assert lines[0] == "✗ puzzle07 Long sum: 0/8 cases pass"
+    assert lines[1] == f"    {result.message}"
+    assert lines[2] == ("    (7 more failing case(s): classic[seed=0], classic[seed=1], classic[seed=2], "
+                        "row_blocks_with_tails[seed=3], row_shorter_than_block[seed=5], tail_of_one[seed=6], ...; "
+                        "--verbose shows them)")
+    verbose = render_puzzle(result, verbose=True).splitlines()
+    assert verbose[1] == lines[1] and len(verbose) == 2 + 7  # the headline, then every other failing case
+    assert any(line.startswith("    - case row_shorter_than_block[seed=5]") and "(0): yours 0, expected" in line
+               for line in verbose)
+
+
 def test_two_full_stops_become_one():
     from grader.messages import tidy
     assert tidy("the mask is wrong.. Fix: x.") == "the mask is wrong. Fix: x."
@@ -93,3 +130,67 @@ def test_one_element_is_one_element():
     text = out_of_bounds({"op": "load", "tensor": "rstd", "program": [0], "line": None, "source": "", "bad_lanes": 3,
                           "lanes": 4, "shape": [1], "numel": 1, "first_index": 1})
     assert "(shape (1,), 1 element); the first is flat index 1, past its end." in text
+
+
+def test_a_math_function_given_half_precision_is_told_to_upcast():
+    from grader.messages import compile_failure
+    error = "at 10:17:\n    rstd = 1.0 / tl.sqrt(var)\n                 ^\nExpected dtype ['fp32', 'fp64'] but got bf16"
+    # On a GPU, or for an autograd wrapper's kernel, the case and its tensors are not at hand.
+    assert compile_failure(error, 10, "rstd = 1.0 / tl.sqrt(var)", on_gpu=True) == (
+        "the kernel does not compile for this GPU at line 10: `rstd = 1.0 / tl.sqrt(var)`: Expected dtype "
+        "['fp32', 'fp64'] but got bf16. Fix: `tl.sqrt` takes fp32 or fp64 only, and it is given bf16 here. Upcast "
+        "with `.to(tl.float32)` before `tl.sqrt`, compute in fp32, and cast back when storing.")
+    named = compile_failure(error.replace("tl.sqrt(var)", "s.exp()"), 10, "p = s.exp()", case="case bf16_rows[seed=8] (N0=8, T=300, B1=512)",
+                            inputs={"x": "bfloat16", "w": "float32"}, outputs={"y": "bfloat16"})
+    assert ("Fix: `tl.exp` takes fp32 or fp64 only, and case bf16_rows[seed=8] (N0=8, T=300, B1=512) gives it "
+            "bf16: its `x` and `y` are bfloat16. Upcast with `.to(tl.float32)` before `tl.exp` (simplest where you "
+            "load `x`: `tl.load(...).to(tl.float32)`), compute in fp32, and cast back when storing `y` (`tl.store` "
+            "converts to bfloat16 itself, or write `.to(tl.bfloat16)`).") in named
+
+
+def test_an_integer_function_gets_no_upcast():
+    from grader.messages import dtype_fix
+    assert dtype_fix("Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got fp32", "tl.umulhi(a, b)") is None
+    assert dtype_fix("incompatible dimensions", "tl.exp(x)") is None
+    assert dtype_fix("Expected dtype ['fp32', 'fp64'] but got fp16", "y = f(x)").startswith(
+        "this function takes fp32 or fp64 only")
+
+
+def _failed(name, kind, message="", seed=0):
+    from grader.results import CaseResult
+    return CaseResult(name=name, sizes={}, blocks={}, seed=seed, grid=(1,), passed=False, kind=kind,
+                      message=f"case {name}[seed={seed}]: {message}")
+
+
+def test_most_telling_ranks_the_cause_above_its_symptom():
+    from grader.results import CheckResult, most_telling
+    plain = _failed("classic", "mismatch", "(0): yours 2.5, expected 3")
+    zero = _failed("short_row", "mismatch", "(0): yours 0, expected 3; (1): yours -0, expected 1")
+    half = _failed("tail", "mismatch", "(0): yours 0.5, expected 3")  # 0.5 is not a 0 left behind
+    unwritten = _failed("tail", "unwritten", "2 of 4 elements of `z` were never written")
+    stray = _failed("tails", "out_of_bounds", "out-of-bounds load of `x`")
+    named = _failed("exact", "mismatch", "(0): yours 1, expected 3. It looks like a sum of the first chunk only: ...")
+    early = _failed("exact", "nonfinite", "loaded `z` before storing to it: ...")
+    skipped = _failed("big", "skipped", "not run: tails crashed")
+    assert most_telling([]) is None
+    assert most_telling([plain, half]) is plain  # equals: the first in the grader's order
+    assert most_telling([plain, half, zero]) is zero
+    assert most_telling([plain, zero, unwritten]) is unwritten
+    assert most_telling([plain, zero, unwritten, named]) is named
+    assert most_telling([plain, stray, named]) is stray
+    assert most_telling([plain, early]) is early
+    assert most_telling([skipped, plain]) is plain
+    assert most_telling([plain, CheckResult(False, "does not compile", "compile")]).kind == "compile"
+
+
+def test_the_text_report_lists_the_others_under_the_telling_case():
+    from grader.report.text import render_puzzle
+    from grader.results import PuzzleResult
+    plain = _failed("classic", "mismatch", "(0): yours 2.5, expected 3")
+    zero = _failed("short_row", "mismatch", "(0): yours 0, expected 3", seed=1)
+    result = PuzzleResult(puzzle="puzzle07", title="Long sum", status="fail", source="", device="cpu",
+                          cases=(plain, zero), message=zero.message)
+    assert result.telling_failure is zero and result.first_failure is plain
+    assert render_puzzle(result).splitlines()[1:] == [
+        f"    {zero.message}", "    (1 more failing case(s): classic[seed=0]; --verbose shows them)"]
+    assert render_puzzle(result, verbose=True).splitlines()[1:] == [f"    {zero.message}", f"    - {plain.message}"]

@@ -125,6 +125,16 @@ def test_the_picture_is_shown_large_enough_to_read(tmp_path):
     assert picture_width(b"not a png") is None
 
 
+def test_the_most_telling_failure_leads_and_the_others_are_folded_in_order():
+    plain = _case("classic", False, "case classic[seed=0] (N0=200, B0=32): (0): yours 2, expected 3", "mismatch")
+    zero = _case("short", False, "case short[seed=1] (N0=200, B0=32): (0): yours 0, expected 3", "mismatch", seed=1)
+    other = _case("tail", False, "case tail[seed=2] (N0=200, B0=32): (0): yours 1, expected 3", "mismatch", seed=2)
+    html = render(PuzzleResult(puzzle="puzzle07", title="Long sum", status="fail", source="x.py", device="cpu",
+                               cases=(plain, zero, other), message=zero.message))
+    assert html.index("<b>short[seed=1]") < html.index("class='tp-more'") < html.index("<b>classic[seed=0]") \
+        < html.index("<b>tail[seed=2]")
+
+
 def test_one_failure_has_no_folded_rest_and_a_pass_has_no_messages():
     failing = _failing_result()
     one = replace(failing, cases=failing.cases[:2])

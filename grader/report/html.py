@@ -1,7 +1,7 @@
 """HTML report of one puzzle's result, for notebooks.
 
 The case table takes the output's full width, one short row per case. What went wrong sits
-under it, at full width too: the first failure's message in full, the others folded. The
+under it, at full width too: the most telling failure's message in full, the others folded. The
 memory-access picture comes last, large enough to read its labels (``max-width:100%`` lets it
 shrink on a small screen). Nothing has a fixed height: one failure never scrolls in a box.
 """
@@ -57,9 +57,11 @@ def _message(head: str, text: str, printed: str = "") -> str:
 
 
 def _failures(result: PuzzleResult) -> list[str]:
-    """One block per failing case or check, the case's label and sizes first."""
+    """One block per failing case or check, the case's label and sizes first; the most telling
+    failure (results.most_telling) leads, the others follow in the grader's order."""
     blocks = []
-    for case in result.cases:
+    shown = result.telling_failure
+    for case in sorted(result.cases, key=lambda c: c is not shown):  # a stable sort: only the shown one moves
         if case.passed:
             continue
         head, text = f"{case.label} ({_values({**case.sizes, **case.blocks})})", case.message

@@ -1,7 +1,7 @@
 """Plain-text report: one line per puzzle, the reason under a failure, then a summary."""
 from __future__ import annotations
 
-from ..results import PuzzleResult, Report
+from ..results import CaseResult, CheckResult, PuzzleResult, Report
 
 MARKS = {"pass": "✓", "fail": "✗", "not_attempted": "·", "unsupported": "–", "interpreter_limit": "?", "error": "!"}
 
@@ -23,13 +23,19 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         line = f"{head}: GRADER ERROR (not your fault; please report it)\n    {result.message}"
     elif not result.cases:
         line = f"{head}\n    {result.message}"
+    elif any(not check.passed for check in result.checks.values()):  # ran beside a failed compile check
+        ran = [c for c in result.cases if c.kind != "skipped"]
+        line = (f"{head}: does not compile for a GPU (the interpreter ran {len(ran)} of {len(result.cases)} "
+                f"case(s) beside the check, {sum(c.passed for c in ran)} passing: none counts until it "
+                f"compiles)\n    {result.message}")
     else:
         passed = sum(c.passed for c in result.cases)
         line = f"{head}: {passed}/{len(result.cases)} cases pass\n    {result.message}"
     lines = [line]
     failures = [c for c in result.cases if not c.passed]
-    extra = failures[1:] if not verbose else failures
-    if result.status == "fail" and extra:
+    shown = result.telling_failure  # the case the message above is (results.most_telling)
+    extra = failures if verbose else [c for c in failures if c is not shown]
+    if result.status == "fail" and extra and not isinstance(shown, CheckResult):
         if verbose:
             lines += [f"    - {c.message}" for c in extra if c.message != result.message]
         else:
@@ -40,13 +46,12 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         if not check.passed and check.message != result.message:
             lines.append(f"    {check_name}: {check.message}")
     printed = [c for c in result.cases if c.printed.strip()]
-    first_failing = next((c for c in result.cases if not c.passed), None)
-    if not verbose and first_failing is not None and first_failing.printed.strip():
-        shown = first_failing.printed.strip().splitlines()
-        lines.append(f"    output of {first_failing.label}:")
-        lines += [f"      | {text}" for text in shown[:12]]
-        if len(shown) > 12:
-            lines.append(f"      ({len(shown) - 12} more lines; --verbose shows all output)")
+    if not verbose and isinstance(shown, CaseResult) and shown.printed.strip():
+        output = shown.printed.strip().splitlines()
+        lines.append(f"    output of {shown.label}:")
+        lines += [f"      | {text}" for text in output[:12]]
+        if len(output) > 12:
+            lines.append(f"      ({len(output) - 12} more lines; --verbose shows all output)")
     if verbose and printed:
         for c in printed:
             lines.append(f"    output of {c.label}:")

@@ -5,6 +5,7 @@ import triton.language as tl
 
 EXPECT_KIND = "nonfinite"
 EXPECT_CASE = "causal_with_tails"
+EXPECT_SAYS = "It looks like the causal mask hiding the diagonal"
 
 
 @triton.jit
