@@ -271,3 +271,22 @@ def test_a_jail_started_by_a_grading_thread_outlives_it(tmp_path):
         assert zygote.poll() is None
         assert grading.grade([("puzzle01", path)]).results[0].status == "pass"
         assert grading.crews[0].worker.confined.proc is zygote
+
+
+def test_a_compile_failure_is_reported_with_the_cases_that_ran_beside_it():
+    from grader.report.text import render_puzzle
+    from grader.results import CaseResult, CheckResult, PuzzleResult
+
+    def case(name, passed, kind=None, message=""):
+        return CaseResult(name=name, sizes={"N0": 32}, blocks={"B0": 32}, seed=0, grid=(1,), passed=passed,
+                          kind=kind, message=message)
+    compile_failure = "GPU compile check (B0=32): the kernel does not compile for a GPU (sm_90): ..."
+    result = PuzzleResult(puzzle="puzzle01", title="Constant add", status="fail", source="x.py", device="cpu",
+                          cases=(case("classic", True), case("wider", False, "mismatch", "case wider: wrong values"),
+                                 case("narrow", False, "skipped", "not run: the kernel does not compile for a GPU")),
+                          checks={"gpu_compile": CheckResult(False, compile_failure, "compile")}, message=compile_failure)
+    assert result.telling_failure is result.checks["gpu_compile"] is result.first_failure
+    assert render_puzzle(result).splitlines() == [
+        "✗ puzzle01 Constant add: does not compile for a GPU (the interpreter ran 2 of 3 case(s) beside the check, "
+        "1 passing: none counts until it compiles)",
+        f"    {compile_failure}"]
