@@ -20,7 +20,8 @@ from .worker_pool import WorkerProcess
 
 
 def choose_case(cases: tuple[Case, ...], wanted: str | None, result: PuzzleResult | None) -> Case:
-    """The named case, else the first failing one, else the classic configuration."""
+    """The named case, else the failing case the report leads with (its most telling), else
+    the first failing one, else the classic configuration."""
     if wanted:
         for case in cases:
             if wanted in (case.name, case.label):
@@ -28,6 +29,10 @@ def choose_case(cases: tuple[Case, ...], wanted: str | None, result: PuzzleResul
         names = ", ".join(dict.fromkeys(c.name for c in cases))
         raise CourseError(f"no case {wanted!r}; the cases are {names}")
     if result is not None:
+        telling = result.telling_failure
+        for case in cases:
+            if getattr(telling, "label", None) == case.label:
+                return case
         failing = {c.label for c in result.cases if not c.passed and c.kind != "skipped"}
         for case in cases:
             if case.label in failing:

@@ -66,6 +66,20 @@ def test_choose_case_prefers_the_name_then_the_first_failure(course):
     assert choose_case(cases, "tail_of_one", None).name == "tail_of_one"
 
 
+def test_choose_case_draws_the_case_the_report_leads_with(course):
+    from grader.results import CaseResult, PuzzleResult
+    cases = course.puzzle("puzzle02").cases
+
+    def result(case, message, kind="mismatch"):
+        return CaseResult(name=case.name, sizes={}, blocks={}, seed=case.seed, grid=(1,), passed=False, kind=kind,
+                          message=message)
+    plain = result(cases[0], "wrong values")
+    pointed = result(cases[1], "out-of-bounds load of `x`", "out_of_bounds")
+    graded = PuzzleResult(puzzle="puzzle02", title="", status="fail", source="x.py", device="cpu",
+                          cases=(plain, pointed), message=pointed.message)
+    assert graded.telling_failure is pointed and choose_case(cases, None, graded).label == cases[1].label
+
+
 @pytest.mark.slow  # runs the command line in a subprocess
 def test_cli_writes_a_picture(tmp_path):
     out = tmp_path / "p2.png"
