@@ -137,12 +137,13 @@ def batch(arena):
 
 
 def _first_kind(result: dict) -> str | None:
-    for case in result.get("cases", ()):
-        if not case["passed"]:
-            return case["kind"]
+    """As PuzzleResult.first_failure: a failed check decides before the cases run beside it."""
     for check in result.get("checks", {}).values():
         if not check["passed"]:
             return check["kind"]
+    for case in result.get("cases", ()):
+        if not case["passed"]:
+            return case["kind"]
     return None
 
 
@@ -181,8 +182,8 @@ def test_alone(path, alone):
 def test_in_a_class(path, batch):
     _, _, students = batch
     result = students[path.stem][path.name[:8]]
-    first = next((c for c in result["cases"] if not c["passed"]), None) or \
-        next((c for c in result["checks"].values() if not c["passed"]), {})
+    first = next((c for c in result["checks"].values() if not c["passed"]), None) or \
+        next((c for c in result["cases"] if not c["passed"]), {})
     message = " ".join(filter(None, [result["message"], first.get("message", "")]))
     assert not _verdict(path, result["status"], _first_kind(result), message)
 
