@@ -24,10 +24,8 @@ from .plan import SpecShapes
 from .puzzle import Case, Puzzle
 from .results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
 from .source_lines import imports_torch, learner_code
-from .protocol import Cancel
-from .worker_pool import CompileChecker, WorkerCancelled, WorkerDied, WorkerProcess, WorkerTimedOut
+from .worker_pool import CompileChecker, WorkerDied, WorkerProcess, WorkerTimedOut
 
-NOT_COMPILED = "the kernel does not compile for a GPU"  # why the cases after a failed compile check do not run
 # Where a kernel puzzle's compile check stops: through LLVM, where Triton rejects what is not
 # Triton and lowers every operation for sm_90. ptxas, a third of the time, can only reject PTX
 # that Triton did not write itself (inline assembly) or a register cap: those compile to the end.
@@ -80,18 +78,14 @@ class PuzzleGrader:
         self.expected_signature = stub_signature(str(self.puzzle_path), self.puzzle.kernel)
         self.last_trace: dict | None = None
         self.info: wire.Loaded | None = None
-        self.cancel: Cancel | None = None  # set when the compile check beside the cases fails
 
     # ---- the one way to ask the worker and read its reply -----------------------------------
-    def _ask(self, message: wire.Request, blobs=(), timeout: float | None = None, worker=None,
-             cancel: Cancel | None = None):
+    def _ask(self, message: wire.Request, blobs=(), timeout: float | None = None, worker=None):
         """Send ``message``; returns its reply (``message.REPLY`` or a ``wire.Failure``) and blobs.
-        A timeout, a dead worker, a malformed reply and ``cancel`` set raise :class:`Unanswered`."""
+        A timeout, a dead worker and a malformed reply raise :class:`Unanswered`."""
         timeout = self.options.timeout if timeout is None else timeout
         try:
-            return (worker or self.worker).request(message, blobs, timeout=timeout, cancel=cancel)
-        except WorkerCancelled:
-            raise Unanswered(FailureKind.SKIPPED, f"not run: {NOT_COMPILED}", "WorkerCancelled", "not run") from None
+            return (worker or self.worker).request(message, blobs, timeout=timeout)
         except WorkerTimedOut:
             raise Unanswered(FailureKind.TIMEOUT, messages.timeout(timeout), "WorkerTimedOut", "timed out",
                              seconds=timeout) from None
@@ -158,7 +152,6 @@ class PuzzleGrader:
         workers = [w for w in (self.worker, self.bounds) if w is not None]
         for worker in workers:
             worker.recycle()
-        self.cancel = Cancel()
         try:
             return self._grade(started)
         except Exception as exc:  # a bug in the grader or the course, never the learner's fault
@@ -168,7 +161,6 @@ class PuzzleGrader:
         finally:
             for worker in workers:
                 worker.recycle()
-            self.cancel.close()
 
     def _load(self):
         """Ask the worker about the kernel. Returns (wire.Loaded, None) or (None, failure result).
@@ -265,8 +257,6 @@ class PuzzleGrader:
         cases: list[CaseResult] = []
         abort: str | None = None
         for case in self.puzzle.cases:
-            if self.cancel is not None and self.cancel.is_set():
-                abort = NOT_COMPILED
             if abort is not None:
                 cases.append(case_result(case, self.puzzle, False, "skipped", f"not run: {abort}"))
                 continue
@@ -331,7 +321,7 @@ class PuzzleGrader:
                            trace=trace, allocator="make_tensor_descriptor" in self.puzzle.requires,
                            buffers=[b.to_json() | {"param": p} for b, p in zip(plan.buffers, binding.pointers)])
         try:
-            reply, raw = self._ask(message, blobs, cancel=self.cancel)
+            reply, raw = self._ask(message, blobs)
             if isinstance(reply, wire.Ran) and len(raw) != reply.blobs_expected(len(plan.buffers)):
                 self._malformed(wire.WireError(f"{len(raw)} blobs for {len(reply.runs)} run(s) of "
                                                f"{len(plan.buffers)} buffers"))
@@ -461,14 +451,10 @@ class PuzzleGrader:
             self.on_case(self.puzzle.id, result)
 
     def _compile_beside(self, params: list[Param]) -> Future:
-        """The GPU compile check beside the cases; its CheckResult comes in the Future. A failure
-        cancels the cases still to run: their values cannot count."""
-        def check():
-            result = self._compile_check(params)
-            if not result.passed:
-                self.cancel.set()
-            return result
-        return self._beside(check)
+        """The GPU compile check beside the cases; its CheckResult comes in the Future. Every case
+        still runs to its end when it fails: which cases a cancel would reach depends on timing,
+        and a report must not (a case is bounded by its timeout all the same)."""
+        return self._beside(self._compile_check, params)
 
     def _beside(self, work, *args) -> Future:
         """``work(*args)`` on a thread of its own (the compile checker's requests, while this

@@ -29,34 +29,6 @@ class ChannelTimeout(TimeoutError):
     """No full message arrived in time."""
 
 
-class ChannelCancelled(Exception):
-    """Another thread gave up on the message being read (its :class:`Cancel` was set)."""
-
-
-class Cancel:
-    """A flag one thread sets to abandon what another is reading: its pipe wakes the reader's
-    ``select`` at once, where a flag alone would wait for the message or its timeout."""
-
-    def __init__(self) -> None:
-        self._read, self._write = os.pipe()
-        self._set = False
-
-    def set(self) -> None:
-        if not self._set:
-            self._set = True
-            os.write(self._write, b"x")
-
-    def is_set(self) -> bool:
-        return self._set
-
-    def fileno(self) -> int:
-        return self._read
-
-    def close(self) -> None:
-        for fd in (self._read, self._write):
-            os.close(fd)
-
-
 def write_message(fd: int, header: dict, blobs: list[bytes] = ()) -> None:
     header = {**header, "blobs": len(blobs)}
     payloads = [json.dumps(header).encode()] + [bytes(b) for b in blobs]
@@ -74,15 +46,13 @@ class Reader:
         self.fd = fd
         self.buffer = bytearray()
 
-    def _fill(self, need: int, deadline: float | None, cancel: Cancel | None = None) -> None:
+    def _fill(self, need: int, deadline: float | None) -> None:
         while len(self.buffer) < need:
-            if deadline is not None or cancel is not None:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
                     raise ChannelTimeout()
-                ready, _, _ = select.select([self.fd] + ([cancel] if cancel is not None else []), [], [], left)
-                if cancel is not None and cancel.is_set():
-                    raise ChannelCancelled()
+                ready, _, _ = select.select([self.fd], [], [], left)
                 if not ready:
                     raise ChannelTimeout()
             chunk = os.read(self.fd, max(65536, need - len(self.buffer)))
@@ -90,22 +60,20 @@ class Reader:
                 raise ChannelClosed()
             self.buffer += chunk
 
-    def _frame(self, deadline: float | None, cancel: Cancel | None = None) -> bytes:
-        self._fill(_LEN.size, deadline, cancel)
+    def _frame(self, deadline: float | None) -> bytes:
+        self._fill(_LEN.size, deadline)
         (length,) = _LEN.unpack_from(self.buffer)
         if length > MAX_FRAME:
             raise ChannelClosed(f"frame of {length} bytes: the stream is corrupt")
-        self._fill(_LEN.size + length, deadline, cancel)
+        self._fill(_LEN.size + length, deadline)
         payload = bytes(self.buffer[_LEN.size:_LEN.size + length])
         del self.buffer[:_LEN.size + length]
         return payload
 
-    def read_message(self, timeout: float | None = None, cancel: Cancel | None = None) -> tuple[dict, list[bytes]]:
-        """The next message; ``cancel`` set while waiting raises ChannelCancelled (the stream is
-        then mid-message: its writer is to be ended)."""
+    def read_message(self, timeout: float | None = None) -> tuple[dict, list[bytes]]:
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            header = json.loads(self._frame(deadline, cancel))
+            header = json.loads(self._frame(deadline))
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: "[[[[..."
             raise ChannelClosed(f"unreadable message: {exc}") from exc
         if not isinstance(header, dict) or not isinstance(header.get("blobs"), int):
@@ -114,7 +82,7 @@ class Reader:
             raise ChannelClosed(f"message with {header['blobs']} blobs: the stream is corrupt")
         blobs, total = [], 0
         for _ in range(header["blobs"]):
-            blobs.append(self._frame(deadline, cancel))
+            blobs.append(self._frame(deadline))
             total += len(blobs[-1])
             if total > MAX_MESSAGE:
                 raise ChannelClosed(f"message of more than {MAX_MESSAGE} bytes: the stream is corrupt")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from . import wire
 from .isolation import Confined, Jail, start
-from .protocol import Cancel, ChannelCancelled, ChannelClosed, ChannelTimeout, Reader, write_message
+from .protocol import ChannelClosed, ChannelTimeout, Reader, write_message
 
 STARTUP_TIMEOUT = 120.0  # importing torch and triton on a cold, busy machine
 CONTROL_TIMEOUT = 30.0   # a fork, or reaping a worker: the zygote does nothing else
@@ -39,10 +39,6 @@ class WorkerDied(Exception):
 
 class WorkerTimedOut(Exception):
     pass
-
-
-class WorkerCancelled(Exception):
-    """The request was abandoned (its Cancel was set) before the reply came: the worker is killed."""
 
 
 class ZygoteGone(Exception):
@@ -169,12 +165,10 @@ class WorkerProcess:
         self.stderr.seek(max(self._stderr_mark, size - 4000))
         return self.stderr.read().decode("utf-8", "replace")
 
-    def request(self, message: wire.Request, blobs: list[bytes] = (), timeout: float | None = None,
-                cancel: Cancel | None = None):
+    def request(self, message: wire.Request, blobs: list[bytes] = (), timeout: float | None = None):
         """Send one request; returns its reply (``message.REPLY`` or a ``wire.Failure``) and the
         reply's blobs. A reply that is not what the request allows is the worker's failure: it
-        is killed, and that is reported as WorkerDied (a broken channel), as garbage is. With
-        ``cancel`` set before the reply is read, the worker is killed and WorkerCancelled raised."""
+        is killed, and that is reported as WorkerDied (a broken channel), as garbage is."""
         if self.channel is None:
             self._fork()
         try:
@@ -186,13 +180,10 @@ class WorkerProcess:
                     raise ChannelClosed(str(exc)) from None
                 self._worker_ready = True
             write_message(self.channel.fileno(), message.to_json(), list(blobs))
-            header, raw = self.reader.read_message(timeout, cancel)
+            header, raw = self.reader.read_message(timeout)
         except ChannelTimeout:
             self.kill()
             raise WorkerTimedOut() from None
-        except ChannelCancelled:
-            self.kill()
-            raise WorkerCancelled() from None
         except (ChannelClosed, BrokenPipeError, OSError) as exc:
             returncode, killed = self._end_worker(kill=False)
             tail = self._stderr_tail()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -15,7 +14,6 @@ import pytest
 from conftest import COURSE, ROOT
 from grader import wire
 from grader.options import Options
-from grader.protocol import Cancel, ChannelCancelled, Reader, write_message
 
 SOLUTION_01 = (ROOT / "solutions" / "puzzle01_constant_add.py").read_text()
 WRONG_01 = SOLUTION_01.replace("x + 10.0", "x + 11.0")
@@ -45,36 +43,13 @@ def _payload():
     os.kill(os.getppid(), signal.SIGKILL)
 ''')
 
-# Python that is not Triton (a list inside the kernel) runs in the interpreter, slowly: the
-# compile check fails it at once, and the case under way is abandoned, not waited for.
-NOT_TRITON_AND_SLOW_01 = '''import time
+# Python that is not Triton (a call of a plain function) runs in the interpreter, and right; the
+# compile check fails it.
+NOT_TRITON_01 = SOLUTION_01.replace("x + 10.0", "_plus_ten(x)") + '''
 
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def add_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
-    offsets = tl.arange(0, B0)
-    waited = [time.sleep(20)]
-    x = tl.load(x_ptr + offsets)
-    tl.store(z_ptr + offsets, x + 10.0)
+def _plus_ten(x):
+    return x + 10.0
 '''
-
-
-def test_a_cancel_wakes_a_reader_at_once():
-    read, write = __import__("os").pipe()
-    cancel = Cancel()
-    try:
-        threading.Timer(0.2, cancel.set).start()
-        started = time.perf_counter()
-        with pytest.raises(ChannelCancelled):
-            Reader(read).read_message(timeout=30, cancel=cancel)
-        assert time.perf_counter() - started < 5
-        write_message(write, {"ok": True})  # a reader not cancelled still reads
-        assert Reader(read).read_message(timeout=5)[0] == {"ok": True, "blobs": 0}
-    finally:
-        cancel.close()
 
 
 def test_a_zygote_warms_what_a_fork_asks_once_and_ignores_the_unknown(monkeypatch):
@@ -112,7 +87,7 @@ def _stage_asked(monkeypatch, tmp_path, source: str) -> set[str]:
     path.write_text(source)
     checker = CompileChecker("compile")
     asked = []
-    monkeypatch.setattr(checker.worker, "request", lambda message, blobs=(), timeout=None, cancel=None:
+    monkeypatch.setattr(checker.worker, "request", lambda message, blobs=(), timeout=None:
                         (asked.append(message.stage), (wire.Compiled(variants=1), []))[1])
     grader = PuzzleGrader(COURSE, "puzzle01", path, None, Options(), checker)
     grader.info = wire.Loaded(params=[wire.KernelParam(n, c) for n, c in
@@ -136,7 +111,7 @@ def test_the_compile_checker_remembers_by_file_and_request(monkeypatch, tmp_path
     path = tmp_path / "puzzle01_constant_add.py"
     checker = CompileChecker("compile")
     asked = []
-    monkeypatch.setattr(checker.worker, "request", lambda message, blobs=(), timeout=None, cancel=None:
+    monkeypatch.setattr(checker.worker, "request", lambda message, blobs=(), timeout=None:
                         (asked.append(message), (wire.Compiled(variants=1), []))[1])
     params = [wire.KernelParam(n, c) for n, c in (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))]
     from grader.binding import Param
@@ -155,17 +130,18 @@ def test_the_compile_checker_remembers_by_file_and_request(monkeypatch, tmp_path
 
 
 @pytest.mark.slow  # grades in workers
-def test_a_failed_compile_check_cancels_the_cases_and_shows_those_that_ran(tmp_path):
+def test_a_failed_compile_check_is_the_verdict_with_every_case_beside_it(tmp_path):
     from grader.session import grade_many
     path = tmp_path / "puzzle01_constant_add.py"
-    path.write_text(NOT_TRITON_AND_SLOW_01)
-    started = time.perf_counter()
-    result = grade_many(COURSE, [("puzzle01", path)], Options(timeout=60)).results[0]
-    assert time.perf_counter() - started < 40  # not 5 cases x 20 s: the case under way was abandoned
-    assert result.status == "fail" and result.first_failure.kind == "compile", result.message
-    assert result.message.startswith("GPU compile check (B0=32): the kernel does not compile for a GPU"), result.message
-    assert result.cases and all(c.kind == "skipped" and c.message.endswith("not run: the kernel does not compile "
-                                                                          "for a GPU") for c in result.cases)
+    path.write_text(NOT_TRITON_01)
+    results = [grade_many(COURSE, [("puzzle01", path)], Options()).results[0] for _ in range(2)]
+    for result in results:
+        assert result.status == "fail" and result.first_failure.kind == "compile", result.message
+        assert result.message.startswith("GPU compile check (B0=32): the kernel does not compile for a GPU"), \
+            result.message
+        assert [c.passed for c in result.cases] == [True] * len(COURSE.puzzle("puzzle01").cases)
+    # Every case runs to its end, whenever the check fails: the report does not depend on timing.
+    assert [c.kind for c in results[0].cases] == [c.kind for c in results[1].cases]
 
 
 @pytest.mark.slow  # grades in workers

@@ -170,7 +170,7 @@ class _Channel:
     def __init__(self, header):
         self.header = header
 
-    def read_message(self, timeout=None, cancel=None):
+    def read_message(self, timeout=None):
         return self.header, []
 
 
@@ -218,7 +218,7 @@ class _Worker:
     def __init__(self, answer):
         self.answer, self.killed, self.asked, self.warm = answer, 0, [], frozenset()
 
-    def request(self, message, blobs=(), timeout=None, cancel=None):
+    def request(self, message, blobs=(), timeout=None):
         self.asked.append(message)
         if isinstance(message, wire.Load):
             params = [] if "puzzle15" in message.file else [
