@@ -113,7 +113,7 @@ def puzzles(root: Path) -> list[str]:
             f"| one puzzle with `--solutions`, median (slowest: {max(solutions, key=solutions.get)}, "
             f"{max(solutions.values()):.2f} s) | {statistics.median(solutions.values()):.2f} s | |"]
     solution = next((root / "solutions").glob("puzzle31_*.py"))
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory(dir=Path.home()) as folder:  # not /tmp: the sandbox has its own
         changed = Path(folder) / solution.name
         # A different constant in the kernel's source: nothing compiled before can be reused.
         changed.write_text(solution.read_text().replace("@triton.jit", f"NONCE = {time.time_ns()}\n\n@triton.jit", 1))
