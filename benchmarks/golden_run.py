@@ -65,7 +65,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
 CORPORA = ("wrong_kernels", "hostile", "variants")
-UNTOUCHED = "student,total\n"  # the hostile corpus's report folder holds this, and must still
+UNTOUCHED = "student,total\n"  # the hostile corpus's report folder holds this before and after
 IMPORTS = re.compile(r"^from (puzzle\d\d_\w+) import", re.M)
 # Notebook checks for the HTML report: (output name, file, kernel name, puzzle); files relative to the course.
 HTML_CHECKS = (
@@ -109,9 +109,8 @@ def sort_progress(text: str) -> str:
     if not found:
         return text
     block = sorted("[*/{}] {}".format(*PROGRESS.match(lines[i]).groups()) for i in found)
-    kept = [line for i, line in enumerate(lines) if i not in set(found[1:])]
-    first = found[0]
-    return "\n".join(kept[:first] + block + kept[first + 1:])
+    rest = [line for i, line in enumerate(lines) if i not in set(found)]
+    return "\n".join(rest[:found[0]] + block + rest[found[0]:])
 
 
 # ---- the run ---------------------------------------------------------------------------
@@ -130,7 +129,7 @@ class Golden:
         self.places = {str(root): "<ROOT>", str(work): "<WORK>", sys.prefix: "<VENV>", self.sleep: "<SLEEP>"}
         self.env = dict(os.environ, PYTHONPATH=str(root), TRITON_CACHE_DIR=str(work / "triton-cache"),
                         TRITON_PUZZLES_PROGRESS=str(work / "progress.json"))
-        self.exit_codes: dict[str, int] = {}
+        self.exit_codes: dict[str, int | str] = {}  # "timeout" where a command hung
 
     def write(self, name: str, text: str) -> None:
         path = self.out / name
@@ -139,8 +138,12 @@ class Golden:
 
     def grader(self, argv: list[str], timeout: float) -> subprocess.CompletedProcess:
         # cwd is the scratch folder: nothing a command writes lands in the checkout
-        return subprocess.run([sys.executable, "-m", "grader", *argv], cwd=self.work, env=self.env,
-                              capture_output=True, text=True, timeout=timeout)
+        try:
+            return subprocess.run([sys.executable, "-m", "grader", *argv], cwd=self.work, env=self.env,
+                                  capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired as exc:  # a hang is a difference to show, not a reason to stop
+            out = lambda b: b.decode(errors="replace") if isinstance(b, bytes) else b or ""  # noqa: E731
+            return subprocess.CompletedProcess(exc.cmd, "timeout", out(exc.stdout), out(exc.stderr))
 
     def run(self, command: Command) -> None:
         done = self.grader(command.argv, command.timeout)
@@ -271,6 +274,9 @@ class Golden:
                 future.result()
         self.write("hostile/escapes.txt", "".join(f"{e}\n" for e in self.escapes()) or "nothing escaped\n")
         self.write("exit_codes.txt", "".join(f"{name} {code}\n" for name, code in sorted(self.exit_codes.items())))
+        odd = [f"{name} {code}" for name, code in sorted(self.exit_codes.items()) if code not in (0, 1)]
+        if odd:  # in the golden files too; said here because it usually means a broken run
+            print("exit codes other than 0 and 1:\n  " + "\n  ".join(odd), file=sys.stderr)
 
 
 def html_worker(folder: Path, root: Path) -> None:
