@@ -142,8 +142,7 @@ class Golden:
             return subprocess.run([sys.executable, "-m", "grader", *argv], cwd=self.work, env=self.env,
                                   capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired as exc:  # a hang is a difference to show, not a reason to stop
-            out = lambda b: b.decode(errors="replace") if isinstance(b, bytes) else b or ""  # noqa: E731
-            return subprocess.CompletedProcess(exc.cmd, "timeout", out(exc.stdout), out(exc.stderr))
+            return subprocess.CompletedProcess(exc.cmd, "timeout", _text(exc.stdout), _text(exc.stderr))
 
     def run(self, command: Command) -> None:
         done = self.grader(command.argv, command.timeout)
@@ -277,6 +276,10 @@ class Golden:
         odd = [f"{name} {code}" for name, code in sorted(self.exit_codes.items()) if code not in (0, 1)]
         if odd:  # in the golden files too; said here because it usually means a broken run
             print("exit codes other than 0 and 1:\n  " + "\n  ".join(odd), file=sys.stderr)
+
+
+def _text(output: bytes | str | None) -> str:
+    return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
 
 
 def html_worker(folder: Path, root: Path) -> None:
