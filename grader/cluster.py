@@ -106,7 +106,9 @@ def grade_class_on_ray(course: Course, students: list[Student], options: Options
             pending[ref] = index
         try:
             while pending:
-                done, _ = ray.wait(list(pending), num_returns=1)
+                done, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)  # timed: Ctrl-C gets through
+                if not done:
+                    continue
                 index = pending.pop(done[0])
                 try:
                     results[index] = ray.get(done[0])

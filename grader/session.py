@@ -58,7 +58,10 @@ def run_pool(tasks: Sequence[Task], threads: int, work: Callable[[int, Task], Do
         thread.start()
     try:
         for thread in pool:
-            thread.join()
+            # A timed wait: Ctrl-C delivered to another of this process's threads interrupts no
+            # untimed join, which would then hold the KeyboardInterrupt until the pool had finished.
+            while thread.is_alive():
+                thread.join(0.2)
     except KeyboardInterrupt:
         if stop is None:
             raise

@@ -20,7 +20,7 @@ def test_solution_passes(puzzle_id, solution_results):
 @pytest.mark.parametrize("puzzle_id", slow_beyond_puzzle01(PUZZLE_IDS))
 def test_stub_is_not_attempted(puzzle_id, stub_results):
     result = stub_results[puzzle_id]
-    assert result.status == "not_attempted"
+    assert result.status == "not_attempted", result.message
     assert result.message == f"not attempted: `{result_kernel(puzzle_id)}` is still the stub"
 
 
