@@ -1,7 +1,7 @@
 import os
 import sys
 
-from .cli import main
+from grader.cli import main
 
 try:
     sys.exit(main())

@@ -12,7 +12,7 @@ from typing import Callable, Mapping
 
 import jaxtyping
 
-from .dtypes import DTYPES
+from grader.dtypes import DTYPES
 
 
 class AnnotationError(ValueError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from .literals import is_literal, is_none, keywords_problem
+from grader.literals import is_literal, is_none, keywords_problem
 
 # autotune arguments that Triton calls: each would run the learner's code
 AUTOTUNE_HOOKS = {"pre_hook", "post_hook", "early_config_prune", "perf_model", "do_bench"}

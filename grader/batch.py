@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from .batch_resume import not_graded
-from .course import Course
-from .intake import Student, prepare, prepare_class  # noqa: F401  (prepare: for callers of one student)
-from .options import Options
-from .progress import Progress
-from .results import StudentResult
-from .student import grade_student
+from grader.batch_resume import not_graded
+from grader.course import Course
+from grader.intake import Student, prepare, prepare_class  # noqa: F401  (prepare: for callers of one student)
+from grader.options import Options
+from grader.progress import Progress
+from grader.results import StudentResult
+from grader.student import grade_student
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = Opti
                 bar.step(result.student, f"{result.total}/{len(course.ids)}")
 
         if engine == "ray":
-            from .cluster import grade_class_on_ray, gpus_per_task
+            from grader.cluster import grade_class_on_ray, gpus_per_task
             graded, stopped = grade_class_on_ray(course, todo, options, memory_mb, address, finished,
                                                  gpus_per_task(options))
         else:
@@ -80,7 +80,7 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = Opti
 def _grade_here(course: Course, students: list[Student], options: Options, jobs: int, memory_mb: int,
                 finished) -> tuple[list[StudentResult | None], bool]:
     """The local engine: ``jobs`` threads, each grading one student at a time in its own sandbox."""
-    from .session import run_pool
+    from grader.session import run_pool
 
     # Fewer students than jobs (one student, a resumed batch's last few): each grades with more threads.
     threads = max(1, jobs // max(1, len(students)))
@@ -102,7 +102,7 @@ def write_reports(results: list[StudentResult], puzzle_ids: list[str], out: Path
                   gradescope: bool = False) -> None:
     """grades.csv, results.json and junit.xml (and one Gradescope results.json per student).
     Written only after every worker has finished: no submission runs while they are written."""
-    from .report import batch_files as render_batch
+    from grader.report import batch_files as render_batch
     out.mkdir(parents=True, exist_ok=True)
     (out / "grades.csv").write_text(render_batch.grades_csv(results, puzzle_ids))
     (out / "results.json").write_text(render_batch.results_json(results, puzzle_ids, seconds))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .results import CaseResult, CheckResult, PuzzleResult, StudentResult
+from grader.results import CaseResult, CheckResult, PuzzleResult, StudentResult
 
 NOT_GRADED = "not graded"  # the start of the problem line of a student a batch did not finish
 

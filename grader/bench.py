@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from . import wire
-from .bench_model import BenchResult, Row
-from .course import Course, CourseError
-from .dtypes import DTYPES, dtype_name, tensor_bytes
-from .isolation import worker_jail
-from .options import Options
-from .puzzle import Case, Puzzle
-from .worker_pool import WorkerDied, WorkerProcess, WorkerTimedOut
+from grader import wire
+from grader.bench_model import BenchResult, Row
+from grader.course import Course, CourseError
+from grader.dtypes import DTYPES, dtype_name, tensor_bytes
+from grader.isolation import worker_jail
+from grader.options import Options
+from grader.puzzle import Case, Puzzle
+from grader.worker_pool import WorkerDied, WorkerProcess, WorkerTimedOut
 
 
 def bench_case(puzzle: Puzzle, sizes: Mapping) -> Case:
@@ -60,8 +60,8 @@ def plan_size(puzzle: Puzzle, sizes: Mapping, shapes=None, device: str = "cpu") 
     over (attention); the inputs are made on the CPU either way, as grading makes them."""
     import torch
 
-    from .inputs import case_seed
-    from .plan import SpecShapes
+    from grader.inputs import case_seed
+    from grader.plan import SpecShapes
     shapes = shapes or SpecShapes(puzzle)
     case = bench_case(puzzle, sizes)
     plan = shapes.plan(case, device=device)
@@ -101,7 +101,7 @@ def check_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list):
     """What the kernel wrote at one size, judged as a graded case is: the tolerance for the
     output's dtype (the Bench's own where it sets one, for sums over the sweep's long axes), the
     host's reduction of a partial buffer, NaN where an element was never written."""
-    from .compare import Outcome, compare_tensor
+    from grader.compare import Outcome, compare_tensor
     if len(described) != len(planned.names) or len(raw) != len(planned.names):
         return Outcome(False, "mismatch", f"{len(raw)} tensor(s) came back, {len(planned.names)} expected")
     worst = 0.0
@@ -126,7 +126,7 @@ def run_bench(course: Course, puzzle_id: str, kernel_file: Path) -> BenchResult:
     if puzzle.bench is None:
         with_bench = [p for p in course.ids if course.puzzle(p).bench is not None]
         raise CourseError(f"{puzzle_id} has no benchmark; these do: {', '.join(with_bench) or 'none'}")
-    from .plan import SpecShapes
+    from grader.plan import SpecShapes
     shapes = SpecShapes(puzzle)
     worker = WorkerProcess("cuda", worker_jail(course.root, [kernel_file]))
     left = Options.BENCH_TIMEOUT  # the worker's time for the whole sweep, as when it was one request

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from .dtypes import DTYPES
+from grader.dtypes import DTYPES
 
 
 

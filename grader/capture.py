@@ -22,9 +22,9 @@ import textwrap
 import types
 from dataclasses import dataclass, field, replace
 
-from .definitions import definitions
-from .sandbox.launch import python_function
-from .source_lines import statement_start
+from grader.definitions import definitions
+from grader.sandbox.launch import python_function
+from grader.source_lines import statement_start
 
 HEADER = "import math\nimport torch\nimport triton\nimport triton.language as tl\n"
 

@@ -8,7 +8,7 @@ import zlib
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
-from .dtypes import FLOATS, dtype_named
+from grader.dtypes import FLOATS, dtype_named
 
 Sizes = Mapping[str, int]
 

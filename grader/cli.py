@@ -8,10 +8,10 @@ import json
 import sys
 from pathlib import Path
 
-from .course import Course, CourseError, PuzzleLoadError
-from .frontend import USAGE_ERROR, course_at, has_cuda, pick_device, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
-from .options import Options
-from .targets import Target, resolve
+from grader.course import Course, CourseError, PuzzleLoadError
+from grader.frontend import USAGE_ERROR, course_at, has_cuda, pick_device, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
+from grader.options import Options
+from grader.targets import Target, resolve
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -68,8 +68,8 @@ def bench_main(args, course: Course, targets: list[Target]) -> int:
     if broken is not None:  # the learner's puzzle file: a failure to fix, not a usage error
         print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
         return 1
-    from .bench import run_bench
-    from .report import bench
+    from grader.bench import run_bench
+    from grader.report import bench
     try:
         doc = run_bench(course, targets[0].puzzle, targets[0].path)
     except CourseError as exc:
@@ -98,7 +98,7 @@ class FirstFailure:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    from .commands import SUBCOMMANDS
+    from grader.commands import SUBCOMMANDS
     if argv and argv[0] in SUBCOMMANDS:
         return SUBCOMMANDS[argv[0]](argv[1:])
     parser = build_parser()
@@ -110,7 +110,7 @@ def main(argv=None) -> int:
     try:
         course = course_at(args.root)
         if args.solutions:
-            from .learner import instructor_only, is_release
+            from grader.learner import instructor_only, is_release
             if is_release(course):
                 raise CourseError(instructor_only("--solutions"))
         targets = resolve(course, args.puzzles, file=args.file, every=args.all, solutions=args.solutions)
@@ -121,7 +121,7 @@ def main(argv=None) -> int:
     if args.viz is not None and args.viz.suffix not in (".png", ".svg"):
         return usage_error("--viz writes a .png or .svg file", args.json)
     if args.viz_case is not None:
-        from .pictures import choose_case
+        from grader.pictures import choose_case
         try:
             choose_case(course.puzzle(targets[0].puzzle).cases, args.viz_case, None)
         except CourseError as exc:
@@ -129,7 +129,7 @@ def main(argv=None) -> int:
         except PuzzleLoadError:
             pass  # grading reports the broken file as that puzzle's failure, and nothing is drawn
     if args.triton_viz:
-        from .triton_viz_view import unavailable_reason
+        from grader.triton_viz_view import unavailable_reason
         reason = unavailable_reason()
         if reason or len(targets) != 1:
             return usage_error(reason or "--triton-viz shows one puzzle: name exactly one", args.json)
@@ -138,7 +138,7 @@ def main(argv=None) -> int:
 
     if args.bench:
         return bench_main(args, course, targets)
-    from .session import grade_many
+    from grader.session import grade_many
     try:
         device = pick_device(args.device)
     except CourseError as exc:
@@ -147,7 +147,7 @@ def main(argv=None) -> int:
                       check_bounds=not args.no_bounds_check)
     progress = None
     if len(targets) > 1:  # --all or several puzzles: long enough to want to see it move
-        from .progress import Progress
+        from grader.progress import Progress
         progress = Progress(len(targets))
     first_failure = None if progress is not None or args.json else FirstFailure(targets[0])
     try:
@@ -159,20 +159,20 @@ def main(argv=None) -> int:
         if progress is not None:
             progress.close()
     if not args.solutions and args.file is None:  # the learner's own puzzles/: what `progress` shows
-        from .learner import record
+        from grader.learner import record
         record(course, report.results)
-    from .targets import relabel
+    from grader.targets import relabel
     report = relabel(report, targets)  # a notebook's "line N" said as "line M of code cell K"
     if args.json:
-        from .report.json_report import render
+        from grader.report.json_report import render
         print(render(report))
     else:
-        from .report.text import render
+        from grader.report.text import render
         print(render(report, verbose=args.verbose))
     if (args.viz is not None or args.triton_viz) and course.load_error(targets[0].puzzle) is not None:
         return report.exit_code  # the puzzle file does not load: its failure is above, nothing to draw
     if args.viz is not None:
-        from .pictures import picture
+        from grader.pictures import picture
         try:
             drawn = picture(course, targets[0].puzzle, targets[0].path, path=args.viz, case_name=args.viz_case,
                             result=report.results[0], timeout=args.timeout)
@@ -181,6 +181,6 @@ def main(argv=None) -> int:
             return USAGE_ERROR
         print(f"memory-access picture of case {drawn.case}: {drawn.path}", file=sys.stderr)
     if args.triton_viz:
-        from .triton_viz_view import serve_from_cli
+        from grader.triton_viz_view import serve_from_cli
         return serve_from_cli(course, targets[0].puzzle, targets[0].path, case_name=args.viz_case, result=report.results[0])
     return report.exit_code

@@ -23,11 +23,11 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from .batch_resume import not_graded
-from .course import Course
-from .intake import Student
-from .options import Options
-from .results import StudentResult
+from grader.batch_resume import not_graded
+from grader.course import Course
+from grader.intake import Student
+from grader.options import Options
+from grader.results import StudentResult
 
 RETRIES = 3  # re-runs of a task whose worker or node died (Ray's max_retries)
 
@@ -68,7 +68,7 @@ def grade_bundle(course_files: dict[str, bytes], name: str, source: str, files: 
                  puzzle_files: dict[str, str], problems: tuple[str, ...], options: Options,
                  memory_mb: int) -> StudentResult:
     """One student, on whichever node runs this: what a Ray task executes."""
-    from .student import grade_student
+    from grader.student import grade_student
     course = Course(materialise_course(course_files))
     with tempfile.TemporaryDirectory(prefix="triton-puzzles-student-") as work:
         folder = Path(work) / name

@@ -9,9 +9,9 @@ import json
 import sys
 from pathlib import Path
 
-from .frontend import USAGE_ERROR, course_at, usage_error
-from .course import CourseError, PuzzleLoadError
-from .options import Options
+from grader.frontend import USAGE_ERROR, course_at, usage_error
+from grader.course import CourseError, PuzzleLoadError
+from grader.options import Options
 
 
 def usage_errors(command):
@@ -42,7 +42,7 @@ def notebooks_main(argv) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the notebooks are out of date")
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
-    from . import notebook_build
+    from grader import notebook_build
     course = course_at(args.root)
     if args.check:
         stale = notebook_build.stale(course)
@@ -65,9 +65,9 @@ def hint_main(argv) -> int:
     args = parser.parse_args(argv)
     from rich.console import Console
 
-    from .course import normalise_id
-    from .learner import next_hint, progress_file, rich_text
-    from .learner import ProgressFile
+    from grader.course import normalise_id
+    from grader.learner import next_hint, progress_file, rich_text
+    from grader.learner import ProgressFile
     course = course_at(args.root)
     puzzle_id = normalise_id(args.puzzle)
     course.puzzle_file(puzzle_id)  # an unknown puzzle is a usage error
@@ -85,7 +85,7 @@ def progress_main(argv) -> int:
     parser.add_argument("--file", type=Path, help="the progress file (default: the course's, in notebooks/)")
     parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
     args = parser.parse_args(argv)
-    from .learner import PROGRESS_FILE, progress_file, saved_progress
+    from grader.learner import PROGRESS_FILE, progress_file, saved_progress
     if args.file or args.root:
         candidates = [args.file or progress_file(course_at(args.root))]
     else:
@@ -132,13 +132,13 @@ def batch_main(argv) -> int:
             return USAGE_ERROR
     done = {}
     if args.resume is not None:
-        from .batch_resume import ResumeError, finished
+        from grader.batch_resume import ResumeError, finished
         try:
             done = finished(args.resume, course.ids)
         except ResumeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return USAGE_ERROR
-    from .isolation import SandboxUnavailable, use_sandbox
+    from grader.isolation import SandboxUnavailable, use_sandbox
     if args.no_sandbox:
         print("warning: --no-sandbox: submissions run with your rights; they can read your files, "
               "reach the network and outlive the batch. Use it only for code you trust.", file=sys.stderr)
@@ -153,7 +153,7 @@ def batch_main(argv) -> int:
         return USAGE_ERROR
     import time
 
-    from .batch import grade_class, write_reports
+    from grader.batch import grade_class, write_reports
     started = time.perf_counter()
     options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret,
                       sandbox="off" if args.no_sandbox else "on")
@@ -161,7 +161,7 @@ def batch_main(argv) -> int:
                       engine=args.engine, address=args.address, done=done)
     seconds = time.perf_counter() - started
     write_reports(run.results, course.ids, args.out, seconds, gradescope=args.format == "gradescope")
-    from .report.batch_files import summary
+    from grader.report.batch_files import summary
     print(summary(run.results, course.ids, seconds, args.out))
     if run.stopped:  # as a shell reports Ctrl-C; the reports name the students left "not graded"
         print(f"stopped: the students not graded are marked so; finish with --resume {args.out}", file=sys.stderr)
@@ -177,11 +177,11 @@ def selftest_main(argv) -> int:
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
     course = course_at(args.root)
-    from .learner import instructor_only, is_release
+    from grader.learner import instructor_only, is_release
     if is_release(course):
         print(f"error: {instructor_only('selftest')}", file=sys.stderr)
         return USAGE_ERROR
-    from . import selftest
+    from grader import selftest
     rows = selftest.run(course, Options(timeout=Options.SELFTEST_TIMEOUT), jobs=args.jobs)
     print(selftest.render(rows))
     return 0 if all(r.ok for r in rows) else 1
@@ -194,8 +194,8 @@ def release_main(argv) -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
-    from .learner import instructor_only, is_release
-    from .release import LeakError, release
+    from grader.learner import instructor_only, is_release
+    from grader.release import LeakError, release
     course = course_at(args.root)
     if is_release(course):
         print(f"error: {instructor_only('release')}", file=sys.stderr)
@@ -217,7 +217,7 @@ def doctor_main(argv) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
     parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
     args = parser.parse_args(argv)
-    from . import doctor
+    from grader import doctor
     course = course_at(args.root) if args.root else _course_here()
     report = doctor.checkup(course)
     if args.json:

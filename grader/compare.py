@@ -11,8 +11,8 @@ from typing import Callable, Mapping, Sequence
 
 import torch
 
-from .fence import Buffer, GuardDamage, is_unwritten, unpack
-from .results import LOOKS_LIKE
+from grader.fence import Buffer, GuardDamage, is_unwritten, unpack
+from grader.results import LOOKS_LIKE
 
 SHOW = 3  # wrong elements listed in a message
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .imports import import_file
-from .puzzle import Puzzle
+from grader.imports import import_file
+from grader.puzzle import Puzzle
 
 PUZZLE_FILE = re.compile(r"^(puzzle\d\d)_\w+\.py$")
 

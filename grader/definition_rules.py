@@ -10,8 +10,8 @@ import ast
 import builtins
 from dataclasses import dataclass
 
-from .autotune_rules import autotune_problem
-from .literals import ARITHMETIC, import_try, is_literal, keywords_problem  # noqa: F401 (import_try, is_literal: the rules' API)
+from grader.autotune_rules import autotune_problem
+from grader.literals import ARITHMETIC, import_try, is_literal, keywords_problem  # noqa: F401 (import_try, is_literal: the rules' API)
 
 AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Function"}
 CONSTEXPR = {"triton.language.constexpr"}

@@ -11,9 +11,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
-from .definition_rules import (AUTOGRAD_FUNCTION, CONSTEXPR, Bindings, bindings_of, decorator_problem,
+from grader.definition_rules import (AUTOGRAD_FUNCTION, CONSTEXPR, Bindings, bindings_of, decorator_problem,
                                import_try, is_constexpr_call, is_literal, module_targets)
-from .source_lines import statement_start
+from grader.source_lines import statement_start
 
 
 @dataclass(frozen=True)

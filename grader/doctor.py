@@ -185,9 +185,9 @@ def tested_pins(root: Path | None) -> dict[str, str]:
 
 def grade_puzzle01(course) -> Finding:
     """Grade puzzle 1 exactly as `python -m grader` does: worker, interpreter, GPU compile check."""
-    from .course import CourseError
-    from .options import Options
-    from .session import grade_many
+    from grader.course import CourseError
+    from grader.options import Options
+    from grader.session import grade_many
     scratch = None
     try:
         path, what = course.solution_file("puzzle01"), "puzzle 1's reference solution"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .dtypes import DTYPES
+from grader.dtypes import DTYPES
 
 # Guard bytes: 0x7F, 0x7E, ... one per buffer. As float32 they are huge (3.4e38, 8.5e37, ...),
 # so a GPU load that strays into a guard shows up in the values; and no two buffers share a

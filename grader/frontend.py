@@ -7,8 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from .course import Course, CourseError, find_root, is_course
-from .results import ExitCode
+from grader.course import Course, CourseError, find_root, is_course
+from grader.results import ExitCode
 
 
 USAGE_ERROR = ExitCode.USAGE_ERROR

@@ -13,18 +13,18 @@ from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 
-from . import messages, wire
-from .binding import BindingError, Param, bind
-from .case import draw
-from .compare import compare, look_alike_note, recognise, written_outputs
-from .course import Course, stub_signature
-from .fence import pack
-from .options import Options
-from .plan import SpecShapes
-from .puzzle import Case, Puzzle
-from .results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
-from .source_lines import imports_torch, learner_code
-from .worker_pool import CompileChecker, WorkerDied, WorkerProcess, WorkerTimedOut
+from grader import messages, wire
+from grader.binding import BindingError, Param, bind
+from grader.case import draw
+from grader.compare import compare, look_alike_note, recognise, written_outputs
+from grader.course import Course, stub_signature
+from grader.fence import pack
+from grader.options import Options
+from grader.plan import SpecShapes
+from grader.puzzle import Case, Puzzle
+from grader.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
+from grader.source_lines import imports_torch, learner_code
+from grader.worker_pool import CompileChecker, WorkerDied, WorkerProcess, WorkerTimedOut
 
 # Where a kernel puzzle's compile check stops: through LLVM, where Triton rejects what is not
 # Triton and lowers every operation for sm_90. ptxas, a third of the time, can only reject PTX
@@ -188,7 +188,7 @@ class PuzzleGrader:
         return None, self.result("fail", message, checks={"load": CheckResult(False, message, kind)})
 
     def _why_dropped(self, name: str):
-        from .definitions import why_dropped
+        from grader.definitions import why_dropped
         try:
             return why_dropped(self.kernel_file.read_text(encoding="utf-8"), name)
         except (OSError, UnicodeDecodeError):
@@ -196,13 +196,13 @@ class PuzzleGrader:
 
     def _sniffing(self) -> str | None:
         """Kernels that tell the interpreter from a GPU are refused before anything runs."""
-        from .sniffing import check_file, message
+        from grader.sniffing import check_file, message
         finding = check_file(self.kernel_file, self.puzzle.kernel)
         return None if finding is None else message(finding)
 
     def _unsupported(self) -> str | None:
         """Why this puzzle cannot run on the installed Triton, if it cannot."""
-        from . import apis
+        from grader import apis
         missing = apis.missing(self.puzzle.requires)
         return apis.unsupported_message(missing[0], self.puzzle.instead) if missing else None
 
@@ -436,7 +436,7 @@ class PuzzleGrader:
         first = results[0]
         for buffer, a, b in list(zip(plan.buffers, first, got))[len(plan.inputs):]:
             if a != b:
-                from .fence import unpack
+                from grader.fence import unpack
                 before, after = unpack(buffer, a)[0], unpack(buffer, b)[0]
                 return messages.order_dependent(buffer.name, before, after)
         return None

@@ -16,15 +16,15 @@ import math
 
 import torch
 
-from . import messages, program as programs, wire
-from .annotations import TensorSpec
-from .compare import compare_tensor, fmt_index
-from .dtypes import DTYPES, dtype_name
-from .fence import Buffer, pack
-from .grade import PuzzleGrader, Unanswered, case_result, describe_case
-from .inputs import case_seed
-from .puzzle import Case
-from .results import CaseResult, FailureKind
+from grader import messages, program as programs, wire
+from grader.annotations import TensorSpec
+from grader.compare import compare_tensor, fmt_index
+from grader.dtypes import DTYPES, dtype_name
+from grader.fence import Buffer, pack
+from grader.grade import PuzzleGrader, Unanswered, case_result, describe_case
+from grader.inputs import case_seed
+from grader.puzzle import Case
+from grader.results import CaseResult, FailureKind
 
 
 def _shape(shape) -> str:
@@ -117,7 +117,7 @@ class FunctionGrader(PuzzleGrader):
     def _sniffing(self) -> str | None:
         """The wrapper must not be able to tell its recording from real use, nor its kernels
         the interpreter from a GPU: both are read, never run."""
-        from . import sniffing, wrapper_check
+        from grader import sniffing, wrapper_check
         finding = wrapper_check.check_file(self.kernel_file, self.puzzle.kernel)
         if finding is not None:
             return wrapper_check.message(finding)

@@ -21,7 +21,7 @@ import ast
 import sys
 from dataclasses import dataclass
 
-from .definition_rules import CONSTEXPR_HELPER, Bindings, bindings_of, is_literal
+from grader.definition_rules import CONSTEXPR_HELPER, Bindings, bindings_of, is_literal
 
 SAFE_BUILTINS = {"min", "max", "abs", "int", "float", "bool", "round", "len", "range", "sum", "any", "all",
                  "divmod", "pow", "sorted", "enumerate", "zip", "list", "tuple", "dict", "set", "reversed"}

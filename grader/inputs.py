@@ -12,8 +12,8 @@ import zlib
 
 import torch
 
-from .annotations import TensorSpec
-from .puzzle import Case, Puzzle
+from grader.annotations import TensorSpec
+from grader.puzzle import Case, Puzzle
 
 
 def case_seed(puzzle: Puzzle, case: Case, secret: int = 0) -> int:

@@ -23,10 +23,10 @@ import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-from .capture import from_notebook
-from .definitions import Dropped, definitions
-from .course import PUZZLE_FILE, Course
-from .source_lines import defined_names
+from grader.capture import from_notebook
+from grader.definitions import Dropped, definitions
+from grader.course import PUZZLE_FILE, Course
+from grader.source_lines import defined_names
 
 SUFFIXES = (".py", ".ipynb")
 MAX_BYTES = {".py": 1 << 20, ".ipynb": 16 << 20}  # a notebook carries its outputs' images

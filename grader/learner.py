@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .course import Course
+from grader.course import Course
 
 PROGRESS_FILE = ".progress.json"
 

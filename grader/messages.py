@@ -4,9 +4,9 @@ from __future__ import annotations
 import ast
 import re
 
-from .compare import fmt_index, index_of, plural
-from .results import READ_EARLY
-from .source_lines import access_call
+from grader.compare import fmt_index, index_of, plural
+from grader.results import READ_EARLY
+from grader.source_lines import access_call
 
 
 def _at_line(line: int | None, source: str) -> str:
@@ -207,7 +207,7 @@ def dtype_fix(reason: str, source: str, case: str = "", inputs=None, outputs=Non
     found = _REFUSED_DTYPE.search(reason)
     if found is None or "fp32" not in re.findall(r"\w+", found["wanted"]):
         return None  # an integer function (umulhi) wants integers: no upcast helps
-    from .dtypes import DTYPES
+    from grader.dtypes import DTYPES
     got = found["got"]
     torch_name = next((d.name for d in DTYPES.values() if d.triton == got), got)
     call = _MATH_CALL.search(source or "")

@@ -14,10 +14,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .course import Course, find_root, normalise_id
-from .learner import STATUS_WORDS, ProgressFile  # noqa: F401  (for learners and tests: grader.notebook.ProgressFile)
-from .options import Options
-from .results import PuzzleResult
+from grader.course import Course, find_root, normalise_id
+from grader.learner import STATUS_WORDS, ProgressFile  # noqa: F401  (for learners and tests: grader.notebook.ProgressFile)
+from grader.options import Options
+from grader.results import PuzzleResult
 
 # What a learner calls from a notebook; everything else here is private.
 __all__ = ["check", "course_panel", "hint", "show"]
@@ -37,7 +37,7 @@ class Checked:
         return self.result.passed
 
     def __repr__(self) -> str:
-        from .report.text import render_puzzle
+        from grader.report.text import render_puzzle
         return render_puzzle(self.result)
 
 
@@ -75,7 +75,7 @@ class _Kept:
         return self._folder
 
     def grading(self, course: Course, options: Options):
-        from .session import Grading
+        from grader.session import Grading
         key = (course.root, options)
         if key not in self.contexts:
             if not self.contexts:
@@ -100,8 +100,8 @@ def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: boo
     """check()'s work, with its files in ``folder``."""
     from dataclasses import replace
 
-    from .capture import captured
-    from .report.html import render
+    from grader.capture import captured
+    from grader.report.html import render
 
     capture = captured(kernel)
     path = folder / f"{puzzle_id}_notebook.py"  # one file per puzzle, written again by each check
@@ -125,13 +125,13 @@ def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: boo
 def _picture(course: Course, puzzle_id: str, path: Path, folder: Path, result, grading, timeout: float):
     """The failing case's memory-access picture, traced by the warm workers; None if it cannot be
     drawn (the picture is a help, never a reason for check() to fail)."""
-    from .pictures import picture as draw_picture
-    from .pictures import reference_file
+    from grader.pictures import picture as draw_picture
+    from grader.pictures import reference_file
     solution = reference_file(course, puzzle_id, path)
     reference = None
     if solution is not None:  # its own jail: the learner's workers never see solutions/
-        from .isolation import worker_jail
-        from .worker_pool import WorkerProcess
+        from grader.isolation import worker_jail
+        from grader.worker_pool import WorkerProcess
         key = (course.root, solution)
         if key not in _kept.reference:
             _kept.reference[key] = WorkerProcess("cpu", worker_jail(course.root, [solution]))
@@ -149,8 +149,8 @@ _viewers: dict = {}  # puzzle id -> the running viewer: a new one replaces it
 
 
 def _start_viewer(course: Course, puzzle_id: str, path: Path, case: str | None, result):
-    from .pictures import choose_case
-    from .triton_viz_view import start
+    from grader.pictures import choose_case
+    from grader.triton_viz_view import start
     if course.puzzle(puzzle_id).kind != "kernel":
         raise ValueError(f"{puzzle_id} is an autograd puzzle: triton-viz traces one kernel launch")
     label = choose_case(course.puzzle(puzzle_id).cases, case, result).label
@@ -175,7 +175,7 @@ def show(kernel, puzzle: str, case: str | None = None, *, width: str = "100%", h
     """triton-viz's 3-D view of ``kernel`` (defined in this notebook) on one case of ``puzzle``
     (``case`` by name, default the first), as an IFrame served on 127.0.0.1 and offline.
     Needs the [viz] extra; the viewer runs in its own process until the notebook's kernel stops."""
-    from .capture import source_of
+    from grader.capture import source_of
     course = _course()
     puzzle_id = normalise_id(puzzle)
     folder = Path(tempfile.mkdtemp(prefix="triton-puzzles-"))
@@ -193,13 +193,13 @@ class HintText(str):
         return "\n\n".join(self.splitlines())
 
     def __repr__(self) -> str:
-        from .learner import plain
+        from grader.learner import plain
         return plain(self)
 
 
 def hint(puzzle: str, *, progress: ProgressFile | None = None) -> HintText:
     """The next hint of ``puzzle`` (one more per call; all of them once they are all shown)."""
-    from .learner import next_hint
+    from grader.learner import next_hint
     course = _course()
     puzzle_id = normalise_id(puzzle)
     return HintText("\n".join(next_hint(course, puzzle_id, progress or ProgressFile()).lines()))

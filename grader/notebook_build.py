@@ -12,8 +12,8 @@ from pathlib import Path
 
 import nbformat
 
-from .course import Course, PuzzleLoadError
-from .source_lines import marker_lines, statement_start
+from grader.course import Course, PuzzleLoadError
+from grader.source_lines import marker_lines, statement_start
 
 # Each track's notebook: its name, its title and the track (``Puzzle.track``) whose puzzles it
 # holds. A track with no puzzle yet gets no notebook: none is written, none checked as stale.

@@ -43,5 +43,5 @@ class Options:
         """These options with ``device="auto"`` made concrete: cuda where torch sees a GPU, else cpu."""
         if self.device != "auto":
             return self
-        from .frontend import has_cuda
+        from grader.frontend import has_cuda
         return replace(self, device="cuda" if has_cuda() else "cpu")

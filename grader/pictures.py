@@ -9,14 +9,14 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from .course import Course, CourseError
-from .options import Options
-from .plan import SpecShapes
-from .puzzle import Case
-from .report.pictures import Picture, draw_case
-from .results import PuzzleResult
-from .isolation import worker_jail
-from .worker_pool import WorkerProcess
+from grader.course import Course, CourseError
+from grader.options import Options
+from grader.plan import SpecShapes
+from grader.puzzle import Case
+from grader.report.pictures import Picture, draw_case
+from grader.results import PuzzleResult
+from grader.isolation import worker_jail
+from grader.worker_pool import WorkerProcess
 
 
 def choose_case(cases: tuple[Case, ...], wanted: str | None, result: PuzzleResult | None) -> Case:
@@ -56,7 +56,7 @@ def picture(course: Course, puzzle_id: str, kernel_file: Path, path: Path | None
     """The picture of one case. ``worker`` and ``reference_worker`` (interpreter workers whose jails
     read the kernel file and the solution) are used and recycled, where given (a notebook keeps
     them warm); else each trace gets a jail of its own, closed after it."""
-    from .grade import PuzzleGrader
+    from grader.grade import PuzzleGrader
 
     puzzle = course.puzzle(puzzle_id)
     case = choose_case(puzzle.cases, case_name, result)

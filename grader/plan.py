@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 import torch
 
-from .annotations import TensorSpec, read_spec
-from .dtypes import DTYPES
-from .fence import Buffer
-from .inputs import make_inputs
-from .puzzle import Case, Puzzle, with_case_values
+from grader.annotations import TensorSpec, read_spec
+from grader.dtypes import DTYPES
+from grader.fence import Buffer
+from grader.inputs import make_inputs
+from grader.puzzle import Case, Puzzle, with_case_values
 
 
 @dataclass(frozen=True)

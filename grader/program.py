@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from . import messages
-from .compare import fmt_index
-from .results import FailureKind
-from .wire import Program, Step
+from grader import messages
+from grader.compare import fmt_index
+from grader.results import FailureKind
+from grader.wire import Program, Step
 
 # Operators that make fresh memory: `x.new_empty(...)` reads x's dtype and device, never its values.
 ALLOCATING = {

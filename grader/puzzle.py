@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
-from .case import EDGES, LAYOUTS, Case, seeds  # noqa: F401 (what puzzle files import)
-from .dtypes import dtype_named
+from grader.case import EDGES, LAYOUTS, Case, seeds  # noqa: F401 (what puzzle files import)
+from grader.dtypes import dtype_named
 
 Sizes = Mapping[str, int]
 # What a puzzle's author uses; everything else here is the grader's.

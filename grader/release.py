@@ -17,8 +17,8 @@ import tokenize
 from pathlib import Path
 from string import Template
 
-from .course import Course, PuzzleLoadError
-from .source_lines import is_stub_body, marker_lines
+from grader.course import Course, PuzzleLoadError
+from grader.source_lines import is_stub_body, marker_lines
 
 SHIPPED = ("puzzles", "grader", "pyproject.toml", "constraints.txt", "docs")
 HERE = Path(__file__).resolve().parent
@@ -133,7 +133,7 @@ def release(course: Course, out: Path) -> list[Path]:
         written.append(out / name)
     for name, text in stubs.items():
         _write(out / "puzzles" / name, text)
-    from . import notebook_build  # the notebooks of the released stubs, not of the instructor's files
+    from grader import notebook_build  # the notebooks of the released stubs, not of the instructor's files
     released = Course(out)
     written.append(out / "notebooks")
     notebook_build.write(released)

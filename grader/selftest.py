@@ -9,9 +9,9 @@ import ast
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .course import Course
-from .options import Options
-from .session import grade_many
+from grader.course import Course
+from grader.options import Options
+from grader.session import grade_many
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def _uses_removed_api(result) -> bool:
     """An autograd entry that launches block-pointer kernels where triton removed them (3.9)."""
     if result.status != "fail" or "Block pointers have been removed" not in result.message:
         return False
-    from . import apis
+    from grader import apis
     return not apis.works("make_block_ptr")
 
 

@@ -18,11 +18,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
-from .course import Course, PuzzleLoadError
-from .options import Options
-from .results import CheckResult, PuzzleResult, Report
-from .isolation import Jail, worker_jail
-from .worker_pool import CompileChecker, WorkerProcess
+from grader.course import Course, PuzzleLoadError
+from grader.options import Options
+from grader.results import CheckResult, PuzzleResult, Report
+from grader.isolation import Jail, worker_jail
+from grader.worker_pool import CompileChecker, WorkerProcess
 
 Task = TypeVar("Task")
 Done = TypeVar("Done")
@@ -123,8 +123,8 @@ def grade_puzzle(course: Course, puzzle_id: str, path: Path, crew: Crew, options
                  on_case=None) -> PuzzleResult:
     """One puzzle graded by the grader of its kind: an autograd Function's or a kernel's.
     ``on_case(puzzle_id, CaseResult)`` sees each case as soon as it is judged."""
-    from .grade import PuzzleGrader  # imports torch: only once the workers are starting too
-    from .grade_function import FunctionGrader
+    from grader.grade import PuzzleGrader  # imports torch: only once the workers are starting too
+    from grader.grade_function import FunctionGrader
     kind = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
     return kind(course, puzzle_id, path, crew.worker, options, crew.compiler, crew.bounds, on_case).grade()
 
@@ -154,7 +154,7 @@ class Grading:
         """
         started = time.perf_counter()
         course, options = self.course, self.options
-        from . import grade, grade_function  # noqa: F401  (torch: while the workers import, before the threads)
+        from grader import grade, grade_function  # noqa: F401  (torch: while the workers import, before the threads)
         # Load every puzzle here, before the threads start (and while the workers import).
         broken = {pid: error for pid in dict.fromkeys(pid for pid, _ in targets)
                   if (error := course.load_error(pid)) is not None}
@@ -196,7 +196,7 @@ class Grading:
 def _compile_warm(files: Sequence[Path]) -> frozenset[str]:
     """What the compile checkers' zygotes should import before they are ready: torch, if a file
     to be graded imports it (a learner's puzzle file does; a solution does not)."""
-    from .source_lines import imports_torch
+    from grader.source_lines import imports_torch
     for path in files:
         try:
             if imports_torch(Path(path).read_text(encoding="utf-8")):

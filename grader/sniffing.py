@@ -76,8 +76,8 @@ def find(source: str, kernel: str) -> Finding | None:
 
 def _host_finding(source: str, tree: ast.Module, jitted: dict, kernels: set) -> Finding | None:
     """The first thing the compile-time helpers and prune functions of ``kernels`` may not do."""
-    from .definition_rules import bindings_of
-    from .host_helpers import HELPER, PRUNE, helper_names, problems, prune_function
+    from grader.definition_rules import bindings_of
+    from grader.host_helpers import HELPER, PRUNE, helper_names, problems, prune_function
     helpers = helper_names(tree, bindings_of(tree))
     called = set().union(*(_called_names(jitted[k]) for k in kernels)) & helpers
     defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
@@ -141,8 +141,8 @@ def check_file(path: Path, kernel: str | None) -> Finding | None:
 
 def message(finding: Finding) -> str:
     if finding.helper:
-        from .host_helpers import Problem
-        from .host_helpers import message as helper_message
+        from grader.host_helpers import Problem
+        from grader.host_helpers import message as helper_message
         return helper_message(Problem(finding.function, finding.line, finding.source, finding.what), finding.helper)
     where = f"`{finding.function}`" + (f" at line {finding.line}: `{finding.source}`" if finding.source else "")
     return (f"{where}: {finding.what}. A kernel that inspects its values or its environment can behave "

@@ -8,10 +8,10 @@ import re
 import time
 from pathlib import PurePosixPath
 
-from .course import Course
-from .intake import Student
-from .options import Options
-from .results import CheckResult, PuzzleResult, StudentResult
+from grader.course import Course
+from grader.intake import Student
+from grader.options import Options
+from grader.results import CheckResult, PuzzleResult, StudentResult
 
 
 def _missing(course: Course, puzzle_id: str, student: Student, options: Options) -> PuzzleResult:
@@ -49,7 +49,7 @@ def grade_student(course: Course, student: Student, options: Options,
     """Every puzzle of ``student``'s, on ``threads`` threads of workers in one jail of theirs."""
     from dataclasses import replace
 
-    from .session import Grading
+    from grader.session import Grading
 
     started = time.perf_counter()
     # The student's own sanitised folder and the course's puzzles/, nothing else: not the other

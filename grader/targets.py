@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .course import Course, CourseError, normalise_id
-from .source_lines import defined_names
+from grader.course import Course, CourseError, normalise_id
+from grader.source_lines import defined_names
 
 if TYPE_CHECKING:
-    from .capture import LineMap
-    from .results import Report
+    from grader.capture import LineMap
+    from grader.results import Report
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ def kernels_in(path: Path) -> set[str]:
 def notebook_as_module(path: Path) -> tuple[Path, LineMap]:
     """A notebook's definitions (never its calls or shell magics) as a module to grade, in a
     folder removed when the process ends, with the map back to the notebook's cells."""
-    from .capture import notebook_module
+    from grader.capture import notebook_module
     folder = tempfile.mkdtemp(prefix="triton-puzzles-")
     atexit.register(shutil.rmtree, folder, True)  # graded once, then gone
     module = Path(folder) / (path.stem.replace("-", "_") + "_ipynb.py")
@@ -91,5 +91,5 @@ def resolve(course: Course, puzzles: list[str], file: Path | None = None, every:
 def relabel(report: Report, targets: list[Target]) -> Report:
     """``report`` with each result graded from a notebook said in the notebook's cells: its
     "line N" of the written module becomes "line M of code cell K"."""
-    from .capture import relabel_report
+    from grader.capture import relabel_report
     return relabel_report(report, {str(t.path): t.lines for t in targets if t.lines is not None})

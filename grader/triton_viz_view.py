@@ -26,7 +26,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .doctor import release
+from grader.doctor import release
 
 WORKING_TRITON = "3.7.1"
 INSTALL = 'pip install -e ".[viz]" -c constraints.txt'
@@ -121,7 +121,7 @@ def start(course_root: Path, puzzle_id: str, kernel_file: Path, case_label: str,
 
 def serve_from_cli(course, puzzle_id: str, kernel_file: Path, case_name: str | None, result) -> int:
     """``python -m grader PUZZLE --triton-viz``: serve until Ctrl-C. Returns the exit code."""
-    from .pictures import choose_case
+    from grader.pictures import choose_case
     if course.puzzle(puzzle_id).kind != "kernel":
         print(f"error: --triton-viz traces one kernel launch; {puzzle_id} is an autograd puzzle "
               "that launches its own kernels", file=sys.stderr)
@@ -151,11 +151,11 @@ def trace_case(course_root: Path, puzzle_id: str, kernel_file: Path, case_label:
     import torch
     import triton_viz
 
-    from .binding import Param, bind
-    from .course import Course
-    from .pictures import choose_case
-    from .plan import SpecShapes
-    from .sandbox.learner_import import import_learner, install
+    from grader.binding import Param, bind
+    from grader.course import Course
+    from grader.pictures import choose_case
+    from grader.plan import SpecShapes
+    from grader.sandbox.learner_import import import_learner, install
 
     puzzle = Course(course_root).puzzle(puzzle_id)
     case = choose_case(puzzle.cases, case_label, None)

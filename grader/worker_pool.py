@@ -20,9 +20,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-from . import wire
-from .isolation import Confined, Jail, start
-from .protocol import ChannelClosed, ChannelTimeout, Reader, write_message
+from grader import wire
+from grader.isolation import Confined, Jail, start
+from grader.protocol import ChannelClosed, ChannelTimeout, Reader, write_message
 
 STARTUP_TIMEOUT = 120.0  # importing torch and triton on a cold, busy machine
 CONTROL_TIMEOUT = 30.0   # a fork, or reaping a worker: the zygote does nothing else

@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from ..bench_model import BenchResult, Row
+from grader.bench_model import BenchResult, Row
 
 
 def _sizes(row: Row) -> str:

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import torch
 
-from ..binding import Param, bind
-from ..dtypes import dtype_name, tensor_bytes
-from ..puzzle import Puzzle, with_case_values
-from .launch import parameters, unwrap
+from grader.binding import Param, bind
+from grader.dtypes import dtype_name, tensor_bytes
+from grader.puzzle import Puzzle, with_case_values
+from grader.sandbox.launch import parameters, unwrap
 
 STATISTIC = "median"
 ROUNDS = 3

@@ -28,7 +28,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.weak import WeakIdKeyDictionary
 
-from ..dtypes import dtype_name
+from grader.dtypes import dtype_name
 
 CONSTANT_LIMIT = 4096  # elements of a tensor made from Python data (torch.tensor([...])) kept as values
 # What records nothing: asking a tensor for its device.
@@ -183,7 +183,7 @@ class Tape(TorchDispatchMode):
     def launch(self, kernel, grid, args, kwargs, handle=None) -> None:
         """A Triton launch, written down instead of run. ``handle``: launched through the
         compiled handle ``kernel.warmup(...)`` returned (its constexprs and options)."""
-        from .launch import unwrap
+        from grader.sandbox.launch import unwrap
         path, hops = self.kernels(kernel)
         layers = unwrap(kernel if handle is None else handle["outer"], path[-1])
         what = f"an argument of the launch of `{path[-1]}`"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import torch
 
-from ..dtypes import dtype_name
+from grader.dtypes import dtype_name
 
 # Operators that read or write files: a recorded program never gets them.
 REFUSED = {"from_file", "_local_scalar_dense", "save", "load"}
@@ -135,8 +135,8 @@ class Replayer:
         return find_kernel(self.module, step.kernel.path, step.kernel.hops)
 
     def _launch(self, step) -> None:
-        from .launch import NotGenuine, describe_config, unwrap
-        from .tuning import launch
+        from grader.sandbox.launch import NotGenuine, describe_config, unwrap
+        from grader.sandbox.tuning import launch
         name = ".".join(step.kernel.path)
         try:
             layers = unwrap(self.kernel(step), name)
@@ -164,7 +164,7 @@ class Replayer:
         asked with tensors that have this launch's shapes and no values, as for a kernel puzzle."""
         import inspect
 
-        from .tuning import kept_configs
+        from grader.sandbox.tuning import kept_configs
         meta = {k: torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")
                 if isinstance(v, torch.Tensor) else v
                 for k, v in {**dict(zip(inspect.signature(layers.base.fn).parameters, args)), **kwargs}.items()}
@@ -212,7 +212,7 @@ def launch_signature(fn, arguments, keywords: dict, provided: set[str]) -> tuple
     of 1 specialised into a constant, as Triton does; a float as fp32)."""
     import inspect
 
-    from ..dtypes import DTYPES
+    from grader.dtypes import DTYPES
     params = inspect.signature(fn).parameters
     named = dict(zip(params, arguments))
     named.update({k: v for k, v in keywords.items() if k in params})

@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from .interpreter_limits import InterpreterLimit
+from grader.sandbox.interpreter_limits import InterpreterLimit
 
 _vec = lambda f: np.vectorize(f, otypes=[np.float64])  # noqa: E731 (math functions numpy lacks)
 

@@ -22,5 +22,5 @@ class InterpreterLimit(Exception):
 
 def find_limit(exc: BaseException | None) -> InterpreterLimit | None:
     """The InterpreterLimit behind ``exc`` (Triton wraps kernel errors in InterpreterError)."""
-    from .learner_code import errors_behind
+    from grader.sandbox.learner_code import errors_behind
     return next((link for link in errors_behind(exc) if isinstance(link, InterpreterLimit)), None)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .interpreter_limits import InterpreterLimit
+from grader.sandbox.interpreter_limits import InterpreterLimit
 
 _installed = False
 
@@ -249,7 +249,7 @@ def install() -> None:
     import triton.language as tl
     from triton.runtime import interpreter
 
-    from . import interpreter_libdevice
+    from grader.sandbox import interpreter_libdevice
     _patch_builder(interpreter, tl)
     _patch_reductions(interpreter, tl)
     _patch_arguments(interpreter, tl)

@@ -38,7 +38,7 @@ def _trusted(origin: str) -> bool:
 
 def sanitised_source(path: str) -> str:
     """The file's definitions, line for line; also what ``linecache`` shows for it."""
-    from ..capture import definitions_only
+    from grader.capture import definitions_only
     with open(path, encoding="utf-8") as f:
         text = definitions_only(f.read())
     lines = text.splitlines(keepends=True)
@@ -86,7 +86,7 @@ def install(extra_globals: dict | None = None) -> None:
 
 def import_learner(path: str, name: str, run=None):
     """Import a learner's file by path, definitions only (its folder importable meanwhile)."""
-    from ..imports import import_file
+    from grader.imports import import_file
     spec = importlib.util.spec_from_file_location(name, path, loader=_Loader(path))
     return import_file(path, name, run=run, spec=spec)
 

@@ -19,16 +19,16 @@ import sys
 import time
 import traceback
 
-from .launch import python_function
-from .learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
-from .. import wire
-from ..dtypes import DTYPES, dtype_name, tensor_bytes
-from ..protocol import ChannelClosed, Reader, write_message
+from grader.sandbox.launch import python_function
+from grader.sandbox.learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
+from grader import wire
+from grader.dtypes import DTYPES, dtype_name, tensor_bytes
+from grader.protocol import ChannelClosed, Reader, write_message
 
 
 def kernel_params(fn) -> list:
     """The kernel's parameters, in order, and which are ``tl.constexpr``."""
-    from ..binding import Param
+    from grader.binding import Param
     params = []
     for p in inspect.signature(fn).parameters.values():
         ann = p.annotation
@@ -50,16 +50,16 @@ def prepare(device: str, warm=()):
         import torch  # noqa: F401
     import triton  # noqa: F401
     import triton.runtime.interpreter  # noqa: F401
-    from .launch import compiled_builtins
-    from .learner_import import install
+    from grader.sandbox.launch import compiled_builtins
+    from grader.sandbox.learner_import import install
     install(compiled_builtins() if device == "cpu" else None)
     if device == "cpu":  # the interpreter computes as an sm_90 GPU does (docs/interpreter-vs-gpu.md), and
         # patches triton.language once per launch rather than on every helper call
-        from .interpreter_semantics import install as follow_gpu
-        from .interpreter_speed import install as patch_once_per_launch
+        from grader.sandbox.interpreter_semantics import install as follow_gpu
+        from grader.sandbox.interpreter_speed import install as patch_once_per_launch
         follow_gpu()
         patch_once_per_launch()
-    from . import warmup
+    from grader.sandbox import warmup
     return warmup.prepare(device, warm)
 
 
@@ -88,7 +88,7 @@ class Worker:
                 with captured_output():
                     execute()
 
-            from .learner_import import import_learner
+            from grader.sandbox.learner_import import import_learner
             module = import_learner(path, name, run=quietly)
             self.modules[path] = module
         return self.modules[path]
@@ -123,7 +123,7 @@ class Worker:
                 return wire.Failure("signature", error="not_function"), []
             return wire.Loaded(params=(), stub=all(is_stub(getattr(kernel, m, None)) for m in ("forward", "backward")),
                                line=None), []
-        from .launch import NotGenuine, parameters, unwrap
+        from grader.sandbox.launch import NotGenuine, parameters, unwrap
         try:
             layers = unwrap(kernel, msg.kernel)
         except NotGenuine as exc:
@@ -173,8 +173,8 @@ class Worker:
         (on every device: see tuning), and in the interpreter once more with the programs in
         reverse order (a race shows as a different result). Each run starts from the bytes the
         grader sent; each run's bytes go back to be judged."""
-        from .launch import apply_heuristics, describe_config, program_order, unwrap
-        from .tuning import launch, tuned_configs, tuner_skips
+        from grader.sandbox.launch import apply_heuristics, describe_config, program_order, unwrap
+        from grader.sandbox.tuning import launch, tuned_configs, tuner_skips
         path = os.path.abspath(msg.file)
         kernel = self.kernel(path, msg.kernel)
         layers = unwrap(kernel, msg.kernel)
@@ -230,7 +230,7 @@ class Worker:
     def _grid(self, msg: wire.Run):
         """The launch grid as a function of the launch's values: autotuning and heuristics may
         choose the block sizes it depends on. The function comes from the course's puzzle."""
-        from ..course import load_puzzle
+        from grader.course import load_puzzle
         puzzle = load_puzzle(msg.puzzle_file)
         values = dict(msg.values)
 
@@ -266,13 +266,13 @@ class Worker:
 
     def op_record(self, msg: wire.Record, blobs: list[bytes]):
         """Record the learner's autograd.Function on tensors without values (function_record)."""
-        from .function_record import record
+        from grader.sandbox.function_record import record
         path = os.path.abspath(msg.file)
         os.environ.pop("TRITON_INTERPRET", None)  # launches are written down, never run: as on a GPU
         cls = self.kernel(path, msg.kernel)
         if not (isinstance(cls, type) and issubclass(cls, self.torch.autograd.Function)):
             return wire.Failure("signature", error="not_function"), []
-        from .learner_import import learner_files
+        from grader.sandbox.learner_import import learner_files
         device = "cuda" if self.device == "cuda" else "cpu"
         files = {f: "" if f == path else os.path.basename(f) for f in learner_files()}
         seen, error, printed, seconds = self._run_learner(
@@ -283,7 +283,7 @@ class Worker:
             except wire.WireError as exc:
                 error = exc
         if error is not None:
-            from .function_record import RecordingFailed
+            from grader.sandbox.function_record import RecordingFailed
             phase, host = (error.phase, error.host) if isinstance(error, RecordingFailed) else ("forward", None)
             cause = error.__cause__ if isinstance(error, RecordingFailed) else error
             if isinstance(cause, ImportError) and "torch" in str(cause):  # torch's own machinery broke
@@ -296,7 +296,7 @@ class Worker:
     def op_replay(self, msg: wire.Replay, blobs: list[bytes]):
         """Replay a recorded program on the grader's inputs: operators and kernels only
         (function_replay). The output and the gradients go back to be judged."""
-        from .function_replay import Disagrees, replay
+        from grader.sandbox.function_replay import Disagrees, replay
         path = os.path.abspath(msg.file)
         module = self.module(path)
         self.use_allocator(msg.allocator)
@@ -329,8 +329,8 @@ class Worker:
     def op_bench(self, msg: wire.Bench, blobs: list[bytes]):
         """Time the learner's kernel (or autograd function) at one size of the puzzle's sweep,
         on the inputs the grader planned; what it wrote goes back for the grader to judge."""
-        from .bench_run import METHOD, bench_function, bench_kernel, device_copy
-        from ..course import load_puzzle
+        from grader.sandbox.bench_run import METHOD, bench_function, bench_kernel, device_copy
+        from grader.course import load_puzzle
         if self.device != "cuda":
             return wire.Failure("error", error="benchmarks need a CUDA device"), []
         puzzle = load_puzzle(msg.puzzle_file)
@@ -355,7 +355,7 @@ class Worker:
     def _bounds_checker(self, buffers: tuple[wire.BufferSpec, ...], whole, path, trace: bool, enforce: bool):
         from triton.runtime import interpreter
 
-        from .bounds import AccessTrace, BoundsChecker, Region
+        from grader.sandbox.bounds import AccessTrace, BoundsChecker, Region
         regions, outputs = [], {}
         for i, (spec, storage) in enumerate(zip(buffers, whole)):
             base = storage.data_ptr()
@@ -373,9 +373,9 @@ class Worker:
         that ran, or None for an autograd function (whose kernels are found from the error)."""
         import re
 
-        from .bounds import OutOfBounds
+        from grader.sandbox.bounds import OutOfBounds
         cause = root_cause(exc)
-        from .interpreter_limits import find_limit
+        from grader.sandbox.interpreter_limits import find_limit
         limit = find_limit(exc) if self.device == "cpu" else None
         if limit is not None:  # what the interpreter cannot run: not the learner's failure
             line, source = learner_frame(exc, path)
@@ -389,7 +389,7 @@ class Worker:
                 line, source = compile_error_line(compile_error, fn, inspect.getsourcefile(fn) or path)
             else:
                 line, source = learner_frame(exc, path)
-            from .compile_errors import describe
+            from grader.sandbox.compile_errors import describe
             return wire.Failure("compile", error=describe(compile_error, fn, inspect.getsourcefile(fn) or path
                                                           if fn is not None else path),
                                 line=line, source=source)
@@ -423,17 +423,17 @@ class Worker:
         from triton.compiler import ASTSource
         from triton.runtime.jit import JITFunction
 
-        from .launch import apply_heuristics, describe_config, unwrap
+        from grader.sandbox.launch import apply_heuristics, describe_config, unwrap
         path = os.path.abspath(msg.file)
         if msg.path:  # a kernel an autograd wrapper launched, found as its replay finds it
-            from .function_replay import find_kernel
+            from grader.sandbox.function_replay import find_kernel
             layers = unwrap(find_kernel(self.module(path), msg.path, msg.hops), msg.kernel)
         else:
             layers = unwrap(self.kernel(path, msg.kernel), msg.kernel)
         fn = layers.base.fn
         base_signature, base_constexprs = dict(msg.signature), dict(msg.constexprs)
         if msg.path:
-            from .function_replay import launch_signature
+            from grader.sandbox.function_replay import launch_signature
             base_signature, base_constexprs = launch_signature(fn, msg.arguments, msg.keywords, set(layers.provided))
         variants = [(describe_config(c), c.kwargs, {"num_warps": c.num_warps, "num_stages": c.num_stages})
                     for c in layers.configs] or [("", {}, {})]
@@ -465,7 +465,7 @@ class Worker:
                     self.triton.compile(source, target=GPUTarget("cuda", msg.arch, 32), options=options)
                 self._compiled.add(key)
             except BaseException as exc:
-                from .compile_errors import describe
+                from grader.sandbox.compile_errors import describe
                 filename = inspect.getsourcefile(fn) or path
                 line, src = compile_error_line(exc, fn, filename)
                 return wire.Failure("compile", error=describe(exc, fn, filename), line=line, source=src,

@@ -184,8 +184,8 @@ class Zygote:
 
 def _serve(device: str, channel: int, private: str) -> int:
     """The worker's life: a folder of its own, then the protocol on ``channel`` until Exit."""
-    from ..protocol import Reader
-    from .worker import Worker
+    from grader.protocol import Reader
+    from grader.sandbox.worker import Worker
     _prctl(PR_SET_DUMPABLE, 1)  # its own /proc entries, as any process
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a zygote killed takes its worker with it
     os.chdir(private)
@@ -216,7 +216,7 @@ def main(argv=None) -> int:
     # The current folder is where a worker may write: never a place to import from.
     sys.path[:] = [p for p in sys.path if p not in ("", os.getcwd())]
     os.dup2(2, 1)  # anything printed goes to the log, never into a channel
-    from .worker import prepare
+    from grader.sandbox.worker import prepare
     warmth = prepare(args.device, [step for step in args.warm.split(",") if step])
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     _prctl(PR_SET_DUMPABLE, 0)
