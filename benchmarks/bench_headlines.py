@@ -17,8 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.bench import run_bench  # noqa: E402
-from grader.course import Course  # noqa: E402
+from grader.judge.bench import run_bench  # noqa: E402
+from grader.course.loader import Course  # noqa: E402
 from grader.report.bench import as_json, render_text  # noqa: E402
 
 

@@ -22,7 +22,7 @@ Everything goes through the public entry points, in subprocesses, with the inter
   solution), bob (the stubs of puzzles 1-10, nothing for the rest) and carol (the first
   wrong kernel of each puzzle, with the reference kernels the autograd ones import):
   grades.csv, results.json, junit.xml, gradescope/<student>/results.json, and the console;
-* ``html/``: the HTML report, which only ``grader.notebook.check`` writes: kernels executed as
+* ``html/``: the HTML report, which only ``grader.app.notebook.check`` writes: kernels executed as
   a notebook cell would be, then checked (pictures included).
 
 ``exit_codes.txt`` holds every command's exit status; ``NAME.stderr`` a command's stderr where
@@ -287,7 +287,7 @@ def html_worker(folder: Path, root: Path) -> None:
     cell's file name, in linecache), then ``check()``ed, and its HTML written."""
     import linecache
     sys.path.insert(0, str(root / "solutions"))  # as a notebook that imports puzzle 13's kernel
-    from grader.notebook import ProgressFile, check
+    from grader.app.notebook import ProgressFile, check
     folder.mkdir(parents=True, exist_ok=True)
     for n, (name, file, kernel, puzzle) in enumerate(HTML_CHECKS):
         source = (root / file).read_text()

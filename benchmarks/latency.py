@@ -38,8 +38,8 @@ HERE = Path(__file__).resolve().parent.parent
 NOTEBOOK = r'''
 import json, sys, tempfile, time
 sys.path.insert(0, sys.argv[1])
-from grader.notebook import check
-from grader.learner import ProgressFile
+from grader.app.notebook import check
+from grader.app.learner import ProgressFile
 from puzzle01_constant_add import add_kernel
 progress = ProgressFile(tempfile.mktemp(suffix=".json"))
 times = []
@@ -86,7 +86,7 @@ def solved_course(root: Path, folder: Path) -> Path:
     """A copy of the course whose puzzle files hold the solutions in their learner's part: the
     files a learner who solved every puzzle grades."""
     sys.path.insert(0, str(root))
-    from grader.source_lines import marker_lines
+    from grader.source.source_lines import marker_lines
     course = folder / "course"
     for part in ("puzzles", "solutions", "notebooks"):
         shutil.copytree(root / part, course / part, ignore=shutil.ignore_patterns("__pycache__", ".progress.json"))

@@ -20,9 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.course import Course  # noqa: E402
-from grader.options import Options  # noqa: E402
-from grader.session import grade_many  # noqa: E402
+from grader.course.loader import Course  # noqa: E402
+from grader.judge.options import Options  # noqa: E402
+from grader.judge.session import grade_many  # noqa: E402
 
 
 def targets(course: Course) -> list[tuple[str, str, Path]]:

@@ -1,7 +1,7 @@
 import os
 import sys
 
-from grader.cli import main
+from grader.app.cli import main
 
 try:
     sys.exit(main())

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.course import Course
-from grader.options import Options
-from grader.session import grade_many
+from grader.course.loader import Course
+from grader.judge.options import Options
+from grader.judge.session import grade_many
 
 ROOT = Path(__file__).resolve().parent.parent
 WRONG = ROOT / "tests" / "wrong_kernels"

@@ -7,9 +7,9 @@ Three parts, each tested here beside the corpus (tests/wrong_kernels/puzzle15_*,
   values; its operators and launches are written down; host code that needs values fails with
   its line; what PyTorch computes out of the recording's sight reaches the program as a tensor
   no step made;
-* the reading of the program (grader/program.py): PyTorch may allocate, view, copy and sum the
+* the reading of the program (grader/judge/program.py): PyTorch may allocate, view, copy and sum the
   kernels' partial results, nothing else, and every result must be memory a kernel wrote;
-* the static wrapper check (grader/wrapper_check.py): no reflection that could tell a recording
+* the static wrapper check (grader/source/wrapper_check.py): no reflection that could tell a recording
   from real use.
 """
 from __future__ import annotations
@@ -23,10 +23,11 @@ import triton
 import triton.language as tl
 
 from conftest import COURSE
-from grader import program as programs, wire
-from grader.options import Options
-from grader.session import grade_many
-from grader.wrapper_check import find
+from grader.judge import program as programs
+from grader.channel import wire
+from grader.judge.options import Options
+from grader.judge.session import grade_many
+from grader.source.wrapper_check import find
 
 SOLUTION = COURSE.solution_file("puzzle15")
 

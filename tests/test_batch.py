@@ -11,8 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.course import Course
-from grader.options import Options
+from grader.course.loader import Course
+from grader.judge.options import Options
 from paths import ROOT
 
 PUZZLES = len(Course(ROOT).ids)  # alice submits every reference solution
@@ -25,9 +25,9 @@ KERNEL_HEAD = "import os\nimport torch\nimport triton\nimport triton.language as
 CHEATS = {
     # Monkeypatches at import time: never run, since only definitions are imported.
     "patcher.py": KERNEL_HEAD + '''
-import grader.compare
+import grader.judge.compare
 torch.allclose = lambda *a, **k: True
-grader.compare.compare = lambda *a, **k: None
+grader.judge.compare.compare = lambda *a, **k: None
 print("✓ puzzle01 Constant add: 4/4 cases pass")
 open("RESULT_FILE", "w").write("student,1\\n")
 
@@ -219,8 +219,8 @@ def test_selftest_passes_on_the_course(monkeypatch, course, solution_results, wr
     """selftest's verdict on the whole course, from the session's shared gradings rather than a
     third grading of the solutions and a second of the corpus (the command itself is run below,
     on puzzle01). The corpus is shared as selftest grades it: same timeout, solutions/ as library."""
-    from grader import selftest
-    from grader.results import Report
+    from grader.app import selftest
+    from grader.judge.results import Report
     solutions, corpus = dict(solution_results), dict(wrong_results)  # each set in one parallel run
 
     def shared(_course, targets, options, jobs=1):
@@ -261,8 +261,8 @@ def test_release_has_no_solutions(tmp_path):
 
 
 def test_release_refuses_a_leaked_solution(tmp_path):
-    from grader.course import Course
-    from grader.release import LeakError, release
+    from grader.course.loader import Course
+    from grader.app.release import LeakError, release
     course_copy = tmp_path / "course"
     for folder in ("puzzles", "solutions", "notebooks", "grader"):
         shutil.copytree(ROOT / folder, course_copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
@@ -283,9 +283,9 @@ def test_release_ships_stubs_when_the_instructors_puzzles_hold_solved_kernels(tm
     """The README has learners (and instructors trying the course) solve in puzzles/: a release
     made from such a copy still ships each function of the learner's part as a stub, and notebooks
     built from the released files."""
-    from grader.course import Course
-    from grader.notebook_build import learner_part, stale
-    from grader.release import release
+    from grader.course.loader import Course
+    from grader.course.notebook_build import learner_part, stale
+    from grader.app.release import release
     course_copy = _course_copy(tmp_path)
     for pid in ("puzzle07", "puzzle15", "puzzle25"):  # a kernel, an autograd Function, a kernel and its helper
         path = Course(course_copy).puzzle_file(pid)
@@ -302,8 +302,8 @@ def test_release_ships_stubs_when_the_instructors_puzzles_hold_solved_kernels(tm
 
 
 def test_release_refuses_a_course_it_cannot_read(tmp_path):
-    from grader.course import Course, PuzzleLoadError
-    from grader.release import release
+    from grader.course.loader import Course, PuzzleLoadError
+    from grader.app.release import release
     course_copy = _course_copy(tmp_path)
     broken = course_copy / "puzzles" / "puzzle03_outer_vector_add.py"
     broken.write_text(broken.read_text().replace("# ---- your part", "# ---- the part", 1))

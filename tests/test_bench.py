@@ -6,8 +6,8 @@ from dataclasses import replace
 import pytest
 import torch
 
-from grader.bench import BenchResult, Row, check_size, plan_size, summarise
-from grader.plan import SpecShapes
+from grader.judge.bench import BenchResult, Row, check_size, plan_size, summarise
+from grader.judge.plan import SpecShapes
 from grader.report.bench import as_json, render_json, render_text
 from grader.sandbox.bench_run import raw
 

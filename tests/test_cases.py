@@ -9,12 +9,12 @@ import pytest
 
 from conftest import COURSE, PUZZLE_IDS, WRONG
 
-from grader.case import Case, draw
-from grader.grade import PuzzleGrader
-from grader.options import Options
-from grader.plan import SpecShapes
-from grader.puzzle import Puzzle
-from grader.results import CaseResult, FailureKind
+from grader.course.case import Case, draw
+from grader.judge.grade import PuzzleGrader
+from grader.judge.options import Options
+from grader.judge.plan import SpecShapes
+from grader.course.puzzle import Puzzle
+from grader.judge.results import CaseResult, FailureKind
 
 BIG = Case("big", sizes={"N0": 40000}, blocks={"B0": 64}, large=True, vary={"N0": (33000, 50000)})
 
@@ -81,7 +81,7 @@ def test_every_drawn_case_stays_in_range_and_launches(puzzle_id):
 
 
 def test_the_grader_grades_and_describes_the_drawn_sizes():
-    from grader.grade import describe_case
+    from grader.judge.grade import describe_case
     solution = COURSE.solution_file("puzzle02")
     plain = PuzzleGrader(COURSE, "puzzle02", solution, worker=None, options=Options())
     secret = PuzzleGrader(COURSE, "puzzle02", solution, worker=None, options=Options(secret=11))
@@ -185,7 +185,7 @@ def test_large_cases_are_not_run_again_beside_a_gpu():
 def test_a_wrong_large_case_names_the_access_and_the_drawn_size():
     """End to end: offsets in 16 bits fail the large case hook-free, and the rerun with hooks
     names the load; under a secret the message gives the drawn N0."""
-    from grader.session import grade_many
+    from grader.judge.session import grade_many
     path = WRONG / "puzzle02_offsets_in_16_bits.py"
     plain, secret = (grade_many(COURSE, [("puzzle02", path)], Options(timeout=20, secret=s)).results[0]
                      for s in (0, 5))
@@ -201,7 +201,7 @@ def test_a_wrong_large_case_names_the_access_and_the_drawn_size():
 def test_a_kernel_fitted_to_the_public_sizes_fails_under_a_secret(tmp_path):
     """Unrolled to exactly the 18 chunks of the public large case, puzzle 7's sum passes every
     case as declared; with a secret, the row is drawn longer and the unrolled loop stops short."""
-    from grader.session import grade_many
+    from grader.judge.session import grade_many
     source = (WRONG / "puzzle07_unrolled_chunks.py").read_text().replace("tl.static_range(7)", "tl.static_range(18)")
     path = tmp_path / "puzzle07_fitted.py"
     path.write_text(source)

@@ -217,7 +217,7 @@ def test_broken_puzzle_with_solutions_and_file(broken_course):
 
 
 def test_autograd_puzzle_names_the_broken_file_it_imports(tmp_path):
-    from grader.course import Course
+    from grader.course.loader import Course
     copy = tmp_path / "course"
     (copy / "puzzles").mkdir(parents=True)
     for path in sorted((ROOT / "puzzles").glob("puzzle1[3-7]_*.py")):
@@ -235,7 +235,7 @@ def test_autograd_puzzle_names_the_broken_file_it_imports(tmp_path):
 
 
 def _title_in(path):
-    from grader.course import load_puzzle
+    from grader.course.loader import load_puzzle
     return load_puzzle(str(path)).title
 
 
@@ -262,7 +262,7 @@ def test_no_course_with_json_is_json(tmp_path):
 
 
 def test_summary_counts_each_status_once():
-    from grader.results import PuzzleResult, Report
+    from grader.judge.results import PuzzleResult, Report
     statuses = ["pass", "fail", "fail", "not_attempted", "unsupported", "error"]
     report = Report(tuple(PuzzleResult(puzzle=f"puzzle{i:02d}", title="t", status=s, source="x", device="cpu")
                           for i, s in enumerate(statuses, 1)))
@@ -274,9 +274,9 @@ def test_summary_counts_each_status_once():
 def test_junit_counts_match_the_testcases():
     import xml.etree.ElementTree as ET
 
-    from grader.results import StudentResult
+    from grader.judge.results import StudentResult
     from grader.report.batch_files import junit_xml
-    from grader.results import PuzzleResult
+    from grader.judge.results import PuzzleResult
     statuses = ["pass", "fail", "not_attempted", "not_attempted", "unsupported", "error"]
     student = StudentResult("ada", tuple(PuzzleResult(puzzle=f"puzzle{i:02d}", title="t", status=s, source="x",
                                                       device="cpu", message=f"{s} here")

@@ -6,8 +6,8 @@ import pytest
 import torch
 from triton.runtime import Autotuner, Heuristics, JITFunction
 
-from grader.capture import definitions_only
-from grader.definitions import Dropped, definitions
+from grader.source.capture import definitions_only
+from grader.source.definitions import Dropped, definitions
 
 # Defined in the same file as each trick: `evil()` leaves a marker file if anything calls it.
 EVIL = '''

@@ -8,11 +8,11 @@ from importlib import metadata
 import pytest
 from rich.console import Console
 
-from grader import doctor
-from grader.course import Course
-from grader.doctor import Checkup, Finding, Gpu, diagnose
-from grader.release import release
-from grader.results import CheckResult, PuzzleResult, Report
+from grader.app import doctor
+from grader.course.loader import Course
+from grader.app.doctor import Checkup, Finding, Gpu, diagnose
+from grader.app.release import release
+from grader.judge.results import CheckResult, PuzzleResult, Report
 from paths import ROOT
 
 TESTED = {"python": "3.11.7", "torch": "2.13.0+cpu", "triton": "3.7.1", "numpy": "2.4.6", "jaxtyping": "0.3.11",
@@ -130,7 +130,7 @@ def test_a_failing_puzzle01_is_an_error(monkeypatch, course):
                           message="case classic[seed=0]: wrong values",
                           checks={"gpu_compile": CheckResult(False, "no sm_90", "compile"),
                                   "bounds": CheckResult(False, "case classic[seed=0]: wrong values")})
-    monkeypatch.setattr("grader.session.grade_many", lambda *a, **k: Report(results=(failed,), seconds=1.0))
+    monkeypatch.setattr("grader.judge.session.grade_many", lambda *a, **k: Report(results=(failed,), seconds=1.0))
     finding = doctor.grade_puzzle01(course)
     assert finding.severity == "error"
     assert "cannot be trusted" in finding.message and "classic[seed=0]" in finding.message

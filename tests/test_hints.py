@@ -26,7 +26,7 @@ import pytest
 
 from conftest import COURSE, PUZZLE_IDS
 
-from grader.source_lines import marker_lines
+from grader.source.source_lines import marker_lines
 
 CODE = re.compile(r"`([^`]+)`")
 FENCED = re.compile(r"```[a-z]*\n(.*?)```", re.DOTALL)

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.isolation import sandbox_available
-from grader.options import Options
-from grader.selftest import declared
-from grader.session import grade_many
+from grader.channel.isolation import sandbox_available
+from grader.judge.options import Options
+from grader.app.selftest import declared
+from grader.judge.session import grade_many
 
 from conftest import COURSE, ROOT
 

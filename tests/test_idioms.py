@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader import sniffing
-from grader.definitions import definitions
-from grader.options import Options
+from grader.source import sniffing
+from grader.source.definitions import definitions
+from grader.judge.options import Options
 from grader.sandbox.launch import NotGenuine, unwrap
 from grader.sandbox.tuning import AutotunerError, launch, tuned_configs
-from grader.session import grade_many
-from grader.wire import BufferSpec
+from grader.judge.session import grade_many
+from grader.channel.wire import BufferSpec
 
 from conftest import COURSE, WRONG
 
@@ -362,10 +362,10 @@ def test_on_a_gpu_every_config_is_graded_too():
 
 
 def test_a_notebook_kernel_brings_its_helpers_and_its_prune(tmp_path):
-    """check() in a notebook writes the kernel and what it needs into a module (grader.capture):
+    """check() in a notebook writes the kernel and what it needs into a module (grader.source.capture):
     the prune above the autotuner that names it, the helpers with their decorators, and names
     imported from Triton."""
-    from grader.capture import source_of
+    from grader.source.capture import source_of
     hostile = Path(__file__).parent / "hostile"
     modules = {}
     for name in ("puzzle29_prune_configs_by", "puzzle02_constexpr_helpers"):

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import intake
-from grader.course import Course
-from grader.imports import import_file
-from grader.intake import clean_name, prepare_class
+from grader.source import intake
+from grader.course.loader import Course
+from grader.course.imports import import_file
+from grader.source.intake import clean_name, prepare_class
 from paths import ROOT
 
 COURSE = Course(ROOT)
@@ -219,7 +219,7 @@ def test_the_course_own_lines_are_not_reported(subs, tmp_path):
 
 
 def test_a_long_statement_is_cut_at_a_word_not_in_one():
-    from grader.intake import clip
+    from grader.source.intake import clip
     assert clip("print('the weighted sum of every row', rows)", 30) == "print('the weighted sum of …"
     assert clip("short", 30) == "short"
     assert clip("x" * 50, 20) == "x" * 20 + " …"

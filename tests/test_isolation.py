@@ -2,8 +2,8 @@
 
 import pytest
 
-from grader.options import Options
-from grader.session import grade_many
+from grader.judge.options import Options
+from grader.judge.session import grade_many
 
 # A plain Python call inside a kernel: only the interpreter runs it (with the GPU compile check
 # off, as here), and it takes the worker process down.

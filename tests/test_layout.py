@@ -7,8 +7,8 @@ from pathlib import Path
 import grader
 
 PACKAGE = Path(grader.__file__).parent
-VERDICT_MODULES = {"grader.compare", "grader.grade", "grader.grade_function", "grader.results",
-                   "grader.batch", "grader.session", "grader.messages"}
+VERDICT_MODULES = {"grader.judge.compare", "grader.judge.grade", "grader.judge.grade_function", "grader.judge.results",
+                   "grader.app.batch", "grader.judge.session", "grader.judge.messages"}
 
 
 def _imports(path: Path, module: str) -> set[str]:
@@ -72,7 +72,7 @@ def test_the_sandbox_side_reaches_no_verdict_code():
     assert not reached, {name: via.get(name) for name in reached}
 
 
-RUNS_LEARNER_CODE = {"grader.worker_pool", "grader.isolation", "grader.session", "grader.batch"}
+RUNS_LEARNER_CODE = {"grader.channel.worker_pool", "grader.channel.isolation", "grader.judge.session", "grader.app.batch"}
 
 
 def test_the_report_side_runs_no_learner_code():
@@ -132,13 +132,13 @@ def test_no_import_circles():
 
 
 def test_public_surfaces_are_pinned():
-    """Authors use grader.puzzle, learners grader.notebook: what they may import is fixed
+    """Authors use grader.course.puzzle, learners grader.app.notebook: what they may import is fixed
     here, so a change to it is a decision, not an accident."""
-    import grader.notebook
-    import grader.puzzle
-    assert sorted(grader.puzzle.__all__) == ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "cdiv", "seeds"]
-    assert sorted(grader.notebook.__all__) == ["check", "course_panel", "hint", "show"]
-    for module in (grader.puzzle, grader.notebook):
+    import grader.app.notebook
+    import grader.course.puzzle
+    assert sorted(grader.course.puzzle.__all__) == ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "cdiv", "seeds"]
+    assert sorted(grader.app.notebook.__all__) == ["check", "course_panel", "hint", "show"]
+    for module in (grader.course.puzzle, grader.app.notebook):
         assert all(callable(getattr(module, name)) for name in module.__all__)
 
 
@@ -147,7 +147,7 @@ def test_importing_the_public_surfaces_stays_light():
     kernel is graded or a spec runs."""
     import subprocess
     import sys
-    code = ("import sys, grader.puzzle, grader.notebook, grader.cli; "
+    code = ("import sys, grader.course.puzzle, grader.app.notebook, grader.app.cli; "
             "heavy = [m for m in ('torch', 'triton', 'numpy', 'matplotlib') if m in sys.modules]; "
             "print(','.join(heavy))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.course import Course
-from grader.learner import plain
-from grader.notebook import HintText
+from grader.course.loader import Course
+from grader.app.learner import plain
+from grader.app.notebook import HintText
 from paths import ROOT
 
 PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
@@ -144,7 +144,7 @@ def test_instructor_commands_in_a_release_say_so_and_exit_2(released, args, what
 
 
 def test_progress_keeps_the_best_result_and_the_latest_attempt_and_a_stub_check_lowers_nothing(tmp_path):
-    from grader.learner import ProgressFile, saved_progress
+    from grader.app.learner import ProgressFile, saved_progress
     store = ProgressFile(tmp_path / ".progress.json")
     store.attempt("puzzle07", "not attempted", "2026-11-25 10:00:00")
     store.attempt("puzzle07", "failing", "2026-11-25 10:05:00")
@@ -161,7 +161,7 @@ def test_progress_keeps_the_best_result_and_the_latest_attempt_and_a_stub_check_
 
 
 def test_progress_from_before_best_was_kept_is_read_as_the_best(tmp_path):
-    from grader.learner import ProgressFile
+    from grader.app.learner import ProgressFile
     store = ProgressFile(tmp_path / ".progress.json")
     store.path.write_text(json.dumps({"puzzle02": {"status": "passed", "checked": "2026-11-20 09:00:00"}}))
     store.attempt("puzzle02", "failing", "2026-11-25 12:00:00")

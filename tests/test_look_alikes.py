@@ -9,10 +9,10 @@ import pytest
 
 from conftest import COURSE, PUZZLE_IDS, WRONG, slow_beyond_puzzle01, wrong_kernel_files
 
-from grader.compare import close_enough, look_alike_note, recognise
-from grader.plan import SpecShapes
-from grader.puzzle import LookAlike
-from grader.selftest import declared
+from grader.judge.compare import close_enough, look_alike_note, recognise
+from grader.judge.plan import SpecShapes
+from grader.course.puzzle import LookAlike
+from grader.app.selftest import declared
 
 # Every corpus file whose wrong values a look-alike names, and that look-alike's name.
 RECOGNISED = {

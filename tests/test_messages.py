@@ -114,26 +114,26 @@ def test_the_most_telling_case_is_shown_by_default(wrong_results):
 
 
 def test_two_full_stops_become_one():
-    from grader.messages import tidy
+    from grader.judge.messages import tidy
     assert tidy("the mask is wrong.. Fix: x.") == "the mask is wrong. Fix: x."
     assert tidy("rows 0 .. 3 and `a[...]` stay") == "rows 0 .. 3 and `a[...]` stay"
 
 
 def test_a_plain_int_constant_gets_its_own_name_in_the_fix():
-    from grader.messages import usual_fix
+    from grader.judge.messages import usual_fix
     fix = usual_fix("NameError(\"Cannot access global variable GROUP from within @jit'ed function.\")")
     assert "`GROUP = tl.constexpr(...)`" in fix and "`FPINT = tl.constexpr(8)`" in fix
 
 
 def test_one_element_is_one_element():
-    from grader.messages import out_of_bounds
+    from grader.judge.messages import out_of_bounds
     text = out_of_bounds({"op": "load", "tensor": "rstd", "program": [0], "line": None, "source": "", "bad_lanes": 3,
                           "lanes": 4, "shape": [1], "numel": 1, "first_index": 1})
     assert "(shape (1,), 1 element); the first is flat index 1, past its end." in text
 
 
 def test_a_math_function_given_half_precision_is_told_to_upcast():
-    from grader.messages import compile_failure
+    from grader.judge.messages import compile_failure
     error = "at 10:17:\n    rstd = 1.0 / tl.sqrt(var)\n                 ^\nExpected dtype ['fp32', 'fp64'] but got bf16"
     # On a GPU, or for an autograd wrapper's kernel, the case and its tensors are not at hand.
     assert compile_failure(error, 10, "rstd = 1.0 / tl.sqrt(var)", on_gpu=True) == (
@@ -149,7 +149,7 @@ def test_a_math_function_given_half_precision_is_told_to_upcast():
 
 
 def test_an_integer_function_gets_no_upcast():
-    from grader.messages import dtype_fix
+    from grader.judge.messages import dtype_fix
     assert dtype_fix("Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got fp32", "tl.umulhi(a, b)") is None
     assert dtype_fix("incompatible dimensions", "tl.exp(x)") is None
     assert dtype_fix("Expected dtype ['fp32', 'fp64'] but got fp16", "y = f(x)").startswith(
@@ -157,13 +157,13 @@ def test_an_integer_function_gets_no_upcast():
 
 
 def _failed(name, kind, message="", seed=0):
-    from grader.results import CaseResult
+    from grader.judge.results import CaseResult
     return CaseResult(name=name, sizes={}, blocks={}, seed=seed, grid=(1,), passed=False, kind=kind,
                       message=f"case {name}[seed={seed}]: {message}")
 
 
 def test_most_telling_ranks_the_cause_above_its_symptom():
-    from grader.results import CheckResult, most_telling
+    from grader.judge.results import CheckResult, most_telling
     plain = _failed("classic", "mismatch", "(0): yours 2.5, expected 3")
     zero = _failed("short_row", "mismatch", "(0): yours 0, expected 3; (1): yours -0, expected 1")
     half = _failed("tail", "mismatch", "(0): yours 0.5, expected 3")  # 0.5 is not a 0 left behind
@@ -185,7 +185,7 @@ def test_most_telling_ranks_the_cause_above_its_symptom():
 
 def test_the_text_report_lists_the_others_under_the_telling_case():
     from grader.report.text import render_puzzle
-    from grader.results import PuzzleResult
+    from grader.judge.results import PuzzleResult
     plain = _failed("classic", "mismatch", "(0): yours 2.5, expected 3")
     zero = _failed("short_row", "mismatch", "(0): yours 0, expected 3", seed=1)
     result = PuzzleResult(puzzle="puzzle07", title="Long sum", status="fail", source="", device="cpu",

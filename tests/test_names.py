@@ -4,7 +4,7 @@ grades as an ASCII one does, in the interpreter and through the GPU compile chec
 The compile check runs Triton's whole compile, ptxas included, on this CPU machine: ptxas
 refuses PTX holding a non-ASCII character, and Triton's line info put the kernel file's name
 into the PTX (`// José Müller.py:3:0`). Workers now compile without line info
-(grader/isolation.py, WORKER_ENV); compile errors still name the learner's line.
+(grader/channel/isolation.py, WORKER_ENV); compile errors still name the learner's line.
 """
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch import grade_class
-from grader.isolation import WORKER_ENV, Jail, bwrap_command, sandbox_available
-from grader.messages import compile_failure
-from grader.options import Options
-from grader.session import grade_many
+from grader.app.batch import grade_class
+from grader.channel.isolation import WORKER_ENV, Jail, bwrap_command, sandbox_available
+from grader.judge.messages import compile_failure
+from grader.judge.options import Options
+from grader.judge.session import grade_many
 
 from conftest import COURSE, ROOT, WRONG
 
@@ -98,8 +98,8 @@ def test_without_the_sandbox_a_home_that_is_not_ascii_grades_too(tmp_path):
     shutil.copy(SOLUTION, file)
     env = {**os.environ, "HOME": str(home), "TMPDIR": str(home / "tmp")}
     env.pop("TRITON_CACHE_DIR", None)
-    code = ("import sys; from pathlib import Path; from grader.course import Course; from grader.options import Options;"
-            "from grader.session import grade_many;"
+    code = ("import sys; from pathlib import Path; from grader.course.loader import Course; from grader.judge.options import Options;"
+            "from grader.judge.session import grade_many;"
             f"r = grade_many(Course(Path({str(ROOT)!r})), [('puzzle01', Path({str(file)!r}))], Options(sandbox='off'));"
             "print(r.results[0].status, r.results[0].checks['gpu_compile'].passed, r.results[0].message)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)

@@ -12,9 +12,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from grader.capture import LineMap, captured, notebook_module, relabel_report
+from grader.source.capture import LineMap, captured, notebook_module, relabel_report
 from grader.report.html import picture_width, render
-from grader.results import CaseResult, CheckResult, PuzzleResult, Report
+from grader.judge.results import CaseResult, CheckResult, PuzzleResult, Report
 from paths import ROOT
 
 
@@ -229,7 +229,7 @@ def notebook_folder(tmp_path, monkeypatch):
 
 @pytest.mark.slow  # grades on a pool of its own
 def test_check_says_the_line_of_the_cell(notebook_folder):
-    from grader.notebook import ProgressFile, check
+    from grader.app.notebook import ProgressFile, check
     shown = check(_cell_kernel(CELL), "puzzle02", device="cpu", picture=False,
                   progress=ProgressFile(notebook_folder / ".progress.json"))
     failure = shown.result.first_failure

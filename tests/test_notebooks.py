@@ -9,9 +9,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader import notebook_build
-from grader.capture import from_notebook, source_of
-from grader.notebook import ProgressFile, hint
+from grader.course import notebook_build
+from grader.source.capture import from_notebook, source_of
+from grader.app.notebook import ProgressFile, hint
 from paths import ROOT
 
 BOOKS = ["00_start_here", "01_classic", "02_cs336", "03_transformer"]

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from grader.sandbox.bounds import AccessTrace, Region
-from grader.grade import PuzzleGrader
-from grader.options import Options
-from grader.pictures import choose_case
+from grader.judge.grade import PuzzleGrader
+from grader.judge.options import Options
+from grader.judge.pictures import choose_case
 from grader.report.pictures import MASKED, OOB, READ, READ_WRITTEN, WRITTEN, Panel, cells_by_program
-from grader.worker_pool import WorkerProcess
+from grader.channel.worker_pool import WorkerProcess
 from paths import ROOT
 
 
@@ -67,7 +67,7 @@ def test_choose_case_prefers_the_name_then_the_first_failure(course):
 
 
 def test_choose_case_draws_the_case_the_report_leads_with(course):
-    from grader.results import CaseResult, PuzzleResult
+    from grader.judge.results import CaseResult, PuzzleResult
     cases = course.puzzle("puzzle02").cases
 
     def result(case, message, kind="mismatch"):

@@ -3,7 +3,7 @@ import io
 
 from rich.console import Console
 
-from grader.progress import Progress, duration
+from grader.report.progress import Progress, duration
 
 
 def ticking(*times):

@@ -12,14 +12,14 @@ import pytest
 
 from conftest import COURSE, ROOT
 
-from grader import messages
+from grader.judge import messages
 from grader.report import batch_files, html, json_report, text
-from grader.options import Options
-from grader.results import CaseResult, ExitCode, PuzzleResult, Report, Status, StudentResult
+from grader.judge.options import Options
+from grader.judge.results import CaseResult, ExitCode, PuzzleResult, Report, Status, StudentResult
 from grader.sandbox.interpreter_libdevice import compute
 from grader.sandbox.interpreter_limits import InterpreterLimit, find_limit
 from grader.sandbox.interpreter_semantics import bf16_to_f32, f32_to_bf16, float_to_int, to_tf32
-from grader.session import grade_many
+from grader.judge.session import grade_many
 
 PROBE = ROOT / "benchmarks" / "interpreter_vs_gpu.py"
 

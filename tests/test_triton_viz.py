@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import cli, triton_viz_view
-from grader.triton_viz_view import INSTALL, LOCAL_MODULES, VENDOR, import_map, offline_page, unavailable_reason
+from grader.app import cli, triton_viz_view
+from grader.app.triton_viz_view import INSTALL, LOCAL_MODULES, VENDOR, import_map, offline_page, unavailable_reason
 
 
 def test_new_triton_is_refused_with_the_working_version():
@@ -54,5 +54,5 @@ def test_installed_triton_viz_page_needs_nothing_else_from_esm_sh():
         pytest.skip(unavailable_reason())
     import triton_viz.visualizer.interface as interface
     urls = triton_viz_view.esm_imports(Path(interface.app.static_folder))
-    assert urls, "triton-viz's page no longer imports from esm.sh: revisit grader/triton_viz_view.py"
+    assert urls, "triton-viz's page no longer imports from esm.sh: revisit grader/app/triton_viz_view.py"
     assert import_map(urls)[1] == []

@@ -4,12 +4,12 @@ import torch
 from jaxtyping import Float32, Int32
 from torch import Tensor
 
-from grader.annotations import AnnotationError, TensorSpec, read_spec
-from grader.binding import BindingError, Param, bind
-from grader.course import CourseError, normalise_id
-from grader.fence import Buffer, is_unwritten, pack, unpack
-from grader.inputs import EDGE_VALUES, make_inputs, round_mantissa
-from grader.puzzle import EDGES, Case, Puzzle
+from grader.course.annotations import AnnotationError, TensorSpec, read_spec
+from grader.judge.binding import BindingError, Param, bind
+from grader.course.loader import CourseError, normalise_id
+from grader.judge.fence import Buffer, is_unwritten, pack, unpack
+from grader.judge.inputs import EDGE_VALUES, make_inputs, round_mantissa
+from grader.course.puzzle import EDGES, Case, Puzzle
 
 
 def spec(scale: Float32[Tensor, "N0 G"], words: Int32[Tensor, "N0 4"]) -> Float32[Tensor, "N0 N1"]:
@@ -175,8 +175,8 @@ def test_importing_a_file_leaves_no_neighbour_modules_behind():
     import sys
     from pathlib import Path
 
-    from grader.course import load_puzzle
-    from grader.imports import import_file
+    from grader.course.loader import load_puzzle
+    from grader.course.imports import import_file
     root = Path(__file__).resolve().parent.parent
     load_puzzle(str(root / "puzzles" / "puzzle15_weighted_sum_autograd.py"))
     assert "puzzle13_weighted_sum_forward" not in sys.modules
@@ -186,7 +186,7 @@ def test_importing_a_file_leaves_no_neighbour_modules_behind():
 
 
 def test_crash_messages_tell_death_gpu_crash_and_a_broken_channel_apart():
-    from grader.messages import crash
+    from grader.judge.messages import crash
     assert crash(-6, "", "cpu").startswith("the process running the kernel died (signal 6: no message).")
     gpu = crash(None, "AcceleratorError: CUDA error: an illegal memory access was encountered", "cuda")
     assert gpu.startswith("the kernel crashed its process (AcceleratorError: CUDA error: an illegal memory access")
@@ -202,7 +202,7 @@ def _bench_reply(results: list[dict]) -> dict:
 
 
 def test_bench_report_shows_gpu_only_time_and_flags_a_host_bound_step(course):
-    from grader.bench import summarise
+    from grader.judge.bench import summarise
     from grader.report.bench import render_text
     row = {"sizes": {"batch": [65536], "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 1e-6,
            "baseline_ms": 0.317}
@@ -220,7 +220,7 @@ def test_bench_report_shows_gpu_only_time_and_flags_a_host_bound_step(course):
 
 
 def test_bench_report_of_a_kernel_has_no_gpu_only_column_and_flags_impossible_speed(course):
-    from grader.bench import summarise
+    from grader.judge.bench import summarise
     from grader.report.bench import render_text
     fast = {"sizes": {"ROWS": 65536, "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 0.0,
             "ms": 0.02, "baseline_ms": 0.075}
@@ -245,7 +245,7 @@ def test_a_worker_cannot_make_the_grader_read_a_huge_message():
     import os
     import struct
 
-    from grader.protocol import MAX_FRAME, ChannelClosed, Reader
+    from grader.channel.protocol import MAX_FRAME, ChannelClosed, Reader
     header = json.dumps({"blobs": 10 ** 9}).encode()
     for payload in (struct.pack(">Q", MAX_FRAME + 1), struct.pack(">Q", len(header)) + header):
         read, write = os.pipe()
@@ -257,7 +257,7 @@ def test_a_worker_cannot_make_the_grader_read_a_huge_message():
 
 
 def test_grades_csv_cells_never_start_a_formula():
-    from grader.results import StudentResult
+    from grader.judge.results import StudentResult
     from grader.report.batch_files import grades_csv
     text = grades_csv([StudentResult("-mallory", (), ("=HYPERLINK(\"http://x\")",), 0.0)], ["puzzle01"])
     assert "'-mallory" in text and "'=HYPERLINK" in text
@@ -266,7 +266,7 @@ def test_grades_csv_cells_never_start_a_formula():
 def test_a_worker_of_a_plain_user_gets_a_task_cap(monkeypatch):
     """RLIMIT_NPROC stops a fork bomb for a plain user (it counts every thread the user runs,
     so the cap is what they run now plus room); root is exempt from it in the kernel."""
-    from grader import isolation
+    from grader.channel import isolation
     monkeypatch.setattr(isolation.os, "getuid", lambda: 0)
     assert isolation._task_cap() is None
     monkeypatch.setattr(isolation.os, "getuid", lambda: 4_000_000)  # a user with no tasks here

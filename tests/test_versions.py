@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from grader import apis
+from grader.course import apis
 from grader.report import json_report as render_json
 from grader.report import text as render_text
-from grader.results import StudentResult
-from grader.options import Options
+from grader.judge.results import StudentResult
+from grader.judge.options import Options
 from grader.report.batch_files import gradescope, grades_csv, junit_xml
-from grader.results import PuzzleResult, Report
-from grader.session import grade_many
+from grader.judge.results import PuzzleResult, Report
+from grader.judge.session import grade_many
 
 from conftest import COURSE
 

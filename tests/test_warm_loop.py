@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import COURSE, ROOT
-from grader import wire
-from grader.options import Options
+from grader.channel import wire
+from grader.judge.options import Options
 
 SOLUTION_01 = (ROOT / "solutions" / "puzzle01_constant_add.py").read_text()
 WRONG_01 = SOLUTION_01.replace("x + 10.0", "x + 11.0")
@@ -29,7 +29,7 @@ def _payload_in_the_kernel(payload: str) -> str:
 PATCHING_01 = _payload_in_the_kernel('''
 
 def _payload():
-    from grader import wire
+    from grader.channel import wire
     from grader.sandbox import worker
     worker.Worker.op_run = lambda self, msg, blobs: (wire.Failure("exception", error="patched"), [])
 ''')
@@ -71,7 +71,7 @@ def test_a_zygote_warms_what_a_fork_asks_once_and_ignores_the_unknown(monkeypatc
 
 
 def test_the_compile_checkers_import_torch_first_where_the_files_do(tmp_path):
-    from grader.session import _compile_warm
+    from grader.judge.session import _compile_warm
     solution, puzzle_file = tmp_path / "a.py", tmp_path / "b.py"
     solution.write_text(SOLUTION_01)
     puzzle_file.write_text((ROOT / "puzzles" / "puzzle01_constant_add.py").read_text())
@@ -81,8 +81,8 @@ def test_the_compile_checkers_import_torch_first_where_the_files_do(tmp_path):
 
 def _stage_asked(monkeypatch, tmp_path, source: str) -> set[str]:
     """The stages the compile check asks for when grading ``source`` as puzzle 01 (nothing runs)."""
-    from grader.grade import PuzzleGrader
-    from grader.worker_pool import CompileChecker
+    from grader.judge.grade import PuzzleGrader
+    from grader.channel.worker_pool import CompileChecker
     path = tmp_path / "puzzle01_constant_add.py"
     path.write_text(source)
     checker = CompileChecker("compile")
@@ -93,7 +93,7 @@ def _stage_asked(monkeypatch, tmp_path, source: str) -> set[str]:
     grader.info = wire.Loaded(params=[wire.KernelParam(n, c) for n, c in
                                       (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))],
                               stub=False, line=1)
-    from grader.binding import Param
+    from grader.judge.binding import Param
     assert grader._compile_check([Param(p.name, p.constexpr) for p in grader.info.params]).passed
     return set(asked)
 
@@ -106,15 +106,15 @@ def test_the_compile_check_stops_after_llvm_unless_the_file_needs_ptxas(monkeypa
 
 
 def test_the_compile_checker_remembers_by_file_and_request(monkeypatch, tmp_path):
-    from grader.grade import PuzzleGrader
-    from grader.worker_pool import CompileChecker
+    from grader.judge.grade import PuzzleGrader
+    from grader.channel.worker_pool import CompileChecker
     path = tmp_path / "puzzle01_constant_add.py"
     checker = CompileChecker("compile")
     asked = []
     monkeypatch.setattr(checker.worker, "request", lambda message, blobs=(), timeout=None:
                         (asked.append(message), (wire.Compiled(variants=1), []))[1])
     params = [wire.KernelParam(n, c) for n, c in (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))]
-    from grader.binding import Param
+    from grader.judge.binding import Param
 
     def check(source: str) -> int:
         path.write_text(source)
@@ -131,7 +131,7 @@ def test_the_compile_checker_remembers_by_file_and_request(monkeypatch, tmp_path
 
 @pytest.mark.slow  # grades in workers
 def test_a_failed_compile_check_is_the_verdict_with_every_case_beside_it(tmp_path):
-    from grader.session import grade_many
+    from grader.judge.session import grade_many
     path = tmp_path / "puzzle01_constant_add.py"
     path.write_text(NOT_TRITON_01)
     results = [grade_many(COURSE, [("puzzle01", path)], Options()).results[0] for _ in range(2)]
@@ -149,7 +149,7 @@ def test_one_context_grades_again_and_again_in_fresh_workers(tmp_path):
     """As a notebook's checks: a kernel that patches its worker, then one that kills its zygote,
     change nothing for the checks after them. (No compile check here: it would fail these kernels,
     and might cancel their cases before the payload runs.)"""
-    from grader.session import Grading
+    from grader.judge.session import Grading
     folder = tmp_path / "checks"
     folder.mkdir()
     path = folder / "puzzle01_notebook.py"
@@ -174,7 +174,7 @@ def test_one_context_grades_again_and_again_in_fresh_workers(tmp_path):
 
 @pytest.mark.slow  # grades in workers
 def test_a_context_compiles_an_unchanged_kernel_once(tmp_path):
-    from grader.session import Grading
+    from grader.judge.session import Grading
     path = tmp_path / "puzzle01_notebook.py"
     path.write_text(SOLUTION_01)
     with Grading(COURSE, [path], Options()) as grading:
@@ -192,8 +192,8 @@ def test_a_context_compiles_an_unchanged_kernel_once(tmp_path):
 @pytest.mark.slow  # checks in workers
 def test_a_notebooks_checks_share_one_context_and_draw_with_it(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT / "notebooks")
-    from grader import notebook
-    from grader.learner import ProgressFile
+    from grader.app import notebook
+    from grader.app.learner import ProgressFile
     (tmp_path / "wrong_cell.py").write_text(WRONG_01)
     monkeypatch.syspath_prepend(str(tmp_path))
     namespace = vars(__import__("wrong_cell"))
@@ -222,7 +222,7 @@ def test_the_command_line_prints_the_first_failure_before_the_report(tmp_path):
 
 
 def test_a_lone_student_is_graded_on_every_job(monkeypatch, tmp_path):
-    from grader import batch
+    from grader.app import batch
     seen = []
     monkeypatch.setattr(batch, "grade_student", lambda course, student, options, memory_mb, threads:
                         seen.append(threads) or batch.StudentResult(student.name, (), (), 0.0))
@@ -237,7 +237,7 @@ def test_a_lone_student_is_graded_on_every_job(monkeypatch, tmp_path):
 def test_a_jail_started_by_a_grading_thread_outlives_it(tmp_path):
     """bwrap dies with the thread that started it: every jail is started by one long-lived thread,
     so that a zygote started (or restarted) during one grade serves the next."""
-    from grader.session import Grading
+    from grader.judge.session import Grading
     path = tmp_path / "puzzle01_notebook.py"
     path.write_text(SOLUTION_01)
     with Grading(COURSE, [path], Options(compile_check=False), now=False) as grading:  # started by the pool
@@ -251,7 +251,7 @@ def test_a_jail_started_by_a_grading_thread_outlives_it(tmp_path):
 
 def test_a_compile_failure_is_reported_with_the_cases_that_ran_beside_it():
     from grader.report.text import render_puzzle
-    from grader.results import CaseResult, CheckResult, PuzzleResult
+    from grader.judge.results import CaseResult, CheckResult, PuzzleResult
 
     def case(name, passed, kind=None, message=""):
         return CaseResult(name=name, sizes={"N0": 32}, blocks={"B0": 32}, seed=0, grid=(1,), passed=passed,

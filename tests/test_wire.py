@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import pytest
 
-from grader.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, to_dict
+from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, to_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -57,8 +57,8 @@ def test_every_kind_the_grader_and_the_corpus_name_is_a_failure_kind():
 
 
 # ---- the wire: checked when built, checked when read ---------------------------------------
-from grader import wire  # noqa: E402
-from grader.worker_pool import WorkerDied, WorkerProcess  # noqa: E402
+from grader.channel import wire  # noqa: E402
+from grader.channel.worker_pool import WorkerDied, WorkerProcess  # noqa: E402
 
 
 def _run_request(**change) -> wire.Run:
@@ -179,7 +179,7 @@ def test_a_malformed_reply_is_the_workers_failure_and_the_worker_is_killed(monke
     killed = []
     monkeypatch.setattr(worker, "start", lambda: None)
     monkeypatch.setattr(worker, "kill", lambda: killed.append(True))
-    monkeypatch.setattr("grader.worker_pool.write_message", lambda *a, **k: None)
+    monkeypatch.setattr("grader.channel.worker_pool.write_message", lambda *a, **k: None)
     worker.channel, worker._worker_ready = type("S", (), {"fileno": lambda self: -1})(), True
     worker.reader = _Channel({"ok": True, "runs": [{"label": "", "reversed": False, "seconds": 0.1, "printed": "",
                                                     "verdict": "pass"}], "blobs": 0})
@@ -238,9 +238,9 @@ class _Worker:
 
 
 def _grade(course, puzzle_id, answer):
-    from grader.grade_function import FunctionGrader
-    from grader.grade import PuzzleGrader
-    from grader.options import Options
+    from grader.judge.grade_function import FunctionGrader
+    from grader.judge.grade import PuzzleGrader
+    from grader.judge.options import Options
     grader_class = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
     worker = _Worker(answer)
     solution = ROOT / "solutions" / course.puzzle_file(puzzle_id).name
@@ -268,7 +268,7 @@ def test_a_compile_error_reads_the_same_for_a_kernel_and_an_autograd_puzzle(cour
 
 @pytest.mark.parametrize("puzzle_id", ["puzzle01", "puzzle15"])
 def test_a_timeout_and_a_crash_read_the_same_for_a_kernel_and_an_autograd_puzzle(course, puzzle_id):
-    from grader.worker_pool import WorkerTimedOut
+    from grader.channel.worker_pool import WorkerTimedOut
 
     def timeout(message):
         raise WorkerTimedOut()
@@ -302,7 +302,7 @@ def test_a_deeply_nested_header_is_a_broken_channel_not_a_grader_crash():
     import os
     import struct
 
-    from grader.protocol import ChannelClosed, Reader
+    from grader.channel.protocol import ChannelClosed, Reader
     header = b"[" * 50_000  # fits in a pipe buffer; json gives up far sooner
     read, write = os.pipe()
     try:
@@ -347,9 +347,9 @@ class WeightedSumFunc(torch.autograd.Function):
 def test_an_autograd_wrappers_kernel_that_does_not_compile_fails_as_compile_in_the_interpreter(course, tmp_path):
     """The interpreter would run `tl.arange(0, D)` with a runtime D as Python; the compile check
     of the wrapper's launches, as a GPU would compile them, fails the case instead."""
-    from grader.grade_function import FunctionGrader
-    from grader.options import Options
-    from grader.worker_pool import CompileChecker
+    from grader.judge.grade_function import FunctionGrader
+    from grader.judge.options import Options
+    from grader.channel.worker_pool import CompileChecker
     wrapper = tmp_path / "puzzle15_weighted_sum_function.py"
     wrapper.write_text(NOT_CONSTEXPR_WRAPPER)
     worker, compiler = WorkerProcess("cpu"), CompileChecker("compile")
@@ -367,8 +367,8 @@ def test_an_autograd_wrappers_kernel_that_does_not_compile_fails_as_compile_in_t
 
 @pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="a GPU compiles; the interpreter does not")
 def test_an_autograd_wrappers_kernel_that_does_not_compile_fails_as_compile_on_a_gpu(course, tmp_path):
-    from grader.grade_function import FunctionGrader
-    from grader.options import Options
+    from grader.judge.grade_function import FunctionGrader
+    from grader.judge.options import Options
     wrapper = tmp_path / "puzzle15_weighted_sum_function.py"
     wrapper.write_text(NOT_CONSTEXPR_WRAPPER)
     worker = WorkerProcess("cuda")
@@ -386,9 +386,9 @@ def test_an_autograd_wrappers_kernel_that_does_not_compile_fails_as_compile_on_a
 def test_on_a_gpu_a_stray_load_the_interpreter_beside_it_finds_fails_the_case(course, puzzle_id):
     """The GPU run passes (its values are right) and the interpreter's run of the same case finds a
     load out of bounds: the case fails as out of bounds, saying where the finding came from."""
-    from grader.grade import PuzzleGrader
-    from grader.grade_function import FunctionGrader
-    from grader.options import Options
+    from grader.judge.grade import PuzzleGrader
+    from grader.judge.grade_function import FunctionGrader
+    from grader.judge.options import Options
     access = {"op": "load", "tensor": "x", "shape": [200], "numel": 200, "first_index": 200, "bad_lanes": 24,
               "lanes": 32, "program": [6, 0, 0], "line": 9, "source": "x = tl.load(x_ptr + i)", "via": None}
     stray = wire.Failure("out_of_bounds", access=wire.OutOfBoundsAccess.from_json(access))

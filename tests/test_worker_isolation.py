@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import COURSE, ROOT
-from grader.intake import prepare_class
-from grader.isolation import sandbox_available
-from grader.options import Options
-from grader.student import grade_student
+from grader.source.intake import prepare_class
+from grader.channel.isolation import sandbox_available
+from grader.judge.options import Options
+from grader.judge.student import grade_student
 
 # Puzzle 15's wrapper, run while it is recorded, with a payload before its honest forward.
 ATTACKER = (ROOT / "solutions" / "puzzle15_weighted_sum_autograd.py").read_text().replace(
@@ -24,7 +24,7 @@ ATTACKER = (ROOT / "solutions" / "puzzle15_weighted_sum_autograd.py").read_text(
 PATCH_THE_WORKER = '''
 
 def _payload():
-    from grader import wire
+    from grader.channel import wire
     from grader.sandbox import worker
     broken = lambda self, msg, blobs: (wire.Failure("exception", error="patched by puzzle 15"), [])
     worker.Worker.op_run = worker.Worker.op_replay = worker.Worker.op_record = broken

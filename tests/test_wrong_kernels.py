@@ -4,7 +4,7 @@ import pytest
 
 from conftest import slow_beyond_puzzle01, wrong_kernel_files
 
-from grader.selftest import declared
+from grader.app.selftest import declared
 
 # What every message of a kind must say: the finding, and the way to a fix.
 MESSAGE_MUST_SAY = {

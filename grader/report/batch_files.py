@@ -10,7 +10,7 @@ import io
 import json
 from xml.etree import ElementTree as ET
 
-from grader.results import StudentResult, to_dict
+from grader.judge.results import StudentResult, to_dict
 
 UNDECIDED = ("not_attempted", "unsupported", "interpreter_limit")  # neither passed nor failed: skipped
 

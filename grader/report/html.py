@@ -13,7 +13,7 @@ import struct
 from html import escape
 from pathlib import Path
 
-from grader.results import PuzzleResult
+from grader.judge.results import PuzzleResult
 
 MARK = {True: '<span style="color:#2e7d32">✓</span>', False: '<span style="color:#c62828">✗</span>'}
 HEADLINE = {"pass": "#2e7d32", "fail": "#c62828", "not_attempted": "#757575", "unsupported": "#757575",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from grader.results import Report, to_dict
+from grader.judge.results import Report, to_dict
 
 
 def render(report: Report) -> str:

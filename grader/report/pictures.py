@@ -4,7 +4,7 @@ Drawn with matplotlib into a static PNG or SVG, offline and headless, from the a
 the interpreter run records (every load and store our bounds check sees). Masked-off lanes
 are grey, out-of-bounds lanes red, drawn past the tensor's outline where they fell.
 
-Only the drawing lives here: :mod:`grader.pictures` runs the kernels in a worker and hands
+Only the drawing lives here: :mod:`grader.judge.pictures` runs the kernels in a worker and hands
 their traces to :func:`draw_case`.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Plain-text report: one line per puzzle, the reason under a failure, then a summary."""
 from __future__ import annotations
 
-from grader.results import CaseResult, CheckResult, PuzzleResult, Report
+from grader.judge.results import CaseResult, CheckResult, PuzzleResult, Report
 
 MARKS = {"pass": "✓", "fail": "✗", "not_attempted": "·", "unsupported": "–", "interpreter_limit": "?", "error": "!"}
 

@@ -1,7 +1,7 @@
 """Timing a learner's kernel or autograd function on a GPU, one size of the sweep per request
 (runs inside a cuda worker).
 
-The grader plans each size as it plans a graded case (``grader.plan``: the same inputs, with
+The grader plans each size as it plans a graded case (``grader.judge.plan``: the same inputs, with
 the puzzle's ``mantissa_bits``) and sends the inputs; this side runs the kernel once on them
 and sends back what it wrote (an autograd function: the gradients it returned), so that the
 grader, not this process, judges the result. Then it times.
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import torch
 
-from grader.binding import Param, bind
-from grader.dtypes import dtype_name, tensor_bytes
-from grader.puzzle import Puzzle, with_case_values
+from grader.judge.binding import Param, bind
+from grader.course.dtypes import dtype_name, tensor_bytes
+from grader.course.puzzle import Puzzle, with_case_values
 from grader.sandbox.launch import parameters, unwrap
 
 STATISTIC = "median"

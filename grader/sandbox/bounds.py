@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grader.source_lines import pointer_names
+from grader.source.source_lines import pointer_names
 
 
 @dataclass(frozen=True)

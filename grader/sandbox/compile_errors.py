@@ -8,7 +8,7 @@ Triton's errors do not always carry their reason on the outer exception:
 * ptxas's complaint sits in the middle of a PTXASError, before a "Repro command" line.
 
 :func:`describe` walks the chain and puts the real reason, and where a helper failed, on the
-last line, which is what :func:`grader.messages.compile_failure` shows and matches fixes on.
+last line, which is what :func:`grader.judge.messages.compile_failure` shows and matches fixes on.
 """
 from __future__ import annotations
 

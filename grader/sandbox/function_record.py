@@ -2,7 +2,7 @@
 
 The wrapper's forward and backward run once, on fake tensors: they carry the case's shapes,
 strides, dtypes and device, and no values (PyTorch's ``FakeTensorMode``). Everything they do
-is written down as a :class:`grader.wire.Program`:
+is written down as a :class:`grader.channel.wire.Program`:
 
 * each PyTorch operator (``aten::view.default``, ``aten::sum.dim_IntList``, ...), with its
   arguments, the tensors it made, and the learner's line that called it;
@@ -28,7 +28,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.weak import WeakIdKeyDictionary
 
-from grader.dtypes import dtype_name
+from grader.course.dtypes import dtype_name
 
 CONSTANT_LIMIT = 4096  # elements of a tensor made from Python data (torch.tensor([...])) kept as values
 # What records nothing: asking a tensor for its device.

@@ -1,6 +1,6 @@
 """Replaying a recorded autograd wrapper on real data (inside a worker that never ran it).
 
-The program (:class:`grader.wire.Program`, made by :mod:`.function_record`) is run step by
+The program (:class:`grader.channel.wire.Program`, made by :mod:`.function_record`) is run step by
 step: PyTorch operators are looked up in ``torch.ops.aten`` by name and called, kernels are
 found from the learner's module by the path the recording gave and launched, with the grid
 the recording worked out. No other learner Python runs here: not the wrapper, not its grid
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import torch
 
-from grader.dtypes import dtype_name
+from grader.course.dtypes import dtype_name
 
 # Operators that read or write files: a recorded program never gets them.
 REFUSED = {"from_file", "_local_scalar_dense", "save", "load"}
@@ -212,7 +212,7 @@ def launch_signature(fn, arguments, keywords: dict, provided: set[str]) -> tuple
     of 1 specialised into a constant, as Triton does; a float as fp32)."""
     import inspect
 
-    from grader.dtypes import DTYPES
+    from grader.course.dtypes import DTYPES
     params = inspect.signature(fn).parameters
     named = dict(zip(params, arguments))
     named.update({k: v for k, v in keywords.items() if k in params})

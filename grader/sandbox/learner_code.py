@@ -11,7 +11,7 @@ import tempfile
 import textwrap
 import traceback
 
-from grader.source_lines import is_stub_body
+from grader.source.source_lines import is_stub_body
 
 
 @contextlib.contextmanager

@@ -2,7 +2,7 @@
 
 A learner's file, and every module it imports from outside the installed packages (their
 other puzzle files, a helper of theirs), is executed as its definitions only
-(:func:`grader.capture.definitions_only`): imports, functions, Triton's decorators,
+(:func:`grader.source.capture.definitions_only`): imports, functions, Triton's decorators,
 autograd classes and literal constants. Nothing else of the file runs, so no import-time
 code can patch Triton, torch or the worker.
 
@@ -38,7 +38,7 @@ def _trusted(origin: str) -> bool:
 
 def sanitised_source(path: str) -> str:
     """The file's definitions, line for line; also what ``linecache`` shows for it."""
-    from grader.capture import definitions_only
+    from grader.source.capture import definitions_only
     with open(path, encoding="utf-8") as f:
         text = definitions_only(f.read())
     lines = text.splitlines(keepends=True)
@@ -86,7 +86,7 @@ def install(extra_globals: dict | None = None) -> None:
 
 def import_learner(path: str, name: str, run=None):
     """Import a learner's file by path, definitions only (its folder importable meanwhile)."""
-    from grader.imports import import_file
+    from grader.course.imports import import_file
     spec = importlib.util.spec_from_file_location(name, path, loader=_Loader(path))
     return import_file(path, name, run=run, spec=spec)
 

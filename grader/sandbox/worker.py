@@ -21,14 +21,14 @@ import traceback
 
 from grader.sandbox.launch import python_function
 from grader.sandbox.learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
-from grader import wire
-from grader.dtypes import DTYPES, dtype_name, tensor_bytes
-from grader.protocol import ChannelClosed, Reader, write_message
+from grader.channel import wire
+from grader.course.dtypes import DTYPES, dtype_name, tensor_bytes
+from grader.channel.protocol import ChannelClosed, Reader, write_message
 
 
 def kernel_params(fn) -> list:
     """The kernel's parameters, in order, and which are ``tl.constexpr``."""
-    from grader.binding import Param
+    from grader.judge.binding import Param
     params = []
     for p in inspect.signature(fn).parameters.values():
         ann = p.annotation
@@ -230,7 +230,7 @@ class Worker:
     def _grid(self, msg: wire.Run):
         """The launch grid as a function of the launch's values: autotuning and heuristics may
         choose the block sizes it depends on. The function comes from the course's puzzle."""
-        from grader.course import load_puzzle
+        from grader.course.loader import load_puzzle
         puzzle = load_puzzle(msg.puzzle_file)
         values = dict(msg.values)
 
@@ -330,7 +330,7 @@ class Worker:
         """Time the learner's kernel (or autograd function) at one size of the puzzle's sweep,
         on the inputs the grader planned; what it wrote goes back for the grader to judge."""
         from grader.sandbox.bench_run import METHOD, bench_function, bench_kernel, device_copy
-        from grader.course import load_puzzle
+        from grader.course.loader import load_puzzle
         if self.device != "cuda":
             return wire.Failure("error", error="benchmarks need a CUDA device"), []
         puzzle = load_puzzle(msg.puzzle_file)

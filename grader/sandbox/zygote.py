@@ -11,7 +11,7 @@ The grader speaks to this process over a ``SOCK_SEQPACKET`` control socket (its 
 
 * ``{"op": "fork", "warm": [...]}`` with a stream socket attached (``SCM_RIGHTS``): warm the
   named steps of :mod:`grader.sandbox.warmup` not yet warmed, then fork a worker that serves the
-  framed protocol (:mod:`grader.protocol`) on that socket; reply ``{"pid": N}``.
+  framed protocol (:mod:`grader.channel.protocol`) on that socket; reply ``{"pid": N}``.
 * ``{"op": "end", "grace": S}``: wait up to S seconds for the worker to exit, then kill it;
   reply ``{"returncode": R, "killed": K}`` (R negative: the signal that ended it, as
   ``subprocess`` says; K: whether the grace ran out).
@@ -184,7 +184,7 @@ class Zygote:
 
 def _serve(device: str, channel: int, private: str) -> int:
     """The worker's life: a folder of its own, then the protocol on ``channel`` until Exit."""
-    from grader.protocol import Reader
+    from grader.channel.protocol import Reader
     from grader.sandbox.worker import Worker
     _prctl(PR_SET_DUMPABLE, 1)  # its own /proc entries, as any process
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a zygote killed takes its worker with it

@@ -1,0 +1,186 @@
+"""``python -m grader``: parse the command line, then grade and render through the modules
+that do the work: :mod:`grader.app.targets` (what to grade), :mod:`grader.app.frontend` (the course,
+the device), :mod:`grader.judge.session` (grading) and :mod:`grader.report` (rendering)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from grader.course.loader import Course, CourseError, PuzzleLoadError
+from grader.app.frontend import USAGE_ERROR, course_at, has_cuda, pick_device, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
+from grader.judge.options import Options
+from grader.app.targets import Target, resolve
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m grader",
+        description="Grade Triton puzzle kernels against their PyTorch specs.",
+        epilog="examples:\n  python -m grader puzzle01\n  python -m grader --all --solutions\n"
+               "  python -m grader puzzle07 --file my_kernels.py --json\n"
+               "  python -m grader notebooks [--check]     generate notebooks/ from puzzles/\n"
+               "  python -m grader hint PUZZLE             the puzzle's next hint, one more each time\n"
+               "  python -m grader progress                what grading and the notebooks' checks saved\n"
+               "  python -m grader batch SUBMISSIONS       grade a class (grades.csv, results.json, junit.xml)\n"
+               "  python -m grader selftest                solutions pass, wrong kernels fail as declared\n"
+               "  python -m grader release OUT_DIR         the learner's copy, without solutions\n"
+               "  python -m grader doctor [--json]         check versions and grade puzzle 1: is this setup sound?",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("puzzles", nargs="*", metavar="PUZZLE", help="puzzle ids, e.g. puzzle07 (or 7)")
+    parser.add_argument("--all", action="store_true", help="grade every puzzle")
+    parser.add_argument("--solutions", action="store_true", help="grade the reference solutions in solutions/")
+    parser.add_argument("--file", type=Path, help="grade the kernels in this .py file, found by kernel name")
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default=Options.ASKED_DEVICE,
+                        help="cuda runs on the GPU; cpu runs the Triton interpreter (default: cuda if available)")
+    parser.add_argument("--timeout", type=float, default=Options.timeout,
+                        help="seconds allowed per case (default %(default)g)")
+    parser.add_argument("--jobs", type=int, default=Options.JOBS,
+                        help="worker processes grading in parallel (default: 2)")
+    parser.add_argument("--no-bounds-check", action="store_true", help=argparse.SUPPRESS)  # to measure its cost
+    parser.add_argument("--no-compile-check", action="store_true",
+                        help="skip compiling interpreter-graded kernels for a GPU target")
+    parser.add_argument("--viz", type=Path, metavar="PATH",
+                        help="also draw which elements each program read and wrote (PNG or SVG), "
+                             "yours beside the reference, for one case")
+    parser.add_argument("--viz-case", metavar="NAME",
+                        help="the case to draw (default: the first failing case, else the classic one)")
+    parser.add_argument("--triton-viz", action="store_true",
+                        help="trace one case (as --viz-case picks) with triton-viz and serve its 3-D viewer "
+                             "on 127.0.0.1 until Ctrl-C (needs the [viz] extra)")
+    parser.add_argument("--bench", action="store_true",
+                        help="time the kernel on the GPU against the device's copy bandwidth and PyTorch")
+    parser.add_argument("--plot", type=Path, metavar="PATH", help="with --bench: save a plot of the size sweep")
+    parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
+    parser.add_argument("--verbose", "-v", action="store_true", help="show every failing case and printed output")
+    return parser
+
+
+def bench_main(args, course: Course, targets: list[Target]) -> int:
+    if len(targets) != 1:
+        return usage_error("--bench times one puzzle: name exactly one", args.json)
+    if args.device == "cpu" or not has_cuda():
+        return usage_error("--bench needs a CUDA GPU, and this machine has none (grading works without one; "
+                           "timing does not)", args.json)
+    broken = course.load_error(targets[0].puzzle)
+    if broken is not None:  # the learner's puzzle file: a failure to fix, not a usage error
+        print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
+        return 1
+    from grader.judge.bench import run_bench
+    from grader.report import bench
+    try:
+        doc = run_bench(course, targets[0].puzzle, targets[0].path)
+    except CourseError as exc:
+        return usage_error(str(exc), args.json)
+    print(bench.render_json(doc) if args.json else bench.render_text(doc))
+    if args.plot is not None and doc.ok:
+        print(f"plot: {bench.plot(doc, args.plot)}", file=sys.stderr)
+    return 1 if doc.fails else 0
+
+
+class FirstFailure:
+    """One puzzle's first failing case, printed (to stderr) as soon as it is judged: the rest of
+    the cases and the compile check may take a while, and the full report follows them."""
+
+    def __init__(self, target) -> None:
+        self.target, self.shown = target, False
+
+    def __call__(self, puzzle_id: str, case) -> None:
+        if self.shown or case.passed or case.kind == "skipped":
+            return
+        self.shown = True
+        message = self.target.lines.relabel(case.message) if self.target.lines is not None else case.message
+        first = message.splitlines()[0]
+        print(f"✗ {puzzle_id}, first failing case: {first}", file=sys.stderr, flush=True)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    from grader.app.commands import SUBCOMMANDS
+    if argv and argv[0] in SUBCOMMANDS:
+        return SUBCOMMANDS[argv[0]](argv[1:])
+    parser = build_parser()
+    if "--json" in argv:  # a bad option is a usage error too: JSON as well, not argparse's text
+        def json_error(message: str):
+            raise SystemExit(usage_error(message, as_json=True))
+        parser.error = json_error
+    args = parser.parse_args(argv)
+    try:
+        course = course_at(args.root)
+        if args.solutions:
+            from grader.app.learner import instructor_only, is_release
+            if is_release(course):
+                raise CourseError(instructor_only("--solutions"))
+        targets = resolve(course, args.puzzles, file=args.file, every=args.all, solutions=args.solutions)
+    except CourseError as exc:
+        return usage_error(str(exc), args.json)
+    if args.viz is not None and len(targets) != 1:
+        return usage_error("--viz draws one puzzle: name exactly one", args.json)
+    if args.viz is not None and args.viz.suffix not in (".png", ".svg"):
+        return usage_error("--viz writes a .png or .svg file", args.json)
+    if args.viz_case is not None:
+        from grader.judge.pictures import choose_case
+        try:
+            choose_case(course.puzzle(targets[0].puzzle).cases, args.viz_case, None)
+        except CourseError as exc:
+            return usage_error(str(exc), args.json)
+        except PuzzleLoadError:
+            pass  # grading reports the broken file as that puzzle's failure, and nothing is drawn
+    if args.triton_viz:
+        from grader.app.triton_viz_view import unavailable_reason
+        reason = unavailable_reason()
+        if reason or len(targets) != 1:
+            return usage_error(reason or "--triton-viz shows one puzzle: name exactly one", args.json)
+    if args.jobs < 1 or args.timeout <= 0:
+        return usage_error("--jobs and --timeout must be positive", args.json)
+
+    if args.bench:
+        return bench_main(args, course, targets)
+    from grader.judge.session import grade_many
+    try:
+        device = pick_device(args.device)
+    except CourseError as exc:
+        return usage_error(str(exc), args.json)
+    options = Options(device=device, timeout=args.timeout, compile_check=not args.no_compile_check,
+                      check_bounds=not args.no_bounds_check)
+    progress = None
+    if len(targets) > 1:  # --all or several puzzles: long enough to want to see it move
+        from grader.report.progress import Progress
+        progress = Progress(len(targets))
+    first_failure = None if progress is not None or args.json else FirstFailure(targets[0])
+    try:
+        report = grade_many(course, [(t.puzzle, t.path) for t in targets], options, jobs=args.jobs,
+                            on_result=None if progress is None else
+                            lambda result: progress.step(result.puzzle, result.status.replace("_", " ")),
+                            on_case=first_failure)
+    finally:
+        if progress is not None:
+            progress.close()
+    if not args.solutions and args.file is None:  # the learner's own puzzles/: what `progress` shows
+        from grader.app.learner import record
+        record(course, report.results)
+    from grader.app.targets import relabel
+    report = relabel(report, targets)  # a notebook's "line N" said as "line M of code cell K"
+    if args.json:
+        from grader.report.json_report import render
+        print(render(report))
+    else:
+        from grader.report.text import render
+        print(render(report, verbose=args.verbose))
+    if (args.viz is not None or args.triton_viz) and course.load_error(targets[0].puzzle) is not None:
+        return report.exit_code  # the puzzle file does not load: its failure is above, nothing to draw
+    if args.viz is not None:
+        from grader.judge.pictures import picture
+        try:
+            drawn = picture(course, targets[0].puzzle, targets[0].path, path=args.viz, case_name=args.viz_case,
+                            result=report.results[0], timeout=args.timeout)
+        except CourseError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return USAGE_ERROR
+        print(f"memory-access picture of case {drawn.case}: {drawn.path}", file=sys.stderr)
+    if args.triton_viz:
+        from grader.app.triton_viz_view import serve_from_cli
+        return serve_from_cli(course, targets[0].puzzle, targets[0].path, case_name=args.viz_case, result=report.results[0])
+    return report.exit_code

@@ -1,0 +1,240 @@
+"""The subcommands of ``python -m grader``: notebooks, hint, progress, batch, selftest, release, doctor.
+
+Each parses its own arguments and calls the module that does the work.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from grader.app.frontend import USAGE_ERROR, course_at, usage_error
+from grader.course.loader import CourseError, PuzzleLoadError
+from grader.judge.options import Options
+
+
+def usage_errors(command):
+    """Usage problems (no course, unknown puzzle, missing file) print one line and exit 2: on
+    stderr, or with --json as ``{"error": ...}`` on stdout. A course puzzle file that does not
+    load stops a command that needs every puzzle (notebooks, batch, release) with one line
+    naming the file and the line, and exit 1: not a traceback."""
+    def run(argv) -> int:
+        as_json = "--json" in argv
+        try:
+            return command(argv)
+        except CourseError as exc:
+            return usage_error(str(exc), as_json)
+        except PuzzleLoadError as exc:
+            if as_json:
+                print(json.dumps({"error": exc.message}))
+            else:
+                print(f"error: {exc.message}", file=sys.stderr)
+            return 1
+    run.__name__ = command.__name__
+    return run
+
+
+@usage_errors
+def notebooks_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader notebooks",
+                                     description="Generate notebooks/ from puzzles/ (never edit them by hand).")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the notebooks are out of date")
+    parser.add_argument("--root", type=Path)
+    args = parser.parse_args(argv)
+    from grader.course import notebook_build
+    course = course_at(args.root)
+    if args.check:
+        stale = notebook_build.stale(course)
+        if stale:
+            print(f"out of date: {', '.join(stale)}; run `python -m grader notebooks`", file=sys.stderr)
+            return 1
+        print("notebooks are up to date")
+        return 0
+    for path in notebook_build.write(course):
+        print(f"wrote {path.relative_to(course.root)}")
+    return 0
+
+
+@usage_errors
+def hint_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader hint",
+                                     description="Show the next hint of a puzzle: one more each time.")
+    parser.add_argument("puzzle", metavar="PUZZLE", help="a puzzle id, e.g. puzzle04 (or 4)")
+    parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
+    args = parser.parse_args(argv)
+    from rich.console import Console
+
+    from grader.course.loader import normalise_id
+    from grader.app.learner import next_hint, progress_file, rich_text
+    from grader.app.learner import ProgressFile
+    course = course_at(args.root)
+    puzzle_id = normalise_id(args.puzzle)
+    course.puzzle_file(puzzle_id)  # an unknown puzzle is a usage error
+    console = Console(highlight=False, soft_wrap=True)
+    for line in next_hint(course, puzzle_id, ProgressFile(progress_file(course))).lines():
+        console.print(rich_text(line))
+    return 0
+
+
+@usage_errors
+def progress_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader progress",
+                                     description="Show the progress saved by grading, from the command line "
+                                                 "or the notebooks' checks, and the hints seen.")
+    parser.add_argument("--file", type=Path, help="the progress file (default: the course's, in notebooks/)")
+    parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
+    args = parser.parse_args(argv)
+    from grader.app.learner import PROGRESS_FILE, progress_file, saved_progress
+    if args.file or args.root:
+        candidates = [args.file or progress_file(course_at(args.root))]
+    else:
+        try:
+            candidates = [progress_file(course_at(None))]
+        except CourseError:  # outside a course: a notebook's file, here or in notebooks/
+            candidates = [Path.cwd() / PROGRESS_FILE, Path.cwd() / "notebooks" / PROGRESS_FILE]
+    print("\n".join(saved_progress(candidates)))
+    return 0
+
+
+@usage_errors
+def batch_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader batch",
+                                     description="Grade a class: every entry of SUBMISSIONS is one student.")
+    parser.add_argument("submissions", type=Path, help="a folder of student folders, .py files or notebooks")
+    parser.add_argument("--out", type=Path, default=Path("grading"), help="where the reports go (default: grading/)")
+    parser.add_argument("--jobs", type=int, default=Options.JOBS, help="students graded at once")
+    parser.add_argument("--timeout", type=float, default=Options.timeout, help="seconds per case")
+    parser.add_argument("--memory-mb", type=int, default=Options.BATCH_MEMORY_MB,
+                        help="address-space cap per worker (MiB)")
+    parser.add_argument("--seed-secret", type=int, default=0, help="mixed into every input seed")
+    parser.add_argument("--format", choices=("standard", "gradescope"), default="standard",
+                        help="gradescope: also one results.json per student")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default=Options.BATCH_DEVICE)
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="grade without bubblewrap (process group and rlimits only): "
+                             "for trusted code, or where bwrap cannot run")
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="local: threads on this machine; ray: one Ray task per student (the [cluster] extra)")
+    parser.add_argument("--address", help="with --engine ray: the cluster to join (default: a local Ray runtime)")
+    parser.add_argument("--resume", type=Path, metavar="DIR",
+                        help="keep the students an earlier batch graded into DIR; grade only the others")
+    parser.add_argument("--root", type=Path)
+    args = parser.parse_args(argv)
+    course = course_at(args.root)
+    if args.address and args.engine != "ray":
+        print("error: --address names a Ray cluster: add --engine ray", file=sys.stderr)
+        return USAGE_ERROR
+    if args.engine == "ray":
+        import importlib.util
+        if importlib.util.find_spec("ray") is None:
+            print('error: --engine ray needs Ray: pip install -e ".[cluster]" -c constraints.txt', file=sys.stderr)
+            return USAGE_ERROR
+    done = {}
+    if args.resume is not None:
+        from grader.judge.batch_resume import ResumeError, finished
+        try:
+            done = finished(args.resume, course.ids)
+        except ResumeError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return USAGE_ERROR
+    from grader.channel.isolation import SandboxUnavailable, use_sandbox
+    if args.no_sandbox:
+        print("warning: --no-sandbox: submissions run with your rights; they can read your files, "
+              "reach the network and outlive the batch. Use it only for code you trust.", file=sys.stderr)
+    else:
+        try:
+            use_sandbox("on")
+        except SandboxUnavailable as exc:
+            print(f"error: batch grading runs untrusted code, and {exc}", file=sys.stderr)
+            return USAGE_ERROR
+    if not args.submissions.is_dir():
+        print(f"error: {args.submissions} is not a folder of submissions", file=sys.stderr)
+        return USAGE_ERROR
+    import time
+
+    from grader.app.batch import grade_class, write_reports
+    started = time.perf_counter()
+    options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret,
+                      sandbox="off" if args.no_sandbox else "on")
+    run = grade_class(course, args.submissions, options, jobs=args.jobs, memory_mb=args.memory_mb,
+                      engine=args.engine, address=args.address, done=done)
+    seconds = time.perf_counter() - started
+    write_reports(run.results, course.ids, args.out, seconds, gradescope=args.format == "gradescope")
+    from grader.report.batch_files import summary
+    print(summary(run.results, course.ids, seconds, args.out))
+    if run.stopped:  # as a shell reports Ctrl-C; the reports name the students left "not graded"
+        print(f"stopped: the students not graded are marked so; finish with --resume {args.out}", file=sys.stderr)
+        return 130
+    return 0
+
+
+@usage_errors
+def selftest_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader selftest",
+                                     description="Solutions must pass; the wrong-kernel corpus must fail as declared.")
+    parser.add_argument("--jobs", type=int, default=Options.JOBS)
+    parser.add_argument("--root", type=Path)
+    args = parser.parse_args(argv)
+    course = course_at(args.root)
+    from grader.app.learner import instructor_only, is_release
+    if is_release(course):
+        print(f"error: {instructor_only('selftest')}", file=sys.stderr)
+        return USAGE_ERROR
+    from grader.app import selftest
+    rows = selftest.run(course, Options(timeout=Options.SELFTEST_TIMEOUT), jobs=args.jobs)
+    print(selftest.render(rows))
+    return 0 if all(r.ok for r in rows) else 1
+
+
+@usage_errors
+def release_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader release",
+                                     description="Write the learner's copy of the course, without solutions.")
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--root", type=Path)
+    args = parser.parse_args(argv)
+    from grader.app.learner import instructor_only, is_release
+    from grader.app.release import LeakError, release
+    course = course_at(args.root)
+    if is_release(course):
+        print(f"error: {instructor_only('release')}", file=sys.stderr)
+        return USAGE_ERROR
+    try:
+        written = release(course, args.out)
+    except (FileExistsError, LeakError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    print(f"wrote {', '.join(p.name for p in written)} to {args.out}/ (no solutions)")
+    return 0
+
+
+@usage_errors
+def doctor_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader doctor",
+                                     description="Check the installed versions and grade puzzle 1: "
+                                                 "can this machine be trusted to grade?")
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+    parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
+    args = parser.parse_args(argv)
+    from grader.app import doctor
+    course = course_at(args.root) if args.root else _course_here()
+    report = doctor.checkup(course)
+    if args.json:
+        print(doctor.render_json(report))
+    else:
+        from rich.console import Console
+        doctor.render_text(report, Console(highlight=False))
+    return report.exit_code
+
+
+def _course_here():
+    """The doctor also runs outside a course (versions are still worth reading): None there."""
+    try:
+        return course_at(None)
+    except CourseError:
+        return None
+
+
+SUBCOMMANDS = {"notebooks": notebooks_main, "hint": hint_main, "progress": progress_main, "batch": batch_main,
+               "selftest": selftest_main, "release": release_main, "doctor": doctor_main}

@@ -1,0 +1,168 @@
+"""The learner's side of the course, shared by the command line and the notebooks.
+
+Where progress is kept (one file for both), the next hint of a puzzle, hints as plain text
+for a terminal, and whether this copy is a learner's release (it has no ``solutions/``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.course.loader import Course
+
+PROGRESS_FILE = ".progress.json"
+
+
+class ProgressFile:
+    """The learner's status per puzzle and the hints they have seen, kept across restarts."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = Path(path) if path else Path.cwd() / PROGRESS_FILE
+
+    def load(self) -> dict:
+        try:
+            data = json.loads(self.path.read_text())
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def update(self, puzzle_id: str, **fields) -> None:
+        data = self.load()
+        entry = data.setdefault(puzzle_id, {})
+        entry.update(fields)
+        try:
+            self.path.write_text(json.dumps(data, indent=1, sort_keys=True))
+        except OSError:
+            pass  # a read-only folder: progress is a convenience, never an error
+
+    def status(self, puzzle_id: str) -> str:
+        """The best a puzzle has reached: progress never goes backwards."""
+        return self.load().get(puzzle_id, {}).get("status", "not attempted")
+
+    def attempt(self, puzzle_id: str, status: str, when: str | None = None) -> None:
+        """Save a check of ``puzzle_id`` that ended as ``status`` (a word of STATUS_WORDS). The entry
+        keeps the best result and the latest attempt, each with its time; ``status`` is the best.
+        A check of the untouched stub is no attempt: it changes nothing already recorded."""
+        when = when or time.strftime("%Y-%m-%d %H:%M:%S")
+        entry = self.load().get(puzzle_id, {})
+        if status == "not attempted" and entry:
+            return
+        best = entry.get("best") or ({"status": entry["status"], "at": entry.get("checked", "")}
+                                     if "status" in entry else None)  # a file from before "best" was kept
+        if best is None or RANK.get(status, 0) >= RANK.get(best["status"], 0):
+            best = {"status": status, "at": when}
+        self.update(puzzle_id, status=best["status"], best=best, latest={"status": status, "at": when},
+                    checked=when)
+
+
+PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
+"""A path that overrides where progress is kept: tests point it at a temporary file."""
+
+# The words a result's status is saved as; the same as check() in a notebook saves.
+STATUS_WORDS = {"pass": "passed", "fail": "failing", "not_attempted": "not attempted",
+                "unsupported": "unsupported", "interpreter_limit": "grade on a GPU", "error": "failing"}
+
+# How far a status word is along the way: the best one is kept.
+RANK = {"not attempted": 0, "unsupported": 1, "failing": 2, "grade on a GPU": 2, "passed": 3}
+
+CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def progress_file(course: Course) -> Path:
+    """The course's progress file: where the notebooks save it (they run in ``notebooks/``)."""
+    override = os.environ.get(PROGRESS_ENV)
+    if override:
+        return Path(override).expanduser()
+    notebooks = course.root / "notebooks"
+    return (notebooks if notebooks.is_dir() else course.root) / PROGRESS_FILE
+
+
+def saved_progress(candidates: list[Path]) -> list[str]:
+    """``python -m grader progress``: the first of ``candidates`` that exists, one line per puzzle
+    it saved (its status, the hints seen, when it was last checked) and the count passed."""
+    path = next((p for p in candidates if p.is_file()), None)
+    if path is None:
+        return ["no progress saved yet: grade a puzzle (`python -m grader puzzle01`) "
+                "or run a check(...) cell in a notebook first"]
+    data = ProgressFile(path).load()
+    lines = []
+    for puzzle_id in sorted(data):
+        entry = data[puzzle_id]
+        hints = f", {entry['hints']} hint(s) seen" if entry.get("hints") else ""
+        latest = entry.get("latest") or {}
+        since = (f", {latest['status']} at the latest check" if latest.get("status")
+                 and latest["status"] != entry.get("status") else "")
+        lines.append(f"{puzzle_id}: {entry.get('status', 'not attempted')}{since}{hints}"
+                     f"{' (last checked ' + entry['checked'] + ')' if entry.get('checked') else ''}")
+    passed = sum(e.get("status") == "passed" for e in data.values())
+    return lines + [f"{passed} passed"]
+
+
+def record(course: Course, results) -> None:
+    """Save each graded result's status, as a notebook's check() does."""
+    store = ProgressFile(progress_file(course))
+    checked = time.strftime("%Y-%m-%d %H:%M:%S")
+    for result in results:
+        store.attempt(result.puzzle, STATUS_WORDS.get(result.status, result.status), checked)
+
+
+@dataclass(frozen=True)
+class Hints:
+    """The hints of one puzzle that the learner has seen, the newest last."""
+
+    puzzle_id: str
+    seen: tuple[str, ...]
+    total: int
+    new: bool  # False once every hint was already shown before this call
+
+    def lines(self) -> list[str]:
+        """One Markdown line per hint seen, then a note when there were no more to give."""
+        if not self.total:
+            return [f"{self.puzzle_id} has no hints."]
+        lines = [f"Hint {i + 1}/{self.total}: {text}" for i, text in enumerate(self.seen)]
+        if not self.new:
+            lines.append(f"No more hints for {self.puzzle_id}: all {self.total} are shown above.")
+        return lines
+
+
+def next_hint(course: Course, puzzle_id: str, store: ProgressFile) -> Hints:
+    """Show one more hint of ``puzzle_id`` than before, and remember it in ``store``."""
+    hints = tuple(course.puzzle(puzzle_id).hints)
+    before = store.load().get(puzzle_id, {}).get("hints", 0)
+    before = before if isinstance(before, int) and before >= 0 else 0
+    shown = min(before + 1, len(hints))
+    if hints:
+        store.update(puzzle_id, hints=shown)
+    return Hints(puzzle_id, hints[:shown], len(hints), new=before < len(hints))
+
+
+def plain(markdown: str) -> str:
+    """Markdown as a terminal shows it: the code marks go, the code stays."""
+    return CODE_SPAN.sub(r"\1", markdown)
+
+
+def rich_text(markdown: str):
+    """The same as :func:`plain`, with the code styled where the terminal has colour."""
+    from rich.text import Text
+    text = Text()
+    at = 0
+    for match in CODE_SPAN.finditer(markdown):
+        text.append(markdown[at:match.start()])
+        text.append(match.group(1), style="bold cyan")
+        at = match.end()
+    text.append(markdown[at:])
+    return text
+
+
+def is_release(course: Course) -> bool:
+    """A learner's copy: ``python -m grader release`` ships no ``solutions/``."""
+    return not (course.root / "solutions").is_dir()
+
+
+def instructor_only(what: str) -> str:
+    return (f"{what} needs the instructor's course, with its solutions/; this is a learner's copy, "
+            f"which has none. Grade your own kernels with `python -m grader puzzle01` (or --all).")

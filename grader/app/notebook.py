@@ -1,0 +1,266 @@
+"""Grading from a notebook: ``check(kernel, "puzzle07")``, ``hint("puzzle07")``, ``course_panel()``.
+
+The kernel defined in the notebook is written to a file with what it needs
+(:func:`grader.source.capture.source_of`) and graded in a worker process, as the command line does:
+a kernel that crashes cannot take the notebook's kernel down, nothing blocks, and no server
+is opened. Progress goes to ``.progress.json`` in the notebook's folder.
+"""
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.course.loader import Course, find_root, normalise_id
+from grader.app.learner import STATUS_WORDS, ProgressFile  # noqa: F401  (for learners and tests: grader.app.notebook.ProgressFile)
+from grader.judge.options import Options
+from grader.judge.results import PuzzleResult
+
+# What a learner calls from a notebook; everything else here is private.
+__all__ = ["check", "course_panel", "hint", "show"]
+
+@dataclass
+class Checked:
+    """What ``check`` returns: displays itself as the result table (and picture)."""
+
+    result: PuzzleResult
+    html: str
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    @property
+    def passed(self) -> bool:
+        return self.result.passed
+
+    def __repr__(self) -> str:
+        from grader.report.text import render_puzzle
+        return render_puzzle(self.result)
+
+
+def _course() -> Course:
+    return Course(find_root())
+
+
+def check(kernel, puzzle: str, *, picture: bool = True, device: str = Options.ASKED_DEVICE,
+          timeout: float = Options.timeout, progress: ProgressFile | None = None, triton_viz: bool = False) -> Checked:
+    """Grade ``kernel`` (defined in this notebook) on ``puzzle``'s cases and show the result.
+    ``triton_viz=True`` also shows triton-viz's 3-D viewer of the first failing case (see :func:`show`)."""
+    course = _course()
+    puzzle_id = normalise_id(puzzle)
+    course.puzzle_file(puzzle_id)
+    return _check_in(_kept.folder(), course, kernel, puzzle_id, picture, Options(device=device, timeout=timeout),
+                     progress, triton_viz)
+
+
+class _Kept:
+    """What this notebook's checks keep between them, until its Python process ends: one folder
+    for the kernels they capture, and one grading context per course and options, whose zygotes
+    stay warm. Every check still gets fresh workers, forked after the last one ended: nothing of
+    one check's code reaches the next. A context is for this notebook's own checks only."""
+
+    def __init__(self) -> None:
+        self._folder: Path | None = None
+        self.contexts: dict = {}  # (course root, options) -> session.Grading
+        self.reference = {}  # (course root, solution file) -> the worker tracing a solution for pictures
+        self._lock = threading.Lock()  # a course panel's buttons may check while a cell does
+
+    def folder(self) -> Path:
+        if self._folder is None or not self._folder.is_dir():
+            self._folder = Path(tempfile.mkdtemp(prefix="triton-puzzles-"))
+            atexit.register(shutil.rmtree, self._folder, True)
+        return self._folder
+
+    def grading(self, course: Course, options: Options):
+        from grader.judge.session import Grading
+        key = (course.root, options)
+        if key not in self.contexts:
+            if not self.contexts:
+                atexit.register(self.close)
+            self.contexts[key] = Grading(course, [self.folder() / "_"], options)
+        return self.contexts[key]
+
+    def close(self) -> None:
+        for grading in self.contexts.values():
+            grading.close()
+        for worker in self.reference.values():
+            worker.close()
+        self.contexts.clear()
+        self.reference.clear()
+
+
+_kept = _Kept()
+
+
+def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: bool, options: Options,
+              progress: ProgressFile | None, triton_viz: bool) -> Checked:
+    """check()'s work, with its files in ``folder``."""
+    from dataclasses import replace
+
+    from grader.source.capture import captured
+    from grader.report.html import render
+
+    capture = captured(kernel)
+    path = folder / f"{puzzle_id}_notebook.py"  # one file per puzzle, written again by each check
+    options = options.on_device()
+    with _kept._lock:
+        path.write_text(capture.text)
+        grading = _kept.grading(course, options)
+        report = grading.grade([(puzzle_id, path)])
+        # messages say the cell's line numbers, not the written module's
+        result = replace(capture.lines, module=path.name).apply(report.results[0])
+        drawn = None
+        if picture and result.status == "fail" and course.puzzle(puzzle_id).kind == "kernel" and result.cases:
+            drawn = _picture(course, puzzle_id, path, folder, result, grading, options.timeout)
+    (progress or ProgressFile()).attempt(puzzle_id, STATUS_WORDS.get(result.status, result.status))
+    html = render(result, drawn)  # the picture goes into the page itself
+    if triton_viz:
+        html += _viewer_html(course, puzzle_id, path, None, result)
+    return Checked(result, html)
+
+
+def _picture(course: Course, puzzle_id: str, path: Path, folder: Path, result, grading, timeout: float):
+    """The failing case's memory-access picture, traced by the warm workers; None if it cannot be
+    drawn (the picture is a help, never a reason for check() to fail)."""
+    from grader.judge.pictures import picture as draw_picture
+    from grader.judge.pictures import reference_file
+    solution = reference_file(course, puzzle_id, path)
+    reference = None
+    if solution is not None:  # its own jail: the learner's workers never see solutions/
+        from grader.channel.isolation import worker_jail
+        from grader.channel.worker_pool import WorkerProcess
+        key = (course.root, solution)
+        if key not in _kept.reference:
+            _kept.reference[key] = WorkerProcess("cpu", worker_jail(course.root, [solution]))
+        reference = _kept.reference[key]
+    crew = grading.crews[0]
+    tracer = crew.worker if crew.worker.device == "cpu" else crew.bounds  # the interpreter records accesses
+    try:
+        return draw_picture(course, puzzle_id, path, folder / f"{puzzle_id}_accesses.png", result=result,
+                            timeout=timeout, worker=tracer, reference_worker=reference).path
+    except Exception:  # noqa: BLE001
+        return None
+
+
+_viewers: dict = {}  # puzzle id -> the running viewer: a new one replaces it
+
+
+def _start_viewer(course: Course, puzzle_id: str, path: Path, case: str | None, result):
+    from grader.judge.pictures import choose_case
+    from grader.app.triton_viz_view import start
+    if course.puzzle(puzzle_id).kind != "kernel":
+        raise ValueError(f"{puzzle_id} is an autograd puzzle: triton-viz traces one kernel launch")
+    label = choose_case(course.puzzle(puzzle_id).cases, case, result).label
+    old = _viewers.pop(puzzle_id, None)
+    if old is not None:
+        old.stop()
+    _viewers[puzzle_id] = viewer = start(course.root, puzzle_id, path, label)
+    return viewer
+
+
+def _viewer_html(course: Course, puzzle_id: str, path: Path, case: str | None, result) -> str:
+    import html
+    try:
+        viewer = _start_viewer(course, puzzle_id, path, case, result)
+    except Exception as exc:  # the viewer is a help: say why it is missing, keep the result
+        return f"<p><b>triton-viz:</b> {html.escape(str(exc))}</p>"
+    return (f"<p>triton-viz, case <code>{html.escape(viewer.case)}</code> "
+            f"(<a href='{viewer.url}' target='_blank'>{viewer.url}</a>)</p>" + viewer._repr_html_())
+
+
+def show(kernel, puzzle: str, case: str | None = None, *, width: str = "100%", height: int = 640):
+    """triton-viz's 3-D view of ``kernel`` (defined in this notebook) on one case of ``puzzle``
+    (``case`` by name, default the first), as an IFrame served on 127.0.0.1 and offline.
+    Needs the [viz] extra; the viewer runs in its own process until the notebook's kernel stops."""
+    from grader.source.capture import source_of
+    course = _course()
+    puzzle_id = normalise_id(puzzle)
+    folder = Path(tempfile.mkdtemp(prefix="triton-puzzles-"))
+    _remove_at_exit(folder)  # the viewer reads the module for as long as it runs
+    path = folder / f"{puzzle_id}_notebook.py"
+    path.write_text(source_of(kernel))
+    return _start_viewer(course, puzzle_id, path, case, None).iframe(width=width, height=height)
+
+
+class HintText(str):
+    """Hints as Markdown: a notebook renders them (code in code font); ``repr`` and a terminal
+    get plain text, without the backtick marks."""
+
+    def _repr_markdown_(self) -> str:
+        return "\n\n".join(self.splitlines())
+
+    def __repr__(self) -> str:
+        from grader.app.learner import plain
+        return plain(self)
+
+
+def hint(puzzle: str, *, progress: ProgressFile | None = None) -> HintText:
+    """The next hint of ``puzzle`` (one more per call; all of them once they are all shown)."""
+    from grader.app.learner import next_hint
+    course = _course()
+    puzzle_id = normalise_id(puzzle)
+    return HintText("\n".join(next_hint(course, puzzle_id, progress or ProgressFile()).lines()))
+
+
+def course_panel(namespace: dict | None = None, progress: ProgressFile | None = None):
+    """A panel of every puzzle with its status, a progress bar, and Check and Hint buttons.
+
+    The Check button grades the object named like the puzzle's kernel in ``namespace``
+    (by default the notebook's own variables).
+    """
+    import ipywidgets as widgets
+    from IPython import get_ipython
+    from IPython.display import HTML, display
+
+    course = _course()
+    store = progress or ProgressFile()
+    if namespace is None:
+        shell = get_ipython()
+        namespace = shell.user_ns if shell is not None else {}
+    ids = course.ids
+    bar = widgets.IntProgress(min=0, max=len(ids), description="passed")
+    summary = widgets.HTML()
+    output = widgets.Output()
+    labels = {}
+
+    def refresh() -> None:
+        statuses = {p: store.status(p) for p in ids}
+        bar.value = sum(s == "passed" for s in statuses.values())
+        summary.value = f"<b>{bar.value}/{len(ids)}</b> puzzles passed"
+        for p, label in labels.items():
+            label.value = f"<code>{p}</code> {course.puzzle(p).title}: <i>{statuses[p]}</i>"
+
+    def on_check(puzzle_id: str):
+        def handler(_button) -> None:
+            name = course.puzzle(puzzle_id).kernel
+            with output:
+                output.clear_output()
+                if name not in namespace:
+                    print(f"Define `{name}` in this notebook first (run its cell), then press Check.")
+                else:
+                    display(HTML(check(namespace[name], puzzle_id, progress=store).html))
+            refresh()
+        return handler
+
+    def on_hint(puzzle_id: str):
+        def handler(_button) -> None:
+            with output:
+                output.clear_output()
+                display(hint(puzzle_id, progress=store))
+        return handler
+
+    rows = []
+    for p in ids:
+        labels[p] = widgets.HTML()
+        check_button = widgets.Button(description="Check", layout=widgets.Layout(width="6em"))
+        hint_button = widgets.Button(description="Hint", layout=widgets.Layout(width="6em"))
+        check_button.on_click(on_check(p))
+        hint_button.on_click(on_hint(p))
+        rows.append(widgets.HBox([check_button, hint_button, labels[p]]))
+    refresh()
+    panel = widgets.VBox([widgets.HBox([bar, summary]), *rows, output])
+    panel.add_class("tp-course-panel")
+    return panel

@@ -1,0 +1,95 @@
+"""What a run grades: each named puzzle with the file its kernel is read from.
+
+``python -m grader`` names puzzles (or ``--all``), and the kernels come from ``puzzles/``,
+``solutions/`` or one ``--file``. A notebook given as ``--file`` is graded as a module of its
+definitions; its :class:`~grader.source.capture.LineMap` travels with the target, so that a message
+about the module's "line N" can be said as the notebook's "line M of code cell K".
+"""
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grader.course.loader import Course, CourseError, normalise_id
+from grader.source.source_lines import defined_names
+
+if TYPE_CHECKING:
+    from grader.source.capture import LineMap
+    from grader.judge.results import Report
+
+
+@dataclass(frozen=True)
+class Target:
+    """One puzzle to grade, the file its kernel is in, and (for a notebook) the map from that
+    written module's lines back to the notebook's cells."""
+
+    puzzle: str
+    path: Path
+    lines: LineMap | None = None
+
+
+def kernels_in(path: Path) -> set[str]:
+    """Names of top-level functions and classes in a file (kernels, autograd wrappers)."""
+    try:
+        return defined_names(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        return set()
+
+
+def notebook_as_module(path: Path) -> tuple[Path, LineMap]:
+    """A notebook's definitions (never its calls or shell magics) as a module to grade, in a
+    folder removed when the process ends, with the map back to the notebook's cells."""
+    from grader.source.capture import notebook_module
+    folder = tempfile.mkdtemp(prefix="triton-puzzles-")
+    atexit.register(shutil.rmtree, folder, True)  # graded once, then gone
+    module = Path(folder) / (path.stem.replace("-", "_") + "_ipynb.py")
+    try:
+        written = notebook_module(path.read_text(encoding="utf-8"), module=module.name, shown=path.name)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CourseError(f"{path.name}: {exc}") from None
+    module.write_text(written.text)
+    return module, written.lines
+
+
+def resolve(course: Course, puzzles: list[str], file: Path | None = None, every: bool = False,
+            solutions: bool = False) -> list[Target]:
+    """The targets of a run: ``puzzles`` by id (or ``every`` puzzle), from ``file`` if given
+    (a ``--file`` that names no puzzle grades every puzzle whose kernel it defines), else from
+    ``solutions/`` or ``puzzles/``. A usage problem is a :class:`CourseError`."""
+    ids = [normalise_id(p) for p in puzzles]
+    for puzzle_id in ids:
+        course.puzzle_file(puzzle_id)  # unknown ids fail here, before any work
+    if file is not None:
+        path = file.expanduser().resolve()
+        lines = None
+        if not path.is_file():
+            raise CourseError(f"no such file: {file}")
+        if path.suffix == ".ipynb":
+            path, lines = notebook_as_module(path)
+        elif path.suffix != ".py":
+            raise CourseError(f"{file} is not a .py file or a notebook (.ipynb)")
+        if not ids:
+            names = kernels_in(path)
+            # a puzzle file that does not load still names its kernel in its text
+            ids = [pid for pid in course.ids if course.kernel_name(pid) in names]
+            if not ids:
+                kernels = ", ".join(k for k in map(course.kernel_name, course.ids) if k)
+                raise CourseError(f"{file} defines none of the puzzle kernels ({kernels})")
+        return [Target(pid, path, lines) for pid in ids]
+    if every:
+        ids = course.ids
+    if not ids:
+        raise CourseError("name a puzzle (e.g. `python -m grader puzzle01`) or pass --all")
+    pick = course.solution_file if solutions else course.puzzle_file
+    return [Target(pid, pick(pid)) for pid in ids]
+
+
+def relabel(report: Report, targets: list[Target]) -> Report:
+    """``report`` with each result graded from a notebook said in the notebook's cells: its
+    "line N" of the written module becomes "line M of code cell K"."""
+    from grader.source.capture import relabel_report
+    return relabel_report(report, {str(t.path): t.lines for t in targets if t.lines is not None})

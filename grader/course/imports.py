@@ -1,0 +1,62 @@
+"""Importing a file by path without leaving its neighbours behind in ``sys.modules``.
+
+An autograd puzzle's file imports the kernels of earlier puzzles from its own folder
+(``from puzzle13_weighted_sum_forward import ...``). Left in ``sys.modules``, those would be
+what the next file from another folder gets for the same name: a learner's solutions file
+would silently run the course's stubs. So each import forgets the modules it pulled in from
+outside the installed packages; the imported module keeps its own references to them.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import threading
+import types
+
+_LOCK = threading.RLock()  # sys.path and sys.modules are process-wide: one import at a time
+
+
+def _installed_roots() -> tuple[str, ...]:
+    return tuple(os.path.realpath(p) for p in {sys.prefix, sys.base_prefix, os.path.dirname(os.__file__)})
+
+
+def import_file(path: str, name: str, run=None, spec=None) -> types.ModuleType:
+    """Import ``path`` as module ``name``, with its folder on ``sys.path`` while it runs.
+
+    ``run(callable)`` may wrap the execution (the worker captures what it prints); ``spec``
+    may bring a loader of its own (the worker's definitions-only loader).
+    """
+    with _LOCK:
+        return _import_file(path, name, run, spec)
+
+
+def _import_file(path: str, name: str, run, spec) -> types.ModuleType:
+    spec = spec or importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    folder = os.path.dirname(path)
+    sys.path.insert(0, folder)
+    before = set(sys.modules)
+    try:
+        (run or (lambda f: f()))(lambda: spec.loader.exec_module(module))
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    finally:
+        if sys.path and sys.path[0] == folder:
+            sys.path.pop(0)
+        _forget(before)
+    return module
+
+
+def _forget(before: set[str]) -> None:
+    installed = _installed_roots()
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # grader/
+    for name in set(sys.modules) - before:
+        origin = getattr(sys.modules.get(name), "__file__", None)
+        if origin is None:
+            continue
+        origin = os.path.realpath(origin)
+        if not origin.startswith(installed) and not origin.startswith(package):
+            sys.modules.pop(name, None)

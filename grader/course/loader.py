@@ -1,0 +1,217 @@
+"""Finding the course: its puzzle files, their definitions, and the learner's files.
+
+The course root is the folder that holds ``puzzles/``: the current directory or one of its
+parents, else the checkout this package was installed from (``pip install -e .``).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import sys
+import traceback
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from grader.course.imports import import_file
+from grader.course.puzzle import Puzzle
+
+PUZZLE_FILE = re.compile(r"^(puzzle\d\d)_\w+\.py$")
+
+
+class CourseError(Exception):
+    """A usage problem: no course found, an unknown puzzle, a missing file. Exit code 2."""
+
+
+class PuzzleLoadError(Exception):
+    """A puzzle file that does not parse, raises when imported, or defines no ``PUZZLE``.
+
+    The learner edits the very file the course's spec and cases come from, so this is that
+    puzzle's failure (``kind`` one of :class:`grader.judge.results.FailureKind`), never a usage
+    error and never the end of a run: every other puzzle is still graded.
+    """
+
+    def __init__(self, message: str, kind: str = "exception", line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.line = line
+
+
+def find_root(start: Path | None = None) -> Path:
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if is_course(folder):
+            return folder
+    installed = Path(__file__).resolve().parents[2]
+    if is_course(installed):
+        return installed
+    raise CourseError(
+        "no course found: run from the repository (the folder holding puzzles/), "
+        "or pass --root PATH"
+    )
+
+
+def is_course(folder: Path) -> bool:
+    puzzles = folder / "puzzles"
+    return puzzles.is_dir() and any(PUZZLE_FILE.match(p.name) for p in puzzles.iterdir())
+
+
+@dataclass(frozen=True)
+class Course:
+    root: Path
+
+    @property
+    def puzzle_files(self) -> dict[str, Path]:
+        files = {}
+        for path in sorted((self.root / "puzzles").iterdir()):
+            match = PUZZLE_FILE.match(path.name)
+            if match:
+                files[match.group(1)] = path
+        return files
+
+    @property
+    def ids(self) -> list[str]:
+        return list(self.puzzle_files)
+
+    def puzzle_file(self, puzzle_id: str) -> Path:
+        files = self.puzzle_files
+        if puzzle_id not in files:
+            raise CourseError(f"unknown puzzle {puzzle_id!r}; the puzzles are {', '.join(files) or 'none'}")
+        return files[puzzle_id]
+
+    def solution_file(self, puzzle_id: str) -> Path:
+        path = self.root / "solutions" / self.puzzle_file(puzzle_id).name
+        if not path.is_file():
+            raise CourseError(f"{puzzle_id}: no solution file {path}")
+        return path
+
+    def puzzle(self, puzzle_id: str) -> Puzzle:
+        """The puzzle's definition; :class:`PuzzleLoadError` where its file cannot give one."""
+        return load_puzzle(str(self.puzzle_file(puzzle_id)))
+
+    def load_error(self, puzzle_id: str) -> PuzzleLoadError | None:
+        """Why the puzzle's file gives no definition, or None when it loads."""
+        try:
+            self.puzzle(puzzle_id)
+        except PuzzleLoadError as exc:
+            return exc
+        return None
+
+    def title(self, puzzle_id: str) -> str:
+        """The puzzle's title, read from its file's text where the file does not load."""
+        try:
+            return self.puzzle(puzzle_id).title
+        except PuzzleLoadError:
+            found = _field(self.puzzle_file(puzzle_id), "title")
+            return found or self.puzzle_file(puzzle_id).stem.split("_", 1)[-1].replace("_", " ").capitalize()
+
+    def kernel_name(self, puzzle_id: str) -> str | None:
+        """The puzzle's kernel name, read from its file's text where the file does not load."""
+        try:
+            return self.puzzle(puzzle_id).kernel
+        except PuzzleLoadError:
+            return _field(self.puzzle_file(puzzle_id), "kernel")
+
+
+def _field(path: Path, name: str) -> str | None:
+    """A ``name="..."`` argument of ``Puzzle(...)`` found in a file's text, without importing it."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    match = re.search(rf"^\s*{name}\s*=\s*[\"']([^\"'\n]+)[\"']", text, re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def normalise_id(text: str) -> str:
+    """``7``, ``07``, ``puzzle7`` and ``puzzle07`` all name puzzle07."""
+    match = re.fullmatch(r"(?:puzzle)?0*(\d+)", text.strip().lower())
+    if not match:
+        raise CourseError(f"{text!r} is not a puzzle id; write it like puzzle07")
+    return f"puzzle{int(match.group(1)):02d}"
+
+
+@lru_cache(maxsize=None)
+def load_puzzle(path: str) -> Puzzle:
+    """Import a course puzzle file and return its ``PUZZLE``.
+
+    The course's own files are trusted code; a learner's files are only ever imported by the
+    worker process.
+    """
+    name = "_course_" + hashlib.sha1(path.encode()).hexdigest()[:12]
+    shown = _shown(path)
+    try:
+        # What the file prints goes to stderr: stdout may be carrying the one --json document.
+        with contextlib.redirect_stdout(sys.stderr):
+            module = import_file(path, name)  # an autograd puzzle imports the kernels of the puzzles before it
+    except SyntaxError as exc:
+        raise _syntax_error(path, exc) from None
+    except (Exception, SystemExit) as exc:  # the learner's code at import time; only a Ctrl-C goes through
+        raise _import_error(path, exc) from None
+    puzzle = getattr(module, "PUZZLE", None)
+    if not isinstance(puzzle, Puzzle):
+        raise PuzzleLoadError(f"{shown} defines no PUZZLE = Puzzle(...): put back the PUZZLE = Puzzle(...) "
+                              "block at the end of the file, then grade again.", kind="not_found")
+    expected = PUZZLE_FILE.match(os.path.basename(path)).group(1)
+    if puzzle.id != expected:
+        raise PuzzleLoadError(f"{shown}: PUZZLE.id is {puzzle.id!r} but the file name says {expected!r}: "
+                              f"put back id={expected!r}, then grade again.", kind="not_found")
+    return puzzle
+
+
+def _shown(path: str) -> str:
+    """A course file as the learner knows it: ``puzzles/puzzle02_constant_add_blocked.py``."""
+    folder = os.path.basename(os.path.dirname(path))
+    return f"{folder}/{os.path.basename(path)}" if folder else os.path.basename(path)
+
+
+def _where(path: str, where: str) -> str:
+    """The file the error lies in, as the message names it: the puzzle's own, or one it imports
+    (an autograd puzzle imports the kernels of the puzzles before it)."""
+    if os.path.realpath(where) == os.path.realpath(path):
+        return _shown(path)
+    return f"{_shown(path)} could not be loaded: {_shown(where)}, which it imports,"
+
+
+def _syntax_error(path: str, exc: SyntaxError) -> PuzzleLoadError:
+    where = exc.filename if exc.filename and os.path.isfile(exc.filename) else path
+    reason = (exc.msg or type(exc).__name__).rstrip(".")
+    at = f"line {exc.lineno}: " if exc.lineno else ""
+    code = (exc.text or "").strip()
+    quoted = f" (`{code[:80]}`)" if code else ""
+    what = "does not parse" if type(exc) is SyntaxError else f"does not parse ({type(exc).__name__})"
+    message = (f"{_where(path, where)} {what}: {at}{reason}{quoted}. "
+               "Fix the line, then grade again.")
+    return PuzzleLoadError(message, kind="syntax", line=exc.lineno)
+
+
+def _import_error(path: str, exc: BaseException) -> PuzzleLoadError:
+    folder = os.path.realpath(os.path.dirname(path))
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if os.path.realpath(os.path.dirname(f.filename or "")) == folder]
+    frame = frames[-1] if frames else None  # the deepest line of a course file: the learner's line
+    where = frame.filename if frame is not None else path
+    at = f"line {frame.lineno}: " if frame is not None else ""
+    code = (frame.line or "").strip() if frame is not None else ""
+    quoted = f" (`{code[:80]}`)" if code else ""
+    error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    message = (f"{_where(path, where)} raised an error when imported: {at}{error}{quoted}. "
+               "Fix the line, then grade again.")
+    return PuzzleLoadError(message, kind="exception", line=frame.lineno if frame is not None else None)
+
+
+def stub_signature(puzzle_path: str, kernel: str) -> str:
+    """The stub kernel's ``def`` line, read from the course file's source, for messages."""
+    import ast
+    tree = ast.parse(Path(puzzle_path).read_text())
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == kernel:
+            args = []
+            for arg in node.args.args:
+                ann = f": {ast.unparse(arg.annotation)}" if arg.annotation is not None else ""
+                args.append(arg.arg + ann)
+            return f"{kernel}({', '.join(args)})"
+    return kernel + "(...)"

@@ -1,0 +1,236 @@
+"""How a puzzle is defined.
+
+Each file in ``puzzles/`` builds one :class:`Puzzle` named ``PUZZLE``. The file is the single
+source of truth for the statement, the spec, the stub kernel, the cases, the tolerances and
+the hints; the grader, the tests and the notebooks all read it from there.
+
+This module must stay importable without triton: the grader's own process reads puzzle
+definitions, and only the worker process imports triton in interpreter mode.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import re
+from dataclasses import dataclass, field, replace
+from typing import Callable, Mapping
+
+from grader.course.case import EDGES, LAYOUTS, Case, seeds  # noqa: F401 (what puzzle files import)
+from grader.course.dtypes import dtype_named
+
+Sizes = Mapping[str, int]
+# What a puzzle's author uses; everything else here is the grader's.
+__all__ = ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "cdiv", "seeds"]
+
+def cdiv(a: int, b: int) -> int:
+    """Ceiling division, as ``triton.cdiv``; kept here so puzzle grids need no triton."""
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class Bench:
+    """How ``--bench`` times a puzzle on a GPU.
+
+    ``sizes`` is the sweep, the first being the headline size; ``blocks`` the kernel's tile
+    sizes; ``bytes`` the least memory traffic any implementation needs at a size (what
+    GB/s is computed from); ``baseline`` the PyTorch way, called with the spec's inputs;
+    ``dtypes`` retypes the spec's float tensors as ``Case.dtypes`` does. A
+    function puzzle times forward and backward together, against PyTorch autograd.
+    """
+
+    sizes: tuple[Mapping[str, int], ...]
+    bytes: Callable[[Mapping[str, int]], int]
+    blocks: Mapping[str, int] = field(default_factory=dict)
+    baseline: Callable | None = None
+    baseline_name: str = "PyTorch"
+    launch: Mapping[str, int] = field(default_factory=dict)  # e.g. {"num_warps": 8}
+    dtypes: Mapping[str, str] = field(default_factory=dict)  # as Case.dtypes: {"x": "float16", "z": "float16"}
+    # Compute-bound kernels (matmul, attention): the floating-point operations at a size, so that
+    # the report gives TFLOP/s beside GB/s. 2*M*N*K for a matmul.
+    flops: Callable[[Mapping[str, int]], int] | None = None
+    # (atol, rtol) by output dtype at the sweep's sizes, where a sum runs over far more terms
+    # than in any graded case (a weight gradient over 262144 rows); the puzzle's own otherwise.
+    tolerances: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    compile_baseline: bool = False  # also time torch.compile of the baseline (of the spec, for a function)
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known wrong turn, recognised in the learner's file by a regular expression. When a
+    case fails, its note goes with the verdict: it says what the course expects, and why."""
+
+    pattern: str
+    note: str
+
+    def __post_init__(self) -> None:
+        re.compile(self.pattern, re.MULTILINE)  # a bad pattern fails when the course loads
+
+    def seen_in(self, source: str) -> bool:
+        return re.search(self.pattern, source, re.MULTILINE) is not None
+
+
+@dataclass(frozen=True)
+class LookAlike:
+    """A known wrong turn, recognised in the kernel's OUTPUT: ``spec`` is a small alternative
+    spec that computes what the wrong kernel would produce. When a case's values are wrong and
+    match it (within the puzzle's tolerance), the message says "It looks like <name>: <where>."
+
+    ``spec`` takes the puzzle spec's inputs, in order, and returns what the spec returns (after
+    any ``host_reduce``: the same space the spec is compared in). It may also take the
+    keyword-only arguments ``sizes`` (the case's sizes, derived sizes and blocks, by name) and
+    ``layouts`` (the case's ``layouts``), for mistakes that depend on a block size or on how
+    an input is stored.
+    """
+
+    name: str
+    spec: Callable
+    where: str
+
+    def produce(self, inputs, sizes: Mapping[str, int], layouts: Mapping[str, str]) -> tuple:
+        """What the wrong kernel would have written, one tensor per output."""
+        wanted = inspect.signature(self.spec).parameters
+        extra = {k: v for k, v in (("sizes", dict(sizes)), ("layouts", dict(layouts))) if k in wanted}
+        result = self.spec(*[x.clone() for x in inputs], **extra)
+        return result if isinstance(result, tuple) else (result,)
+
+
+# The parts of the course, in order; grader/course/notebook_build.py gives each its notebook.
+TRACKS = ("classic", "cs336", "transformer")
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """A puzzle: the statement, the PyTorch spec, the kernel's name, how it is launched and graded.
+
+    * ``spec`` is plain PyTorch whose jaxtyping annotations give every input's and the
+      output's dtype and symbolic shape. Keyword-only parameters are not tensors: they get
+      the case's size or block of the same name (a mode such as ``CAUSAL``).
+    * ``grid`` maps a case's sizes and blocks to the launch grid.
+    * ``output`` is the name of the output argument (``z`` in most puzzles): the kernel's
+      pointers are the spec's arguments in order, then the output.
+    * ``derive`` adds sizes that follow from the case's sizes and blocks (for example the
+      number of packed int32 words per row, or the number of row tiles).
+    * ``output`` may name several outputs (the spec then returns a tuple). ``allocate`` gives
+      an output buffer other dims than the spec's result, and ``host_reduce`` maps what the
+      kernel wrote to what the spec returns: a partial-sum buffer of shape (tiles, D) is
+      summed over its first axis on the host, as the learner's wrapper would.
+    * ``strides`` names the kernel parameters that receive each tensor's strides, in
+      elements: ``{"x": ("x_stride_row", "x_stride_dim")}``.
+    * ``mistakes`` are recognised in the learner's source; ``look_alikes`` in the values a
+      failing case wrote (see :class:`LookAlike`).
+    * ``tolerances`` overrides ``atol`` and ``rtol`` for outputs of a given dtype:
+      ``{"float16": (1e-3, 1e-2)}``. An output is compared with its own dtype's tolerance.
+    * ``prepare`` takes the case's random inputs, in the spec's order, and returns them with some
+      recomputed from the others (keyword-only parameters get case values, as the spec's): a backward puzzle's saved statistics (a row's mean and rstd,
+      attention's output and logsumexp) must be those of its other inputs, not random.
+    * ``saves`` (function puzzles) names the tensors besides the inputs that ``ctx`` may keep,
+      with their dims: ``{"mean": "N", "rstd": "N"}``. Anything else saved fails.
+    * ``ranges`` draws named integer inputs uniformly from ``[low, high)``, a function of the
+      case's sizes and blocks: ``{"target": lambda s: (0, s["V"])}`` for class indices. Other
+      integer inputs cover their dtype's whole range.
+    * ``zeroed`` names outputs that start as zeros instead of the grader's "unwritten" fill, as
+      a wrapper allocating them with ``torch.zeros`` would: kernels that accumulate into them
+      with atomics (a histogram). An element no program touched then reads 0.
+    * ``mantissa_bits`` rounds named float inputs to that many explicit mantissa bits. Dot
+      puzzles use it so that TF32 ``tl.dot`` on a GPU is exact: a correct kernel then matches
+      an fp32 reference tightly and a wrong one still fails.
+    * ``track`` is the part of the course the puzzle belongs to, one of :data:`TRACKS`: it
+      picks the notebook the puzzle appears in.
+    """
+
+    id: str
+    title: str
+    statement: str
+    spec: Callable
+    kernel: str
+    grid: Callable[[Sizes], tuple[int, ...]] | None
+    cases: tuple[Case, ...]
+    atol: float = 1e-5
+    rtol: float = 1e-5
+    hints: tuple[str, ...] = ()
+    mistakes: tuple[Mistake, ...] = ()
+    look_alikes: tuple[LookAlike, ...] = ()
+    output: str | tuple[str, ...] = "z"
+    derive: Callable[[Sizes], Sizes] | None = None
+    mantissa_bits: Mapping[str, int] = field(default_factory=dict)
+    strides: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    allocate: Mapping[str, str] = field(default_factory=dict)
+    host_reduce: Mapping[str, Callable] = field(default_factory=dict)
+    kind: str = "kernel"  # or "function": the learner writes a torch.autograd.Function named `kernel`
+    requires: tuple[str, ...] = ()  # triton.language APIs the puzzle needs, e.g. ("make_block_ptr",)
+    instead: str | None = None      # the puzzle to do where those APIs are gone, e.g. "puzzle16"
+    bench: Bench | None = None
+    tolerances: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # dtype -> (atol, rtol)
+    saves: Mapping[str, str] = field(default_factory=dict)  # function puzzles: non-inputs ctx may keep
+    prepare: Callable | None = None  # the random inputs -> the inputs, some recomputed from others
+    ranges: Mapping[str, Callable[[Sizes], tuple[int, int]]] = field(default_factory=dict)  # integer inputs
+    zeroed: tuple[str, ...] = ()  # outputs that start as zeros (atomics accumulate into them)
+    track: str = "classic"  # one of TRACKS; every puzzle file names its own
+
+    def __post_init__(self) -> None:
+        if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):
+            raise ValueError(f"puzzle id {self.id!r} must look like 'puzzle07'")
+        if self.track not in TRACKS:
+            raise ValueError(f"{self.id}: track must be one of {', '.join(map(repr, TRACKS))}, "
+                             f"not {self.track!r}")
+        labels = [c.label for c in self.cases]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"{self.id}: two cases share a name and seed: {labels}")
+        if not self.cases:
+            raise ValueError(f"{self.id}: a puzzle needs at least one case")
+        if self.kind not in ("kernel", "function"):
+            raise ValueError(f"{self.id}: kind must be 'kernel' or 'function', not {self.kind!r}")
+        if self.kind == "kernel" and self.grid is None:
+            raise ValueError(f"{self.id}: a kernel puzzle needs a grid")
+        for dtype, pair in self.tolerances.items():
+            dtype_named(dtype)
+            if len(pair) != 2 or min(pair) < 0:
+                raise ValueError(f"{self.id}: tolerance for {dtype} must be (atol, rtol) >= 0, not {pair!r}")
+        names = [look.name for look in self.look_alikes]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.id}: two look-alikes share a name: {names}")
+        for case in self.cases:  # a size drawn anywhere in its range must still give a grid
+            for end in (0, 1):
+                self.launch_grid(replace(case, sizes={**case.sizes, **{k: r[end] for k, r in case.vary.items()}}))
+
+    @property
+    def number(self) -> int:
+        return int(self.id[6:])
+
+    def run_spec(self, inputs, values: Mapping[str, int]):
+        """The spec on ``inputs``; its keyword-only parameters (say ``CAUSAL``) get the case's
+        size or block of that name, as the kernel's do."""
+        return with_case_values(self.spec, inputs, values)
+
+    def tolerance(self, dtype: str) -> tuple[float, float]:
+        """(atol, rtol) for an output of this dtype name."""
+        return tuple(self.tolerances.get(dtype, (self.atol, self.rtol)))
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        return (self.output,) if isinstance(self.output, str) else tuple(self.output)
+
+    def sizes(self, case: Case) -> dict[str, int]:
+        """The case's sizes plus derived ones."""
+        sizes = dict(case.sizes)
+        if self.derive is not None:
+            sizes.update(self.derive({**sizes, **case.blocks}))
+        return sizes
+
+    def launch_grid(self, case: Case) -> tuple[int, ...]:
+        if self.grid is None:  # a function puzzle launches its own kernels
+            return ()
+        grid = tuple(int(g) for g in self.grid({**self.sizes(case), **case.blocks}))
+        if not grid or any(g < 1 for g in grid) or len(grid) > 3:
+            raise ValueError(f"{self.id}: grid {grid} for case {case.label} is not 1 to 3 positive ints")
+        return grid
+
+
+def with_case_values(fn: Callable, args, values: Mapping[str, int]):
+    """``fn(*args)``, its keyword-only parameters filled from ``values`` by name."""
+    wanted = [p.name for p in inspect.signature(fn).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    return fn(*args, **{name: values[name] for name in wanted if name in values})
+
+
+def programs(grid: tuple[int, ...]) -> int:
+    return math.prod(grid)

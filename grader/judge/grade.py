@@ -1,0 +1,534 @@
+"""Grading one puzzle: build inputs, have a worker run the kernel, decide each case here.
+
+The puzzle's definition (spec, cases, tolerances) always comes from the course's own puzzle
+file; only the kernel comes from the learner's file, and only the worker imports it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import replace
+from pathlib import Path
+
+from grader.judge import messages
+from grader.channel import wire
+from grader.judge.binding import BindingError, Param, bind
+from grader.course.case import draw
+from grader.judge.compare import compare, look_alike_note, recognise, written_outputs
+from grader.course.loader import Course, stub_signature
+from grader.judge.fence import pack
+from grader.judge.options import Options
+from grader.judge.plan import SpecShapes
+from grader.course.puzzle import Case, Puzzle
+from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
+from grader.source.source_lines import imports_torch, learner_code
+from grader.channel.worker_pool import CompileChecker, WorkerDied, WorkerProcess, WorkerTimedOut
+
+# Where a kernel puzzle's compile check stops: through LLVM, where Triton rejects what is not
+# Triton and lowers every operation for sm_90. ptxas, a third of the time, can only reject PTX
+# that Triton did not write itself (inline assembly) or a register cap: those compile to the end.
+COMPILE_STAGE = "llir"
+NEEDS_ASSEMBLER = ("inline_asm", "maxnreg")
+
+
+class Unanswered(Exception):
+    """A request the worker gave no reply to judge: it timed out, died, or sent what its
+    request does not allow. ``kind`` and ``text`` are the learner's failure; ``cause`` names
+    what happened; the remaining cases are not run."""
+
+    def __init__(self, kind: FailureKind, text: str, cause: str, abort: str, seconds: float = 0.0) -> None:
+        super().__init__(text)
+        self.kind, self.text, self.cause, self.abort, self.seconds = kind, text, cause, abort, seconds
+
+
+def case_result(case: Case, puzzle: Puzzle, passed: bool, kind=None, message="", **extra) -> CaseResult:
+    return CaseResult(name=case.name, sizes=puzzle.sizes(case), blocks=dict(case.blocks), seed=case.seed,
+                      grid=puzzle.launch_grid(case), passed=passed, kind=kind, message=messages.tidy(message),
+                      **extra)
+
+
+def zeros(buffer) -> "torch.Tensor":
+    import torch
+    return torch.zeros(buffer.shape, dtype=getattr(torch, buffer.dtype))
+
+
+def describe_case(case: Case, puzzle: Puzzle) -> str:
+    sizes = ", ".join(f"{k}={v}" for k, v in {**puzzle.sizes(case), **case.blocks}.items())
+    return f"case {case.label} ({sizes})"
+
+
+class PuzzleGrader:
+    def __init__(self, course: Course, puzzle_id: str, kernel_file: Path, worker: WorkerProcess,
+                 options: Options, compiler: "CompileChecker | None" = None, bounds: WorkerProcess | None = None,
+                 on_case=None) -> None:
+        self.course = course
+        self.on_case = on_case  # sees each case's result as soon as it is known (the command line's first failure)
+        self.puzzle_path = course.puzzle_file(puzzle_id)
+        puzzle = course.puzzle(puzzle_id)
+        # With a batch's secret, each case's varied sizes are drawn from it (Case.vary).
+        self.puzzle = replace(puzzle, cases=tuple(draw(c, puzzle.id, options.secret) for c in puzzle.cases))
+        self.kernel_file = Path(kernel_file).resolve()
+        self.worker = worker
+        self.compiler = compiler
+        self.bounds = bounds  # on a GPU: the interpreter, where each case runs again with its accesses checked
+        self.options = options
+        self.shapes = SpecShapes(self.puzzle)
+        self.expected_signature = stub_signature(str(self.puzzle_path), self.puzzle.kernel)
+        self.last_trace: dict | None = None
+        self.info: wire.Loaded | None = None
+
+    # ---- the one way to ask the worker and read its reply -----------------------------------
+    def _ask(self, message: wire.Request, blobs=(), timeout: float | None = None, worker=None):
+        """Send ``message``; returns its reply (``message.REPLY`` or a ``wire.Failure``) and blobs.
+        A timeout, a dead worker and a malformed reply raise :class:`Unanswered`."""
+        timeout = self.options.timeout if timeout is None else timeout
+        try:
+            return (worker or self.worker).request(message, blobs, timeout=timeout)
+        except WorkerTimedOut:
+            raise Unanswered(FailureKind.TIMEOUT, messages.timeout(timeout), "WorkerTimedOut", "timed out",
+                             seconds=timeout) from None
+        except WorkerDied as died:
+            raise self._died(died) from None
+
+    def _died(self, died: WorkerDied) -> Unanswered:
+        text = messages.crash(died.returncode, died.stderr_tail, self.options.device, died.corrupted)
+        return Unanswered(FailureKind.CRASH, text, "WorkerDied", "crashed")
+
+    def _malformed(self, error: Exception):
+        """A reply that passed the wire's checks but does not fit its request (too few blobs,
+        bytes of the wrong size): the worker's failure, as any malformed reply."""
+        try:
+            self.worker.malformed(error)
+        except WorkerDied as died:
+            raise self._died(died) from None
+
+    def _case_failure(self, failure: wire.Failure) -> tuple[FailureKind, str, str | None]:
+        """A case's failure as the worker reported it: (kind, text, why the remaining cases are
+        not run or None). Kernel and autograd puzzles share it."""
+        if failure.kind == "out_of_bounds":
+            return FailureKind.OUT_OF_BOUNDS, messages.out_of_bounds(failure.access.to_json(),
+                                                                     self._bounds_dims(failure.access)), None
+        if failure.kind == "exception":
+            return FailureKind.EXCEPTION, messages.exception(failure.to_json()), None
+        if failure.kind == "compile":
+            return FailureKind.COMPILE, messages.compile_failure(failure.error, failure.line, failure.source,
+                                                                 on_gpu=True), None
+        if failure.kind == "interpreter_limit":  # the cases after it would meet the same limit
+            return FailureKind.INTERPRETER_LIMIT, messages.interpreter_limit(
+                failure.to_json(), self.puzzle.id, self.compiler is not None and self.puzzle.kind == "kernel"), \
+                "needs a GPU"  # (a kernel puzzle's cases run only once its GPU compile check passed)
+        if failure.kind == "crash":
+            self.worker.kill()
+            return FailureKind.CRASH, messages.crash(None, failure.error, self.options.device), "crashed"
+        if failure.kind == "signature":
+            return FailureKind.SIGNATURE, self._not_callable(failure), None
+        raise RuntimeError(f"worker error: {failure.error}")
+
+    def _bounds_dims(self, access: wire.OutOfBoundsAccess) -> tuple[str, ...]:
+        specs = {s.name: self.shapes.buffer_dims(s) for s in self.shapes.all}
+        spec = specs.get(access.tensor)
+        return spec.dims if spec else ()
+
+    def _not_callable(self, failure: wire.Failure) -> str:
+        return failure.reason or f"`{self.puzzle.kernel}` is not a Triton kernel: decorate it with @triton.jit."
+
+    def _unanswered_case(self, case: Case, describe: str, unanswered: Unanswered, binding=None):
+        """(CaseResult, binding, why the remaining cases are not run), as ``_run_case`` returns."""
+        return (case_result(case, self.puzzle, False, unanswered.kind, f"{describe}: {unanswered.text}",
+                            seconds=unanswered.seconds), binding, f"{case.label} {unanswered.abort}")
+
+    def result(self, status: Status | str, message: str, cases=(), checks=None, started: float = 0.0) -> PuzzleResult:
+        return PuzzleResult(puzzle=self.puzzle.id, title=self.puzzle.title, status=status,
+                            source=str(self.kernel_file), device=self.options.device, cases=tuple(cases),
+                            checks=checks or {}, message=messages.tidy(message),
+                            seconds=time.perf_counter() - started if started else 0.0)
+
+    def grade(self) -> PuzzleResult:
+        """The puzzle's result. Its learner code runs in workers of its own: a fresh one at the
+        start, ended at the end, so that nothing of another puzzle's reaches this one's."""
+        started = time.perf_counter()
+        workers = [w for w in (self.worker, self.bounds) if w is not None]
+        for worker in workers:
+            worker.recycle()
+        try:
+            return self._grade(started)
+        except Exception as exc:  # a bug in the grader or the course, never the learner's fault
+            import traceback
+            return self.result("error", f"grader error: {type(exc).__name__}: {exc}\n"
+                               + traceback.format_exc(limit=6), started=started)
+        finally:
+            for worker in workers:
+                worker.recycle()
+
+    def _load(self):
+        """Ask the worker about the kernel. Returns (wire.Loaded, None) or (None, failure result).
+        A timeout or a dead worker raises Unanswered."""
+        reply, _ = self._ask(wire.Load(file=str(self.kernel_file), kernel=self.puzzle.kernel))
+        if isinstance(reply, wire.Loaded):
+            return reply, None
+        kind = reply.kind
+        name = self.puzzle.kernel
+        if kind == "not_found":
+            found = ", ".join(reply.defined) or "no @triton.jit kernels"
+            message = (f"no kernel named `{name}` in {self.kernel_file.name} (it defines {found}). "
+                       f"Expected: @triton.jit def {self.expected_signature}")
+            dropped = self._why_dropped(name)
+            if dropped is not None:
+                message = (f"`{name}` in {self.kernel_file.name} was not imported: line {dropped.line} "
+                           f"`{dropped.text}`: {dropped.reason}. Expected: @triton.jit def {self.expected_signature}")
+        elif kind == "signature":
+            message = reply.reason or f"`{name}` is not a Triton kernel: decorate it with @triton.jit."
+        elif kind == "exception":
+            message = (f"importing {self.kernel_file.name} failed: {reply.error}"
+                       + (f" (line {reply.line}: `{reply.source}`)" if reply.line else ""))
+        else:
+            return None, self.result("error", f"worker error while loading: {reply.error}")
+        return None, self.result("fail", message, checks={"load": CheckResult(False, message, kind)})
+
+    def _why_dropped(self, name: str):
+        from grader.source.definitions import why_dropped
+        try:
+            return why_dropped(self.kernel_file.read_text(encoding="utf-8"), name)
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def _sniffing(self) -> str | None:
+        """Kernels that tell the interpreter from a GPU are refused before anything runs."""
+        from grader.source.sniffing import check_file, message
+        finding = check_file(self.kernel_file, self.puzzle.kernel)
+        return None if finding is None else message(finding)
+
+    def _unsupported(self) -> str | None:
+        """Why this puzzle cannot run on the installed Triton, if it cannot."""
+        from grader.course import apis
+        missing = apis.missing(self.puzzle.requires)
+        return apis.unsupported_message(missing[0], self.puzzle.instead) if missing else None
+
+    def _grade(self, started: float) -> PuzzleResult:
+        unsupported = self._unsupported()
+        if unsupported is not None:
+            return self.result("unsupported", unsupported, started=started)
+        sniffed = self._sniffing()
+        if sniffed is not None:
+            return self.result("fail", sniffed, checks={"sniffing": CheckResult(False, sniffed, "sniffing")},
+                               started=started)
+        try:
+            info, failure = self._load()
+        except Unanswered as unanswered:
+            message = unanswered.text + (" (while importing the file)" if unanswered.kind == "timeout" else "")
+            return self.result("fail", message, checks={"load": CheckResult(False, message, unanswered.kind)},
+                               started=started)
+        if failure is not None:
+            return failure
+        if info.stub:
+            return self.result("not_attempted", f"not attempted: `{self.puzzle.kernel}` is still the stub",
+                               started=started)
+        params = [Param(p.name, p.constexpr) for p in info.params]
+        self.info = info
+
+        checks = {}
+        # What would not compile for a GPU is not Triton, and the interpreter would run it as plain
+        # Python: the check runs beside the cases, and no case counts until it has passed.
+        compiling = self._compile_beside(params) if self.compiler is not None and self.puzzle.kind == "kernel" \
+            else None
+        try:
+            cases = self._run_cases(params)
+        finally:
+            compiled = compiling.result() if compiling is not None else None  # never left running
+        if compiled is not None:
+            checks["gpu_compile"] = compiled
+            if not compiled.passed:  # the cases that ran are shown beside it; none counts
+                return self.result("fail", compiled.message, cases, checks, started)
+        failed = [c for c in cases if not c.passed] + [c for c in checks.values() if not c.passed]
+        if not failed:
+            return self.result("pass", f"all {len(cases)} cases pass", cases, checks, started)
+        undecided = failed[0].kind == FailureKind.INTERPRETER_LIMIT  # the interpreter's limit: grade it on a GPU
+        shown = failed[0] if undecided else most_telling(failed)
+        notes = self._mistake_notes()
+        index = next((i for i, c in enumerate(cases) if c is shown), None)
+        if notes and index is not None:  # a known wrong turn: say so with the case shown
+            cases[index] = shown = replace(shown, message=shown.message + notes)
+        return self.result("interpreter_limit" if undecided else "fail", shown.message, cases, checks, started)
+
+    def _run_cases(self, params: list[Param]) -> list[CaseResult]:
+        """Every case in order; after a crash or a timeout the rest are skipped."""
+        cases: list[CaseResult] = []
+        abort: str | None = None
+        for case in self.puzzle.cases:
+            if abort is not None:
+                cases.append(case_result(case, self.puzzle, False, "skipped", f"not run: {abort}"))
+                continue
+            result, _, abort = self._run_case(case, params)
+            cases.append(result)
+            self._tell(result)
+        return cases
+
+    def traced(self, case: Case) -> tuple[CaseResult | None, dict | None, str]:
+        """Run one case recording every access (interpreter only), for the memory-access pictures.
+
+        Returns the case's result, the trace (None if the kernel never ran), and a note.
+        """
+        try:
+            info, failure = self._load()
+        except Unanswered as unanswered:
+            return None, None, unanswered.text
+        if failure is not None:
+            return None, None, failure.message
+        if info.stub:
+            return None, None, "not attempted"
+        params = [Param(p.name, p.constexpr) for p in info.params]
+        self.info = info
+        self.last_trace = None
+        result, _, _ = self._run_case(case, params, trace=True)
+        return result, self.last_trace, ""
+
+    def _run_case(self, case: Case, params: list[Param], trace: bool = False):
+        """Returns (CaseResult, Binding or None, reason to abort the remaining cases or None).
+        A large case runs in the interpreter without the bounds hooks, which cost more than the
+        kernel; only when it fails does it run again with them, so that a stray access is named."""
+        if trace:
+            return self._run_case_once(case, params, True, self.options.check_bounds)
+        return self._hooks_if_failed(case, lambda hooks: self._run_case_once(case, params, False, hooks))
+
+    def _hooks_if_failed(self, case: Case, run):
+        """``run(hooks)``'s result, a tuple led by a CaseResult. A large case in the interpreter
+        runs without the bounds hooks first, and with them only when it fails (a timeout is not
+        run again): a wild access then fails as out_of_bounds, where it names the access."""
+        hooks = self.options.check_bounds
+        if not (case.large and hooks and self.options.device == "cpu"):
+            return run(hooks)
+        fast = run(False)
+        if fast[0].passed or fast[0].kind == FailureKind.TIMEOUT:
+            return fast
+        checked = run(True)
+        return fast if checked[0].passed else checked
+
+    def _run_case_once(self, case: Case, params: list[Param], trace: bool, hooks: bool):
+        plan = self.shapes.plan(case, self.options.secret)
+        describe = describe_case(case, self.puzzle)
+        try:
+            binding = self._bind(params, [b.name for b in plan.buffers], plan.values)
+        except BindingError as exc:
+            message = f"{describe}: {exc}"
+            return case_result(case, self.puzzle, False, "signature", message), None, "the signature is wrong"
+        blobs = [pack(b, x) for b, x in zip(plan.buffers, plan.inputs)] + [
+            pack(b, zeros(b) if b.name in self.puzzle.zeroed else None) for b in plan.output_buffers]
+        message = wire.Run(file=str(self.kernel_file), kernel=self.puzzle.kernel, puzzle_file=str(self.puzzle_path),
+                           values=dict(plan.values), named=dict(binding.named), check_bounds=hooks,
+                           reorder=hooks or not case.large,  # a race shows in the small cases
+                           trace=trace, allocator="make_tensor_descriptor" in self.puzzle.requires,
+                           buffers=[b.to_json() | {"param": p} for b, p in zip(plan.buffers, binding.pointers)])
+        try:
+            reply, raw = self._ask(message, blobs)
+            if isinstance(reply, wire.Ran) and len(raw) != reply.blobs_expected(len(plan.buffers)):
+                self._malformed(wire.WireError(f"{len(raw)} blobs for {len(reply.runs)} run(s) of "
+                                               f"{len(plan.buffers)} buffers"))
+            if isinstance(reply, wire.Ran) and any(len(b) != buffer.total for b, buffer in
+                                                   zip(raw, plan.buffers * len(reply.runs))):
+                self._malformed(wire.WireError("a buffer came back with a different size"))
+        except Unanswered as unanswered:
+            return self._unanswered_case(case, describe, unanswered, binding)
+
+        head = reply.head if isinstance(reply, wire.Ran) else None
+        self.last_trace = head.trace.to_json() if head is not None and head.trace is not None else None
+        extra = {"seconds": head.seconds, "printed": head.printed} if head is not None else \
+            {"seconds": 0.0, "printed": ""}
+        if head is not None and head.label:  # an autotuned kernel, graded config by config in the interpreter
+            describe = f"{describe} with {head.label}"
+        failure = reply if isinstance(reply, wire.Failure) else head.failure
+        if failure is not None:
+            kind, text, abort = self._case_failure(failure)
+            return (case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), binding,
+                    f"{case.label} {abort}" if abort else None)
+
+        runs = reply.runs
+        n = len(plan.buffers)
+        results = [raw[i * n:(i + 1) * n] for i in range(len(raw) // n)]
+        worst = 0.0
+        for run, got in zip(runs, results):
+            if run.reversed:
+                continue
+            where = describe_case(case, self.puzzle) + (f" with {run.label}" if run.label else "")
+            outcome = compare(plan.buffers, got, plan.inputs, plan.expected, self.puzzle.tolerance,
+                              large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
+                              host_reduce=self.puzzle.host_reduce)
+            if not outcome.passed:
+                early = [r.to_json() for r in run.early_reads if r.tensor in outcome.message
+                         and r.tensor not in self.puzzle.zeroed]  # a zeroed output may be read at once
+                text = messages.read_before_write(early[0]) if early and outcome.kind in (
+                    "unwritten", "nonfinite", "mismatch") else outcome.message
+                if outcome.kind in ("mismatch", "nonfinite") and text == outcome.message:
+                    text = self._look_alike(case, plan, got, outcome)
+                return (case_result(case, self.puzzle, False, outcome.kind, f"{where}: {text}",
+                                    max_abs_err=outcome.max_abs_err, **extra), binding, None)
+            worst = max(worst, outcome.max_abs_err or 0.0)
+        race = self._race(plan, runs, results)
+        if race is not None:
+            return case_result(case, self.puzzle, False, "race", f"{describe}: {race}", **extra), binding, None
+        stray = self._checked_beside(replace(message, reorder=False, check_bounds=True), blobs, case)
+        if stray is not None:
+            return case_result(case, self.puzzle, False, "out_of_bounds", f"{describe}: {stray}", **extra), \
+                binding, None
+        return case_result(case, self.puzzle, True, max_abs_err=worst, **extra), binding, None
+
+    def _checked_beside(self, message: wire.Request, blobs, case: Case) -> str | None:
+        """On a GPU, the case again in the interpreter, every load and store checked: a load out of
+        bounds whose value is never used passes on a GPU, silently. Only such an access is judged
+        here; the values are the GPU's to judge. The text of the access, or None."""
+        if self.bounds is None or case.label in self._large_labels():  # the small ones find a stray load
+            return None
+        try:
+            reply, _ = self._ask(message, blobs, worker=self.bounds)
+        except Unanswered:
+            return None  # the interpreter's own trouble: the GPU's verdict stands
+        runs = reply.runs if isinstance(reply, wire.Ran) else [reply] if isinstance(reply, wire.Replayed) else []
+        failure = next((r.failure for r in runs if r.failure is not None), reply if isinstance(reply, wire.Failure)
+                       else None)
+        if failure is None or failure.kind != "out_of_bounds":
+            return None
+        return messages.out_of_bounds(failure.access.to_json(), self._bounds_dims(failure.access)) + \
+            messages.FOUND_BESIDE
+
+    def _large_labels(self) -> set[str]:
+        """The labels of the large cases: too large to run again in the interpreter beside a GPU, or
+        to compile again for one (their launches are the small cases' at other sizes)."""
+        return {case.label for case in self.puzzle.cases if case.large}
+
+    def _look_alike(self, case: Case, plan, got, outcome) -> str:
+        """The outcome's message, with "It looks like <name>: <where>." when the wrong values are
+        those of a known mistake. A NaN the mistake explains needs no general advice on NaN: the
+        note replaces it."""
+        message = outcome.message
+        if not self.puzzle.look_alikes:
+            return message
+        actual = written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce)
+        # The loosest of the outputs' tolerances: a look-alike is a hint, not a verdict.
+        atol, rtol = map(max, zip(*(self.puzzle.tolerance(b.dtype) for b in plan.output_buffers)))
+        look = recognise(self.puzzle.look_alikes, plan.inputs, plan.expected, actual, atol, rtol,
+                         {**self.puzzle.sizes(case), **case.blocks}, case.layouts)
+        return message if look is None else look_alike_note(outcome.finding or message, look)
+
+    def _source(self) -> str:
+        try:
+            return self.kernel_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return ""
+
+    def _mistake_notes(self) -> str:
+        source = self._source()
+        if not source:
+            return ""
+        code = learner_code(source)  # the learner's part, without the statement's words or comments
+        return "".join(f"\nNote: {m.note}" for m in self.puzzle.mistakes if m.seen_in(code))
+
+    def _race(self, plan, runs, results) -> str | None:
+        """Two programs storing different values to one element, or a result that changes
+        when the programs run in the other order: on a GPU the outcome depends on timing."""
+        for run in runs:
+            if run.overlaps:
+                return messages.overlapping_stores(run.overlaps[0].to_json())
+        reversed_runs = [(r, got) for r, got in zip(runs, results) if r.reversed]
+        if not reversed_runs:
+            return None
+        run, got = reversed_runs[0]
+        first = results[0]
+        for buffer, a, b in list(zip(plan.buffers, first, got))[len(plan.inputs):]:
+            if a != b:
+                from grader.judge.fence import unpack
+                before, after = unpack(buffer, a)[0], unpack(buffer, b)[0]
+                return messages.order_dependent(buffer.name, before, after)
+        return None
+
+    def _bind(self, params, pointer_names, values):
+        info = self.info
+        return bind(params, pointer_names, values, self.expected_signature,
+                    provided=frozenset(info.provided if info else ()), defaults=dict(info.defaults) if info else {})
+
+    def _tell(self, result: CaseResult) -> None:
+        if self.on_case is not None:
+            self.on_case(self.puzzle.id, result)
+
+    def _compile_beside(self, params: list[Param]) -> Future:
+        """The GPU compile check beside the cases; its CheckResult comes in the Future. Every case
+        still runs to its end when it fails: which cases a cancel would reach depends on timing,
+        and a report must not (a case is bounded by its timeout all the same)."""
+        return self._beside(self._compile_check, params)
+
+    def _beside(self, work, *args) -> Future:
+        """``work(*args)`` on a thread of its own (the compile checker's requests, while this
+        thread's worker runs cases); its result, or the exception it raised, comes in the Future."""
+        future: Future = Future()
+
+        def run() -> None:
+            try:
+                future.set_result(work(*args))
+            except BaseException as exc:  # a grader bug: raised again where the result is awaited
+                future.set_exception(exc)
+        threading.Thread(target=run, name=f"compile check of {self.puzzle.id}", daemon=True).start()
+        return future
+
+    def _compile_check(self, params: list[Param]) -> CheckResult:
+        """Compile for sm_90 once per distinct block configuration and dtypes, in a compile
+        worker of this puzzle's own."""
+        with self._checker_session() as compiler:
+            return self._compile_each(params, compiler)
+
+    def _checker_session(self):
+        """The compile checker's worker for this puzzle. A file that imports torch (a learner's
+        puzzle file does, for its spec) has the checker's zygote import it once, not each worker."""
+        if imports_torch(self._source()):
+            self.compiler.worker.warm |= {"torch"}
+        return self.compiler.session()
+
+    def _compiled(self, message: wire.Compile, compiler):
+        """The compile checker's reply to ``message``: remembered by the file's digest and the
+        request, so that a kernel checked again unchanged is not compiled again."""
+        try:
+            digest = hashlib.sha256(self.kernel_file.read_bytes()).hexdigest()
+        except OSError:
+            digest = None
+        key = (digest, json.dumps({k: v for k, v in message.to_json().items() if k != "file"}, sort_keys=True))
+        known = self.compiler.verdicts.get(key) if digest is not None else None
+        if known is None:
+            known, _ = self._ask(message, timeout=max(60.0, self.options.timeout), worker=compiler)
+            if digest is not None:
+                self.compiler.verdicts[key] = known
+        return known
+
+    def _compile_each(self, params: list[Param], compiler) -> CheckResult:
+        seen = set()
+        stage = "cubin" if any(word in self._source() for word in NEEDS_ASSEMBLER) else COMPILE_STAGE
+        for case in self.puzzle.cases:
+            if case.large:  # its blocks are a small case's, or as long as its sizes: slow to compile, no news
+                continue
+            input_specs, output_specs = self.shapes.typed(case)
+            dtypes = [s.dtype for s in (*input_specs, *output_specs)]
+            key = (tuple(sorted(case.blocks.items())), tuple(dtypes))
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                values = self.shapes.plan(case).values
+                binding = self._bind(params, [s.name for s in self.shapes.all], values)
+            except BindingError:
+                continue
+            signature, constexprs = binding.compile_signature(params, dtypes)
+            message = wire.Compile(file=str(self.kernel_file), kernel=self.puzzle.kernel, signature=signature,
+                                   constexprs=constexprs, values=values, stage=stage)
+            try:
+                reply = self._compiled(message, compiler)
+            except Unanswered as unanswered:
+                return CheckResult(False, f"the GPU compile check did not finish ({unanswered.cause})", "compile")
+            if isinstance(reply, wire.Failure):
+                blocks = ", ".join(f"{k}={v}" for k, v in case.blocks.items()
+                                   if k not in binding.provided) or "defaults"
+                blocks += f"; {reply.config}" if reply.config else ""
+                text = messages.compile_failure(reply.error, reply.line, reply.source,
+                                                case=describe_case(case, self.puzzle),
+                                                inputs={s.name: s.dtype for s in input_specs},
+                                                outputs={s.name: s.dtype for s in output_specs})
+                return CheckResult(False, f"GPU compile check ({blocks}): {text}", "compile")
+        return CheckResult(True, f"compiles for sm_90 ({len(seen)} block configuration(s))")

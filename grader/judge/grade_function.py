@@ -1,0 +1,309 @@
+"""Grading an autograd puzzle: the learner's ``torch.autograd.Function`` around their kernels.
+
+The wrapper never sees data. For each case one worker runs its forward and backward on tensors
+that have the case's shapes, strides and dtypes but no values, and records what they do as a
+program (:mod:`grader.sandbox.function_record`). A second worker, forked fresh after the first
+has ended, replays the program on the real inputs: PyTorch's operators and the learner's
+kernels, no other learner code (:mod:`grader.sandbox.function_replay`); once per autotuning
+config, where a launched kernel has several. The verdict comes from the replay and from
+reading the program here (:mod:`grader.judge.program`): that the kernels computed the results and
+PyTorch only allocated, viewed and summed partial results, what ``ctx`` saved, and the output
+and both gradients against PyTorch autograd of the spec.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from grader.judge import messages, program as programs
+from grader.channel import wire
+from grader.course.annotations import TensorSpec
+from grader.judge.compare import compare_tensor, fmt_index
+from grader.course.dtypes import DTYPES, dtype_name
+from grader.judge.fence import Buffer, pack
+from grader.judge.grade import PuzzleGrader, Unanswered, case_result, describe_case
+from grader.judge.inputs import case_seed
+from grader.course.puzzle import Case
+from grader.judge.results import CaseResult, FailureKind
+
+
+def _shape(shape) -> str:
+    return fmt_index(tuple(shape)) if len(shape) != 1 else f"({shape[0]},)"
+
+
+class FunctionGrader(PuzzleGrader):
+    """Same life cycle as a kernel puzzle (load, stub check, cases); each case recorded, then replayed."""
+
+    def grade(self):
+        self.worker.warm |= {"fake_tensors"}  # the recording's: warmed once in the zygote, before its fork
+        return super().grade()
+
+    def _run_cases(self, params) -> list:
+        """Record every case in this puzzle's first worker, then replay them in a fresh one."""
+        recorded: dict[str, tuple] = {}
+        results: dict[str, CaseResult] = {}
+        abort = None
+        for case in self.puzzle.cases:
+            if abort is not None:
+                results[case.label] = case_result(case, self.puzzle, False, "skipped", f"not run: {abort}")
+                continue
+            outcome, abort = self._record(case, self._plan(case))
+            (results if isinstance(outcome, CaseResult) else recorded)[case.label] = outcome
+        self.worker.recycle()  # the replays run in a worker that never ran the wrapper
+        large = self._large_labels()  # compiled as the small cases are
+        # The launches compile beside the replays; a case whose launch does not compile fails so,
+        # whatever its replay gave.
+        compiling = self._beside(self._compile_launches,
+                                 [r[-1].program for label, r in recorded.items() if label not in large])
+        try:
+            for case in self.puzzle.cases:
+                if case.label not in recorded:
+                    continue
+                if abort is not None:
+                    results[case.label] = case_result(case, self.puzzle, False, "skipped", f"not run: {abort}")
+                    continue
+                results[case.label], abort = self._hooks_if_failed(
+                    case, lambda hooks: self._replay(case, *recorded[case.label], hooks=hooks))
+                self._tell(results[case.label])
+        finally:
+            compiled = compiling.result()
+        for case in self.puzzle.cases:
+            if case.label not in recorded:
+                continue
+            program = recorded[case.label][-1].program
+            keys = (programs.launch_key(step, program) for step in program.launches())
+            failed = next((compiled[key] for key in keys if compiled.get(key)), None)
+            if failed is not None:
+                results[case.label] = case_result(case, self.puzzle, False, FailureKind.COMPILE,
+                                                  f"{describe_case(case, self.puzzle)}: {failed}")
+        return [results[case.label] for case in self.puzzle.cases]
+
+    def _compile_launches(self, recorded: list[wire.Program]) -> dict[str, str]:
+        """In the interpreter, every distinct launch the wrapper made is compiled for sm_90 too, as
+        a kernel puzzle's kernel is: a kernel that runs only as Python fails here. Returns, per
+        launch, the failure's text ("" where it compiles)."""
+        verdicts: dict[str, str] = {}
+        if self.compiler is None:
+            return verdicts
+        with self._checker_session() as compiler:
+            for program in recorded:
+                for step in program.launches():
+                    key = programs.launch_key(step, program)
+                    if key is None or key in verdicts:
+                        continue
+                    verdicts[key] = self._compile_one(step, program, compiler)
+        return verdicts
+
+    def _compile_one(self, step: wire.Step, program: wire.Program, compiler) -> str:
+        typed = lambda value: programs.typed_argument(value, program)  # noqa: E731
+        arguments, keywords = [typed(a) for a in step.args], {k: typed(v) for k, v in step.kwargs.items()}
+        if step.compiled:  # the handle took every parameter in order; warmup's values were compiled
+            keywords.update({k: typed(v) for k, v in step.options.items()})
+        name = ".".join(step.kernel.path)
+        message = wire.Compile(file=str(self.kernel_file), kernel=name, signature={}, constexprs={}, values={},
+                               path=step.kernel.path, hops=step.kernel.hops, arguments=arguments, keywords=keywords,
+                               stage="ttgir")
+        try:
+            reply, _ = self._ask(message, timeout=max(60.0, self.options.timeout), worker=compiler)
+        except Unanswered as unanswered:
+            return f"the GPU compile check of `{name}` did not finish ({unanswered.cause})"
+        if not isinstance(reply, wire.Failure):
+            return ""
+        where = f" launched at line {step.line}: `{step.source}`" if step.line else ""
+        config = f" with {reply.config}" if reply.config else ""
+        return (f"GPU compile check of `{name}`{where}{config}: "
+                f"{messages.compile_failure(reply.error, reply.line, reply.source)}")
+
+    def _sniffing(self) -> str | None:
+        """The wrapper must not be able to tell its recording from real use, nor its kernels
+        the interpreter from a GPU: both are read, never run."""
+        from grader.source import sniffing, wrapper_check
+        finding = wrapper_check.check_file(self.kernel_file, self.puzzle.kernel)
+        if finding is not None:
+            return wrapper_check.message(finding)
+        finding = sniffing.check_file(self.kernel_file, None)
+        return None if finding is None else sniffing.message(finding)
+
+    # ---- planning and recording --------------------------------------------------------------
+    def _plan(self, case: Case):
+        """The case's inputs, the spec's output and gradients, and grad_output, as fenced buffers."""
+        plan = self.shapes.plan(case, self.options.secret)
+        inputs = [x.clone().requires_grad_(x.is_floating_point()) for x in plan.inputs]
+        output = self.puzzle.run_spec(inputs, {**self.puzzle.sizes(case), **case.blocks})
+        gen = torch.Generator().manual_seed(case_seed(self.puzzle, case, self.options.secret) + 1)
+        grad_output = torch.randn(output.shape, generator=gen, dtype=output.dtype)
+        output.backward(grad_output)
+        expected = [plan.expected[0], *(x.grad for x in inputs)]
+        buffers = [*plan.buffers[:len(plan.inputs)],
+                   Buffer.plan("grad_output", "input", dtype_name(grad_output), tuple(grad_output.shape),
+                               len(plan.inputs), case.layouts.get("grad_output", "contiguous"))]
+        blobs = [pack(b, x) for b, x in zip(buffers, [*plan.inputs, grad_output])]
+        return expected, buffers, blobs
+
+    def _record(self, case: Case, planned):
+        """(the planned case and its program, None) or (the case's failed result, why the rest is skipped)."""
+        expected, buffers, blobs = planned
+        describe = describe_case(case, self.puzzle)
+        specs = [b.to_json() | {"param": ""} for b in buffers]
+        try:
+            reply, _ = self._ask(wire.Record(file=str(self.kernel_file), kernel=self.puzzle.kernel, buffers=specs))
+        except Unanswered as unanswered:
+            result, _, abort = self._unanswered_case(case, describe, unanswered)
+            return result, abort
+        if isinstance(reply, wire.Failure) or reply.failure is not None:
+            failure = reply if isinstance(reply, wire.Failure) else reply.failure
+            extra = {} if isinstance(reply, wire.Failure) else {"seconds": reply.seconds, "printed": reply.printed}
+            if not isinstance(reply, wire.Failure) and reply.host is not None:
+                h = reply.host
+                text = (messages.escaped if h.escaped else messages.host_values)(
+                    h.phase, h.op, h.line, h.source, h.file)
+                return case_result(case, self.puzzle, False, FailureKind.TORCH_COMPUTE, f"{describe}: {text}",
+                                   **extra), None
+            kind, text, abort = self._case_failure(failure)
+            if kind == FailureKind.EXCEPTION and not isinstance(reply, wire.Failure):  # the wrapper's own code
+                text = messages.wrapper_raised(reply.phase, failure.to_json())
+            return (case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra),
+                    f"{case.label} {abort}" if abort else None)
+        return (expected, buffers, blobs, reply), None
+
+    # ---- replaying and judging ---------------------------------------------------------------
+    def _replay(self, case: Case, expected, buffers, blobs, recorded: wire.Recorded, hooks: bool = True):
+        """(the case's result, why the remaining cases are not run or None)."""
+        program = recorded.program
+        seconds, printed = recorded.seconds, recorded.printed
+        finding_checked = False
+        for config in range(program.replays()):
+            describe = describe_case(case, self.puzzle)
+            message = wire.Replay(file=str(self.kernel_file), program=program, buffers=[
+                b.to_json() | {"param": ""} for b in buffers], config=config,
+                check_bounds=hooks, allocator=self.options.device == "cuda")
+            try:
+                reply, raw = self._ask(message, blobs)
+                if isinstance(reply, wire.Replayed) and len(raw) != reply.blobs_expected():
+                    self._malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
+            except Unanswered as unanswered:
+                result, _, abort = self._unanswered_case(case, describe, unanswered)
+                return result, abort
+            if isinstance(reply, wire.Replayed):
+                seconds += reply.seconds
+                printed += reply.printed
+                describe += f" with {reply.label}" if reply.label else ""
+            extra = {"seconds": seconds, "printed": printed}
+            fail = lambda kind, text: (case_result(case, self.puzzle, False, kind, f"{describe}: {text}",  # noqa: E731
+                                                   **extra), None)
+            failure = reply if isinstance(reply, wire.Failure) else reply.failure
+            if failure is not None:
+                kind, text, abort = self._case_failure(failure)
+                result = case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra)
+                return result, (f"{case.label} {abort}" if abort else None)
+            if reply.disagrees:
+                return fail(FailureKind.EXCEPTION, messages.replay_disagrees(reply.disagrees))
+            if not finding_checked:  # the replay has checked what the recording claims: now read it
+                finding = self._read_program(program, case)
+                if finding is not None:
+                    return fail(finding.kind, finding.text)
+                finding_checked = True
+            verdict = self._check_values(reply, raw, expected, case)
+            if verdict is not None:
+                return fail(*verdict)
+            stray = self._checked_beside(message, blobs, case)
+            if stray is not None:
+                return fail(FailureKind.OUT_OF_BOUNDS, stray)
+        return case_result(case, self.puzzle, True, seconds=seconds, printed=printed), None
+
+    def _read_program(self, program: wire.Program, case: Case):
+        names = [s.name for s in self.shapes.inputs]
+        wants = [DTYPES[s.dtype].is_float for s in self.shapes.inputs]
+        finding = programs.check(program, names, self.puzzle.outputs[0], wants)
+        if finding is not None:
+            return finding
+        text = self._check_saved(program, case)
+        return None if text is None else programs.Finding(FailureKind.SAVED, text)
+
+    def _check_values(self, reply: wire.Replayed, raw: list[bytes], expected, case: Case):
+        blobs = iter(raw)
+        got = [self._tensor(d, next(blobs)) if d.tensor else None for d in reply.returned]
+        if not got:
+            self._malformed(wire.WireError("a replay that returned nothing"))
+        verdict = self._check_output(self.puzzle.outputs[0], got[0], reply.returned[0], expected[0])
+        if verdict is None:
+            verdict = self._check_grads(got[1:], reply.returned[1:], expected[1:])
+        return verdict
+
+    def _not_callable(self, failure: wire.Failure) -> str:
+        return (f"`{self.puzzle.kernel}` must be a subclass of torch.autograd.Function "
+                "with static forward and backward methods.")
+
+    def _bounds_dims(self, access: wire.OutOfBoundsAccess) -> tuple[str, ...]:
+        return ()  # the wrapper's own tensors have no dims of the spec's
+
+    def _tensor(self, described: wire.TensorInfo, blob: bytes) -> torch.Tensor:
+        if min(described.shape, default=0) < 0 or math.prod(described.shape) > len(blob):  # >= 1 byte each
+            self._malformed(wire.WireError(f"{len(blob)} bytes for a tensor of shape {described.shape}"))
+        if described.dtype not in DTYPES:
+            return torch.full(described.shape, float("nan"))
+        dtype = getattr(torch, described.dtype)
+        if len(blob) != math.prod(described.shape) * torch.empty((), dtype=dtype).element_size():
+            self._malformed(wire.WireError(f"{len(blob)} bytes for a {described.dtype} tensor of shape "
+                                           f"{described.shape}"))
+        flat = torch.frombuffer(bytearray(blob), dtype=dtype) if blob else torch.empty(0, dtype=dtype)
+        return flat.reshape(described.shape).clone()
+
+    def _check_output(self, name, got, described: wire.TensorInfo, expected):
+        want = f"{_shape(expected.shape)} {dtype_name(expected)}"
+        if got is None:
+            return "shape", (f"forward returned a {described.type}, not a tensor: return the output "
+                             f"tensor, of shape {want}.")
+        if tuple(got.shape) != tuple(expected.shape) or got.dtype != expected.dtype:
+            return "shape", (f"forward returned {_shape(got.shape)} {described.dtype}, expected {want}: "
+                             f"reshape the kernel's output back to the input's leading dims "
+                             f"(x.shape[:-1]) and keep {dtype_name(expected)}.")
+        atol, rtol = self.puzzle.tolerance(dtype_name(expected))
+        outcome = compare_tensor(name, got, expected, atol, rtol,
+                                 on_gpu=self.options.device == "cuda", filled=False)
+        return None if outcome.passed else (outcome.kind, outcome.message)
+
+    def _check_saved(self, program: wire.Program, case: Case) -> str | None:
+        names = [s.name for s in self.shapes.inputs]
+        for attribute in program.attributes:
+            return (f"ctx.{attribute} holds a tensor: pass tensors to ctx.save_for_backward, "
+                    f"which autograd tracks and frees, not as attributes of ctx.")
+        # Besides the inputs, a puzzle may let ctx keep a few results (say a row's mean and
+        # rstd): each by its shape, each shape as many times as the puzzle names it.
+        dims = {**self.puzzle.sizes(case), **case.blocks}
+        allowed = [TensorSpec(name, "float32", tuple(spec.split())).shape(dims)
+                   for name, spec in self.puzzle.saves.items()]
+        for ref, is_input in zip(program.saved, programs.saved_inputs(program)):
+            if ref is None or is_input:
+                continue
+            shape = tuple(program.metas[ref].shape)
+            if shape in allowed:
+                allowed.remove(shape)
+                continue
+            needed = ", ".join([*names, *self.puzzle.saves])
+            return (f"ctx saved a tensor of shape {_shape(shape)} that is not an input"
+                    f"{' nor one of ' + ', '.join(self.puzzle.saves) if self.puzzle.saves else ''}: "
+                    f"save only what the backward needs ({needed}), and recompute the rest.")
+        return None
+
+    def _check_grads(self, got, described, expected):
+        names = [s.name for s in self.shapes.inputs]
+        if len(got) != len(expected):
+            return "shape", (f"backward returned {len(got)} value(s); it must return one gradient per forward "
+                             f"input ({', '.join(names)}).")
+        for name, tensor, info, want in zip(names, got, described, expected):
+            label = f"grad_{name}"
+            if want is None:  # an integer input (class indices): no gradient, and autograd ignores one
+                continue
+            if tensor is None:
+                return "shape", f"backward returned {info.type} for {label}; return a tensor of shape {_shape(want.shape)}."
+            if tuple(tensor.shape) != tuple(want.shape):
+                return "shape", (f"backward returned {label} of shape {_shape(tensor.shape)}, expected "
+                                 f"{_shape(want.shape)}: a gradient has its input's shape.")
+            atol, rtol = self.puzzle.tolerance(dtype_name(want))
+            outcome = compare_tensor(label, tensor, want, atol, rtol,
+                                     on_gpu=self.options.device == "cuda", filled=False)
+            if not outcome.passed:
+                return outcome.kind, outcome.message
+        return None

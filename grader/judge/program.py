@@ -1,0 +1,196 @@
+"""Reading a recorded autograd wrapper: what it computed with PyTorch, and where its results came from.
+
+The worker records a wrapper as a :class:`grader.channel.wire.Program` and another worker replays it;
+this module reads the program here, in the grader, and runs nothing. It follows every storage
+from the inputs and from the kernels' buffers through the program's operators:
+
+* an operator that only allocates, views, copies or casts passes on what its operands came from;
+* any other operator (PyTorch computing) may not read an input, nor anything copied or viewed
+  from one, nor a buffer a kernel was handed, except to sum the kernels' partial results;
+* what forward and backward return must be memory a kernel was handed (or a view, copy or sum
+  of it): a gradient no kernel wrote is never computed, whatever values it happens to hold.
+
+Both the replay and this reading see the same steps, and the replay checks every tensor the
+recording claims a step made: a program that lies about its operators is caught there.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from grader.judge import messages
+from grader.judge.compare import fmt_index
+from grader.judge.results import FailureKind
+from grader.channel.wire import Program, Step
+
+# Operators that make fresh memory: `x.new_empty(...)` reads x's dtype and device, never its values.
+ALLOCATING = {
+    "empty", "empty_like", "empty_strided", "empty_permuted", "new_empty", "new_empty_strided", "zeros",
+    "zeros_like", "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full", "scalar_tensor",
+    "arange", "lift_fresh", "lift_fresh_copy",
+}
+# Operators that only view, copy, cast or fill: the host side of any wrapper.
+LAYOUT = {
+    "view", "_unsafe_view", "reshape", "flatten", "unflatten", "expand", "t", "transpose", "permute",
+    "contiguous", "clone", "copy_", "_to_copy", "to", "fill_", "zero_", "detach", "alias", "as_strided",
+    "select", "slice", "squeeze", "unsqueeze", "split", "split_with_sizes", "chunk", "unbind", "_reshape_alias",
+    "resize_", "view_as", "expand_as", "movedim", "narrow", "diagonal",
+}
+# What PyTorch may compute on the kernels' buffers: reducing a per-tile partial result.
+REDUCTIONS_OF_PARTIALS = {"sum"}
+
+INPUT, KERNEL = 1, 2
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: FailureKind
+    text: str
+
+
+def base_name(op: str) -> str:
+    """``aten::sum.dim_IntList`` -> ``sum``."""
+    return op.partition("::")[2].partition(".")[0]
+
+
+def refs_in(value) -> list[int]:
+    """The refs an argument holds, however deep (lists, dicts, descriptors)."""
+    if isinstance(value, dict):
+        if isinstance(value.get("ref"), int):
+            return [value["ref"]]
+        return [r for v in value.values() for r in refs_in(v)]
+    if isinstance(value, (list, tuple)):
+        return [r for v in value for r in refs_in(v)]
+    return []
+
+
+def _step_refs(step: Step) -> list[int]:
+    return refs_in(list(step.args)) + refs_in(step.kwargs)
+
+
+class Origins:
+    """Where each storage's contents came from, step by step: the inputs, a kernel, or neither."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.flags: dict[int, int] = {}
+        self.made_by: dict[int, Step] = {}  # storage -> the step that first made it
+        self.given = {self.storage(ref) for ref in range(program.inputs + 1)}  # the inputs, then grad_output
+        for storage in self.given:
+            self.flags[storage] = INPUT
+
+    def storage(self, ref: int) -> int:
+        return self.program.metas[ref].storage
+
+    def of(self, refs) -> int:
+        flags = 0
+        for ref in refs:
+            flags |= self.flags.get(self.storage(ref), 0)
+        return flags
+
+    def follow(self, step: Step) -> Finding | None:
+        """Take one step: a finding if it is PyTorch computing where a kernel should."""
+        operands = [r for r in _step_refs(step) if 0 <= r < len(self.program.metas)]
+        if step.kernel is not None:  # what it was handed is its result (or its scratch); never the inputs
+            for ref in operands:
+                if self.storage(ref) not in self.given:
+                    self.flags[self.storage(ref)] = self.flags.get(self.storage(ref), 0) | KERNEL
+            return None
+        name, came = base_name(step.op), self.of(operands)
+        for ref in step.out:
+            self.made_by.setdefault(self.storage(ref), step)
+        if not step.op.startswith("aten::"):
+            return Finding(FailureKind.TORCH_COMPUTE, messages.not_replayable(
+                step.phase, f"calls `{step.op}`{_line(step)}, which is not one of PyTorch's own operators"))
+        if name in ALLOCATING:
+            for ref in step.out:
+                self.flags[self.storage(ref)] = 0
+            return None
+        shapes = ", ".join(fmt_index(tuple(self.program.metas[r].shape)) for r in operands)
+        if name not in LAYOUT:
+            if came & INPUT:
+                return Finding(FailureKind.TORCH_COMPUTE, messages.computed_on_inputs(
+                    step.phase, name, shapes, step.line, step.source, step.file))
+            if came & KERNEL and name not in REDUCTIONS_OF_PARTIALS:
+                return Finding(FailureKind.TORCH_COMPUTE, messages.computed_on_kernel_buffers(
+                    step.phase, name, shapes, step.line, step.source, step.file))
+        for ref in step.out:
+            self.flags[self.storage(ref)] = self.flags.get(self.storage(ref), 0) | came
+        return None
+
+    def describe(self, ref: int, names: list[str]) -> str:
+        """What a returned tensor is, in the learner's words: an input, or the line that made it."""
+        storage = self.storage(ref)
+        for index in range(self.program.inputs + 1):
+            if self.storage(index) == storage:
+                return f"`{names[index]}`" + ("" if index == ref else " (a view of it)")
+        step = self.made_by.get(storage)
+        if step is None:
+            return f"a tensor of shape {fmt_index(tuple(self.program.metas[ref].shape))}"
+        return f"the tensor `{base_name(step.op)}` made{_line(step)}"
+
+
+def _line(step: Step) -> str:
+    return f" at line {step.line}: `{step.source}`" if step.line else ""
+
+
+def check(program: Program, input_names: list[str], output_name: str, wants_grad: list[bool]) -> Finding | None:
+    """The first way in which the program is not a wrapper around its kernels, or None."""
+    if program.unseen is not None:
+        u = program.unseen
+        return Finding(FailureKind.TORCH_COMPUTE, messages.unseen(u.phase, u.what, u.shape, u.line, u.source, u.file))
+    for phase in ("forward", "backward"):
+        if not any(s.kernel is not None and s.phase == phase for s in program.steps):
+            return Finding(FailureKind.TORCH_COMPUTE, messages.no_launch(phase))
+    origins = Origins(program)
+    for step in program.steps:
+        finding = origins.follow(step)
+        if finding is not None:
+            return finding
+    names = [*input_names, "grad_output"]
+    returned = [("forward", output_name, program.output)]
+    returned += [("backward", f"grad_{name}", r) for name, r, wanted in zip(input_names, program.grads, wants_grad)
+                 if wanted]
+    for phase, name, value in returned:
+        if value.ref is None:
+            continue  # not a tensor: the shape check words it
+        flags = origins.of([value.ref])
+        if not flags & KERNEL:
+            made = origins.describe(value.ref, names)
+            text = messages.returns_input(phase, name, made) if flags & INPUT else \
+                messages.never_computed(phase, name, made)
+            return Finding(FailureKind.TORCH_COMPUTE if flags & INPUT else FailureKind.UNWRITTEN, text)
+    return None
+
+
+def saved_inputs(program: Program) -> list[bool]:
+    """For each tensor ctx saved: whether it is an input (or a view of one)."""
+    inputs = {program.metas[i].storage for i in range(program.inputs)}
+    return [ref is not None and program.metas[ref].storage in inputs for ref in program.saved]
+
+
+def typed_argument(value, program: wire.Program):
+    """A launch argument as the compile check needs it: a tensor as its pointer's dtype."""
+    if isinstance(value, list):
+        return [typed_argument(v, program) for v in value]
+    if isinstance(value, dict):
+        if isinstance(value.get("ref"), int) and 0 <= value["ref"] < len(program.metas):
+            return {"pointer": program.metas[value["ref"]].dtype}
+        if "constant" in value:
+            return {"pointer": value["constant"].get("dtype", "float32")}
+        if "dtype" in value:
+            return value["dtype"]
+        if "tl_dtype" in value:
+            return value
+        return {"unknown": True}
+    return value
+
+
+def launch_key(step: wire.Step, program: wire.Program) -> str | None:
+    """What makes two launches one compile: the kernel, and its arguments' types and values (Triton's
+    own cache makes a second compile of one signature cheap). None for a launch the check cannot
+    type (a host tensor descriptor)."""
+    typed = ([typed_argument(a, program) for a in step.args],
+             {k: typed_argument(v, program) for k, v in step.kwargs.items()})
+    text = json.dumps([step.kernel.path, step.kernel.hops, step.compiled, typed, step.options], sort_keys=True)
+    return None if '"unknown"' in text else text

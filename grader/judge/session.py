@@ -1,0 +1,222 @@
+"""Grading several puzzles: a small pool of worker processes, one thread driving each.
+
+Workers are started before anything else, so their imports (torch, triton: about 1.5 s)
+overlap with the grader's own. A worker serves many puzzles and cases in turn; only a crash
+or a timeout costs a restart.
+
+The pool here is the only one: ``grade_many`` (``--all``, several puzzles, a notebook's
+``check()``) and ``batch.grade_class`` (a class, one student per task) both run their tasks
+through :func:`run_pool`, and both grade a puzzle through :func:`grade_puzzle`, the one place
+that picks the grader for a puzzle's kind.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Sequence, TypeVar
+
+from grader.course.loader import Course, PuzzleLoadError
+from grader.judge.options import Options
+from grader.judge.results import CheckResult, PuzzleResult, Report
+from grader.channel.isolation import Jail, worker_jail
+from grader.channel.worker_pool import CompileChecker, WorkerProcess
+
+Task = TypeVar("Task")
+Done = TypeVar("Done")
+
+
+def run_pool(tasks: Sequence[Task], threads: int, work: Callable[[int, Task], Done],
+             on_done: Callable[[Done], None] | None = None, stop: threading.Event | None = None) -> list[Done | None]:
+    """``work(thread, task)`` for every task, on ``threads`` threads; the results keep the order
+    of ``tasks``. ``thread`` (0 .. threads-1) says which thread runs the task, so that each can
+    own a worker. ``on_done`` sees every result as it comes (a progress bar). An exception in
+    ``work`` ends its thread (Python prints it) and leaves None in the task's place: a caller
+    that must account for every task catches inside ``work``.
+
+    With a ``stop`` event, Ctrl-C sets it instead of raising: the tasks under way finish, no
+    other starts, and theirs stay None (the caller sees ``stop.is_set()``)."""
+    results: list[Done | None] = [None] * len(tasks)
+    todo: queue.Queue = queue.Queue()
+    for item in enumerate(tasks):
+        todo.put(item)
+
+    def drive(thread: int) -> None:
+        while stop is None or not stop.is_set():
+            try:
+                index, task = todo.get_nowait()
+            except queue.Empty:
+                return
+            results[index] = work(thread, task)
+            if on_done is not None:
+                on_done(results[index])
+
+    pool = [threading.Thread(target=drive, args=(n,), daemon=True) for n in range(max(1, threads))]
+    for thread in pool:
+        thread.start()
+    try:
+        for thread in pool:
+            # A timed wait: Ctrl-C delivered to another of this process's threads interrupts no
+            # untimed join, which would then hold the KeyboardInterrupt until the pool had finished.
+            while thread.is_alive():
+                thread.join(0.2)
+    except KeyboardInterrupt:
+        if stop is None:
+            raise
+        stop.set()
+        for thread in pool:
+            thread.join()
+    return results
+
+
+@dataclass(frozen=True)
+class Crew:
+    """The workers one grading thread uses: its own; on a GPU an interpreter worker beside it,
+    where every case also runs with each load and store checked (a GPU cannot see a stray load
+    whose value is never used); in the interpreter, its compile checker."""
+
+    worker: WorkerProcess
+    bounds: WorkerProcess | None = None
+    compiler: CompileChecker | None = None
+
+
+def start_workers(options: Options, jail: Jail, count: int, now: bool = True,
+                  compile_warm: frozenset[str] = frozenset()) -> list[Crew]:
+    """``count`` crews for ``options.device``, each with a compile checker where the interpreter
+    grades (device cpu, compile check on), whose zygotes take the ``compile_warm`` steps before
+    they are ready. ``now``: started at once, so that their imports overlap with the grader's;
+    else each starts at its first request."""
+    checks = options.device == "cpu" and options.compile_check
+    # A compile checker per thread: each puzzle's check runs beside its cases, and a thread never
+    # waits for another's compile (on 2 cores, one checker for two threads left a core idle).
+    crews = [Crew(WorkerProcess(options.device, jail),
+                  WorkerProcess("cpu", jail) if options.device == "cuda" and options.check_bounds else None,
+                  CompileChecker("compile", jail) if checks else None)
+             for _ in range(count)]
+    for crew in crews:
+        if crew.compiler is not None:
+            crew.compiler.worker.warm = compile_warm
+    for worker in _processes(crews) if now else ():
+        worker.start()
+    return crews
+
+
+def _processes(crews: list[Crew]) -> list[WorkerProcess]:
+    """Every worker process of ``crews``, each once."""
+    found = []
+    for crew in crews:
+        for worker in (crew.worker, crew.bounds, crew.compiler.worker if crew.compiler else None):
+            if worker is not None and worker not in found:
+                found.append(worker)
+    return found
+
+
+def stop_workers(crews: list[Crew], wait: bool = True) -> None:
+    """Close every worker (``wait``: let each finish and exit; else kill them at once)."""
+    for worker in _processes(crews):
+        worker.close() if wait else worker.terminate()
+
+
+def grade_puzzle(course: Course, puzzle_id: str, path: Path, crew: Crew, options: Options,
+                 on_case=None) -> PuzzleResult:
+    """One puzzle graded by the grader of its kind: an autograd Function's or a kernel's.
+    ``on_case(puzzle_id, CaseResult)`` sees each case as soon as it is judged."""
+    from grader.judge.grade import PuzzleGrader  # imports torch: only once the workers are starting too
+    from grader.judge.grade_function import FunctionGrader
+    kind = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
+    return kind(course, puzzle_id, path, crew.worker, options, crew.compiler, crew.bounds, on_case).grade()
+
+
+class Grading:
+    """One grading context: the jail, each thread's workers and compile checker, and their end.
+
+    ``files`` are what its workers may read (their folders, and the course's ``puzzles/``).
+    Grade through :meth:`grade` as often as wanted: every puzzle gets fresh workers, forked from
+    zygotes that stay warm, and a compile checker that remembers what it compiled. A notebook
+    keeps one open across its checks; a command opens one and closes it when done."""
+
+    def __init__(self, course: Course, files: Sequence[Path], options: Options, jobs: int = 1,
+                 now: bool = True, kernels: Sequence[Path] | None = None) -> None:
+        """``kernels``: the files to be graded, where known beyond ``files`` (a student's)."""
+        self.course, self.options, self.jobs = course, options, max(1, jobs)
+        self.jail = worker_jail(course.root, list(files), options)
+        self.crews = start_workers(options, self.jail, self.jobs, now, _compile_warm(kernels or files))
+        self.used = False  # whether any worker was asked anything: a context that never was ends at once
+
+    def grade(self, targets: list[tuple[str, Path]], on_result=None, on_case=None) -> Report:
+        """Grade ``(puzzle_id, kernel_file)`` pairs; results keep the order of ``targets``.
+        ``on_result`` sees each puzzle's result, ``on_case`` each case's, as soon as known.
+
+        A puzzle whose course file does not load (the learner broke the file the spec and cases
+        come from) fails on its own, with the file, the line and the error; the rest are graded.
+        """
+        started = time.perf_counter()
+        course, options = self.course, self.options
+        from grader.judge import grade, grade_function  # noqa: F401  (torch: while the workers import, before the threads)
+        # Load every puzzle here, before the threads start (and while the workers import).
+        broken = {pid: error for pid in dict.fromkeys(pid for pid, _ in targets)
+                  if (error := course.load_error(pid)) is not None}
+        for puzzle_id, _ in targets:
+            if puzzle_id not in broken:
+                course.puzzle(puzzle_id)
+        results: list[PuzzleResult | None] = [None] * len(targets)
+        todo = []
+        for index, (puzzle_id, path) in enumerate(targets):
+            if puzzle_id in broken:
+                results[index] = load_failure(course, puzzle_id, path, broken[puzzle_id], options)
+                if on_result is not None:
+                    on_result(results[index])
+            else:
+                todo.append((index, puzzle_id, path))
+        self.used = self.used or bool(todo)
+        threads = min(self.jobs, len(todo))
+        # The longest first (autograd puzzles, then the later tracks): no thread is left alone
+        # with a long puzzle at the end. Results keep the order of ``targets`` all the same.
+        todo.sort(key=lambda task: (course.puzzle(task[1]).kind != "function", -task[0]))
+        graded = run_pool(todo, threads, lambda thread, task: grade_puzzle(course, task[1], task[2], self.crews[thread],
+                                                                           options, on_case), on_result)
+        for (index, _, _), result in zip(todo, graded):
+            results[index] = result
+        return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)
+
+    def close(self) -> None:
+        """End every worker: let them finish and exit; a context never used is killed at once
+        (nothing to wait for while its workers start)."""
+        stop_workers(self.crews, wait=self.used)
+
+    def __enter__(self) -> "Grading":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _compile_warm(files: Sequence[Path]) -> frozenset[str]:
+    """What the compile checkers' zygotes should import before they are ready: torch, if a file
+    to be graded imports it (a learner's puzzle file does; a solution does not)."""
+    from grader.source.source_lines import imports_torch
+    for path in files:
+        try:
+            if imports_torch(Path(path).read_text(encoding="utf-8")):
+                return frozenset({"torch"})
+        except (OSError, UnicodeDecodeError):
+            continue
+    return frozenset()
+
+
+def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options, jobs: int = 1,
+               on_result=None, on_case=None) -> Report:
+    """Grade ``(puzzle_id, kernel_file)`` pairs in a context of their own (see :class:`Grading`)."""
+    started = time.perf_counter()
+    with Grading(course, [path for _, path in targets], options, min(jobs, max(1, len(targets)))) as grading:
+        report = grading.grade(targets, on_result, on_case)
+    return replace(report, seconds=time.perf_counter() - started)
+
+
+def load_failure(course: Course, puzzle_id: str, path: Path, error: PuzzleLoadError, options: Options) -> PuzzleResult:
+    """The failure of a puzzle whose course file does not load: no worker, no case run."""
+    return PuzzleResult(puzzle=puzzle_id, title=course.title(puzzle_id), status="fail", source=str(path),
+                        device=options.device, checks={"load": CheckResult(False, error.message, error.kind)},
+                        message=error.message)
