@@ -36,7 +36,7 @@ def test_every_puzzle_file_names_its_track(puzzle_id):
 
 
 def test_every_track_has_a_notebook():
-    from grader.course.notebook_build import TRACKS as NOTEBOOKS
+    from grader.app.notebook_build import TRACKS as NOTEBOOKS
     from grader.course.puzzle import TRACKS
     assert sorted(track for _, track in NOTEBOOKS.values()) == sorted(TRACKS)
 
@@ -45,7 +45,7 @@ def test_every_track_has_a_notebook():
 def test_the_your_part_markers_hold_the_kernel(puzzle_id):
     """The notebooks take the learner's part from between the markers: one pair per file, and
     the kernel (or autograd class) the puzzle names is inside it."""
-    from grader.course.notebook_build import learner_part
+    from grader.app.notebook_build import learner_part
     from grader.source.source_lines import CLOSING, OPENING
     path = COURSE.puzzle_file(puzzle_id)
     lines = path.read_text().splitlines()
@@ -59,7 +59,7 @@ def test_the_your_part_markers_hold_the_kernel(puzzle_id):
 
 def test_a_puzzle_file_without_its_markers_is_named(tmp_path):
     from grader.course.loader import PuzzleLoadError
-    from grader.course.notebook_build import learner_part
+    from grader.app.notebook_build import learner_part
     path = tmp_path / "puzzle99_example.py"
     path.write_text("# ---- your part: finish the kernel ----\ndef kernel():\n    pass\n")
     with pytest.raises(PuzzleLoadError, match="puzzle99_example.py: .*line 1"):
@@ -71,7 +71,7 @@ def test_notes_stay_silent_on_a_puzzle_file_holding_a_wrong_kernel_without_the_m
     """A learner works in the puzzle file, whose statement and spec name the very mistakes the
     notes look for: a kernel that is wrong some other way (the solution, its output scaled)
     gets no note, in the puzzle file as in a file of its own."""
-    from grader.course.notebook_build import learner_part
+    from grader.app.notebook_build import learner_part
     from grader.source.source_lines import learner_code
     path = COURSE.puzzle_file(puzzle_id)
     text, solution = path.read_text(), COURSE.solution_file(puzzle_id).read_text()

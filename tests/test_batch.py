@@ -284,7 +284,7 @@ def test_release_ships_stubs_when_the_instructors_puzzles_hold_solved_kernels(tm
     made from such a copy still ships each function of the learner's part as a stub, and notebooks
     built from the released files."""
     from grader.course.loader import Course
-    from grader.course.notebook_build import learner_part, stale
+    from grader.app.notebook_build import learner_part, stale
     from grader.app.release import release
     course_copy = _course_copy(tmp_path)
     for pid in ("puzzle07", "puzzle15", "puzzle25"):  # a kernel, an autograd Function, a kernel and its helper

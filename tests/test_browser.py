@@ -194,7 +194,7 @@ def test_failing_check_reads_well_in_a_real_browser(tmp_path):
 
 def _viz_requirements(need_chromium: bool = True):
     """Skip unless triton-viz (and chromium) are here; TP_REQUIRE_VIZ=1 (CI) turns a skip into a failure."""
-    from grader.app.triton_viz_view import unavailable_reason
+    from grader.app.viewer import unavailable_reason
     required = os.environ.get("TP_REQUIRE_VIZ") == "1"
     reason = unavailable_reason()
     chromium = shutil.which("chromium")
@@ -216,7 +216,7 @@ def test_triton_viz_view_of_puzzle4_renders_offline():
     from playwright import sync_api
 
     from grader.course.loader import Course
-    from grader.app.triton_viz_view import start
+    from grader.app.viewer import start
     course = Course(ROOT)
     viewer = start(ROOT, "puzzle04", course.solution_file("puzzle04"), "classic[seed=0]")
     refused, console = [], []

@@ -8,7 +8,7 @@ from importlib import metadata
 import pytest
 from rich.console import Console
 
-from grader.app import doctor
+from grader.app import doctor, versions
 from grader.course.loader import Course
 from grader.app.doctor import Checkup, Finding, Gpu, diagnose
 from grader.app.release import release
@@ -110,9 +110,9 @@ def test_versions_outside_the_tested_set_are_informational():
 
 
 def test_release_numbers():
-    assert doctor.release("2.13.0+cu126") == (2, 13, 0)
-    assert doctor.release("3.2.0rc1") == (3, 2, 0)
-    assert doctor.release("3.0") == (3, 0)
+    assert versions.release("2.13.0+cu126") == (2, 13, 0)
+    assert versions.release("3.2.0rc1") == (3, 2, 0)
+    assert versions.release("3.0") == (3, 0)
 
 
 def test_errors_exit_1_and_warnings_exit_0():

@@ -1,14 +1,49 @@
-"""The package's boundaries: what runs learner code decides no verdict."""
+"""The package's boundaries, read from the code's own imports (every import counts, a function's
+lazy one included): which room may import which, that nothing imports the front-ends, that no
+front-end imports another, that the sandbox reaches no verdict code and the renderers no worker,
+no circles, and how deep the import graph is. docs/architecture.md draws the same rules.
+"""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import grader
 
 PACKAGE = Path(grader.__file__).parent
-VERDICT_MODULES = {"grader.judge.compare", "grader.judge.grade", "grader.judge.grade_function", "grader.judge.results",
-                   "grader.app.batch", "grader.judge.session", "grader.judge.messages"}
+
+# Each room, and the rooms it may import (its own always). Downwards only: a request goes
+# front-end -> judge -> channel -> sandbox, and no import runs back up.
+ROOMS = {
+    "course": set(),                                    # the author API and the course on disk
+    "source": {"course"},                               # reading learner text; runs nothing
+    "channel": {"course"},                              # the parent side of the boundary
+    "sandbox": {"channel", "source", "course"},         # the worker: runs learner code
+    "judge": {"channel", "source", "course"},           # planning, running, comparing, results
+    "report": {"judge"},                                # renderers (of the judge's result model only)
+    "app": {"judge", "report", "source", "course"},     # the front-ends
+}
+# What the sandbox may take from the channel: the messages and their framing, and how buffers bind.
+SANDBOX_FROM_CHANNEL = {"grader.channel.wire", "grader.channel.protocol", "grader.channel.binding"}
+# What renderers may take from the judge: the result model, plain data.
+REPORT_FROM_JUDGE = {"grader.judge.results", "grader.judge.bench_model", "grader.judge.failures"}
+# The viewer's child process is a front-end and a worker at once: it imports the learner's file
+# (definitions only, as the worker does) and runs one case under triton-viz, outside the sandbox,
+# on the learner's own machine (never for a class: docs/architecture.md).
+VIEWER_CHILD = ("grader.app.triton_viz_view", {"grader.channel.binding", "grader.sandbox.learner_import"})
+# The public names kept for authors and learners, and `python -m grader`: each imports one module.
+FACADES = {"grader.puzzle": "grader.course.puzzle", "grader.notebook": "grader.app.notebook",
+           "grader.__main__": "grader.app.cli"}
+# The front-ends, each one entry point with the modules that are its own. The rest of app/ is
+# shared by them and imports none of them.
+FRONT_ENDS = {
+    "command line": {"grader.app.cli", "grader.app.commands", "grader.app.doctor",
+                     "grader.app.release", "grader.app.selftest"},
+    "notebook": {"grader.app.notebook"},
+    "viewer": {"grader.app.triton_viz_view"},
+}
+MAX_DEPTH = 10  # edges in the longest import chain; was 14 before the rooms
 
 
 def _imports(path: Path, module: str) -> set[str]:
@@ -30,91 +65,120 @@ def _imports(path: Path, module: str) -> set[str]:
     return found
 
 
-def _module_path(name: str) -> Path | None:
-    if name == "grader":  # `from .. import x` inside a sub-package names the package itself
-        return PACKAGE / "__init__.py"
-    relative = Path(*name.split(".")[1:])
-    for candidate in (PACKAGE / relative.with_suffix(".py"), PACKAGE / relative / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
+@functools.cache
+def graph() -> dict[str, frozenset[str]]:
+    """Module -> the grader modules it imports (packages' ``__init__`` only where imported as such)."""
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    rooms = {f"grader.{r}" for r in ROOMS}  # `from grader.judge import x` imports x; the room's __init__ is a docstring
+    return {name: frozenset(t for t in _imports(path, name) if t in modules and t not in (name, "grader", *rooms))
+            for name, path in modules.items()}
 
 
-def _subpackage(folder: str) -> list[str]:
-    return [f"grader.{folder}.{p.stem}" if p.stem != "__init__" else f"grader.{folder}"
-            for p in (PACKAGE / folder).glob("*.py")]
+def room(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in ROOMS) else None
 
 
-def _reached(start: list[str]) -> tuple[set[str], dict[str, str]]:
-    """Every module ``start`` imports, followed through the package, and which module first
-    imported each one."""
-    seen, queue, via = set(), list(start), {}
+def _reached(start: set[str]) -> dict[str, str]:
+    """Every module ``start`` imports, followed through the package: module -> who imported it."""
+    via, queue = {}, list(start)
     while queue:
         name = queue.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        path = _module_path(name)
-        if path is None:
-            continue
-        for target in _imports(path, name):
-            if _module_path(target) and target not in seen:
-                via.setdefault(target, name)
+        for target in graph()[name]:
+            if target not in via and target not in start:
+                via[target] = name
                 queue.append(target)
-    return seen, via
+    return via
+
+
+def longest_chain() -> list[str]:
+    @functools.cache
+    def from_(name: str) -> tuple[str, ...]:
+        return max(((name, *from_(t)) for t in graph()[name]), key=len, default=(name,))
+    return list(max((from_(name) for name in graph()), key=len))
+
+
+def test_every_module_lives_in_a_room_or_is_a_facade():
+    loose = sorted(m for m in graph() if room(m) is None and m not in FACADES and m != "grader")
+    assert not loose, f"modules outside the rooms: {loose}"
+    assert sorted(p.stem for p in PACKAGE.glob("*.py")) == ["__init__", "__main__", "notebook", "puzzle"]
+
+
+def test_a_room_is_its_modules():
+    """A room's ``__init__`` holds its docstring only: importing one module of a room runs nothing else."""
+    for name in ROOMS:
+        tree = ast.parse((PACKAGE / name / "__init__.py").read_text())
+        assert len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr), f"grader/{name}/__init__.py holds code"
+
+
+def test_rooms_import_only_downwards():
+    wrong = []
+    for name, targets in graph().items():
+        here = room(name)
+        for target in sorted(targets):
+            there = room(target)
+            if name in FACADES:
+                ok = target == FACADES[name]
+            elif name == VIEWER_CHILD[0] and target in VIEWER_CHILD[1]:
+                ok = True
+            elif here == there:
+                ok = True
+            elif here == "sandbox" and there == "channel":
+                ok = target in SANDBOX_FROM_CHANNEL
+            elif here == "report" and there == "judge":
+                ok = target in REPORT_FROM_JUDGE
+            else:
+                ok = there in ROOMS.get(here, set())
+            if not ok:
+                wrong.append(f"{name} -> {target}")
+    assert not wrong, "imports against the rooms' order:\n" + "\n".join(wrong)
+
+
+def test_nothing_imports_the_front_ends():
+    own = set().union(*FRONT_ENDS.values())
+    wrong = [f"{name} -> {target}" for name, targets in graph().items() for target in targets
+             if target in own and room(name) != "app" and FACADES.get(name) != target]
+    assert not wrong, wrong
+
+
+def test_no_front_end_imports_another():
+    owner = {module: front for front, modules in FRONT_ENDS.items() for module in modules}
+    wrong = [f"{name} ({owner.get(name, 'shared')}) -> {target} ({owner[target]})"
+             for name, targets in graph().items() if room(name) == "app"
+             for target in targets if target in owner and owner.get(name) != owner[target]]
+    assert not wrong, wrong
 
 
 def test_the_sandbox_side_reaches_no_verdict_code():
     """Everything ``grader.sandbox`` imports, followed through the package, stays clear of the
-    modules that compare results and write verdicts."""
-    seen, via = _reached(_subpackage("sandbox"))
-    reached = sorted(seen & VERDICT_MODULES)
-    assert not reached, {name: via.get(name) for name in reached}
-
-
-RUNS_LEARNER_CODE = {"grader.channel.worker_pool", "grader.channel.isolation", "grader.judge.session", "grader.app.batch"}
+    judge, where results are compared and verdicts written."""
+    start = {m for m in graph() if room(m) == "sandbox"}
+    via = _reached(start)
+    reached = sorted(m for m in via if room(m) in ("judge", "app", "report"))
+    assert not reached, {name: via[name] for name in reached}
 
 
 def test_the_report_side_runs_no_learner_code():
     """Renderers turn results into text, JSON, HTML, files and pictures: nothing they import,
     followed through the package, starts a worker or runs a learner's kernel."""
-    seen, via = _reached(_subpackage("report"))
-    reached = sorted(name for name in seen
-                     if name in RUNS_LEARNER_CODE or name == "grader.sandbox" or name.startswith("grader.sandbox."))
-    assert not reached, {name: via.get(name) for name in reached}
-
-
-def test_the_report_package_holds_the_renderers():
-    names = {p.stem for p in (PACKAGE / "report").glob("*.py")}
-    assert {"text", "json_report", "html", "batch_files", "pictures"} <= names
-    assert not any((PACKAGE / f"render_{kind}.py").exists() for kind in ("text", "json", "html", "batch"))
-    assert not (PACKAGE / "viz.py").exists()
-
-
-def test_the_sandbox_package_holds_the_worker():
-    names = {p.stem for p in (PACKAGE / "sandbox").glob("*.py")}
-    assert {"zygote", "worker", "launch", "learner_import", "bounds", "function_record", "function_replay"} <= names
-
-
-def _graph() -> dict[str, set[str]]:
-    modules = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        modules[name] = path
-    return {name: {t for t in _imports(path, name) if t in modules and t not in (name, "grader")}
-            for name, path in modules.items()}
+    start = {m for m in graph() if room(m) == "report"}
+    via = _reached(start)
+    reached = sorted(m for m in via if room(m) in ("channel", "sandbox", "app") or m == "grader.judge.session")
+    assert not reached, {name: via[name] for name in reached}
 
 
 def test_no_import_circles():
-    """Every import counts, a function's own included: a circle through a lazy import is
-    still two modules that cannot be understood one without the other."""
-    graph, state, path = _graph(), {}, []
+    """A circle through a lazy import is still two modules that cannot be understood one
+    without the other."""
+    state, path = {}, []
 
     def visit(name: str) -> list[str] | None:
         state[name] = "open"
         path.append(name)
-        for target in sorted(graph[name]):
+        for target in sorted(graph()[name]):
             if state.get(target) == "open":
                 return path[path.index(target):] + [target]
             if target not in state:
@@ -125,20 +189,35 @@ def test_no_import_circles():
         path.pop()
         return None
 
-    for name in sorted(graph):
+    for name in sorted(graph()):
         if name not in state:
             circle = visit(name)
             assert circle is None, " -> ".join(circle)
 
 
+def test_the_import_graph_stays_shallow():
+    chain = longest_chain()
+    assert len(chain) - 1 <= MAX_DEPTH, " -> ".join(chain)
+
+
+def test_the_report_package_holds_the_renderers():
+    names = {p.stem for p in (PACKAGE / "report").glob("*.py")}
+    assert {"text", "json_report", "html", "batch_files", "pictures", "progress"} <= names
+
+
+def test_the_sandbox_package_holds_the_worker():
+    names = {p.stem for p in (PACKAGE / "sandbox").glob("*.py")}
+    assert {"zygote", "worker", "launch", "learner_import", "bounds", "function_record", "function_replay"} <= names
+
+
 def test_public_surfaces_are_pinned():
-    """Authors use grader.course.puzzle, learners grader.app.notebook: what they may import is fixed
+    """Authors use grader.puzzle, learners grader.notebook: what they may import is fixed
     here, so a change to it is a decision, not an accident."""
-    import grader.app.notebook
-    import grader.course.puzzle
-    assert sorted(grader.course.puzzle.__all__) == ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "cdiv", "seeds"]
-    assert sorted(grader.app.notebook.__all__) == ["check", "course_panel", "hint", "show"]
-    for module in (grader.course.puzzle, grader.app.notebook):
+    import grader.notebook
+    import grader.puzzle
+    assert sorted(grader.puzzle.__all__) == ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "cdiv", "seeds"]
+    assert sorted(grader.notebook.__all__) == ["check", "course_panel", "hint", "show"]
+    for module in (grader.puzzle, grader.notebook):
         assert all(callable(getattr(module, name)) for name in module.__all__)
 
 
@@ -147,7 +226,7 @@ def test_importing_the_public_surfaces_stays_light():
     kernel is graded or a spec runs."""
     import subprocess
     import sys
-    code = ("import sys, grader.course.puzzle, grader.app.notebook, grader.app.cli; "
+    code = ("import sys, grader.puzzle, grader.notebook, grader.app.cli; "
             "heavy = [m for m in ('torch', 'triton', 'numpy', 'matplotlib') if m in sys.modules]; "
             "print(','.join(heavy))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.course import notebook_build
+from grader.app import notebook_build
 from grader.source.capture import from_notebook, source_of
 from grader.app.notebook import ProgressFile, hint
 from paths import ROOT

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.app import cli, triton_viz_view
-from grader.app.triton_viz_view import INSTALL, LOCAL_MODULES, VENDOR, import_map, offline_page, unavailable_reason
+from grader.app import cli, triton_viz_view, viewer
+from grader.app.triton_viz_view import LOCAL_MODULES, VENDOR, import_map, offline_page
+from grader.app.viewer import INSTALL, unavailable_reason
 
 
 def test_new_triton_is_refused_with_the_working_version():
@@ -23,7 +24,7 @@ def test_missing_triton_viz_says_how_to_install():
 @pytest.mark.parametrize("why", ["triton-viz 3.0 imports only on triton < 3.8, and this environment has triton 3.9.0",
                                  "triton-viz is not installed"])
 def test_cli_exits_2_with_the_message_and_no_traceback(monkeypatch, capsys, why):
-    monkeypatch.setattr(triton_viz_view, "unavailable_reason", lambda: f"{why}. {INSTALL}")
+    monkeypatch.setattr(viewer, "unavailable_reason", lambda: f"{why}. {INSTALL}")
     assert cli.main(["puzzle04", "--solutions", "--triton-viz"]) == cli.USAGE_ERROR
     err = capsys.readouterr().err
     assert why in err and INSTALL in err and "Traceback" not in err

@@ -5,10 +5,10 @@ from jaxtyping import Float32, Int32
 from torch import Tensor
 
 from grader.course.annotations import AnnotationError, TensorSpec, read_spec
-from grader.judge.binding import BindingError, Param, bind
+from grader.channel.binding import BindingError, Param, bind
 from grader.course.loader import CourseError, normalise_id
 from grader.judge.fence import Buffer, is_unwritten, pack, unpack
-from grader.judge.inputs import EDGE_VALUES, make_inputs, round_mantissa
+from grader.judge.plan import EDGE_VALUES, make_inputs, round_mantissa
 from grader.course.puzzle import EDGES, Case, Puzzle
 
 

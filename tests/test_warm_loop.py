@@ -93,7 +93,7 @@ def _stage_asked(monkeypatch, tmp_path, source: str) -> set[str]:
     grader.info = wire.Loaded(params=[wire.KernelParam(n, c) for n, c in
                                       (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))],
                               stub=False, line=1)
-    from grader.judge.binding import Param
+    from grader.channel.binding import Param
     assert grader._compile_check([Param(p.name, p.constexpr) for p in grader.info.params]).passed
     return set(asked)
 
@@ -114,7 +114,7 @@ def test_the_compile_checker_remembers_by_file_and_request(monkeypatch, tmp_path
     monkeypatch.setattr(checker.worker, "request", lambda message, blobs=(), timeout=None:
                         (asked.append(message), (wire.Compiled(variants=1), []))[1])
     params = [wire.KernelParam(n, c) for n, c in (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))]
-    from grader.judge.binding import Param
+    from grader.channel.binding import Param
 
     def check(source: str) -> int:
         path.write_text(source)
@@ -222,7 +222,7 @@ def test_the_command_line_prints_the_first_failure_before_the_report(tmp_path):
 
 
 def test_a_lone_student_is_graded_on_every_job(monkeypatch, tmp_path):
-    from grader.app import batch
+    from grader.judge import classroom as batch
     seen = []
     monkeypatch.setattr(batch, "grade_student", lambda course, student, options, memory_mb, threads:
                         seen.append(threads) or batch.StudentResult(student.name, (), (), 0.0))

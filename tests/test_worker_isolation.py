@@ -14,7 +14,7 @@ from conftest import COURSE, ROOT
 from grader.source.intake import prepare_class
 from grader.channel.isolation import sandbox_available
 from grader.judge.options import Options
-from grader.judge.student import grade_student
+from grader.judge.classroom import grade_student
 
 # Puzzle 15's wrapper, run while it is recorded, with a payload before its honest forward.
 ATTACKER = (ROOT / "solutions" / "puzzle15_weighted_sum_autograd.py").read_text().replace(

@@ -129,7 +129,7 @@ def main(argv=None) -> int:
         except PuzzleLoadError:
             pass  # grading reports the broken file as that puzzle's failure, and nothing is drawn
     if args.triton_viz:
-        from grader.app.triton_viz_view import unavailable_reason
+        from grader.app.viewer import unavailable_reason
         reason = unavailable_reason()
         if reason or len(targets) != 1:
             return usage_error(reason or "--triton-viz shows one puzzle: name exactly one", args.json)
@@ -172,15 +172,16 @@ def main(argv=None) -> int:
     if (args.viz is not None or args.triton_viz) and course.load_error(targets[0].puzzle) is not None:
         return report.exit_code  # the puzzle file does not load: its failure is above, nothing to draw
     if args.viz is not None:
-        from grader.judge.pictures import picture
+        from grader.judge.pictures import traced
+        from grader.report.pictures import draw
         try:
-            drawn = picture(course, targets[0].puzzle, targets[0].path, path=args.viz, case_name=args.viz_case,
-                            result=report.results[0], timeout=args.timeout)
+            drawn = draw(traced(course, targets[0].puzzle, targets[0].path, case_name=args.viz_case,
+                                result=report.results[0], timeout=args.timeout), args.viz)
         except CourseError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return USAGE_ERROR
         print(f"memory-access picture of case {drawn.case}: {drawn.path}", file=sys.stderr)
     if args.triton_viz:
-        from grader.app.triton_viz_view import serve_from_cli
+        from grader.app.viewer import serve_from_cli
         return serve_from_cli(course, targets[0].puzzle, targets[0].path, case_name=args.viz_case, result=report.results[0])
     return report.exit_code

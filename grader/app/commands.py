@@ -42,7 +42,7 @@ def notebooks_main(argv) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the notebooks are out of date")
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
-    from grader.course import notebook_build
+    from grader.app import notebook_build
     course = course_at(args.root)
     if args.check:
         stale = notebook_build.stale(course)
@@ -138,30 +138,35 @@ def batch_main(argv) -> int:
         except ResumeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return USAGE_ERROR
-    from grader.channel.isolation import SandboxUnavailable, use_sandbox
+    from grader.judge.session import sandbox_missing
     if args.no_sandbox:
         print("warning: --no-sandbox: submissions run with your rights; they can read your files, "
               "reach the network and outlive the batch. Use it only for code you trust.", file=sys.stderr)
-    else:
-        try:
-            use_sandbox("on")
-        except SandboxUnavailable as exc:
-            print(f"error: batch grading runs untrusted code, and {exc}", file=sys.stderr)
-            return USAGE_ERROR
+    elif (missing := sandbox_missing()) is not None:
+        print(f"error: batch grading runs untrusted code, and {missing}", file=sys.stderr)
+        return USAGE_ERROR
     if not args.submissions.is_dir():
         print(f"error: {args.submissions} is not a folder of submissions", file=sys.stderr)
         return USAGE_ERROR
     import time
 
-    from grader.app.batch import grade_class, write_reports
+    from grader.judge.classroom import grade_class
+    from grader.report.batch_files import summary, write_reports
+    from grader.report.progress import Progress
     started = time.perf_counter()
     options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret,
                       sandbox="off" if args.no_sandbox else "on")
-    run = grade_class(course, args.submissions, options, jobs=args.jobs, memory_mb=args.memory_mb,
-                      engine=args.engine, address=args.address, done=done)
+    bars: list[Progress] = []  # made once intake has counted the students to grade
+    try:
+        run = grade_class(course, args.submissions, options, jobs=args.jobs, memory_mb=args.memory_mb,
+                          engine=args.engine, address=args.address, done=done,
+                          on_start=lambda total: bars.append(Progress(total)),
+                          on_result=lambda r: bars[0].step(r.student, f"{r.total}/{len(course.ids)}"))
+    finally:
+        for bar in bars:
+            bar.close()
     seconds = time.perf_counter() - started
     write_reports(run.results, course.ids, args.out, seconds, gradescope=args.format == "gradescope")
-    from grader.report.batch_files import summary
     print(summary(run.results, course.ids, seconds, args.out))
     if run.stopped:  # as a shell reports Ctrl-C; the reports name the students left "not graded"
         print(f"stopped: the students not graded are marked so; finish with --resume {args.out}", file=sys.stderr)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import platform
-import re
 import shutil
 import tempfile
 import warnings
@@ -17,6 +16,8 @@ from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Mapping
+
+from grader.app.versions import release
 
 # Distributions as pip names them. The optional ones are only reported.
 REQUIRED = ("torch", "triton", "numpy", "jaxtyping")
@@ -62,19 +63,6 @@ class Checkup:
     @property
     def exit_code(self) -> int:
         return 1 if any(f.severity == "error" for f in self.findings) else 0
-
-
-def release(text: str) -> tuple[int, ...]:
-    """'2.13.0+cpu' -> (2, 13, 0), '3.2.0rc1' -> (3, 2, 0): enough to compare releases."""
-    numbers = []
-    for piece in text.split("+")[0].split("."):
-        digits = re.match(r"\d+", piece)
-        if digits is None:
-            break
-        numbers.append(int(digits.group()))
-        if digits.end() < len(piece):
-            break  # a pre-release suffix ends the release number
-    return tuple(numbers)
 
 
 def diagnose(versions: Mapping[str, str | None], gpu: Gpu,

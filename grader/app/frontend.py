@@ -3,11 +3,11 @@ course, the device, and how a run ends. Kept light: no torch unless a GPU may be
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 from grader.course.loader import Course, CourseError, find_root, is_course
+from grader.judge.options import has_cuda
 from grader.judge.results import ExitCode
 
 
@@ -32,14 +32,6 @@ def course_at(root: Path | None) -> Course:
     if not is_course(root):
         raise CourseError(f"{root} is not a course folder: it has no puzzles/puzzleNN_*.py")
     return Course(root)
-
-
-def has_cuda() -> bool:
-    """Ask torch only where an NVIDIA driver is present: importing torch costs about a second."""
-    if not (os.path.exists("/dev/nvidiactl") or os.environ.get("CUDA_VISIBLE_DEVICES")):
-        return False
-    import torch
-    return torch.cuda.is_available()
 
 
 def pick_device(device: str) -> str:

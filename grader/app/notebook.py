@@ -125,22 +125,22 @@ def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: boo
 def _picture(course: Course, puzzle_id: str, path: Path, folder: Path, result, grading, timeout: float):
     """The failing case's memory-access picture, traced by the warm workers; None if it cannot be
     drawn (the picture is a help, never a reason for check() to fail)."""
-    from grader.judge.pictures import picture as draw_picture
+    from grader.judge.pictures import traced
+    from grader.report.pictures import draw
     from grader.judge.pictures import reference_file
     solution = reference_file(course, puzzle_id, path)
     reference = None
     if solution is not None:  # its own jail: the learner's workers never see solutions/
-        from grader.channel.isolation import worker_jail
-        from grader.channel.worker_pool import WorkerProcess
+        from grader.judge.session import solution_worker
         key = (course.root, solution)
         if key not in _kept.reference:
-            _kept.reference[key] = WorkerProcess("cpu", worker_jail(course.root, [solution]))
+            _kept.reference[key] = solution_worker(course.root, solution)
         reference = _kept.reference[key]
     crew = grading.crews[0]
     tracer = crew.worker if crew.worker.device == "cpu" else crew.bounds  # the interpreter records accesses
     try:
-        return draw_picture(course, puzzle_id, path, folder / f"{puzzle_id}_accesses.png", result=result,
-                            timeout=timeout, worker=tracer, reference_worker=reference).path
+        return draw(traced(course, puzzle_id, path, result=result, timeout=timeout, worker=tracer,
+                           reference_worker=reference), folder / f"{puzzle_id}_accesses.png").path
     except Exception:  # noqa: BLE001
         return None
 
@@ -150,7 +150,7 @@ _viewers: dict = {}  # puzzle id -> the running viewer: a new one replaces it
 
 def _start_viewer(course: Course, puzzle_id: str, path: Path, case: str | None, result):
     from grader.judge.pictures import choose_case
-    from grader.app.triton_viz_view import start
+    from grader.app.viewer import start
     if course.puzzle(puzzle_id).kind != "kernel":
         raise ValueError(f"{puzzle_id} is an autograd puzzle: triton-viz traces one kernel launch")
     label = choose_case(course.puzzle(puzzle_id).cases, case, result).label

@@ -133,7 +133,7 @@ def release(course: Course, out: Path) -> list[Path]:
         written.append(out / name)
     for name, text in stubs.items():
         _write(out / "puzzles" / name, text)
-    from grader.course import notebook_build  # the notebooks of the released stubs, not of the instructor's files
+    from grader.app import notebook_build  # the notebooks of the released stubs, not of the instructor's files
     released = Course(out)
     written.append(out / "notebooks")
     notebook_build.write(released)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
 from grader.course.case import EDGES, LAYOUTS, Case, seeds  # noqa: F401 (what puzzle files import)
-from grader.course.dtypes import dtype_named
+from grader.course.dtypes import FLOATS, dtype_named
 
 Sizes = Mapping[str, int]
 # What a puzzle's author uses; everything else here is the grader's.
@@ -94,7 +94,7 @@ class LookAlike:
         return result if isinstance(result, tuple) else (result,)
 
 
-# The parts of the course, in order; grader/course/notebook_build.py gives each its notebook.
+# The parts of the course, in order; grader/app/notebook_build.py gives each its notebook.
 TRACKS = ("classic", "cs336", "transformer")
 
 
@@ -189,6 +189,11 @@ class Puzzle:
         names = [look.name for look in self.look_alikes]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.id}: two look-alikes share a name: {names}")
+        for case in self.cases:  # checked here, where dtypes are known, so that a Case needs no dtype table
+            for name, dtype in case.dtypes.items():
+                if dtype_named(dtype).name not in FLOATS:
+                    raise ValueError(f"case {case.name!r}: dtype {dtype!r} of {name} is not a float dtype; "
+                                     f"a case may only retype float tensors ({', '.join(FLOATS)})")
         for case in self.cases:  # a size drawn anywhere in its range must still give a grid
             for end in (0, 1):
                 self.launch_grid(replace(case, sizes={**case.sizes, **{k: r[end] for k, r in case.vary.items()}}))

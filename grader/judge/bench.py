@@ -60,7 +60,7 @@ def plan_size(puzzle: Puzzle, sizes: Mapping, shapes=None, device: str = "cpu") 
     over (attention); the inputs are made on the CPU either way, as grading makes them."""
     import torch
 
-    from grader.judge.inputs import case_seed
+    from grader.judge.plan import case_seed
     from grader.judge.plan import SpecShapes
     shapes = shapes or SpecShapes(puzzle)
     case = bench_case(puzzle, sizes)

@@ -1,8 +1,9 @@
 """Batch grading on a Ray cluster: ``python -m grader batch SUBMISSIONS --out DIR --engine ray``.
 
 Only the scheduling changes. Each student is one Ray task that calls the local engine's own
-:func:`grader.judge.student.grade_student` on the node it lands on: the same sandbox, limits and
-checks, the same result objects. What travels:
+grading of a student (:func:`grader.judge.classroom.grade_student`, handed in by the caller: Ray
+sends it by name) on the node it lands on: the same sandbox, limits and checks, the same result
+objects. What travels:
 
 * **the course** (its ``puzzles/`` files) is put in Ray's object store once per batch; each
   node writes it to a folder named by its content hash the first time a task there needs it,
@@ -64,11 +65,13 @@ def materialise_course(bundle: dict[str, bytes], base: Path | None = None) -> Pa
     return root
 
 
-def grade_bundle(course_files: dict[str, bytes], name: str, source: str, files: dict[str, bytes],
-                 puzzle_files: dict[str, str], problems: tuple[str, ...], options: Options,
-                 memory_mb: int) -> StudentResult:
+GradeStudent = Callable[[Course, Student, Options, int], StudentResult]
+
+
+def grade_bundle(grade_student: GradeStudent, course_files: dict[str, bytes], name: str, source: str,
+                 files: dict[str, bytes], puzzle_files: dict[str, str], problems: tuple[str, ...],
+                 options: Options, memory_mb: int) -> StudentResult:
     """One student, on whichever node runs this: what a Ray task executes."""
-    from grader.judge.student import grade_student
     course = Course(materialise_course(course_files))
     with tempfile.TemporaryDirectory(prefix="triton-puzzles-student-") as work:
         folder = Path(work) / name
@@ -81,7 +84,8 @@ def grade_bundle(course_files: dict[str, bytes], name: str, source: str, files: 
 
 
 def grade_class_on_ray(course: Course, students: list[Student], options: Options, memory_mb: int,
-                       address: str | None = None, on_result: Callable[[StudentResult], None] | None = None,
+                       grade_student: GradeStudent, address: str | None = None,
+                       on_result: Callable[[StudentResult], None] | None = None,
                        num_gpus: float = 0.0) -> tuple[list[StudentResult | None], bool]:
     """Every student, one Ray task each: (results in the students' order, stopped by Ctrl-C).
 
@@ -101,7 +105,8 @@ def grade_class_on_ray(course: Course, students: list[Student], options: Options
         pending = {}
         for index, student in enumerate(students):
             puzzle_files = {pid: str(path.relative_to(student.folder)) for pid, path in student.files.items()}
-            ref = task.remote(course_ref, student.name, str(student.source), student_bundle(student), puzzle_files,
+            ref = task.remote(grade_student, course_ref, student.name, str(student.source), student_bundle(student),
+                              puzzle_files,
                               student.problems, options, memory_mb)
             pending[ref] = index
         try:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from grader.judge import messages
 from grader.channel import wire
-from grader.judge.binding import BindingError, Param, bind
+from grader.channel.binding import BindingError, Param, bind
 from grader.course.case import draw
 from grader.judge.compare import compare, look_alike_note, recognise, written_outputs
 from grader.course.loader import Course, stub_signature

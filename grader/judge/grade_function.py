@@ -23,7 +23,7 @@ from grader.judge.compare import compare_tensor, fmt_index
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.judge.fence import Buffer, pack
 from grader.judge.grade import PuzzleGrader, Unanswered, case_result, describe_case
-from grader.judge.inputs import case_seed
+from grader.judge.plan import case_seed
 from grader.course.puzzle import Case
 from grader.judge.results import CaseResult, FailureKind
 

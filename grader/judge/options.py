@@ -3,7 +3,7 @@ CLI can read it without importing torch.
 
 The fields are one run's settings. The class constants are what a command asks for when it
 is not told: every parser (``cli``, ``commands``) and every front-end function
-(``notebook.check``, ``pictures.picture``, ``batch.grade_class``) reads its defaults here,
+(``notebook.check``, ``pictures.traced``, ``classroom.grade_class``) reads its defaults here,
 so a default is changed in one place.
 """
 from __future__ import annotations
@@ -43,5 +43,12 @@ class Options:
         """These options with ``device="auto"`` made concrete: cuda where torch sees a GPU, else cpu."""
         if self.device != "auto":
             return self
-        from grader.app.frontend import has_cuda
         return replace(self, device="cuda" if has_cuda() else "cpu")
+
+
+def has_cuda() -> bool:
+    """Ask torch only where an NVIDIA driver is present: importing torch costs about a second."""
+    if not (os.path.exists("/dev/nvidiactl") or os.environ.get("CUDA_VISIBLE_DEVICES")):
+        return False
+    import torch
+    return torch.cuda.is_available()

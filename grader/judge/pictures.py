@@ -1,19 +1,18 @@
 """Memory-access pictures for one case: the learner's kernel beside the reference solution.
 
 The kernels run in the interpreter (a worker process, as for grading) with every access
-recorded; :mod:`grader.report.pictures` draws the result. This half runs learner code, so it
-stays outside ``grader/report/``.
+recorded; the front-end hands the :class:`Traced` result to :mod:`grader.report.pictures`, which
+draws it. This half runs learner code, so it stays outside ``grader/report/``.
 """
 from __future__ import annotations
 
-import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader.course.loader import Course, CourseError
 from grader.judge.options import Options
 from grader.judge.plan import SpecShapes
 from grader.course.puzzle import Case
-from grader.report.pictures import Picture, draw_case
 from grader.judge.results import PuzzleResult
 from grader.channel.isolation import worker_jail
 from grader.channel.worker_pool import WorkerProcess
@@ -49,21 +48,32 @@ def reference_file(course: Course, puzzle_id: str, kernel_file: Path) -> Path | 
     return None
 
 
-def picture(course: Course, puzzle_id: str, kernel_file: Path, path: Path | None = None,
-            case_name: str | None = None, result: PuzzleResult | None = None,
-            timeout: float = Options.timeout, worker: WorkerProcess | None = None,
-            reference_worker: WorkerProcess | None = None) -> Picture:
-    """The picture of one case. ``worker`` and ``reference_worker`` (interpreter workers whose jails
+@dataclass(frozen=True)
+class Traced:
+    """One case's accesses, the learner's and the reference's: what a picture shows
+    (:func:`grader.report.pictures.draw` takes it)."""
+
+    heading: str
+    case: str
+    dims: dict[str, int]
+    tensors: list[tuple[str, tuple[int, ...]]]
+    grid: tuple[int, ...]
+    traces: list[tuple[str, dict | None, str]]
+    verdict: str
+    file_name: str  # where a picture goes when no path is given
+
+
+def traced(course: Course, puzzle_id: str, kernel_file: Path, case_name: str | None = None,
+           result: PuzzleResult | None = None, timeout: float = Options.timeout,
+           worker: WorkerProcess | None = None, reference_worker: WorkerProcess | None = None) -> Traced:
+    """One case traced. ``worker`` and ``reference_worker`` (interpreter workers whose jails
     read the kernel file and the solution) are used and recycled, where given (a notebook keeps
     them warm); else each trace gets a jail of its own, closed after it."""
     from grader.judge.grade import PuzzleGrader
 
     puzzle = course.puzzle(puzzle_id)
     case = choose_case(puzzle.cases, case_name, result)
-    if path is None:
-        path = Path(tempfile.mkdtemp(prefix="triton-puzzles-")) / f"{puzzle_id}_{case.name}.png"
     options = Options(device="cpu", timeout=timeout, compile_check=False)
-
     def trace(file: Path, given: WorkerProcess | None):
         own = given or WorkerProcess("cpu", worker_jail(course.root, [file]))
         try:
@@ -81,5 +91,5 @@ def picture(course: Course, puzzle_id: str, kernel_file: Path, path: Path | None
     shapes = SpecShapes(puzzle)
     dims = {**puzzle.sizes(case), **case.blocks}
     tensors = [(s.name, shapes.buffer_dims(s).shape(dims)) for s in shapes.all]
-    return draw_case(Path(path), f"{puzzle_id} {puzzle.title}", case.label, dims, tensors,
-                     puzzle.launch_grid(case), columns, verdict)
+    return Traced(f"{puzzle_id} {puzzle.title}", case.label, dims, tensors, puzzle.launch_grid(case), columns, verdict,
+                  f"{puzzle_id}_{case.name}.png")

@@ -1,7 +1,17 @@
 """One case, made concrete: its inputs, the spec's expected outputs, the fenced buffers, and
-every named integer the kernel may ask for (sizes, blocks, strides)."""
+every named integer the kernel may ask for (sizes, blocks, strides).
+
+The inputs are random, built from the spec's annotations.
+
+Floats are centred on zero (so a missing relu or a sign mistake shows), scaled by the case
+(so a softmax without max-subtraction overflows), and optionally rounded to fewer mantissa
+bits (so TF32 ``tl.dot`` on a GPU is exact). Integers cover their dtype's full range, or the
+puzzle's ``ranges``. A case's ``edges`` then reshape named inputs (exact zeros, a late row
+maximum, all-negative rows, ignored targets).
+"""
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 
 import torch
@@ -9,8 +19,99 @@ import torch
 from grader.course.annotations import TensorSpec, read_spec
 from grader.course.dtypes import DTYPES
 from grader.judge.fence import Buffer
-from grader.judge.inputs import make_inputs
 from grader.course.puzzle import Case, Puzzle, with_case_values
+
+
+def case_seed(puzzle: Puzzle, case: Case, secret: int = 0) -> int:
+    """A seed per (puzzle, case seed): the same everywhere, unless a batch adds a secret."""
+    return zlib.crc32(f"{puzzle.id}:{case.seed}:{secret}".encode())
+
+
+def round_mantissa(x: torch.Tensor, bits: int) -> torch.Tensor:
+    """Round float32 values to ``bits`` explicit mantissa bits (nearest, ties away from zero)."""
+    if not 0 <= bits <= 23:
+        raise ValueError(f"mantissa bits must be 0..23, got {bits}")
+    drop = 23 - bits
+    if drop == 0:
+        return x
+    as_int = x.contiguous().view(torch.int32)
+    rounded = (as_int + (1 << (drop - 1))) & ~((1 << drop) - 1)
+    return rounded.view(torch.float32)
+
+
+def every_third_zero(x: torch.Tensor, scale: float) -> torch.Tensor:
+    x = x.clone()
+    x.view(-1)[::3] = 0
+    return x
+
+
+def max_in_last_column(x: torch.Tensor, scale: float) -> torch.Tensor:
+    x = x.clone()
+    x[..., -1] = x.amax(dim=-1) + 4 * scale
+    return x
+
+
+def at_most_minus_scale(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return -(x.abs() + scale)
+
+
+def constant_rows(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return x[..., :1].expand(x.shape).clone()
+
+
+def shifted_far_from_zero(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return x + 256 * scale
+
+
+def every_third_ignored(x: torch.Tensor, scale: float) -> torch.Tensor:
+    x = x.clone()
+    x.view(-1)[::3] = -100
+    return x
+
+
+# What each of puzzle.EDGES does to a float tensor (see Case); "zeros" and "ignore_index" suit integers.
+EDGE_VALUES = {"zeros": every_third_zero, "max_last_chunk": max_in_last_column, "all_negative": at_most_minus_scale,
+               "constant_rows": constant_rows, "large_mean": shifted_far_from_zero, "ignore_index": every_third_ignored}
+INTEGER_EDGES = ("zeros", "ignore_index")
+
+
+def make_input(spec: TensorSpec, shape: tuple[int, ...], gen: torch.Generator, case: Case,
+               mantissa_bits: int | None, bounds: tuple[int, int] | None = None) -> torch.Tensor:
+    edge = case.edges.get(spec.name)
+    if spec.dtype.startswith(("float", "bfloat")):
+        x = torch.randn(shape, generator=gen, dtype=torch.float32) * case.scale
+        if edge is not None:  # before rounding, so the values stay exact in the rounded format
+            x = EDGE_VALUES[edge](x, case.scale)
+        if mantissa_bits is not None:
+            x = round_mantissa(x, mantissa_bits)
+        return x.to(getattr(torch, spec.dtype))
+    if edge not in (None, *INTEGER_EDGES):
+        raise ValueError(f"case {case.name!r}: edge {edge!r} needs a float input, but {spec.name} is {spec.dtype}")
+    if spec.dtype == "bool":
+        x = torch.randint(0, 2, shape, generator=gen).bool()
+    else:
+        info = torch.iinfo(getattr(torch, spec.dtype))
+        low, high = bounds if bounds is not None else (info.min, info.max)
+        wide = torch.randint(low, high, shape, generator=gen, dtype=torch.int64)
+        x = wide.to(getattr(torch, spec.dtype))
+    return x if edge is None else EDGE_VALUES[edge](x, case.scale)
+
+
+def integer_bounds(puzzle: Puzzle, name: str, dims) -> tuple[int, int] | None:
+    """``[low, high)`` for an integer input the puzzle bounds (``Puzzle.ranges``), else None."""
+    bounds = puzzle.ranges.get(name)
+    return None if bounds is None else tuple(int(b) for b in bounds(dims))
+
+
+def make_inputs(puzzle: Puzzle, specs: tuple[TensorSpec, ...], case: Case, secret: int = 0) -> list[torch.Tensor]:
+    unknown = sorted(set(case.edges) - {s.name for s in specs})
+    if unknown:
+        raise ValueError(f"{puzzle.id} case {case.name!r}: edges name {unknown}, which are not inputs of the spec "
+                         f"({', '.join(s.name for s in specs)})")
+    gen = torch.Generator().manual_seed(case_seed(puzzle, case, secret))
+    dims = {**puzzle.sizes(case), **case.blocks}
+    return [make_input(s, s.shape(dims), gen, case, puzzle.mantissa_bits.get(s.name),
+                       integer_bounds(puzzle, s.name, dims)) for s in specs]
 
 
 @dataclass(frozen=True)

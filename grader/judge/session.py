@@ -5,7 +5,7 @@ overlap with the grader's own. A worker serves many puzzles and cases in turn; o
 or a timeout costs a restart.
 
 The pool here is the only one: ``grade_many`` (``--all``, several puzzles, a notebook's
-``check()``) and ``batch.grade_class`` (a class, one student per task) both run their tasks
+``check()``) and ``classroom.grade_class`` (a class, one student per task) both run their tasks
 through :func:`run_pool`, and both grade a puzzle through :func:`grade_puzzle`, the one place
 that picks the grader for a puzzle's kind.
 """
@@ -101,6 +101,22 @@ def start_workers(options: Options, jail: Jail, count: int, now: bool = True,
     for worker in _processes(crews) if now else ():
         worker.start()
     return crews
+
+
+def sandbox_missing() -> str | None:
+    """Why submissions could not run in the bubblewrap sandbox here, or None where they can."""
+    from grader.channel.isolation import SandboxUnavailable, use_sandbox
+    try:
+        use_sandbox("on")
+    except SandboxUnavailable as exc:
+        return str(exc)
+    return None
+
+
+def solution_worker(course_root: Path, solution: Path) -> WorkerProcess:
+    """An interpreter worker in a jail of its own that reads the course's ``solution`` (a
+    learner's workers never see ``solutions/``): the reference column of a picture."""
+    return WorkerProcess("cpu", worker_jail(course_root, [solution]))
 
 
 def _processes(crews: list[Crew]) -> list[WorkerProcess]:

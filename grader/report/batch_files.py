@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from grader.judge.results import StudentResult, to_dict
@@ -98,3 +99,18 @@ def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float,
         lines += [f"{len(limited)} outcome(s) the interpreter could not decide (the kernels compile for sm_90; "
                   f"grade them with --device cuda):"] + limited
     return "\n".join(lines + [f"{len(results)} students graded in {seconds:.0f} s; reports in {out}/"])
+
+
+def write_reports(results: list[StudentResult], puzzle_ids: list[str], out: Path, seconds: float,
+                  gradescope: bool = False) -> None:
+    """grades.csv, results.json and junit.xml (and one Gradescope results.json per student).
+    Written only after every worker has finished: no submission runs while they are written."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "grades.csv").write_text(grades_csv(results, puzzle_ids))
+    (out / "results.json").write_text(results_json(results, puzzle_ids, seconds))
+    (out / "junit.xml").write_text(junit_xml(results))
+    if gradescope:
+        for student in results:
+            folder = out / "gradescope" / student.student
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "results.json").write_text(gradescope(student))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,3 +176,12 @@ def draw_case(path: Path, heading: str, case: str, dims: dict[str, int],
     title = f"{heading}: case {case} ({sizes}); yours {verdict}"
     draw(Path(path), title, tensors, grid, traces)
     return Picture(Path(path), case)
+
+
+def draw(traced, path: Path | None = None) -> Picture:
+    """The picture of a traced case (:class:`grader.judge.pictures.Traced`), written to ``path``
+    (a fresh temporary file where None)."""
+    if path is None:
+        path = Path(tempfile.mkdtemp(prefix="triton-puzzles-")) / traced.file_name
+    return draw_case(Path(path), traced.heading, traced.case, traced.dims, traced.tensors, traced.grid,
+                     traced.traces, traced.verdict)

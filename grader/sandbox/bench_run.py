@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from grader.judge.binding import Param, bind
+from grader.channel.binding import Param, bind
 from grader.course.dtypes import dtype_name, tensor_bytes
 from grader.course.puzzle import Puzzle, with_case_values
 from grader.sandbox.launch import parameters, unwrap

@@ -42,7 +42,7 @@ def _helper(exc: BaseException, kernel_fn):
     name = re.search(r"def\s+(\w+)", src or "")
     if name is None or kernel_fn is None:
         return None
-    from grader.sandbox.launch import python_function
+    from grader.source.wrapped import python_function
     found = getattr(kernel_fn, "__globals__", {}).get(name.group(1))
     found = getattr(found, "value", found)  # a @tl.constexpr helper is a constexpr holding it
     return python_function(found)

@@ -16,6 +16,8 @@ import builtins
 import inspect
 from dataclasses import dataclass, field
 
+from grader.source.wrapped import python_function
+
 
 class NotGenuine(Exception):
     """The object is not a Triton kernel the grader can launch; the text says why."""
@@ -80,18 +82,6 @@ def unwrap(kernel, name: str) -> Layers:
             break
         obj = obj.fn
     raise NotGenuine(f"`{name}` is not a Triton kernel ({type(obj).__name__}): decorate it with @triton.jit.")
-
-
-def python_function(obj, classes: bool = False):
-    """The plain Python function behind ``obj``: @triton.jit, Triton's autotune and heuristics
-    wrappers (and any look-alike) keep what they wrap in ``.fn``, so this follows ``.fn`` down.
-    ``classes``: a class (an autograd Function) is an answer too. None where eight layers reach
-    neither. Unlike :func:`unwrap`, it judges nothing: it is for reading source and parameters."""
-    for _ in range(8):
-        if inspect.isfunction(obj) or (classes and inspect.isclass(obj)):
-            return obj
-        obj = getattr(obj, "fn", None)
-    return None
 
 
 def _no_hooks(tuner, name: str, kernel) -> None:

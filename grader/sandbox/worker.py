@@ -19,7 +19,7 @@ import sys
 import time
 import traceback
 
-from grader.sandbox.launch import python_function
+from grader.source.wrapped import python_function
 from grader.sandbox.learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
 from grader.channel import wire
 from grader.course.dtypes import DTYPES, dtype_name, tensor_bytes
@@ -28,7 +28,7 @@ from grader.channel.protocol import ChannelClosed, Reader, write_message
 
 def kernel_params(fn) -> list:
     """The kernel's parameters, in order, and which are ``tl.constexpr``."""
-    from grader.judge.binding import Param
+    from grader.channel.binding import Param
     params = []
     for p in inspect.signature(fn).parameters.values():
         ann = p.annotation

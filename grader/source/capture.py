@@ -23,7 +23,7 @@ import types
 from dataclasses import dataclass, field, replace
 
 from grader.source.definitions import definitions
-from grader.sandbox.launch import python_function
+from grader.source.wrapped import python_function
 from grader.source.source_lines import statement_start
 
 HEADER = "import math\nimport torch\nimport triton\nimport triton.language as tl\n"

@@ -10,8 +10,7 @@ import ast
 import builtins
 from dataclasses import dataclass
 
-from grader.source.autotune_rules import autotune_problem
-from grader.source.literals import ARITHMETIC, import_try, is_literal, keywords_problem  # noqa: F401 (import_try, is_literal: the rules' API)
+from grader.source.literals import ARITHMETIC, autotune_problem, import_try, is_literal, keywords_problem  # noqa: F401 (import_try, is_literal: the rules' API)
 
 AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Function"}
 CONSTEXPR = {"triton.language.constexpr"}

@@ -1,0 +1,151 @@
+"""Grading a class (``python -m grader batch SUBMISSIONS_DIR``): every student, on this
+machine's threads or one Ray task each (:mod:`.cluster`).
+
+Each entry of the folder is one student: a folder (their ``puzzles/*.py`` or any ``.py`` and
+``.ipynb`` files in it), a single ``.py`` file, or a notebook. For every student:
+
+* their files are read by :mod:`grader.source.intake` (no symbolic link followed, sizes and counts
+  capped, each student a distinct name and folder, no file overwriting another);
+* their files are reduced to **definitions only** (imports, functions, classes, constants;
+  no calls, no attribute assignments, no decorators but Triton's and Python's own), so that
+  nothing a submission does at import time (monkeypatching torch or the grader, writing
+  files, printing fake results) ever runs;
+* they are graded by a worker process of their own, with a timeout per case and a memory
+  cap, so a crash, a hang or a memory blow-up costs that student that puzzle, nothing more;
+* the spec, cases and tolerances come from the course's own ``puzzles/``; inputs are made and
+  outputs judged in this process, from seeds a ``--seed-secret`` can make unpredictable.
+
+The batch never stops early: every student is in the report, with the reason when their
+code could not even be read.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+from typing import Callable, Mapping
+
+from grader.course.loader import Course
+from grader.judge.batch_resume import not_graded
+from grader.judge.options import Options
+from grader.judge.results import CheckResult, PuzzleResult, StudentResult
+from grader.judge.session import Grading, run_pool
+from grader.source.intake import Student, prepare_class
+
+
+@dataclass(frozen=True)
+class ClassRun:
+    """A batch's students in the submissions' order; ``stopped``: Ctrl-C ended it early, and
+    the students it did not reach are in ``results`` as "not graded"."""
+    results: list[StudentResult]
+    stopped: bool = False
+
+
+def grade_class(course: Course, folder: Path, options: Options, jobs: int = Options.JOBS,
+                memory_mb: int = Options.BATCH_MEMORY_MB, engine: str = "local", address: str | None = None,
+                done: Mapping[str, StudentResult] | None = None, on_start: Callable[[int], None] | None = None,
+                on_result: Callable[[StudentResult], None] | None = None) -> ClassRun:
+    """Grade every student of ``folder``, except those in ``done`` (a resumed batch), whose
+    results are kept. ``engine``: "local" (threads on this machine) or "ray" (one Ray task per
+    student, on the cluster at ``address`` or a local Ray runtime). ``on_start`` is told how
+    many students are to be graded, once their files are read; ``on_result`` sees each
+    student's result as it comes (the command line's progress bar)."""
+    workdir = Path(tempfile.mkdtemp(prefix="triton-puzzles-batch-"))
+    try:
+        for puzzle_id in course.ids:
+            course.puzzle(puzzle_id)  # load the course once, before any thread
+        students = prepare_class(folder, course, workdir)
+        done = dict(done or {})
+        todo = [s for s in students if s.name not in done]
+        if on_start is not None:
+            on_start(len(todo))
+        finished = on_result or (lambda result: None)
+        if engine == "ray":
+            from grader.judge.cluster import grade_class_on_ray, gpus_per_task
+            graded, stopped = grade_class_on_ray(course, todo, options, memory_mb, grade_student, address, finished,
+                                                 gpus_per_task(options))
+        else:
+            graded, stopped = _grade_here(course, todo, options, jobs, memory_mb, finished)
+        by_name = {**done, **{r.student: r for r in graded if r is not None}}
+        return ClassRun([by_name.get(s.name) or not_graded(s.name, s.problems, "the batch was stopped (Ctrl-C)")
+                         for s in students], stopped)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _grade_here(course: Course, students: list[Student], options: Options, jobs: int, memory_mb: int,
+                finished) -> tuple[list[StudentResult | None], bool]:
+    """The local engine: ``jobs`` threads, each grading one student at a time in its own sandbox."""
+    # Fewer students than jobs (one student, a resumed batch's last few): each grades with more threads.
+    threads = max(1, jobs // max(1, len(students)))
+
+    def grade(_thread: int, student: Student) -> StudentResult:
+        try:
+            result = grade_student(course, student, options, memory_mb, threads)
+        except Exception as exc:  # a grader bug: the student still appears, with the reason
+            result = StudentResult(student.name, (), student.problems + (
+                f"grader error: {type(exc).__name__}: {exc}",), 0.0)
+        finished(result)
+        return result
+
+    stop = threading.Event()
+    return run_pool(students, jobs, grade, stop=stop), stop.is_set()
+
+
+# ---- one student ----------------------------------------------------------------------------
+
+def _missing(course: Course, puzzle_id: str, student: Student, options: Options) -> PuzzleResult:
+    """No file of the student's defines the kernel: not attempted, unless a file that looks
+    like it holds the puzzle (its name starts with the puzzle's id; or a file named after no
+    puzzle, where no kernel was found at all) could not be read: then that is the puzzle's
+    failure, with intake's reason (the file, the error and its line)."""
+    puzzle = course.puzzle(puzzle_id)
+    unread = {p: name for p in student.problems if (name := _unread_file(p)) is not None}
+    own = [p for p, name in unread.items() if name.startswith(puzzle_id)]
+    # a file named after no puzzle (alice.py) may have held any of them, if nothing else was read
+    anyone = [p for p, name in unread.items() if not re.match(r"puzzle\d", name)] if not student.files else []
+    reasons = own or anyone
+    if not reasons:
+        return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status="not_attempted",
+                            source=student.name, device=options.device,
+                            message=f"no `{puzzle.kernel}` in the submission")
+    syntax = any("SyntaxError" in r or "IndentationError" in r or "TabError" in r for r in reasons)
+    message = ("; ".join(reasons[:3]) + f"; so `{puzzle.kernel}` was not graded. "
+               "Fix the file, then submit again.")
+    # Sources are named as graded ones are: under the student's row, never this machine's path.
+    return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status="fail", source=student.name,
+                        device=options.device, message=message,
+                        checks={"load": CheckResult(False, message, "syntax" if syntax else "exception")})
+
+
+def _unread_file(problem: str) -> str | None:
+    """The name of the .py or .ipynb file a problem line of intake says it could not read."""
+    match = re.match(r"^(?P<path>.+?\.(?:py|ipynb)):? (?:could not be read|is .*not read)", problem)
+    return None if match is None else PurePosixPath(match.group("path")).name
+
+
+def grade_student(course: Course, student: Student, options: Options,
+                  memory_mb: int = Options.BATCH_MEMORY_MB, threads: int = 1) -> StudentResult:
+    """Every puzzle of ``student``'s, on ``threads`` threads of workers in one jail of theirs."""
+    started = time.perf_counter()
+    # The student's own sanitised folder and the course's puzzles/, nothing else: not the other
+    # students, not solutions/, not the reports. A student with no file starts no worker.
+    targets = [(pid, student.files[pid]) for pid in course.ids if pid in student.files]
+    with Grading(course, [student.folder / "_"], replace(options, memory_mb=memory_mb), threads,
+                 now=False, kernels=[path for _, path in targets]) as grading:
+        graded = dict(zip((pid for pid, _ in targets), grading.grade(targets).results))
+    results = []
+    for puzzle_id in course.ids:
+        path = student.files.get(puzzle_id)
+        if path is None:
+            results.append(_missing(course, puzzle_id, student, options))
+            continue
+        # The file as the student named it, under their row's name: the sanitised copy is gone
+        # once the batch ends, and its folder differs from run to run and node to node.
+        results.append(replace(graded[puzzle_id], source=str(PurePosixPath(student.name) /
+                                                             path.relative_to(student.folder).as_posix())))
+    return StudentResult(student.name, tuple(results), student.problems, time.perf_counter() - started)
