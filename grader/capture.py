@@ -16,15 +16,14 @@ from __future__ import annotations
 import ast
 import inspect
 import json
-import linecache
 import re
 import textwrap
 import types
 from dataclasses import dataclass, field, replace
 
 from grader.definitions import definitions
+from grader.kinds import KINDS, capture_rule
 from grader.sandbox.launch import python_function
-from grader.source_lines import statement_start
 
 HEADER = "import math\nimport torch\nimport triton\nimport triton.language as tl\n"
 
@@ -140,14 +139,15 @@ def captured(obj) -> Captured:
     def visit(target) -> None:
         fn = python_function(target, classes=True)
         if fn is None:
-            raise TypeError(f"{target!r} is neither a @triton.jit kernel nor a class")
+            raise TypeError(f"{target!r} is neither {' nor '.join(kind.capture.what for kind in KINDS.values())}")
         if fn.__name__ in seen:
             return
         prune = _early_config_prune(target)
         if prune is not None:  # written above the kernel: its decorator names it
             visit(prune)
         seen[fn.__name__] = ""  # mark first: recursion
-        src, filename, first = _class_source(fn) if inspect.isclass(fn) else _function_source(fn)
+        rule = capture_rule(fn)  # a function's (a kernel's, a helper's) or a class's: by what it is
+        src, filename, first = rule.source(fn)
         src = textwrap.dedent(src)  # keeps the lines, so the map holds
         if filename is not None:
             if _is_cell(filename):
@@ -156,9 +156,7 @@ def captured(obj) -> Captured:
                 place = filename.replace("\\", "/").rsplit("/", 1)[-1]
             origins[fn.__name__] = (place, first)
         namespace = getattr(fn, "__globals__", None)
-        functions = [fn] if inspect.isfunction(fn) else [m for m in vars(fn).values()
-                                                         if isinstance(m, (staticmethod, classmethod, types.FunctionType))]
-        for member in functions:
+        for member in rule.members(fn):
             member = getattr(member, "__func__", member)
             namespace = member.__globals__
             for name in sorted(_names(member.__code__)):
@@ -210,33 +208,6 @@ def _early_config_prune(target):
             return prune
         target = getattr(target, "fn", None)
     return None
-
-
-def _function_source(fn) -> tuple[str, str | None, int]:
-    """A function's source, the file it is in and the line it starts on (its decorators')."""
-    lines, first = inspect.getsourcelines(fn)
-    return "".join(lines), getattr(fn.__code__, "co_filename", None), first
-
-
-def _class_source(cls) -> tuple[str, str | None, int]:
-    """A class's source, file and first line. Python 3.11 cannot find the source of classes
-    made in a notebook cell, but their methods know their cell: read the cell and cut the
-    class out of it."""
-    try:
-        lines, first = inspect.getsourcelines(cls)
-        return "".join(lines), inspect.getsourcefile(cls), first
-    except (OSError, TypeError):
-        pass
-    for member in vars(cls).values():
-        code = getattr(getattr(member, "__func__", member), "__code__", None)
-        if code is None:
-            continue
-        lines = linecache.getlines(code.co_filename)
-        for node in ast.walk(ast.parse("".join(lines))):
-            if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
-                start = statement_start(node)
-                return "".join(lines[start:node.end_lineno]), code.co_filename, start + 1
-    raise OSError(f"cannot find the source of class {cls.__name__}: define it in a cell or a file")
 
 
 def definitions_only(source: str) -> str:
