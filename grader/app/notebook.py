@@ -16,6 +16,7 @@ from pathlib import Path
 
 from grader.course.loader import Course, find_root, normalise_id
 from grader.app.learner import STATUS_WORDS, ProgressFile  # noqa: F401  (for learners and tests: grader.app.notebook.ProgressFile)
+from grader.judge.kinds import kind_of
 from grader.judge.options import Options
 from grader.judge.results import PuzzleResult
 
@@ -113,7 +114,7 @@ def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: boo
         # messages say the cell's line numbers, not the written module's
         result = replace(capture.lines, module=path.name).apply(report.results[0])
         drawn = None
-        if picture and result.status == "fail" and course.puzzle(puzzle_id).kind == "kernel" and result.cases:
+        if picture and result.status == "fail" and kind_of(course.puzzle(puzzle_id)).pictures and result.cases:
             drawn = _picture(course, puzzle_id, path, folder, result, grading, options.timeout)
     (progress or ProgressFile()).attempt(puzzle_id, STATUS_WORDS.get(result.status, result.status))
     html = render(result, drawn)  # the picture goes into the page itself
@@ -151,8 +152,9 @@ _viewers: dict = {}  # puzzle id -> the running viewer: a new one replaces it
 def _start_viewer(course: Course, puzzle_id: str, path: Path, case: str | None, result):
     from grader.judge.pictures import choose_case
     from grader.app.viewer import start
-    if course.puzzle(puzzle_id).kind != "kernel":
-        raise ValueError(f"{puzzle_id} is an autograd puzzle: triton-viz traces one kernel launch")
+    kind = kind_of(course.puzzle(puzzle_id))
+    if not kind.viewer:
+        raise ValueError(f"{puzzle_id} is {kind.called}: triton-viz traces one kernel launch")
     label = choose_case(course.puzzle(puzzle_id).cases, case, result).label
     old = _viewers.pop(puzzle_id, None)
     if old is not None:

@@ -90,9 +90,11 @@ def start(course_root: Path, puzzle_id: str, kernel_file: Path, case_label: str,
 
 def serve_from_cli(course, puzzle_id: str, kernel_file: Path, case_name: str | None, result) -> int:
     """``python -m grader PUZZLE --triton-viz``: serve until Ctrl-C. Returns the exit code."""
+    from grader.judge.kinds import kind_of
     from grader.judge.pictures import choose_case
-    if course.puzzle(puzzle_id).kind != "kernel":
-        print(f"error: --triton-viz traces one kernel launch; {puzzle_id} is an autograd puzzle "
+    kind = kind_of(course.puzzle(puzzle_id))
+    if not kind.viewer:
+        print(f"error: --triton-viz traces one kernel launch; {puzzle_id} is {kind.called} "
               "that launches its own kernels", file=sys.stderr)
         return 2
     case = choose_case(course.puzzle(puzzle_id).cases, case_name, result)

@@ -97,6 +97,12 @@ class LookAlike:
 # The parts of the course, in order; grader/app/notebook_build.py gives each its notebook.
 TRACKS = ("classic", "cs336", "transformer")
 
+# What a puzzle's ``kind`` may be, and those the grader launches on the puzzle's ``grid`` (an
+# autograd Function launches its own kernels). How each is graded is its entry in grader.judge.kinds
+# (and, in the worker, grader.sandbox.kinds): tests/test_kinds.py holds both to these names.
+KINDS = ("kernel", "function")
+ON_GRID = ("kernel",)
+
 
 @dataclass(frozen=True)
 class Puzzle:
@@ -156,7 +162,7 @@ class Puzzle:
     strides: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     allocate: Mapping[str, str] = field(default_factory=dict)
     host_reduce: Mapping[str, Callable] = field(default_factory=dict)
-    kind: str = "kernel"  # or "function": the learner writes a torch.autograd.Function named `kernel`
+    kind: str = "kernel"  # one of KINDS; "function": the learner writes a torch.autograd.Function named `kernel`
     requires: tuple[str, ...] = ()  # triton.language APIs the puzzle needs, e.g. ("make_block_ptr",)
     instead: str | None = None      # the puzzle to do where those APIs are gone, e.g. "puzzle16"
     bench: Bench | None = None
@@ -178,10 +184,10 @@ class Puzzle:
             raise ValueError(f"{self.id}: two cases share a name and seed: {labels}")
         if not self.cases:
             raise ValueError(f"{self.id}: a puzzle needs at least one case")
-        if self.kind not in ("kernel", "function"):
-            raise ValueError(f"{self.id}: kind must be 'kernel' or 'function', not {self.kind!r}")
-        if self.kind == "kernel" and self.grid is None:
-            raise ValueError(f"{self.id}: a kernel puzzle needs a grid")
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.id}: kind must be {' or '.join(map(repr, KINDS))}, not {self.kind!r}")
+        if self.kind in ON_GRID and self.grid is None:
+            raise ValueError(f"{self.id}: a {self.kind} puzzle needs a grid")
         for dtype, pair in self.tolerances.items():
             dtype_named(dtype)
             if len(pair) != 2 or min(pair) < 0:

@@ -17,15 +17,16 @@ the copy bandwidth is flagged: it means the byte count is wrong or the kernel di
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 from grader.channel import wire
 from grader.judge.bench_model import BenchResult, Row
 from grader.course.loader import Course, CourseError
-from grader.course.dtypes import DTYPES, dtype_name, tensor_bytes
+from grader.course.dtypes import DTYPES, dtype_name
 from grader.channel.isolation import worker_jail
+from grader.judge.kinds import kind_of
+from grader.judge.kinds.kind import SizePlan
 from grader.judge.options import Options
 from grader.course.puzzle import Case, Puzzle
 from grader.channel.worker_pool import WorkerDied, WorkerProcess, WorkerTimedOut
@@ -33,55 +34,22 @@ from grader.channel.worker_pool import WorkerDied, WorkerProcess, WorkerTimedOut
 
 def bench_case(puzzle: Puzzle, sizes: Mapping) -> Case:
     """A size of the sweep as a case, so that it is planned as the graded cases are."""
-    return Case("bench", dict(sizes), dict(puzzle.bench.blocks) if puzzle.kind == "kernel" else {},
+    return Case("bench", dict(sizes), dict(puzzle.bench.blocks) if kind_of(puzzle).bench.blocks else {},
                 dtypes=dict(puzzle.bench.dtypes))
-
-
-@dataclass(frozen=True)
-class SizePlan:
-    """One size made concrete: what the worker is sent, and what is expected back."""
-
-    header: dict
-    blobs: list
-    names: tuple[str, ...]       # what each returned tensor is (an output, or grad_<input>)
-    shapes: tuple                # the shape each comes back in (an output's buffer may be a partial one)
-    expected: tuple              # one tensor per name (None: nothing to compare, an integer input)
-
-
-def _described(x) -> dict:
-    return {"dtype": dtype_name(x), "shape": list(x.shape)}
 
 
 def plan_size(puzzle: Puzzle, sizes: Mapping, shapes=None, device: str = "cpu") -> SizePlan:
     """The size's inputs and expected results, from :class:`grader.judge.plan.SpecShapes` as grading
-    makes them. An autograd function also gets the gradient flowing into its output (seeded as
-    grading seeds it) and is judged on the gradients of its inputs. ``device``: where the spec
-    (and its backward) runs: the GPU for the sweep's sizes, which the CPU would take minutes
-    over (attention); the inputs are made on the CPU either way, as grading makes them."""
-    import torch
-
-    from grader.judge.plan import case_seed
+    makes them, planned as the puzzle's kind plans a size (an autograd function also gets the
+    gradient flowing into its output and is judged on the gradients of its inputs). ``device``:
+    where the spec (and its backward) runs: the GPU for the sweep's sizes, which the CPU would
+    take minutes over (attention); the inputs are made on the CPU either way, as grading makes them."""
     from grader.judge.plan import SpecShapes
     shapes = shapes or SpecShapes(puzzle)
     case = bench_case(puzzle, sizes)
     plan = shapes.plan(case, device=device)
     header = {"sizes": dict(sizes), "traffic": int(puzzle.bench.bytes(sizes))}
-    if puzzle.kind == "function":
-        leaves = [x.to(device, copy=True).requires_grad_(x.is_floating_point()) for x in plan.inputs]
-        output = puzzle.run_spec(leaves, plan.values)
-        gen = torch.Generator().manual_seed(case_seed(puzzle, case) + 1)
-        grad_output = torch.randn(output.shape, generator=gen, dtype=output.dtype)
-        output.backward(grad_output.to(device))
-        sent = [*plan.inputs, grad_output]
-        header |= {"inputs": [_described(x) for x in sent], "values": dict(plan.values)}
-        return SizePlan(header, [tensor_bytes(x) for x in sent], tuple(f"grad_{s.name}" for s in shapes.inputs),
-                        tuple(tuple(x.shape) for x in leaves),
-                        tuple(None if x.grad is None else x.grad.cpu() for x in leaves))
-    header |= {"inputs": [_described(x) for x in plan.inputs],
-               "outputs": [{"name": b.name, "dtype": b.dtype, "shape": list(b.shape)} for b in plan.output_buffers],
-               "values": dict(plan.values), "grid": list(plan.grid)}
-    return SizePlan(header, [tensor_bytes(x) for x in plan.inputs], puzzle.outputs,
-                    tuple(tuple(b.shape) for b in plan.output_buffers), plan.expected)
+    return kind_of(puzzle).bench.plan(puzzle, shapes, plan, header, device)
 
 
 def _returned(info: dict, blob: bytes):
@@ -176,11 +144,13 @@ def summarise(puzzle: Puzzle, reply: dict) -> BenchResult:
             baseline_ms_rounds=tuple(r.get("baseline_ms_rounds", ())),
             compiled_ms_rounds=tuple(r.get("compiled_ms_rounds", ())),
             flops=None if puzzle.bench.flops is None else int(puzzle.bench.flops(values))))
-    baseline = puzzle.bench.baseline_name if puzzle.kind == "kernel" or puzzle.bench.baseline else "PyTorch autograd"
+    kind = kind_of(puzzle).bench
+    # A Bench's own baseline goes by its baseline_name; the spec may go by the kind's name for it.
+    baseline = puzzle.bench.baseline_name if puzzle.bench.baseline or kind.spec_named is None else kind.spec_named
     return BenchResult(
         puzzle=puzzle.id, title=puzzle.title, device=reply["device"], versions=reply["versions"],
         copy_gb_per_s=copy, copy_cached=reply["copy"]["cached"], baseline=baseline,
         compiled=f"{baseline}, compiled" if any(r.compiled_ms is not None for r in rows) else None,
-        what="forward + backward" if puzzle.kind == "function" else "kernel",
+        what=kind.what,
         blocks=dict(puzzle.bench.blocks), launch=dict(puzzle.bench.launch), statistic=reply["statistic"],
         rows=tuple(rows))

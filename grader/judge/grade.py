@@ -61,6 +61,10 @@ def describe_case(case: Case, puzzle: Puzzle) -> str:
 
 
 class PuzzleGrader:
+    # Whether the named kernel's GPU compile check runs beside the cases, no case counting until it
+    # passes (where a compile checker is given): a kind that compiles otherwise says False.
+    compile_beside = True
+
     def __init__(self, course: Course, puzzle_id: str, kernel_file: Path, worker: WorkerProcess,
                  options: Options, compiler: "CompileChecker | None" = None, bounds: WorkerProcess | None = None,
                  on_case=None) -> None:
@@ -118,7 +122,7 @@ class PuzzleGrader:
                                                                  on_gpu=True), None
         if failure.kind == "interpreter_limit":  # the cases after it would meet the same limit
             return FailureKind.INTERPRETER_LIMIT, messages.interpreter_limit(
-                failure.to_json(), self.puzzle.id, self.compiler is not None and self.puzzle.kind == "kernel"), \
+                failure.to_json(), self.puzzle.id, self.compiler is not None and self.compile_beside), \
                 "needs a GPU"  # (a kernel puzzle's cases run only once its GPU compile check passed)
         if failure.kind == "crash":
             self.worker.kill()
@@ -232,8 +236,7 @@ class PuzzleGrader:
         checks = {}
         # What would not compile for a GPU is not Triton, and the interpreter would run it as plain
         # Python: the check runs beside the cases, and no case counts until it has passed.
-        compiling = self._compile_beside(params) if self.compiler is not None and self.puzzle.kind == "kernel" \
-            else None
+        compiling = self._compile_beside(params) if self.compiler is not None and self.compile_beside else None
         try:
             cases = self._run_cases(params)
         finally:

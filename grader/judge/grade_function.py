@@ -35,6 +35,8 @@ def _shape(shape) -> str:
 class FunctionGrader(PuzzleGrader):
     """Same life cycle as a kernel puzzle (load, stub check, cases); each case recorded, then replayed."""
 
+    compile_beside = False  # each launch the wrapper made compiles beside the replays (_compile_launches)
+
     def grade(self):
         self.worker.warm |= {"fake_tensors"}  # the recording's: warmed once in the zygote, before its fork
         return super().grade()

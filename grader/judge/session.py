@@ -7,7 +7,7 @@ or a timeout costs a restart.
 The pool here is the only one: ``grade_many`` (``--all``, several puzzles, a notebook's
 ``check()``) and ``classroom.grade_class`` (a class, one student per task) both run their tasks
 through :func:`run_pool`, and both grade a puzzle through :func:`grade_puzzle`, the one place
-that picks the grader for a puzzle's kind.
+that asks a puzzle's kind (:mod:`grader.judge.kinds`) for its grader.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
 from grader.course.loader import Course, PuzzleLoadError
+from grader.judge.kinds import KINDS, kind_of
 from grader.judge.options import Options
 from grader.judge.results import CheckResult, PuzzleResult, Report
 from grader.channel.isolation import Jail, worker_jail
@@ -139,10 +140,8 @@ def grade_puzzle(course: Course, puzzle_id: str, path: Path, crew: Crew, options
                  on_case=None) -> PuzzleResult:
     """One puzzle graded by the grader of its kind: an autograd Function's or a kernel's.
     ``on_case(puzzle_id, CaseResult)`` sees each case as soon as it is judged."""
-    from grader.judge.grade import PuzzleGrader  # imports torch: only once the workers are starting too
-    from grader.judge.grade_function import FunctionGrader
-    kind = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
-    return kind(course, puzzle_id, path, crew.worker, options, crew.compiler, crew.bounds, on_case).grade()
+    grader = kind_of(course.puzzle(puzzle_id)).grader()  # imports torch: only once the workers are starting too
+    return grader(course, puzzle_id, path, crew.worker, options, crew.compiler, crew.bounds, on_case).grade()
 
 
 class Grading:
@@ -170,7 +169,8 @@ class Grading:
         """
         started = time.perf_counter()
         course, options = self.course, self.options
-        from grader.judge import grade, grade_function  # noqa: F401  (torch: while the workers import, before the threads)
+        for kind in KINDS.values():  # each grader's imports (torch): while the workers import, before the threads
+            kind.grader()
         # Load every puzzle here, before the threads start (and while the workers import).
         broken = {pid: error for pid in dict.fromkeys(pid for pid, _ in targets)
                   if (error := course.load_error(pid)) is not None}
@@ -188,9 +188,9 @@ class Grading:
                 todo.append((index, puzzle_id, path))
         self.used = self.used or bool(todo)
         threads = min(self.jobs, len(todo))
-        # The longest first (autograd puzzles, then the later tracks): no thread is left alone
-        # with a long puzzle at the end. Results keep the order of ``targets`` all the same.
-        todo.sort(key=lambda task: (course.puzzle(task[1]).kind != "function", -task[0]))
+        # The longest first (by the kind's order: autograd puzzles; then the later tracks): no thread
+        # is left alone with a long puzzle at the end. Results keep the order of ``targets`` all the same.
+        todo.sort(key=lambda task: (kind_of(course.puzzle(task[1])).order, -task[0]))
         graded = run_pool(todo, threads, lambda thread, task: grade_puzzle(course, task[1], task[2], self.crews[thread],
                                                                            options, on_case), on_result)
         for (index, _, _), result in zip(todo, graded):

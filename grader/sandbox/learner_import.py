@@ -38,9 +38,9 @@ def _trusted(origin: str) -> bool:
 
 def sanitised_source(path: str) -> str:
     """The file's definitions, line for line; also what ``linecache`` shows for it."""
-    from grader.source.capture import definitions_only
+    from grader.source.definitions import definitions  # not grader.source.capture's wrapper: capture asks grader.judge.kinds
     with open(path, encoding="utf-8") as f:
-        text = definitions_only(f.read())
+        text = definitions(f.read()).text
     lines = text.splitlines(keepends=True)
     linecache.cache[path] = (len(text), None, lines, path)  # mtime None: never reloaded from disk
     return text

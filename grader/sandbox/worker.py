@@ -19,23 +19,12 @@ import sys
 import time
 import traceback
 
+from grader.sandbox import kinds
 from grader.source.wrapped import python_function
-from grader.sandbox.learner_code import captured_output, compile_error_line, exception_chain, is_stub, learner_frame, root_cause
+from grader.sandbox.learner_code import captured_output, compile_error_line, exception_chain, learner_frame, root_cause
 from grader.channel import wire
 from grader.course.dtypes import DTYPES, dtype_name, tensor_bytes
 from grader.channel.protocol import ChannelClosed, Reader, write_message
-
-
-def kernel_params(fn) -> list:
-    """The kernel's parameters, in order, and which are ``tl.constexpr``."""
-    from grader.channel.binding import Param
-    params = []
-    for p in inspect.signature(fn).parameters.values():
-        ann = p.annotation
-        constexpr = ann is not inspect.Parameter.empty and "constexpr" in (
-            ann if isinstance(ann, str) else getattr(ann, "__name__", repr(ann)))
-        params.append(Param(p.name, bool(constexpr)))
-    return params
 
 
 def prepare(device: str, warm=()):
@@ -118,23 +107,7 @@ class Worker:
             module = self.modules[path]
             defined = sorted(n for n, v in vars(module).items() if self.is_jit(v))
             return wire.Failure("not_found", defined=defined), []
-        if isinstance(kernel, type):  # an autograd.Function puzzle
-            if not issubclass(kernel, self.torch.autograd.Function) if self.device != "compile" else False:
-                return wire.Failure("signature", error="not_function"), []
-            return wire.Loaded(params=(), stub=all(is_stub(getattr(kernel, m, None)) for m in ("forward", "backward")),
-                               line=None), []
-        from grader.sandbox.launch import NotGenuine, parameters, unwrap
-        try:
-            layers = unwrap(kernel, msg.kernel)
-        except NotGenuine as exc:
-            return wire.Failure("signature", error="not_jit", reason=str(exc)), []
-        fn = layers.base.fn
-        params, defaults = parameters(layers)
-        return wire.Loaded(params=[wire.KernelParam(n, c) for n, c in params], stub=is_stub(fn),
-                           provided=sorted(layers.provided),
-                           defaults={k: v for k, v in defaults.items() if isinstance(v, (int, float, bool))},
-                           configs=layers.config_labels(), heuristics=sorted(layers.heuristics),
-                           line=inspect.getsourcelines(fn)[1] if inspect.getsourcefile(fn) else None), []
+        return kinds.for_object(kernel).load(self, kernel, msg.kernel), []  # the object says its kind
 
     def use_allocator(self, wanted: bool) -> None:
         """Kernels that build tensor descriptors on the device need scratch memory from an
@@ -329,23 +302,21 @@ class Worker:
     def op_bench(self, msg: wire.Bench, blobs: list[bytes]):
         """Time the learner's kernel (or autograd function) at one size of the puzzle's sweep,
         on the inputs the grader planned; what it wrote goes back for the grader to judge."""
-        from grader.sandbox.bench_run import METHOD, bench_function, bench_kernel, device_copy
+        from grader.sandbox.bench_run import METHOD, device_copy
         from grader.course.loader import load_puzzle
         if self.device != "cuda":
             return wire.Failure("error", error="benchmarks need a CUDA device"), []
         puzzle = load_puzzle(msg.puzzle_file)
         path = os.path.abspath(msg.file)
         kernel = self.kernel(path, puzzle.kernel)
+        kind = kinds.named(puzzle.kind)
         self.use_allocator("make_tensor_descriptor" in puzzle.requires)
         try:
             copy = device_copy()
             planned = msg.to_json()  # bench_run reads the plan as the grader wrote it
-            if puzzle.kind == "function":
-                result, out = bench_function(puzzle, kernel, planned, blobs)
-            else:
-                result, out = bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), planned, blobs)
+            result, out = kind.bench(puzzle, kernel, planned, blobs)
         except BaseException as exc:  # the learner's code may raise anything
-            return self._failure(exc, path, kernel if not isinstance(kernel, type) else None), []
+            return self._failure(exc, path, kinds.for_object(kernel).ran(kernel)), []
         return wire.Benched(device=self.torch.cuda.get_device_name(),
                             copy=wire.CopyBandwidth(**{k: copy[k] for k in ("gb_per_s", "cached", "bytes", "ms",
                                                                             "statistic") if k in copy}),

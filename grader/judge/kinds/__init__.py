@@ -1,0 +1,39 @@
+"""The kinds of puzzle, looked up by the name a puzzle file gives (``Puzzle(kind="function")``).
+
+Each kind is a module of this package holding one :class:`~grader.judge.kinds.kind.PuzzleKind`: its
+grader, its benchmark plan, whether it is drawn, how it is captured from a notebook. The rest of
+the grader asks the kind and never compares a puzzle's kind to a name (tests/test_kinds.py).
+
+The worker has a registry of its own, :mod:`grader.sandbox.kinds`: the sandbox must not reach
+the graders this one names. A new kind is a module here, an entry there, and its name in
+:data:`grader.course.puzzle.KINDS`, which a puzzle file is checked against.
+"""
+from __future__ import annotations
+
+from grader.judge.kinds import function, kernel
+from grader.judge.kinds.kind import CaptureRule, PuzzleKind
+
+# By name, in the order every kind is listed (the kernel first: the object check() most often gets).
+KINDS: dict[str, PuzzleKind] = {kind.name: kind for kind in (kernel.KIND, function.KIND)}
+
+
+class UnknownKind(ValueError):
+    """A kind no module here describes."""
+
+
+def named(name: str) -> PuzzleKind:
+    """The kind called ``name``; :class:`UnknownKind` where there is none."""
+    try:
+        return KINDS[name]
+    except (KeyError, TypeError):  # TypeError: not even a name (an unhashable value)
+        raise UnknownKind(f"no puzzle kind {name!r}: the kinds are {', '.join(map(repr, KINDS))}") from None
+
+
+def kind_of(puzzle) -> PuzzleKind:
+    """The kind of ``puzzle`` (a :class:`grader.course.puzzle.Puzzle`)."""
+    return named(puzzle.kind)
+
+
+def capture_rule(obj) -> CaptureRule | None:
+    """The rule that writes out ``obj`` (a plain function or a class), or None."""
+    return next((kind.capture for kind in KINDS.values() if kind.capture.owns(obj)), None)

@@ -1,0 +1,37 @@
+"""A kernel puzzle: the learner writes one ``@triton.jit`` kernel, which the grader launches on
+the puzzle's grid with each case's fenced buffers (:class:`grader.judge.grade.PuzzleGrader`)."""
+from __future__ import annotations
+
+import inspect
+
+from grader.course.dtypes import tensor_bytes
+from grader.judge.kinds.kind import BenchPlan, CaptureRule, PuzzleKind, SizePlan, described
+
+
+def _grader() -> type:
+    from grader.judge.grade import PuzzleGrader  # imports torch: only once a puzzle is graded
+    return PuzzleGrader
+
+
+def _bench_plan(puzzle, shapes, plan, header: dict, device: str) -> SizePlan:
+    """The size's inputs and the output buffers the kernel writes, judged against the spec's outputs."""
+    header = header | {"inputs": [described(x) for x in plan.inputs],
+                       "outputs": [{"name": b.name, "dtype": b.dtype, "shape": list(b.shape)}
+                                   for b in plan.output_buffers],
+                       "values": dict(plan.values), "grid": list(plan.grid)}
+    return SizePlan(header, [tensor_bytes(x) for x in plan.inputs], puzzle.outputs,
+                    tuple(tuple(b.shape) for b in plan.output_buffers), plan.expected)
+
+
+def _source(fn) -> tuple[str, str | None, int]:
+    """A function's source, the file it is in and the line it starts on (its decorators')."""
+    lines, first = inspect.getsourcelines(fn)
+    return "".join(lines), getattr(fn.__code__, "co_filename", None), first
+
+
+KIND = PuzzleKind(
+    name="kernel", called="a kernel puzzle", grader=_grader, order=1, pictures=True, viewer=True,
+    bench=BenchPlan(blocks=True, plan=_bench_plan, what="kernel"),
+    # a plain function: the kernel under its @triton.jit (and autotune) layers, or a helper it calls
+    capture=CaptureRule(what="a @triton.jit kernel", owns=inspect.isfunction, source=_source,
+                        members=lambda fn: [fn]))

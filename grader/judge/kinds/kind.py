@@ -1,0 +1,69 @@
+"""What a kind of puzzle is, to the grader: the description each module of :mod:`grader.judge.kinds`
+gives of its kind. Plain data and the callables it names; nothing here imports torch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from grader.course.dtypes import dtype_name
+
+if TYPE_CHECKING:
+    from grader.judge.plan import CasePlan, SpecShapes
+    from grader.course.puzzle import Puzzle
+
+
+@dataclass(frozen=True)
+class SizePlan:
+    """One size of ``--bench``'s sweep made concrete: what the worker is sent, and what is expected back."""
+
+    header: dict
+    blobs: list
+    names: tuple[str, ...]       # what each returned tensor is (an output, or grad_<input>)
+    shapes: tuple                # the shape each comes back in (an output's buffer may be a partial one)
+    expected: tuple              # one tensor per name (None: nothing to compare, an integer input)
+
+
+def described(x) -> dict:
+    """A tensor as a bench request's header names it."""
+    return {"dtype": dtype_name(x), "shape": list(x.shape)}
+
+
+@dataclass(frozen=True)
+class BenchPlan:
+    """How ``--bench`` (:mod:`grader.judge.bench`) plans a puzzle of the kind, and names what it timed."""
+
+    blocks: bool  # whether the Bench's blocks are given to each size, as a case's (a kernel's tile sizes)
+    # (puzzle, its SpecShapes, the size planned as a case, the header so far, where the spec runs) -> SizePlan
+    plan: Callable[[Puzzle, SpecShapes, CasePlan, dict, str], SizePlan]
+    what: str  # what the timings are of: "kernel", "forward + backward"
+    spec_named: str | None = None  # the baseline's name where the spec is the baseline; None: the Bench's baseline_name
+
+
+@dataclass(frozen=True)
+class CaptureRule:
+    """How :mod:`grader.source.capture` writes the learner's object out as source, once it is unwrapped
+    to a plain function or a class (the object is asked, not the puzzle: check() grades
+    whatever it is given, and what a kernel refers to is captured too)."""
+
+    what: str                                           # as the capture's error names it: "a class"
+    owns: Callable[[object], bool]                      # whether this rule reads the unwrapped object
+    source: Callable[[object], tuple[str, str | None, int]]  # -> (its source, its file, its first line)
+    members: Callable[[object], list]                   # the functions whose names it refers to
+
+
+@dataclass(frozen=True)
+class PuzzleKind:
+    """One kind of puzzle, as its module in :mod:`grader.judge.kinds` describes it."""
+
+    name: str            # as a puzzle file writes it: Puzzle(kind="kernel")
+    called: str          # how messages name such a puzzle: "an autograd puzzle"
+    # Its grader class (grader.judge.grade.PuzzleGrader's interface), imported when first asked: it
+    # imports torch. Whether the GPU compile check runs beside the cases is the class's own
+    # (``compile_beside``): the grader cannot ask this registry, which names it.
+    grader: Callable[[], type]
+    order: int           # when many are graded, lower first: the longest kinds start first
+    pictures: bool       # whether a failing case is drawn as memory-access pictures (one traced launch)
+    viewer: bool         # whether triton-viz can show a case (it traces one kernel launch)
+    bench: BenchPlan
+    capture: CaptureRule

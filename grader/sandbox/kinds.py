@@ -1,0 +1,93 @@
+"""The worker's side of each kind of puzzle: how a learner's object is loaded and benchmarked,
+and which kernel a failure's compile error is read from. The grader's side is
+:mod:`grader.judge.kinds`, which this registry must not import (it names the graders).
+
+A Load names the file and the object, not the puzzle's kind: the object says which kind's it
+is (a class is an autograd Function's). A Bench names the puzzle file, whose kind is looked up.
+Each kind's case-running requests are requests of their own (run; record and replay).
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Callable
+
+from grader.channel import wire
+from grader.sandbox.launch import NotGenuine, parameters, python_function, unwrap
+from grader.sandbox.learner_code import is_stub
+
+
+@dataclass(frozen=True)
+class WorkerKind:
+    name: str  # as grader.course.puzzle.KINDS names it
+    owns: Callable[[object], bool] | None  # whether a learner's object is this kind's; None: what no other kind owns
+    load: Callable  # (the worker, the object, its name) -> wire.Loaded, or a wire.Failure that says why not
+    ran: Callable[[object], object]  # the object -> the kernel a compile error is read from; None: found from the error
+    bench: Callable  # (puzzle, the object, the request as the grader wrote it, blobs) -> (result, blobs)
+
+
+def kernel_params(fn) -> list:
+    """The kernel's parameters, in order, and which are ``tl.constexpr``."""
+    from grader.channel.binding import Param
+    params = []
+    for p in inspect.signature(fn).parameters.values():
+        ann = p.annotation
+        constexpr = ann is not inspect.Parameter.empty and "constexpr" in (
+            ann if isinstance(ann, str) else getattr(ann, "__name__", repr(ann)))
+        params.append(Param(p.name, bool(constexpr)))
+    return params
+
+
+def _load_kernel(worker, kernel, name: str):
+    try:
+        layers = unwrap(kernel, name)
+    except NotGenuine as exc:
+        return wire.Failure("signature", error="not_jit", reason=str(exc))
+    fn = layers.base.fn
+    params, defaults = parameters(layers)
+    return wire.Loaded(params=[wire.KernelParam(n, c) for n, c in params], stub=is_stub(fn),
+                       provided=sorted(layers.provided),
+                       defaults={k: v for k, v in defaults.items() if isinstance(v, (int, float, bool))},
+                       configs=layers.config_labels(), heuristics=sorted(layers.heuristics),
+                       line=inspect.getsourcelines(fn)[1] if inspect.getsourcefile(fn) else None)
+
+
+def _bench_kernel(puzzle, kernel, planned: dict, blobs: list[bytes]):
+    from grader.sandbox.bench_run import bench_kernel
+    return bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), planned, blobs)
+
+
+def _load_function(worker, cls, name: str):
+    # A compile worker has no torch: there, any class loads (only its launches are compiled).
+    if worker.device != "compile" and not issubclass(cls, worker.torch.autograd.Function):
+        return wire.Failure("signature", error="not_function")
+    return wire.Loaded(params=(), stub=all(is_stub(getattr(cls, m, None)) for m in ("forward", "backward")),
+                       line=None)
+
+
+def _bench_function(puzzle, cls, planned: dict, blobs: list[bytes]):
+    from grader.sandbox.bench_run import bench_function
+    return bench_function(puzzle, cls, planned, blobs)
+
+
+KINDS: dict[str, WorkerKind] = {kind.name: kind for kind in (
+    # anything not a class: unwrapping it says whether it is a @triton.jit kernel
+    WorkerKind("kernel", owns=None, load=_load_kernel, ran=lambda kernel: kernel, bench=_bench_kernel),
+    WorkerKind("function", owns=lambda obj: isinstance(obj, type), load=_load_function, ran=lambda cls: None,
+               bench=_bench_function),
+)}
+
+
+def for_object(obj) -> WorkerKind:
+    """The kind whose object ``obj`` is (a learner's ``kernel`` as its file defines it)."""
+    return next((kind for kind in KINDS.values() if kind.owns is not None and kind.owns(obj)),
+                next(kind for kind in KINDS.values() if kind.owns is None))
+
+
+def named(name: str) -> WorkerKind:
+    """The kind a puzzle file names; a clear error where the worker knows none of that name."""
+    try:
+        return KINDS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"the worker knows no puzzle kind {name!r}: it knows {', '.join(map(repr, KINDS))}") \
+            from None

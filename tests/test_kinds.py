@@ -1,0 +1,144 @@
+"""Puzzle kinds as registries: grader.judge.kinds (the grader's) and grader.sandbox.kinds (the
+worker's), both keyed by the names a puzzle file may give (grader.course.puzzle.KINDS)."""
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import grader
+import grader.judge.kinds as kinds
+import grader.sandbox.kinds as worker_kinds
+from grader.course.puzzle import KINDS as AUTHORED
+
+PACKAGE = Path(grader.__file__).parent
+# Where a kind's name may be compared with: the two registries.
+REGISTRIES = {PACKAGE / "kinds", PACKAGE / "sandbox" / "kinds.py"}
+
+
+def test_every_course_puzzle_is_of_a_registered_kind(course):
+    for puzzle_id in course.ids:
+        puzzle = course.puzzle(puzzle_id)
+        assert kinds.kind_of(puzzle).name == puzzle.kind, puzzle_id
+        assert worker_kinds.named(puzzle.kind).name == puzzle.kind, puzzle_id
+
+
+def test_the_registries_hold_the_kinds_a_puzzle_may_name():
+    assert list(kinds.KINDS) == list(AUTHORED)
+    assert list(worker_kinds.KINDS) == list(AUTHORED)
+    assert all(name == kind.name for name, kind in kinds.KINDS.items())
+    # what no other kind owns loads as one kind: the worker always has an answer
+    assert [k.name for k in worker_kinds.KINDS.values() if k.owns is None] == ["kernel"]
+
+
+def test_each_module_of_grader_kinds_is_a_registered_kind():
+    """A new kind is a module here: forgetting to register it fails here, not at grading."""
+    for path in sorted((PACKAGE / "kinds").glob("*.py")):
+        if path.stem in ("__init__", "kind"):
+            continue
+        module = importlib.import_module(f"grader.judge.kinds.{path.stem}")
+        assert kinds.KINDS.get(module.KIND.name) is module.KIND, path.name
+
+
+def test_an_unknown_kind_is_refused_with_the_kinds_there_are():
+    there = ", ".join(map(repr, AUTHORED))  # 'kernel', 'function'
+    with pytest.raises(kinds.UnknownKind) as refused:
+        kinds.named("tiled")
+    assert str(refused.value) == f"no puzzle kind 'tiled': the kinds are {there}"
+    with pytest.raises(kinds.UnknownKind, match="no puzzle kind"):
+        kinds.kind_of(type("Stub", (), {"kind": ["kernel"]})())  # not even a name
+    with pytest.raises(ValueError) as refused:
+        worker_kinds.named("tiled")
+    assert str(refused.value) == f"the worker knows no puzzle kind 'tiled': it knows {there}"
+
+
+def test_a_puzzle_file_naming_no_kind_fails_as_before():  # the text pinned: a new kind changes it
+    from grader.course.puzzle import Case, Puzzle
+    common = dict(id="puzzle99", title="t", statement="s", spec=lambda x: x, kernel="k",
+                  cases=(Case("c", {"N": 4}, {}),))
+    with pytest.raises(ValueError, match=r"^puzzle99: kind must be 'kernel' or 'function', not 'tiled'$"):
+        Puzzle(grid=lambda d: (1,), kind="tiled", **common)
+    with pytest.raises(ValueError, match=r"^puzzle99: a kernel puzzle needs a grid$"):
+        Puzzle(grid=None, **common)
+    assert Puzzle(grid=None, kind="function", **common).launch_grid(common["cases"][0]) == ()
+
+
+def test_what_each_kind_says():
+    kernel, function = kinds.KINDS["kernel"], kinds.KINDS["function"]
+    assert function.order < kernel.order  # autograd puzzles start first when many are graded
+    assert (kernel.pictures, kernel.viewer) == (True, True)
+    assert (function.pictures, function.viewer) == (False, False)
+    assert (kernel.bench.what, function.bench.what) == ("kernel", "forward + backward")
+    assert (kernel.bench.spec_named, function.bench.spec_named) == (None, "PyTorch autograd")
+    assert function.called == "an autograd puzzle"
+
+
+def test_each_kind_names_its_grader():
+    from grader.judge.grade import PuzzleGrader
+    from grader.judge.grade_function import FunctionGrader
+    assert kinds.KINDS["kernel"].grader() is PuzzleGrader and PuzzleGrader.compile_beside
+    assert kinds.KINDS["function"].grader() is FunctionGrader and not FunctionGrader.compile_beside
+
+
+def test_capture_and_load_ask_the_object_not_the_puzzle():
+    def plain(x):
+        return x
+
+    class Wrapper:
+        @staticmethod
+        def forward(ctx, x):
+            return plain(x)
+
+    assert kinds.capture_rule(plain) is kinds.KINDS["kernel"].capture
+    assert kinds.capture_rule(Wrapper) is kinds.KINDS["function"].capture
+    assert kinds.capture_rule(Wrapper).members(Wrapper) == [vars(Wrapper)["forward"]]
+    assert worker_kinds.for_object(Wrapper).name == "function"
+    assert worker_kinds.for_object(plain).name == "kernel"
+    assert worker_kinds.for_object(None).name == "kernel"
+    from grader.source.capture import captured
+    with pytest.raises(TypeError, match=r"^42 is neither a @triton.jit kernel nor a class$"):
+        captured(42)
+
+
+# ---- no kind is told by its name outside the registries ---------------------------------------
+
+def _mentions_kind(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "kind") or (isinstance(node, ast.Attribute)
+                                                                  and node.attr == "kind")
+
+
+def _kind_names(node: ast.AST) -> set[str]:
+    """The kind names a compared operand spells: a string, or strings in a literal tuple, list or set."""
+    items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+    return {item.value for item in items if isinstance(item, ast.Constant) and item.value in AUTHORED}
+
+
+def kind_comparisons(source: str) -> list[int]:
+    """The lines where a ``kind`` is compared with a kind's name (==, !=, in, not in)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            if any(map(_mentions_kind, operands)) and any(_kind_names(op) for op in operands):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_the_detector_finds_the_comparisons_it_forbids():
+    forbidden = ['puzzle.kind == "function"', 'course.puzzle(p).kind != "kernel"',
+                 'self.kind not in ("kernel", "function")', 'kind == "kernel"', '"function" == self.puzzle.kind']
+    allowed = ['failure.kind == "out_of_bounds"', 'c.kind != "skipped"', 'self.kind not in KINDS',
+               'name == "kernel"']
+    assert all(kind_comparisons(text) for text in forbidden)
+    assert not any(kind_comparisons(text) for text in allowed)
+
+
+def test_no_module_outside_the_registries_compares_a_kind_with_a_name():
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path in REGISTRIES or path.parent in REGISTRIES:
+            continue
+        found += [f"{path.relative_to(PACKAGE.parent)}:{line}" for line in kind_comparisons(path.read_text())]
+    assert not found, "ask grader.judge.kinds (or grader.sandbox.kinds) instead: " + ", ".join(found)
