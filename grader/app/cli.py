@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from grader.course.loader import Course, CourseError, PuzzleLoadError
-from grader.app.frontend import USAGE_ERROR, course_at, has_cuda, pick_device, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
+from grader.app.frontend import USAGE_ERROR, UsageProblem, course_at, has_cuda, pick_device, run_command, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
+from grader.judge.results import ExitCode
 from grader.judge.options import Options
 from grader.app.targets import Target, resolve
 
@@ -60,24 +61,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 def bench_main(args, course: Course, targets: list[Target]) -> int:
     if len(targets) != 1:
-        return usage_error("--bench times one puzzle: name exactly one", args.json)
+        raise UsageProblem("--bench times one puzzle: name exactly one")
     if args.device == "cpu" or not has_cuda():
-        return usage_error("--bench needs a CUDA GPU, and this machine has none (grading works without one; "
-                           "timing does not)", args.json)
+        raise UsageProblem("--bench needs a CUDA GPU, and this machine has none (grading works without one; "
+                           "timing does not)")
     broken = course.load_error(targets[0].puzzle)
     if broken is not None:  # the learner's puzzle file: a failure to fix, not a usage error
         print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
-        return 1
+        return ExitCode.FAILED
     from grader.judge.bench import run_bench
     from grader.report import bench
-    try:
-        doc = run_bench(course, targets[0].puzzle, targets[0].path)
-    except CourseError as exc:
-        return usage_error(str(exc), args.json)
+    doc = run_bench(course, targets[0].puzzle, targets[0].path)  # a CourseError: a usage problem
     print(bench.render_json(doc) if args.json else bench.render_text(doc))
     if args.plot is not None and doc.ok:
         print(f"plot: {bench.plot(doc, args.plot)}", file=sys.stderr)
-    return 1 if doc.fails else 0
+    return ExitCode.FAILED if doc.fails else ExitCode.OK
 
 
 class FirstFailure:
@@ -97,52 +95,50 @@ class FirstFailure:
 
 
 def main(argv=None) -> int:
+    """``python -m grader``: a subcommand, or grading; each ends through :func:`run_command`."""
     argv = sys.argv[1:] if argv is None else list(argv)
     from grader.app.commands import SUBCOMMANDS
     if argv and argv[0] in SUBCOMMANDS:
-        return SUBCOMMANDS[argv[0]](argv[1:])
+        return run_command(SUBCOMMANDS[argv[0]], argv[1:])
+    return run_command(grade_main, argv)
+
+
+def grade_main(argv: list[str]) -> int:
+    """``python -m grader PUZZLE...``: grade, and print the report."""
     parser = build_parser()
     if "--json" in argv:  # a bad option is a usage error too: JSON as well, not argparse's text
         def json_error(message: str):
             raise SystemExit(usage_error(message, as_json=True))
         parser.error = json_error
     args = parser.parse_args(argv)
-    try:
-        course = course_at(args.root)
-        if args.solutions:
-            from grader.app.learner import instructor_only, is_release
-            if is_release(course):
-                raise CourseError(instructor_only("--solutions"))
-        targets = resolve(course, args.puzzles, file=args.file, every=args.all, solutions=args.solutions)
-    except CourseError as exc:
-        return usage_error(str(exc), args.json)
+    course = course_at(args.root)  # here and below, a CourseError is a usage problem (run_command)
+    if args.solutions:
+        from grader.app.learner import instructor_only, is_release
+        if is_release(course):
+            raise UsageProblem(instructor_only("--solutions"))
+    targets = resolve(course, args.puzzles, file=args.file, every=args.all, solutions=args.solutions)
     if args.viz is not None and len(targets) != 1:
-        return usage_error("--viz draws one puzzle: name exactly one", args.json)
+        raise UsageProblem("--viz draws one puzzle: name exactly one")
     if args.viz is not None and args.viz.suffix not in (".png", ".svg"):
-        return usage_error("--viz writes a .png or .svg file", args.json)
+        raise UsageProblem("--viz writes a .png or .svg file")
     if args.viz_case is not None:
         from grader.judge.pictures import choose_case
         try:
             choose_case(course.puzzle(targets[0].puzzle).cases, args.viz_case, None)
-        except CourseError as exc:
-            return usage_error(str(exc), args.json)
         except PuzzleLoadError:
             pass  # grading reports the broken file as that puzzle's failure, and nothing is drawn
     if args.triton_viz:
         from grader.app.viewer import unavailable_reason
         reason = unavailable_reason()
         if reason or len(targets) != 1:
-            return usage_error(reason or "--triton-viz shows one puzzle: name exactly one", args.json)
+            raise UsageProblem(reason or "--triton-viz shows one puzzle: name exactly one")
     if args.jobs < 1 or args.timeout <= 0:
-        return usage_error("--jobs and --timeout must be positive", args.json)
+        raise UsageProblem("--jobs and --timeout must be positive")
 
     if args.bench:
         return bench_main(args, course, targets)
     from grader.judge.session import grade_many
-    try:
-        device = pick_device(args.device)
-    except CourseError as exc:
-        return usage_error(str(exc), args.json)
+    device = pick_device(args.device)
     options = Options(device=device, timeout=args.timeout, compile_check=not args.no_compile_check,
                       check_bounds=not args.no_bounds_check)
     progress = None
@@ -174,12 +170,8 @@ def main(argv=None) -> int:
     if args.viz is not None:
         from grader.judge.pictures import traced
         from grader.report.pictures import draw
-        try:
-            drawn = draw(traced(course, targets[0].puzzle, targets[0].path, case_name=args.viz_case,
-                                result=report.results[0], timeout=args.timeout), args.viz)
-        except CourseError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return USAGE_ERROR
+        drawn = draw(traced(course, targets[0].puzzle, targets[0].path, case_name=args.viz_case,
+                            result=report.results[0], timeout=args.timeout), args.viz)
         print(f"memory-access picture of case {drawn.case}: {drawn.path}", file=sys.stderr)
     if args.triton_viz:
         from grader.app.viewer import serve_from_cli

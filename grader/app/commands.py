@@ -5,37 +5,15 @@ Each parses its own arguments and calls the module that does the work.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from grader.app.frontend import USAGE_ERROR, course_at, usage_error
-from grader.course.loader import CourseError, PuzzleLoadError
+from grader.app.frontend import UsageProblem, course_at
+from grader.course.loader import CourseError
+from grader.judge.results import ExitCode
 from grader.judge.options import Options
 
 
-def usage_errors(command):
-    """Usage problems (no course, unknown puzzle, missing file) print one line and exit 2: on
-    stderr, or with --json as ``{"error": ...}`` on stdout. A course puzzle file that does not
-    load stops a command that needs every puzzle (notebooks, batch, release) with one line
-    naming the file and the line, and exit 1: not a traceback."""
-    def run(argv) -> int:
-        as_json = "--json" in argv
-        try:
-            return command(argv)
-        except CourseError as exc:
-            return usage_error(str(exc), as_json)
-        except PuzzleLoadError as exc:
-            if as_json:
-                print(json.dumps({"error": exc.message}))
-            else:
-                print(f"error: {exc.message}", file=sys.stderr)
-            return 1
-    run.__name__ = command.__name__
-    return run
-
-
-@usage_errors
 def notebooks_main(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader notebooks",
                                      description="Generate notebooks/ from puzzles/ (never edit them by hand).")
@@ -48,15 +26,14 @@ def notebooks_main(argv) -> int:
         stale = notebook_build.stale(course)
         if stale:
             print(f"out of date: {', '.join(stale)}; run `python -m grader notebooks`", file=sys.stderr)
-            return 1
+            return ExitCode.FAILED
         print("notebooks are up to date")
-        return 0
+        return ExitCode.OK
     for path in notebook_build.write(course):
         print(f"wrote {path.relative_to(course.root)}")
-    return 0
+    return ExitCode.OK
 
 
-@usage_errors
 def hint_main(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader hint",
                                      description="Show the next hint of a puzzle: one more each time.")
@@ -74,10 +51,9 @@ def hint_main(argv) -> int:
     console = Console(highlight=False, soft_wrap=True)
     for line in next_hint(course, puzzle_id, ProgressFile(progress_file(course))).lines():
         console.print(rich_text(line))
-    return 0
+    return ExitCode.OK
 
 
-@usage_errors
 def progress_main(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader progress",
                                      description="Show the progress saved by grading, from the command line "
@@ -94,10 +70,9 @@ def progress_main(argv) -> int:
         except CourseError:  # outside a course: a notebook's file, here or in notebooks/
             candidates = [Path.cwd() / PROGRESS_FILE, Path.cwd() / "notebooks" / PROGRESS_FILE]
     print("\n".join(saved_progress(candidates)))
-    return 0
+    return ExitCode.OK
 
 
-@usage_errors
 def batch_main(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader batch",
                                      description="Grade a class: every entry of SUBMISSIONS is one student.")
@@ -123,31 +98,26 @@ def batch_main(argv) -> int:
     args = parser.parse_args(argv)
     course = course_at(args.root)
     if args.address and args.engine != "ray":
-        print("error: --address names a Ray cluster: add --engine ray", file=sys.stderr)
-        return USAGE_ERROR
+        raise UsageProblem("--address names a Ray cluster: add --engine ray")
     if args.engine == "ray":
         import importlib.util
         if importlib.util.find_spec("ray") is None:
-            print('error: --engine ray needs Ray: pip install -e ".[cluster]" -c constraints.txt', file=sys.stderr)
-            return USAGE_ERROR
+            raise UsageProblem('--engine ray needs Ray: pip install -e ".[cluster]" -c constraints.txt')
     done = {}
     if args.resume is not None:
         from grader.judge.batch_resume import ResumeError, finished
         try:
             done = finished(args.resume, course.ids)
         except ResumeError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return USAGE_ERROR
+            raise UsageProblem(str(exc)) from None
     from grader.judge.session import sandbox_missing
     if args.no_sandbox:
         print("warning: --no-sandbox: submissions run with your rights; they can read your files, "
               "reach the network and outlive the batch. Use it only for code you trust.", file=sys.stderr)
     elif (missing := sandbox_missing()) is not None:
-        print(f"error: batch grading runs untrusted code, and {missing}", file=sys.stderr)
-        return USAGE_ERROR
+        raise UsageProblem(f"batch grading runs untrusted code, and {missing}")
     if not args.submissions.is_dir():
-        print(f"error: {args.submissions} is not a folder of submissions", file=sys.stderr)
-        return USAGE_ERROR
+        raise UsageProblem(f"{args.submissions} is not a folder of submissions")
     import time
 
     from grader.judge.classroom import grade_class
@@ -166,15 +136,14 @@ def batch_main(argv) -> int:
         for bar in bars:
             bar.close()
     seconds = time.perf_counter() - started
-    write_reports(run.results, course.ids, args.out, seconds, gradescope=args.format == "gradescope")
+    write_reports(run.results, course.ids, args.out, seconds, gradescope_files=args.format == "gradescope")
     print(summary(run.results, course.ids, seconds, args.out))
     if run.stopped:  # as a shell reports Ctrl-C; the reports name the students left "not graded"
         print(f"stopped: the students not graded are marked so; finish with --resume {args.out}", file=sys.stderr)
-        return 130
-    return 0
+        return ExitCode.INTERRUPTED
+    return ExitCode.OK
 
 
-@usage_errors
 def selftest_main(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader selftest",
                                      description="Solutions must pass; the wrong-kernel corpus must fail as declared.")
@@ -184,15 +153,13 @@ def selftest_main(argv) -> int:
     course = course_at(args.root)
     from grader.app.learner import instructor_only, is_release
     if is_release(course):
-        print(f"error: {instructor_only('selftest')}", file=sys.stderr)
-        return USAGE_ERROR
+        raise UsageProblem(instructor_only('selftest'))
     from grader.app import selftest
     rows = selftest.run(course, Options(timeout=Options.SELFTEST_TIMEOUT), jobs=args.jobs)
     print(selftest.render(rows))
     return 0 if all(r.ok for r in rows) else 1
 
 
-@usage_errors
 def release_main(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader release",
                                      description="Write the learner's copy of the course, without solutions.")
@@ -203,18 +170,15 @@ def release_main(argv) -> int:
     from grader.app.release import LeakError, release
     course = course_at(args.root)
     if is_release(course):
-        print(f"error: {instructor_only('release')}", file=sys.stderr)
-        return USAGE_ERROR
+        raise UsageProblem(instructor_only('release'))
     try:
         written = release(course, args.out)
     except (FileExistsError, LeakError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return USAGE_ERROR
+        raise UsageProblem(str(exc)) from None
     print(f"wrote {', '.join(p.name for p in written)} to {args.out}/ (no solutions)")
-    return 0
+    return ExitCode.OK
 
 
-@usage_errors
 def doctor_main(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader doctor",
                                      description="Check the installed versions and grade puzzle 1: "

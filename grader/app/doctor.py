@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Mapping
 
 from grader.app.versions import release
+from grader.judge.results import ExitCode
 
 # Distributions as pip names them. The optional ones are only reported.
 REQUIRED = ("torch", "triton", "numpy", "jaxtyping")
@@ -62,7 +63,7 @@ class Checkup:
 
     @property
     def exit_code(self) -> int:
-        return 1 if any(f.severity == "error" for f in self.findings) else 0
+        return ExitCode.FAILED if any(f.severity == "error" for f in self.findings) else ExitCode.OK
 
 
 def diagnose(versions: Mapping[str, str | None], gpu: Gpu,

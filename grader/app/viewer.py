@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.app.versions import release
+from grader.judge.results import ExitCode
 
 WORKING_TRITON = "3.7.1"
 INSTALL = 'pip install -e ".[viz]" -c constraints.txt'
@@ -96,13 +97,13 @@ def serve_from_cli(course, puzzle_id: str, kernel_file: Path, case_name: str | N
     if not kind.viewer:
         print(f"error: --triton-viz traces one kernel launch; {puzzle_id} is {kind.called} "
               "that launches its own kernels", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE_ERROR
     case = choose_case(course.puzzle(puzzle_id).cases, case_name, result)
     try:
         viewer = start(course.root, puzzle_id, kernel_file, case.label)
     except (VizUnavailable, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, VizUnavailable) else 1
+        return ExitCode.USAGE_ERROR if isinstance(exc, VizUnavailable) else ExitCode.FAILED
     print(f"triton-viz view of {puzzle_id}, case {case.label}: {viewer.url}\n"
           "(served on this machine only, works offline; press Ctrl-C to stop)", file=sys.stderr)
     try:
@@ -112,4 +113,4 @@ def serve_from_cli(course, puzzle_id: str, kernel_file: Path, case_name: str | N
     finally:
         viewer.stop()
     print("triton-viz view stopped", file=sys.stderr)
-    return 0
+    return ExitCode.OK

@@ -64,6 +64,7 @@ class ExitCode(enum.IntEnum):
     FAILED = 1        # a puzzle failed or was not attempted
     USAGE_ERROR = 2   # the command line, the course folder or a file named on it is wrong
     INTERNAL_ERROR = 3  # the grader itself broke: please report it
+    INTERRUPTED = 130  # stopped by Ctrl-C, as a shell reports it (a batch resumes with --resume)
 
 
 @dataclass(frozen=True)

@@ -102,14 +102,14 @@ def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float,
 
 
 def write_reports(results: list[StudentResult], puzzle_ids: list[str], out: Path, seconds: float,
-                  gradescope: bool = False) -> None:
+                  gradescope_files: bool = False) -> None:
     """grades.csv, results.json and junit.xml (and one Gradescope results.json per student).
     Written only after every worker has finished: no submission runs while they are written."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "grades.csv").write_text(grades_csv(results, puzzle_ids))
     (out / "results.json").write_text(results_json(results, puzzle_ids, seconds))
     (out / "junit.xml").write_text(junit_xml(results))
-    if gradescope:
+    if gradescope_files:
         for student in results:
             folder = out / "gradescope" / student.student
             folder.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,62 @@
+"""Every command ends through one wrapper (grader.app.frontend.run_command), which maps how it
+ended to an ExitCode: its own code, a usage problem 2, a puzzle file that does not load 1,
+Ctrl-C 130, a reader gone 1, and the grader's own bug 3, said as such."""
+import json
+
+import pytest
+
+from grader.app.frontend import UsageProblem, run_command
+from grader.course.loader import CourseError, PuzzleLoadError
+from grader.judge.results import ExitCode
+
+
+def raising(exc):
+    def command(argv):
+        raise exc
+    return command
+
+
+def test_the_command_s_own_code_passes_through():
+    assert run_command(lambda argv: ExitCode.FAILED, []) == 1
+    assert run_command(lambda argv: 0, ["--json"]) == 0
+
+
+@pytest.mark.parametrize("exc", [UsageProblem("--viz draws one puzzle"), CourseError("--viz draws one puzzle")])
+def test_a_usage_problem_is_one_line_and_2(capsys, exc):
+    assert run_command(raising(exc), []) == ExitCode.USAGE_ERROR == 2
+    assert capsys.readouterr().err == "error: --viz draws one puzzle\n"
+    assert run_command(raising(exc), ["--json"]) == 2
+    assert json.loads(capsys.readouterr().out) == {"error": "--viz draws one puzzle"}
+
+
+def test_argparse_exits_keep_their_code():
+    assert run_command(raising(SystemExit(2)), []) == 2
+    assert run_command(raising(SystemExit(0)), []) == 0
+
+
+def test_a_puzzle_file_that_does_not_load_is_a_failure_with_its_line(capsys):
+    error = PuzzleLoadError("puzzles/puzzle07_long_sum.py line 12: SyntaxError: invalid syntax", "syntax", 12)
+    assert run_command(raising(error), []) == ExitCode.FAILED
+    assert capsys.readouterr().err == f"error: {error.message}\n"
+
+
+def test_ctrl_c_is_130(capsys):
+    assert run_command(raising(KeyboardInterrupt()), []) == ExitCode.INTERRUPTED == 130
+    assert capsys.readouterr().err == "stopped (Ctrl-C)\n"
+
+
+def test_a_grader_bug_is_3_and_says_so(capsys):
+    assert run_command(raising(ZeroDivisionError("division by zero")), []) == ExitCode.INTERNAL_ERROR == 3
+    err = capsys.readouterr().err
+    assert err.startswith("grader error (a bug in the grader, not in your code; please report it with what follows):")
+    assert "ZeroDivisionError: division by zero" in err and "Traceback" in err
+
+
+def test_the_command_line_and_every_subcommand_end_through_it(monkeypatch):
+    from grader.app import cli, commands
+    seen = []
+    monkeypatch.setattr(cli, "run_command", lambda command, argv: seen.append(command.__name__) or 0)
+    for name in commands.SUBCOMMANDS:
+        cli.main([name, "--help"])
+    cli.main(["puzzle01"])
+    assert seen == [f.__name__ for f in commands.SUBCOMMANDS.values()] + ["grade_main"]
