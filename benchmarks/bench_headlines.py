@@ -19,6 +19,8 @@ sys.path.insert(0, str(ROOT))
 
 from grader.judge.bench import run_bench  # noqa: E402
 from grader.course.loader import Course  # noqa: E402
+from grader.judge.options import Options  # noqa: E402
+from grader.judge.session import Grading  # noqa: E402
 from grader.report.bench import as_json, render_text  # noqa: E402
 
 
@@ -41,7 +43,10 @@ def main() -> int:
     docs = []
     for puzzle_id in args.puzzles:
         try:
-            doc = run_bench(course, puzzle_id, course.solution_file(puzzle_id))
+            solution = course.solution_file(puzzle_id)
+            with Grading(course, [solution], Options(device="cuda", check_bounds=False, compile_check=False),
+                         now=False) as grading:
+                doc = run_bench(grading, puzzle_id, solution)
         except Exception as exc:  # one puzzle's failure must not cost the others' figures
             print(f"✗ {puzzle_id}: {type(exc).__name__}: {exc}", flush=True)
             continue

@@ -71,7 +71,10 @@ def bench_main(args, course: Course, targets: list[Target]) -> int:
         return ExitCode.FAILED
     from grader.judge.bench import run_bench
     from grader.report import bench
-    doc = run_bench(course, targets[0].puzzle, targets[0].path)  # a CourseError: a usage problem
+    from grader.judge.session import Grading
+    with Grading(course, [targets[0].path], Options(device="cuda", check_bounds=False, compile_check=False),
+                 now=False) as grading:
+        doc = run_bench(grading, targets[0].puzzle, targets[0].path)  # a CourseError: a usage problem
     print(bench.render_json(doc) if args.json else bench.render_text(doc))
     if args.plot is not None and doc.ok:
         print(f"plot: {bench.plot(doc, args.plot)}", file=sys.stderr)
@@ -137,7 +140,10 @@ def grade_main(argv: list[str]) -> int:
 
     if args.bench:
         return bench_main(args, course, targets)
-    from grader.judge.session import grade_many
+    import time
+    from dataclasses import replace
+
+    from grader.judge.session import Grading
     device = pick_device(args.device)
     options = Options(device=device, timeout=args.timeout, compile_check=not args.no_compile_check,
                       check_bounds=not args.no_bounds_check)
@@ -146,33 +152,37 @@ def grade_main(argv: list[str]) -> int:
         from grader.report.progress import Progress
         progress = Progress(len(targets))
     first_failure = None if progress is not None or args.json else FirstFailure(targets[0])
-    try:
-        report = grade_many(course, [(t.puzzle, t.path) for t in targets], options, jobs=args.jobs,
-                            on_result=None if progress is None else
-                            lambda result: progress.step(result.puzzle, result.status.replace("_", " ")),
-                            on_case=first_failure)
-    finally:
-        if progress is not None:
-            progress.close()
-    if not args.solutions and args.file is None:  # the learner's own puzzles/: what `progress` shows
-        from grader.app.learner import record
-        record(course, report.results)
-    from grader.app.targets import relabel
-    report = relabel(report, targets)  # a notebook's "line N" said as "line M of code cell K"
-    if args.json:
-        from grader.report.json_report import render
-        print(render(report))
-    else:
-        from grader.report.text import render
-        print(render(report, verbose=args.verbose))
-    if (args.viz is not None or args.triton_viz) and course.load_error(targets[0].puzzle) is not None:
-        return report.exit_code  # the puzzle file does not load: its failure is above, nothing to draw
-    if args.viz is not None:
-        from grader.judge.pictures import traced
-        from grader.report.pictures import draw
-        drawn = draw(traced(course, targets[0].puzzle, targets[0].path, case_name=args.viz_case,
-                            result=report.results[0], timeout=args.timeout), args.viz)
-        print(f"memory-access picture of case {drawn.case}: {drawn.path}", file=sys.stderr)
+    started = time.perf_counter()
+    # One grading context for the run: its workers grade, then trace the picture asked for.
+    with Grading(course, [t.path for t in targets], options, min(args.jobs, len(targets))) as grading:
+        try:
+            report = grading.grade([(t.puzzle, t.path) for t in targets],
+                                   on_result=None if progress is None else
+                                   lambda result: progress.step(result.puzzle, result.status.replace("_", " ")),
+                                   on_case=first_failure)
+        finally:
+            if progress is not None:
+                progress.close()
+        report = replace(report, seconds=time.perf_counter() - started)
+        if not args.solutions and args.file is None:  # the learner's own puzzles/: what `progress` shows
+            from grader.app.learner import record
+            record(course, report.results)
+        from grader.app.targets import relabel
+        report = relabel(report, targets)  # a notebook's "line N" said as "line M of code cell K"
+        if args.json:
+            from grader.report.json_report import render
+            print(render(report))
+        else:
+            from grader.report.text import render
+            print(render(report, verbose=args.verbose))
+        if (args.viz is not None or args.triton_viz) and course.load_error(targets[0].puzzle) is not None:
+            return report.exit_code  # the puzzle file does not load: its failure is above, nothing to draw
+        if args.viz is not None:
+            from grader.judge.pictures import traced
+            from grader.report.pictures import draw_traced
+            drawn = draw_traced(traced(grading, targets[0].puzzle, targets[0].path, case_name=args.viz_case,
+                                result=report.results[0], timeout=args.timeout), args.viz)
+            print(f"memory-access picture of case {drawn.case}: {drawn.path}", file=sys.stderr)
     if args.triton_viz:
         from grader.app.viewer import serve_from_cli
         return serve_from_cli(course, targets[0].puzzle, targets[0].path, case_name=args.viz_case, result=report.results[0])

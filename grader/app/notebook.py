@@ -66,7 +66,6 @@ class _Kept:
     def __init__(self) -> None:
         self._folder: Path | None = None
         self.contexts: dict = {}  # (course root, options) -> session.Grading
-        self.reference = {}  # (course root, solution file) -> the worker tracing a solution for pictures
         self._lock = threading.Lock()  # a course panel's buttons may check while a cell does
 
     def folder(self) -> Path:
@@ -87,10 +86,7 @@ class _Kept:
     def close(self) -> None:
         for grading in self.contexts.values():
             grading.close()
-        for worker in self.reference.values():
-            worker.close()
         self.contexts.clear()
-        self.reference.clear()
 
 
 _kept = _Kept()
@@ -124,24 +120,14 @@ def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: boo
 
 
 def _picture(course: Course, puzzle_id: str, path: Path, folder: Path, result, grading, timeout: float):
-    """The failing case's memory-access picture, traced by the warm workers; None if it cannot be
+    """The failing case's memory-access picture, traced by the kept context's warm workers (the
+    solution's among them, each in a jail of its own); None if it cannot be
     drawn (the picture is a help, never a reason for check() to fail)."""
     from grader.judge.pictures import traced
-    from grader.report.pictures import draw
-    from grader.judge.pictures import reference_file
-    solution = reference_file(course, puzzle_id, path)
-    reference = None
-    if solution is not None:  # its own jail: the learner's workers never see solutions/
-        from grader.judge.session import solution_worker
-        key = (course.root, solution)
-        if key not in _kept.reference:
-            _kept.reference[key] = solution_worker(course.root, solution)
-        reference = _kept.reference[key]
-    crew = grading.crews[0]
-    tracer = crew.worker if crew.worker.device == "cpu" else crew.bounds  # the interpreter records accesses
+    from grader.report.pictures import draw_traced
     try:
-        return draw(traced(course, puzzle_id, path, result=result, timeout=timeout, worker=tracer,
-                           reference_worker=reference), folder / f"{puzzle_id}_accesses.png").path
+        return draw_traced(traced(grading, puzzle_id, path, result=result, timeout=timeout),
+                    folder / f"{puzzle_id}_accesses.png").path
     except Exception:  # noqa: BLE001
         return None
 

@@ -24,12 +24,12 @@ from grader.channel import wire
 from grader.judge.bench_model import BenchResult, Row
 from grader.course.loader import Course, CourseError
 from grader.course.dtypes import DTYPES, dtype_name
-from grader.channel.isolation import worker_jail
 from grader.judge.kinds import kind_of
 from grader.judge.kinds.kind import SizePlan
 from grader.judge.options import Options
 from grader.course.puzzle import Case, Puzzle
-from grader.channel.worker_pool import WorkerDied, WorkerProcess, WorkerTimedOut
+from grader.channel.worker_pool import WorkerDied, WorkerTimedOut
+from grader.judge.session import Grading
 
 
 def bench_case(puzzle: Puzzle, sizes: Mapping) -> Case:
@@ -89,14 +89,16 @@ def check_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list):
     return Outcome(True, max_abs_err=worst)
 
 
-def run_bench(course: Course, puzzle_id: str, kernel_file: Path) -> BenchResult:
+def run_bench(grading: Grading, puzzle_id: str, kernel_file: Path) -> BenchResult:
+    """The size sweep of ``puzzle_id``'s benchmark, timed by ``grading``'s CUDA worker."""
+    course = grading.course
     puzzle = course.puzzle(puzzle_id)
     if puzzle.bench is None:
         with_bench = [p for p in course.ids if course.puzzle(p).bench is not None]
         raise CourseError(f"{puzzle_id} has no benchmark; these do: {', '.join(with_bench) or 'none'}")
     from grader.judge.plan import SpecShapes
     shapes = SpecShapes(puzzle)
-    worker = WorkerProcess("cuda", worker_jail(course.root, [kernel_file]))
+    worker = grading.worker()
     left = Options.BENCH_TIMEOUT  # the worker's time for the whole sweep, as when it was one request
     rows, reply = [], {}
     try:
@@ -117,8 +119,6 @@ def run_bench(course: Course, puzzle_id: str, kernel_file: Path) -> BenchResult:
                                   "wrong": "" if outcome.passed else outcome.message})
     except (WorkerTimedOut, WorkerDied) as exc:
         return BenchResult(puzzle_id, ok=False, error=f"the benchmark did not finish: {type(exc).__name__}")
-    finally:
-        worker.close()
     return summarise(puzzle, {**reply, "results": rows})
 
 

@@ -14,8 +14,8 @@ from grader.judge.options import Options
 from grader.judge.plan import SpecShapes
 from grader.course.puzzle import Case
 from grader.judge.results import PuzzleResult
-from grader.channel.isolation import worker_jail
 from grader.channel.worker_pool import WorkerProcess
+from grader.judge.session import Grading
 
 
 def choose_case(cases: tuple[Case, ...], wanted: str | None, result: PuzzleResult | None) -> Case:
@@ -51,7 +51,7 @@ def reference_file(course: Course, puzzle_id: str, kernel_file: Path) -> Path | 
 @dataclass(frozen=True)
 class Traced:
     """One case's accesses, the learner's and the reference's: what a picture shows
-    (:func:`grader.report.pictures.draw` takes it)."""
+    (:func:`grader.report.pictures.draw_traced` takes it)."""
 
     heading: str
     case: str
@@ -63,30 +63,29 @@ class Traced:
     file_name: str  # where a picture goes when no path is given
 
 
-def traced(course: Course, puzzle_id: str, kernel_file: Path, case_name: str | None = None,
-           result: PuzzleResult | None = None, timeout: float = Options.timeout,
-           worker: WorkerProcess | None = None, reference_worker: WorkerProcess | None = None) -> Traced:
-    """One case traced. ``worker`` and ``reference_worker`` (interpreter workers whose jails
-    read the kernel file and the solution) are used and recycled, where given (a notebook keeps
-    them warm); else each trace gets a jail of its own, closed after it."""
+def traced(grading: Grading, puzzle_id: str, kernel_file: Path, case_name: str | None = None,
+           result: PuzzleResult | None = None, timeout: float = Options.timeout) -> Traced:
+    """One case traced by ``grading``'s interpreter worker, and the course's solution beside it by
+    a worker of the context's that alone reads it. Each worker is recycled after its trace."""
     from grader.judge.grade import PuzzleGrader
 
+    course = grading.course
     puzzle = course.puzzle(puzzle_id)
     case = choose_case(puzzle.cases, case_name, result)
     options = Options(device="cpu", timeout=timeout, compile_check=False)
-    def trace(file: Path, given: WorkerProcess | None):
-        own = given or WorkerProcess("cpu", worker_jail(course.root, [file]))
-        try:
-            return PuzzleGrader(course, puzzle_id, file, own, options).traced(case)
-        finally:
-            own.recycle() if given is not None else own.close()
 
-    outcome, trace_yours, note = trace(Path(kernel_file), worker)
+    def trace(file: Path, worker: WorkerProcess):
+        try:
+            return PuzzleGrader(course, puzzle_id, file, worker, options).traced(case)
+        finally:
+            worker.recycle()
+
+    outcome, trace_yours, note = trace(Path(kernel_file), grading.tracer())
     verdict = note or ("passes" if outcome.passed else f"fails: {outcome.kind}")
     columns = [("yours", trace_yours, note)]
     solution = reference_file(course, puzzle_id, kernel_file)
-    if solution is not None:  # a worker of its own: the learner's worker never sees solutions/
-        _, reference, ref_note = trace(solution, reference_worker)
+    if solution is not None:
+        _, reference, ref_note = trace(solution, grading.reference(solution))
         columns.append(("reference", reference, ref_note))
     shapes = SpecShapes(puzzle)
     dims = {**puzzle.sizes(case), **case.blocks}

@@ -114,12 +114,6 @@ def sandbox_missing() -> str | None:
     return None
 
 
-def solution_worker(course_root: Path, solution: Path) -> WorkerProcess:
-    """An interpreter worker in a jail of its own that reads the course's ``solution`` (a
-    learner's workers never see ``solutions/``): the reference column of a picture."""
-    return WorkerProcess("cpu", worker_jail(course_root, [solution]))
-
-
 def _processes(crews: list[Crew]) -> list[WorkerProcess]:
     """Every worker process of ``crews``, each once."""
     found = []
@@ -159,6 +153,32 @@ class Grading:
         self.jail = worker_jail(course.root, list(files), options)
         self.crews = start_workers(options, self.jail, self.jobs, now, _compile_warm(kernels or files))
         self.used = False  # whether any worker was asked anything: a context that never was ends at once
+        self.references: dict[Path | None, WorkerProcess] = {}  # solution (None: the learner's) -> its tracer
+
+    def worker(self, thread: int = 0) -> WorkerProcess:
+        """The worker of ``thread``'s crew, for work other than grading (``--bench``)."""
+        self.used = True
+        return self.crews[thread].worker
+
+    def tracer(self, thread: int = 0) -> WorkerProcess:
+        """An interpreter worker of ``thread``'s crew, which records every access (a picture):
+        the crew's own worker in the interpreter, its bounds checker beside a GPU."""
+        self.used = True
+        crew = self.crews[thread]
+        if crew.worker.device == "cpu" or crew.bounds is not None:
+            return crew.worker if crew.worker.device == "cpu" else crew.bounds
+        if None not in self.references:  # a GPU crew without a bounds checker: one of the same jail
+            self.references[None] = WorkerProcess("cpu", self.jail)
+        return self.references[None]
+
+    def reference(self, solution: Path) -> WorkerProcess:
+        """An interpreter worker in a jail of its own that reads the course's ``solution`` (the
+        learner's workers never see ``solutions/``): a picture's reference column. Kept, and
+        ended with this context."""
+        solution = Path(solution).resolve()
+        if solution not in self.references:
+            self.references[solution] = WorkerProcess("cpu", worker_jail(self.course.root, [solution]))
+        return self.references[solution]
 
     def grade(self, targets: list[tuple[str, Path]], on_result=None, on_case=None) -> Report:
         """Grade ``(puzzle_id, kernel_file)`` pairs; results keep the order of ``targets``.
@@ -201,6 +221,9 @@ class Grading:
         """End every worker: let them finish and exit; a context never used is killed at once
         (nothing to wait for while its workers start)."""
         stop_workers(self.crews, wait=self.used)
+        for worker in self.references.values():
+            worker.close()
+        self.references.clear()
 
     def __enter__(self) -> "Grading":
         return self

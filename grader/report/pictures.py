@@ -178,7 +178,7 @@ def draw_case(path: Path, heading: str, case: str, dims: dict[str, int],
     return Picture(Path(path), case)
 
 
-def draw(traced, path: Path | None = None) -> Picture:
+def draw_traced(traced, path: Path | None = None) -> Picture:
     """The picture of a traced case (:class:`grader.judge.pictures.Traced`), written to ``path``
     (a fresh temporary file where None)."""
     if path is None:
