@@ -1,0 +1,53 @@
+"""Unit tests of renderers: the bench report and the class's CSV (no worker process)."""
+import pytest
+import torch
+
+
+def _bench_reply(results: list[dict]) -> dict:
+    return {"ok": True, "device": "NVIDIA H200", "copy": {"gb_per_s": 4000.0, "cached": True},
+            "versions": {"torch": "2.11", "triton": "3.6"},
+            "statistic": "fastest of 3 rounds, each the median of do_bench's repeats", "results": results}
+
+
+def test_bench_report_shows_gpu_only_time_and_flags_a_host_bound_step(course):
+    from grader.judge.bench import summarise
+    from grader.report.bench import render_text
+    row = {"sizes": {"batch": [65536], "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 1e-6,
+           "baseline_ms": 0.317}
+    host_bound = row | {"ms": 0.35, "gpu_ms": 0.21, "baseline_gpu_ms": 0.31}
+    gpu_bound = row | {"ms": 0.22, "gpu_ms": 0.21, "baseline_gpu_ms": 0.31}
+    doc = summarise(course.puzzle("puzzle15"), _bench_reply([host_bound, gpu_bound]))
+    text = render_text(doc)
+    assert "fastest of 3 rounds, each the median of do_bench's repeats" in text
+    assert "GPU-only ms" in text and "PyTorch autograd ms" in text
+    first, second = [line for line in text.splitlines() if line.startswith("batch=")]
+    assert first.split()[2:4] == ["0.3500", "2303"] and "0.2100" in first and "0.3100" in first
+    assert first.endswith("host-bound: the GPU works 0.2100 ms of it")
+    assert "host-bound" not in second and doc.rows[1].speedup == pytest.approx(0.317 / 0.22)
+    assert "the step is host-bound: fewer launches" in text
+
+
+def test_bench_report_of_a_kernel_has_no_gpu_only_column_and_flags_impossible_speed(course):
+    from grader.judge.bench import summarise
+    from grader.report.bench import render_text
+    fast = {"sizes": {"ROWS": 65536, "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 0.0,
+            "ms": 0.02, "baseline_ms": 0.075}
+    doc = summarise(course.puzzle("puzzle13"), _bench_reply([fast]))
+    text = render_text(doc)
+    assert "GPU-only" not in text
+    assert "IMPOSSIBLE: far above copy bandwidth" in text and doc.rows[0].fails
+    failed = summarise(course.puzzle("puzzle15"), _bench_reply([
+        {"sizes": {"batch": [4096], "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 0.0,
+         "ms": 0.3, "baseline_ms": 0.1, "gpu_ms": None, "baseline_gpu_ms": None,
+         "gpu_note": "not timed as a CUDA graph: RuntimeError: operation not permitted when stream is capturing"}]))
+    text = render_text(failed)
+    assert "GPU-only" not in text
+    assert text.splitlines()[2].endswith("0.33x not timed as a CUDA graph: RuntimeError: operation not permitted "
+                                         "when stream is capturing")
+
+
+def test_grades_csv_cells_never_start_a_formula():
+    from grader.judge.results import StudentResult
+    from grader.report.batch_files import grades_csv
+    text = grades_csv([StudentResult("-mallory", (), ("=HYPERLINK(\"http://x\")",), 0.0)], ["puzzle01"])
+    assert "'-mallory" in text and "'=HYPERLINK" in text
