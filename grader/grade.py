@@ -108,16 +108,16 @@ class PuzzleGrader:
         """A case's failure as the worker reported it: (kind, text, why the remaining cases are
         not run or None). Kernel and autograd puzzles share it."""
         if failure.kind == "out_of_bounds":
-            return FailureKind.OUT_OF_BOUNDS, messages.out_of_bounds(failure.access.to_json(),
+            return FailureKind.OUT_OF_BOUNDS, messages.out_of_bounds(failure.access,
                                                                      self._bounds_dims(failure.access)), None
         if failure.kind == "exception":
-            return FailureKind.EXCEPTION, messages.exception(failure.to_json()), None
+            return FailureKind.EXCEPTION, messages.exception(failure), None
         if failure.kind == "compile":
             return FailureKind.COMPILE, messages.compile_failure(failure.error, failure.line, failure.source,
                                                                  on_gpu=True), None
         if failure.kind == "interpreter_limit":  # the cases after it would meet the same limit
             return FailureKind.INTERPRETER_LIMIT, messages.interpreter_limit(
-                failure.to_json(), self.puzzle.id, self.compiler is not None and self.puzzle.kind == "kernel"), \
+                failure, self.puzzle.id, self.compiler is not None and self.puzzle.kind == "kernel"), \
                 "needs a GPU"  # (a kernel puzzle's cases run only once its GPU compile check passed)
         if failure.kind == "crash":
             self.worker.kill()
@@ -355,7 +355,7 @@ class PuzzleGrader:
                               large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
                               host_reduce=self.puzzle.host_reduce)
             if not outcome.passed:
-                early = [r.to_json() for r in run.early_reads if r.tensor in outcome.message
+                early = [r for r in run.early_reads if r.tensor in outcome.message
                          and r.tensor not in self.puzzle.zeroed]  # a zeroed output may be read at once
                 text = messages.read_before_write(early[0]) if early and outcome.kind in (
                     "unwritten", "nonfinite", "mismatch") else outcome.message
@@ -388,7 +388,7 @@ class PuzzleGrader:
                        else None)
         if failure is None or failure.kind != "out_of_bounds":
             return None
-        return messages.out_of_bounds(failure.access.to_json(), self._bounds_dims(failure.access)) + \
+        return messages.out_of_bounds(failure.access, self._bounds_dims(failure.access)) + \
             messages.FOUND_BESIDE
 
     def _large_labels(self) -> set[str]:
@@ -428,7 +428,7 @@ class PuzzleGrader:
         when the programs run in the other order: on a GPU the outcome depends on timing."""
         for run in runs:
             if run.overlaps:
-                return messages.overlapping_stores(run.overlaps[0].to_json())
+                return messages.overlapping_stores(run.overlaps[0])
         reversed_runs = [(r, got) for r, got in zip(runs, results) if r.reversed]
         if not reversed_runs:
             return None

@@ -161,7 +161,7 @@ class FunctionGrader(PuzzleGrader):
                                    **extra), None
             kind, text, abort = self._case_failure(failure)
             if kind == FailureKind.EXCEPTION and not isinstance(reply, wire.Failure):  # the wrapper's own code
-                text = messages.wrapper_raised(reply.phase, failure.to_json())
+                text = messages.wrapper_raised(reply.phase, failure)
             return (case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra),
                     f"{case.label} {abort}" if abort else None)
         return (expected, buffers, blobs, reply), None
