@@ -319,7 +319,7 @@ class PuzzleGrader:
                            values=dict(plan.values), named=dict(binding.named), check_bounds=hooks,
                            reorder=hooks or not case.large,  # a race shows in the small cases
                            trace=trace, allocator="make_tensor_descriptor" in self.puzzle.requires,
-                           buffers=[b.to_json() | {"param": p} for b, p in zip(plan.buffers, binding.pointers)])
+                           buffers=tuple(b.spec(p) for b, p in zip(plan.buffers, binding.pointers)))
         try:
             reply, raw = self._ask(message, blobs)
             if isinstance(reply, wire.Ran) and len(raw) != reply.blobs_expected(len(plan.buffers)):
