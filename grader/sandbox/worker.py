@@ -339,11 +339,10 @@ class Worker:
         self.use_allocator("make_tensor_descriptor" in puzzle.requires)
         try:
             copy = device_copy()
-            planned = msg.to_json()  # bench_run reads the plan as the grader wrote it
             if puzzle.kind == "function":
-                result, out = bench_function(puzzle, kernel, planned, blobs)
+                result, out = bench_function(puzzle, kernel, msg, blobs)
             else:
-                result, out = bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), planned, blobs)
+                result, out = bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), msg, blobs)
         except BaseException as exc:  # the learner's code may raise anything
             return self._failure(exc, path, kernel if not isinstance(kernel, type) else None), []
         return wire.Benched(device=self.torch.cuda.get_device_name(),
