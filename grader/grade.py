@@ -13,6 +13,8 @@ from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 
+import msgspec
+
 from grader import messages, wire
 from grader.binding import BindingError, Param, bind
 from grader.case import draw
@@ -332,7 +334,9 @@ class PuzzleGrader:
             return self._unanswered_case(case, describe, unanswered, binding)
 
         head = reply.head if isinstance(reply, wire.Ran) else None
-        self.last_trace = head.trace.to_json() if head is not None and head.trace is not None else None
+        # The pictures read the trace as the JSON it came as: plain dicts and lists.
+        self.last_trace = msgspec.json.decode(msgspec.json.encode(head.trace)) \
+            if head is not None and head.trace is not None else None
         extra = {"seconds": head.seconds, "printed": head.printed} if head is not None else \
             {"seconds": 0.0, "printed": ""}
         if head is not None and head.label:  # an autotuned kernel, graded config by config in the interpreter
@@ -367,7 +371,7 @@ class PuzzleGrader:
         race = self._race(plan, runs, results)
         if race is not None:
             return case_result(case, self.puzzle, False, "race", f"{describe}: {race}", **extra), binding, None
-        stray = self._checked_beside(replace(message, reorder=False, check_bounds=True), blobs, case)
+        stray = self._checked_beside(msgspec.structs.replace(message, reorder=False, check_bounds=True), blobs, case)
         if stray is not None:
             return case_result(case, self.puzzle, False, "out_of_bounds", f"{describe}: {stray}", **extra), \
                 binding, None
@@ -489,7 +493,7 @@ class PuzzleGrader:
             digest = hashlib.sha256(self.kernel_file.read_bytes()).hexdigest()
         except OSError:
             digest = None
-        key = (digest, json.dumps({k: v for k, v in message.to_json().items() if k != "file"}, sort_keys=True))
+        key = (digest, json.dumps({k: v for k, v in wire.header(message).items() if k != "file"}, sort_keys=True))
         known = self.compiler.verdicts.get(key) if digest is not None else None
         if known is None:
             known, _ = self._ask(message, timeout=max(60.0, self.options.timeout), worker=compiler)
