@@ -504,7 +504,7 @@ class Bench(Request):
 
 
 class Exit(Request):
-    pass
+    """The worker's last request: it exits without a reply."""
 
 
 AnyRequest = Union[Load, Run, Compile, Record, Replay, Bench, Exit]

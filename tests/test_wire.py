@@ -55,7 +55,7 @@ def test_every_kind_the_grader_and_the_corpus_name_is_a_failure_kind():
     assert named and named <= {k.value for k in FailureKind}, named - {k.value for k in FailureKind}
 
 
-# ---- the wire: checked when built, checked when read ---------------------------------------
+# ---- the wire: checked when sent, checked when read ----------------------------------------
 from grader import wire  # noqa: E402
 from grader.worker_pool import WorkerDied, WorkerProcess  # noqa: E402
 
