@@ -160,7 +160,7 @@ def _record(forward, backward=None, shape=(40,)):
     module.add_one, module.tuned = _add_one, _tuned
     layout = wire.BufferSpec(name="x", role="input", dtype="float32", shape=shape, strides=(1,), guard=0,
                              nbytes=4 * shape[0], total=4 * shape[0])
-    return wire.Program.from_json(record(cls, module, {__file__: ""}, [layout, layout], "cpu"))
+    return wire.convert(record(cls, module, {__file__: ""}, [layout, layout], "cpu"), wire.Program)
 
 
 def test_the_recording_writes_down_operators_and_launches_with_their_lines():
@@ -235,9 +235,9 @@ def _meta(storage, shape=(8,)):
 def _program(steps, output=3, grads=(4,), metas=None):
     """Refs 0 (x) and 1 (grad_output) are given; the steps make refs 2 on."""
     metas = metas or [_meta(0), _meta(1), _meta(2), _meta(3), _meta(4)]
-    return wire.Program.from_json({
+    return wire.convert({
         "inputs": 1, "metas": metas, "steps": steps, "output": {"ref": output},
-        "grads": [{"ref": g} for g in grads], "saved": [], "attributes": [], "unseen": None})
+        "grads": [{"ref": g} for g in grads], "saved": [], "attributes": [], "unseen": None}, wire.Program)
 
 
 def _op(name, args, out, phase="forward", line=7, source="..."):

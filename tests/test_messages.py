@@ -127,8 +127,9 @@ def test_a_plain_int_constant_gets_its_own_name_in_the_fix():
 
 def test_one_element_is_one_element():
     from grader.judge.messages import out_of_bounds
-    text = out_of_bounds({"op": "load", "tensor": "rstd", "program": [0], "line": None, "source": "", "bad_lanes": 3,
-                          "lanes": 4, "shape": [1], "numel": 1, "first_index": 1})
+    from grader.channel.wire import OutOfBoundsAccess
+    text = out_of_bounds(OutOfBoundsAccess(op="load", tensor="rstd", program=(0,), line=None, source="", bad_lanes=3,
+                                           lanes=4, shape=(1,), numel=1, first_index=1))
     assert "(shape (1,), 1 element); the first is flat index 1, past its end." in text
 
 

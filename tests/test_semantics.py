@@ -13,6 +13,7 @@ import pytest
 from conftest import COURSE, ROOT
 
 from grader.judge import messages
+from grader.channel import wire
 from grader.report import batch_files, html, json_report, text
 from grader.judge.options import Options
 from grader.judge.results import CaseResult, ExitCode, PuzzleResult, Report, Status, StudentResult
@@ -134,8 +135,9 @@ def test_the_limit_is_found_behind_tritons_wrapping():
 
 
 def _limited(puzzle="puzzle05") -> PuzzleResult:
-    text_ = messages.interpreter_limit({"error": "`tl.inline_asm_elementwise` runs PTX", "line": 9,
-                                        "source": "y = tl.inline_asm_elementwise(...)"}, puzzle, compiled=True)
+    text_ = messages.interpreter_limit(wire.Failure("interpreter_limit", error="`tl.inline_asm_elementwise` runs PTX",
+                                                    line=9, source="y = tl.inline_asm_elementwise(...)"), puzzle,
+                                       compiled=True)
     case = CaseResult("classic", {"N0": 32}, {"B0": 32}, 0, (1,), False, "interpreter_limit", f"case x: {text_}")
     return PuzzleResult(puzzle, "Title", "interpreter_limit", "f.py", "cpu", cases=(case,), message=case.message)
 
@@ -146,7 +148,7 @@ def test_the_message_names_the_limit_the_line_and_the_gpu_command():
                    "`y = tl.inline_asm_elementwise(...)`", "not a mistake of yours", "neither a pass nor a fail",
                    "it compiles for sm_90; grade it on a GPU: python -m grader puzzle05 --device cuda"):
         assert phrase in message, message
-    unchecked = messages.interpreter_limit({"error": "x"}, "puzzle15", compiled=False)
+    unchecked = messages.interpreter_limit(wire.Failure("interpreter_limit", error="x"), "puzzle15", compiled=False)
     assert "it compiles" not in unchecked and "python -m grader puzzle15 --device cuda" in unchecked
 
 

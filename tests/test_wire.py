@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import ast
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -56,67 +55,104 @@ def test_every_kind_the_grader_and_the_corpus_name_is_a_failure_kind():
     assert named and named <= {k.value for k in FailureKind}, named - {k.value for k in FailureKind}
 
 
-# ---- the wire: checked when built, checked when read ---------------------------------------
+# ---- the wire: checked when sent, checked when read ----------------------------------------
 from grader.channel import wire  # noqa: E402
 from grader.channel.worker_pool import WorkerDied, WorkerProcess  # noqa: E402
 
 
 def _run_request(**change) -> wire.Run:
     fields = dict(file="k.py", kernel="add_kernel", puzzle_file="p.py", values={"N0": 200}, named={"B0": 32},
-                  buffers=[{"name": "x", "role": "input", "dtype": "float32", "shape": [200], "strides": [1],
-                            "guard": 1024, "nbytes": 800, "total": 2880, "param": "x_ptr"}])
+                  buffers=(wire.BufferSpec(name="x", role="input", dtype="float32", shape=(200,), strides=(1,),
+                                           guard=1024, nbytes=800, total=2880, param="x_ptr"),))
     return wire.Run(**{**fields, **change})
+
+
+def _sent(message) -> dict:
+    """``message``'s header as the other side reads it: through JSON, with the protocol's blob count."""
+    return json.loads(json.dumps({**wire.header(message), "blobs": 0}))
 
 
 def test_a_request_goes_through_json_unchanged_and_a_typo_or_a_wrong_type_is_refused():
     request = _run_request(check_bounds=False)
-    header = json.loads(json.dumps(request.to_json()))
+    header = _sent(request)
     assert wire.parse_request(header) == request and header["op"] == "run" and header["check_bounds"] is False
-    with pytest.raises(wire.WireError, match="unknown field.*'check_bound'"):
+    with pytest.raises(wire.WireError, match="unknown field `check_bound`"):
         wire.parse_request({**header, "check_bound": False})
-    with pytest.raises(wire.WireError, match="Run.check_bounds: expected bool, got 1"):
+    with pytest.raises(wire.WireError, match=r"Expected `bool`, got `int` - at `\$.check_bounds`"):
         wire.parse_request({**header, "check_bounds": 1})
-    with pytest.raises(wire.WireError, match="missing field.*'kernel'"):
+    with pytest.raises(wire.WireError, match="missing required field `kernel`"):
         wire.parse_request({k: v for k, v in header.items() if k != "kernel"})
-    with pytest.raises(wire.WireError, match="unknown operation 'rnu'"):
+    with pytest.raises(wire.WireError, match=r"Invalid value 'rnu' - at `\$.op`"):
         wire.parse_request({**header, "op": "rnu"})
-    with pytest.raises(wire.WireError, match=r"Run.buffers\[0\].role"):  # the sender is held to it too
-        _run_request(buffers=[{**header["buffers"][0], "role": "scratch"}])
+    with pytest.raises(wire.WireError, match=r"Invalid enum value 'scratch' - at `\$.buffers\[0\].role`"):
+        wire.parse_request({**header, "buffers": [{**header["buffers"][0], "role": "scratch"}]})
+    with pytest.raises(wire.WireError, match=r"at `\$.buffers\[0\].role`"):  # the sender is held to it too
+        wire.header(_run_request(buffers=(wire.BufferSpec("x", "scratch", "float32", (200,), (1,), 1024, 800, 2880),)))
+
+
+def test_a_rule_across_fields_is_kept_when_built_and_when_read():
+    with pytest.raises(wire.WireError, match="BufferSpec 'x': guard 1024 and 800 bytes exceed 2000"):
+        wire.BufferSpec("x", "input", "float32", (200,), (1,), 1024, 800, 2000)
+    header = _sent(_run_request())
+    with pytest.raises(wire.WireError, match="^BufferSpec 'x': guard 1024 and 800 bytes exceed 2000$"):
+        wire.parse_request({**header, "buffers": [{**header["buffers"][0], "total": 2000}]})
+    with pytest.raises(wire.WireError, match="^Program: a ref outside the 1 the program has$"):
+        wire.convert({"inputs": 0, "metas": [{"shape": [], "strides": [], "dtype": "float32", "offset": 0,
+                                             "storage": 0}], "steps": [], "output": {"ref": 3}, "grads": [],
+                      "saved": []}, wire.Program)
 
 
 def test_a_str_or_int_of_a_class_of_its_own_is_sent_as_plain_json():
     class Version(str):
         pass
+
+    class Count(int):
+        pass
     timing = {"sizes": {"batch": [4096], "D": 1024}, "blocks": {}, "outputs": [{"dtype": "float32", "shape": [4096]}],
               "copy_ms": 0.01, "ms": 1.0, "baseline_ms": 2.0, "ms_rounds": [1.0, 1.5, 1.25],
               "baseline_ms_rounds": [2.0, 2.0, 2.5]}
-    benched = wire.Benched(device="GPU", copy=wire.CopyBandwidth(gb_per_s=1000, cached=True), result=timing,
-                           statistic="median", versions={"torch": Version("2.11.0+cu130")})
-    assert type(benched.versions["torch"]) is str and benched.copy.gb_per_s == 1000.0
-    assert wire.parse_reply(wire.Benched, json.loads(json.dumps(wire.envelope(benched)))) == benched
-    assert wire.envelope(benched)["result"] == timing  # no figure a puzzle lacks is sent as null
+    benched = wire.Benched(device="GPU", copy=wire.CopyBandwidth(gb_per_s=1000, cached=True, bytes=Count(8)),
+                           result=wire.convert(timing, wire.BenchTiming), statistic="median",
+                           versions={"torch": Version("2.11.0+cu130")})
+    header = _sent(benched)
+    assert type(wire.envelope(benched)["versions"]["torch"]) is str and header["copy"]["bytes"] == 8
+    parsed = wire.parse_reply(wire.Benched, header)
+    assert parsed.versions == {"torch": "2.11.0+cu130"} and parsed.copy.gb_per_s == 1000.0
+    assert wire.envelope(parsed)["result"] == timing  # no figure a puzzle lacks is sent as null
+    with pytest.raises(wire.WireError, match="a value of type object cannot go on the wire"):
+        wire.header(wire.Loaded(params=(), stub=False, line=None, defaults={"B0": object()}))
+
+
+def test_a_float_that_is_not_finite_goes_on_the_wire():
+    """A kernel's ``float("-inf")`` default reaches the grader as -inf, not as null."""
+    loaded = wire.Loaded(params=(), stub=False, line=3, defaults={"NEG": float("-inf"), "B0": 32})
+    assert wire.parse_reply(wire.Loaded, _sent(loaded)).defaults == {"NEG": float("-inf"), "B0": 32}
 
 
 def test_a_size_of_several_dims_goes_on_the_wire():
     bench = wire.Bench(puzzle_file="p.py", file="k.py", graphs=True, sizes={"batch": (4, 50), "D": 96}, traffic=8,
-                       inputs=[{"dtype": "float32", "shape": [4, 50, 96]}], values={"batch": (4, 50), "D": 96})
-    header = json.loads(json.dumps(bench.to_json()))
+                       inputs=(wire.TensorShape("float32", (4, 50, 96)),), values={"batch": (4, 50), "D": 96})
+    header = _sent(bench)
     parsed = wire.parse_request(header)
     assert header["values"] == {"batch": [4, 50], "D": 96} and parsed.values == {"batch": (4, 50), "D": 96}
-    assert parsed.to_json() == bench.to_json()
+    assert _sent(parsed) == header
 
 
 @pytest.mark.parametrize("header, says", [
-    ({"ok": True}, "missing field.*'runs'"),
-    ({"ok": True, "runs": []}, "no runs"),
-    ({"ok": True, "runs": [{"label": "", "reversed": False, "seconds": "fast", "printed": ""}]},
-     r"runs\[0\].seconds: expected float"),
-    ({"ok": True, "runs": [{"label": "", "reversed": False, "seconds": 0, "printed": "", "verdict": "pass"}]},
-     "unknown field.*'verdict'"),
-    ({"ok": False, "kind": "pass"}, "Failure.kind"),
-    ({"ok": False, "kind": "out_of_bounds"}, "an access comes with kind 'out_of_bounds'"),
-    ({"ok": 1, "runs": []}, "'ok' must be true or false"),
-    (["ok"], "must be an object"),
+    ({"reply": "ran"}, "missing required field `runs`"),
+    ({"reply": "ran", "runs": []}, "^Ran: no runs$"),
+    ({"reply": "ran", "runs": [{"label": "", "reversed": False, "seconds": "fast", "printed": ""}]},
+     r"Expected `float`, got `str` - at `\$.runs\[0\].seconds`"),
+    ({"reply": "ran", "runs": [{"label": "", "reversed": False, "seconds": 0, "printed": "", "verdict": "pass"}]},
+     r"unknown field `verdict` - at `\$.runs\[0\]`"),
+    ({"reply": "failure", "kind": "pass"}, r"Invalid enum value 'pass' - at `\$.kind`"),
+    ({"reply": "failure", "kind": "out_of_bounds"}, "an access comes with kind 'out_of_bounds'"),
+    ({"reply": "failure", "kind": "exception", "access": {"op": "load", "tensor": "x", "shape": [1], "numel": 1,
+                                                          "first_index": 1, "bad_lanes": 1, "lanes": 1,
+                                                          "program": [0]}}, "and only with it"),
+    ({"reply": "compiled", "variants": 1}, r"Invalid value 'compiled' - at `\$.reply`"),
+    ({"runs": []}, "missing required field `reply`"),
+    (["ok"], "Expected `object`, got `array`"),
 ])
 def test_a_reply_that_is_not_what_its_request_allows_is_refused(header, says):
     with pytest.raises(wire.WireError, match=says):
@@ -135,28 +171,35 @@ def test_replies_of_every_operation_go_through_json_unchanged():
     program = {"inputs": 1, "metas": [meta, meta, {**meta, "shape": [32], "strides": [1]}], "steps": [step, launch],
                "output": {"ref": 2, "type": ""}, "grads": [{"ref": None, "type": "NoneType"}], "saved": [0, None],
                "attributes": [], "unseen": None}
+    failure = {"reply": "failure", "kind": "out_of_bounds", "error": "", "line": None, "source": "", "defined": [],
+               "reason": "", "access": access, "config": "", "fatal": False}
     replies = [
-        (wire.Loaded, {"ok": True, "params": [{"name": "x_ptr", "constexpr": False}], "stub": False, "line": 3,
+        (wire.Loaded, {"reply": "loaded", "params": [{"name": "x_ptr", "constexpr": False}], "stub": False, "line": 3,
                        "provided": [], "defaults": {"B0": 32, "scale": 0.5, "flag": True}, "configs": [],
                        "heuristics": []}),
-        (wire.Ran, {"ok": True, "runs": [{"label": "", "reversed": False, "seconds": 0.5, "printed": "",
-                                          "failure": {"kind": "out_of_bounds", "error": "", "line": None,
-                                                      "source": "", "defined": [], "reason": "", "access": access,
-                                                      "config": "", "fatal": False},
-                                          "overlaps": [], "early_reads": [], "trace": None, "heuristics": {}}]}),
-        (wire.Recorded, {"ok": True, "seconds": 1.0, "printed": "hi", "program": program, "failure": None,
+        (wire.Ran, {"reply": "ran", "runs": [{"label": "", "reversed": False, "seconds": 0.5, "printed": "",
+                                              "failure": failure, "overlaps": [], "early_reads": [], "trace": None,
+                                              "heuristics": {}}]}),
+        (wire.Recorded, {"reply": "recorded", "seconds": 1.0, "printed": "hi", "program": program, "failure": None,
                          "host": None, "phase": "forward"}),
-        (wire.Replayed, {"ok": True, "seconds": 1.0, "printed": "", "returned": [tensor, {**tensor, "tensor": False,
-                         "shape": [], "dtype": "", "type": "NoneType"}], "failure": None, "label": "",
-                         "disagrees": ""}),
-        (wire.Compiled, {"ok": True, "variants": 2}),
+        (wire.Replayed, {"reply": "replayed", "seconds": 1.0, "printed": "", "returned": [tensor, {
+                         **tensor, "tensor": False, "shape": [], "dtype": "", "type": "NoneType"}], "failure": None,
+                         "label": "", "disagrees": ""}),
+        (wire.Compiled, {"reply": "compiled", "variants": 2}),
+        (wire.Compiled, failure | {"kind": "compile", "access": None, "config": "BLOCK: 64"}),
     ]
     for cls, header in replies:
         reply = wire.parse_reply(cls, {**header, "blobs": 0})
-        assert isinstance(reply, cls) and wire.envelope(reply) == header
+        assert isinstance(reply, cls if header["reply"] != "failure" else wire.Failure)
+        assert wire.envelope(reply) == header
     assert wire.parse_reply(wire.Replayed, replies[3][1]).blobs_expected() == 1
     assert wire.parse_reply(wire.Recorded, replies[2][1]).program.replays() == 2
     assert wire.parse_reply(wire.Loaded, replies[0][1]).defaults == {"B0": 32, "scale": 0.5, "flag": True}
+    ran = wire.parse_reply(wire.Ran, replies[1][1])
+    assert ran.head.failure.access == wire.convert(access, wire.OutOfBoundsAccess) and ran.head.failure.access.program \
+        == (6, 0, 0)
+    with pytest.raises(TypeError, match="not a reply: Run"):
+        wire.envelope(_run_request())
 
 
 class _Dummy:
@@ -181,18 +224,17 @@ def test_a_malformed_reply_is_the_workers_failure_and_the_worker_is_killed(monke
     monkeypatch.setattr(worker, "kill", lambda: killed.append(True))
     monkeypatch.setattr("grader.channel.worker_pool.write_message", lambda *a, **k: None)
     worker.channel, worker._worker_ready = type("S", (), {"fileno": lambda self: -1})(), True
-    worker.reader = _Channel({"ok": True, "runs": [{"label": "", "reversed": False, "seconds": 0.1, "printed": "",
-                                                    "verdict": "pass"}], "blobs": 0})
+    worker.reader = _Channel({"reply": "ran", "runs": [{"label": "", "reversed": False, "seconds": 0.1,
+                                                        "printed": "", "verdict": "pass"}], "blobs": 0})
     with pytest.raises(WorkerDied) as died:
         worker.request(_run_request())
-    assert died.value.corrupted and "malformed reply" in died.value.stderr_tail and "'verdict'" in died.value.stderr_tail
+    assert died.value.corrupted and died.value.stderr_tail == \
+        "malformed reply: Ran or Failure: Object contains unknown field `verdict` - at `$.runs[0]`"
     assert killed
 
 
 def test_the_worker_refuses_a_request_with_a_typo_and_keeps_serving():
-    @dataclass(frozen=True)
-    class Typo(wire.Request):  # a load with one field too many, as a typo in the grader would send
-        OP: ClassVar[str] = "load"
+    class Typo(wire.Request, tag="load"):  # a load with one field too many, as a typo in the grader would send
         REPLY: ClassVar[type] = wire.Loaded
         file: str
         kernel: str
@@ -207,7 +249,7 @@ def test_the_worker_refuses_a_request_with_a_typo_and_keeps_serving():
     finally:
         worker.close()
     assert isinstance(refused, wire.Failure) and refused.kind == "error"
-    assert "Load: unknown field(s) 'check_bound'" in refused.error
+    assert "WireError: request: Object contains unknown field `check_bound`" in refused.error
     assert isinstance(loaded, wire.Loaded) and not loaded.stub
 
 
@@ -221,8 +263,8 @@ class _Worker:
     def request(self, message, blobs=(), timeout=None):
         self.asked.append(message)
         if isinstance(message, wire.Load):
-            params = [] if "puzzle15" in message.file else [
-                wire.KernelParam(n, c) for n, c in (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))]
+            params = () if "puzzle15" in message.file else tuple(
+                wire.KernelParam(n, c) for n, c in (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True)))
             return wire.Loaded(params=params, stub=False, line=1), []
         return self.answer(message)
 
@@ -256,8 +298,8 @@ def test_a_compile_error_reads_the_same_for_a_kernel_and_an_autograd_puzzle(cour
     """On a GPU a kernel that does not compile fails its case as ``compile``, whether the
     grader launched it or the learner's autograd wrapper did (which was once an ``exception``)."""
     answer = (lambda m: (COMPILE_ERROR, [])) if puzzle_id == "puzzle15" else \
-        (lambda m: (wire.Ran(runs=[wire.KernelRun(label="", reversed=False, seconds=0.25, printed="",
-                                                   failure=COMPILE_ERROR)]), []))
+        (lambda m: (wire.Ran(runs=(wire.KernelRun(label="", reversed=False, seconds=0.25, printed="",
+                                                   failure=COMPILE_ERROR),)), []))
     result, _ = _grade(course, puzzle_id, answer)
     first = result.cases[0]
     assert result.status == "fail" and first.kind == "compile"
@@ -286,8 +328,8 @@ def test_a_timeout_and_a_crash_read_the_same_for_a_kernel_and_an_autograd_puzzle
 
 def test_a_reply_without_the_bytes_it_announces_is_a_crash_never_a_pass(course):
     """A run that says it succeeded but sends no buffers back has nothing to be judged on."""
-    result, worker = _grade(course, "puzzle01", lambda m: (wire.Ran(runs=[wire.KernelRun(
-        label="", reversed=False, seconds=0.1, printed="")]), []))
+    result, worker = _grade(course, "puzzle01", lambda m: (wire.Ran(runs=(wire.KernelRun(
+        label="", reversed=False, seconds=0.1, printed=""),)), []))
     first = result.cases[0]
     assert result.status == "fail" and first.kind == "crash" and worker.killed == 1
     assert "garbage into the grader's channel (malformed reply: 0 blobs for 1 run(s) of 2 buffers)" in first.message
@@ -391,11 +433,12 @@ def test_on_a_gpu_a_stray_load_the_interpreter_beside_it_finds_fails_the_case(co
     from grader.judge.options import Options
     access = {"op": "load", "tensor": "x", "shape": [200], "numel": 200, "first_index": 200, "bad_lanes": 24,
               "lanes": 32, "program": [6, 0, 0], "line": 9, "source": "x = tl.load(x_ptr + i)", "via": None}
-    stray = wire.Failure("out_of_bounds", access=wire.OutOfBoundsAccess.from_json(access))
+    stray = wire.Failure("out_of_bounds", access=wire.convert(access, wire.OutOfBoundsAccess))
 
     def beside(message):
         if isinstance(message, wire.Run):
-            return wire.Ran(runs=[wire.KernelRun(label="", reversed=False, seconds=0.1, printed="", failure=stray)]), []
+            run = wire.KernelRun(label="", reversed=False, seconds=0.1, printed="", failure=stray)
+            return wire.Ran(runs=(run,)), []
         return wire.Replayed(seconds=0.1, printed="", failure=stray), []
 
     grader_class = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader

@@ -3,22 +3,27 @@
 :mod:`grader.channel.protocol` moves JSON headers and byte blobs; this module says what a header may
 hold. Each request (``Load``, ``Run``, ``Compile``, ``Record``, ``Replay``, ``Bench``, ``Exit``)
 and each reply (``Loaded``, ``Ran``, ``Compiled``, ``Recorded``, ``Replayed``, ``Benched``, or
-a ``Failure``) is a frozen dataclass whose fields are checked when it is built, so the side
-that sends cannot send what the other side would not accept, and checked again when it is
-read: a field that is unknown, missing or of the wrong type is a :class:`WireError`.
+a ``Failure``) is a frozen :class:`msgspec.Struct`. A header names its message by a tag
+(``op`` for a request, ``reply`` for a reply). :func:`header` checks a message as its reader
+will before it is sent, so the side that sends cannot send what the other side would not
+accept; the reader checks it again (:func:`parse_request`, :func:`parse_reply`): a field that
+is unknown, missing or of the wrong type, or a rule of ``__post_init__`` broken, is a
+:class:`WireError`.
 
 Both sides import this module, and it imports nothing of the grader's: the worker runs
 learner code, so the grader treats every reply as hostile data, and a reply that is not
 what its request allows is the worker's failure, never the grader's.
+
+The text is the standard library's JSON, not msgspec's: the wire carries floats that are not
+finite (a kernel's ``float("-inf")`` default, a wrapper's ``torch.full(..., -inf)``), which
+msgspec's JSON would send as null. msgspec types what ``json.loads`` gave, strictly.
 """
 from __future__ import annotations
 
-import dataclasses
-import reprlib
-import types
-import typing
-from dataclasses import dataclass, field
+import json
 from typing import Any, ClassVar, Literal, Union
+
+import msgspec
 
 JSON = Any  # checked only for being what json.loads gives
 
@@ -27,145 +32,22 @@ class WireError(ValueError):
     """A message that is not what its operation allows."""
 
 
-# ---- checking ------------------------------------------------------------------------------
-def _wire_name(f: dataclasses.Field) -> str:
-    return f.metadata.get("wire", f.name)
+class Message(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Every message and every part of one: immutable, and an unknown field is refused."""
 
 
-_HINTS: dict[type, dict[str, Any]] = {}
-
-
-def _hints(cls: type) -> dict[str, Any]:
-    if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
-    return _HINTS[cls]
-
-
-def _check(hint, value, where: str):
-    """``value`` as ``hint`` allows it (lists become tuples, ints become floats where a float
-    is asked for), or a WireError that says where it went wrong."""
-    origin = typing.get_origin(hint)
-    if hint is Any:
-        return value
-    if hint is type(None):
-        if value is None:
-            return None
-    elif hint is bool:
-        if type(value) is bool:
-            return value
-    elif hint is str:
-        if isinstance(value, str):  # torch.__version__ is a str of its own class
-            return str(value)
-    elif hint is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return int(value)
-    elif hint is float:
-        if type(value) in (int, float):
-            return float(value)
-    elif origin is Literal:
-        if any(type(value) is type(a) and value == a for a in typing.get_args(hint)):
-            return value
-    elif origin in (Union, types.UnionType):
-        inner = None  # what was wrong inside an object, said rather than "expected X | None"
-        for option in typing.get_args(hint):
-            try:
-                return _check(option, value, where)
-            except WireError as exc:
-                if isinstance(value, dict) and isinstance(option, type) and issubclass(option, Message):
-                    inner = exc
-        if inner is not None:
-            raise inner
-    elif origin is tuple:
-        item = typing.get_args(hint)[0]
-        if isinstance(value, (list, tuple)):
-            return tuple(_check(item, v, f"{where}[{i}]") for i, v in enumerate(value))
-    elif origin is dict:
-        key, item = typing.get_args(hint)
-        if isinstance(value, dict):
-            return {_check(key, k, f"{where} key"): _check(item, v, f"{where}[{k!r}]") for k, v in value.items()}
-    elif isinstance(hint, type) and issubclass(hint, Message):
-        if isinstance(value, hint):
-            return value
-        if isinstance(value, dict):
-            return hint.from_json(value, where)
-    else:
-        raise TypeError(f"{where}: the wire has no rule for {hint!r}")  # a bug in this module
-    raise WireError(f"{where}: expected {_name(hint)}, got {reprlib.repr(value)}")
-
-
-def _name(hint) -> str:
-    if isinstance(hint, type):
-        return hint.__name__
-    return str(hint).replace("typing.", "").replace("grader.channel.wire.", "")
-
-
-def _plain(value):
-    """JSON-ready: messages become dicts, tuples lists."""
-    if isinstance(value, Message):
-        return value.to_json()
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-class Message:
-    """A frozen dataclass whose fields are checked against their annotations when built."""
-
-    def __post_init__(self) -> None:
-        hints = _hints(type(self))
-        for f in dataclasses.fields(self):
-            value = _check(hints[f.name], getattr(self, f.name), f"{type(self).__name__}.{_wire_name(f)}")
-            object.__setattr__(self, f.name, value)
-        self._validate()
-
-    def _validate(self) -> None:
-        """Rules across fields; raise WireError."""
-
-    def to_json(self) -> dict:
-        return {_wire_name(f): _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
-
-    @classmethod
-    def from_json(cls, data, where: str | None = None):
-        where = where or cls.__name__
-        if not isinstance(data, dict):
-            raise WireError(f"{where}: expected an object, got {type(data).__name__}")
-        fields = {_wire_name(f): f for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - set(fields), key=str)
-        if unknown:
-            raise WireError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}")
-        missing = [name for name, f in fields.items() if name not in data and
-                   f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
-        if missing:
-            raise WireError(f"{where}: missing field(s) {', '.join(map(repr, missing))}")
-        hints = _hints(cls)
-        values = {f.name: _check(hints[f.name], data[name], f"{where}.{name}")
-                  for name, f in fields.items() if name in data}
-        try:
-            return cls(**values)
-        except WireError:
-            raise
-        except (TypeError, ValueError) as exc:
-            raise WireError(f"{where}: {exc}") from None
-
-
-Number = Union[bool, int, float]  # in this order: True stays a bool, 3 an int
+Number = Union[bool, int, float]  # True stays a bool, 3 an int
 Value = Union[bool, int, float, tuple[int, ...]]  # a size may be several dims: batch=(4, 50)
 DEVICES = Literal["cpu", "cuda", "compile"]
 
 
 # ---- requests: the grader to the worker ----------------------------------------------------
-@dataclass(frozen=True)
-class Request(Message):
-    OP: ClassVar[str] = ""
+class Request(Message, tag_field="op", tag=str.lower):
+    """A request's ``op`` is its class name in lower case; ``REPLY`` is what it gets back when it works."""
+
     REPLY: ClassVar[type] = type(None)
 
-    def to_json(self) -> dict:
-        return {"op": self.OP, **super().to_json()}
 
-
-@dataclass(frozen=True)
 class BufferSpec(Message):
     """Where one tensor lives in its fenced byte blob (see :class:`grader.judge.fence.Buffer`)."""
 
@@ -179,19 +61,17 @@ class BufferSpec(Message):
     total: int
     param: str = ""  # the kernel parameter it is passed as ("" for an autograd function)
 
-    def _validate(self) -> None:
+    def __post_init__(self) -> None:
         if min(self.guard, self.nbytes) < 0 or self.guard * 2 + self.nbytes > self.total:
             raise WireError(f"BufferSpec {self.name!r}: guard {self.guard} and {self.nbytes} bytes exceed "
                             f"{self.total}")
 
 
 # ---- replies: the worker to the grader -----------------------------------------------------
-@dataclass(frozen=True)
-class Reply(Message):
-    """What an operation sends back when it did its work; see :func:`envelope`."""
+class Reply(Message, tag_field="reply", tag=str.lower):
+    """What an operation sends back when it did its work; else it sends a :class:`Failure`."""
 
 
-@dataclass(frozen=True)
 class OutOfBoundsAccess(Message):
     """The first access outside every tensor (interpreter only)."""
 
@@ -208,8 +88,12 @@ class OutOfBoundsAccess(Message):
     via: Literal["block_ptr", "descriptor"] | None = None
 
 
-@dataclass(frozen=True)
-class Failure(Message):
+# What went wrong, as the worker saw it: the one place this set is written down.
+WorkerFailureKind = Literal["not_found", "signature", "exception", "compile", "out_of_bounds", "crash", "error",
+                            "interpreter_limit"]
+
+
+class Failure(Message, tag_field="reply", tag="failure"):
     """An operation that could not do its work, as the worker saw it; the grader words it.
 
     ``kind``: ``not_found`` (no such name: ``defined`` lists the kernels there are),
@@ -220,8 +104,7 @@ class Failure(Message):
     itself broke: a grader bug).
     """
 
-    kind: Literal["not_found", "signature", "exception", "compile", "out_of_bounds", "crash", "error",
-                  "interpreter_limit"]
+    kind: WorkerFailureKind
     error: str = ""
     line: int | None = None
     source: str = ""
@@ -231,56 +114,27 @@ class Failure(Message):
     config: str = ""
     fatal: bool = False
 
-    def _validate(self) -> None:
+    def __post_init__(self) -> None:
         if (self.kind == "out_of_bounds") != (self.access is not None):
             raise WireError("Failure: an access comes with kind 'out_of_bounds', and only with it")
 
 
-def envelope(reply: "Reply | Failure") -> dict:
-    """A reply's header: ``ok`` says which of the two it is (inside a reply, a failure has no ``ok``)."""
-    if not isinstance(reply, (Reply, Failure)):
-        raise TypeError(f"not a reply: {type(reply).__name__}")
-    return {"ok": isinstance(reply, Reply), **reply.to_json()}
-
-
-def parse_reply(expected: type[Reply], header) -> "Reply | Failure":
-    """The reply of the request whose reply type is ``expected``: that reply or a Failure.
-    Anything else is a WireError."""
-    if not isinstance(header, dict):
-        raise WireError(f"a reply must be an object, got {type(header).__name__}")
-    body = {k: v for k, v in header.items() if k not in ("ok", "blobs")}
-    ok = header.get("ok")
-    if ok is True:
-        return expected.from_json(body)
-    if ok is False:
-        return Failure.from_json(body)
-    raise WireError(f"{expected.__name__}: 'ok' must be true or false, got {ok!r}")
-
-
-@dataclass(frozen=True)
-class Ready(Message):
+class Ready(Message, tag_field="op", tag="ready"):
     """The worker's greeting, once it has imported torch and triton."""
 
     device: DEVICES
 
-    def to_json(self) -> dict:
-        return {"op": "ready", **super().to_json()}
-
     @classmethod
     def parse(cls, header) -> "Ready":
-        if not isinstance(header, dict) or header.get("op") != "ready":
-            raise WireError(f"unexpected greeting {str(header)[:200]}")
-        return cls.from_json({k: v for k, v in header.items() if k not in ("op", "blobs")})
+        return _typed(_body(header), cls, "greeting")
 
 
 # load ---------------------------------------------------------------------------------------
-@dataclass(frozen=True)
 class KernelParam(Message):
     name: str
     constexpr: bool
 
 
-@dataclass(frozen=True)
 class Loaded(Reply):
     """The kernel (or autograd.Function) the file defines under the puzzle's name."""
 
@@ -288,21 +142,18 @@ class Loaded(Reply):
     stub: bool
     line: int | None
     provided: tuple[str, ...] = ()  # set by an autotuner's configs or heuristics, never passed
-    defaults: dict[str, Number] = field(default_factory=dict)
+    defaults: dict[str, Number] = {}
     configs: tuple[str, ...] = ()
     heuristics: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
 class Load(Request):
-    OP: ClassVar[str] = "load"
     REPLY: ClassVar[type] = Loaded
     file: str
     kernel: str
 
 
 # run ----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
 class Overlap(Message):
     """Two programs stored different values to one element."""
 
@@ -313,12 +164,11 @@ class Overlap(Message):
     line: int | None = None
     source: str = ""
 
-    def _validate(self) -> None:
+    def __post_init__(self) -> None:
         if len(self.programs) != 2:
             raise WireError(f"Overlap: two programs, not {len(self.programs)}")
 
 
-@dataclass(frozen=True)
 class EarlyRead(Message):
     """An output loaded before any program stored to it."""
 
@@ -330,7 +180,6 @@ class EarlyRead(Message):
     source: str = ""
 
 
-@dataclass(frozen=True)
 class TraceRecord(Message):
     program: tuple[int, ...]
     tensor: str
@@ -340,7 +189,6 @@ class TraceRecord(Message):
     indices: tuple[int, ...]
 
 
-@dataclass(frozen=True)
 class Trace(Message):
     """Every access of one run, for the memory-access pictures."""
 
@@ -348,7 +196,6 @@ class Trace(Message):
     truncated: bool
 
 
-@dataclass(frozen=True)
 class KernelRun(Message):
     """One run of a case: under one autotuning config, or with the programs in reverse order."""
 
@@ -360,16 +207,15 @@ class KernelRun(Message):
     overlaps: tuple[Overlap, ...] = ()
     early_reads: tuple[EarlyRead, ...] = ()
     trace: Trace | None = None
-    heuristics: dict[str, Union[bool, int]] = field(default_factory=dict)
+    heuristics: dict[str, Union[bool, int]] = {}
 
 
-@dataclass(frozen=True)
 class Ran(Reply):
     """The runs of one case, in order; each run that did not fail sent its buffers' bytes back."""
 
     runs: tuple[KernelRun, ...]
 
-    def _validate(self) -> None:
+    def __post_init__(self) -> None:
         if not self.runs:
             raise WireError("Ran: no runs")
 
@@ -382,9 +228,7 @@ class Ran(Reply):
         return buffers * sum(r.failure is None for r in self.runs)
 
 
-@dataclass(frozen=True)
 class Run(Request):
-    OP: ClassVar[str] = "run"
     REPLY: ClassVar[type] = Ran
     file: str
     kernel: str
@@ -399,14 +243,11 @@ class Run(Request):
 
 
 # compile ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
 class Compiled(Reply):
     variants: int
 
 
-@dataclass(frozen=True)
 class Compile(Request):
-    OP: ClassVar[str] = "compile"
     REPLY: ClassVar[type] = Compiled
     file: str
     kernel: str
@@ -419,12 +260,11 @@ class Compile(Request):
     path: tuple[str, ...] = ()
     hops: int = 0
     arguments: tuple[JSON, ...] = ()
-    keywords: dict[str, JSON] = field(default_factory=dict)
+    keywords: dict[str, JSON] = {}
     stage: Literal["ttir", "ttgir", "llir", "ptx", "cubin"] = "cubin"  # the last of Triton's stages to run
 
 
 # function: record, then replay -------------------------------------------------------------
-@dataclass(frozen=True)
 class TensorInfo(Message):
     """A value the wrapper returned: a tensor's shape and dtype, or the type of what it is instead."""
 
@@ -434,7 +274,6 @@ class TensorInfo(Message):
     dtype: str = ""
 
 
-@dataclass(frozen=True)
 class TensorMeta(Message):
     """A tensor of a recorded program: its layout, and which storage it views (same number,
     same memory)."""
@@ -445,12 +284,11 @@ class TensorMeta(Message):
     offset: int
     storage: int
 
-    def _validate(self) -> None:
+    def __post_init__(self) -> None:
         if len(self.shape) != len(self.strides) or min((*self.shape, self.offset, self.storage), default=0) < 0:
             raise WireError(f"TensorMeta: shape {self.shape}, strides {self.strides}, offset {self.offset}")
 
 
-@dataclass(frozen=True)
 class KernelPath(Message):
     """A kernel as found from the learner's module: attribute names (through imported modules
     and classes), then how many ``.fn`` to follow (a jit function under an autotuner)."""
@@ -458,12 +296,11 @@ class KernelPath(Message):
     path: tuple[str, ...]
     hops: int = 0
 
-    def _validate(self) -> None:
+    def __post_init__(self) -> None:
         if not self.path or not 0 <= self.hops <= 8:
             raise WireError(f"KernelPath: {self.path} and {self.hops} hops")
 
 
-@dataclass(frozen=True)
 class Step(Message):
     """One thing a wrapper did: a PyTorch operator (``op``, e.g. ``aten::view.default``, and the
     refs of the tensors it made) or a Triton launch (``kernel``, and its grid per autotuning
@@ -480,16 +317,15 @@ class Step(Message):
     kernel: KernelPath | None = None
     grids: tuple[tuple[int, ...], ...] = ()
     compiled: bool = False  # launched through the handle kernel.warmup(...) returned
-    options: dict[str, JSON] = field(default_factory=dict)  # that warmup's constexprs and options
+    options: dict[str, JSON] = {}  # that warmup's constexprs and options
 
-    def _validate(self) -> None:
+    def __post_init__(self) -> None:
         if bool(self.op) == (self.kernel is not None):
             raise WireError("Step: an operator or a launch, one of the two")
         if self.kernel is not None and (not self.grids or any(not 1 <= len(g) <= 3 or min(g) < 1 for g in self.grids)):
             raise WireError(f"Step: a launch needs a grid of 1 to 3 positive ints per config, not {self.grids}")
 
 
-@dataclass(frozen=True)
 class Returned(Message):
     """What forward or backward returned in one place: a tensor's ref, or the type of what it was."""
 
@@ -497,7 +333,6 @@ class Returned(Message):
     type: str = ""
 
 
-@dataclass(frozen=True)
 class Unseen(Message):
     """A tensor the wrapper passed on that no recorded step made."""
 
@@ -509,7 +344,6 @@ class Unseen(Message):
     source: str = ""
 
 
-@dataclass(frozen=True)
 class HostRead(Message):
     """The wrapper asked for a tensor's values, which a recording does not have, or
     (``escaped``) computed below the recording, with PyTorch's dispatch turned off."""
@@ -522,7 +356,6 @@ class HostRead(Message):
     escaped: bool = False
 
 
-@dataclass(frozen=True)
 class Program(Message):
     """A wrapper's forward and backward as recorded: refs ``0 .. inputs-1`` are the forward's
     inputs, ref ``inputs`` is ``grad_output``; ``metas`` has every ref's layout."""
@@ -536,7 +369,7 @@ class Program(Message):
     attributes: tuple[str, ...] = ()  # ctx attributes that hold a tensor
     unseen: Unseen | None = None
 
-    def _validate(self) -> None:
+    def __post_init__(self) -> None:
         refs = len(self.metas)
         made = [r for s in self.steps for r in s.out]
         returned = [r.ref for r in (self.output, *self.grads) if r.ref is not None]
@@ -552,7 +385,6 @@ class Program(Message):
         return max((len(s.grids) for s in self.launches()), default=1)
 
 
-@dataclass(frozen=True)
 class Recorded(Reply):
     """The wrapper recorded as a program, or how recording it failed (``host``: it asked for values)."""
 
@@ -563,23 +395,20 @@ class Recorded(Reply):
     host: HostRead | None = None
     phase: Literal["forward", "backward"] = "forward"  # where it failed
 
-    def _validate(self) -> None:
+    def __post_init__(self) -> None:
         if (self.failure is None) == (self.program is None):
             raise WireError("Recorded: a program or a failure, one of the two")
 
 
-@dataclass(frozen=True)
 class Record(Request):
     """Run the wrapper's forward and backward on tensors without values, and write down what it does."""
 
-    OP: ClassVar[str] = "record"
     REPLY: ClassVar[type] = Recorded
     file: str
     kernel: str
     buffers: tuple[BufferSpec, ...]  # the inputs, then grad_output: their layouts only
 
 
-@dataclass(frozen=True)
 class Replayed(Reply):
     """A program replayed on the grader's inputs: the output and the gradients (the blobs are
     the tensors among them), or how the replay failed."""
@@ -595,11 +424,9 @@ class Replayed(Reply):
         return sum(r.tensor for r in self.returned)
 
 
-@dataclass(frozen=True)
 class Replay(Request):
     """Replay a recorded program on real data: its operators and its kernels, nothing else."""
 
-    OP: ClassVar[str] = "replay"
     REPLY: ClassVar[type] = Replayed
     file: str
     program: Program
@@ -610,18 +437,15 @@ class Replay(Request):
 
 
 # bench --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
 class TensorShape(Message):
     dtype: str
     shape: tuple[int, ...]
 
 
-@dataclass(frozen=True)
 class NamedTensor(TensorShape):
     name: str = ""
 
 
-@dataclass(frozen=True)
 class CopyBandwidth(Message):
     gb_per_s: float
     cached: bool
@@ -630,8 +454,7 @@ class CopyBandwidth(Message):
     statistic: str = ""
 
 
-@dataclass(frozen=True)
-class BenchTiming(Message):
+class BenchTiming(Message, omit_defaults=True):  # a figure a puzzle lacks is absent, not null
     """One size of the sweep: the timings, and what each returned tensor is (its bytes are the blobs)."""
 
     sizes: dict[str, JSON]
@@ -648,17 +471,11 @@ class BenchTiming(Message):
     baseline_gpu_ms: float | None = None
     gpu_note: str = ""
 
-    def _validate(self) -> None:
+    def __post_init__(self) -> None:
         if not (self.ms > 0 and self.baseline_ms > 0):
             raise WireError(f"BenchTiming: times must be positive, got {self.ms} and {self.baseline_ms}")
 
-    def to_json(self) -> dict:  # absent, not null, where a puzzle has no such figure
-        return {k: v for k, v in super().to_json().items()
-                if not (k in ("compiled_ms", "gpu_ms", "baseline_gpu_ms") and v is None)
-                and not (k in ("compiled_ms_rounds", "gpu_note") and not v)}
 
-
-@dataclass(frozen=True)
 class Benched(Reply):
     device: str
     copy: CopyBandwidth
@@ -666,16 +483,14 @@ class Benched(Reply):
     statistic: str
     versions: dict[str, str]
 
-    def _validate(self) -> None:
+    def __post_init__(self) -> None:
         if not self.copy.gb_per_s > 0:
             raise WireError(f"Benched: copy bandwidth must be positive, got {self.copy.gb_per_s}")
 
 
-@dataclass(frozen=True)
 class Bench(Request):
     """Time the learner's kernel (or autograd function) at one size, on the inputs the grader planned."""
 
-    OP: ClassVar[str] = "bench"
     REPLY: ClassVar[type] = Benched
     puzzle_file: str
     file: str
@@ -688,20 +503,67 @@ class Bench(Request):
     grid: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True)
 class Exit(Request):
-    OP: ClassVar[str] = "exit"
+    """The worker's last request: it exits without a reply."""
 
 
-REQUESTS: dict[str, type[Request]] = {cls.OP: cls for cls in (Load, Run, Compile, Record, Replay, Bench, Exit)}
+AnyRequest = Union[Load, Run, Compile, Record, Replay, Bench, Exit]
+
+
+# ---- sending and reading -------------------------------------------------------------------
+def _plain(value):
+    """A str or a number of a class of its own (torch.__version__, a numpy float) as the plain
+    value, as json.dumps would write it; anything else cannot go on the wire."""
+    for kind in (str, int, float):
+        if isinstance(value, kind):
+            return kind(value)
+    raise TypeError(f"a value of type {type(value).__name__} cannot go on the wire")
+
+
+def _body(header):
+    """A header without the protocol's blob count."""
+    return {k: v for k, v in header.items() if k != "blobs"} if isinstance(header, dict) else header
+
+
+def _typed(data, kind, what: str):
+    try:
+        return msgspec.convert(data, kind, strict=True)
+    except msgspec.ValidationError as exc:
+        if isinstance(exc.__cause__, WireError):  # a rule of __post_init__: said in its own words
+            raise exc.__cause__ from None
+        raise WireError(f"{what}: {exc}") from None
+
+
+def convert(data, kind):
+    """Plain values (dicts, lists, numbers, strings, as the worker's recording and bounds check
+    write them down) as the typed ``kind``, e.g. ``convert(recorded, Program)``; else a WireError."""
+    return _typed(data, kind, getattr(kind, "__name__", str(kind)))
+
+
+def header(message: Message) -> dict:
+    """``message`` as the JSON object that carries it (the protocol adds the blob count),
+    checked as its reader will check it."""
+    try:
+        data = msgspec.to_builtins(message, enc_hook=_plain, str_keys=True)
+    except TypeError as exc:
+        raise WireError(f"{type(message).__name__}: {exc}") from None
+    _typed(data, type(message), type(message).__name__)
+    return data
+
+
+def envelope(reply: "Reply | Failure") -> dict:
+    """A reply as the JSON data its header carries (lists, not tuples), for code that reads it as a dict."""
+    if not isinstance(reply, (Reply, Failure)):
+        raise TypeError(f"not a reply: {type(reply).__name__}")
+    return json.loads(json.dumps(header(reply)))
+
+
+def parse_reply(expected: type[Reply], header) -> "Reply | Failure":
+    """The reply of the request whose reply type is ``expected``: that reply or a Failure.
+    Anything else is a WireError."""
+    return _typed(_body(header), Union[expected, Failure], f"{expected.__name__} or Failure")
 
 
 def parse_request(header) -> Request:
     """A request as the worker reads it; anything else is a WireError."""
-    if not isinstance(header, dict):
-        raise WireError(f"a request must be an object, got {type(header).__name__}")
-    op = header.get("op")
-    cls = REQUESTS.get(op) if isinstance(op, str) else None
-    if cls is None:
-        raise WireError(f"unknown operation {op!r}")
-    return cls.from_json({k: v for k, v in header.items() if k not in ("op", "blobs")})
+    return _typed(_body(header), AnyRequest, "request")

@@ -169,6 +169,7 @@ class WorkerProcess:
         """Send one request; returns its reply (``message.REPLY`` or a ``wire.Failure``) and the
         reply's blobs. A reply that is not what the request allows is the worker's failure: it
         is killed, and that is reported as WorkerDied (a broken channel), as garbage is."""
+        sent = wire.header(message)  # checked before any worker starts: a mistyped request is the grader's bug
         if self.channel is None:
             self._fork()
         try:
@@ -179,7 +180,7 @@ class WorkerProcess:
                 except wire.WireError as exc:
                     raise ChannelClosed(str(exc)) from None
                 self._worker_ready = True
-            write_message(self.channel.fileno(), message.to_json(), list(blobs))
+            write_message(self.channel.fileno(), sent, list(blobs))
             header, raw = self.reader.read_message(timeout)
         except ChannelTimeout:
             self.kill()
@@ -207,7 +208,7 @@ class WorkerProcess:
         if self.channel is None:
             return
         try:
-            write_message(self.channel.fileno(), wire.Exit().to_json())
+            write_message(self.channel.fileno(), wire.header(wire.Exit()))
         except OSError:
             pass
         self._end_worker(kill=False)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
+from grader.channel import wire
 from grader.course.dtypes import DTYPES
 
 # Guard bytes: 0x7F, 0x7E, ... one per buffer. As float32 they are huge (3.4e38, 8.5e37, ...),
@@ -81,9 +82,10 @@ class Buffer:
     def numel(self) -> int:
         return _numel(self.shape)
 
-    def to_json(self) -> dict:
-        return {"name": self.name, "role": self.role, "dtype": self.dtype, "shape": list(self.shape),
-                "strides": list(self.strides), "guard": self.guard, "nbytes": self.nbytes, "total": self.total}
+    def spec(self, param: str = "") -> wire.BufferSpec:
+        """The buffer as the worker is told of it, passed as kernel parameter ``param``."""
+        return wire.BufferSpec(self.name, self.role, self.dtype, tuple(self.shape), tuple(self.strides), self.guard,
+                               self.nbytes, self.total, param)
 
 
 def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:

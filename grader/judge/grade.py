@@ -13,6 +13,8 @@ from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 
+import msgspec
+
 from grader.judge import messages
 from grader.channel import wire
 from grader.channel.binding import BindingError, Param, bind
@@ -113,16 +115,16 @@ class PuzzleGrader:
         """A case's failure as the worker reported it: (kind, text, why the remaining cases are
         not run or None). Kernel and autograd puzzles share it."""
         if failure.kind == "out_of_bounds":
-            return FailureKind.OUT_OF_BOUNDS, messages.out_of_bounds(failure.access.to_json(),
+            return FailureKind.OUT_OF_BOUNDS, messages.out_of_bounds(failure.access,
                                                                      self._bounds_dims(failure.access)), None
         if failure.kind == "exception":
-            return FailureKind.EXCEPTION, messages.exception(failure.to_json()), None
+            return FailureKind.EXCEPTION, messages.exception(failure), None
         if failure.kind == "compile":
             return FailureKind.COMPILE, messages.compile_failure(failure.error, failure.line, failure.source,
                                                                  on_gpu=True), None
         if failure.kind == "interpreter_limit":  # the cases after it would meet the same limit
             return FailureKind.INTERPRETER_LIMIT, messages.interpreter_limit(
-                failure.to_json(), self.puzzle.id, self.compiler is not None and self.compile_beside), \
+                failure, self.puzzle.id, self.compiler is not None and self.compile_beside), \
                 "needs a GPU"  # (a kernel puzzle's cases run only once its GPU compile check passed)
         if failure.kind == "crash":
             self.worker.kill()
@@ -323,7 +325,7 @@ class PuzzleGrader:
                            values=dict(plan.values), named=dict(binding.named), check_bounds=hooks,
                            reorder=hooks or not case.large,  # a race shows in the small cases
                            trace=trace, allocator="make_tensor_descriptor" in self.puzzle.requires,
-                           buffers=[b.to_json() | {"param": p} for b, p in zip(plan.buffers, binding.pointers)])
+                           buffers=tuple(b.spec(p) for b, p in zip(plan.buffers, binding.pointers)))
         try:
             reply, raw = self._ask(message, blobs)
             if isinstance(reply, wire.Ran) and len(raw) != reply.blobs_expected(len(plan.buffers)):
@@ -336,7 +338,9 @@ class PuzzleGrader:
             return self._unanswered_case(case, describe, unanswered, binding)
 
         head = reply.head if isinstance(reply, wire.Ran) else None
-        self.last_trace = head.trace.to_json() if head is not None and head.trace is not None else None
+        # The pictures read the trace as the JSON it came as: plain dicts and lists.
+        self.last_trace = msgspec.json.decode(msgspec.json.encode(head.trace)) \
+            if head is not None and head.trace is not None else None
         extra = {"seconds": head.seconds, "printed": head.printed} if head is not None else \
             {"seconds": 0.0, "printed": ""}
         if head is not None and head.label:  # an autotuned kernel, graded config by config in the interpreter
@@ -359,7 +363,7 @@ class PuzzleGrader:
                               large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
                               host_reduce=self.puzzle.host_reduce)
             if not outcome.passed:
-                early = [r.to_json() for r in run.early_reads if r.tensor in outcome.message
+                early = [r for r in run.early_reads if r.tensor in outcome.message
                          and r.tensor not in self.puzzle.zeroed]  # a zeroed output may be read at once
                 text = messages.read_before_write(early[0]) if early and outcome.kind in (
                     "unwritten", "nonfinite", "mismatch") else outcome.message
@@ -371,7 +375,7 @@ class PuzzleGrader:
         race = self._race(plan, runs, results)
         if race is not None:
             return case_result(case, self.puzzle, False, "race", f"{describe}: {race}", **extra), binding, None
-        stray = self._checked_beside(replace(message, reorder=False, check_bounds=True), blobs, case)
+        stray = self._checked_beside(msgspec.structs.replace(message, reorder=False, check_bounds=True), blobs, case)
         if stray is not None:
             return case_result(case, self.puzzle, False, "out_of_bounds", f"{describe}: {stray}", **extra), \
                 binding, None
@@ -392,7 +396,7 @@ class PuzzleGrader:
                        else None)
         if failure is None or failure.kind != "out_of_bounds":
             return None
-        return messages.out_of_bounds(failure.access.to_json(), self._bounds_dims(failure.access)) + \
+        return messages.out_of_bounds(failure.access, self._bounds_dims(failure.access)) + \
             messages.FOUND_BESIDE
 
     def _large_labels(self) -> set[str]:
@@ -432,7 +436,7 @@ class PuzzleGrader:
         when the programs run in the other order: on a GPU the outcome depends on timing."""
         for run in runs:
             if run.overlaps:
-                return messages.overlapping_stores(run.overlaps[0].to_json())
+                return messages.overlapping_stores(run.overlaps[0])
         reversed_runs = [(r, got) for r, got in zip(runs, results) if r.reversed]
         if not reversed_runs:
             return None
@@ -493,7 +497,7 @@ class PuzzleGrader:
             digest = hashlib.sha256(self.kernel_file.read_bytes()).hexdigest()
         except OSError:
             digest = None
-        key = (digest, json.dumps({k: v for k, v in message.to_json().items() if k != "file"}, sort_keys=True))
+        key = (digest, json.dumps({k: v for k, v in wire.header(message).items() if k != "file"}, sort_keys=True))
         known = self.compiler.verdicts.get(key) if digest is not None else None
         if known is None:
             known, _ = self._ask(message, timeout=max(60.0, self.options.timeout), worker=compiler)

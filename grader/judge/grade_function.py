@@ -147,7 +147,7 @@ class FunctionGrader(PuzzleGrader):
         """(the planned case and its program, None) or (the case's failed result, why the rest is skipped)."""
         expected, buffers, blobs = planned
         describe = describe_case(case, self.puzzle)
-        specs = [b.to_json() | {"param": ""} for b in buffers]
+        specs = tuple(b.spec() for b in buffers)
         try:
             reply, _ = self._ask(wire.Record(file=str(self.kernel_file), kernel=self.puzzle.kernel, buffers=specs))
         except Unanswered as unanswered:
@@ -164,7 +164,7 @@ class FunctionGrader(PuzzleGrader):
                                    **extra), None
             kind, text, abort = self._case_failure(failure)
             if kind == FailureKind.EXCEPTION and not isinstance(reply, wire.Failure):  # the wrapper's own code
-                text = messages.wrapper_raised(reply.phase, failure.to_json())
+                text = messages.wrapper_raised(reply.phase, failure)
             return (case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra),
                     f"{case.label} {abort}" if abort else None)
         return (expected, buffers, blobs, reply), None
@@ -177,8 +177,8 @@ class FunctionGrader(PuzzleGrader):
         finding_checked = False
         for config in range(program.replays()):
             describe = describe_case(case, self.puzzle)
-            message = wire.Replay(file=str(self.kernel_file), program=program, buffers=[
-                b.to_json() | {"param": ""} for b in buffers], config=config,
+            message = wire.Replay(file=str(self.kernel_file), program=program, buffers=tuple(
+                b.spec() for b in buffers), config=config,
                 check_bounds=hooks, allocator=self.options.device == "cuda")
             try:
                 reply, raw = self._ask(message, blobs)

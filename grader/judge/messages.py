@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 import re
 
+from grader.channel import wire
 from grader.judge.compare import fmt_index, index_of, plural
 from grader.judge.results import READ_EARLY
 from grader.source.source_lines import access_call
@@ -23,19 +24,19 @@ def _mask_of(call: ast.Call, op: str) -> ast.expr | None:
     return call.args[position] if len(call.args) > position else None
 
 
-def _bounds_fix(access: dict, dims: tuple[str, ...]) -> str:
+def _bounds_fix(access: wire.OutOfBoundsAccess, dims: tuple[str, ...]) -> str:
     """A fix written against the learner's own line where it can be, else a general one."""
-    op, tensor = access["op"], access["tensor"]
-    if access.get("via") == "block_ptr":
+    op, tensor = access.op, access.tensor
+    if access.via == "block_ptr":
         dims_named = ", ".join(str(i) for i in range(len(dims))) or "0"
         if op == "load":
             return (f"load the block pointer with `boundary_check=({dims_named},), padding_option=\"zero\"` "
                     f"(every dimension whose tile can run past `{tensor}`), so lanes outside read zero.")
         return f"store through the block pointer with `boundary_check=({dims_named},)`, so lanes outside are dropped."
-    if access.get("via") == "descriptor":
+    if access.via == "descriptor":
         return (f"a tensor descriptor clips at the shape it was given, so that shape is larger than `{tensor}`: "
                 f"pass the tensor's real sizes to `tl.make_tensor_descriptor`.")
-    call = access_call(access.get("source", ""), op)
+    call = access_call(access.source, op)
     sizes = (f"`{dims[0]}`" if len(dims) == 1 else
              "its size in some dimension (" + ", ".join(f"`{d}`" for d in dims) + ")") if dims else "its size"
     if call is not None:
@@ -57,16 +58,14 @@ def _bounds_fix(access: dict, dims: tuple[str, ...]) -> str:
     return f"mask the {op}, e.g. `mask=offsets < {dims[0] if dims else 'N0'}`."
 
 
-def out_of_bounds(access: dict, dims: tuple[str, ...] = ()) -> str:
-    shape = tuple(access["shape"])
-    first = access["first_index"]
+def out_of_bounds(access: wire.OutOfBoundsAccess, dims: tuple[str, ...] = ()) -> str:
+    shape, first, program = access.shape, access.first_index, access.program
     where = "before its start" if first < 0 else "past its end"
-    program = tuple(access["program"])
-    index = fmt_index(index_of(first, shape)) if 0 <= first < access["numel"] else f"flat index {first}"
-    return (f"out-of-bounds {access['op']} of `{access['tensor']}` in program {program}"
-            f"{_at_line(access.get('line'), access.get('source', ''))}: {access['bad_lanes']} of "
-            f"{access['lanes']} active lanes fall outside `{access['tensor']}` (shape {shape}, "
-            f"{plural(access['numel'], 'element')}); the first is {index}, {where}. "
+    index = fmt_index(index_of(first, shape)) if 0 <= first < access.numel else f"flat index {first}"
+    return (f"out-of-bounds {access.op} of `{access.tensor}` in program {program}"
+            f"{_at_line(access.line, access.source)}: {access.bad_lanes} of "
+            f"{access.lanes} active lanes fall outside `{access.tensor}` (shape {shape}, "
+            f"{plural(access.numel, 'element')}); the first is {index}, {where}. "
             f"Fix: {_bounds_fix(access, dims)}")
 
 
@@ -74,22 +73,22 @@ FOUND_BESIDE = (" (Found by the bounds check that runs each case in the interpre
                 "this access reads whatever lies past the tensor, or faults, and here its value went unused.)")
 
 
-def exception(reply: dict, raiser: str = "the kernel") -> str:
-    text = f"{raiser} raised {reply['error']}{_at_line(reply.get('line'), reply.get('source', ''))}."
-    fix = usual_fix(reply["error"])
+def exception(reply: wire.Failure, raiser: str = "the kernel") -> str:
+    text = f"{raiser} raised {reply.error}{_at_line(reply.line, reply.source)}."
+    fix = usual_fix(reply.error)
     return text + (f" Fix: {fix}" if fix else "")
 
 
-def interpreter_limit(reply: dict, puzzle_id: str, compiled: bool) -> str:
+def interpreter_limit(reply: wire.Failure, puzzle_id: str, compiled: bool) -> str:
     """A correct-looking kernel the interpreter cannot run: its limit, never the learner's failure."""
     checked = "it compiles for sm_90" if compiled else "the interpreter cannot tell whether it is right"
-    return (f"the grader's interpreter cannot run this kernel: {reply['error']}"
-            f"{_at_line(reply.get('line'), reply.get('source', ''))}. This is a limit of the interpreter, not a "
+    return (f"the grader's interpreter cannot run this kernel: {reply.error}"
+            f"{_at_line(reply.line, reply.source)}. This is a limit of the interpreter, not a "
             f"mistake of yours, and it is neither a pass nor a fail: {checked}; grade it on a GPU: "
             f"python -m grader {puzzle_id} --device cuda")
 
 
-def wrapper_raised(phase: str, reply: dict) -> str:
+def wrapper_raised(phase: str, reply: wire.Failure) -> str:
     """An autograd wrapper's own code raised while the grader recorded it."""
     return exception(reply, f"your {phase}")
 
@@ -244,21 +243,21 @@ def _element(index: int, shape) -> str:
     return fmt_index(index_of(index, tuple(shape))) if shape else f"({index})"
 
 
-def read_before_write(read: dict) -> str:
+def read_before_write(read: wire.EarlyRead) -> str:
     """An output loaded before anything was stored to it (interpreter only)."""
-    tensor = read["tensor"]
-    return (f"loaded `{tensor}` {READ_EARLY}: program {tuple(read['program'])} read "
-            f"{tensor}{_element(read['index'], read['shape'])}{_at_line(read.get('line'), read.get('source', ''))}, "
+    tensor = read.tensor
+    return (f"loaded `{tensor}` {READ_EARLY}: program {read.program} read "
+            f"{tensor}{_element(read.index, read.shape)}{_at_line(read.line, read.source)}, "
             f"which no program had stored yet. An output holds garbage until your kernel stores to it (the grader "
             f"fills it with NaN), so the value loaded means nothing. Fix: keep the running value in a variable "
             f"(`acc = tl.zeros([B0], dtype=tl.float32)`), and store `{tensor}` once it is final.")
 
 
-def overlapping_stores(overlap: dict) -> str:
-    a, b = (tuple(p) for p in overlap["programs"])
-    tensor = overlap["tensor"]
-    return (f"a race: programs {a} and {b} both store to {tensor}{_element(overlap['index'], overlap['shape'])}"
-            f"{_at_line(overlap.get('line'), overlap.get('source', ''))}, with different values and no atomic. "
+def overlapping_stores(overlap: wire.Overlap) -> str:
+    a, b = overlap.programs
+    tensor = overlap.tensor
+    return (f"a race: programs {a} and {b} both store to {tensor}{_element(overlap.index, overlap.shape)}"
+            f"{_at_line(overlap.line, overlap.source)}, with different values and no atomic. "
             f"The interpreter runs programs one after another, but a GPU runs them at the same time, so which "
             f"value stays (or whether an update is lost) depends on timing. Fix: give every element of `{tensor}` "
             f"to exactly one program, or combine the programs' contributions with `tl.atomic_add`.")

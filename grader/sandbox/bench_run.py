@@ -23,6 +23,7 @@ from pathlib import Path
 
 import torch
 
+from grader.channel import wire
 from grader.channel.binding import Param, bind
 from grader.course.dtypes import dtype_name, tensor_bytes
 from grader.course.puzzle import Puzzle, with_case_values
@@ -101,24 +102,24 @@ def _rounds(timers: dict) -> dict:
             **{f"{name}_rounds": values for name, values in taken.items()}}
 
 
-def tensors(described: list[dict], blobs: list[bytes]) -> list[torch.Tensor]:
-    """The grader's planned tensors (``{"name", "dtype", "shape"}`` and their bytes), on the GPU."""
+def tensors(described: tuple[wire.TensorShape, ...], blobs: list[bytes]) -> list[torch.Tensor]:
+    """The grader's planned tensors (their dtypes and shapes, and their bytes), on the GPU."""
     out = []
     for info, blob in zip(described, blobs):
-        dtype = getattr(torch, info["dtype"])
+        dtype = getattr(torch, info.dtype)
         flat = torch.frombuffer(bytearray(blob), dtype=dtype) if blob else torch.empty(0, dtype=dtype)
-        out.append(flat.reshape(info["shape"]).to("cuda"))
+        out.append(flat.reshape(info.shape).to("cuda"))
     return out
 
 
-def allocate(described: list[dict], zeroed=()) -> list[torch.Tensor]:
+def allocate(described: tuple[wire.NamedTensor, ...], zeroed=()) -> list[torch.Tensor]:
     """Output buffers, NaN where floats can hold it, so that an element never written shows;
     zeros for the outputs the puzzle starts as zeros (``Puzzle.zeroed``: atomics accumulate)."""
     out = []
     for info in described:
-        dtype = getattr(torch, info["dtype"])
-        fill = float("nan") if dtype.is_floating_point and info["name"] not in zeroed else 0
-        out.append(torch.full(info["shape"], fill, dtype=dtype, device="cuda"))
+        dtype = getattr(torch, info.dtype)
+        fill = float("nan") if dtype.is_floating_point and info.name not in zeroed else 0
+        out.append(torch.full(info.shape, fill, dtype=dtype, device="cuda"))
     return out
 
 
@@ -144,20 +145,21 @@ def _baselines(puzzle: Puzzle, values: dict, timer) -> dict:
     return timers
 
 
-def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], msg: dict, blobs: list[bytes]) -> tuple[dict, list]:
+def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], msg: wire.Bench,
+                 blobs: list[bytes]) -> tuple[dict, list]:
     """One size: the planned inputs in, the kernel run once, what it wrote out; then the timings."""
     import triton.testing
-    inputs = tensors(msg["inputs"], blobs)
-    outputs = allocate(msg["outputs"], puzzle.zeroed)
+    inputs = tensors(msg.inputs, blobs)
+    outputs = allocate(msg.outputs, puzzle.zeroed)
     # An autotuner's configs give some constexprs: they are not passed, and the grid follows
     # the config Triton picks.
-    values = msg["values"]
+    values = dict(msg.values)
     layers = unwrap(kernel, puzzle.kernel)
     provided = layers.provided
     _, defaults = parameters(layers)  # a defaulted parameter (``eps: tl.constexpr = 1e-5``) keeps it, as in grading
     binding = bind(params, [None] * (len(inputs) + len(outputs)), values, puzzle.kernel, provided=provided,
                    defaults=defaults)
-    grid = tuple(msg["grid"]) if not provided else \
+    grid = tuple(msg.grid) if not provided else \
         (lambda meta: tuple(int(g) for g in puzzle.grid({**values, **meta})))
 
     def run():
@@ -167,19 +169,19 @@ def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], msg: dict, blobs: 
     torch.cuda.synchronize()
     described, out = raw(outputs)
     timed = _rounds({"ms": lambda: triton.testing.do_bench(run, return_mode=STATISTIC),
-                     **_baselines(puzzle, msg["values"], lambda fn: lambda: triton.testing.do_bench(
+                     **_baselines(puzzle, values, lambda fn: lambda: triton.testing.do_bench(
                          lambda: fn(*inputs), return_mode=STATISTIC))})
-    return {"sizes": msg["sizes"], "blocks": dict(puzzle.bench.blocks), "outputs": described,
-            "copy_ms": copy_ms(msg["traffic"]), **timed}, out
+    return {"sizes": msg.sizes, "blocks": dict(puzzle.bench.blocks), "outputs": described,
+            "copy_ms": copy_ms(msg.traffic), **timed}, out
 
 
-def bench_function(puzzle: Puzzle, cls, msg: dict, blobs: list[bytes]) -> tuple[dict, list]:
+def bench_function(puzzle: Puzzle, cls, msg: wire.Bench, blobs: list[bytes]) -> tuple[dict, list]:
     """One size of forward + backward of ``cls`` against autograd through the Bench's baseline (else
     the spec): the gradients
-    ``cls`` gave go back; ``gpu_ms`` is the same step replayed as a CUDA graph (``msg["graphs"]``
+    ``cls`` gave go back; ``gpu_ms`` is the same step replayed as a CUDA graph (``msg.graphs``
     false skips that, after a capture has failed at an earlier size)."""
     import triton.testing
-    *planned, grad = tensors(msg["inputs"], blobs)
+    *planned, grad = tensors(msg.inputs, blobs)
     leaves = [x.requires_grad_(x.is_floating_point()) for x in planned]
     grads = [x for x in leaves if x.requires_grad]
 
@@ -194,18 +196,18 @@ def bench_function(puzzle: Puzzle, cls, msg: dict, blobs: list[bytes]) -> tuple[
     described, out = raw([x.grad if x.grad is not None else torch.zeros_like(x) for x in leaves])
     for x in grads:
         x.grad = None
-    timers = {"ms": ours, **_baselines(puzzle, msg["values"], step)}
+    timers = {"ms": ours, **_baselines(puzzle, dict(msg.values), step)}
     timed = _rounds({name: (lambda fn: lambda: triton.testing.do_bench(fn, grad_to_none=grads,
                                                                        return_mode=STATISTIC))(fn)
                      for name, fn in timers.items()})
     gpu = {"gpu_ms": None, "baseline_gpu_ms": None,
-           "gpu_note": "" if msg["graphs"] else "not timed as a CUDA graph: the capture failed at an earlier size"}
-    if msg["graphs"]:
+           "gpu_note": "" if msg.graphs else "not timed as a CUDA graph: the capture failed at an earlier size"}
+    if msg.graphs:
         try:
             gpu["gpu_ms"] = triton.testing.do_bench_cudagraph(ours, grad_to_none=grads, return_mode=STATISTIC)
             gpu["baseline_gpu_ms"] = triton.testing.do_bench_cudagraph(timers["baseline_ms"], grad_to_none=grads,
                                                                        return_mode=STATISTIC)
         except Exception as exc:  # a wrapper that synchronises or reads values cannot be captured
             gpu["gpu_note"] = f"not timed as a CUDA graph: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
-    return {"sizes": msg["sizes"], "blocks": {}, "outputs": described, "copy_ms": copy_ms(msg["traffic"]),
+    return {"sizes": msg.sizes, "blocks": {}, "outputs": described, "copy_ms": copy_ms(msg.traffic),
             **timed, **gpu}, out

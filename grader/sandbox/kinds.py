@@ -23,7 +23,7 @@ class WorkerKind:
     owns: Callable[[object], bool] | None  # whether a learner's object is this kind's; None: what no other kind owns
     load: Callable  # (the worker, the object, its name) -> wire.Loaded, or a wire.Failure that says why not
     ran: Callable[[object], object]  # the object -> the kernel a compile error is read from; None: found from the error
-    bench: Callable  # (puzzle, the object, the request as the grader wrote it, blobs) -> (result, blobs)
+    bench: Callable  # (puzzle, the object, the wire.Bench request, blobs) -> (result, blobs)
 
 
 def kernel_params(fn) -> list:
@@ -45,16 +45,16 @@ def _load_kernel(worker, kernel, name: str):
         return wire.Failure("signature", error="not_jit", reason=str(exc))
     fn = layers.base.fn
     params, defaults = parameters(layers)
-    return wire.Loaded(params=[wire.KernelParam(n, c) for n, c in params], stub=is_stub(fn),
-                       provided=sorted(layers.provided),
+    return wire.Loaded(params=tuple(wire.KernelParam(n, c) for n, c in params), stub=is_stub(fn),
+                       provided=tuple(sorted(layers.provided)),
                        defaults={k: v for k, v in defaults.items() if isinstance(v, (int, float, bool))},
-                       configs=layers.config_labels(), heuristics=sorted(layers.heuristics),
+                       configs=tuple(layers.config_labels()), heuristics=tuple(sorted(layers.heuristics)),
                        line=inspect.getsourcelines(fn)[1] if inspect.getsourcefile(fn) else None)
 
 
-def _bench_kernel(puzzle, kernel, planned: dict, blobs: list[bytes]):
+def _bench_kernel(puzzle, kernel, msg: wire.Bench, blobs: list[bytes]):
     from grader.sandbox.bench_run import bench_kernel
-    return bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), planned, blobs)
+    return bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), msg, blobs)
 
 
 def _load_function(worker, cls, name: str):
@@ -65,9 +65,9 @@ def _load_function(worker, cls, name: str):
                        line=None)
 
 
-def _bench_function(puzzle, cls, planned: dict, blobs: list[bytes]):
+def _bench_function(puzzle, cls, msg: wire.Bench, blobs: list[bytes]):
     from grader.sandbox.bench_run import bench_function
-    return bench_function(puzzle, cls, planned, blobs)
+    return bench_function(puzzle, cls, msg, blobs)
 
 
 KINDS: dict[str, WorkerKind] = {kind.name: kind for kind in (

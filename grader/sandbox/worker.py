@@ -66,7 +66,7 @@ class Worker:
         self._compiled: set = set()  # specialisations op_compile has compiled, each once
 
     def hello(self) -> None:
-        write_message(self.out_fd, wire.Ready(self.device).to_json())
+        write_message(self.out_fd, wire.header(wire.Ready(self.device)))
 
     # ---- loading ---------------------------------------------------------------------------
     def module(self, path: str):
@@ -106,7 +106,7 @@ class Worker:
         if kernel is None:
             module = self.modules[path]
             defined = sorted(n for n, v in vars(module).items() if self.is_jit(v))
-            return wire.Failure("not_found", defined=defined), []
+            return wire.Failure("not_found", defined=tuple(defined)), []
         return kinds.for_object(kernel).load(self, kernel, msg.kernel), []  # the object says its kind
 
     def use_allocator(self, wanted: bool) -> None:
@@ -162,8 +162,8 @@ class Worker:
             failure = self._failure(error, path, kernel)
             if getattr(error, "line", None) and failure.line is None:
                 failure = wire.Failure("exception", error=failure.error, line=error.line, source=error.source)
-            return wire.Ran(runs=[wire.KernelRun(label="its early_config_prune", reversed=False, seconds=seconds,
-                                                 printed=printed, failure=failure)]), []
+            return wire.Ran(runs=(wire.KernelRun(label="its early_config_prune", reversed=False, seconds=seconds,
+                                                 printed=printed, failure=failure),)), []
         plans = [(describe_config(c), c, False) for c in configs] or [("", None, False)]
         reorder = interpreted and msg.reorder and self._programs(msg, layers) > 1
         runs, out = [], []
@@ -179,10 +179,11 @@ class Worker:
                     lambda: launch(layers, grid, views, named, config), checker)
             run = {"label": label, "reversed": reverse, "seconds": seconds, "printed": printed,
                    "failure": None if error is None else self._failure(error, path, kernel)}
-            if checker is not None:
-                run["overlaps"], run["early_reads"] = checker.overlaps, checker.early_reads
+            if checker is not None:  # the bounds check writes down plain values
+                run["overlaps"] = wire.convert(checker.overlaps, tuple[wire.Overlap, ...])
+                run["early_reads"] = wire.convert(checker.early_reads, tuple[wire.EarlyRead, ...])
                 if checker.trace is not None:
-                    run["trace"] = checker.trace.to_json()
+                    run["trace"] = wire.convert(checker.trace.to_json(), wire.Trace)
             if layers.heuristics and config is None and error is None:
                 run["heuristics"] = {k: v for k, v in apply_heuristics(layers, {**msg.values, **named}).items()
                                      if isinstance(v, (int, bool))}
@@ -198,7 +199,7 @@ class Worker:
                 # or stored over another's element (measured: half the interpreter's time saved).
                 if checker is None or checker.log.outputs_read or checker.overlaps:
                     plans.append((plans[0][0], plans[0][1], True))
-        return wire.Ran(runs=runs), out
+        return wire.Ran(runs=tuple(runs)), out
 
     def _grid(self, msg: wire.Run):
         """The launch grid as a function of the launch's values: autotuning and heuristics may
@@ -252,7 +253,7 @@ class Worker:
             lambda: record(cls, self.modules[path], files, msg.buffers, device), None)
         if error is None:
             try:
-                program = wire.Program.from_json(seen)
+                program = wire.convert(seen, wire.Program)
             except wire.WireError as exc:
                 error = exc
         if error is not None:
@@ -293,9 +294,9 @@ class Worker:
         if disagrees:
             return wire.Replayed(seconds=seconds, printed=printed, disagrees=disagrees[0]), []
         returned, labels = result
-        described = [wire.TensorInfo(tensor=True, shape=tuple(t.shape), dtype=dtype_name(t))
-                     if isinstance(t, self.torch.Tensor) else wire.TensorInfo(tensor=False, type=t.type or "None")
-                     for t in returned]
+        described = tuple(wire.TensorInfo(tensor=True, shape=tuple(t.shape), dtype=dtype_name(t))
+                          if isinstance(t, self.torch.Tensor) else wire.TensorInfo(tensor=False, type=t.type or "None")
+                          for t in returned)
         out = [tensor_bytes(t) for t in returned if isinstance(t, self.torch.Tensor)]
         return wire.Replayed(seconds=seconds, printed=printed, returned=described, label="; ".join(labels)), out
 
@@ -313,15 +314,15 @@ class Worker:
         self.use_allocator("make_tensor_descriptor" in puzzle.requires)
         try:
             copy = device_copy()
-            planned = msg.to_json()  # bench_run reads the plan as the grader wrote it
-            result, out = kind.bench(puzzle, kernel, planned, blobs)
+            result, out = kind.bench(puzzle, kernel, msg, blobs)
         except BaseException as exc:  # the learner's code may raise anything
             return self._failure(exc, path, kinds.for_object(kernel).ran(kernel)), []
         return wire.Benched(device=self.torch.cuda.get_device_name(),
                             copy=wire.CopyBandwidth(**{k: copy[k] for k in ("gb_per_s", "cached", "bytes", "ms",
                                                                             "statistic") if k in copy}),
-                            result=result, statistic=METHOD,
-                            versions={"torch": self.torch.__version__, "triton": self.triton.__version__}), out
+                            result=wire.convert(result, wire.BenchTiming), statistic=METHOD,
+                            versions={"torch": str(self.torch.__version__),
+                                      "triton": str(self.triton.__version__)}), out
 
     def _bounds_checker(self, buffers: tuple[wire.BufferSpec, ...], whole, path, trace: bool, enforce: bool):
         from triton.runtime import interpreter
@@ -352,7 +353,7 @@ class Worker:
             line, source = learner_frame(exc, path)
             return wire.Failure("interpreter_limit", error=limit.what, line=line, source=source)
         if isinstance(cause, OutOfBounds):
-            return wire.Failure("out_of_bounds", access=cause.info)
+            return wire.Failure("out_of_bounds", access=wire.convert(cause.info, wire.OutOfBoundsAccess))
         compile_error = next((e for e in exception_chain(exc) if re.match(r"at \d+:\d+:", str(e))), None)
         if self.device == "cuda" and compile_error is not None:
             fn = python_function(kernel) if kernel is not None else self._compiled_function(compile_error)
@@ -444,8 +445,8 @@ class Worker:
         return wire.Compiled(variants=len(variants)), []
 
     def serve(self, reader: Reader) -> None:
-        handlers = {"load": self.op_load, "run": self.op_run, "compile": self.op_compile,
-                    "record": self.op_record, "replay": self.op_replay, "bench": self.op_bench}
+        handlers = {wire.Load: self.op_load, wire.Run: self.op_run, wire.Compile: self.op_compile,
+                    wire.Record: self.op_record, wire.Replay: self.op_replay, wire.Bench: self.op_bench}
         while True:
             try:
                 header, blobs = reader.read_message()
@@ -455,11 +456,11 @@ class Worker:
                 msg = wire.parse_request(header)
                 if isinstance(msg, wire.Exit):
                     return
-                reply, out = handlers[msg.OP](msg, blobs)
-                message = wire.envelope(reply)  # built and checked here: the grader checks it again
+                reply, out = handlers[type(msg)](msg, blobs)
+                message = wire.header(reply)  # checked here as the grader will check it
             except BaseException as exc:  # a grader bug: report it, keep serving
                 reply, out = wire.Failure("error", error="".join(traceback.format_exception(exc))[-4000:]), []
-                message = wire.envelope(reply)
+                message = wire.header(reply)
             write_message(self.out_fd, message, out)
             if _fatal(reply):
                 return
