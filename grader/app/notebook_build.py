@@ -32,7 +32,7 @@ import triton.language as tl
 from jaxtyping import Float32, Int32
 from torch import Tensor
 
-from grader.app.notebook import check, course_panel, hint'''
+from grader.notebook import check, course_panel, hint'''
 
 START_HERE = [
     ("markdown", """\
