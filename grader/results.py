@@ -10,6 +10,10 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Mapping, Sequence
 
+# The kinds and the words telling_rank looks for live in the failures' catalogue; imported
+# from here as they always were.
+from grader.failures import LOOKS_LIKE, READ_EARLY, FailureKind
+
 class Status(enum.StrEnum):
     """How grading one puzzle ended. A ``StrEnum``: each member is its own text, so JSON, CSV
     and every report read exactly as they did when statuses were plain strings."""
@@ -20,30 +24,6 @@ class Status(enum.StrEnum):
     UNSUPPORTED = "unsupported"      # the installed Triton lacks an API the puzzle needs
     INTERPRETER_LIMIT = "interpreter_limit"  # compiles for a GPU, but the interpreter cannot run it
     ERROR = "error"                  # the grader itself broke
-
-
-class FailureKind(enum.StrEnum):
-    """Why a case or check failed. Reporters, the wrong-kernel corpus and tests key on these."""
-
-    MISMATCH = "mismatch"              # values differ from the spec
-    UNWRITTEN = "unwritten"            # output elements still hold the grader's NaN fill
-    NONFINITE = "nonfinite"            # NaN/Inf where the spec is finite
-    OUT_OF_BOUNDS = "out_of_bounds"    # a load or store outside its tensor
-    INPUT_MODIFIED = "input_modified"  # the kernel wrote into an input
-    EXCEPTION = "exception"            # a Python error inside the kernel (or importing the file)
-    CRASH = "crash"                    # the process running the kernel died, or broke the channel
-    TIMEOUT = "timeout"                # the kernel ran past the time limit
-    SIGNATURE = "signature"            # the kernel cannot be called as the puzzle calls it
-    COMPILE = "compile"                # it would not compile for a GPU
-    NOT_FOUND = "not_found"            # no kernel of that name in the file
-    SKIPPED = "skipped"                # not run, because an earlier case crashed or timed out
-    SHAPE = "shape"                    # an autograd wrapper returned the wrong shape, dtype or number of values
-    TORCH_COMPUTE = "torch_compute"    # an autograd wrapper computed with PyTorch instead of its kernels
-    SAVED = "saved"                    # an autograd wrapper saved the wrong tensors for backward
-    RACE = "race"                      # programs store to one element, or depend on each other's order
-    SNIFFING = "sniffing"              # the code tells the interpreter from a GPU
-    SYNTAX = "syntax"                  # the file does not parse, so nothing in it can be graded
-    INTERPRETER_LIMIT = "interpreter_limit"  # the interpreter cannot run it (not the learner's failure)
 
 
 def _kind(value) -> FailureKind | None:
@@ -145,11 +125,6 @@ class PuzzleResult:
         return None
 
 
-# Words only the grader's messages that name a mistake hold: a look-alike's note
-# (compare.look_alike_note) and an output read before anything was stored to it
-# (messages.read_before_write). Those functions write them from here.
-LOOKS_LIKE = "It looks like"
-READ_EARLY = "before storing to it"
 # A wrong element the kernel left at 0: a loop that never ran, a chunk never added.
 _YOURS_ZERO = re.compile(r"\byours -?0(?![\d.e])")
 # Failures whose message points at the line, access or element at fault.
