@@ -13,6 +13,7 @@ import struct
 from html import escape
 from pathlib import Path
 
+from grader.failures import label
 from grader.results import PuzzleResult
 
 MARK = {True: '<span style="color:#2e7d32">✓</span>', False: '<span style="color:#c62828">✗</span>'}
@@ -24,8 +25,6 @@ CELL = "text-align:left;padding:.25em .6em;vertical-align:top;white-space:nowrap
 MESSAGE = ("margin:.5em 0;padding:.4em .8em;border-left:3px solid #c62828;background:rgba(198,40,40,.06);"
            "white-space:pre-wrap;overflow-wrap:anywhere;line-height:1.45;text-align:left")
 PICTURE_MIN, PICTURE_MAX = 960, 1400  # CSS px: a two-tensor picture (2134 px drawn) shows at 1067
-KINDS = {"mismatch": "wrong values", "unwritten": "not written", "nonfinite": "NaN/Inf", "out_of_bounds":
-         "out of bounds", "input_modified": "wrote an input", "torch_compute": "computed with PyTorch"}
 
 
 def _values(values: dict) -> str:
@@ -35,10 +34,6 @@ def _values(values: dict) -> str:
 def _code(text: str) -> str:
     """Escaped text with its `quoted code` set as code."""
     return re.sub(r"`([^`\n]+)`", r"<code>\1</code>", escape(text))
-
-
-def _kind(kind: str | None) -> str:
-    return KINDS.get(kind or "", (kind or "failed").replace("_", " "))
 
 
 def picture_width(png: bytes) -> int | None:
@@ -91,13 +86,13 @@ def render(result: PuzzleResult, picture: Path | None = None) -> str:
     rows = []
     for case in result.cases:
         err = "" if case.max_abs_err is None else f"{case.max_abs_err:.2g}"
-        what = "" if case.passed else escape(_kind(case.kind))
+        what = "" if case.passed else escape(label(case.kind))
         printed = " (printed)" if case.printed.strip() else ""
         rows.append(f"<tr><td style='{CELL}'>{escape(case.label)}</td><td style='{CELL}'>{escape(_values(case.sizes))}"
                     f"</td><td style='{CELL}'>{escape(_values(case.blocks))}</td><td style='{CELL}'>{MARK[case.passed]}"
                     f"</td><td style='{CELL}'>{err}</td><td style='{CELL};width:100%'>{what}{printed}</td></tr>")
     for name, check in result.checks.items():
-        what = "" if check.passed else escape(_kind(check.kind))
+        what = "" if check.passed else escape(label(check.kind))
         rows.append(f"<tr><td style='{CELL}' colspan=3>{escape(name)}</td><td style='{CELL}'>{MARK[check.passed]}"
                     f"</td><td style='{CELL}'></td><td style='{CELL};width:100%'>{what}</td></tr>")
     table = ""
