@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from grader.failures import FailureKind
 from grader.imports import import_file
 from grader.puzzle import Puzzle
 
@@ -33,7 +34,7 @@ class PuzzleLoadError(Exception):
     error and never the end of a run: every other puzzle is still graded.
     """
 
-    def __init__(self, message: str, kind: str = "exception", line: int | None = None) -> None:
+    def __init__(self, message: str, kind: FailureKind = FailureKind.EXCEPTION, line: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.kind = kind
@@ -154,11 +155,11 @@ def load_puzzle(path: str) -> Puzzle:
     puzzle = getattr(module, "PUZZLE", None)
     if not isinstance(puzzle, Puzzle):
         raise PuzzleLoadError(f"{shown} defines no PUZZLE = Puzzle(...): put back the PUZZLE = Puzzle(...) "
-                              "block at the end of the file, then grade again.", kind="not_found")
+                              "block at the end of the file, then grade again.", kind=FailureKind.NOT_FOUND)
     expected = PUZZLE_FILE.match(os.path.basename(path)).group(1)
     if puzzle.id != expected:
         raise PuzzleLoadError(f"{shown}: PUZZLE.id is {puzzle.id!r} but the file name says {expected!r}: "
-                              f"put back id={expected!r}, then grade again.", kind="not_found")
+                              f"put back id={expected!r}, then grade again.", kind=FailureKind.NOT_FOUND)
     return puzzle
 
 
@@ -185,7 +186,7 @@ def _syntax_error(path: str, exc: SyntaxError) -> PuzzleLoadError:
     what = "does not parse" if type(exc) is SyntaxError else f"does not parse ({type(exc).__name__})"
     message = (f"{_where(path, where)} {what}: {at}{reason}{quoted}. "
                "Fix the line, then grade again.")
-    return PuzzleLoadError(message, kind="syntax", line=exc.lineno)
+    return PuzzleLoadError(message, kind=FailureKind.SYNTAX, line=exc.lineno)
 
 
 def _import_error(path: str, exc: BaseException) -> PuzzleLoadError:
@@ -200,7 +201,7 @@ def _import_error(path: str, exc: BaseException) -> PuzzleLoadError:
     error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     message = (f"{_where(path, where)} raised an error when imported: {at}{error}{quoted}. "
                "Fix the line, then grade again.")
-    return PuzzleLoadError(message, kind="exception", line=frame.lineno if frame is not None else None)
+    return PuzzleLoadError(message, kind=FailureKind.EXCEPTION, line=frame.lineno if frame is not None else None)
 
 
 def stub_signature(puzzle_path: str, kernel: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 import nbformat
 
 from grader.course import Course, PuzzleLoadError
+from grader.failures import FailureKind
 from grader.source_lines import marker_lines, statement_start
 
 # Each track's notebook: its name, its title and the track (``Puzzle.track``) whose puzzles it
@@ -87,7 +88,7 @@ def learner_part(path: Path) -> str:
         where = ", ".join(f"line {i + 1}" for i in found) or "none"
         raise PuzzleLoadError(f"{path.name}: the learner's part needs one `# ---- your part: ... ----` line "
                               f"and, after it, one closing `# ------...` line (marker lines found: {where})",
-                              kind="not_found", line=found[0] + 1 if found else None)
+                              kind=FailureKind.NOT_FOUND, line=found[0] + 1 if found else None)
     return "\n".join(lines[opening[0] + 1:closing[0]]).strip("\n")
 
 

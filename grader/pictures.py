@@ -14,7 +14,7 @@ from grader.options import Options
 from grader.plan import SpecShapes
 from grader.puzzle import Case
 from grader.report.pictures import Picture, draw_case
-from grader.results import PuzzleResult
+from grader.results import FailureKind, PuzzleResult
 from grader.isolation import worker_jail
 from grader.worker_pool import WorkerProcess
 
@@ -33,7 +33,7 @@ def choose_case(cases: tuple[Case, ...], wanted: str | None, result: PuzzleResul
         for case in cases:
             if getattr(telling, "label", None) == case.label:
                 return case
-        failing = {c.label for c in result.cases if not c.passed and c.kind != "skipped"}
+        failing = {c.label for c in result.cases if not c.passed and c.kind != FailureKind.SKIPPED}
         for case in cases:
             if case.label in failing:
                 return case

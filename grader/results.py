@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 # from here as they always were.
 from grader.failures import LOOKS_LIKE, READ_EARLY, FailureKind
 
+
 class Status(enum.StrEnum):
     """How grading one puzzle ended. A ``StrEnum``: each member is its own text, so JSON, CSV
     and every report read exactly as they did when statuses were plain strings."""
@@ -98,7 +99,7 @@ class PuzzleResult:
 
     @property
     def passed(self) -> bool:
-        return self.status == "pass"
+        return self.status == Status.PASS
 
     @property
     def telling_failure(self) -> CaseResult | CheckResult | None:
@@ -189,12 +190,12 @@ class Report:
         statuses = [r.status for r in self.results]
         return Summary(
             total=len(statuses),
-            passed=statuses.count("pass"),
-            failed=statuses.count("fail"),
-            not_attempted=statuses.count("not_attempted"),
-            errors=statuses.count("error"),
-            unsupported=statuses.count("unsupported"),
-            interpreter_limit=statuses.count("interpreter_limit"),
+            passed=statuses.count(Status.PASS),
+            failed=statuses.count(Status.FAIL),
+            not_attempted=statuses.count(Status.NOT_ATTEMPTED),
+            errors=statuses.count(Status.ERROR),
+            unsupported=statuses.count(Status.UNSUPPORTED),
+            interpreter_limit=statuses.count(Status.INTERPRETER_LIMIT),
         )
 
     @property
@@ -202,9 +203,10 @@ class Report:
         """0: everything passed (or cannot run on this Triton, or runs only on a GPU: the
         interpreter's limit is never the learner's failure); 1: something failed or was not
         attempted; 3: the grader itself broke (as pytest's INTERNAL_ERROR)."""
-        if any(r.status == "error" for r in self.results):
+        if any(r.status == Status.ERROR for r in self.results):
             return ExitCode.INTERNAL_ERROR
-        passed = self.results and all(r.status in ("pass", "unsupported", "interpreter_limit") for r in self.results)
+        passed = self.results and all(r.status in (Status.PASS, Status.UNSUPPORTED, Status.INTERPRETER_LIMIT)
+                                         for r in self.results)
         return ExitCode.OK if passed else ExitCode.FAILED
 
 

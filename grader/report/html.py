@@ -14,11 +14,11 @@ from html import escape
 from pathlib import Path
 
 from grader.failures import label
-from grader.results import PuzzleResult
+from grader.results import PuzzleResult, Status
 
 MARK = {True: '<span style="color:#2e7d32">✓</span>', False: '<span style="color:#c62828">✗</span>'}
-HEADLINE = {"pass": "#2e7d32", "fail": "#c62828", "not_attempted": "#757575", "unsupported": "#757575",
-            "interpreter_limit": "#757575", "error": "#e65100"}
+HEADLINE = {Status.PASS: "#2e7d32", Status.FAIL: "#c62828", Status.NOT_ATTEMPTED: "#757575",
+            Status.UNSUPPORTED: "#757575", Status.INTERPRETER_LIMIT: "#757575", Status.ERROR: "#e65100"}
 # Notebook 7 and JupyterLab lay tables out fixed, centred and right-aligned: undo that here.
 TABLE = "width:100%;table-layout:auto;border-collapse:collapse;margin:0 0 .5em 0"
 CELL = "text-align:left;padding:.25em .6em;vertical-align:top;white-space:nowrap"
@@ -71,15 +71,15 @@ def _failures(result: PuzzleResult) -> list[str]:
 
 def render(result: PuzzleResult, picture: Path | None = None) -> str:
     color = HEADLINE[result.status]
-    if result.status == "pass":
+    if result.status == Status.PASS:
         head = f"{result.puzzle} {escape(result.title)}: all {len(result.cases)} cases pass"
-    elif result.status == "not_attempted":
+    elif result.status == Status.NOT_ATTEMPTED:
         head = f"{result.puzzle} {escape(result.title)}: not attempted yet (the kernel is still the stub)"
-    elif result.status == "unsupported":
+    elif result.status == Status.UNSUPPORTED:
         head = f"{result.puzzle} {escape(result.title)}: {escape(result.message)}"
-    elif result.status == "interpreter_limit":
+    elif result.status == Status.INTERPRETER_LIMIT:
         head = f"{result.puzzle} {escape(result.title)}: not graded here (not a fail): {escape(result.message)}"
-    elif result.status == "error":
+    elif result.status == Status.ERROR:
         head = f"{result.puzzle}: grader error (not your fault): {escape(result.message)}"
     else:
         head = f"{result.puzzle} {escape(result.title)}: {sum(c.passed for c in result.cases)}/{len(result.cases)} cases pass"
@@ -100,8 +100,8 @@ def render(result: PuzzleResult, picture: Path | None = None) -> str:
         table = (f"<table class='tp-result' style='{TABLE}'><thead><tr>"
                  + "".join(f"<th style='{CELL}'>{h}</th>" for h in ("case", "sizes", "blocks", "", "max err", "failure"))
                  + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-    blocks = _failures(result) if result.status == "fail" else []
-    if not blocks and result.status == "fail" and result.message:
+    blocks = _failures(result) if result.status == Status.FAIL else []
+    if not blocks and result.status == Status.FAIL and result.message:
         blocks = [_message(result.puzzle, result.message)]
     messages = ""
     if blocks:
