@@ -894,6 +894,7 @@ class Entry:
     label: str  # a report's short name for it (the HTML table's failure column)
     words: Mapping[type, Callable[[Any], str]]  # facts type -> the message
     stops: str | None = None  # after it the remaining cases are not run: "<case> <stops>" says why
+    points: bool = False  # its message points at the line, access or element at fault: shown first
 
     def message(self, facts) -> str:
         return self.words[type(facts)](facts)
@@ -905,26 +906,27 @@ CATALOGUE: dict[FailureKind, Entry] = {
     FailureKind.MISMATCH: Entry("wrong values", {Mismatch: _mismatch, **_VALUES}),
     FailureKind.UNWRITTEN: Entry("not written", {Unwritten: _unwritten, NeverComputed: _never_computed, **_VALUES}),
     FailureKind.NONFINITE: Entry("NaN/Inf", {Nonfinite: _nonfinite, **_VALUES}),
-    FailureKind.OUT_OF_BOUNDS: Entry("out of bounds", {StrayStore: _stray_store, Worded: _said}),
-    FailureKind.INPUT_MODIFIED: Entry("wrote an input", {InputModified: _input_modified}),
+    FailureKind.OUT_OF_BOUNDS: Entry("out of bounds", {StrayStore: _stray_store, Worded: _said}, points=True),
+    FailureKind.INPUT_MODIFIED: Entry("wrote an input", {InputModified: _input_modified}, points=True),
     FailureKind.EXCEPTION: Entry("exception", {Raised: _raised, ImportFailed: _import_failed,
-                                               ReplayDisagrees: _replay_disagrees, Worded: _said}),
+                                               ReplayDisagrees: _replay_disagrees, Worded: _said}, points=True),
     FailureKind.CRASH: Entry("crash", {Crash: _crash}, stops="crashed"),
     FailureKind.TIMEOUT: Entry("timeout", {Timeout: _timeout}, stops="timed out"),
-    FailureKind.SIGNATURE: Entry("signature", {NotCallable: _not_callable, Worded: _said}),
+    FailureKind.SIGNATURE: Entry("signature", {NotCallable: _not_callable, Worded: _said}, points=True),
     FailureKind.COMPILE: Entry("compile", {CompileFailed: _compile_failed, CompileCheck: _compile_check,
-                                           LaunchCompile: _launch_compile, CheckUnfinished: _check_unfinished}),
-    FailureKind.NOT_FOUND: Entry("not found", {NoKernel: _no_kernel, Dropped: _dropped, Worded: _said}),
+                                           LaunchCompile: _launch_compile, CheckUnfinished: _check_unfinished},
+                               points=True),
+    FailureKind.NOT_FOUND: Entry("not found", {NoKernel: _no_kernel, Dropped: _dropped, Worded: _said}, points=True),
     FailureKind.SKIPPED: Entry("skipped", {Skipped: _skipped}),
     FailureKind.SHAPE: Entry("shape", {NotATensor: _not_a_tensor, WrongOutput: _wrong_output, GradCount: _grad_count,
-                                       GradNotTensor: _grad_not_tensor, GradShape: _grad_shape}),
+                                       GradNotTensor: _grad_not_tensor, GradShape: _grad_shape}, points=True),
     FailureKind.TORCH_COMPUTE: Entry("computed with PyTorch", {
         TorchOp: _torch_op, NoLaunch: _no_launch, Unseen: _unseen, HostValues: _host_values,
-        ReturnsInput: _returns_input, NotReplayable: _not_replayable}),
-    FailureKind.SAVED: Entry("saved", {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra}),
-    FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent}),
-    FailureKind.SNIFFING: Entry("sniffing", {Worded: _said}),
-    FailureKind.SYNTAX: Entry("syntax", {Worded: _said}),
+        ReturnsInput: _returns_input, NotReplayable: _not_replayable}, points=True),
+    FailureKind.SAVED: Entry("saved", {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra}, points=True),
+    FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent}, points=True),
+    FailureKind.SNIFFING: Entry("sniffing", {Worded: _said}, points=True),
+    FailureKind.SYNTAX: Entry("syntax", {Worded: _said}, points=True),
     FailureKind.INTERPRETER_LIMIT: Entry("interpreter limit", {InterpreterLimit: _interpreter_limit},
                                          stops="needs a GPU"),
 }
@@ -946,6 +948,12 @@ def finding(facts) -> str:
     """The message without its general advice ("Look for a division by zero, ..."): what a
     look-alike's note replaces, since it names the cause itself. "" where there is none."""
     return _nonfinite_finding(facts) if isinstance(facts, Nonfinite) else ""
+
+
+def points(kind: FailureKind | None) -> bool:
+    """Whether a failure of ``kind`` names the line, access or element at fault (see
+    :func:`grader.results.most_telling`)."""
+    return kind is not None and CATALOGUE[kind].points
 
 
 def stops(kind: FailureKind) -> str | None:

@@ -12,7 +12,7 @@ from typing import Mapping, Sequence
 
 # The kinds and the words telling_rank looks for live in the failures' catalogue; imported
 # from here as they always were.
-from grader.failures import LOOKS_LIKE, READ_EARLY, FailureKind
+from grader.failures import LOOKS_LIKE, READ_EARLY, FailureKind, points
 
 
 class Status(enum.StrEnum):
@@ -128,18 +128,13 @@ class PuzzleResult:
 
 # A wrong element the kernel left at 0: a loop that never ran, a chunk never added.
 _YOURS_ZERO = re.compile(r"\byours -?0(?![\d.e])")
-# Failures whose message points at the line, access or element at fault.
-_POINTED = frozenset({FailureKind.OUT_OF_BOUNDS, FailureKind.RACE, FailureKind.INPUT_MODIFIED,
-                      FailureKind.EXCEPTION, FailureKind.COMPILE, FailureKind.SIGNATURE, FailureKind.SHAPE,
-                      FailureKind.TORCH_COMPUTE, FailureKind.SAVED, FailureKind.SNIFFING, FailureKind.SYNTAX,
-                      FailureKind.NOT_FOUND})
 
 
 def telling_rank(failure: "CaseResult | CheckResult") -> int:
     """How much a failing case or check explains: 0 tells the most (see :func:`most_telling`)."""
     if failure.kind == FailureKind.SKIPPED:
         return 4
-    if failure.kind in _POINTED or LOOKS_LIKE in failure.message or READ_EARLY in failure.message:
+    if points(failure.kind) or LOOKS_LIKE in failure.message or READ_EARLY in failure.message:
         return 0
     if failure.kind == FailureKind.UNWRITTEN:
         return 1

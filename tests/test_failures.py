@@ -173,6 +173,17 @@ def test_labels_are_what_the_html_report_printed_before_the_catalogue():
     assert label(None) == "failed"
 
 
+def test_the_kinds_that_point_at_the_fault_are_shown_first():
+    """The catalogue says which kinds' messages point at the line, access or element at fault:
+    results.most_telling shows those before wrong values, NaN, timeouts and crashes."""
+    pointing = {kind for kind, entry in CATALOGUE.items() if entry.points}
+    assert pointing == {K.OUT_OF_BOUNDS, K.RACE, K.INPUT_MODIFIED, K.EXCEPTION, K.COMPILE, K.SIGNATURE, K.SHAPE,
+                        K.TORCH_COMPUTE, K.SAVED, K.SNIFFING, K.SYNTAX, K.NOT_FOUND}
+    wrong, crash = (CheckResult(False, word(SAMPLES[k][0]), k) for k in (K.MISMATCH, K.CRASH))
+    race = CheckResult(False, word(SAMPLES[K.RACE][0]), K.RACE)
+    assert results.most_telling([wrong, crash, race]) is race and results.most_telling([crash, race]) is race
+
+
 def _failing(kind: str, message: str) -> PuzzleResult:
     case = CaseResult(name="classic", sizes={"N0": 8}, blocks={"B0": 8}, seed=0, grid=(1,), passed=False,
                       kind=kind, message=message)
