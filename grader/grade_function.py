@@ -70,15 +70,14 @@ class FunctionGrader(PuzzleGrader):
             keys = (programs.launch_key(step, program) for step in program.launches())
             failed = next((compiled[key] for key in keys if compiled.get(key)), None)
             if failed is not None:
-                results[case.label] = case_result(case, self.puzzle, False, FailureKind.COMPILE,
-                                                  f"{describe_case(case, self.puzzle)}: {failed}")
+                results[case.label] = failed_case(case, self.puzzle, failed, describe_case(case, self.puzzle))
         return [results[case.label] for case in self.puzzle.cases]
 
-    def _compile_launches(self, recorded: list[wire.Program]) -> dict[str, str]:
+    def _compile_launches(self, recorded: list[wire.Program]) -> dict:
         """In the interpreter, every distinct launch the wrapper made is compiled for sm_90 too, as
         a kernel puzzle's kernel is: a kernel that runs only as Python fails here. Returns, per
-        launch, the failure's text ("" where it compiles)."""
-        verdicts: dict[str, str] = {}
+        launch, the failure found (None where it compiles)."""
+        verdicts: dict[str, failures.LaunchCompile | failures.CheckUnfinished | None] = {}
         if self.compiler is None:
             return verdicts
         with self._checker_session() as compiler:
@@ -90,7 +89,7 @@ class FunctionGrader(PuzzleGrader):
                     verdicts[key] = self._compile_one(step, program, compiler)
         return verdicts
 
-    def _compile_one(self, step: wire.Step, program: wire.Program, compiler) -> str:
+    def _compile_one(self, step: wire.Step, program: wire.Program, compiler):
         typed = lambda value: programs.typed_argument(value, program)  # noqa: E731
         arguments, keywords = [typed(a) for a in step.args], {k: typed(v) for k, v in step.kwargs.items()}
         if step.compiled:  # the handle took every parameter in order; warmup's values were compiled
@@ -102,11 +101,11 @@ class FunctionGrader(PuzzleGrader):
         try:
             reply, _ = self._ask(message, timeout=max(60.0, self.options.timeout), worker=compiler)
         except Unanswered as unanswered:
-            return failures.word(failures.CheckUnfinished(unanswered.cause, name))
+            return failures.CheckUnfinished(unanswered.cause, name)
         if not isinstance(reply, wire.Failure):
-            return ""
-        failed = failures.CompileFailed(reply.error, reply.line, reply.source)
-        return failures.word(failures.LaunchCompile(name, step.line, step.source, reply.config, failed))
+            return None
+        return failures.LaunchCompile(name, step.line, step.source, reply.config,
+                                      failures.CompileFailed(reply.error, reply.line, reply.source))
 
     def _sniffing(self) -> str | None:
         """The wrapper must not be able to tell its recording from real use, nor its kernels
