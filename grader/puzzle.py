@@ -1,4 +1,4 @@
-"""The author API, as puzzle files import it: ``from grader.course.puzzle import Puzzle, Case, ...``.
+"""The author API, as puzzle files import it: ``from grader.puzzle import Puzzle, Case, ...``.
 
 Defined in :mod:`grader.course.puzzle`; this name stays so that every puzzle file, shipped or
 already in a learner's hands, keeps importing from here.

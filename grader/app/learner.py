@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.course.loader import Course
+from grader.judge.results import Status
 
 PROGRESS_FILE = ".progress.json"
 
@@ -63,8 +64,8 @@ PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
 """A path that overrides where progress is kept: tests point it at a temporary file."""
 
 # The words a result's status is saved as; the same as check() in a notebook saves.
-STATUS_WORDS = {"pass": "passed", "fail": "failing", "not_attempted": "not attempted",
-                "unsupported": "unsupported", "interpreter_limit": "grade on a GPU", "error": "failing"}
+STATUS_WORDS = {Status.PASS: "passed", Status.FAIL: "failing", Status.NOT_ATTEMPTED: "not attempted",
+                Status.UNSUPPORTED: "unsupported", Status.INTERPRETER_LIMIT: "grade on a GPU", Status.ERROR: "failing"}
 
 # How far a status word is along the way: the best one is kept.
 RANK = {"not attempted": 0, "unsupported": 1, "failing": 2, "grade on a GPU": 2, "passed": 3}

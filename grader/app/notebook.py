@@ -18,7 +18,7 @@ from grader.course.loader import Course, find_root, normalise_id
 from grader.app.learner import STATUS_WORDS, ProgressFile  # noqa: F401  (for learners and tests: grader.app.notebook.ProgressFile)
 from grader.judge.kinds import kind_of
 from grader.judge.options import Options
-from grader.judge.results import PuzzleResult
+from grader.judge.results import PuzzleResult, Status
 
 # What a learner calls from a notebook; everything else here is private.
 __all__ = ["check", "course_panel", "hint", "show"]
@@ -110,7 +110,7 @@ def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: boo
         # messages say the cell's line numbers, not the written module's
         result = replace(capture.lines, module=path.name).apply(report.results[0])
         drawn = None
-        if picture and result.status == "fail" and kind_of(course.puzzle(puzzle_id)).pictures and result.cases:
+        if picture and result.status == Status.FAIL and kind_of(course.puzzle(puzzle_id)).pictures and result.cases:
             drawn = _picture(course, puzzle_id, path, folder, result, grading, options.timeout)
     (progress or ProgressFile()).attempt(puzzle_id, STATUS_WORDS.get(result.status, result.status))
     html = render(result, drawn)  # the picture goes into the page itself

@@ -14,6 +14,7 @@ import nbformat
 
 from grader.course.loader import Course, PuzzleLoadError
 from grader.source.source_lines import marker_lines, statement_start
+from grader.judge.failures import FailureKind
 
 # Each track's notebook: its name, its title and the track (``Puzzle.track``) whose puzzles it
 # holds. A track with no puzzle yet gets no notebook: none is written, none checked as stale.
@@ -87,7 +88,7 @@ def learner_part(path: Path) -> str:
         where = ", ".join(f"line {i + 1}" for i in found) or "none"
         raise PuzzleLoadError(f"{path.name}: the learner's part needs one `# ---- your part: ... ----` line "
                               f"and, after it, one closing `# ------...` line (marker lines found: {where})",
-                              kind="not_found", line=found[0] + 1 if found else None)
+                              kind=FailureKind.NOT_FOUND, line=found[0] + 1 if found else None)
     return "\n".join(lines[opening[0] + 1:closing[0]]).strip("\n")
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from grader.course.loader import Course
 from grader.judge.options import Options
+from grader.judge.results import Status
 from grader.judge.session import grade_many
 
 
@@ -43,24 +44,24 @@ def run(course: Course, options: Options, jobs: int = Options.JOBS) -> list[Row]
     rows = []
     for (puzzle_id, path), result in zip(targets, report.results):
         first = result.first_failure
-        if result.status == "unsupported" or _uses_removed_api(result):
+        if result.status == Status.UNSUPPORTED or _uses_removed_api(result):
             # Neither right nor wrong on this Triton: the entry needs an API it no longer has.
             rows.append(Row(path.stem if path.parent.name != "solutions" else f"solution {puzzle_id}",
-                            "pass or fail", "unsupported", True, result.message))
+                            "pass or fail", Status.UNSUPPORTED, True, result.message))
             continue
         if path.parent.name == "solutions":
-            rows.append(Row(f"solution {puzzle_id}", "pass", result.status, result.passed, result.message))
+            rows.append(Row(f"solution {puzzle_id}", Status.PASS, result.status, result.passed, result.message))
             continue
         expect = declared(path).get("EXPECT_KIND", "?")
         got = getattr(first, "kind", None) or result.status
-        rows.append(Row(path.stem, f"fail: {expect}", f"{result.status}: {got}" if not result.passed else "pass",
-                        result.status == "fail" and got == expect, result.message))
+        rows.append(Row(path.stem, f"fail: {expect}", f"{result.status}: {got}" if not result.passed else Status.PASS,
+                        result.status == Status.FAIL and got == expect, result.message))
     return rows
 
 
 def _uses_removed_api(result) -> bool:
     """An autograd entry that launches block-pointer kernels where triton removed them (3.9)."""
-    if result.status != "fail" or "Block pointers have been removed" not in result.message:
+    if result.status != Status.FAIL or "Block pointers have been removed" not in result.message:
         return False
     from grader.course import apis
     return not apis.works("make_block_ptr")
@@ -74,7 +75,7 @@ def render(rows: list[Row]) -> str:
         if not r.ok:
             lines.append(f"{'':{width}}  {r.message[:200]}")
     bad = sum(not r.ok for r in rows)
-    skipped = sum(r.got == "unsupported" for r in rows)
+    skipped = sum(r.got == Status.UNSUPPORTED for r in rows)
     lines.append(f"{len(rows) - bad}/{len(rows)} as expected"
                  + (f" ({skipped} unsupported on this Triton)" if skipped else ""))
     return "\n".join(lines)

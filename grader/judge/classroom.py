@@ -32,7 +32,7 @@ from typing import Callable, Mapping
 from grader.course.loader import Course
 from grader.judge.batch_resume import not_graded
 from grader.judge.options import Options
-from grader.judge.results import CheckResult, PuzzleResult, StudentResult
+from grader.judge.results import CheckResult, FailureKind, PuzzleResult, Status, StudentResult
 from grader.judge.session import Grading, run_pool
 from grader.source.intake import Student, prepare_class
 
@@ -110,16 +110,17 @@ def _missing(course: Course, puzzle_id: str, student: Student, options: Options)
     anyone = [p for p, name in unread.items() if not re.match(r"puzzle\d", name)] if not student.files else []
     reasons = own or anyone
     if not reasons:
-        return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status="not_attempted",
+        return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status=Status.NOT_ATTEMPTED,
                             source=student.name, device=options.device,
                             message=f"no `{puzzle.kernel}` in the submission")
     syntax = any("SyntaxError" in r or "IndentationError" in r or "TabError" in r for r in reasons)
     message = ("; ".join(reasons[:3]) + f"; so `{puzzle.kernel}` was not graded. "
                "Fix the file, then submit again.")
     # Sources are named as graded ones are: under the student's row, never this machine's path.
-    return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status="fail", source=student.name,
+    kind = FailureKind.SYNTAX if syntax else FailureKind.EXCEPTION
+    return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status=Status.FAIL, source=student.name,
                         device=options.device, message=message,
-                        checks={"load": CheckResult(False, message, "syntax" if syntax else "exception")})
+                        checks={"load": CheckResult(False, message, kind)})
 
 
 def _unread_file(problem: str) -> str | None:

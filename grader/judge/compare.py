@@ -11,8 +11,15 @@ from typing import Callable, Mapping, Sequence
 
 import torch
 
+from grader.judge import failures
+from grader.judge.failures import (Element, InputModified, Mismatch, Nonfinite, OrderDependent, StrayStore, Unwritten,
+                             fmt_index, fmt_value, index_of, look_alike_note, plural)
 from grader.judge.fence import Buffer, GuardDamage, is_unwritten, unpack
-from grader.judge.results import LOOKS_LIKE
+
+# What the checks find is worded by the failures' catalogue; fmt_index, fmt_value, index_of,
+# look_alike_note and plural are imported from here as they always were.
+__all__ = ["Outcome", "compare", "compare_tensor", "written_outputs", "close_enough", "made_alike", "recognise",
+           "order_changed", "fmt_index", "fmt_value", "index_of", "look_alike_note", "plural"]
 
 SHOW = 3  # wrong elements listed in a message
 
@@ -26,42 +33,15 @@ class Outcome:
     # The message without its general advice ("Look for a division by zero, ..."): what a
     # look-alike's note replaces, since it names the cause itself. "" when there is none.
     finding: str = ""
+    facts: object = None  # what the check found (grader.judge.failures), which the message words
+
+    @classmethod
+    def failed(cls, facts, max_abs_err: float | None = None) -> "Outcome":
+        return cls(False, facts.kind, failures.word(facts), max_abs_err, failures.finding(facts), facts)
 
 
-def index_of(flat: int, shape: Sequence[int]) -> tuple[int, ...]:
-    index = []
-    for size in reversed(shape):
-        index.append(flat % size if size else 0)
-        flat //= max(size, 1)
-    return tuple(reversed(index))
-
-
-def fmt_index(index: tuple[int, ...]) -> str:
-    return "(" + ", ".join(map(str, index)) + ")" if len(index) != 1 else f"({index[0]})"
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 element``, ``2 elements``."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-def fmt_value(value: float) -> str:
-    return f"{value:.6g}"
-
-
-def _damage_message(buf: Buffer, damage: GuardDamage) -> str:
-    parts = []
-    if damage.after is not None:
-        first, last = damage.after
-        parts.append(f"elements {first}..{last} past its end" if last > first else f"element {first} past its end")
-    if damage.before is not None:
-        first, last = damage.before
-        parts.append(f"elements {first}..{last} before its start" if last > first else f"element {first} before its start")
-    what = "output" if buf.role == "output" else "input"
-    return (f"out-of-bounds store: the kernel wrote {' and '.join(parts)} of {what} `{buf.name}` "
-            f"(shape {tuple(buf.shape)}, {plural(buf.numel, 'element')}; {plural(damage.count, 'stray element')}). "
-            f"Fix: mask the store, e.g. `tl.store({buf.name}_ptr + offs, value, mask=offs < N0)`, "
-            f"so that lanes past the end are switched off.")
+def _stray_store(buf: Buffer, damage: GuardDamage) -> StrayStore:
+    return StrayStore(buf.name, buf.role, tuple(buf.shape), buf.numel, damage.count, damage.after, damage.before)
 
 
 def _positions(mask: torch.Tensor) -> list[int]:
@@ -77,7 +57,7 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
     unpacked = [unpack(b, r) for b, r in zip(buffers, raw)]
     for buf, (_, damage) in zip(buffers, unpacked):
         if damage is not None:
-            return Outcome(False, "out_of_bounds", _damage_message(buf, damage))
+            return Outcome.failed(_stray_store(buf, damage))
 
     for buf, (data, _), original in zip(buffers, unpacked, inputs):
         before = original.contiguous().view(torch.uint8).reshape(-1, buf.itemsize)
@@ -85,9 +65,7 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
         changed = (before != after).any(dim=1)
         if bool(changed.any()):
             first = index_of(_positions(changed)[0], buf.shape)
-            return Outcome(False, "input_modified",
-                           f"the kernel wrote into input `{buf.name}`: {int(changed.sum())} element(s) changed, "
-                           f"first at {fmt_index(first)}. Inputs are read-only: store only to the output pointer.")
+            return Outcome.failed(InputModified(buf.name, int(changed.sum()), first))
 
     worst = 0.0
     outputs = list(zip(buffers[len(inputs):], unpacked[len(inputs):], expected))
@@ -108,35 +86,21 @@ def compare_tensor(name: str, actual: torch.Tensor, expected: torch.Tensor, atol
     total = actual.numel()
     unwritten = is_unwritten(actual) if filled else torch.zeros(actual.shape, dtype=torch.bool)
     if bool(unwritten.any()):
-        count = int(unwritten.sum())
-        where = ", ".join(fmt_index(index_of(p, actual.shape)) for p in _positions(unwritten))
-        what = f"no element of `{name}` was written" if count == total else \
-            f"{count} of {total} elements of `{name}` were never written (first at {where})"
-        return Outcome(False, "unwritten",
-                       f"{what}. Every output element must be stored: check that the grid and your offsets cover "
-                       f"all of `{name}` and that the store's mask is not too strict.")
+        first = tuple(index_of(p, actual.shape) for p in _positions(unwritten))
+        return Outcome.failed(Unwritten(name, int(unwritten.sum()), total, first))
 
-    reduced = ""
-    if reduce is not None:
+    reduced = reduce is not None
+    if reduced:
         actual = reduce(actual)
-        reduced = " (after the host's reduction of what the kernel wrote)"
     if actual.shape != expected.shape:  # a course bug: the spec disagrees with its annotation
         raise ValueError(f"{name}: spec returned shape {tuple(expected.shape)}, compared with {tuple(actual.shape)}")
     total = actual.numel()
     actual_f, expected_f = actual.double(), expected.double()
     bad_nonfinite = ~torch.isfinite(actual_f) & torch.isfinite(expected_f)
     if bool(bad_nonfinite.any()):
-        first = _positions(bad_nonfinite)[0]
-        idx = index_of(first, actual.shape)
-        hint = ("This case's inputs are large: exp() of them overflows float32, or underflows to 0 so that "
-                "a sum of them is 0. Subtract the row's true maximum before exponentiating (exp(x - max) is at "
-                "most 1): start it at -inf, not 0, and take it over every chunk." if large_inputs else
-                "Look for a division by zero, a log of a non-positive value, or exp() overflowing.")
-        hint += _stray_load_hint(actual_f) if on_gpu else ""
-        finding = (f"`{name}`{reduced} has {int(bad_nonfinite.sum())} NaN/Inf value(s) where the spec is "
-                   f"finite, first at {fmt_index(idx)}: yours {fmt_value(actual_f.reshape(-1)[first].item())}, "
-                   f"expected {fmt_value(expected_f.reshape(-1)[first].item())}.")
-        return Outcome(False, "nonfinite", f"{finding} {hint}", finding=finding)
+        first = _element(_positions(bad_nonfinite)[0], actual_f, expected_f)
+        return Outcome.failed(Nonfinite(name, int(bad_nonfinite.sum()), first, large_inputs, reduced,
+                                        on_gpu and _stray_loads(actual_f)))
 
     close = torch.isclose(actual_f, expected_f, rtol=rtol, atol=atol, equal_nan=True)
     finite = torch.isfinite(actual_f) & torch.isfinite(expected_f)
@@ -145,22 +109,28 @@ def compare_tensor(name: str, actual: torch.Tensor, expected: torch.Tensor, atol
     if bool(close.all()):
         return Outcome(True, max_abs_err=max_err)
     wrong = ~close
-    shown = "; ".join(
-        f"{fmt_index(index_of(p, actual.shape))}: yours {fmt_value(actual_f.reshape(-1)[p].item())}, "
-        f"expected {fmt_value(expected_f.reshape(-1)[p].item())}" for p in _positions(wrong))
-    return Outcome(False, "mismatch",
-                   f"wrong values in `{name}`{reduced}: {int(wrong.sum())} of {total} elements differ "
-                   f"(max abs err {max_err:.3g}, tolerance atol={atol:g}, rtol={rtol:g}). {shown}"
-                   + (_stray_load_hint(actual_f) if on_gpu else ""),
-                   max_abs_err=max_err)
+    shown = tuple(_element(p, actual_f, expected_f) for p in _positions(wrong))
+    return Outcome.failed(Mismatch(name, int(wrong.sum()), total, max_err, atol, rtol, shown, reduced,
+                                   on_gpu and _stray_loads(actual_f)), max_abs_err=max_err)
 
 
-def _stray_load_hint(actual: torch.Tensor) -> str:
-    """On a GPU, loads past a tensor read the guards' huge values; say so when they show."""
-    if not bool((~torch.isfinite(actual) | (actual.abs() > 1e37)).any()):
-        return ""
-    return (" Some values are huge or infinite, as when a load strays past its tensor into the "
-            "grader's guard region: run with --device cpu to have every load checked.")
+def _element(flat: int, actual: torch.Tensor, expected: torch.Tensor) -> Element:
+    return Element(index_of(flat, actual.shape), actual.reshape(-1)[flat].item(), expected.reshape(-1)[flat].item())
+
+
+def _stray_loads(actual: torch.Tensor) -> bool:
+    """On a GPU, loads past a tensor read the guards' huge values: whether they show."""
+    return bool((~torch.isfinite(actual) | (actual.abs() > 1e37)).any())
+
+
+def order_changed(tensor: str, in_order: torch.Tensor, reversed_order: torch.Tensor) -> OrderDependent:
+    """What running the programs in reverse order changed in an output: a race."""
+    differ = ~((in_order == reversed_order) | (torch.isnan(in_order) & torch.isnan(reversed_order))) \
+        if in_order.is_floating_point() else in_order != reversed_order
+    positions = torch.nonzero(differ.reshape(-1)).flatten()[:SHOW].tolist()
+    shown = tuple((index_of(p, tuple(in_order.shape)), in_order.reshape(-1)[p].item(),
+                   reversed_order.reshape(-1)[p].item()) for p in positions)
+    return OrderDependent(tensor, int(differ.sum()), shown)
 
 
 def written_outputs(buffers: Sequence[Buffer], raw: Sequence[bytes], n_inputs: int,
@@ -213,9 +183,3 @@ def recognise(look_alikes: Sequence, inputs: Sequence[torch.Tensor], expected: S
         if all(made_alike(a, w, atol, rtol) for a, w in zip(actual, wrong)):
             return look
     return None
-
-
-def look_alike_note(message: str, look) -> str:
-    """The message with the look-alike's sentence added, after a full stop."""
-    message = message.rstrip()
-    return f"{message}{'' if message.endswith('.') else '.'} {LOOKS_LIKE} {look.name}: {look.where.rstrip('.')}."

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import msgspec
 
-from grader.judge import messages
+from grader.judge import failures, messages
 from grader.channel import wire
 from grader.channel.binding import BindingError, Param, bind
 from grader.course.case import draw
-from grader.judge.compare import compare, look_alike_note, recognise, written_outputs
+from grader.judge.compare import compare, look_alike_note, order_changed, recognise, written_outputs
 from grader.course.loader import Course, stub_signature
 from grader.judge.fence import pack
 from grader.judge.options import Options
@@ -38,18 +38,26 @@ NEEDS_ASSEMBLER = ("inline_asm", "maxnreg")
 
 class Unanswered(Exception):
     """A request the worker gave no reply to judge: it timed out, died, or sent what its
-    request does not allow. ``kind`` and ``text`` are the learner's failure; ``cause`` names
-    what happened; the remaining cases are not run."""
+    request does not allow. ``facts`` are the learner's failure (``kind`` and ``text`` from
+    them); ``cause`` names what happened; the remaining cases are not run (``abort`` says why)."""
 
-    def __init__(self, kind: FailureKind, text: str, cause: str, abort: str, seconds: float = 0.0) -> None:
+    def __init__(self, facts: "failures.Timeout | failures.Crash", cause: str, seconds: float = 0.0) -> None:
+        text = failures.word(facts)
         super().__init__(text)
-        self.kind, self.text, self.cause, self.abort, self.seconds = kind, text, cause, abort, seconds
+        self.facts, self.kind, self.text, self.cause, self.seconds = facts, facts.kind, text, cause, seconds
+        self.abort = failures.stops(facts.kind)
 
 
 def case_result(case: Case, puzzle: Puzzle, passed: bool, kind=None, message="", **extra) -> CaseResult:
     return CaseResult(name=case.name, sizes=puzzle.sizes(case), blocks=dict(case.blocks), seed=case.seed,
                       grid=puzzle.launch_grid(case), passed=passed, kind=kind, message=messages.tidy(message),
                       **extra)
+
+
+def failed_case(case: Case, puzzle: Puzzle, facts, describe: str = "", **extra) -> CaseResult:
+    """A failing case's result: the kind and message of the facts found, after ``describe``."""
+    text = failures.word(facts)
+    return case_result(case, puzzle, False, facts.kind, f"{describe}: {text}" if describe else text, **extra)
 
 
 def zeros(buffer) -> "torch.Tensor":
@@ -94,14 +102,13 @@ class PuzzleGrader:
         try:
             return (worker or self.worker).request(message, blobs, timeout=timeout)
         except WorkerTimedOut:
-            raise Unanswered(FailureKind.TIMEOUT, messages.timeout(timeout), "WorkerTimedOut", "timed out",
-                             seconds=timeout) from None
+            raise Unanswered(failures.Timeout(timeout), "WorkerTimedOut", seconds=timeout) from None
         except WorkerDied as died:
             raise self._died(died) from None
 
     def _died(self, died: WorkerDied) -> Unanswered:
-        text = messages.crash(died.returncode, died.stderr_tail, self.options.device, died.corrupted)
-        return Unanswered(FailureKind.CRASH, text, "WorkerDied", "crashed")
+        return Unanswered(failures.Crash(died.returncode, died.stderr_tail, self.options.device, died.corrupted),
+                          "WorkerDied")
 
     def _malformed(self, error: Exception):
         """A reply that passed the wire's checks but does not fit its request (too few blobs,
@@ -113,33 +120,35 @@ class PuzzleGrader:
 
     def _case_failure(self, failure: wire.Failure) -> tuple[FailureKind, str, str | None]:
         """A case's failure as the worker reported it: (kind, text, why the remaining cases are
-        not run or None). Kernel and autograd puzzles share it."""
-        if failure.kind == "out_of_bounds":
-            return FailureKind.OUT_OF_BOUNDS, messages.out_of_bounds(failure.access,
-                                                                     self._bounds_dims(failure.access)), None
-        if failure.kind == "exception":
-            return FailureKind.EXCEPTION, messages.exception(failure), None
-        if failure.kind == "compile":
-            return FailureKind.COMPILE, messages.compile_failure(failure.error, failure.line, failure.source,
-                                                                 on_gpu=True), None
-        if failure.kind == "interpreter_limit":  # the cases after it would meet the same limit
-            return FailureKind.INTERPRETER_LIMIT, messages.interpreter_limit(
-                failure, self.puzzle.id, self.compiler is not None and self.compile_beside), \
-                "needs a GPU"  # (a kernel puzzle's cases run only once its GPU compile check passed)
-        if failure.kind == "crash":
+        not run or None, from the catalogue: a crash, or the interpreter's limit, which the cases after
+        it would meet too). Kernel and autograd puzzles share it."""
+        kind = failures.reported(failure.kind)
+        if kind == FailureKind.OUT_OF_BOUNDS:
+            facts = failures.Worded(kind, messages.out_of_bounds(failure.access,
+                                                                 self._bounds_dims(failure.access)))
+        elif kind == FailureKind.EXCEPTION:
+            facts = failures.Raised(failure.error, failure.line, failure.source)
+        elif kind == FailureKind.COMPILE:
+            facts = failures.CompileFailed(failure.error, failure.line, failure.source, on_gpu=True)
+        elif kind == FailureKind.INTERPRETER_LIMIT:  # a kernel puzzle's cases run once its GPU compile check passed
+            facts = failures.InterpreterLimit(failure.error, failure.line, failure.source, self.puzzle.id,
+                                              self.compiler is not None and self.compile_beside)
+        elif kind == FailureKind.CRASH:
             self.worker.kill()
-            return FailureKind.CRASH, messages.crash(None, failure.error, self.options.device), "crashed"
-        if failure.kind == "signature":
-            return FailureKind.SIGNATURE, self._not_callable(failure), None
-        raise RuntimeError(f"worker error: {failure.error}")
+            facts = failures.Crash(None, failure.error, self.options.device)
+        elif kind == FailureKind.SIGNATURE:
+            facts = self._not_callable(failure)
+        else:
+            raise RuntimeError(f"worker error: {failure.error}")
+        return kind, failures.word(facts), failures.stops(kind)
 
     def _bounds_dims(self, access: wire.OutOfBoundsAccess) -> tuple[str, ...]:
         specs = {s.name: self.shapes.buffer_dims(s) for s in self.shapes.all}
         spec = specs.get(access.tensor)
         return spec.dims if spec else ()
 
-    def _not_callable(self, failure: wire.Failure) -> str:
-        return failure.reason or f"`{self.puzzle.kernel}` is not a Triton kernel: decorate it with @triton.jit."
+    def _not_callable(self, failure: wire.Failure) -> failures.NotCallable:
+        return failures.NotCallable(self.puzzle.kernel, failure.reason)
 
     def _unanswered_case(self, case: Case, describe: str, unanswered: Unanswered, binding=None):
         """(CaseResult, binding, why the remaining cases are not run), as ``_run_case`` returns."""
@@ -163,7 +172,7 @@ class PuzzleGrader:
             return self._grade(started)
         except Exception as exc:  # a bug in the grader or the course, never the learner's fault
             import traceback
-            return self.result("error", f"grader error: {type(exc).__name__}: {exc}\n"
+            return self.result(Status.ERROR, f"grader error: {type(exc).__name__}: {exc}\n"
                                + traceback.format_exc(limit=6), started=started)
         finally:
             for worker in workers:
@@ -175,24 +184,22 @@ class PuzzleGrader:
         reply, _ = self._ask(wire.Load(file=str(self.kernel_file), kernel=self.puzzle.kernel))
         if isinstance(reply, wire.Loaded):
             return reply, None
-        kind = reply.kind
-        name = self.puzzle.kernel
-        if kind == "not_found":
-            found = ", ".join(reply.defined) or "no @triton.jit kernels"
-            message = (f"no kernel named `{name}` in {self.kernel_file.name} (it defines {found}). "
-                       f"Expected: @triton.jit def {self.expected_signature}")
+        kind = failures.reported(reply.kind)
+        name, file = self.puzzle.kernel, self.kernel_file.name
+        if kind == FailureKind.NOT_FOUND:
+            facts = failures.NoKernel(name, file, tuple(reply.defined), self.expected_signature)
             dropped = self._why_dropped(name)
             if dropped is not None:
-                message = (f"`{name}` in {self.kernel_file.name} was not imported: line {dropped.line} "
-                           f"`{dropped.text}`: {dropped.reason}. Expected: @triton.jit def {self.expected_signature}")
-        elif kind == "signature":
-            message = reply.reason or f"`{name}` is not a Triton kernel: decorate it with @triton.jit."
-        elif kind == "exception":
-            message = (f"importing {self.kernel_file.name} failed: {reply.error}"
-                       + (f" (line {reply.line}: `{reply.source}`)" if reply.line else ""))
+                facts = failures.Dropped(name, file, dropped.line, dropped.text, dropped.reason,
+                                         self.expected_signature)
+        elif kind == FailureKind.SIGNATURE:
+            facts = failures.NotCallable(name, reply.reason)
+        elif kind == FailureKind.EXCEPTION:
+            facts = failures.ImportFailed(file, reply.error, reply.line, reply.source)
         else:
-            return None, self.result("error", f"worker error while loading: {reply.error}")
-        return None, self.result("fail", message, checks={"load": CheckResult(False, message, kind)})
+            return None, self.result(Status.ERROR, f"worker error while loading: {reply.error}")
+        message = failures.word(facts)
+        return None, self.result(Status.FAIL, message, checks={"load": CheckResult(False, message, kind)})
 
     def _why_dropped(self, name: str):
         from grader.source.definitions import why_dropped
@@ -216,21 +223,23 @@ class PuzzleGrader:
     def _grade(self, started: float) -> PuzzleResult:
         unsupported = self._unsupported()
         if unsupported is not None:
-            return self.result("unsupported", unsupported, started=started)
+            return self.result(Status.UNSUPPORTED, unsupported, started=started)
         sniffed = self._sniffing()
         if sniffed is not None:
-            return self.result("fail", sniffed, checks={"sniffing": CheckResult(False, sniffed, "sniffing")},
-                               started=started)
+            return self.result(Status.FAIL, sniffed,
+                               checks={"sniffing": CheckResult(False, sniffed, FailureKind.SNIFFING)}, started=started)
         try:
             info, failure = self._load()
         except Unanswered as unanswered:
-            message = unanswered.text + (" (while importing the file)" if unanswered.kind == "timeout" else "")
-            return self.result("fail", message, checks={"load": CheckResult(False, message, unanswered.kind)},
+            facts = replace(unanswered.facts, importing=True) if unanswered.kind == FailureKind.TIMEOUT \
+                else unanswered.facts
+            message = failures.word(facts)
+            return self.result(Status.FAIL, message, checks={"load": CheckResult(False, message, unanswered.kind)},
                                started=started)
         if failure is not None:
             return failure
         if info.stub:
-            return self.result("not_attempted", f"not attempted: `{self.puzzle.kernel}` is still the stub",
+            return self.result(Status.NOT_ATTEMPTED, f"not attempted: `{self.puzzle.kernel}` is still the stub",
                                started=started)
         params = [Param(p.name, p.constexpr) for p in info.params]
         self.info = info
@@ -246,17 +255,18 @@ class PuzzleGrader:
         if compiled is not None:
             checks["gpu_compile"] = compiled
             if not compiled.passed:  # the cases that ran are shown beside it; none counts
-                return self.result("fail", compiled.message, cases, checks, started)
+                return self.result(Status.FAIL, compiled.message, cases, checks, started)
         failed = [c for c in cases if not c.passed] + [c for c in checks.values() if not c.passed]
         if not failed:
-            return self.result("pass", f"all {len(cases)} cases pass", cases, checks, started)
+            return self.result(Status.PASS, f"all {len(cases)} cases pass", cases, checks, started)
         undecided = failed[0].kind == FailureKind.INTERPRETER_LIMIT  # the interpreter's limit: grade it on a GPU
         shown = failed[0] if undecided else most_telling(failed)
         notes = self._mistake_notes()
         index = next((i for i, c in enumerate(cases) if c is shown), None)
         if notes and index is not None:  # a known wrong turn: say so with the case shown
             cases[index] = shown = replace(shown, message=shown.message + notes)
-        return self.result("interpreter_limit" if undecided else "fail", shown.message, cases, checks, started)
+        return self.result(Status.INTERPRETER_LIMIT if undecided else Status.FAIL, shown.message, cases, checks,
+                           started)
 
     def _run_cases(self, params: list[Param]) -> list[CaseResult]:
         """Every case in order; after a crash or a timeout the rest are skipped."""
@@ -264,7 +274,7 @@ class PuzzleGrader:
         abort: str | None = None
         for case in self.puzzle.cases:
             if abort is not None:
-                cases.append(case_result(case, self.puzzle, False, "skipped", f"not run: {abort}"))
+                cases.append(failed_case(case, self.puzzle, failures.Skipped(abort)))
                 continue
             result, _, abort = self._run_case(case, params)
             cases.append(result)
@@ -317,8 +327,8 @@ class PuzzleGrader:
         try:
             binding = self._bind(params, [b.name for b in plan.buffers], plan.values)
         except BindingError as exc:
-            message = f"{describe}: {exc}"
-            return case_result(case, self.puzzle, False, "signature", message), None, "the signature is wrong"
+            unbound = failures.Worded(FailureKind.SIGNATURE, str(exc))
+            return failed_case(case, self.puzzle, unbound, describe), None, "the signature is wrong"
         blobs = [pack(b, x) for b, x in zip(plan.buffers, plan.inputs)] + [
             pack(b, zeros(b) if b.name in self.puzzle.zeroed else None) for b in plan.output_buffers]
         message = wire.Run(file=str(self.kernel_file), kernel=self.puzzle.kernel, puzzle_file=str(self.puzzle_path),
@@ -365,26 +375,28 @@ class PuzzleGrader:
             if not outcome.passed:
                 early = [r for r in run.early_reads if r.tensor in outcome.message
                          and r.tensor not in self.puzzle.zeroed]  # a zeroed output may be read at once
-                text = messages.read_before_write(early[0]) if early and outcome.kind in (
-                    "unwritten", "nonfinite", "mismatch") else outcome.message
-                if outcome.kind in ("mismatch", "nonfinite") and text == outcome.message:
+                text = outcome.message
+                if early and outcome.kind in (FailureKind.UNWRITTEN, FailureKind.NONFINITE, FailureKind.MISMATCH):
+                    read = early[0]
+                    text = failures.word(failures.ReadEarly(outcome.kind, read.tensor, read.program, read.index,
+                                                            read.shape, read.line, read.source))
+                if outcome.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE) and text == outcome.message:
                     text = self._look_alike(case, plan, got, outcome)
                 return (case_result(case, self.puzzle, False, outcome.kind, f"{where}: {text}",
                                     max_abs_err=outcome.max_abs_err, **extra), binding, None)
             worst = max(worst, outcome.max_abs_err or 0.0)
         race = self._race(plan, runs, results)
         if race is not None:
-            return case_result(case, self.puzzle, False, "race", f"{describe}: {race}", **extra), binding, None
+            return failed_case(case, self.puzzle, race, describe, **extra), binding, None
         stray = self._checked_beside(msgspec.structs.replace(message, reorder=False, check_bounds=True), blobs, case)
         if stray is not None:
-            return case_result(case, self.puzzle, False, "out_of_bounds", f"{describe}: {stray}", **extra), \
-                binding, None
+            return failed_case(case, self.puzzle, stray, describe, **extra), binding, None
         return case_result(case, self.puzzle, True, max_abs_err=worst, **extra), binding, None
 
-    def _checked_beside(self, message: wire.Request, blobs, case: Case) -> str | None:
+    def _checked_beside(self, message: wire.Request, blobs, case: Case) -> failures.Worded | None:
         """On a GPU, the case again in the interpreter, every load and store checked: a load out of
         bounds whose value is never used passes on a GPU, silently. Only such an access is judged
-        here; the values are the GPU's to judge. The text of the access, or None."""
+        here; the values are the GPU's to judge. The access, or None."""
         if self.bounds is None or case.label in self._large_labels():  # the small ones find a stray load
             return None
         try:
@@ -394,10 +406,10 @@ class PuzzleGrader:
         runs = reply.runs if isinstance(reply, wire.Ran) else [reply] if isinstance(reply, wire.Replayed) else []
         failure = next((r.failure for r in runs if r.failure is not None), reply if isinstance(reply, wire.Failure)
                        else None)
-        if failure is None or failure.kind != "out_of_bounds":
+        if failure is None or failures.reported(failure.kind) != FailureKind.OUT_OF_BOUNDS:
             return None
-        return messages.out_of_bounds(failure.access, self._bounds_dims(failure.access)) + \
-            messages.FOUND_BESIDE
+        return failures.Worded(FailureKind.OUT_OF_BOUNDS, messages.out_of_bounds(
+            failure.access, self._bounds_dims(failure.access)) + failures.FOUND_BESIDE)
 
     def _large_labels(self) -> set[str]:
         """The labels of the large cases: too large to run again in the interpreter beside a GPU, or
@@ -431,12 +443,14 @@ class PuzzleGrader:
         code = learner_code(source)  # the learner's part, without the statement's words or comments
         return "".join(f"\nNote: {m.note}" for m in self.puzzle.mistakes if m.seen_in(code))
 
-    def _race(self, plan, runs, results) -> str | None:
+    def _race(self, plan, runs, results) -> "failures.Overlap | failures.OrderDependent | None":
         """Two programs storing different values to one element, or a result that changes
         when the programs run in the other order: on a GPU the outcome depends on timing."""
         for run in runs:
             if run.overlaps:
-                return messages.overlapping_stores(run.overlaps[0])
+                overlap = run.overlaps[0]
+                return failures.Overlap(overlap.tensor, overlap.programs, overlap.index, overlap.shape, overlap.line,
+                                        overlap.source)
         reversed_runs = [(r, got) for r, got in zip(runs, results) if r.reversed]
         if not reversed_runs:
             return None
@@ -446,7 +460,7 @@ class PuzzleGrader:
             if a != b:
                 from grader.judge.fence import unpack
                 before, after = unpack(buffer, a)[0], unpack(buffer, b)[0]
-                return messages.order_dependent(buffer.name, before, after)
+                return order_changed(buffer.name, before, after)
         return None
 
     def _bind(self, params, pointer_names, values):
@@ -528,14 +542,16 @@ class PuzzleGrader:
             try:
                 reply = self._compiled(message, compiler)
             except Unanswered as unanswered:
-                return CheckResult(False, f"the GPU compile check did not finish ({unanswered.cause})", "compile")
+                unfinished = failures.CheckUnfinished(unanswered.cause)
+                return CheckResult(False, failures.word(unfinished), unfinished.kind)
             if isinstance(reply, wire.Failure):
                 blocks = ", ".join(f"{k}={v}" for k, v in case.blocks.items()
                                    if k not in binding.provided) or "defaults"
                 blocks += f"; {reply.config}" if reply.config else ""
-                text = messages.compile_failure(reply.error, reply.line, reply.source,
+                failed = failures.CompileFailed(reply.error, reply.line, reply.source,
                                                 case=describe_case(case, self.puzzle),
                                                 inputs={s.name: s.dtype for s in input_specs},
                                                 outputs={s.name: s.dtype for s in output_specs})
-                return CheckResult(False, f"GPU compile check ({blocks}): {text}", "compile")
+                refused = failures.CompileCheck(blocks, failed)
+                return CheckResult(False, failures.word(refused), refused.kind)
         return CheckResult(True, f"compiles for sm_90 ({len(seen)} block configuration(s))")

@@ -16,20 +16,16 @@ import math
 
 import torch
 
-from grader.judge import messages, program as programs
+from grader.judge import failures, program as programs
 from grader.channel import wire
 from grader.course.annotations import TensorSpec
-from grader.judge.compare import compare_tensor, fmt_index
+from grader.judge.compare import compare_tensor
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.judge.fence import Buffer, pack
-from grader.judge.grade import PuzzleGrader, Unanswered, case_result, describe_case
+from grader.judge.grade import PuzzleGrader, Unanswered, case_result, describe_case, failed_case
 from grader.judge.plan import case_seed
 from grader.course.puzzle import Case
 from grader.judge.results import CaseResult, FailureKind
-
-
-def _shape(shape) -> str:
-    return fmt_index(tuple(shape)) if len(shape) != 1 else f"({shape[0]},)"
 
 
 class FunctionGrader(PuzzleGrader):
@@ -48,7 +44,7 @@ class FunctionGrader(PuzzleGrader):
         abort = None
         for case in self.puzzle.cases:
             if abort is not None:
-                results[case.label] = case_result(case, self.puzzle, False, "skipped", f"not run: {abort}")
+                results[case.label] = failed_case(case, self.puzzle, failures.Skipped(abort))
                 continue
             outcome, abort = self._record(case, self._plan(case))
             (results if isinstance(outcome, CaseResult) else recorded)[case.label] = outcome
@@ -63,7 +59,7 @@ class FunctionGrader(PuzzleGrader):
                 if case.label not in recorded:
                     continue
                 if abort is not None:
-                    results[case.label] = case_result(case, self.puzzle, False, "skipped", f"not run: {abort}")
+                    results[case.label] = failed_case(case, self.puzzle, failures.Skipped(abort))
                     continue
                 results[case.label], abort = self._hooks_if_failed(
                     case, lambda hooks: self._replay(case, *recorded[case.label], hooks=hooks))
@@ -77,15 +73,14 @@ class FunctionGrader(PuzzleGrader):
             keys = (programs.launch_key(step, program) for step in program.launches())
             failed = next((compiled[key] for key in keys if compiled.get(key)), None)
             if failed is not None:
-                results[case.label] = case_result(case, self.puzzle, False, FailureKind.COMPILE,
-                                                  f"{describe_case(case, self.puzzle)}: {failed}")
+                results[case.label] = failed_case(case, self.puzzle, failed, describe_case(case, self.puzzle))
         return [results[case.label] for case in self.puzzle.cases]
 
-    def _compile_launches(self, recorded: list[wire.Program]) -> dict[str, str]:
+    def _compile_launches(self, recorded: list[wire.Program]) -> dict:
         """In the interpreter, every distinct launch the wrapper made is compiled for sm_90 too, as
         a kernel puzzle's kernel is: a kernel that runs only as Python fails here. Returns, per
-        launch, the failure's text ("" where it compiles)."""
-        verdicts: dict[str, str] = {}
+        launch, the failure found (None where it compiles)."""
+        verdicts: dict[str, failures.LaunchCompile | failures.CheckUnfinished | None] = {}
         if self.compiler is None:
             return verdicts
         with self._checker_session() as compiler:
@@ -97,7 +92,7 @@ class FunctionGrader(PuzzleGrader):
                     verdicts[key] = self._compile_one(step, program, compiler)
         return verdicts
 
-    def _compile_one(self, step: wire.Step, program: wire.Program, compiler) -> str:
+    def _compile_one(self, step: wire.Step, program: wire.Program, compiler):
         typed = lambda value: programs.typed_argument(value, program)  # noqa: E731
         arguments, keywords = [typed(a) for a in step.args], {k: typed(v) for k, v in step.kwargs.items()}
         if step.compiled:  # the handle took every parameter in order; warmup's values were compiled
@@ -109,13 +104,11 @@ class FunctionGrader(PuzzleGrader):
         try:
             reply, _ = self._ask(message, timeout=max(60.0, self.options.timeout), worker=compiler)
         except Unanswered as unanswered:
-            return f"the GPU compile check of `{name}` did not finish ({unanswered.cause})"
+            return failures.CheckUnfinished(unanswered.cause, name)
         if not isinstance(reply, wire.Failure):
-            return ""
-        where = f" launched at line {step.line}: `{step.source}`" if step.line else ""
-        config = f" with {reply.config}" if reply.config else ""
-        return (f"GPU compile check of `{name}`{where}{config}: "
-                f"{messages.compile_failure(reply.error, reply.line, reply.source)}")
+            return None
+        return failures.LaunchCompile(name, step.line, step.source, reply.config,
+                                      failures.CompileFailed(reply.error, reply.line, reply.source))
 
     def _sniffing(self) -> str | None:
         """The wrapper must not be able to tell its recording from real use, nor its kernels
@@ -158,13 +151,12 @@ class FunctionGrader(PuzzleGrader):
             extra = {} if isinstance(reply, wire.Failure) else {"seconds": reply.seconds, "printed": reply.printed}
             if not isinstance(reply, wire.Failure) and reply.host is not None:
                 h = reply.host
-                text = (messages.escaped if h.escaped else messages.host_values)(
-                    h.phase, h.op, h.line, h.source, h.file)
-                return case_result(case, self.puzzle, False, FailureKind.TORCH_COMPUTE, f"{describe}: {text}",
-                                   **extra), None
+                host = failures.HostValues(h.phase, h.op, h.line, h.source, h.file, h.escaped)
+                return failed_case(case, self.puzzle, host, describe, **extra), None
             kind, text, abort = self._case_failure(failure)
             if kind == FailureKind.EXCEPTION and not isinstance(reply, wire.Failure):  # the wrapper's own code
-                text = messages.wrapper_raised(reply.phase, failure)
+                text = failures.word(failures.Raised(failure.error, failure.line, failure.source,
+                                                     raiser=f"your {reply.phase}"))
             return (case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra),
                     f"{case.label} {abort}" if abort else None)
         return (expected, buffers, blobs, reply), None
@@ -192,26 +184,25 @@ class FunctionGrader(PuzzleGrader):
                 printed += reply.printed
                 describe += f" with {reply.label}" if reply.label else ""
             extra = {"seconds": seconds, "printed": printed}
-            fail = lambda kind, text: (case_result(case, self.puzzle, False, kind, f"{describe}: {text}",  # noqa: E731
-                                                   **extra), None)
+            fail = lambda facts: (failed_case(case, self.puzzle, facts, describe, **extra), None)  # noqa: E731
             failure = reply if isinstance(reply, wire.Failure) else reply.failure
             if failure is not None:
                 kind, text, abort = self._case_failure(failure)
                 result = case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra)
                 return result, (f"{case.label} {abort}" if abort else None)
             if reply.disagrees:
-                return fail(FailureKind.EXCEPTION, messages.replay_disagrees(reply.disagrees))
+                return fail(failures.ReplayDisagrees(reply.disagrees))
             if not finding_checked:  # the replay has checked what the recording claims: now read it
                 finding = self._read_program(program, case)
                 if finding is not None:
-                    return fail(finding.kind, finding.text)
+                    return fail(finding.facts)
                 finding_checked = True
             verdict = self._check_values(reply, raw, expected, case)
             if verdict is not None:
-                return fail(*verdict)
+                return fail(verdict)
             stray = self._checked_beside(message, blobs, case)
             if stray is not None:
-                return fail(FailureKind.OUT_OF_BOUNDS, stray)
+                return fail(stray)
         return case_result(case, self.puzzle, True, seconds=seconds, printed=printed), None
 
     def _read_program(self, program: wire.Program, case: Case):
@@ -220,8 +211,8 @@ class FunctionGrader(PuzzleGrader):
         finding = programs.check(program, names, self.puzzle.outputs[0], wants)
         if finding is not None:
             return finding
-        text = self._check_saved(program, case)
-        return None if text is None else programs.Finding(FailureKind.SAVED, text)
+        saved = self._check_saved(program, case)
+        return None if saved is None else programs.Finding(saved)
 
     def _check_values(self, reply: wire.Replayed, raw: list[bytes], expected, case: Case):
         blobs = iter(raw)
@@ -233,9 +224,8 @@ class FunctionGrader(PuzzleGrader):
             verdict = self._check_grads(got[1:], reply.returned[1:], expected[1:])
         return verdict
 
-    def _not_callable(self, failure: wire.Failure) -> str:
-        return (f"`{self.puzzle.kernel}` must be a subclass of torch.autograd.Function "
-                "with static forward and backward methods.")
+    def _not_callable(self, failure: wire.Failure) -> failures.NotCallable:
+        return failures.NotCallable(self.puzzle.kernel, function=True)
 
     def _bounds_dims(self, access: wire.OutOfBoundsAccess) -> tuple[str, ...]:
         return ()  # the wrapper's own tensors have no dims of the spec's
@@ -253,24 +243,19 @@ class FunctionGrader(PuzzleGrader):
         return flat.reshape(described.shape).clone()
 
     def _check_output(self, name, got, described: wire.TensorInfo, expected):
-        want = f"{_shape(expected.shape)} {dtype_name(expected)}"
         if got is None:
-            return "shape", (f"forward returned a {described.type}, not a tensor: return the output "
-                             f"tensor, of shape {want}.")
+            return failures.NotATensor(described.type, tuple(expected.shape), dtype_name(expected))
         if tuple(got.shape) != tuple(expected.shape) or got.dtype != expected.dtype:
-            return "shape", (f"forward returned {_shape(got.shape)} {described.dtype}, expected {want}: "
-                             f"reshape the kernel's output back to the input's leading dims "
-                             f"(x.shape[:-1]) and keep {dtype_name(expected)}.")
+            return failures.WrongOutput(tuple(got.shape), described.dtype, tuple(expected.shape), dtype_name(expected))
         atol, rtol = self.puzzle.tolerance(dtype_name(expected))
         outcome = compare_tensor(name, got, expected, atol, rtol,
                                  on_gpu=self.options.device == "cuda", filled=False)
-        return None if outcome.passed else (outcome.kind, outcome.message)
+        return None if outcome.passed else outcome.facts
 
-    def _check_saved(self, program: wire.Program, case: Case) -> str | None:
+    def _check_saved(self, program: wire.Program, case: Case) -> "failures.CtxAttribute | failures.SavedExtra | None":
         names = [s.name for s in self.shapes.inputs]
         for attribute in program.attributes:
-            return (f"ctx.{attribute} holds a tensor: pass tensors to ctx.save_for_backward, "
-                    f"which autograd tracks and frees, not as attributes of ctx.")
+            return failures.CtxAttribute(attribute)
         # Besides the inputs, a puzzle may let ctx keep a few results (say a row's mean and
         # rstd): each by its shape, each shape as many times as the puzzle names it.
         dims = {**self.puzzle.sizes(case), **case.blocks}
@@ -283,29 +268,24 @@ class FunctionGrader(PuzzleGrader):
             if shape in allowed:
                 allowed.remove(shape)
                 continue
-            needed = ", ".join([*names, *self.puzzle.saves])
-            return (f"ctx saved a tensor of shape {_shape(shape)} that is not an input"
-                    f"{' nor one of ' + ', '.join(self.puzzle.saves) if self.puzzle.saves else ''}: "
-                    f"save only what the backward needs ({needed}), and recompute the rest.")
+            return failures.SavedExtra(shape, tuple(self.puzzle.saves), tuple(names))
         return None
 
     def _check_grads(self, got, described, expected):
         names = [s.name for s in self.shapes.inputs]
         if len(got) != len(expected):
-            return "shape", (f"backward returned {len(got)} value(s); it must return one gradient per forward "
-                             f"input ({', '.join(names)}).")
+            return failures.GradCount(len(got), tuple(names))
         for name, tensor, info, want in zip(names, got, described, expected):
             label = f"grad_{name}"
             if want is None:  # an integer input (class indices): no gradient, and autograd ignores one
                 continue
             if tensor is None:
-                return "shape", f"backward returned {info.type} for {label}; return a tensor of shape {_shape(want.shape)}."
+                return failures.GradNotTensor(info.type, label, tuple(want.shape))
             if tuple(tensor.shape) != tuple(want.shape):
-                return "shape", (f"backward returned {label} of shape {_shape(tensor.shape)}, expected "
-                                 f"{_shape(want.shape)}: a gradient has its input's shape.")
+                return failures.GradShape(label, tuple(tensor.shape), tuple(want.shape))
             atol, rtol = self.puzzle.tolerance(dtype_name(want))
             outcome = compare_tensor(label, tensor, want, atol, rtol,
                                      on_gpu=self.options.device == "cuda", filled=False)
             if not outcome.passed:
-                return outcome.kind, outcome.message
+                return outcome.facts
         return None

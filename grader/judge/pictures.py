@@ -13,7 +13,7 @@ from grader.course.loader import Course, CourseError
 from grader.judge.options import Options
 from grader.judge.plan import SpecShapes
 from grader.course.puzzle import Case
-from grader.judge.results import PuzzleResult
+from grader.judge.results import FailureKind, PuzzleResult
 from grader.channel.worker_pool import WorkerProcess
 from grader.judge.session import Grading
 
@@ -32,7 +32,7 @@ def choose_case(cases: tuple[Case, ...], wanted: str | None, result: PuzzleResul
         for case in cases:
             if getattr(telling, "label", None) == case.label:
                 return case
-        failing = {c.label for c in result.cases if not c.passed and c.kind != "skipped"}
+        failing = {c.label for c in result.cases if not c.passed and c.kind != FailureKind.SKIPPED}
         for case in cases:
             if case.label in failing:
                 return case

@@ -18,9 +18,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from grader.judge import messages
-from grader.judge.compare import fmt_index
-from grader.judge.results import FailureKind
+from grader.judge import failures
+from grader.judge.failures import (NeverComputed, NoLaunch, NotReplayable, ReturnsInput, TorchOp, Unseen, fmt_index,
+                             word)
 from grader.channel.wire import Program, Step
 
 # Operators that make fresh memory: `x.new_empty(...)` reads x's dtype and device, never its values.
@@ -44,8 +44,15 @@ INPUT, KERNEL = 1, 2
 
 @dataclass(frozen=True)
 class Finding:
-    kind: FailureKind
-    text: str
+    facts: object  # what the program shows (grader.judge.failures), worded by the catalogue
+
+    @property
+    def kind(self) -> failures.FailureKind:
+        return self.facts.kind
+
+    @property
+    def text(self) -> str:
+        return word(self.facts)
 
 
 def base_name(op: str) -> str:
@@ -100,7 +107,7 @@ class Origins:
         for ref in step.out:
             self.made_by.setdefault(self.storage(ref), step)
         if not step.op.startswith("aten::"):
-            return Finding(FailureKind.TORCH_COMPUTE, messages.not_replayable(
+            return Finding(NotReplayable(
                 step.phase, f"calls `{step.op}`{_line(step)}, which is not one of PyTorch's own operators"))
         if name in ALLOCATING:
             for ref in step.out:
@@ -109,11 +116,10 @@ class Origins:
         shapes = ", ".join(fmt_index(tuple(self.program.metas[r].shape)) for r in operands)
         if name not in LAYOUT:
             if came & INPUT:
-                return Finding(FailureKind.TORCH_COMPUTE, messages.computed_on_inputs(
-                    step.phase, name, shapes, step.line, step.source, step.file))
+                return Finding(TorchOp(step.phase, name, shapes, step.line, step.source, step.file))
             if came & KERNEL and name not in REDUCTIONS_OF_PARTIALS:
-                return Finding(FailureKind.TORCH_COMPUTE, messages.computed_on_kernel_buffers(
-                    step.phase, name, shapes, step.line, step.source, step.file))
+                return Finding(TorchOp(step.phase, name, shapes, step.line, step.source, step.file,
+                                       on_kernel_buffers=True))
         for ref in step.out:
             self.flags[self.storage(ref)] = self.flags.get(self.storage(ref), 0) | came
         return None
@@ -138,10 +144,10 @@ def check(program: Program, input_names: list[str], output_name: str, wants_grad
     """The first way in which the program is not a wrapper around its kernels, or None."""
     if program.unseen is not None:
         u = program.unseen
-        return Finding(FailureKind.TORCH_COMPUTE, messages.unseen(u.phase, u.what, u.shape, u.line, u.source, u.file))
+        return Finding(Unseen(u.phase, u.what, u.shape, u.line, u.source, u.file))
     for phase in ("forward", "backward"):
         if not any(s.kernel is not None and s.phase == phase for s in program.steps):
-            return Finding(FailureKind.TORCH_COMPUTE, messages.no_launch(phase))
+            return Finding(NoLaunch(phase))
     origins = Origins(program)
     for step in program.steps:
         finding = origins.follow(step)
@@ -157,9 +163,7 @@ def check(program: Program, input_names: list[str], output_name: str, wants_grad
         flags = origins.of([value.ref])
         if not flags & KERNEL:
             made = origins.describe(value.ref, names)
-            text = messages.returns_input(phase, name, made) if flags & INPUT else \
-                messages.never_computed(phase, name, made)
-            return Finding(FailureKind.TORCH_COMPUTE if flags & INPUT else FailureKind.UNWRITTEN, text)
+            return Finding(ReturnsInput(phase, name, made) if flags & INPUT else NeverComputed(phase, name, made))
     return None
 
 

@@ -10,6 +10,11 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Mapping, Sequence
 
+# The kinds and the words telling_rank looks for live in the failures' catalogue; imported
+# from here as they always were.
+from grader.judge.failures import LOOKS_LIKE, READ_EARLY, FailureKind, points
+
+
 class Status(enum.StrEnum):
     """How grading one puzzle ended. A ``StrEnum``: each member is its own text, so JSON, CSV
     and every report read exactly as they did when statuses were plain strings."""
@@ -20,30 +25,6 @@ class Status(enum.StrEnum):
     UNSUPPORTED = "unsupported"      # the installed Triton lacks an API the puzzle needs
     INTERPRETER_LIMIT = "interpreter_limit"  # compiles for a GPU, but the interpreter cannot run it
     ERROR = "error"                  # the grader itself broke
-
-
-class FailureKind(enum.StrEnum):
-    """Why a case or check failed. Reporters, the wrong-kernel corpus and tests key on these."""
-
-    MISMATCH = "mismatch"              # values differ from the spec
-    UNWRITTEN = "unwritten"            # output elements still hold the grader's NaN fill
-    NONFINITE = "nonfinite"            # NaN/Inf where the spec is finite
-    OUT_OF_BOUNDS = "out_of_bounds"    # a load or store outside its tensor
-    INPUT_MODIFIED = "input_modified"  # the kernel wrote into an input
-    EXCEPTION = "exception"            # a Python error inside the kernel (or importing the file)
-    CRASH = "crash"                    # the process running the kernel died, or broke the channel
-    TIMEOUT = "timeout"                # the kernel ran past the time limit
-    SIGNATURE = "signature"            # the kernel cannot be called as the puzzle calls it
-    COMPILE = "compile"                # it would not compile for a GPU
-    NOT_FOUND = "not_found"            # no kernel of that name in the file
-    SKIPPED = "skipped"                # not run, because an earlier case crashed or timed out
-    SHAPE = "shape"                    # an autograd wrapper returned the wrong shape, dtype or number of values
-    TORCH_COMPUTE = "torch_compute"    # an autograd wrapper computed with PyTorch instead of its kernels
-    SAVED = "saved"                    # an autograd wrapper saved the wrong tensors for backward
-    RACE = "race"                      # programs store to one element, or depend on each other's order
-    SNIFFING = "sniffing"              # the code tells the interpreter from a GPU
-    SYNTAX = "syntax"                  # the file does not parse, so nothing in it can be graded
-    INTERPRETER_LIMIT = "interpreter_limit"  # the interpreter cannot run it (not the learner's failure)
 
 
 def _kind(value) -> FailureKind | None:
@@ -119,7 +100,7 @@ class PuzzleResult:
 
     @property
     def passed(self) -> bool:
-        return self.status == "pass"
+        return self.status == Status.PASS
 
     @property
     def telling_failure(self) -> CaseResult | CheckResult | None:
@@ -146,25 +127,15 @@ class PuzzleResult:
         return None
 
 
-# Words only the grader's messages that name a mistake hold: a look-alike's note
-# (compare.look_alike_note) and an output read before anything was stored to it
-# (messages.read_before_write). Those functions write them from here.
-LOOKS_LIKE = "It looks like"
-READ_EARLY = "before storing to it"
 # A wrong element the kernel left at 0: a loop that never ran, a chunk never added.
 _YOURS_ZERO = re.compile(r"\byours -?0(?![\d.e])")
-# Failures whose message points at the line, access or element at fault.
-_POINTED = frozenset({FailureKind.OUT_OF_BOUNDS, FailureKind.RACE, FailureKind.INPUT_MODIFIED,
-                      FailureKind.EXCEPTION, FailureKind.COMPILE, FailureKind.SIGNATURE, FailureKind.SHAPE,
-                      FailureKind.TORCH_COMPUTE, FailureKind.SAVED, FailureKind.SNIFFING, FailureKind.SYNTAX,
-                      FailureKind.NOT_FOUND})
 
 
 def telling_rank(failure: "CaseResult | CheckResult") -> int:
     """How much a failing case or check explains: 0 tells the most (see :func:`most_telling`)."""
     if failure.kind == FailureKind.SKIPPED:
         return 4
-    if failure.kind in _POINTED or LOOKS_LIKE in failure.message or READ_EARLY in failure.message:
+    if points(failure.kind) or LOOKS_LIKE in failure.message or READ_EARLY in failure.message:
         return 0
     if failure.kind == FailureKind.UNWRITTEN:
         return 1
@@ -215,12 +186,12 @@ class Report:
         statuses = [r.status for r in self.results]
         return Summary(
             total=len(statuses),
-            passed=statuses.count("pass"),
-            failed=statuses.count("fail"),
-            not_attempted=statuses.count("not_attempted"),
-            errors=statuses.count("error"),
-            unsupported=statuses.count("unsupported"),
-            interpreter_limit=statuses.count("interpreter_limit"),
+            passed=statuses.count(Status.PASS),
+            failed=statuses.count(Status.FAIL),
+            not_attempted=statuses.count(Status.NOT_ATTEMPTED),
+            errors=statuses.count(Status.ERROR),
+            unsupported=statuses.count(Status.UNSUPPORTED),
+            interpreter_limit=statuses.count(Status.INTERPRETER_LIMIT),
         )
 
     @property
@@ -228,9 +199,10 @@ class Report:
         """0: everything passed (or cannot run on this Triton, or runs only on a GPU: the
         interpreter's limit is never the learner's failure); 1: something failed or was not
         attempted; 3: the grader itself broke (as pytest's INTERNAL_ERROR)."""
-        if any(r.status == "error" for r in self.results):
+        if any(r.status == Status.ERROR for r in self.results):
             return ExitCode.INTERNAL_ERROR
-        passed = self.results and all(r.status in ("pass", "unsupported", "interpreter_limit") for r in self.results)
+        passed = self.results and all(r.status in (Status.PASS, Status.UNSUPPORTED, Status.INTERPRETER_LIMIT)
+                                         for r in self.results)
         return ExitCode.OK if passed else ExitCode.FAILED
 
 

@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from grader.judge.results import StudentResult, to_dict
+from grader.judge.results import Status, StudentResult, to_dict
 
-UNDECIDED = ("not_attempted", "unsupported", "interpreter_limit")  # neither passed nor failed: skipped
+UNDECIDED = (Status.NOT_ATTEMPTED, Status.UNSUPPORTED, Status.INTERPRETER_LIMIT)  # neither passed nor failed: skipped
 
 
 def _cell(text: str) -> str:
@@ -29,7 +29,7 @@ def grades_csv(results: list[StudentResult], puzzle_ids: list[str]) -> str:
     for student in results:
         # "n/a": the installed Triton cannot run the puzzle; "gpu": the interpreter cannot run the
         # kernel, which compiles: grade it on a GPU. Neither counts either way.
-        cell = {"unsupported": "n/a", "interpreter_limit": "gpu"}
+        cell = {Status.UNSUPPORTED: "n/a", Status.INTERPRETER_LIMIT: "gpu"}
         passed = {r.puzzle: cell.get(r.status, int(r.passed)) for r in student.results}
         writer.writerow([_cell(student.student), *[passed.get(p, 0) for p in puzzle_ids], student.total,
                          _cell("; ".join(student.problems))])
@@ -40,7 +40,7 @@ def results_json(results: list[StudentResult], puzzle_ids: list[str], seconds: f
     return json.dumps({
         "puzzles": puzzle_ids,
         "students": [{"student": s.student, "total": s.total, "problems": list(s.problems), "seconds": s.seconds,
-                      "interpreter_limit": [r.puzzle for r in s.results if r.status == "interpreter_limit"],
+                      "interpreter_limit": [r.puzzle for r in s.results if r.status == Status.INTERPRETER_LIMIT],
                       "results": [to_dict(r) | {"passed": r.passed} for r in s.results]} for s in results],
         "seconds": seconds,
     }, indent=1, default=str)
@@ -55,8 +55,8 @@ def junit_xml(results: list[StudentResult]) -> str:
         statuses = [r.status for r in student.results]
         suite = ET.SubElement(suites, "testsuite", name=student.student,
                               tests=str(len(student.results) + len(student.problems)),
-                              failures=str(statuses.count("fail")),
-                              errors=str(statuses.count("error") + len(student.problems)),
+                              failures=str(statuses.count(Status.FAIL)),
+                              errors=str(statuses.count(Status.ERROR) + len(student.problems)),
                               skipped=str(sum(statuses.count(s) for s in UNDECIDED)),
                               time=f"{student.seconds:.2f}")
         for problem in student.problems:
@@ -66,9 +66,9 @@ def junit_xml(results: list[StudentResult]) -> str:
             case = ET.SubElement(suite, "testcase", classname=student.student, name=r.puzzle, time=f"{r.seconds:.2f}")
             if r.status in UNDECIDED:
                 ET.SubElement(case, "skipped", message=r.message or "not attempted")
-            elif r.status == "error":
+            elif r.status == Status.ERROR:
                 ET.SubElement(case, "error", message=r.message[:500])
-            elif r.status == "fail":
+            elif r.status == Status.FAIL:
                 ET.SubElement(case, "failure", message=r.message[:500]).text = r.message
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)
@@ -76,7 +76,8 @@ def junit_xml(results: list[StudentResult]) -> str:
 
 def gradescope(student: StudentResult) -> str:
     """Gradescope autograder results: one test per puzzle, one point each."""
-    counted = lambda r: r.status not in ("unsupported", "interpreter_limit")  # noqa: E731 (no point either way)
+    # A puzzle this Triton cannot run, or that only a GPU can grade, has no point either way.
+    counted = lambda r: r.status not in (Status.UNSUPPORTED, Status.INTERPRETER_LIMIT)  # noqa: E731
     tests = [{"name": r.puzzle, "score": int(r.passed), "max_score": int(counted(r)),
               "status": "passed" if r.passed else "failed",
               "output": r.message} for r in student.results]
@@ -89,9 +90,9 @@ def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float,
     how many were graded and where the files went."""
     lines, limited = [], []
     for student in results:
-        gpu = [r.puzzle for r in student.results if r.status == "interpreter_limit"]
+        gpu = [r.puzzle for r in student.results if r.status == Status.INTERPRETER_LIMIT]
         limited += [f"  {student.student} {r.puzzle}: {r.message}" for r in student.results
-                    if r.status == "interpreter_limit"]
+                    if r.status == Status.INTERPRETER_LIMIT]
         notes = list(student.problems) + ([f"{len(gpu)} to grade on a GPU: {', '.join(gpu)}"] if gpu else [])
         note = f"  ({'; '.join(notes)})" if notes else ""
         lines.append(f"{student.student:30s} {student.total:3d}/{len(puzzle_ids)}{note}")

@@ -13,19 +13,18 @@ import struct
 from html import escape
 from pathlib import Path
 
-from grader.judge.results import PuzzleResult
+from grader.judge.failures import label
+from grader.judge.results import PuzzleResult, Status
 
 MARK = {True: '<span style="color:#2e7d32">✓</span>', False: '<span style="color:#c62828">✗</span>'}
-HEADLINE = {"pass": "#2e7d32", "fail": "#c62828", "not_attempted": "#757575", "unsupported": "#757575",
-            "interpreter_limit": "#757575", "error": "#e65100"}
+HEADLINE = {Status.PASS: "#2e7d32", Status.FAIL: "#c62828", Status.NOT_ATTEMPTED: "#757575",
+            Status.UNSUPPORTED: "#757575", Status.INTERPRETER_LIMIT: "#757575", Status.ERROR: "#e65100"}
 # Notebook 7 and JupyterLab lay tables out fixed, centred and right-aligned: undo that here.
 TABLE = "width:100%;table-layout:auto;border-collapse:collapse;margin:0 0 .5em 0"
 CELL = "text-align:left;padding:.25em .6em;vertical-align:top;white-space:nowrap"
 MESSAGE = ("margin:.5em 0;padding:.4em .8em;border-left:3px solid #c62828;background:rgba(198,40,40,.06);"
            "white-space:pre-wrap;overflow-wrap:anywhere;line-height:1.45;text-align:left")
 PICTURE_MIN, PICTURE_MAX = 960, 1400  # CSS px: a two-tensor picture (2134 px drawn) shows at 1067
-KINDS = {"mismatch": "wrong values", "unwritten": "not written", "nonfinite": "NaN/Inf", "out_of_bounds":
-         "out of bounds", "input_modified": "wrote an input", "torch_compute": "computed with PyTorch"}
 
 
 def _values(values: dict) -> str:
@@ -35,10 +34,6 @@ def _values(values: dict) -> str:
 def _code(text: str) -> str:
     """Escaped text with its `quoted code` set as code."""
     return re.sub(r"`([^`\n]+)`", r"<code>\1</code>", escape(text))
-
-
-def _kind(kind: str | None) -> str:
-    return KINDS.get(kind or "", (kind or "failed").replace("_", " "))
 
 
 def picture_width(png: bytes) -> int | None:
@@ -76,28 +71,28 @@ def _failures(result: PuzzleResult) -> list[str]:
 
 def render(result: PuzzleResult, picture: Path | None = None) -> str:
     color = HEADLINE[result.status]
-    if result.status == "pass":
+    if result.status == Status.PASS:
         head = f"{result.puzzle} {escape(result.title)}: all {len(result.cases)} cases pass"
-    elif result.status == "not_attempted":
+    elif result.status == Status.NOT_ATTEMPTED:
         head = f"{result.puzzle} {escape(result.title)}: not attempted yet (the kernel is still the stub)"
-    elif result.status == "unsupported":
+    elif result.status == Status.UNSUPPORTED:
         head = f"{result.puzzle} {escape(result.title)}: {escape(result.message)}"
-    elif result.status == "interpreter_limit":
+    elif result.status == Status.INTERPRETER_LIMIT:
         head = f"{result.puzzle} {escape(result.title)}: not graded here (not a fail): {escape(result.message)}"
-    elif result.status == "error":
+    elif result.status == Status.ERROR:
         head = f"{result.puzzle}: grader error (not your fault): {escape(result.message)}"
     else:
         head = f"{result.puzzle} {escape(result.title)}: {sum(c.passed for c in result.cases)}/{len(result.cases)} cases pass"
     rows = []
     for case in result.cases:
         err = "" if case.max_abs_err is None else f"{case.max_abs_err:.2g}"
-        what = "" if case.passed else escape(_kind(case.kind))
+        what = "" if case.passed else escape(label(case.kind))
         printed = " (printed)" if case.printed.strip() else ""
         rows.append(f"<tr><td style='{CELL}'>{escape(case.label)}</td><td style='{CELL}'>{escape(_values(case.sizes))}"
                     f"</td><td style='{CELL}'>{escape(_values(case.blocks))}</td><td style='{CELL}'>{MARK[case.passed]}"
                     f"</td><td style='{CELL}'>{err}</td><td style='{CELL};width:100%'>{what}{printed}</td></tr>")
     for name, check in result.checks.items():
-        what = "" if check.passed else escape(_kind(check.kind))
+        what = "" if check.passed else escape(label(check.kind))
         rows.append(f"<tr><td style='{CELL}' colspan=3>{escape(name)}</td><td style='{CELL}'>{MARK[check.passed]}"
                     f"</td><td style='{CELL}'></td><td style='{CELL};width:100%'>{what}</td></tr>")
     table = ""
@@ -105,8 +100,8 @@ def render(result: PuzzleResult, picture: Path | None = None) -> str:
         table = (f"<table class='tp-result' style='{TABLE}'><thead><tr>"
                  + "".join(f"<th style='{CELL}'>{h}</th>" for h in ("case", "sizes", "blocks", "", "max err", "failure"))
                  + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-    blocks = _failures(result) if result.status == "fail" else []
-    if not blocks and result.status == "fail" and result.message:
+    blocks = _failures(result) if result.status == Status.FAIL else []
+    if not blocks and result.status == Status.FAIL and result.message:
         blocks = [_message(result.puzzle, result.message)]
     messages = ""
     if blocks:

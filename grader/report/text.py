@@ -1,30 +1,31 @@
 """Plain-text report: one line per puzzle, the reason under a failure, then a summary."""
 from __future__ import annotations
 
-from grader.judge.results import CaseResult, CheckResult, PuzzleResult, Report
+from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Report, Status
 
-MARKS = {"pass": "✓", "fail": "✗", "not_attempted": "·", "unsupported": "–", "interpreter_limit": "?", "error": "!"}
+MARKS = {Status.PASS: "✓", Status.FAIL: "✗", Status.NOT_ATTEMPTED: "·", Status.UNSUPPORTED: "–",
+         Status.INTERPRETER_LIMIT: "?", Status.ERROR: "!"}
 
 
 def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
     mark = MARKS[result.status]
     head = f"{mark} {result.puzzle} {result.title}"
-    if result.status == "pass":
+    if result.status == Status.PASS:
         cases = len(result.cases)
         compiled = " + GPU compile check" if "gpu_compile" in result.checks else ""
         line = f"{head}: {cases}/{cases} cases pass{compiled} ({result.seconds:.1f} s)"
-    elif result.status == "not_attempted":
+    elif result.status == Status.NOT_ATTEMPTED:
         line = f"{head}: not attempted"
-    elif result.status == "unsupported":
+    elif result.status == Status.UNSUPPORTED:
         line = f"{head}: unsupported on this Triton\n    {result.message}"
-    elif result.status == "interpreter_limit":
+    elif result.status == Status.INTERPRETER_LIMIT:
         line = f"{head}: not graded here, the interpreter cannot run it (not a fail)\n    {result.message}"
-    elif result.status == "error":
+    elif result.status == Status.ERROR:
         line = f"{head}: GRADER ERROR (not your fault; please report it)\n    {result.message}"
     elif not result.cases:
         line = f"{head}\n    {result.message}"
     elif any(not check.passed for check in result.checks.values()):  # ran beside a failed compile check
-        ran = [c for c in result.cases if c.kind != "skipped"]
+        ran = [c for c in result.cases if c.kind != FailureKind.SKIPPED]
         line = (f"{head}: does not compile for a GPU (the interpreter ran {len(ran)} of {len(result.cases)} "
                 f"case(s) beside the check, {sum(c.passed for c in ran)} passing: none counts until it "
                 f"compiles)\n    {result.message}")
@@ -35,7 +36,7 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
     failures = [c for c in result.cases if not c.passed]
     shown = result.telling_failure  # the case the message above is (results.most_telling)
     extra = failures if verbose else [c for c in failures if c is not shown]
-    if result.status == "fail" and extra and not isinstance(shown, CheckResult):
+    if result.status == Status.FAIL and extra and not isinstance(shown, CheckResult):
         if verbose:
             lines += [f"    - {c.message}" for c in extra if c.message != result.message]
         else:

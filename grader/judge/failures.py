@@ -1,0 +1,970 @@
+"""The catalogue of failures: for each :class:`FailureKind`, the facts a check finds, the label
+every report prints for it, and the message a learner reads, worded from those facts.
+
+A check (``grader.judge.compare``, ``grader.judge.grade``, ``grader.judge.program``, ...) says what it found as a
+frozen dataclass of facts; :func:`word` turns the facts into the message through their kind's
+:class:`Entry` in :data:`CATALOGUE`. Adding a failure kind is a member of :class:`FailureKind`
+and an entry here, plus the check that finds it: reporters read their labels from here.
+
+Pure data and wording: the standard library and the grader's dtype vocabulary only, no torch,
+so that the sandbox side may word failures too.
+"""
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Mapping
+
+
+class FailureKind(enum.StrEnum):
+    """Why a case or check failed. Reporters, the wrong-kernel corpus and tests key on these."""
+
+    MISMATCH = "mismatch"              # values differ from the spec
+    UNWRITTEN = "unwritten"            # output elements still hold the grader's NaN fill
+    NONFINITE = "nonfinite"            # NaN/Inf where the spec is finite
+    OUT_OF_BOUNDS = "out_of_bounds"    # a load or store outside its tensor
+    INPUT_MODIFIED = "input_modified"  # the kernel wrote into an input
+    EXCEPTION = "exception"            # a Python error inside the kernel (or importing the file)
+    CRASH = "crash"                    # the process running the kernel died, or broke the channel
+    TIMEOUT = "timeout"                # the kernel ran past the time limit
+    SIGNATURE = "signature"            # the kernel cannot be called as the puzzle calls it
+    COMPILE = "compile"                # it would not compile for a GPU
+    NOT_FOUND = "not_found"            # no kernel of that name in the file
+    SKIPPED = "skipped"                # not run, because an earlier case crashed or timed out
+    SHAPE = "shape"                    # an autograd wrapper returned the wrong shape, dtype or number of values
+    TORCH_COMPUTE = "torch_compute"    # an autograd wrapper computed with PyTorch instead of its kernels
+    SAVED = "saved"                    # an autograd wrapper saved the wrong tensors for backward
+    RACE = "race"                      # programs store to one element, or depend on each other's order
+    SNIFFING = "sniffing"              # the code tells the interpreter from a GPU
+    SYNTAX = "syntax"                  # the file does not parse, so nothing in it can be graded
+    INTERPRETER_LIMIT = "interpreter_limit"  # the interpreter cannot run it (not the learner's failure)
+
+
+# ---- words several kinds share ------------------------------------------------------------
+
+# Words only the messages that name a mistake hold: a look-alike's note (look_alike_note) and an
+# output read before anything was stored to it (ReadEarly). results.telling_rank looks for them.
+LOOKS_LIKE = "It looks like"
+READ_EARLY = "before storing to it"
+
+
+def index_of(flat: int, shape) -> tuple[int, ...]:
+    index = []
+    for size in reversed(shape):
+        index.append(flat % size if size else 0)
+        flat //= max(size, 1)
+    return tuple(reversed(index))
+
+
+def fmt_index(index: tuple[int, ...]) -> str:
+    return "(" + ", ".join(map(str, index)) + ")" if len(index) != 1 else f"({index[0]})"
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 element``, ``2 elements``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def fmt_value(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def fmt_shape(shape) -> str:
+    """A shape as Python writes it: ``(4, 8)``, ``(8,)``."""
+    return fmt_index(tuple(shape)) if len(shape) != 1 else f"({shape[0]},)"
+
+
+def at_line(line: int | None, source: str) -> str:
+    if line is None:
+        return ""
+    return f" at line {line}: `{source}`" if source else f" at line {line}"
+
+
+def _element(index: int, shape) -> str:
+    return fmt_index(index_of(index, tuple(shape))) if shape else f"({index})"
+
+
+def look_alike_note(message: str, look) -> str:
+    """The message with a look-alike's sentence added, after a full stop. ``look``: a
+    :class:`grader.course.puzzle.LookAlike` (its ``name`` and ``where``)."""
+    message = message.rstrip()
+    return f"{message}{'' if message.endswith('.') else '.'} {LOOKS_LIKE} {look.name}: {look.where.rstrip('.')}."
+
+
+@dataclass(frozen=True)
+class Worded:
+    """A failure its finder words itself, from what the catalogue does not hold: the learner's
+    own line (the bounds fix), a course file's load error, intake's problem lines, a reason the
+    worker or the binding gave, the sniffing checks' findings."""
+
+    kind: FailureKind
+    text: str
+
+
+def _said(facts: Worded) -> str:
+    return facts.text
+
+
+# ---- wrong values: mismatch, unwritten, nonfinite -----------------------------------------
+
+_REDUCED = " (after the host's reduction of what the kernel wrote)"
+_STRAY_LOADS = (" Some values are huge or infinite, as when a load strays past its tensor into the "
+                "grader's guard region: run with --device cpu to have every load checked.")
+
+
+@dataclass(frozen=True)
+class Element:
+    """One element of an output: where it is, the kernel's value and the spec's."""
+
+    index: tuple[int, ...]
+    yours: float
+    expected: float
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    kind: ClassVar = FailureKind.MISMATCH
+    name: str
+    wrong: int
+    total: int
+    max_err: float
+    atol: float
+    rtol: float
+    shown: tuple[Element, ...]
+    reduced: bool = False  # compared after the host's reduction of what the kernel wrote
+    stray: bool = False    # on a GPU, values that look read from the guard region
+
+
+def _mismatch(f: Mismatch) -> str:
+    shown = "; ".join(f"{fmt_index(e.index)}: yours {fmt_value(e.yours)}, expected {fmt_value(e.expected)}"
+                      for e in f.shown)
+    return (f"wrong values in `{f.name}`{_REDUCED if f.reduced else ''}: {f.wrong} of {f.total} elements differ "
+            f"(max abs err {f.max_err:.3g}, tolerance atol={f.atol:g}, rtol={f.rtol:g}). {shown}"
+            + (_STRAY_LOADS if f.stray else ""))
+
+
+@dataclass(frozen=True)
+class Unwritten:
+    kind: ClassVar = FailureKind.UNWRITTEN
+    name: str
+    count: int
+    total: int
+    first: tuple[tuple[int, ...], ...]  # the first few never written
+
+
+def _unwritten(f: Unwritten) -> str:
+    where = ", ".join(fmt_index(index) for index in f.first)
+    what = f"no element of `{f.name}` was written" if f.count == f.total else \
+        f"{f.count} of {f.total} elements of `{f.name}` were never written (first at {where})"
+    return (f"{what}. Every output element must be stored: check that the grid and your offsets cover "
+            f"all of `{f.name}` and that the store's mask is not too strict.")
+
+
+@dataclass(frozen=True)
+class Nonfinite:
+    kind: ClassVar = FailureKind.NONFINITE
+    name: str
+    count: int
+    first: Element
+    large_inputs: bool = False  # the case's inputs are scaled up: exp() of them overflows
+    reduced: bool = False
+    stray: bool = False
+
+
+def _nonfinite_finding(f: Nonfinite) -> str:
+    """What went wrong, without the general advice a look-alike's note replaces."""
+    return (f"`{f.name}`{_REDUCED if f.reduced else ''} has {f.count} NaN/Inf value(s) where the spec is "
+            f"finite, first at {fmt_index(f.first.index)}: yours {fmt_value(f.first.yours)}, "
+            f"expected {fmt_value(f.first.expected)}.")
+
+
+def _nonfinite(f: Nonfinite) -> str:
+    hint = ("This case's inputs are large: exp() of them overflows float32, or underflows to 0 so that "
+            "a sum of them is 0. Subtract the row's true maximum before exponentiating (exp(x - max) is at "
+            "most 1): start it at -inf, not 0, and take it over every chunk." if f.large_inputs else
+            "Look for a division by zero, a log of a non-positive value, or exp() overflowing.")
+    return f"{_nonfinite_finding(f)} {hint}{_STRAY_LOADS if f.stray else ''}"
+
+
+@dataclass(frozen=True)
+class ReadEarly:
+    """An output loaded before anything was stored to it (interpreter only): the cause of the
+    wrong values, NaN or unwritten elements ``kind`` says, and their message instead."""
+
+    kind: FailureKind
+    tensor: str
+    program: tuple[int, ...]
+    index: int
+    shape: tuple[int, ...]
+    line: int | None = None
+    source: str = ""
+
+
+def _read_early(f: ReadEarly) -> str:
+    tensor = f.tensor
+    return (f"loaded `{tensor}` {READ_EARLY}: program {tuple(f.program)} read "
+            f"{tensor}{_element(f.index, f.shape)}{at_line(f.line, f.source)}, "
+            f"which no program had stored yet. An output holds garbage until your kernel stores to it (the grader "
+            f"fills it with NaN), so the value loaded means nothing. Fix: keep the running value in a variable "
+            f"(`acc = tl.zeros([B0], dtype=tl.float32)`), and store `{tensor}` once it is final.")
+
+
+# ---- memory: out of bounds, inputs written ------------------------------------------------
+
+FOUND_BESIDE = (" (Found by the bounds check that runs each case in the interpreter beside the GPU: on a GPU "
+                "this access reads whatever lies past the tensor, or faults, and here its value went unused.)")
+
+
+@dataclass(frozen=True)
+class StrayStore:
+    """Stores past an output's or input's end (or before its start), found in its guard region."""
+
+    kind: ClassVar = FailureKind.OUT_OF_BOUNDS
+    name: str
+    role: str  # "input" or "output"
+    shape: tuple[int, ...]
+    numel: int
+    count: int  # stray elements
+    after: tuple[int, int] | None = None   # first and last element written past the end
+    before: tuple[int, int] | None = None  # ... and before the start
+
+
+def _stray_store(f: StrayStore) -> str:
+    parts = []
+    if f.after is not None:
+        first, last = f.after
+        parts.append(f"elements {first}..{last} past its end" if last > first else f"element {first} past its end")
+    if f.before is not None:
+        first, last = f.before
+        parts.append(f"elements {first}..{last} before its start" if last > first else f"element {first} before its start")
+    what = "output" if f.role == "output" else "input"
+    return (f"out-of-bounds store: the kernel wrote {' and '.join(parts)} of {what} `{f.name}` "
+            f"(shape {tuple(f.shape)}, {plural(f.numel, 'element')}; {plural(f.count, 'stray element')}). "
+            f"Fix: mask the store, e.g. `tl.store({f.name}_ptr + offs, value, mask=offs < N0)`, "
+            f"so that lanes past the end are switched off.")
+
+
+@dataclass(frozen=True)
+class InputModified:
+    kind: ClassVar = FailureKind.INPUT_MODIFIED
+    name: str
+    count: int
+    first: tuple[int, ...]
+
+
+def _input_modified(f: InputModified) -> str:
+    return (f"the kernel wrote into input `{f.name}`: {f.count} element(s) changed, "
+            f"first at {fmt_index(f.first)}. Inputs are read-only: store only to the output pointer.")
+
+
+# ---- races --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Overlap:
+    """Two programs stored different values to one element, without an atomic."""
+
+    kind: ClassVar = FailureKind.RACE
+    tensor: str
+    programs: tuple[tuple[int, ...], tuple[int, ...]]
+    index: int
+    shape: tuple[int, ...]
+    line: int | None = None
+    source: str = ""
+
+
+def _overlap(f: Overlap) -> str:
+    a, b = (tuple(p) for p in f.programs)
+    tensor = f.tensor
+    return (f"a race: programs {a} and {b} both store to {tensor}{_element(f.index, f.shape)}"
+            f"{at_line(f.line, f.source)}, with different values and no atomic. "
+            f"The interpreter runs programs one after another, but a GPU runs them at the same time, so which "
+            f"value stays (or whether an update is lost) depends on timing. Fix: give every element of `{tensor}` "
+            f"to exactly one program, or combine the programs' contributions with `tl.atomic_add`.")
+
+
+@dataclass(frozen=True)
+class OrderDependent:
+    """Running the programs in reverse order changed an output."""
+
+    kind: ClassVar = FailureKind.RACE
+    tensor: str
+    count: int
+    shown: tuple[tuple[tuple[int, ...], float, float], ...]  # (index, in order, reversed), the first few
+
+
+def _order_dependent(f: OrderDependent) -> str:
+    shown = "; ".join(f"{fmt_index(index)}: {a:.6g} in order, {b:.6g} reversed" for index, a, b in f.shown)
+    return (f"a race: running the programs in reverse order changed {f.count} element(s) of `{f.tensor}` "
+            f"({shown}). On a GPU programs run at the same time, in no set order, so a program must not depend "
+            f"on what another one stored. Fix: have each program compute its part from the inputs alone, or "
+            f"combine the programs' contributions with atomics (`tl.atomic_add`).")
+
+
+# ---- compile errors and the usual fixes of a compiler's complaint -------------------------
+
+# Usual reasons a kernel runs in the interpreter but not on a GPU, and the one-line fix.
+_COMPILE_FIXES = [
+    (r"arange's arguments must be of type tl.constexpr",
+     "tl.arange bounds must be compile-time constants: use a `tl.constexpr` block size, e.g. "
+     "`tl.arange(0, B0)`, and add the runtime start afterwards (`start + tl.arange(0, B0)`). If B0 is "
+     "a parameter, declare it `B0: tl.constexpr`."),
+    (r"arange's range must be a power of 2",
+     "tl.arange lengths must be powers of two: round the block up (e.g. 256 for 200) and mask the extra lanes."),
+    (r"Loop-carried variable",
+     "a variable updated in a loop must keep its shape and dtype: initialise it as a block of the "
+     "final shape, e.g. `acc = tl.zeros([B0], dtype=tl.float32)`, not `acc = 0.0`."),
+    (r"incompatible dimensions|Cannot broadcast",
+     "two blocks in one expression have different shapes: build offsets, masks and values from the same "
+     "tl.arange lengths, and broadcast a column against a row with `[:, None]` and `[None, :]`."),
+    (r"_semantic. argument must be provided",
+     "a call inside the kernel got a value it cannot take at compile time; with "
+     "`tl.make_tensor_descriptor` this is usually the strides: the last one must be the literal `1` "
+     "(the innermost dimension contiguous), e.g. `strides=[x_stride_row, 1]`."),
+    (r"Block pointers have been removed",
+     "this Triton no longer has block pointers (triton 3.9 removed them; 3.8 is the last with them): "
+     "use your tensor-descriptor kernels from puzzles 16 and 17 instead, which take the same arguments."),
+    (r"gives no value for `(?P<name>\w+)`",
+     "set `{name}` in every `triton.Config` of the autotuner (e.g. `{{'{name}': 8}}` beside the block sizes), "
+     "or give the parameter a default (`{name}: tl.constexpr = 8`)."),
+    (r"Lambda", "lambdas are not supported in kernels: write the expression inline or as a separate @triton.jit function."),
+    (r"StopIteration|nested function|FunctionDef",
+     "nested `def`s are not supported in kernels: move the helper to module level and decorate it with @triton.jit."),
+    (r"is not string",
+     "`print` of a tensor does not compile for a GPU: use `tl.device_print(\"x\", x)` (or "
+     "`tl.static_print` for compile-time values), or remove the print before submitting."),
+    (r"Cannot access global variable (?P<name>\w+)",
+     "kernels can read module-level constants only when they are `tl.constexpr` objects: write "
+     "`{name} = tl.constexpr(...)` where the module says `{name} = ...` (e.g. `FPINT = tl.constexpr(8)`, "
+     "not `FPINT = 8`)."),
+    (r"Unsupported function referenced: <function (?P<name>\w+)",
+     "a kernel may call only Triton functions: decorate `{name}` with `@triton.jit` if it computes on "
+     "blocks, or `@triton.constexpr_function` if it computes a compile-time value from constexprs."),
+    (r"'constexpr' object has no attribute",
+     "a `@tl.constexpr` helper is given `tl.constexpr` objects when compiled (plain values in the "
+     "interpreter): decorate it `@triton.constexpr_function` instead, which hands it plain values in both."),
+    (r"ptxas, NVIDIA's assembler, rejected",
+     "this is Triton's code generation failing, not Triton language: simplify the line it names, "
+     "and grade on a GPU to see whether your Triton version compiles it."),
+    (r"must be a constexpr|is not a constexpr|constexpr expected",
+     "a value used as a shape or block size must be a `tl.constexpr` parameter: declare it `B0: tl.constexpr`."),
+]
+
+
+def usual_fix(error: str) -> str | None:
+    """The one-line fix for a well-known compiler complaint, matched on its reason only."""
+    lines = error.strip().splitlines()
+    reason = lines[-1] if lines else ""
+    for pattern, fix in _COMPILE_FIXES:
+        found = re.search(pattern, reason)
+        if found:
+            names = found.groupdict()
+            return fix.format(**names) if names else fix
+    return None
+
+
+# Triton's math functions take fp32 and fp64 only (libdevice's convention): given fp16 or bf16,
+# they fail to compile for a GPU, where the interpreter computes them anyway.
+_REFUSED_DTYPE = re.compile(r"Expected dtype \[(?P<wanted>[^\]]*)\] but got (?P<got>\w+)")
+_MATH_CALL = re.compile(r"\btl\.(?:math\.)?(exp2?|log2?|sin|cos|sqrt(?:_rn)?|rsqrt|div_rn|erf|floor|ceil)\(|"
+                        r"\.(exp2?|log2?|sin|cos|sqrt|rsqrt|erf|floor|ceil)\(\)")
+
+
+def _names(names) -> str:
+    """``x``, ``x and w``, ``x, w and b``."""
+    names = [f"`{n}`" for n in names]
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def dtype_fix(reason: str, source: str, case: str = "", inputs=None, outputs=None) -> str | None:
+    """The fix for a math function refusing a half-precision value, or None for any other
+    error. With the compiled ``case`` (its description) and its tensors' dtypes by name
+    (``inputs``, ``outputs``), it names the case and the tensors of the refused dtype."""
+    found = _REFUSED_DTYPE.search(reason)
+    if found is None or "fp32" not in re.findall(r"\w+", found["wanted"]):
+        return None  # an integer function (umulhi) wants integers: no upcast helps
+    from grader.course.dtypes import DTYPES
+    got = found["got"]
+    torch_name = next((d.name for d in DTYPES.values() if d.triton == got), got)
+    call = _MATH_CALL.search(source or "")
+    function = f"`tl.{call[1] or call[2]}`" if call else "this function"
+    loaded = [name for name, dtype in (inputs or {}).items() if dtype == torch_name]
+    stored = [name for name, dtype in (outputs or {}).items() if dtype == torch_name]
+    if case:
+        tensors = f": its {_names(loaded + stored)} {'is' if len(loaded + stored) == 1 else 'are'} {torch_name}" \
+            if loaded or stored else ""
+        given = f"{case} gives it {got}{tensors}"
+    else:
+        given = f"it is given {got} here"
+    where = f" (simplest where you load {_names(loaded)}: `tl.load(...).to(tl.float32)`)" if loaded else ""
+    back = (f"cast back when storing {_names(stored)} (`tl.store` converts to {torch_name} itself, or write "
+            f"`.to(tl.{torch_name})`)" if stored else "cast back when storing")
+    return (f"{function} takes fp32 or fp64 only, and {given}. Upcast with `.to(tl.float32)` before "
+            f"{function}{where}, compute in fp32, and {back}.")
+
+
+@dataclass(frozen=True)
+class CompileFailed:
+    """Triton's compiler refused the kernel. ``case``, ``inputs`` and ``outputs``: the case
+    compiled and its tensors' dtypes by name, for a fix that names them (see :func:`dtype_fix`)."""
+
+    kind: ClassVar = FailureKind.COMPILE
+    error: str
+    line: int | None
+    source: str
+    on_gpu: bool = False  # compiled for the GPU at hand, not the check's sm_90
+    case: str = ""
+    inputs: Mapping[str, str] | None = None
+    outputs: Mapping[str, str] | None = None
+
+
+def _compile_failed(f: CompileFailed) -> str:
+    text = f.error.strip()
+    # Triton's CompilationError text is "at L:C:\n<source>\n<caret>\n<reason>": keep the reason.
+    reason = text.splitlines()[-1] if text else "unknown error"
+    fix = dtype_fix(reason, f.source, f.case, f.inputs, f.outputs) or usual_fix(text)
+    what = "the kernel does not compile for this GPU" if f.on_gpu else "the kernel does not compile for a GPU (sm_90)"
+    message = f"{what}{at_line(f.line, f.source)}: {reason.rstrip('.')}."
+    return message + (f" Fix: {fix}" if fix else "")
+
+
+@dataclass(frozen=True)
+class CompileCheck:
+    """The GPU compile check of a kernel puzzle failed, for one block configuration (``blocks``)."""
+
+    kind: ClassVar = FailureKind.COMPILE
+    blocks: str
+    failed: CompileFailed
+
+
+def _compile_check(f: CompileCheck) -> str:
+    return f"GPU compile check ({f.blocks}): {_compile_failed(f.failed)}"
+
+
+@dataclass(frozen=True)
+class LaunchCompile:
+    """An autograd wrapper's launch of ``kernel`` does not compile for a GPU."""
+
+    kind: ClassVar = FailureKind.COMPILE
+    kernel: str
+    line: int | None  # of the launch
+    source: str
+    config: str       # the autotuning config that failed, or ""
+    failed: CompileFailed
+
+
+def _launch_compile(f: LaunchCompile) -> str:
+    where = f" launched at line {f.line}: `{f.source}`" if f.line else ""
+    config = f" with {f.config}" if f.config else ""
+    return f"GPU compile check of `{f.kernel}`{where}{config}: {_compile_failed(f.failed)}"
+
+
+@dataclass(frozen=True)
+class CheckUnfinished:
+    """The GPU compile check itself timed out or died (``cause``), of one launched kernel or of all."""
+
+    kind: ClassVar = FailureKind.COMPILE
+    cause: str
+    kernel: str = ""
+
+
+def _check_unfinished(f: CheckUnfinished) -> str:
+    of = f" of `{f.kernel}`" if f.kernel else ""
+    return f"the GPU compile check{of} did not finish ({f.cause})"
+
+
+# ---- the kernel raised, crashed, ran too long, or cannot run here -------------------------
+
+@dataclass(frozen=True)
+class Raised:
+    """A Python error in the kernel, or (``raiser``) in an autograd wrapper's own code."""
+
+    kind: ClassVar = FailureKind.EXCEPTION
+    error: str
+    line: int | None = None
+    source: str = ""
+    raiser: str = "the kernel"
+
+
+def _raised(f: Raised) -> str:
+    text = f"{f.raiser} raised {f.error}{at_line(f.line, f.source)}."
+    fix = usual_fix(f.error)
+    return text + (f" Fix: {fix}" if fix else "")
+
+
+@dataclass(frozen=True)
+class ImportFailed:
+    """Importing the learner's file raised."""
+
+    kind: ClassVar = FailureKind.EXCEPTION
+    file: str
+    error: str
+    line: int | None = None
+    source: str = ""
+
+
+def _import_failed(f: ImportFailed) -> str:
+    return (f"importing {f.file} failed: {f.error}"
+            + (f" (line {f.line}: `{f.source}`)" if f.line else ""))
+
+
+@dataclass(frozen=True)
+class ReplayDisagrees:
+    """Replaying an autograd wrapper on the real inputs did not do what recording it did."""
+
+    kind: ClassVar = FailureKind.EXCEPTION
+    detail: str
+
+
+def _replay_disagrees(f: ReplayDisagrees) -> str:
+    return (f"replaying your wrapper on the real inputs gave another result than recording it: {f.detail}. "
+            f"A wrapper must do the same whatever the values: allocate, reshape, launch and save.")
+
+
+@dataclass(frozen=True)
+class Crash:
+    """The process running the kernel died (``returncode``), reported a crash it cannot survive
+    (``returncode`` None: a CUDA error), or broke the grading channel (``corrupted``)."""
+
+    kind: ClassVar = FailureKind.CRASH
+    returncode: int | None
+    stderr_tail: str
+    device: str
+    corrupted: bool = False
+
+
+def _crash(f: Crash) -> str:
+    detail = f.stderr_tail.strip().splitlines()[-1] if f.stderr_tail.strip() else "no message"
+    if f.corrupted:
+        return (f"the process running the kernel wrote garbage into the grader's channel ({detail}). "
+                f"Kernels must not write to file descriptors.")
+    if f.returncode is None:
+        text = f"the kernel crashed its process ({detail})."
+    else:
+        how = f"signal {-f.returncode}" if f.returncode < 0 else f"exit code {f.returncode}"
+        text = f"the process running the kernel died ({how}: {detail})."
+        if f.returncode == -24:  # SIGXCPU
+            text += " It used up its CPU time: the grader gives every worker a CPU-time budget."
+    if f.device == "cuda":
+        text += (" On a GPU this is usually an illegal memory access. Run with `--device cpu` to localise it: "
+                 "the interpreter reports the tensor, program and line of the bad access.")
+    else:
+        text += " This is usually an unmasked store far outside a tensor."
+    return text
+
+
+@dataclass(frozen=True)
+class Timeout:
+    kind: ClassVar = FailureKind.TIMEOUT
+    seconds: float
+    importing: bool = False  # while the worker imported the learner's file, before any case
+
+
+def _timeout(f: Timeout) -> str:
+    return (f"the kernel did not finish within {f.seconds:g} s. Look for a loop whose bound never "
+            f"becomes true (a `while`, or a `range` over a huge or negative count); raise the limit with "
+            f"--timeout if the kernel is merely slow." + (" (while importing the file)" if f.importing else ""))
+
+
+@dataclass(frozen=True)
+class InterpreterLimit:
+    """A correct-looking kernel the interpreter cannot run: its limit, never the learner's failure.
+    ``compiled``: it passed the GPU compile check."""
+
+    kind: ClassVar = FailureKind.INTERPRETER_LIMIT
+    error: str
+    line: int | None
+    source: str
+    puzzle: str
+    compiled: bool
+
+
+def _interpreter_limit(f: InterpreterLimit) -> str:
+    checked = "it compiles for sm_90" if f.compiled else "the interpreter cannot tell whether it is right"
+    return (f"the grader's interpreter cannot run this kernel: {f.error}"
+            f"{at_line(f.line, f.source)}. This is a limit of the interpreter, not a "
+            f"mistake of yours, and it is neither a pass nor a fail: {checked}; grade it on a GPU: "
+            f"python -m grader {f.puzzle} --device cuda")
+
+
+@dataclass(frozen=True)
+class Skipped:
+    kind: ClassVar = FailureKind.SKIPPED
+    abort: str  # why: "<case> crashed", "<case> timed out", ...
+
+
+def _skipped(f: Skipped) -> str:
+    return f"not run: {f.abort}"
+
+
+# ---- the file: no such kernel, not a kernel -----------------------------------------------
+
+@dataclass(frozen=True)
+class NoKernel:
+    kind: ClassVar = FailureKind.NOT_FOUND
+    name: str
+    file: str
+    defined: tuple[str, ...]  # the kernels the file does define
+    expected: str             # the stub's def line
+
+
+def _no_kernel(f: NoKernel) -> str:
+    found = ", ".join(f.defined) or "no @triton.jit kernels"
+    return (f"no kernel named `{f.name}` in {f.file} (it defines {found}). "
+            f"Expected: @triton.jit def {f.expected}")
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """The kernel is in the file, but a line the grader leaves out of the import (``reason``) holds it."""
+
+    kind: ClassVar = FailureKind.NOT_FOUND
+    name: str
+    file: str
+    line: int
+    text: str
+    reason: str
+    expected: str
+
+
+def _dropped(f: Dropped) -> str:
+    return (f"`{f.name}` in {f.file} was not imported: line {f.line} "
+            f"`{f.text}`: {f.reason}. Expected: @triton.jit def {f.expected}")
+
+
+@dataclass(frozen=True)
+class NotCallable:
+    """The name is there, but not what the puzzle calls: the worker's ``reason`` where it gave one,
+    else a kernel without @triton.jit; for an autograd puzzle (``function``), not a Function."""
+
+    kind: ClassVar = FailureKind.SIGNATURE
+    name: str
+    reason: str = ""
+    function: bool = False
+
+
+def _not_callable(f: NotCallable) -> str:
+    if f.function:
+        return (f"`{f.name}` must be a subclass of torch.autograd.Function "
+                "with static forward and backward methods.")
+    return f.reason or f"`{f.name}` is not a Triton kernel: decorate it with @triton.jit."
+
+
+# ---- autograd wrappers: the result must come from the learner's kernels -------------------
+
+_WRAPPER_DOES = ("A wrapper allocates, reshapes, launches your Triton kernels and saves for backward; "
+                 "PyTorch may also sum the kernels' partial results.")
+
+
+def _where(line: int | None, source: str, file: str = "") -> str:
+    if line is None:
+        return ""
+    place = f"line {line}" + (f" of {file}" if file else "")
+    return f" ({place}: `{source}`)" if source else f" ({place})"
+
+
+@dataclass(frozen=True)
+class TorchOp:
+    """A PyTorch operator computed on an input (or, ``on_kernel_buffers``, on what a kernel was handed)."""
+
+    kind: ClassVar = FailureKind.TORCH_COMPUTE
+    phase: str
+    op: str
+    shapes: str  # the operands' shapes, as written
+    line: int | None
+    source: str
+    file: str = ""
+    on_kernel_buffers: bool = False
+
+
+def _torch_op(f: TorchOp) -> str:
+    if f.on_kernel_buffers:
+        return (f"the {f.phase} computed with PyTorch on what a Triton kernel was handed: `aten.{f.op}` read a "
+                f"kernel's buffer{_where(f.line, f.source, f.file)}, operand shapes {f.shapes}. Copying the inputs "
+                f"through a kernel and computing with PyTorch is still PyTorch's result. {_WRAPPER_DOES}")
+    return (f"the {f.phase} computed with PyTorch: `aten.{f.op}` read an input{_where(f.line, f.source, f.file)}, "
+            f"operand shapes {f.shapes}. The result must come from your Triton kernels. {_WRAPPER_DOES}")
+
+
+@dataclass(frozen=True)
+class NoLaunch:
+    kind: ClassVar = FailureKind.TORCH_COMPUTE
+    phase: str
+
+
+def _no_launch(f: NoLaunch) -> str:
+    return f"the {f.phase} launched no Triton kernel: compute it with your kernels from the previous puzzles."
+
+
+@dataclass(frozen=True)
+class Unseen:
+    """A tensor passed on that no recorded operator made."""
+
+    kind: ClassVar = FailureKind.TORCH_COMPUTE
+    phase: str
+    what: str
+    shape: tuple[int, ...]
+    line: int | None
+    source: str
+    file: str = ""
+
+
+def _unseen(f: Unseen) -> str:
+    return (f"the {f.phase} passed on a tensor (shape {fmt_index(tuple(f.shape))}) that no PyTorch operator the "
+            f"grader recorded made, as {f.what}{_where(f.line, f.source, f.file)}: it was computed where the grader "
+            f"cannot see (another thread, PyTorch's dispatch turned off, NumPy) or kept from an earlier call. The "
+            f"result must come from your Triton kernels. {_WRAPPER_DOES}")
+
+
+@dataclass(frozen=True)
+class HostValues:
+    """The wrapper asked for values on the host (``op``), or (``escaped``) computed with PyTorch's
+    dispatch turned off and failed there (``op``: the error)."""
+
+    kind: ClassVar = FailureKind.TORCH_COMPUTE
+    phase: str
+    op: str
+    line: int | None
+    source: str
+    file: str = ""
+    escaped: bool = False
+
+
+def _host_values(f: HostValues) -> str:
+    if f.escaped:
+        return (f"the {f.phase} computed with PyTorch's dispatch turned off{_where(f.line, f.source, f.file)}, "
+                f"where the grader cannot see it, and it failed there ({f.op}). The result must come from your "
+                f"Triton kernels. {_WRAPPER_DOES}")
+    return (f"the {f.phase} reads {f.op} on the host{_where(f.line, f.source, f.file)}. The grader "
+            f"records your wrapper on tensors that have shapes and dtypes but no values, then replays what it "
+            f"recorded on the real ones, so the wrapper never sees data: compute with values in a Triton kernel, "
+            f"and pass sizes from `.shape`. {_WRAPPER_DOES}")
+
+
+@dataclass(frozen=True)
+class ReturnsInput:
+    """A returned tensor is an input, or a view or copy of one."""
+
+    kind: ClassVar = FailureKind.TORCH_COMPUTE
+    phase: str
+    name: str
+    made: str  # what it is, in the learner's words
+
+
+def _returns_input(f: ReturnsInput) -> str:
+    return (f"the {f.phase} returns {f.made} as `{f.name}`, which no Triton kernel wrote: an input (or a view or "
+            f"copy of one) is not a result. Compute `{f.name}` with your Triton kernels. {_WRAPPER_DOES}")
+
+
+@dataclass(frozen=True)
+class NeverComputed:
+    """A returned tensor no kernel wrote, nor was it computed from the inputs."""
+
+    kind: ClassVar = FailureKind.UNWRITTEN
+    phase: str
+    name: str
+    made: str
+
+
+def _never_computed(f: NeverComputed) -> str:
+    return (f"`{f.name}` is never written: the {f.phase} returns {f.made}, which no Triton kernel wrote. Every "
+            f"output element must be stored by one of your kernels: launch the kernel that computes `{f.name}` "
+            f"and return the tensor it wrote.")
+
+
+@dataclass(frozen=True)
+class NotReplayable:
+    kind: ClassVar = FailureKind.TORCH_COMPUTE
+    phase: str
+    what: str  # what the wrapper does that a replay cannot
+
+
+def _not_replayable(f: NotReplayable) -> str:
+    return (f"the {f.phase} {f.what}. The grader replays what your wrapper recorded, operator by operator and "
+            f"launch by launch, so a wrapper may only use PyTorch's own operators and your Triton kernels. "
+            f"{_WRAPPER_DOES}")
+
+
+@dataclass(frozen=True)
+class NotATensor:
+    """The forward returned something else than a tensor."""
+
+    kind: ClassVar = FailureKind.SHAPE
+    returned: str  # its type
+    shape: tuple[int, ...]  # the output's
+    dtype: str
+
+
+def _not_a_tensor(f: NotATensor) -> str:
+    return (f"forward returned a {f.returned}, not a tensor: return the output "
+            f"tensor, of shape {fmt_shape(f.shape)} {f.dtype}.")
+
+
+@dataclass(frozen=True)
+class WrongOutput:
+    """The forward's output has another shape or dtype than the spec's."""
+
+    kind: ClassVar = FailureKind.SHAPE
+    shape: tuple[int, ...]
+    dtype: str
+    expected_shape: tuple[int, ...]
+    expected_dtype: str
+
+
+def _wrong_output(f: WrongOutput) -> str:
+    return (f"forward returned {fmt_shape(f.shape)} {f.dtype}, expected {fmt_shape(f.expected_shape)} "
+            f"{f.expected_dtype}: reshape the kernel's output back to the input's leading dims "
+            f"(x.shape[:-1]) and keep {f.expected_dtype}.")
+
+
+@dataclass(frozen=True)
+class GradCount:
+    kind: ClassVar = FailureKind.SHAPE
+    count: int
+    inputs: tuple[str, ...]
+
+
+def _grad_count(f: GradCount) -> str:
+    return (f"backward returned {f.count} value(s); it must return one gradient per forward "
+            f"input ({', '.join(f.inputs)}).")
+
+
+@dataclass(frozen=True)
+class GradNotTensor:
+    kind: ClassVar = FailureKind.SHAPE
+    returned: str  # its type
+    label: str     # grad_<input>
+    shape: tuple[int, ...]
+
+
+def _grad_not_tensor(f: GradNotTensor) -> str:
+    return f"backward returned {f.returned} for {f.label}; return a tensor of shape {fmt_shape(f.shape)}."
+
+
+@dataclass(frozen=True)
+class GradShape:
+    kind: ClassVar = FailureKind.SHAPE
+    label: str
+    shape: tuple[int, ...]
+    expected: tuple[int, ...]
+
+
+def _grad_shape(f: GradShape) -> str:
+    return (f"backward returned {f.label} of shape {fmt_shape(f.shape)}, expected "
+            f"{fmt_shape(f.expected)}: a gradient has its input's shape.")
+
+
+@dataclass(frozen=True)
+class CtxAttribute:
+    """A tensor kept as an attribute of ctx, not saved for backward."""
+
+    kind: ClassVar = FailureKind.SAVED
+    attribute: str
+
+
+def _ctx_attribute(f: CtxAttribute) -> str:
+    return (f"ctx.{f.attribute} holds a tensor: pass tensors to ctx.save_for_backward, "
+            f"which autograd tracks and frees, not as attributes of ctx.")
+
+
+@dataclass(frozen=True)
+class SavedExtra:
+    """ctx saved a tensor that is neither an input nor one of the results the puzzle lets it keep."""
+
+    kind: ClassVar = FailureKind.SAVED
+    shape: tuple[int, ...]
+    saves: tuple[str, ...]   # the results the puzzle lets ctx keep
+    inputs: tuple[str, ...]
+
+
+def _saved_extra(f: SavedExtra) -> str:
+    needed = ", ".join([*f.inputs, *f.saves])
+    return (f"ctx saved a tensor of shape {fmt_shape(f.shape)} that is not an input"
+            f"{' nor one of ' + ', '.join(f.saves) if f.saves else ''}: "
+            f"save only what the backward needs ({needed}), and recompute the rest.")
+
+
+# ---- the catalogue ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Entry:
+    """One kind of failure: how reports label it, and how its message reads from each kind of
+    facts it is found with."""
+
+    label: str  # a report's short name for it (the HTML table's failure column)
+    words: Mapping[type, Callable[[Any], str]]  # facts type -> the message
+    stops: str | None = None  # after it the remaining cases are not run: "<case> <stops>" says why
+    points: bool = False  # its message points at the line, access or element at fault: shown first
+
+    def message(self, facts) -> str:
+        return self.words[type(facts)](facts)
+
+
+_VALUES = {ReadEarly: _read_early}  # a value check's failure that an early read explains
+
+CATALOGUE: dict[FailureKind, Entry] = {
+    FailureKind.MISMATCH: Entry("wrong values", {Mismatch: _mismatch, **_VALUES}),
+    FailureKind.UNWRITTEN: Entry("not written", {Unwritten: _unwritten, NeverComputed: _never_computed, **_VALUES}),
+    FailureKind.NONFINITE: Entry("NaN/Inf", {Nonfinite: _nonfinite, **_VALUES}),
+    FailureKind.OUT_OF_BOUNDS: Entry("out of bounds", {StrayStore: _stray_store, Worded: _said}, points=True),
+    FailureKind.INPUT_MODIFIED: Entry("wrote an input", {InputModified: _input_modified}, points=True),
+    FailureKind.EXCEPTION: Entry("exception", {Raised: _raised, ImportFailed: _import_failed,
+                                               ReplayDisagrees: _replay_disagrees, Worded: _said}, points=True),
+    FailureKind.CRASH: Entry("crash", {Crash: _crash}, stops="crashed"),
+    FailureKind.TIMEOUT: Entry("timeout", {Timeout: _timeout}, stops="timed out"),
+    FailureKind.SIGNATURE: Entry("signature", {NotCallable: _not_callable, Worded: _said}, points=True),
+    FailureKind.COMPILE: Entry("compile", {CompileFailed: _compile_failed, CompileCheck: _compile_check,
+                                           LaunchCompile: _launch_compile, CheckUnfinished: _check_unfinished},
+                               points=True),
+    FailureKind.NOT_FOUND: Entry("not found", {NoKernel: _no_kernel, Dropped: _dropped, Worded: _said}, points=True),
+    FailureKind.SKIPPED: Entry("skipped", {Skipped: _skipped}),
+    FailureKind.SHAPE: Entry("shape", {NotATensor: _not_a_tensor, WrongOutput: _wrong_output, GradCount: _grad_count,
+                                       GradNotTensor: _grad_not_tensor, GradShape: _grad_shape}, points=True),
+    FailureKind.TORCH_COMPUTE: Entry("computed with PyTorch", {
+        TorchOp: _torch_op, NoLaunch: _no_launch, Unseen: _unseen, HostValues: _host_values,
+        ReturnsInput: _returns_input, NotReplayable: _not_replayable}, points=True),
+    FailureKind.SAVED: Entry("saved", {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra}, points=True),
+    FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent}, points=True),
+    FailureKind.SNIFFING: Entry("sniffing", {Worded: _said}, points=True),
+    FailureKind.SYNTAX: Entry("syntax", {Worded: _said}, points=True),
+    FailureKind.INTERPRETER_LIMIT: Entry("interpreter limit", {InterpreterLimit: _interpreter_limit},
+                                         stops="needs a GPU"),
+}
+
+UNKINDED = "failed"  # the label of a failure that has no kind
+
+
+def label(kind: FailureKind | str | None) -> str:
+    """What a report prints for a failure of ``kind``."""
+    return CATALOGUE[FailureKind(kind)].label if kind else UNKINDED
+
+
+def word(facts) -> str:
+    """The message a learner reads for ``facts``, from its kind's entry."""
+    return CATALOGUE[facts.kind].message(facts)
+
+
+def finding(facts) -> str:
+    """The message without its general advice ("Look for a division by zero, ..."): what a
+    look-alike's note replaces, since it names the cause itself. "" where there is none."""
+    return _nonfinite_finding(facts) if isinstance(facts, Nonfinite) else ""
+
+
+def points(kind: FailureKind | None) -> bool:
+    """Whether a failure of ``kind`` names the line, access or element at fault (see
+    :func:`grader.judge.results.most_telling`)."""
+    return kind is not None and CATALOGUE[kind].points
+
+
+def stops(kind: FailureKind) -> str | None:
+    """Why the cases after one that failed so are not run, or None where they are."""
+    return CATALOGUE[kind].stops
+
+
+def reported(name: str) -> FailureKind | None:
+    """The kind a worker's failure of this name (``wire.Failure.kind``) is; None for the
+    worker's own breakage ("error"), a grader bug."""
+    try:
+        return FailureKind(name)
+    except ValueError:
+        return None
