@@ -10,7 +10,7 @@ from pathlib import Path
 
 from grader.course.loader import Course, CourseError, PuzzleLoadError
 from grader.app.frontend import USAGE_ERROR, UsageProblem, course_at, has_cuda, pick_device, run_command, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
-from grader.judge.results import ExitCode
+from grader.judge.results import ExitCode, FailureKind
 from grader.judge.options import Options
 from grader.app.targets import Target, resolve
 
@@ -89,7 +89,7 @@ class FirstFailure:
         self.target, self.shown = target, False
 
     def __call__(self, puzzle_id: str, case) -> None:
-        if self.shown or case.passed or case.kind == "skipped":
+        if self.shown or case.passed or case.kind == FailureKind.SKIPPED:
             return
         self.shown = True
         message = self.target.lines.relabel(case.message) if self.target.lines is not None else case.message

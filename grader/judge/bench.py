@@ -27,6 +27,7 @@ from grader.course.dtypes import DTYPES, dtype_name
 from grader.judge.kinds import kind_of
 from grader.judge.kinds.kind import SizePlan
 from grader.judge.options import Options
+from grader.judge.results import FailureKind
 from grader.course.puzzle import Case, Puzzle
 from grader.channel.worker_pool import WorkerDied, WorkerTimedOut
 from grader.judge.session import Grading
@@ -71,14 +72,14 @@ def check_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list):
     host's reduction of a partial buffer, NaN where an element was never written."""
     from grader.judge.compare import Outcome, compare_tensor
     if len(described) != len(planned.names) or len(raw) != len(planned.names):
-        return Outcome(False, "mismatch", f"{len(raw)} tensor(s) came back, {len(planned.names)} expected")
+        return Outcome(False, FailureKind.MISMATCH, f"{len(raw)} tensor(s) came back, {len(planned.names)} expected")
     worst = 0.0
     for name, shape, info, blob, want in zip(planned.names, planned.shapes, described, raw, planned.expected):
         if want is None:
             continue
         got = _returned(info, blob)
         if got is None or tuple(got.shape) != tuple(shape):
-            return Outcome(False, "mismatch", f"`{name}` came back as {info}, not as the planned tensor")
+            return Outcome(False, FailureKind.MISMATCH, f"`{name}` came back as {info}, not as the planned tensor")
         dtype = dtype_name(want)
         atol, rtol = puzzle.bench.tolerances.get(dtype) or puzzle.tolerance(dtype)
         outcome = compare_tensor(name, got, want, atol, rtol, on_gpu=True, reduce=puzzle.host_reduce.get(name),

@@ -21,7 +21,7 @@ from typing import Callable, Sequence, TypeVar
 from grader.course.loader import Course, PuzzleLoadError
 from grader.judge.kinds import KINDS, kind_of
 from grader.judge.options import Options
-from grader.judge.results import CheckResult, PuzzleResult, Report
+from grader.judge.results import CheckResult, PuzzleResult, Report, Status
 from grader.channel.isolation import Jail, worker_jail
 from grader.channel.worker_pool import CompileChecker, WorkerProcess
 
@@ -256,6 +256,6 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
 
 def load_failure(course: Course, puzzle_id: str, path: Path, error: PuzzleLoadError, options: Options) -> PuzzleResult:
     """The failure of a puzzle whose course file does not load: no worker, no case run."""
-    return PuzzleResult(puzzle=puzzle_id, title=course.title(puzzle_id), status="fail", source=str(path),
+    return PuzzleResult(puzzle=puzzle_id, title=course.title(puzzle_id), status=Status.FAIL, source=str(path),
                         device=options.device, checks={"load": CheckResult(False, error.message, error.kind)},
                         message=error.message)
