@@ -60,3 +60,22 @@ def test_the_command_line_and_every_subcommand_end_through_it(monkeypatch):
         cli.main([name, "--help"])
     cli.main(["puzzle01"])
     assert seen == [f.__name__ for f in commands.SUBCOMMANDS.values()] + ["grade_main"]
+
+
+def test_a_grader_that_breaks_before_grading_is_that_puzzle_s_error(monkeypatch, tmp_path):
+    """Not a dead pool thread and a puzzle missing from the report (seen in CI: Python 3.11's
+    ast.parse raising SystemError while two threads parsed at once)."""
+    from conftest import COURSE
+    from grader.judge import session
+    from grader.judge.kinds import kind_of
+    from grader.judge.options import Options
+
+    def broken(*args, **kwargs):
+        raise SystemError("AST constructor recursion depth mismatch (before=30, after=28)")
+    from dataclasses import replace
+    kind = replace(kind_of(COURSE.puzzle("puzzle01")), grader=lambda: broken)
+    monkeypatch.setattr(session, "kind_of", lambda puzzle: kind)
+    crew = session.Crew(worker=None)
+    result = session.grade_puzzle(COURSE, "puzzle01", COURSE.puzzle_file("puzzle01"), crew, Options())
+    assert result.status == "error"
+    assert result.message == "grader error: SystemError: AST constructor recursion depth mismatch (before=30, after=28)"

@@ -232,3 +232,14 @@ def test_importing_the_public_surfaces_stays_light():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == ""
+
+
+def test_every_parse_takes_the_lock():
+    """CPython 3.11's AST constructor shares its recursion depth between threads
+    (python/cpython#106905): the grader parses through grader.course.syntax.parse, one thread at a time."""
+    direct = [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
+              for path in PACKAGE.rglob("*.py") if path.name != "syntax.py"
+              for node in ast.walk(ast.parse(path.read_text()))
+              if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "parse"
+              and isinstance(node.func.value, ast.Name) and node.func.value.id == "ast"]
+    assert not direct, direct

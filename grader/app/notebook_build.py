@@ -34,6 +34,7 @@ from jaxtyping import Float32, Int32
 from torch import Tensor
 
 from grader.notebook import check, course_panel, hint'''
+from grader.course.syntax import parse
 
 START_HERE = [
     ("markdown", """\
@@ -96,7 +97,7 @@ def _spec_source(path: Path, puzzle) -> str:
     """The spec function's source, read from the puzzle file."""
     text = path.read_text()
     lines = text.splitlines()
-    for node in ast.parse(text).body:
+    for node in parse(text).body:
         if isinstance(node, ast.FunctionDef) and node.name == puzzle.spec.__name__:
             return "\n".join(lines[statement_start(node):node.end_lineno])
     return ""
@@ -110,7 +111,7 @@ def _setup(course: Course, ids: list[str]) -> str:
     bound = {"torch", "triton", "tl", "Tensor", "Float32", "Int32"}  # what SETUP imports
     dtypes, modules = {"Float32", "Int32"}, []
     for puzzle_id in ids:
-        for node in ast.parse(course.puzzle_file(puzzle_id).read_text()).body:
+        for node in parse(course.puzzle_file(puzzle_id).read_text()).body:
             if isinstance(node, ast.ImportFrom) and node.module == "jaxtyping":
                 dtypes.update(alias.name for alias in node.names)
             elif isinstance(node, ast.Import):

@@ -19,6 +19,7 @@ from string import Template
 
 from grader.course.loader import Course, PuzzleLoadError
 from grader.source.source_lines import is_stub_body, marker_lines
+from grader.course.syntax import parse
 
 SHIPPED = ("puzzles", "grader", "pyproject.toml", "constraints.txt", "docs")
 HERE = Path(__file__).resolve().parent
@@ -41,7 +42,7 @@ def stubbed(path: Path) -> str:
     first = opening[0] + 1
     part = "".join(lines[first:closing[0]])
     try:
-        tree = ast.parse(part)
+        tree = parse(part)
     except SyntaxError as exc:
         raise PuzzleLoadError(f"{path.name}: cannot release it: the learner's part does not parse "
                               f"(line {first + (exc.lineno or 0)}: {exc.msg})") from exc
@@ -66,7 +67,7 @@ def solution_bodies(course: Course) -> dict[str, list[str]]:
     """Every solution kernel's body, normalised, keyed by file: the text that must not leak."""
     bodies = {}
     for path in sorted((course.root / "solutions").glob("*.py")):
-        tree = ast.parse(path.read_text())
+        tree = parse(path.read_text())
         bodies[path.name] = [ast.unparse(ast.Module(body=node.body, type_ignores=[]))
                              for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]
     return bodies
@@ -77,7 +78,7 @@ def leaks(course: Course, out: Path) -> list[str]:
     shipped = {}
     for path in out.rglob("*.py"):
         try:
-            tree = ast.parse(path.read_text())
+            tree = parse(path.read_text())
         except (SyntaxError, UnicodeDecodeError):
             continue
         shipped[path] = {ast.unparse(ast.Module(body=n.body, type_ignores=[]))

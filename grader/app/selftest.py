@@ -13,6 +13,7 @@ from grader.course.loader import Course
 from grader.judge.options import Options
 from grader.judge.results import Status
 from grader.judge.session import grade_many
+from grader.course.syntax import parse
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class Row:
 def declared(path: Path) -> dict:
     """A corpus file's EXPECT_* constants, read without running it."""
     found = {}
-    for node in ast.parse(path.read_text()).body:
+    for node in parse(path.read_text()).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and node.targets[0].id.startswith("EXPECT_"):
             found[node.targets[0].id] = ast.literal_eval(node.value)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from grader.course.imports import import_file
 from grader.course.puzzle import Puzzle
+from grader.course.syntax import parse
 
 PUZZLE_FILE = re.compile(r"^(puzzle\d\d)_\w+\.py$")
 
@@ -206,7 +207,7 @@ def _import_error(path: str, exc: BaseException) -> PuzzleLoadError:
 def stub_signature(puzzle_path: str, kernel: str) -> str:
     """The stub kernel's ``def`` line, read from the course file's source, for messages."""
     import ast
-    tree = ast.parse(Path(puzzle_path).read_text())
+    tree = parse(Path(puzzle_path).read_text())
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == kernel:
             args = []

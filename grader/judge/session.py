@@ -135,7 +135,13 @@ def grade_puzzle(course: Course, puzzle_id: str, path: Path, crew: Crew, options
     """One puzzle graded by the grader of its kind: an autograd Function's or a kernel's.
     ``on_case(puzzle_id, CaseResult)`` sees each case as soon as it is judged."""
     grader = kind_of(course.puzzle(puzzle_id)).grader()  # imports torch: only once the workers are starting too
-    return grader(course, puzzle_id, path, crew.worker, options, crew.compiler, crew.bounds, on_case).grade()
+    try:
+        made = grader(course, puzzle_id, path, crew.worker, options, crew.compiler, crew.bounds, on_case)
+    except Exception as exc:  # noqa: BLE001 (the grader's own bug before grading began: this puzzle's
+        # result says so; raised here, it would end the pool's thread and leave the puzzle out of the report)
+        return PuzzleResult(puzzle=puzzle_id, title=course.title(puzzle_id), status=Status.ERROR, source=str(path),
+                            device=options.device, message=f"grader error: {type(exc).__name__}: {exc}")
+    return made.grade()
 
 
 class Grading:

@@ -12,6 +12,7 @@ import textwrap
 import traceback
 
 from grader.source.source_lines import is_stub_body
+from grader.course.syntax import parse
 
 
 @contextlib.contextmanager
@@ -90,7 +91,7 @@ def root_cause(exc: BaseException) -> BaseException:
 def is_stub(fn) -> bool:
     """Whether a function's body is a stub (``source_lines.is_stub_body``), read from its source."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        tree = parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
         return False
     func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)

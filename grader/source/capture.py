@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from grader.source.definitions import definitions
 from grader.source.wrapped import python_function
 from grader.source.source_lines import statement_start
+from grader.course.syntax import parse
 
 HEADER = "import math\nimport torch\nimport triton\nimport triton.language as tl\n"
 
@@ -232,7 +233,7 @@ def _class_source(cls) -> tuple[str, str | None, int]:
         if code is None:
             continue
         lines = linecache.getlines(code.co_filename)
-        for node in ast.walk(ast.parse("".join(lines))):
+        for node in ast.walk(parse("".join(lines))):
             if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
                 start = statement_start(node)
                 return "".join(lines[start:node.end_lineno]), code.co_filename, start + 1
@@ -284,7 +285,7 @@ def notebook_module(text: str, module: str = "", shown: str = "") -> NotebookMod
         source = cell.get("source", "")
         source = _strip_magics("".join(source) if isinstance(source, list) else source)
         try:
-            ast.parse(source)
+            parse(source)
         except SyntaxError as exc:
             skipped.append(f"a cell that does not parse (line {exc.lineno}: {exc.msg})")
             continue

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from grader.source.definition_rules import (AUTOGRAD_FUNCTION, CONSTEXPR, Bindings, bindings_of, decorator_problem,
                                import_try, is_constexpr_call, is_literal, module_targets)
 from grader.source.source_lines import statement_start
+from grader.course.syntax import parse
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ SHARED_LINE = "shares its line with a statement that is not kept: put it on a li
 def definitions(source: str) -> Definitions:
     """``source``'s definitions, line for line (a syntax error propagates)."""
     source = source.replace("\r\n", "\n").replace("\r", "\n")
-    tree = ast.parse(source)
+    tree = parse(source)
     text = _Text(source)
     pieces = _Planner(text).statements(tree.body, bindings_of(tree), set(), "at module level")
     return text.render(pieces)
@@ -66,7 +67,7 @@ def why_dropped(source: str, name: str) -> Dropped | None:
     """Why the module-level definition of ``name`` was left out of ``source``, if it was: the
     dropped entry that falls on its decorators or its ``def``/``class`` line."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
         dropped = definitions(source).dropped
     except (SyntaxError, ValueError, RecursionError):
         return None

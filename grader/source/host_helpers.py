@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass
 
 from grader.source.definition_rules import CONSTEXPR_HELPER, Bindings, bindings_of, is_literal
+from grader.course.syntax import parse
 
 SAFE_BUILTINS = {"min", "max", "abs", "int", "float", "bool", "round", "len", "range", "sum", "any", "all",
                  "divmod", "pow", "sorted", "enumerate", "zip", "list", "tuple", "dict", "set", "reversed"}
@@ -134,7 +135,7 @@ class _Reader:
 
 def problems(source: str, names: set[str]) -> Problem | None:
     """The first thing in the module-level functions ``names`` that a helper may not do."""
-    tree = ast.parse(source)
+    tree = parse(source)
     reader = _Reader(tree, source.splitlines())
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name in names:

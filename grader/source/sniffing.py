@@ -11,6 +11,8 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.course.syntax import parse
+
 # Names that have no business in a kernel: reflection, and the process's environment.
 FORBIDDEN_NAMES = {
     "hasattr": "asks whether a value has an attribute",
@@ -64,7 +66,7 @@ def _called_names(fn: ast.FunctionDef) -> set[str]:
 def find(source: str, kernel: str) -> Finding | None:
     """The first interpreter-sniffing construct in ``kernel`` or a @triton.jit helper it calls."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except SyntaxError:
         return None  # the worker reports it, with the line
     jitted = _jit_functions(tree)
@@ -133,7 +135,7 @@ def check_file(path: Path, kernel: str | None) -> Finding | None:
     if kernel is not None:
         return find(source, kernel)
     try:
-        names = sorted(_jit_functions(ast.parse(source)))
+        names = sorted(_jit_functions(parse(source)))
     except SyntaxError:
         return None
     return next(filter(None, (find(source, name) for name in names)), None)

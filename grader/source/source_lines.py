@@ -7,6 +7,8 @@ import io
 import re
 import tokenize
 
+from grader.course.syntax import parse
+
 # A puzzle file marks the learner's part: `# ---- your part: ... ----` opens it, `# ------...` closes it.
 OPENING = re.compile(r"^# ---- your part\b.*$")
 CLOSING = re.compile(r"^# -{10,}$")
@@ -78,7 +80,7 @@ def statement_start(node: ast.stmt) -> int:
 def defined_names(source: str) -> set[str]:
     """Top-level functions and classes of a module's text, read without running it."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except SyntaxError:
         return set()  # the worker reports the error with its line when it imports the file
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
@@ -87,7 +89,7 @@ def defined_names(source: str) -> set[str]:
 def access_call(source: str, op: str) -> ast.Call | None:
     """The tl.load / tl.store / tl.atomic_* call on a line, if the line parses on its own."""
     try:
-        tree = ast.parse(source.strip())
+        tree = parse(source.strip())
     except SyntaxError:
         return None
     wanted = {"load": ("load",), "store": ("store",)}.get(op, ("atomic_",))

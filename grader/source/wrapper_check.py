@@ -17,6 +17,8 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.course.syntax import parse
+
 _REFLECTS = "can tell the grader's recording from real use"
 # Modules that look at the interpreter rather than the tensors, by their top-level name. (Threads,
 # NumPy and PyTorch's dispatch switches cannot hide anything: what they compute on tensors without
@@ -157,7 +159,7 @@ def _local_names(fn: ast.AST) -> set[str]:
 def find(source: str, cls_name: str) -> Finding | None:
     """The first refused construct in the wrapper ``cls_name`` or a function it reaches."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except SyntaxError:
         return None  # the worker reports it, with the line
     imported = _imported_names(tree)

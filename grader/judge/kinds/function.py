@@ -11,6 +11,7 @@ import types
 from grader.course.dtypes import tensor_bytes
 from grader.judge.kinds.kind import BenchPlan, CaptureRule, PuzzleKind, SizePlan, described
 from grader.source.source_lines import statement_start
+from grader.course.syntax import parse
 
 
 def _grader() -> type:
@@ -50,7 +51,7 @@ def _source(cls) -> tuple[str, str | None, int]:
         if code is None:
             continue
         lines = linecache.getlines(code.co_filename)
-        for node in ast.walk(ast.parse("".join(lines))):
+        for node in ast.walk(parse("".join(lines))):
             if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
                 start = statement_start(node)
                 return "".join(lines[start:node.end_lineno]), code.co_filename, start + 1
