@@ -82,7 +82,7 @@ def test_each_kind_names_its_grader():
     assert kinds.KINDS["function"].grader() is FunctionGrader and not FunctionGrader.compile_beside
 
 
-def test_capture_and_load_ask_the_object_not_the_puzzle():
+def test_load_asks_the_object_not_the_puzzle():
     def plain(x):
         return x
 
@@ -91,9 +91,6 @@ def test_capture_and_load_ask_the_object_not_the_puzzle():
         def forward(ctx, x):
             return plain(x)
 
-    assert kinds.capture_rule(plain) is kinds.KINDS["kernel"].capture
-    assert kinds.capture_rule(Wrapper) is kinds.KINDS["function"].capture
-    assert kinds.capture_rule(Wrapper).members(Wrapper) == [vars(Wrapper)["forward"]]
     assert worker_kinds.for_object(Wrapper).name == "function"
     assert worker_kinds.for_object(plain).name == "kernel"
     assert worker_kinds.for_object(None).name == "kernel"

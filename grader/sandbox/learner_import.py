@@ -38,7 +38,7 @@ def _trusted(origin: str) -> bool:
 
 def sanitised_source(path: str) -> str:
     """The file's definitions, line for line; also what ``linecache`` shows for it."""
-    from grader.source.definitions import definitions  # not grader.source.capture's wrapper: capture asks grader.judge.kinds
+    from grader.source.definitions import definitions
     with open(path, encoding="utf-8") as f:
         text = definitions(f.read()).text
     lines = text.splitlines(keepends=True)

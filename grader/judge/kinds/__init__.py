@@ -1,7 +1,7 @@
 """The kinds of puzzle, looked up by the name a puzzle file gives (``Puzzle(kind="function")``).
 
 Each kind is a module of this package holding one :class:`~grader.judge.kinds.kind.PuzzleKind`: its
-grader, its benchmark plan, whether it is drawn, how it is captured from a notebook. The rest of
+grader, its benchmark plan, whether it is drawn and shown in the viewer. The rest of
 the grader asks the kind and never compares a puzzle's kind to a name (tests/test_kinds.py).
 
 The worker has a registry of its own, :mod:`grader.sandbox.kinds`: the sandbox must not reach
@@ -11,7 +11,7 @@ the graders this one names. A new kind is a module here, an entry there, and its
 from __future__ import annotations
 
 from grader.judge.kinds import function, kernel
-from grader.judge.kinds.kind import CaptureRule, PuzzleKind
+from grader.judge.kinds.kind import PuzzleKind
 
 # By name, in the order every kind is listed (the kernel first: the object check() most often gets).
 KINDS: dict[str, PuzzleKind] = {kind.name: kind for kind in (kernel.KIND, function.KIND)}
@@ -32,8 +32,3 @@ def named(name: str) -> PuzzleKind:
 def kind_of(puzzle) -> PuzzleKind:
     """The kind of ``puzzle`` (a :class:`grader.course.puzzle.Puzzle`)."""
     return named(puzzle.kind)
-
-
-def capture_rule(obj) -> CaptureRule | None:
-    """The rule that writes out ``obj`` (a plain function or a class), or None."""
-    return next((kind.capture for kind in KINDS.values() if kind.capture.owns(obj)), None)

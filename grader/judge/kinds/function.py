@@ -3,15 +3,8 @@ backward launch their own kernels; it is recorded on tensors without values, the
 (:class:`grader.judge.grade_function.FunctionGrader`)."""
 from __future__ import annotations
 
-import ast
-import inspect
-import linecache
-import types
-
 from grader.course.dtypes import tensor_bytes
-from grader.judge.kinds.kind import BenchPlan, CaptureRule, PuzzleKind, SizePlan, described
-from grader.source.source_lines import statement_start
-from grader.course.syntax import parse
+from grader.judge.kinds.kind import BenchPlan, PuzzleKind, SizePlan, described
 
 
 def _grader() -> type:
@@ -37,35 +30,8 @@ def _bench_plan(puzzle, shapes, plan, header: dict, device: str) -> SizePlan:
                     tuple(None if x.grad is None else x.grad.cpu() for x in leaves))
 
 
-def _source(cls) -> tuple[str, str | None, int]:
-    """A class's source, file and first line. Python 3.11 cannot find the source of classes
-    made in a notebook cell, but their methods know their cell: read the cell and cut the
-    class out of it."""
-    try:
-        lines, first = inspect.getsourcelines(cls)
-        return "".join(lines), inspect.getsourcefile(cls), first
-    except (OSError, TypeError):
-        pass
-    for member in vars(cls).values():
-        code = getattr(getattr(member, "__func__", member), "__code__", None)
-        if code is None:
-            continue
-        lines = linecache.getlines(code.co_filename)
-        for node in ast.walk(parse("".join(lines))):
-            if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
-                start = statement_start(node)
-                return "".join(lines[start:node.end_lineno]), code.co_filename, start + 1
-    raise OSError(f"cannot find the source of class {cls.__name__}: define it in a cell or a file")
-
-
-def _members(cls) -> list:
-    """The class's own methods: what forward and backward (and their helpers) refer to."""
-    return [m for m in vars(cls).values() if isinstance(m, (staticmethod, classmethod, types.FunctionType))]
-
-
 KIND = PuzzleKind(
     name="function", called="an autograd puzzle", grader=_grader,
     order=0,  # recorded, then replayed with each launch compiled: the longest to grade
     pictures=False, viewer=False,  # a case is many launches of the learner's choosing
-    bench=BenchPlan(blocks=False, plan=_bench_plan, what="forward + backward", spec_named="PyTorch autograd"),
-    capture=CaptureRule(what="a class", owns=inspect.isclass, source=_source, members=_members))
+    bench=BenchPlan(blocks=False, plan=_bench_plan, what="forward + backward", spec_named="PyTorch autograd"))

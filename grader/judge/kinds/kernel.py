@@ -2,10 +2,8 @@
 the puzzle's grid with each case's fenced buffers (:class:`grader.judge.grade.PuzzleGrader`)."""
 from __future__ import annotations
 
-import inspect
-
 from grader.course.dtypes import tensor_bytes
-from grader.judge.kinds.kind import BenchPlan, CaptureRule, PuzzleKind, SizePlan, described
+from grader.judge.kinds.kind import BenchPlan, PuzzleKind, SizePlan, described
 
 
 def _grader() -> type:
@@ -23,15 +21,6 @@ def _bench_plan(puzzle, shapes, plan, header: dict, device: str) -> SizePlan:
                     tuple(tuple(b.shape) for b in plan.output_buffers), plan.expected)
 
 
-def _source(fn) -> tuple[str, str | None, int]:
-    """A function's source, the file it is in and the line it starts on (its decorators')."""
-    lines, first = inspect.getsourcelines(fn)
-    return "".join(lines), getattr(fn.__code__, "co_filename", None), first
-
-
 KIND = PuzzleKind(
     name="kernel", called="a kernel puzzle", grader=_grader, order=1, pictures=True, viewer=True,
-    bench=BenchPlan(blocks=True, plan=_bench_plan, what="kernel"),
-    # a plain function: the kernel under its @triton.jit (and autotune) layers, or a helper it calls
-    capture=CaptureRule(what="a @triton.jit kernel", owns=inspect.isfunction, source=_source,
-                        members=lambda fn: [fn]))
+    bench=BenchPlan(blocks=True, plan=_bench_plan, what="kernel"))

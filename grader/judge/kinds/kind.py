@@ -41,18 +41,6 @@ class BenchPlan:
 
 
 @dataclass(frozen=True)
-class CaptureRule:
-    """How :mod:`grader.source.capture` writes the learner's object out as source, once it is unwrapped
-    to a plain function or a class (the object is asked, not the puzzle: check() grades
-    whatever it is given, and what a kernel refers to is captured too)."""
-
-    what: str                                           # as the capture's error names it: "a class"
-    owns: Callable[[object], bool]                      # whether this rule reads the unwrapped object
-    source: Callable[[object], tuple[str, str | None, int]]  # -> (its source, its file, its first line)
-    members: Callable[[object], list]                   # the functions whose names it refers to
-
-
-@dataclass(frozen=True)
 class PuzzleKind:
     """One kind of puzzle, as its module in :mod:`grader.judge.kinds` describes it."""
 
@@ -66,4 +54,3 @@ class PuzzleKind:
     pictures: bool       # whether a failing case is drawn as memory-access pictures (one traced launch)
     viewer: bool         # whether triton-viz can show a case (it traces one kernel launch)
     bench: BenchPlan
-    capture: CaptureRule
