@@ -27,7 +27,8 @@ ROOMS = {
 # What the sandbox may take from the channel: the messages and their framing, and how buffers bind.
 SANDBOX_FROM_CHANNEL = {"grader.channel.wire", "grader.channel.protocol", "grader.channel.binding"}
 # What renderers may take from the judge: the result model, plain data.
-REPORT_FROM_JUDGE = {"grader.judge.results", "grader.judge.bench_model", "grader.judge.failures"}
+REPORT_FROM_JUDGE = {"grader.judge.results", "grader.judge.bench_model", "grader.judge.perf_model",
+                     "grader.judge.failures"}
 # The viewer's child process is a front-end and a worker at once: it imports the learner's file
 # (definitions only, as the worker does) and runs one case under triton-viz, outside the sandbox,
 # on the learner's own machine (never for a class: docs/architecture.md).
@@ -216,7 +217,7 @@ def test_public_surfaces_are_pinned():
     import grader.notebook
     import grader.puzzle
     assert sorted(grader.puzzle.__all__) == ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "cdiv", "seeds"]
-    assert sorted(grader.notebook.__all__) == ["check", "course_panel", "hint", "show"]
+    assert sorted(grader.notebook.__all__) == ["check", "course_panel", "hint", "perf", "show"]
     for module in (grader.puzzle, grader.notebook):
         assert all(callable(getattr(module, name)) for name in module.__all__)
 

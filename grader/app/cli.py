@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bench", action="store_true",
                         help="time the kernel on the GPU against the device's copy bandwidth and PyTorch")
     parser.add_argument("--plot", type=Path, metavar="PATH", help="with --bench: save a plot of the size sweep")
+    parser.add_argument("--perf", action="store_true",
+                        help="estimate the kernel's time on an H100, with no GPU: its memory traffic, "
+                             "coalescing, FLOPs, registers and occupancy, beside the reference's")
     parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
     parser.add_argument("--verbose", "-v", action="store_true", help="show every failing case and printed output")
     return parser
@@ -79,6 +82,22 @@ def bench_main(args, course: Course, targets: list[Target]) -> int:
     if args.plot is not None and doc.ok:
         print(f"plot: {bench.plot(doc, args.plot)}", file=sys.stderr)
     return ExitCode.FAILED if doc.fails else ExitCode.OK
+
+
+def perf_main(args, course: Course, targets: list[Target]) -> int:
+    if len(targets) != 1:
+        raise UsageProblem("--perf estimates one puzzle: name exactly one")
+    broken = course.load_error(targets[0].puzzle)
+    if broken is not None:
+        print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
+        return ExitCode.FAILED
+    from grader.judge.perf import run_perf
+    from grader.judge.session import Grading
+    from grader.report import perf
+    with Grading(course, [targets[0].path], Options(device="cpu", compile_check=False), now=False) as grading:
+        doc = run_perf(grading, targets[0].puzzle, targets[0].path)
+    print(perf.render_json(doc) if args.json else perf.render_text(doc))
+    return ExitCode.OK if doc.yours.ok else ExitCode.FAILED
 
 
 class FirstFailure:
@@ -138,8 +157,12 @@ def grade_main(argv: list[str]) -> int:
     if args.jobs < 1 or args.timeout <= 0:
         raise UsageProblem("--jobs and --timeout must be positive")
 
+    if args.bench and args.perf:
+        raise UsageProblem("--bench times on a GPU, --perf estimates without one: ask for one of them")
     if args.bench:
         return bench_main(args, course, targets)
+    if args.perf:
+        return perf_main(args, course, targets)
     import time
     from dataclasses import replace
 

@@ -21,7 +21,7 @@ from grader.judge.options import Options
 from grader.judge.results import PuzzleResult, Status
 
 # What a learner calls from a notebook; everything else here is private.
-__all__ = ["check", "course_panel", "hint", "show"]
+__all__ = ["check", "course_panel", "hint", "perf", "show"]
 
 @dataclass
 class Checked:
@@ -90,6 +90,38 @@ class _Kept:
 
 
 _kept = _Kept()
+
+
+@dataclass
+class Estimated:
+    """What ``perf`` returns: displays itself as the estimate's table."""
+
+    text: str
+    result: object  # grader.judge.perf_model.PerfResult
+
+    def _repr_html_(self) -> str:
+        import html
+        return f"<pre>{html.escape(self.text)}</pre>"
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def perf(kernel, puzzle: str) -> Estimated:
+    """Estimate ``kernel``'s time on an H100 at the puzzle's benchmark size, with no GPU: its
+    memory traffic, coalescing, FLOPs, registers and occupancy, beside the reference's."""
+    from grader.judge.perf import run_perf
+    from grader.report.perf import render_text
+    from grader.source.capture import captured
+    course = _course()
+    puzzle_id = normalise_id(puzzle)
+    course.puzzle_file(puzzle_id)
+    capture = captured(kernel)
+    path = _kept.folder() / f"{puzzle_id}_notebook.py"
+    with _kept._lock:
+        path.write_text(capture.text)
+        result = run_perf(_kept.grading(course, Options(device="cpu").on_device()), puzzle_id, path)
+    return Estimated(render_text(result), result)
 
 
 def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: bool, options: Options,

@@ -243,8 +243,21 @@ class Run(Request):
 
 
 # compile ------------------------------------------------------------------------------------
+class KernelStats(Message):
+    """What ptxas made of one compiled variant: the figures occupancy and the ``--perf`` estimate need."""
+
+    label: str              # the autotuning config's label; "" without configs
+    registers: int          # per thread
+    spill_bytes: int        # spill stores + spill loads, per thread
+    shared: int             # bytes of shared memory per program
+    num_warps: int
+    num_stages: int
+    tensor_cores: Literal["wgmma", "mma", ""]  # the matrix instructions in the PTX, if any
+
+
 class Compiled(Reply):
     variants: int
+    stats: tuple[KernelStats, ...] = ()  # with ``Compile.stats``: one per variant compiled
 
 
 class Compile(Request):
@@ -262,6 +275,10 @@ class Compile(Request):
     arguments: tuple[JSON, ...] = ()
     keywords: dict[str, JSON] = {}
     stage: Literal["ttir", "ttgir", "llir", "ptx", "cubin"] = "cubin"  # the last of Triton's stages to run
+    # ``--perf``: ptxas's registers, spills and shared memory, per variant (stage cubin, compiled
+    # again where Triton's cache answered); ``options`` (num_warps, num_stages) where no config gives them
+    stats: bool = False
+    options: dict[str, int] = {}
 
 
 # function: record, then replay -------------------------------------------------------------
@@ -503,11 +520,95 @@ class Bench(Request):
     grid: tuple[int, ...] = ()
 
 
+# ---- --perf: one size in the interpreter, every access counted ------------------------------
+class AccessCount(Message):
+    """The loads (or stores, or atomics) of one line of the kernel on one tensor, over the
+    programs interpreted. Bytes count the lanes the mask let through; sectors are the 32-byte
+    pieces of memory those lanes touched, per request (what the memory system moves)."""
+
+    tensor: str
+    op: Literal["load", "store", "atomic"]
+    line: int | None
+    source: str
+    requests: int          # calls of the access, summed over the programs interpreted
+    lanes: int             # lanes of those requests, masked or not
+    active: int            # lanes the mask let through
+    bytes: int             # their bytes
+    sectors: int           # 32-byte sectors per request, summed
+    # of the tensor, by this op, over all its lines:
+    program_unique: int    # sectors each program touched at least once, summed over the programs
+    union: int             # sectors any interpreted program touched
+    tensor_bytes: int      # the tensor's size
+    same_address: int = 0  # atomics: the most requests that met at one address
+
+
+class DotCount(Message):
+    precision: Literal["fp16", "tf32", "tf32x3", "fp32", "fp8", "int8"]
+    calls: int
+    flops: int             # 2*M*N*K per call, summed
+    shape: tuple[int, ...]  # the first call's (M, N, K)
+
+
+class LaunchProfile(Message):
+    """One kernel launch: its grid, the programs interpreted, and what they did. An autotuned
+    launch is profiled once per config (``group`` says which launch; ``config`` which config)."""
+
+    kernel: str
+    group: int
+    config: str
+    grid: tuple[int, int, int]
+    interpreted: int       # programs interpreted (a spread sample of the grid)
+    num_warps: int
+    num_stages: int
+    accesses: tuple[AccessCount, ...]
+    dots: tuple[DotCount, ...]
+    alu: int               # lane operations (at least a warp's per warp), over the programs interpreted
+    sfu: int               # of them, exp, log, sqrt, sin, cos, division
+    seconds: float
+    # where the compile check finds the kernel (see Compile): its path in the file, the launch's arguments
+    path: tuple[str, ...] = ()
+    hops: int = 0
+    arguments: tuple[JSON, ...] = ()
+    keywords: dict[str, JSON] = {}
+
+
+class TorchOp(Message):
+    """A PyTorch operator an autograd wrapper ran outside its kernels (a GPU kernel of PyTorch's)."""
+
+    name: str
+    count: int
+    bytes: int             # read and written, summed
+
+
+class Profiled(Reply):
+    launches: tuple[LaunchProfile, ...]
+    torch_ops: tuple[TorchOp, ...] = ()
+    seconds: float = 0.0
+    printed: str = ""
+    failure: Failure | None = None
+
+
+class Profile(Request):
+    """Run the learner's kernel (or autograd function) once at one size in the interpreter,
+    interpreting a spread sample of each launch's programs, and count what they do. The inputs
+    are made in the worker, from their shapes (a size of ``--bench`` may be gigabytes)."""
+
+    REPLY: ClassVar[type] = Profiled
+    puzzle_file: str
+    file: str
+    inputs: tuple[NamedTensor, ...]
+    ranges: dict[str, tuple[int, int]]  # integer inputs' [low, high)
+    values: dict[str, Value]
+    outputs: tuple[NamedTensor, ...] = ()
+    grid: tuple[int, ...] = ()
+    programs: int = 16     # programs to interpret per launch (at most)
+
+
 class Exit(Request):
     """The worker's last request: it exits without a reply."""
 
 
-AnyRequest = Union[Load, Run, Compile, Record, Replay, Bench, Exit]
+AnyRequest = Union[Load, Run, Compile, Record, Replay, Bench, Profile, Exit]
 
 
 # ---- sending and reading -------------------------------------------------------------------

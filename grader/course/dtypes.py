@@ -22,6 +22,12 @@ class DType:
     # Whether numpy can view it; the interpreter's bounds check reads outputs through numpy.
     numpy_view: bool = True
 
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element, from the width in Triton's spelling (fp16: 2; i1, a bool: 1)."""
+        bits = int("".join(ch for ch in self.triton if ch.isdigit()) or 32)
+        return max(1, bits // 8)
+
 
 DTYPES: dict[str, DType] = {d.name: d for d in (
     DType("float32", "fp32", True, "int32", 0x7FC5A5A5),

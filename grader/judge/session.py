@@ -160,6 +160,7 @@ class Grading:
         self.crews = start_workers(options, self.jail, self.jobs, now, _compile_warm(kernels or files))
         self.used = False  # whether any worker was asked anything: a context that never was ends at once
         self.references: dict[Path | None, WorkerProcess] = {}  # solution (None: the learner's) -> its tracer
+        self.compilers: dict[Path | None, WorkerProcess] = {}   # likewise, compile workers (--perf)
 
     def worker(self, thread: int = 0) -> WorkerProcess:
         """The worker of ``thread``'s crew, for work other than grading (``--bench``)."""
@@ -185,6 +186,17 @@ class Grading:
         if solution not in self.references:
             self.references[solution] = WorkerProcess("cpu", worker_jail(self.course.root, [solution]))
         return self.references[solution]
+
+    def compiler(self, solution: Path | None = None) -> WorkerProcess:
+        """A compile worker (sm_90, no GPU needed) that reads the learner's files, or with
+        ``solution`` one in a jail that reads that solution only: ``--perf``'s registers and
+        spills. Kept, and ended with this context."""
+        self.used = True
+        key = None if solution is None else Path(solution).resolve()
+        if key not in self.compilers:
+            jail = self.jail if key is None else worker_jail(self.course.root, [key])
+            self.compilers[key] = WorkerProcess("compile", jail)
+        return self.compilers[key]
 
     def grade(self, targets: list[tuple[str, Path]], on_result=None, on_case=None) -> Report:
         """Grade ``(puzzle_id, kernel_file)`` pairs; results keep the order of ``targets``.
@@ -227,9 +239,10 @@ class Grading:
         """End every worker: let them finish and exit; a context never used is killed at once
         (nothing to wait for while its workers start)."""
         stop_workers(self.crews, wait=self.used)
-        for worker in self.references.values():
+        for worker in (*self.references.values(), *self.compilers.values()):
             worker.close()
         self.references.clear()
+        self.compilers.clear()
 
     def __enter__(self) -> "Grading":
         return self

@@ -24,6 +24,7 @@ class WorkerKind:
     load: Callable  # (the worker, the object, its name) -> wire.Loaded, or a wire.Failure that says why not
     ran: Callable[[object], object]  # the object -> the kernel a compile error is read from; None: found from the error
     bench: Callable  # (puzzle, the object, the wire.Bench request, blobs) -> (result, blobs)
+    profile: Callable  # (puzzle, the object, the wire.Profile request, its file, its module) -> counts (--perf)
 
 
 def kernel_params(fn) -> list:
@@ -57,6 +58,16 @@ def _bench_kernel(puzzle, kernel, msg: wire.Bench, blobs: list[bytes]):
     return bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), msg, blobs)
 
 
+def _profile_kernel(puzzle, kernel, msg: wire.Profile, filename: str, module):
+    from grader.sandbox.perf_run import profile_kernel
+    return profile_kernel(puzzle, kernel, kernel_params(python_function(kernel)), msg, filename, module)
+
+
+def _profile_function(puzzle, cls, msg: wire.Profile, filename: str, module):
+    from grader.sandbox.perf_run import profile_function
+    return profile_function(puzzle, cls, msg, filename, module)
+
+
 def _load_function(worker, cls, name: str):
     # A compile worker has no torch: there, any class loads (only its launches are compiled).
     if worker.device != "compile" and not issubclass(cls, worker.torch.autograd.Function):
@@ -72,9 +83,10 @@ def _bench_function(puzzle, cls, msg: wire.Bench, blobs: list[bytes]):
 
 KINDS: dict[str, WorkerKind] = {kind.name: kind for kind in (
     # anything not a class: unwrapping it says whether it is a @triton.jit kernel
-    WorkerKind("kernel", owns=None, load=_load_kernel, ran=lambda kernel: kernel, bench=_bench_kernel),
+    WorkerKind("kernel", owns=None, load=_load_kernel, ran=lambda kernel: kernel, bench=_bench_kernel,
+               profile=_profile_kernel),
     WorkerKind("function", owns=lambda obj: isinstance(obj, type), load=_load_function, ran=lambda cls: None,
-               bench=_bench_function),
+               bench=_bench_function, profile=_profile_function),
 )}
 
 

@@ -324,6 +324,25 @@ class Worker:
                             versions={"torch": str(self.torch.__version__),
                                       "triton": str(self.triton.__version__)}), out
 
+    def op_profile(self, msg: wire.Profile, blobs: list[bytes]):
+        """``--perf``: run the learner's kernel (or autograd function) once at one size in the
+        interpreter, sampling each launch's programs, and send back what they did (perf_run)."""
+        from grader.course.loader import load_puzzle
+        if self.device != "cpu":
+            return wire.Failure("error", error="--perf counts accesses in the interpreter: ask a cpu worker"), []
+        puzzle = load_puzzle(msg.puzzle_file)
+        path = os.path.abspath(msg.file)
+        obj = self.kernel(path, puzzle.kernel)
+        if obj is None:
+            return wire.Failure("not_found", defined=()), []
+        kind = kinds.named(puzzle.kind)
+        result, error, printed, seconds = self._run_learner(
+            lambda: kind.profile(puzzle, obj, msg, path, self.modules[path]), None)
+        if error is not None:
+            return wire.Profiled(launches=(), seconds=seconds, printed=printed,
+                                 failure=self._failure(error, path, kinds.for_object(obj).ran(obj))), []
+        return wire.convert({**result, "printed": printed}, wire.Profiled), []
+
     def _bounds_checker(self, buffers: tuple[wire.BufferSpec, ...], whole, path, trace: bool, enforce: bool):
         from triton.runtime import interpreter
 
@@ -408,7 +427,8 @@ class Worker:
             from grader.sandbox.function_replay import launch_signature
             base_signature, base_constexprs = launch_signature(fn, msg.arguments, msg.keywords, set(layers.provided))
         variants = [(describe_config(c), c.kwargs, {"num_warps": c.num_warps, "num_stages": c.num_stages})
-                    for c in layers.configs] or [("", {}, {})]
+                    for c in layers.configs] or [("", {}, dict(msg.options))]
+        stats = []
         for label, meta, options in variants:
             # each config from the launch's own values: one config's meta-parameters never fill another's
             signature, constexprs = dict(base_signature), {**base_constexprs, **meta}
@@ -429,24 +449,28 @@ class Worker:
             # sizes) compile alike, and this worker serves one puzzle's compile checks only.
             key = (id(fn), tuple(sorted(signature.items())), tuple(sorted((k, repr(v)) for k, v in constexprs.items())),
                    tuple(sorted(options.items())), msg.stage, msg.arch)
-            if key in self._compiled:
+            if key in self._compiled and not msg.stats:
                 continue
             try:
-                with captured_output(), _stages_up_to(msg.stage):
-                    source = ASTSource(fn=JITFunction(fn), signature=signature, constexprs=constexprs)
-                    self.triton.compile(source, target=GPUTarget("cuda", msg.arch, 32), options=options)
+                with captured_output() as printed, _stages_up_to(msg.stage), _ptxas_log(msg.stats):
+                    attrs = _aligned(fn, signature, msg) if msg.stats else None
+                    source = ASTSource(fn=JITFunction(fn), signature=signature, constexprs=constexprs, attrs=attrs)
+                    kernel = self.triton.compile(source, target=GPUTarget("cuda", msg.arch, 32), options=options)
                 self._compiled.add(key)
+                if msg.stats:
+                    from grader.sandbox.compile_stats import kernel_stats
+                    stats.append(kernel_stats(kernel, label, printed[0] if printed else "", options))
             except BaseException as exc:
                 from grader.sandbox.compile_errors import describe
                 filename = inspect.getsourcefile(fn) or path
                 line, src = compile_error_line(exc, fn, filename)
                 return wire.Failure("compile", error=describe(exc, fn, filename), line=line, source=src,
                                     config=label), []
-        return wire.Compiled(variants=len(variants)), []
+        return wire.Compiled(variants=len(variants), stats=tuple(stats)), []
 
     def serve(self, reader: Reader) -> None:
         handlers = {wire.Load: self.op_load, wire.Run: self.op_run, wire.Compile: self.op_compile,
-                    wire.Record: self.op_record, wire.Replay: self.op_replay, wire.Bench: self.op_bench}
+                    wire.Record: self.op_record, wire.Replay: self.op_replay, wire.Bench: self.op_bench, wire.Profile: self.op_profile}
         while True:
             try:
                 header, blobs = reader.read_message()
@@ -464,6 +488,39 @@ class Worker:
             write_message(self.out_fd, message, out)
             if _fatal(reply):
                 return
+
+
+def _aligned(fn, signature: dict, msg: wire.Compile) -> dict:
+    """The divisibility a launch on a GPU would tell the compiler (Triton specialises every
+    pointer aligned to 16 bytes and every int divisible by 16): vector loads, and the registers
+    ptxas reports, depend on it. Only for a launch whose arguments are known (``--perf``)."""
+    params = list(inspect.signature(fn).parameters)
+    named = {**dict(zip(params, msg.arguments)), **msg.keywords}
+    attrs = {}
+    for index, name in enumerate(params):
+        value = named.get(name)
+        if signature.get(name, "constexpr") == "constexpr":
+            continue
+        if (isinstance(value, dict) and "pointer" in value) or \
+                (isinstance(value, int) and not isinstance(value, bool) and value % 16 == 0):
+            attrs[(index,)] = [["tt.divisibility", 16]]
+    return attrs
+
+
+@contextlib.contextmanager
+def _ptxas_log(wanted: bool):
+    """Have Triton print ptxas's report (registers, spills), which it otherwise throws away."""
+    if not wanted:
+        yield
+        return
+    import triton
+    knobs = triton.knobs.nvidia
+    before = knobs.dump_ptxas_log
+    knobs.dump_ptxas_log = True
+    try:
+        yield
+    finally:
+        knobs.dump_ptxas_log = before
 
 
 class _StagesDone(Exception):

@@ -30,8 +30,16 @@ def _bench_plan(puzzle, shapes, plan, header: dict, device: str) -> SizePlan:
                     tuple(None if x.grad is None else x.grad.cpu() for x in leaves))
 
 
+def _perf_tensors(inputs: list, outputs: list) -> tuple[list, list]:
+    """The inputs, then the gradient flowing into the output, as the bench sends them; the
+    wrapper allocates its own outputs."""
+    name, dtype, shape = outputs[0]
+    return [*inputs, ("grad_output", dtype, shape)], []
+
+
 KIND = PuzzleKind(
     name="function", called="an autograd puzzle", grader=_grader,
     order=0,  # recorded, then replayed with each launch compiled: the longest to grade
     pictures=False, viewer=False,  # a case is many launches of the learner's choosing
-    bench=BenchPlan(blocks=False, plan=_bench_plan, what="forward + backward", spec_named="PyTorch autograd"))
+    bench=BenchPlan(blocks=False, plan=_bench_plan, what="forward + backward", spec_named="PyTorch autograd"),
+    perf_tensors=_perf_tensors)

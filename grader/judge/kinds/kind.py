@@ -54,3 +54,6 @@ class PuzzleKind:
     pictures: bool       # whether a failing case is drawn as memory-access pictures (one traced launch)
     viewer: bool         # whether triton-viz can show a case (it traces one kernel launch)
     bench: BenchPlan
+    # --perf: the tensors a run is sent, from the spec's (name, dtype, shape) inputs and outputs:
+    # (made in the worker, passed to the run) -> (inputs, outputs the grader allocates)
+    perf_tensors: Callable[[list, list], tuple[list, list]] = lambda inputs, outputs: (inputs, outputs)

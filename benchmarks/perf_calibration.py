@@ -1,0 +1,235 @@
+"""Calibrating ``--perf``'s H100 model against ``--bench`` (method: docs/perf-model.md).
+
+Three steps, the first two on the GPU machine (the second uses its CPUs only):
+
+    python benchmarks/perf_calibration.py measure DIR   # --bench at the headline size, each kernel
+    python benchmarks/perf_calibration.py count DIR --jobs 12   # --perf's counts and ptxas's figures
+    python benchmarks/perf_calibration.py fit DIR       # here: fit, write the coefficients and the data
+
+The kernels are every reference solution with a Bench (puzzles 13-34) and every file of
+``benchmarks/perf_kernels/`` (correct variants: slow, fast, other tiles). ``measure`` keeps,
+per kernel, the bench's milliseconds (an autograd function: the step replayed as a CUDA graph,
+the GPU's share, which is what the model estimates). ``count`` keeps the raw counts, so that
+``fit`` can cost them again under any coefficients. ``fit`` chooses the coefficients that
+minimise the mean |log(predicted / measured)|, writes them to ``grader/judge/perf_h100.json``
+and the per-kernel data to ``benchmarks/perf_calibration.json``, and prints the figures: the
+median and 90th percentile of |predicted/measured - 1|, the same for each kernel predicted by
+a fit that never saw its puzzle (held out), and the order of each pair of one puzzle's kernels.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+CORPUS = ROOT / "benchmarks" / "perf_kernels"
+DATA = ROOT / "benchmarks" / "perf_calibration.json"
+
+
+def kernels(only: list[str] | None = None) -> list[tuple[str, str, Path]]:
+    """(kernel name, puzzle id, file) for every reference with a Bench and every corpus file."""
+    from grader.course.loader import Course
+    course = Course(ROOT)
+    found = []
+    for puzzle_id in course.ids:
+        if course.puzzle(puzzle_id).bench is not None:
+            found.append((f"{puzzle_id}_reference", puzzle_id, course.solution_file(puzzle_id)))
+    for path in sorted(CORPUS.glob("puzzle*.py")):
+        found.append((path.stem, path.stem[:8], path))
+    return [k for k in found if not only or k[0] in only or k[1] in only]
+
+
+def measure(folder: Path, only) -> None:
+    from bench_headlines import HeadlineCourse
+    from grader.judge.bench import run_bench
+    from grader.judge.options import Options
+    from grader.judge.session import Grading
+    course = HeadlineCourse(ROOT)
+    out = folder / "measured.json"
+    done = json.loads(out.read_text()) if out.exists() else {}
+    for name, puzzle_id, path in kernels(only):
+        if name in done:
+            continue
+        started = time.perf_counter()
+        try:
+            with Grading(course, [path], Options(device="cuda", check_bounds=False, compile_check=False),
+                         now=False) as grading:
+                doc = run_bench(grading, puzzle_id, path)
+            row = doc.rows[0] if doc.ok and doc.rows else None
+            done[name] = {"puzzle": puzzle_id, "ok": bool(row and row.correct), "ms": row.ms if row else None,
+                          "gpu_ms": row.gpu_ms if row else None, "baseline_ms": row.baseline_ms if row else None,
+                          "wrong": (row.wrong if row else doc.error)[:300], "device": doc.device,
+                          "versions": dict(doc.versions), "seconds": time.perf_counter() - started}
+        except Exception as exc:  # one kernel's failure must not cost the others' figures
+            done[name] = {"puzzle": puzzle_id, "ok": False, "wrong": f"{type(exc).__name__}: {exc}"[:300]}
+        print(name, json.dumps(done[name]), flush=True)
+        out.write_text(json.dumps(done, indent=1))
+
+
+def _count_one(item) -> tuple[str, dict]:
+    name, puzzle_id, path = item
+    import msgspec
+
+    from grader.channel import wire
+    from grader.course.loader import Course
+    from grader.judge.options import Options
+    from grader.judge.perf import measure as measure_counts, perf_case, profile_request
+    from grader.judge.session import Grading
+    course = Course(ROOT)
+    puzzle = course.puzzle(puzzle_id)
+    started = time.perf_counter()
+    try:
+        case, _ = perf_case(puzzle)
+        request, least = profile_request(course, puzzle, case, path)
+        with Grading(course, [path], Options(device="cpu", compile_check=False), now=False) as grading:
+            solution = path if "solutions" in path.parts else None
+            reply, stats, error = measure_counts(grading, puzzle, path, request, solution)
+        return name, {"puzzle": puzzle_id, "least": least, "error": error,
+                      "reply": wire.header(reply) if reply is not None else None,
+                      "stats": [[msgspec.to_builtins(s) if s else None, note] for s, note in stats],
+                      "seconds": time.perf_counter() - started}
+    except Exception as exc:  # a grader bug on one kernel: recorded, the others go on
+        import traceback
+        return name, {"puzzle": puzzle_id, "error": "".join(traceback.format_exception(exc))[-2000:]}
+
+
+def count(folder: Path, only, jobs: int) -> None:
+    out = folder / "counts.json"
+    done = json.loads(out.read_text()) if out.exists() else {}
+    todo = [k for k in kernels(only) if k[0] not in done or done[k[0]].get("error")]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for name, result in pool.map(_count_one, todo):
+            done[name] = result
+            print(name, result.get("error", "")[:300] or f"{result['seconds']:.1f} s", flush=True)
+            out.write_text(json.dumps(done))
+
+
+def predictions(counts: dict, c: dict) -> dict[str, float]:
+    from grader.channel import wire
+    from grader.judge.perf import costed
+    out = {}
+    for name, entry in counts.items():
+        if entry.get("error") or not entry.get("reply"):
+            continue
+        reply = wire.parse_reply(wire.Profiled, entry["reply"])
+        stats = [(wire.convert(s, wire.KernelStats) if s else None, note) for s, note in entry["stats"]]
+        out[name] = costed("x", Path(name), reply, stats, "", c).ms
+    return out
+
+
+def _loss(predicted: dict, measured: dict, names) -> float:
+    errors = [abs(math.log(predicted[n] / measured[n])) for n in names if n in predicted and predicted[n] > 0]
+    return sum(errors) / max(1, len(errors)) if errors else float("inf")
+
+
+FITTED = ("dram_eff", "l2_bytes_per_s", "l2_keeps", "cross_miss", "fp16_eff", "tf32_eff", "fp32_eff", "mma_factor",
+          "alu_eff", "slow_eff", "atomics_per_s", "same_address_s", "latency_s", "launch_s", "torch_op_s", "p")
+BOUNDS = {"dram_eff": (0.5, 1.05), "l2_keeps": (0.05, 1.0), "cross_miss": (0.0, 1.0), "fp16_eff": (0.2, 1.0),
+          "tf32_eff": (0.1, 1.0), "fp32_eff": (0.1, 1.0), "mma_factor": (0.2, 1.0), "alu_eff": (0.05, 1.0),
+          "slow_eff": (0.05, 1.0), "p": (1.0, 8.0)}
+
+
+def fit(counts: dict, measured: dict, names, start: dict, sweeps: int = 12) -> dict:
+    """Coordinate descent on each coefficient in turn, by multiplicative steps, within bounds."""
+    c = dict(start)
+    best = _loss(predictions({n: counts[n] for n in names}, c), measured, names)
+    for sweep in range(sweeps):
+        step = 2.0 if sweep < 4 else 1.3 if sweep < 8 else 1.08
+        improved = False
+        for key in FITTED:
+            for factor in (step, 1 / step):
+                trial = dict(c)
+                value = trial[key] * factor if trial[key] else 0.05
+                low, high = BOUNDS.get(key, (0.0, float("inf")))
+                trial[key] = min(high, max(low, value))
+                loss = _loss(predictions({n: counts[n] for n in names}, trial), measured, names)
+                if loss < best - 1e-6:
+                    best, c, improved = loss, trial, True
+        if not improved and step < 1.1:
+            break
+    return c
+
+
+def figures(predicted: dict, measured: dict) -> dict:
+    ratios = sorted(abs(predicted[n] / measured[n] - 1) for n in predicted if n in measured)
+    if not ratios:
+        return {}
+    return {"kernels": len(ratios), "median": statistics.median(ratios),
+            "p90": ratios[min(len(ratios) - 1, math.ceil(0.9 * len(ratios)) - 1)]}
+
+
+def ordering(predicted: dict, measured: dict, puzzle_of: dict) -> tuple[int, int, list]:
+    """Pairs of one puzzle's kernels whose measured times differ by more than 10 %: how many the
+    estimate puts in the same order."""
+    right = total = 0
+    wrong = []
+    names = sorted(n for n in predicted if n in measured)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if puzzle_of[a] != puzzle_of[b] or abs(math.log(measured[a] / measured[b])) < math.log(1.1):
+                continue
+            total += 1
+            if (measured[a] < measured[b]) == (predicted[a] < predicted[b]):
+                right += 1
+            else:
+                wrong.append((a, b))
+    return right, total, wrong
+
+
+def fit_main(folder: Path) -> None:
+    from grader.judge import perf_estimate as model
+    counts = json.loads((folder / "counts.json").read_text())
+    bench = json.loads((folder / "measured.json").read_text())
+    measured = {n: (e["gpu_ms"] or e["ms"]) for n, e in bench.items() if e.get("ok") and (e.get("gpu_ms") or e.get("ms"))}
+    names = [n for n in measured if n in counts and not counts[n].get("error")]
+    puzzle_of = {n: counts[n]["puzzle"] for n in names}
+    c = fit(counts, measured, names, dict(model.DEFAULTS))
+    predicted = predictions({n: counts[n] for n in names}, c)
+    held_out = {}
+    for puzzle_id in sorted(set(puzzle_of.values())):  # each puzzle predicted by a fit that never saw it
+        kept = [n for n in names if puzzle_of[n] != puzzle_id]
+        c_out = fit(counts, measured, kept, c, sweeps=6)
+        held_out.update(predictions({n: counts[n] for n in names if puzzle_of[n] == puzzle_id}, c_out))
+    right, total, wrong = ordering(predicted, measured, puzzle_of)
+    first = next(iter(bench.values()))
+    summary = {"fitted": figures(predicted, measured), "held_out_by_puzzle": figures(held_out, measured),
+               "order": {"right": right, "pairs": total, "wrong": wrong}, "device": first.get("device"),
+               "versions": first.get("versions"), "date": time.strftime("%Y-%m-%d")}
+    print(json.dumps(summary, indent=1))
+    model.COEFFICIENTS.write_text(json.dumps({"coefficients": c, "fit": summary}, indent=1) + "\n")
+    DATA.write_text(json.dumps([{"kernel": n, "puzzle": puzzle_of[n], "measured_ms": round(measured[n], 5),
+                                 "predicted_ms": round(predicted[n], 5), "held_out_ms": round(held_out.get(n, 0), 5)}
+                                for n in sorted(names)], indent=1) + "\n")
+    for n in sorted(names, key=lambda n: predicted[n] / measured[n]):
+        print(f"{n:45s} measured {measured[n]:9.4f}  predicted {predicted[n]:9.4f}  "
+              f"held out {held_out.get(n, 0):9.4f}  ratio {predicted[n] / measured[n]:5.2f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("step", choices=("measure", "count", "fit"))
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--only", nargs="*", help="kernel names or puzzle ids")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    args.folder.mkdir(parents=True, exist_ok=True)
+    if args.step == "measure":
+        measure(args.folder, args.only)
+    elif args.step == "count":
+        count(args.folder, args.only, args.jobs)
+    else:
+        fit_main(args.folder)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

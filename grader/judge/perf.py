@@ -1,0 +1,234 @@
+"""``--perf``: how fast a kernel would be on an H100, told on a machine without a GPU.
+
+The kernel runs once in the interpreter at one representative size: the bench's headline
+size where the puzzle has a Bench, else its largest case. Each launch interprets a spread
+sample of its programs (:mod:`grader.sandbox.perf_record`), which count every load, store,
+atomic, ``tl.dot`` and lane operation; the counts are scaled to the grid. The same launch is
+compiled for sm_90 (:mod:`grader.sandbox.compile_stats`) for its registers, spills, shared
+memory and matrix instructions, which give its occupancy. :mod:`grader.judge.perf_estimate`
+turns both into a time, and says what bounds it. The course's reference solution gets the
+same treatment, in a jail of its own, so that the learner sees theirs beside it.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from grader.channel import wire
+from grader.channel.worker_pool import WorkerDied, WorkerTimedOut
+from grader.course.dtypes import DTYPES
+from grader.course.loader import Course
+from grader.course.puzzle import Case, Puzzle
+from grader.judge import perf_estimate as model
+from grader.judge.kinds import kind_of
+from grader.judge.perf_findings import findings
+from grader.judge.perf_model import LaunchCost, LineCost, PerfProfile, PerfResult
+from grader.judge.session import Grading
+
+PROGRAMS = 16          # programs interpreted per launch, at most
+PROFILE_TIMEOUT = 900  # seconds: an attention's sampled programs take a minute on a slow laptop
+COMPILE_TIMEOUT = 600
+
+
+def perf_case(puzzle: Puzzle) -> tuple[Case, str]:
+    """The size ``--perf`` runs: the bench's headline size, else the largest case."""
+    if puzzle.bench is not None:
+        from grader.judge.bench import bench_case
+        return bench_case(puzzle, puzzle.bench.sizes[0]), "the bench's headline size"
+    large = [c for c in puzzle.cases if c.large]
+    case = large[0] if large else max(puzzle.cases, key=lambda c: math.prod(
+        v if isinstance(v, int) else math.prod(v) for v in puzzle.sizes(c).values()))
+    return case, f"case {case.name}"
+
+
+def _contiguous(shape) -> tuple[int, ...]:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(1, n)
+    return tuple(reversed(strides))
+
+
+def profile_request(course: Course, puzzle: Puzzle, case: Case, kernel_file: Path,
+                    programs: int = PROGRAMS) -> tuple[wire.Profile, int]:
+    """The request for one run at ``case``'s sizes, and the least traffic any implementation needs."""
+    from grader.judge.plan import SpecShapes, integer_bounds
+    shapes = SpecShapes(puzzle)
+    dims = {**puzzle.sizes(case), **case.blocks}
+    typed_in, typed_out = shapes.typed(case)
+    inputs = [(s.name, s.dtype, s.shape(dims)) for s in typed_in]
+    outputs = [(s.name, s.dtype, shapes.buffer_dims(s).shape(dims)) for s in typed_out]
+    values = dict(dims)
+    for name, _, shape in (*inputs, *outputs):
+        for stride_name, stride in zip(puzzle.strides.get(name, ()), _contiguous(shape)):
+            values[stride_name] = stride
+    sent_in, sent_out = kind_of(puzzle).perf_tensors(inputs, outputs)
+    ranges = {name: bounds for name, _, _ in inputs if (bounds := integer_bounds(puzzle, name, dims)) is not None}
+    if puzzle.bench is not None:
+        least = int(puzzle.bench.bytes({**puzzle.bench.blocks, **case.sizes}))
+    else:
+        least = sum(math.prod(shape) * DTYPES[dtype].itemsize for _, dtype, shape in (*inputs, *outputs))
+    request = wire.Profile(
+        puzzle_file=str(course.puzzle_file(puzzle.id)), file=str(kernel_file),
+        inputs=tuple(wire.NamedTensor(dtype=d, shape=tuple(s), name=n) for n, d, s in sent_in),
+        outputs=tuple(wire.NamedTensor(dtype=d, shape=tuple(s), name=n) for n, d, s in sent_out),
+        ranges=ranges, values={k: v for k, v in values.items() if isinstance(v, (int, float, tuple))},
+        grid=tuple(puzzle.launch_grid(case)), programs=programs)
+    return request, least
+
+
+def compile_stats(worker, kernel_file: Path, kernel: str, launch: wire.LaunchProfile, memo: dict):
+    """ptxas's figures for one launch (None, and why, where the sm_90 compile cannot be made)."""
+    if not launch.path:
+        return None, "the kernel is not defined at the top level of the file, so it was not compiled"
+    message = wire.Compile(file=str(kernel_file), kernel=kernel, signature={}, constexprs={}, values={},
+                           path=launch.path, hops=launch.hops, arguments=launch.arguments, keywords=launch.keywords,
+                           stage="cubin", stats=True,
+                           options={"num_warps": launch.num_warps, "num_stages": launch.num_stages})
+    key = wire.header(message).__repr__()
+    if key not in memo:
+        try:
+            reply, _ = worker.request(message, timeout=COMPILE_TIMEOUT)
+        except (WorkerDied, WorkerTimedOut) as exc:
+            reply = wire.Failure("error", error=f"the compile worker stopped: {type(exc).__name__}")
+        memo[key] = reply
+    reply = memo[key]
+    if isinstance(reply, wire.Failure) or not reply.stats:
+        return None, f"the sm_90 compile failed: {getattr(reply, 'error', '')[:200]}"
+    return reply.stats[0], ""
+
+
+def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=model.H100) -> LaunchCost:
+    """One launch's counts scaled to its grid, and its estimated time."""
+    programs = math.prod(launch.grid)
+    scale = programs / max(1, launch.interpreted)
+    warps = stats.num_warps if stats else launch.num_warps
+    per_sm = model.resident(device, warps, stats.registers if stats else None, stats.shared if stats else None)
+    held = min(programs, per_sm * device.sms)
+    flow = model.traffic(launch.accesses, scale, programs, held, c, device)
+    atomics = sum(a.active for a in launch.accesses if a.op == "atomic") * scale
+    same = 0.0
+    for a in launch.accesses:
+        if a.op == "atomic" and a.same_address:  # every program meets there where the sample already covers the tensor
+            shared_by_all = a.tensor_bytes and a.union * 32 >= 0.5 * a.tensor_bytes
+            same = max(same, a.same_address * (scale if shared_by_all else 1))
+    # trips to memory one after another: the line loaded most often per program (a loop's loads
+    # go out together, one iteration after another)
+    rounds = max((a.requests for a in launch.accesses if a.op == "load"), default=0) / max(1, launch.interpreted)
+    flops = {}
+    for d in launch.dots:
+        flops[d.precision] = flops.get(d.precision, 0) + int(d.flops * scale)
+    cores = stats.tensor_cores if stats else "?"
+    seconds = model.terms(traffic_=flow, flops=flops, tensor_cores=cores if stats else "wgmma",
+                          lane_ops=launch.alu * scale, slow_ops=launch.sfu * scale, atomics=atomics,
+                          same_address=same, rounds=rounds, stages=launch.num_stages if rounds > 1 else 1,
+                          programs=programs, held=held,
+                          spill_bytes=stats.spill_bytes if stats else None, threads=32 * warps, c=c, device=device)
+    total, bound = model.combine(seconds, c)
+    lines = tuple(LineCost(launch.kernel, a.tensor, a.op, a.line, a.source, int(a.bytes * scale),
+                           int(a.sectors * 32 * scale), a.active / a.lanes if a.lanes else 1.0)
+                  for a in launch.accesses)
+    asked: dict[str, list] = {}
+    for a in launch.accesses:
+        if a.op == "load":
+            entry = asked.setdefault(a.tensor, [0.0, a.program_unique * 32 * scale])
+            entry[0] += a.bytes * scale
+    # a program's reads of a tensor over what it touched of it: a second pass over its row shows,
+    # a vector every program reads once does not (L2 serves that)
+    reads = tuple((name, asked_bytes / own) for name, (asked_bytes, own) in asked.items() if own)
+    return LaunchCost(
+        kernel=launch.kernel, config=launch.config, grid=tuple(launch.grid), programs=programs,
+        interpreted=launch.interpreted, num_warps=warps, num_stages=launch.num_stages,
+        registers=stats.registers if stats else None, spill_bytes=stats.spill_bytes if stats else None,
+        shared=stats.shared if stats else None, resident=per_sm, tensor_cores=cores, loaded=flow.loaded,
+        stored=flow.stored, dram_read=flow.dram_read, dram_written=flow.dram_written, l2_moved=flow.l2_moved,
+        flops=flops, lane_ops=int(launch.alu * scale), slow_ops=int(launch.sfu * scale), atomics=int(atomics),
+        ms=total * 1e3, terms={k: v * 1e3 for k, v in seconds.items()}, bound=bound, lines=lines,
+        reads=reads, compile_note=note)
+
+
+def profile_costs(reply: wire.Profiled, stats_of, c: dict, device=model.H100) -> tuple[tuple[LaunchCost, ...], float]:
+    """Each launch costed (an autotuned launch: its fastest config, the others as alternatives),
+    and the wrapper's own PyTorch operators. ``stats_of(launch)``: (KernelStats or None, note)."""
+    groups: dict[int, list[LaunchCost]] = {}
+    for launch in reply.launches:
+        groups.setdefault(launch.group, []).append(launch_cost(launch, *stats_of(launch), c, device))
+    chosen = []
+    for options in groups.values():
+        best = min(options, key=lambda cost: cost.ms)
+        if len(options) > 1:
+            from dataclasses import replace
+            best = replace(best, alternatives=tuple((o.config, o.ms) for o in options))
+        chosen.append(best)
+    torch_s = sum(c["torch_op_s"] * op.count + op.bytes / (device.dram_bytes_per_s * c["dram_eff"])
+                  for op in reply.torch_ops)
+    return tuple(chosen), torch_s * 1e3
+
+
+def measure(grading: Grading, puzzle: Puzzle, kernel_file: Path, request: wire.Profile,
+            solution: Path | None) -> tuple[wire.Profiled | None, list, str]:
+    """What one implementation did at the size: the worker's counts, ptxas's figures for each
+    launch ((KernelStats or None, note) each), or why there are none."""
+    worker = grading.reference(solution) if solution is not None else grading.tracer()
+    try:
+        reply, _ = worker.request(request, timeout=PROFILE_TIMEOUT)
+    except (WorkerDied, WorkerTimedOut) as exc:
+        return None, [], f"the run did not finish: {type(exc).__name__}"
+    finally:
+        worker.recycle()
+    if isinstance(reply, wire.Failure):
+        return None, [], reply.error or reply.kind
+    if reply.failure is not None:
+        f = reply.failure
+        return reply, [], f"{f.error or f.kind}" + (f" (line {f.line}: {f.source})" if f.line else "")
+    if not reply.launches:
+        return reply, [], "it launched no kernel"
+    compiler, memo = grading.compiler(solution), {}
+    return reply, [compile_stats(compiler, kernel_file, puzzle.kernel, launch, memo) for launch in reply.launches], ""
+
+
+def costed(who: str, kernel_file: Path, reply: wire.Profiled | None, stats: list, error: str, c: dict) -> PerfProfile:
+    """One implementation's counts and figures, costed by the model with coefficients ``c``."""
+    seconds = reply.seconds if reply is not None else 0.0
+    if error:
+        return PerfProfile(who, str(kernel_file), error=error, seconds=seconds)
+    found = dict(zip(map(id, reply.launches), stats))
+    launches, torch_ms = profile_costs(reply, lambda launch: found[id(launch)], c)
+    return PerfProfile(who, str(kernel_file), ms=sum(l.ms for l in launches) + torch_ms, launches=launches,
+                       torch_ms=torch_ms, torch_ops=tuple((op.name, op.count, op.bytes) for op in reply.torch_ops),
+                       seconds=seconds)
+
+
+def profile_one(grading: Grading, puzzle: Puzzle, who: str, kernel_file: Path, request: wire.Profile,
+                solution: Path | None, c: dict) -> PerfProfile:
+    """One implementation profiled, compiled and costed."""
+    return costed(who, kernel_file, *measure(grading, puzzle, kernel_file, request, solution), c)
+
+
+def run_perf(grading: Grading, puzzle_id: str, kernel_file: Path, programs: int = PROGRAMS,
+             reference: bool = True) -> PerfResult:
+    """``--perf`` for one puzzle: the learner's kernel, and the course's solution beside it."""
+    from grader.judge.pictures import reference_file
+    course = grading.course
+    puzzle = course.puzzle(puzzle_id)
+    case, label = perf_case(puzzle)
+    c = model.coefficients()
+    request, least = profile_request(course, puzzle, case, kernel_file, programs)
+    values = {**case.blocks, **case.sizes}
+    flops = int(puzzle.bench.flops(values)) if puzzle.bench and puzzle.bench.flops else None
+    half = any(DTYPES[d.dtype].itemsize == 2 for d in request.inputs)
+    limit_s, limit_by = least / model.H100.dram_bytes_per_s, "memory"
+    if flops and flops / model.H100.peak_of("fp16" if half else "tf32") > limit_s:
+        limit_s, limit_by = flops / model.H100.peak_of("fp16" if half else "tf32"), "tensor cores"
+    yours = profile_one(grading, puzzle, "yours", Path(kernel_file), request, None, c)
+    solution = reference_file(course, puzzle_id, kernel_file) if reference else None
+    theirs = None
+    if solution is not None:
+        theirs = profile_one(grading, puzzle, "reference", solution, wire.Profile(**{
+            **{f: getattr(request, f) for f in request.__struct_fields__}, "file": str(solution)}), solution, c)
+    yours = findings(yours, theirs, least, limit_s * 1e3)
+    if theirs is not None:
+        theirs = findings(theirs, None, least, limit_s * 1e3)
+    return PerfResult(puzzle=puzzle.id, title=puzzle.title, case=label, sizes=dict(case.sizes),
+                      device=model.H100.name, minimum_bytes=least, minimum_flops=flops, limit_ms=limit_s * 1e3,
+                      limit_by=limit_by, yours=yours, reference=theirs, model=model.calibration())

@@ -1,0 +1,165 @@
+"""The H100 model behind ``--perf``: from what a launch did to how long it would take.
+
+Each launch is costed by the resources it uses, each alone at its rate on an H100 SXM:
+
+- **memory**: the bytes estimated to come from (and go to) HBM, after what L2 keeps. A tensor
+  costs the sectors any program touched (the sample's union, scaled to the grid, at most the
+  tensor), plus the re-reads L2 could not keep: a program's re-reads of its own data miss once
+  the programs running at once hold more than L2 (their footprint, from the occupancy), and
+  re-reads of data another program read miss at a calibrated rate;
+- **L2**: every 32-byte sector each request touched, which is where uncoalesced loads pay;
+- **tensor cores** by precision (fp16/bf16, TF32, fp8), at the calibrated share of the peak,
+  less where ptxas used ``mma.sync`` rather than Hopper's ``wgmma``; a ``tl.dot`` with no
+  matrix instruction runs on the FMA units;
+- **ALU** lane operations, and the slow ones (exp, log, sqrt, division) on the SFUs;
+- **atomics**: their throughput, and the ones that meet at one address, which queue;
+- **latency**: the waves of programs (the grid over the SMs times the programs each holds
+  at once) times each program's rounds of loads, each a trip to memory;
+- a fixed **launch** cost.
+
+The launch takes the smooth maximum of these (a p-norm: resources overlap, not perfectly).
+The rates are the H100's; the efficiencies, the latency, the L2 share, the launch cost and p
+were fitted on an H100 against ``--bench`` (``benchmarks/perf_calibration.py``; method and
+figures in ``docs/perf-model.md``), and live in ``perf_h100.json`` beside this module.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+COEFFICIENTS = Path(__file__).with_name("perf_h100.json")
+
+
+@dataclass(frozen=True)
+class Device:
+    name: str = "H100 SXM5 80GB (estimated)"
+    sms: int = 132
+    clock_hz: float = 1.755e9
+    dram_bytes_per_s: float = 3.35e12
+    l2_bytes: int = 50 * 2 ** 20
+    # dense peak FLOP/s by tl.dot precision (tf32x3 is three TF32 products)
+    peak: tuple = (("fp16", 989e12), ("tf32", 494e12), ("tf32x3", 165e12), ("fp8", 1979e12),
+                   ("int8", 1979e12), ("fp32", 67e12))
+    lanes_per_sm_clock: int = 128   # fp32/int lane operations
+    slow_per_sm_clock: int = 16     # SFU
+    max_warps: int = 64
+    max_programs: int = 32
+    registers: int = 65536
+    shared: int = 228 * 1024
+
+    def peak_of(self, precision: str) -> float:
+        return dict(self.peak).get(precision, dict(self.peak)["fp32"])
+
+
+H100 = Device()
+DEFAULTS = {"dram_eff": 0.90, "l2_bytes_per_s": 12.0e12, "l2_keeps": 0.5, "cross_miss": 0.1, "fp16_eff": 0.75,
+            "tf32_eff": 0.7, "fp8_eff": 0.7, "fp32_eff": 0.6, "mma_factor": 0.6, "alu_eff": 0.5, "slow_eff": 0.5,
+            "atomics_per_s": 3.0e11, "same_address_s": 2.0e-9, "latency_s": 0.7e-6, "launch_s": 4.0e-6,
+            "torch_op_s": 6.0e-6, "spill_factor": 4.0, "p": 3.0}
+
+
+def coefficients() -> dict:
+    """The fitted coefficients (the defaults where the file lacks one)."""
+    try:
+        fitted = json.loads(COEFFICIENTS.read_text()).get("coefficients", {})
+    except (OSError, ValueError):
+        fitted = {}
+    return {**DEFAULTS, **{k: float(v) for k, v in fitted.items() if k in DEFAULTS}}
+
+
+def calibration() -> dict:
+    """What the fit measured (its figures, for the report's footnote)."""
+    try:
+        return json.loads(COEFFICIENTS.read_text()).get("fit", {})
+    except (OSError, ValueError):
+        return {}
+
+
+def resident(device: Device, num_warps: int, registers: int | None, shared: int | None) -> int:
+    """Programs of this launch one SM holds at once (at least one: the launch runs)."""
+    by_warps = device.max_warps // max(1, num_warps)
+    by_registers = by_warps
+    if registers:
+        per_warp = math.ceil(registers * 32 / 256) * 256  # registers are given out 256 per warp
+        by_registers = device.registers // (per_warp * num_warps)
+    by_shared = device.shared // (shared + 1024) if shared else device.max_programs
+    return max(1, min(by_warps, by_registers, by_shared, device.max_programs))
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """A launch's memory traffic, scaled to the grid."""
+
+    loaded: int
+    stored: int
+    l2_moved: int
+    dram_read: int
+    dram_written: int
+
+
+def traffic(accesses, scale: float, programs: int, held: int, c: dict, device: Device = H100) -> Traffic:
+    """Bytes asked for, sectors moved, and the bytes estimated to reach HBM (see the module's
+    docstring). ``held``: programs running at once on the whole GPU."""
+    by_tensor: dict[tuple, dict] = {}
+    loaded = stored = moved = 0
+    for a in accesses:
+        key = (a.tensor, "load" if a.op == "load" else "store")
+        t = by_tensor.setdefault(key, {"moved": 0, "unique": a.program_unique * 32 * scale,
+                                       "union": a.union * 32 * scale, "size": a.tensor_bytes})
+        t["moved"] += a.sectors * 32 * scale
+        moved += a.sectors * 32 * scale
+        if a.op == "load":
+            loaded += a.bytes * scale
+        else:
+            stored += a.bytes * scale
+    footprint = sum(t["unique"] for t in by_tensor.values()) / max(1, programs) * held
+    keeps = c["l2_keeps"] * device.l2_bytes
+    miss = 0.0 if footprint <= keeps else 1.0 - keeps / footprint
+    dram = {"load": 0.0, "store": 0.0}
+    for (_, op), t in by_tensor.items():
+        union = min(t["union"], t["size"]) if t["size"] else t["union"]
+        unique = max(t["unique"], union)
+        again_own = max(0.0, t["moved"] - unique)     # a program's re-reads of what it read
+        again_shared = unique - union                 # reads of what another program read
+        dram[op] += union + miss * again_own + c["cross_miss"] * again_shared
+    return Traffic(int(loaded), int(stored), int(moved), int(dram["load"]), int(dram["store"]))
+
+
+def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float, slow_ops: float,
+          atomics: float, same_address: float, rounds: float, stages: int, programs: int, held: int,
+          spill_bytes: int | None,
+          threads: int, c: dict, device: Device = H100) -> dict[str, float]:
+    """Seconds each resource alone would take."""
+    out = {"memory": (traffic_.dram_read + traffic_.dram_written) / (device.dram_bytes_per_s * c["dram_eff"]),
+           "L2": (traffic_.l2_moved + (spill_bytes or 0) * threads * programs * c["spill_factor"])
+           / c["l2_bytes_per_s"]}
+    per_sm = programs / device.sms
+    quantised = per_sm / math.ceil(per_sm) if per_sm > 0 else 1.0  # the last wave of programs, part full
+    matrix = 0.0
+    for precision, count in flops.items():
+        rate = device.peak_of(precision) * c.get(f"{precision}_eff", c["tf32_eff"])
+        if tensor_cores == "mma":
+            rate *= c["mma_factor"]
+        elif tensor_cores == "":  # no matrix instruction: the FMA units
+            rate = device.peak_of("fp32") * c["fp32_eff"]
+        matrix += count / rate
+    out["tensor cores"] = matrix / quantised
+    clock = device.sms * device.clock_hz
+    out["ALU"] = (lane_ops / (clock * device.lanes_per_sm_clock * c["alu_eff"])
+                  + slow_ops / (clock * device.slow_per_sm_clock * c["slow_eff"])) / quantised
+    out["atomics"] = atomics / c["atomics_per_s"] + same_address * c["same_address_s"]
+    # a loop's later loads are issued ``stages - 1`` iterations ahead (software pipelining)
+    out["latency"] = math.ceil(programs / held) * max(1.0, rounds) * c["latency_s"] / max(1, stages - 1)
+    return out
+
+
+def combine(seconds: dict[str, float], c: dict) -> tuple[float, str]:
+    """The launch's time (its fixed cost plus the smooth maximum of the resources) and what bounds it."""
+    p = c["p"]
+    busy = sum(t ** p for t in seconds.values()) ** (1 / p)
+    bound = max(seconds, key=seconds.get)
+    if c["launch_s"] > busy:
+        bound = "launch"
+    return c["launch_s"] + busy, bound

@@ -1,0 +1,93 @@
+"""What ``--perf`` tells a learner about their kernel: each finding a fact the counts show, with
+the line it comes from and what to try. None claims what the code does not do: they say what
+the lanes asked for and what the memory system would move, and the reference's figure where
+the course has one to compare with."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from grader.judge.perf_model import LaunchCost, PerfProfile
+
+SIGNIFICANT = 0.10  # a line matters when it moves at least this share of its launch's sectors
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:,.1f} MB" if n < 1e10 else f"{n / 1e9:,.2f} GB"
+
+
+def _lines(numbers) -> str:
+    shown = sorted({n for n in numbers if n})
+    if not shown:
+        return ""
+    return f" (line {shown[0]})" if len(shown) == 1 else f" (lines {', '.join(map(str, shown))})"
+
+
+def _reads(reference: PerfProfile | None) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for launch in reference.launches if reference is not None else ():
+        for tensor, times in launch.reads:
+            out[tensor] = max(out.get(tensor, 0.0), times)
+    return out
+
+
+def _launch_findings(launch: LaunchCost, theirs: dict[str, float]) -> list[str]:
+    said = []
+    name = f"`{launch.kernel}`"
+    for tensor, times in launch.reads:
+        if times >= 1.5 and (tensor not in theirs or times >= 1.3 * theirs[tensor]):
+            lines = _lines(l.line for l in launch.lines if l.tensor == tensor and l.op == "load")
+            compare = f"; the reference reads it {theirs[tensor]:.1f} times" if tensor in theirs else ""
+            said.append(f"{name} reads `{tensor}` {times:.1f} times over{lines}{compare}. Read each element once "
+                        f"and keep it in registers, or fuse the passes.")
+    total_moved = sum(l.moved for l in launch.lines) or 1
+    for line in launch.lines:
+        if line.moved < SIGNIFICANT * total_moved:
+            continue
+        where = f"line {line.line}" if line.line else "a line"
+        if line.sector_use < 0.5:
+            said.append(f"The {line.op}s of `{line.tensor}` at {where} use {line.sector_use:.0%} of each 32-byte "
+                        f"sector they move: neighbouring lanes touch addresses far apart. Make the block's last "
+                        f"(fastest-varying) axis the tensor's contiguous one.")
+        if line.active_fraction < 0.7:
+            said.append(f"{1 - line.active_fraction:.0%} of the lanes of the {line.op} of `{line.tensor}` at "
+                        f"{where} are masked off: the block is much larger than what it covers. Choose a block "
+                        f"closer to the size it walks.")
+    if launch.spill_bytes:
+        said.append(f"ptxas spills {launch.spill_bytes} bytes per thread in {name} ({launch.registers} registers): "
+                    f"smaller tiles or fewer pipeline stages keep it in registers.")
+    if launch.flops and launch.tensor_cores == "":
+        said.append(f"The `tl.dot`s of {name} compile to no tensor-core instruction: they run on the FMA units.")
+    elif launch.flops and launch.tensor_cores == "mma":
+        said.append(f"The `tl.dot`s of {name} compile to `mma.sync`, not Hopper's `wgmma`: tiles of at least 64 "
+                    f"rows with 4 or 8 warps let Triton use `wgmma`.")
+    if launch.flops.get("tf32") and not launch.flops.get("fp16"):
+        said.append(f"The `tl.dot`s of {name} take fp32 operands: TF32 on the tensor cores, half the fp16 rate.")
+    if launch.bound == "atomics":
+        said.append(f"{name} issues {launch.atomics:,} atomic lanes, and those that meet at one address queue in "
+                    f"L2: accumulate in registers (`tl.histogram`, `tl.sum`) and add once per program.")
+    if launch.bound == "latency":
+        said.append(f"{name} is bound by latency: {launch.programs:,} programs, {launch.resident} per SM at once, "
+                    f"each waiting on its loads in turn. Larger blocks give each program more to do per trip.")
+    if launch.bound == "launch":
+        said.append(f"{name} is too small for the GPU to matter: its launch costs more than its work.")
+    return said
+
+
+def findings(profile: PerfProfile, reference: PerfProfile | None, least: int, limit_ms: float) -> PerfProfile:
+    """``profile`` with what its counts say, most costly first."""
+    if not profile.ok:
+        return profile
+    said = []
+    moved = profile.dram_bytes
+    if least and moved > 1.3 * least:
+        compare = f" (the reference: {_mb(reference.dram_bytes)})" if reference is not None and reference.ok else ""
+        said.append(f"It moves about {_mb(moved)} to and from memory, {moved / least:.1f}× the {_mb(least)} any "
+                    f"implementation needs{compare}.")
+    theirs = _reads(reference)
+    for launch in sorted(profile.launches, key=lambda l: -l.ms):
+        said += _launch_findings(launch, theirs)
+    if profile.ms and profile.torch_ms > 0.1 * profile.ms:
+        names = ", ".join(name.split(".")[0] for name, _, _ in profile.torch_ops[:4])
+        said.append(f"Your wrapper's PyTorch operators ({names}) take about {profile.torch_ms * 1e3:.0f} µs of the "
+                    f"{profile.ms * 1e3:.0f} µs.")
+    return replace(profile, findings=tuple(dict.fromkeys(said)))

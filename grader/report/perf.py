@@ -1,0 +1,108 @@
+"""Rendering ``--perf``'s :class:`grader.judge.perf_model.PerfResult`: a table of yours beside the
+reference, each launch, and what the counts say; or JSON."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+from grader.judge.perf_model import LaunchCost, PerfProfile, PerfResult
+
+
+def _time(ms: float) -> str:
+    return f"{ms * 1e3:,.1f} µs" if ms < 1 else f"{ms:,.3f} ms"
+
+
+def _bytes(n: float) -> str:
+    return f"{n / 1e6:,.1f} MB" if n < 1e10 else f"{n / 1e9:,.2f} GB"
+
+
+def _sizes(sizes) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sizes.items())
+
+
+def _registers(profile: PerfProfile) -> str:
+    known = [l for l in profile.launches if l.registers is not None]
+    if not known:
+        return "not compiled"
+    return ", ".join(f"{l.registers}/{l.spill_bytes}" for l in known)
+
+
+def _cores(profile: PerfProfile) -> str:
+    used = {l.tensor_cores for l in profile.launches if l.flops}
+    return ", ".join(sorted(u or "none (FMA units)" for u in used)) if used else "no tl.dot"
+
+
+def _rows(result: PerfResult) -> list[tuple[str, ...]]:
+    columns = [p for p in (result.yours, result.reference) if p is not None]
+
+    def each(fn) -> tuple[str, ...]:
+        return tuple(fn(p) if p.ok else "—" for p in columns)
+    return [
+        ("estimated time", *each(lambda p: _time(p.ms))),
+        (f"of the limit ({_time(result.limit_ms)}, {result.limit_by})",
+         *each(lambda p: f"{result.limit_ms / p.ms:.0%}" if p.ms else "—")),
+        ("bound by", *each(lambda p: p.bound)),
+        (f"memory traffic (least: {_bytes(result.minimum_bytes)})", *each(lambda p: _bytes(p.dram_bytes))),
+        ("bytes loaded / stored by the lanes", *each(lambda p: f"{_bytes(p.loaded)} / {_bytes(p.stored)}")),
+        ("sectors moved through L2", *each(lambda p: _bytes(sum(l.l2_moved for l in p.launches)))),
+        ("tl.dot FLOPs", *each(lambda p: f"{p.flops / 1e9:,.1f} G" if p.flops else "—")),
+        ("tensor cores", *each(_cores)),
+        ("registers / spill bytes per thread", *each(_registers)),
+        ("programs per SM at once", *each(lambda p: ", ".join(str(l.resident) for l in p.launches))),
+        ("launches", *each(lambda p: str(len(p.launches)))),
+    ]
+
+
+def _launch(launch: LaunchCost) -> str:
+    grid = "×".join(str(g) for g in launch.grid if g > 1) or "1"
+    config = f" {launch.config}" if launch.config else ""
+    text = (f"  {launch.kernel}{config}: grid {grid} ({launch.interpreted} interpreted), {launch.num_warps} warps, "
+            f"{_time(launch.ms)}, bound by {launch.bound}")
+    if launch.alternatives:
+        text += "\n    the autotuner's configs: " + "; ".join(f"{label or 'default'} {_time(ms)}"
+                                                              for label, ms in launch.alternatives)
+    if launch.compile_note:
+        text += f"\n    {launch.compile_note}"
+    return text
+
+
+def render_text(result: PerfResult) -> str:
+    lines = [f"{result.puzzle} {result.title} — estimated for an {result.device}",
+             f"at {result.case} ({_sizes(result.sizes)}); no GPU was used: the kernel ran in the interpreter on a "
+             f"sample of its programs, and was compiled for sm_90.", ""]
+    header = ("", "yours", *(("reference",) if result.reference is not None else ()))
+    rows = [header, *_rows(result)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    for profile in (result.yours, result.reference):
+        if profile is None:
+            continue
+        lines.append("")
+        if not profile.ok:
+            lines.append(f"{profile.who}: no estimate: {profile.error}")
+            continue
+        lines.append(f"{profile.who}, launch by launch:")
+        lines += [_launch(l) for l in profile.launches]
+        if profile.torch_ops:
+            lines.append(f"  PyTorch operators in the wrapper: {_time(profile.torch_ms)} "
+                         f"({', '.join(f'{n} ×{c}' for n, c, _ in profile.torch_ops[:6])})")
+    if result.yours.findings:
+        lines += ["", "What the counts say:"] + [f"  • {f}" for f in result.yours.findings]
+    fit = result.model.get("fitted", {})
+    held = result.model.get("held_out_by_puzzle", {})
+    if fit:
+        lines += ["", f"The estimate comes from a model calibrated on an H100 against --bench: typical error "
+                      f"{fit['median']:.0%} (90% of kernels within {fit['p90']:.0%}) on {fit['kernels']} kernels; "
+                      f"{held.get('median', 0):.0%} on puzzles it was not fitted on. See docs/perf-model.md. "
+                      f"On a GPU, time it with --bench."]
+    return "\n".join(lines)
+
+
+def as_json(result: PerfResult) -> dict:
+    doc = asdict(result)
+    doc["fraction_of_limit"] = result.fraction_of_limit
+    return doc
+
+
+def render_json(result: PerfResult) -> str:
+    return json.dumps(as_json(result), indent=1)

@@ -1,0 +1,301 @@
+"""Counting what a kernel does, for ``--perf`` (runs inside an interpreter worker).
+
+Each launch interprets a spread sample of its programs (:class:`Sample`: a few along each
+axis of the grid, the first and the last included) and counts, per line of the kernel and
+tensor: the lanes each load, store and atomic asks for, the lanes its mask lets through, the
+32-byte sectors they touch, and which sectors each program and the sample as a whole touch;
+the ``tl.dot`` FLOPs by precision; the lane operations, and how many are the slow ones
+(exp, log, sqrt, division). Programs of one launch do the same work on other data in
+nearly every kernel, so the judge scales the sample to the grid (:mod:`grader.judge.perf`).
+
+Nothing here decides anything: the counts go to the grader as :class:`grader.channel.wire.LaunchProfile`.
+The hooks wrap the interpreter's builder, as the bounds check does (:mod:`.bounds`), and its
+grid loop, as :class:`grader.sandbox.launch.program_order` does.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+SECTOR = 32  # bytes: the unit the memory system moves between L2 and the SMs
+SLOW = {np.exp, np.exp2, np.log, np.log2, np.sqrt, np.sin, np.cos, np.divide, np.fmod}
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
+                  "launch_pdl")
+
+
+def spread(count: int, wanted: int) -> list[int]:
+    """``wanted`` indices of ``range(count)``, evenly spread, the first and the last included."""
+    if wanted >= count:
+        return list(range(count))
+    return sorted({round(i * (count - 1) / (wanted - 1)) for i in range(wanted)}) if wanted > 1 else [0]
+
+
+def per_axis(grid: tuple[int, int, int], budget: int) -> tuple[int, int, int]:
+    """How many programs to take along each axis: about ``budget`` in all, shared between the
+    axes longer than one, so that a causal attention's query blocks are all represented."""
+    axes = [g for g in grid if g > 1]
+    if not axes:
+        return (1, 1, 1)
+    each = max(1, math.ceil(budget ** (1 / len(axes))))
+    taken = [min(g, each) for g in grid]
+    while math.prod(taken) > budget and max(taken) > 1:  # never more than asked
+        taken[taken.index(max(taken))] -= 1
+    return tuple(max(1, t) for t in taken)
+
+
+class Sample:
+    """The interpreter's grid loop over a sample: its ``range`` calls return the chosen
+    indices of their axis (told apart by the loop's line: x, then y, then z)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.module = None
+        self.axes: dict[int, int] = {}  # the loop's line -> its axis
+        self.chosen: tuple[list[int], ...] = ([0], [0], [0])
+
+    def choose(self, grid: tuple[int, int, int]) -> int:
+        taken = per_axis(grid, self.budget)
+        self.chosen = tuple(spread(g, t) for g, t in zip(grid, taken))
+        self.axes = {}
+        return math.prod(len(c) for c in self.chosen)
+
+    def __enter__(self):
+        from triton.runtime import interpreter
+        loop = interpreter.GridExecutor.__call__.__code__
+
+        def grid_range(*args):
+            frame = sys._getframe(1)
+            if frame.f_code is not loop or len(args) != 1:
+                return builtins.range(*args)
+            axis = self.axes.setdefault(frame.f_lineno, len(self.axes))
+            return self.chosen[min(axis, 2)] if axis < 3 else builtins.range(*args)
+        self.module = interpreter
+        interpreter.range = grid_range
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.module is not None:
+            del self.module.range
+            self.module = None
+
+
+@dataclass
+class _Access:
+    requests: int = 0
+    lanes: int = 0
+    active: int = 0
+    bytes: int = 0
+    sectors: int = 0
+    source: str = ""
+
+
+@dataclass
+class Region:
+    name: str
+    start: int
+    nbytes: int
+    itemsize: int
+
+
+class LaunchCounts:
+    """What one launch's interpreted programs did."""
+
+    def __init__(self, kernel: str, num_warps: int, filename: str) -> None:
+        self.kernel = kernel
+        self.num_warps = num_warps
+        self.filename = filename
+        self.regions: list[Region] = []
+        self.accesses: dict[tuple, _Access] = {}
+        self.dots: dict[str, list] = {}
+        self.alu = 0
+        self.sfu = 0
+        self.program_parts: dict[tuple, list] = defaultdict(list)  # (tensor, op) -> this program's sectors
+        self.program_unique: dict[tuple, int] = defaultdict(int)    # summed over the programs
+        self.union_parts: dict[tuple, list] = defaultdict(list)     # every program's sectors
+        self.atomic_hits: dict[tuple, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+
+    def region(self, address: int) -> Region | None:
+        for r in self.regions:
+            if r.start <= address < r.start + max(r.nbytes, 1):
+                return r
+        return None
+
+    def lane_ops(self, numel: int, slow: bool) -> None:
+        lanes = max(int(numel), 32 * self.num_warps)  # every warp issues the instruction
+        self.alu += lanes
+        if slow:
+            self.sfu += lanes
+
+    def access(self, op: str, program: int, addresses: np.ndarray, mask: np.ndarray | None, line, source) -> None:
+        addresses = np.asarray(addresses).astype(np.uint64, copy=False)
+        active = addresses.reshape(-1) if mask is None else \
+            addresses[np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)]
+        addresses = addresses.reshape(-1)
+        first = int(active[0]) if active.size else int(addresses[0]) if addresses.size else 0
+        region = self.region(first)
+        name = region.name if region else "memory your code allocated"
+        itemsize = region.itemsize if region else 4
+        counts = self.accesses.setdefault((name, op, line), _Access(source=source))
+        counts.requests += 1
+        counts.lanes += int(addresses.size)
+        counts.active += int(active.size)
+        counts.bytes += int(active.size) * itemsize
+        if not active.size:
+            return
+        sectors = np.unique(active // SECTOR)
+        counts.sectors += int(sectors.size)
+        self.program_parts[(name, op)].append(sectors)
+        if op == "atomic":
+            hits = self.atomic_hits[(name, op, line)]
+            values, times = np.unique(active, return_counts=True)
+            for value, n in zip(values.tolist(), times.tolist()):
+                hits[value] += n
+
+    def end_program(self) -> None:
+        for key, parts in self.program_parts.items():
+            mine = np.unique(np.concatenate(parts))
+            self.program_unique[key] += int(mine.size)
+            self.union_parts[key].append(mine)
+        self.program_parts.clear()
+
+    def dot(self, precision: str, shape: tuple[int, ...], flops: int) -> None:
+        entry = self.dots.setdefault(precision, [0, 0, shape])
+        entry[0] += 1
+        entry[1] += flops
+
+    def finish(self) -> dict:
+        self.end_program()
+        union_of = {key: int(np.unique(np.concatenate(parts)).size) for key, parts in self.union_parts.items()}
+        sizes = {r.name: r.nbytes for r in self.regions}
+        accesses = []
+        for (name, op, line), c in self.accesses.items():
+            hits = self.atomic_hits.get((name, op, line))
+            accesses.append({"tensor": name, "op": op, "line": line, "source": c.source[:200], "requests": c.requests,
+                             "lanes": c.lanes, "active": c.active, "bytes": c.bytes, "sectors": c.sectors,
+                             "program_unique": self.program_unique.get((name, op), 0),
+                             "union": union_of.get((name, op), 0),
+                             "tensor_bytes": int(sizes.get(name, 0)),
+                             "same_address": max(hits.values()) if hits else 0})
+        dots = [{"precision": p, "calls": calls, "flops": flops, "shape": list(shape)}
+                for p, (calls, flops, shape) in self.dots.items()]
+        return {"accesses": accesses, "dots": dots, "alu": self.alu, "sfu": self.sfu}
+
+
+def precision_of(a, input_precision) -> str:
+    """Which tensor-core rate a ``tl.dot`` runs at, from its operands' type and precision."""
+    name = str(getattr(getattr(a, "dtype", None), "scalar", getattr(a, "dtype", "")))
+    wanted = str(input_precision).lower()
+    if "fp16" in name or "bf16" in name:
+        return "fp16"
+    if "fp8" in name:
+        return "fp8"
+    if "int8" in name or "i8" == name:
+        return "int8"
+    if "ieee" in wanted:
+        return "fp32"
+    return "tf32x3" if "tf32x3" in wanted else "tf32"
+
+
+class Counter:
+    """The builder's hooks: every access, dot and lane operation of the running launch counted."""
+
+    def __init__(self, builder, filename: str) -> None:
+        self.builder = builder
+        self.filename = filename
+        self.launch: LaunchCounts | None = None
+        self._program = None
+        self._saved: dict[str, object] = {}
+
+    def _where(self) -> tuple[int | None, str]:
+        frame = sys._getframe(3)
+        while frame is not None:
+            if frame.f_code.co_filename == self.filename:
+                import linecache
+                return frame.f_lineno, linecache.getline(self.filename, frame.f_lineno).strip()
+            frame = frame.f_back
+        return None, ""
+
+    def _number(self) -> int:
+        x, y, z = self.builder.grid_idx or (0, 0, 0)
+        gx, gy, _ = getattr(self.builder, "grid_dim", None) or (1, 1, 1)
+        number = int(x + gx * (y + gy * z))
+        if number != self._program and self.launch is not None:
+            self.launch.end_program()
+            self._program = number
+        return number
+
+    def _count(self, op: str, ptrs, mask) -> None:
+        if self.launch is None:
+            return
+        line, source = self._where()
+        self.launch.access(op, self._number(), ptrs.data, None if mask is None else mask.data, line, source)
+
+    def install(self) -> None:
+        b = self.builder
+        names = ("create_masked_load", "create_masked_store", "create_atomic_rmw", "create_atomic_cas", "create_dot",
+                 "binary_op", "ternary_op", "unary_op", "create_fma", "create_umulhi")
+        self._saved = {name: getattr(b, name) for name in names if hasattr(b, name)}
+        saved = self._saved
+
+        def masked_load(ptrs, mask, other, *rest, **kw):
+            self._count("load", ptrs, mask)
+            return saved["create_masked_load"](ptrs, mask, other, *rest, **kw)
+
+        def masked_store(ptrs, value, mask, *rest, **kw):
+            self._count("store", ptrs, mask)
+            return saved["create_masked_store"](ptrs, value, mask, *rest, **kw)
+
+        def atomic_rmw(op, ptr, val, mask, *rest, **kw):
+            self._count("atomic", ptr, mask)
+            return saved["create_atomic_rmw"](op, ptr, val, mask, *rest, **kw)
+
+        def atomic_cas(ptr, cmp, val, *rest, **kw):
+            self._count("atomic", ptr, None)
+            return saved["create_atomic_cas"](ptr, cmp, val, *rest, **kw)
+
+        def dot(a, b_, d, input_precision, *rest, **kw):
+            if self.launch is not None:
+                shape_a, shape_b = np.shape(a.data), np.shape(b_.data)
+                m, k, n = shape_a[-2], shape_a[-1], shape_b[-1]
+                batch = int(np.prod(shape_a[:-2])) if len(shape_a) > 2 else 1
+                self.launch.dot(precision_of(a, input_precision), (m, n, k), 2 * m * n * k * batch)
+            return saved["create_dot"](a, b_, d, input_precision, *rest, **kw)
+
+        def counted(name, slow_of):
+            original = saved[name]
+
+            def op(*args, **kw):
+                result = original(*args, **kw)
+                if self.launch is not None:
+                    self.launch.lane_ops(np.size(getattr(result, "data", 0)), slow_of(args))
+                return result
+            return op
+
+        hooks = {"create_masked_load": masked_load, "create_masked_store": masked_store,
+                 "create_atomic_rmw": atomic_rmw, "create_atomic_cas": atomic_cas, "create_dot": dot,
+                 "binary_op": counted("binary_op", lambda args: args[-1] in SLOW),
+                 "unary_op": counted("unary_op", lambda args: args[-1] in SLOW),
+                 "ternary_op": counted("ternary_op", lambda args: False),
+                 "create_fma": counted("create_fma", lambda args: False),
+                 "create_umulhi": counted("create_umulhi", lambda args: False)}
+        for name, hook in hooks.items():
+            if name in saved:
+                setattr(b, name, hook)
+
+    def uninstall(self) -> None:
+        for name in self._saved:
+            try:
+                delattr(self.builder, name)
+            except AttributeError:
+                pass
+        self._saved = {}
+
+
+def now() -> float:
+    return time.perf_counter()

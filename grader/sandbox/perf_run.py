@@ -1,0 +1,250 @@
+"""``--perf``'s run (inside an interpreter worker): the learner's kernel or autograd function
+once, at one size, with each launch's programs sampled and counted (:mod:`.perf_record`).
+
+Each launch of a ``@triton.jit`` kernel is caught where the interpreter starts it
+(``InterpretedFunction.run``): its arguments name the tensors it reads, its options say its
+warps, and its place in the learner's file lets the grader compile it for sm_90. An
+autotuned launch runs once per config its pruning keeps, each counted apart: the grader
+estimates each and takes the fastest, as the autotuner on a GPU would. An autograd
+wrapper's own PyTorch operators (an allocation, a sum of partial results) are counted too.
+
+The inputs are made here from their shapes: a size of ``--bench`` may be gigabytes, which
+the channel should not carry, and what the counts depend on is where the kernel reads, not
+what it reads (a histogram's values are drawn in their range all the same).
+"""
+from __future__ import annotations
+
+import inspect
+import os
+import time
+
+import torch
+
+from grader.channel import wire
+from grader.course.dtypes import dtype_name
+from grader.sandbox.perf_record import LAUNCH_OPTIONS, Counter, LaunchCounts, Region, Sample
+
+CHUNK = 1 << 20  # elements drawn at random, then repeated: gigabytes of inputs in a second
+
+
+def make_tensor(spec: wire.NamedTensor, bounds, gen: torch.Generator) -> torch.Tensor:
+    dtype = getattr(torch, spec.dtype)
+    out = torch.empty(spec.shape, dtype=dtype)
+    flat = out.view(-1)
+    n = min(CHUNK, flat.numel())
+    if n == 0:
+        return out
+    if dtype == torch.bool:
+        chunk = torch.rand(n, generator=gen) < 0.5
+    elif dtype.is_floating_point:
+        chunk = torch.randn(n, generator=gen).to(dtype)
+    else:
+        low, high = bounds if bounds else (0, 100)
+        chunk = torch.randint(int(low), int(high), (n,), generator=gen).to(dtype)
+    for start in range(0, flat.numel(), n):
+        piece = flat[start:start + n]
+        piece.copy_(chunk[:piece.numel()])
+    return out
+
+
+def _argument(value):
+    """A launch's argument as the compile check takes it; None where it cannot say it."""
+    import triton.language as tl
+    if isinstance(value, torch.Tensor):
+        return {"pointer": dtype_name(value)}
+    if isinstance(value, tl.dtype):
+        return {"tl_dtype": str(value)}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if hasattr(value, "value") and isinstance(value.value, (bool, int, float)):  # tl.constexpr
+        return value.value
+    raise TypeError(type(value).__name__)
+
+
+class Launches:
+    """While active, every kernel launch is profiled: its programs sampled and counted."""
+
+    def __init__(self, counter: Counter, sample: Sample, find, names: dict[int, str]) -> None:
+        self.counter, self.sample, self.find, self.names = counter, sample, find, names
+        self.profiles: list[dict] = []
+        self.group = -1
+        self.config = ""
+        self.tuning = False
+        self.inside = False  # in a launch: PyTorch calls are the interpreter's own, not the wrapper's
+        self._saved: list = []
+
+    def _regions(self, fn, args, kwargs) -> list[Region]:
+        params = list(inspect.signature(fn).parameters)
+        named = {**dict(zip(params, args)), **kwargs}
+        regions = []
+        for param, value in named.items():
+            if isinstance(value, torch.Tensor):
+                storage = value.untyped_storage()
+                name = self.names.get(storage.data_ptr(), param)
+                regions.append(Region(name, storage.data_ptr(), storage.nbytes(), value.element_size()))
+        return regions
+
+    def run(self, original, interpreted, args, kwargs):
+        if kwargs.get("warmup"):
+            return original(interpreted, *args, **kwargs)
+        if not self.tuning:
+            self.group += 1
+            self.config = ""
+        fn = interpreted.fn
+        launch_kwargs = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
+        counts = LaunchCounts(fn.__name__, int(launch_kwargs.get("num_warps") or 4), self.counter.filename)
+        counts.regions = self._regions(fn, args, {k: v for k, v in launch_kwargs.items() if k not in LAUNCH_OPTIONS})
+        try:
+            path, hops = self.find(interpreted)
+            arguments = [_argument(a) for a in args]
+            keywords = {k: _argument(v) for k, v in launch_kwargs.items() if k not in LAUNCH_OPTIONS}
+        except TypeError:  # defined where the compile check cannot find it, or an argument it cannot say
+            path, hops, arguments, keywords = [], 0, [], {}
+        grid: list = []
+        builder = self.counter.builder
+        set_grid_dim = builder.set_grid_dim
+
+        def chosen_grid(x, y, z):
+            grid[:] = [x, y, z]
+            set_grid_dim(x, y, z)
+            grid.append(self.sample.choose((x, y, z)))
+        builder.set_grid_dim = chosen_grid
+        self.counter.launch, self.inside = counts, True
+        started = time.perf_counter()
+        try:
+            with self.sample:
+                return original(interpreted, *args, **kwargs)
+        finally:
+            del builder.set_grid_dim
+            self.counter.launch, self.inside = None, False
+            if grid:
+                self.profiles.append({
+                    "kernel": fn.__name__, "group": self.group, "config": self.config, "grid": grid[:3],
+                    "interpreted": grid[3], "num_warps": counts.num_warps,
+                    "num_stages": int(launch_kwargs.get("num_stages") or 3), **counts.finish(),
+                    "seconds": time.perf_counter() - started, "path": list(path), "hops": hops,
+                    "arguments": arguments, "keywords": keywords})
+
+    def tune(self, original, tuner, args, kwargs):
+        """An autotuned launch: each config the pruning keeps, as the autotuner would launch it."""
+        from grader.sandbox.launch import describe_config, unwrap
+        from grader.sandbox.tuning import kept_configs
+        self.group += 1
+        layers = unwrap(tuner, "")
+        params = list(inspect.signature(layers.base.fn).parameters)
+        by_name = {**dict(zip(params, args)), **{k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}}
+        shaped = {k: torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")
+                  if isinstance(v, torch.Tensor) else v for k, v in by_name.items()}
+        configs = kept_configs(layers, shaped, {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")
+                                                and k not in params[:len(args)]})
+        self.tuning = True
+        try:
+            result = None
+            for config in configs:
+                self.config = describe_config(config)
+                for name in getattr(tuner, "reset_to_zero", None) or ():
+                    if isinstance(by_name.get(name), torch.Tensor):
+                        by_name[name].zero_()
+                result = tuner.fn.run(*args, **kwargs, **config.all_kwargs())
+            return result
+        finally:
+            self.tuning, self.config = False, ""
+
+    def __enter__(self):
+        from triton.runtime.autotuner import Autotuner
+        from triton.runtime.interpreter import InterpretedFunction
+        run, tune = InterpretedFunction.run, Autotuner.run
+        self._saved = [(InterpretedFunction, "run", run), (Autotuner, "run", tune)]
+        InterpretedFunction.run = lambda interpreted, *a, **k: self.run(run, interpreted, a, k)
+        Autotuner.run = lambda tuner, *a, **k: self.tune(tune, tuner, a, k)
+        self.counter.install()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.counter.uninstall()
+        for owner, name, value in self._saved:
+            setattr(owner, name, value)
+        self._saved = []
+
+
+FREE = ("empty", "view", "as_strided", "detach", "alias", "transpose", "permute", "expand", "unsqueeze", "squeeze",
+        "select", "slice", "split", "unbind", "set_", "lift_fresh", "t.", "_reshape_alias", "unfold", "diagonal")
+
+
+def torch_ops(launches: Launches):
+    """PyTorch's operators the learner's wrapper runs outside its launches, with the bytes they
+    move: each is a GPU kernel of PyTorch's on a GPU."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+    counted: dict[str, list[int]] = {}
+
+    def nbytes(values) -> int:
+        total = 0
+        for value in values if isinstance(values, (list, tuple)) else (values,):
+            if isinstance(value, torch.Tensor):
+                total += value.numel() * value.element_size()
+            elif isinstance(value, (list, tuple)):
+                total += nbytes(value)
+        return total
+
+    class Ops(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            name = str(getattr(func, "__name__", func))
+            if not launches.inside and not any(word in name for word in FREE):
+                entry = counted.setdefault(name, [0, 0])
+                entry[0] += 1
+                entry[1] += nbytes(list(args) + list((kwargs or {}).values())) + nbytes(out)
+            return out
+    return Ops(), counted
+
+
+class Profiling:
+    """One profiled run: the inputs made from their shapes, and the hooks that count."""
+
+    def __init__(self, msg: wire.Profile, filename: str, module) -> None:
+        from triton.runtime import interpreter
+
+        from grader.sandbox.function_record import kernel_paths
+        gen = torch.Generator().manual_seed(0)
+        self.inputs = [make_tensor(spec, msg.ranges.get(spec.name), gen) for spec in msg.inputs]
+        self.names = {x.untyped_storage().data_ptr(): spec.name for spec, x in zip(msg.inputs, self.inputs)}
+        counter = Counter(interpreter.interpreter_builder, filename)
+        self.launches = Launches(counter, Sample(msg.programs), kernel_paths(module), self.names)
+        self.ops: dict[str, list[int]] = {}
+        self.started = time.perf_counter()
+
+    def result(self) -> dict:
+        return {"launches": self.launches.profiles,
+                "torch_ops": [{"name": n, "count": c, "bytes": b} for n, (c, b) in self.ops.items()],
+                "seconds": time.perf_counter() - self.started}
+
+
+def profile_kernel(puzzle, kernel, params: list, msg: wire.Profile, filename: str, module) -> dict:
+    """The kernel launched on the puzzle's grid, as ``--bench`` launches it (its Bench's options)."""
+    from grader.channel.binding import bind
+    from grader.sandbox.launch import parameters, unwrap
+    run = Profiling(msg, filename, module)
+    outputs = [torch.empty(spec.shape, dtype=getattr(torch, spec.dtype)) for spec in msg.outputs]
+    run.names.update({x.untyped_storage().data_ptr(): spec.name for spec, x in zip(msg.outputs, outputs)})
+    values = dict(msg.values)
+    layers = unwrap(kernel, puzzle.kernel)
+    _, defaults = parameters(layers)
+    binding = bind(params, [None] * (len(run.inputs) + len(outputs)), values,
+                   puzzle.kernel, provided=layers.provided, defaults=defaults)
+    grid = tuple(msg.grid) if not layers.provided else \
+        (lambda meta: tuple(int(g) for g in puzzle.grid({**values, **meta})))
+    options = dict(puzzle.bench.launch) if puzzle.bench else {}
+    with run.launches:
+        kernel[grid](*run.inputs, *outputs, **binding.named, **options)
+    return run.result()
+
+
+def profile_function(puzzle, cls, msg: wire.Profile, filename: str, module) -> dict:
+    """Forward and backward of the autograd Function, as ``--bench`` times them."""
+    run = Profiling(msg, filename, module)
+    *leaves, grad = run.inputs
+    leaves = [x.requires_grad_(x.is_floating_point()) for x in leaves]
+    mode, run.ops = torch_ops(run.launches)
+    with run.launches, mode:
+        cls.apply(*leaves).backward(grad)
+    return run.result()
