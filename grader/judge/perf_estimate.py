@@ -34,7 +34,7 @@ COEFFICIENTS = Path(__file__).with_name("perf_h100.json")
 
 @dataclass(frozen=True)
 class Device:
-    name: str = "H100 SXM5 80GB (estimated)"
+    name: str = "H100 SXM5 80GB"
     sms: int = 132
     clock_hz: float = 1.755e9
     dram_bytes_per_s: float = 3.35e12

@@ -46,8 +46,9 @@ def _launch_findings(launch: LaunchCost, theirs: dict[str, float]) -> list[str]:
         where = f"line {line.line}" if line.line else "a line"
         if line.sector_use < 0.5:
             said.append(f"The {line.op}s of `{line.tensor}` at {where} use {line.sector_use:.0%} of each 32-byte "
-                        f"sector they move: neighbouring lanes touch addresses far apart. Make the block's last "
-                        f"(fastest-varying) axis the tensor's contiguous one.")
+                        f"sector they move: neighbouring lanes touch addresses far apart, and no axis of the block "
+                        f"is contiguous in memory. Index the tensor's contiguous axis with a plain `tl.arange`, "
+                        f"so that neighbouring lanes take neighbouring elements.")
         if line.active_fraction < 0.7:
             said.append(f"{1 - line.active_fraction:.0%} of the lanes of the {line.op} of `{line.tensor}` at "
                         f"{where} are masked off: the block is much larger than what it covers. Choose a block "

@@ -134,9 +134,9 @@ class LaunchCounts:
 
     def access(self, op: str, program: int, addresses: np.ndarray, mask: np.ndarray | None, line, source) -> None:
         addresses = np.asarray(addresses).astype(np.uint64, copy=False)
-        active = addresses.reshape(-1) if mask is None else \
-            addresses[np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)]
-        addresses = addresses.reshape(-1)
+        lanes = np.ones(addresses.shape, dtype=bool) if mask is None else \
+            np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)
+        active = addresses[lanes]
         first = int(active[0]) if active.size else int(addresses[0]) if addresses.size else 0
         region = self.region(first)
         name = region.name if region else "memory your code allocated"
@@ -148,9 +148,8 @@ class LaunchCounts:
         counts.bytes += int(active.size) * itemsize
         if not active.size:
             return
-        sectors = np.unique(active // SECTOR)
-        counts.sectors += int(sectors.size)
-        self.program_parts[(name, op)].append(sectors)
+        counts.sectors += warp_sectors(addresses, lanes, itemsize)
+        self.program_parts[(name, op)].append(np.unique(active // SECTOR))
         if op == "atomic":
             hits = self.atomic_hits[(name, op, line)]
             values, times = np.unique(active, return_counts=True)
@@ -185,6 +184,29 @@ class LaunchCounts:
         dots = [{"precision": p, "calls": calls, "flops": flops, "shape": list(shape)}
                 for p, (calls, flops, shape) in self.dots.items()]
         return {"accesses": accesses, "dots": dots, "alu": self.alu, "sfu": self.sfu}
+
+
+def warp_sectors(addresses: np.ndarray, lanes: np.ndarray, itemsize: int) -> int:
+    """The 32-byte sectors one access moves, warp by warp, as Triton lays its lanes out: an axis
+    along which the addresses are contiguous becomes the fastest (Triton's coalescing pass), each
+    thread takes 16 bytes of it, and a warp is 32 threads; with no such axis, each thread one
+    element in the block's own order. Lanes the mask turns off move nothing."""
+    order, vector = addresses, 1
+    for axis in range(addresses.ndim - 1, -1, -1):
+        if addresses.shape[axis] > 1:
+            step = int(np.take(addresses, 1, axis=axis).flat[0]) - int(np.take(addresses, 0, axis=axis).flat[0])
+            if step == itemsize:
+                order, lanes = np.moveaxis(addresses, axis, -1), np.moveaxis(lanes, axis, -1)
+                vector = max(1, 16 // itemsize)
+                break
+    sectors = (order.reshape(-1) // SECTOR).astype(np.int64)
+    sectors[~lanes.reshape(-1)] = -1
+    group = 32 * vector
+    padded = -np.ones(-(-sectors.size // group) * group, dtype=np.int64)
+    padded[:sectors.size] = sectors
+    ranked = np.sort(padded.reshape(-1, group), axis=1)
+    distinct = (np.diff(ranked, axis=1) != 0).sum(axis=1) + 1 - (ranked[:, 0] == -1)
+    return int(distinct.sum())
 
 
 def precision_of(a, input_precision) -> str:

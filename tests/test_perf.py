@@ -1,0 +1,159 @@
+"""--perf without a GPU: the counts a launch's sampled programs give, the H100 model, the
+findings it words, and the command line end to end on kernels of tests/perf/."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grader.channel import wire
+from grader.judge import perf_estimate as model
+from grader.judge.perf import launch_cost
+from grader.judge.perf_findings import findings
+from grader.judge.perf_model import PerfProfile
+from grader.sandbox.perf_record import per_axis, spread, warp_sectors
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = Path(__file__).resolve().parent / "perf"
+
+
+def test_a_sample_spreads_over_every_long_axis_and_keeps_the_ends():
+    assert spread(10, 4) == [0, 3, 6, 9] and spread(3, 16) == [0, 1, 2] and spread(5, 1) == [0]
+    assert per_axis((2048, 1, 1), 16) == (16, 1, 1)
+    assert per_axis((64, 32, 1), 16) == (4, 4, 1)  # a causal attention's query blocks and its heads
+    assert per_axis((3, 1, 1), 16) == (3, 1, 1)
+    three = per_axis((1000, 1000, 1000), 16)
+    assert min(three) >= 2 and three[0] * three[1] * three[2] <= 16
+
+
+def test_a_warp_moves_the_sectors_its_lanes_touch():
+    contiguous = np.arange(0, 4 * 256, 4, dtype=np.uint64)  # 256 fp32 lanes, one after another
+    every = np.ones(256, dtype=bool)
+    assert warp_sectors(contiguous, every, 4) == 32  # 1 KiB: 32 sectors, each used whole
+    strided = np.arange(0, 64 * 256, 64, dtype=np.uint64)  # each lane 64 bytes after the last
+    assert warp_sectors(strided, every, 4) == 256
+    half = every.copy()
+    half[128:] = False
+    assert warp_sectors(contiguous, half, 4) == 16  # masked lanes move nothing
+    # a tile whose first axis is the contiguous one: Triton makes it the fastest, as here
+    tile = (np.arange(32, dtype=np.uint64)[:, None] * 4 + np.arange(8, dtype=np.uint64)[None, :] * 4096)
+    assert warp_sectors(tile, np.ones(tile.shape, dtype=bool), 4) == 32
+
+
+def _access(**fields) -> wire.AccessCount:
+    base = {"tensor": "x", "op": "load", "line": 7, "source": "tl.load(x)", "requests": 16, "lanes": 16 * 1024,
+            "active": 16 * 1024, "bytes": 16 * 4096, "sectors": 16 * 128, "program_unique": 16 * 128,
+            "union": 16 * 128, "tensor_bytes": 65536 * 4096}
+    return wire.AccessCount(**(base | fields))
+
+
+def _launch(accesses, **fields) -> wire.LaunchProfile:
+    base = {"kernel": "k", "group": 0, "config": "", "grid": (65536, 1, 1), "interpreted": 16, "num_warps": 4,
+            "num_stages": 3, "accesses": tuple(accesses), "dots": (), "alu": 16 * 4096, "sfu": 0, "seconds": 0.1}
+    return wire.LaunchProfile(**(base | fields))
+
+
+STATS = wire.KernelStats(label="", registers=32, spill_bytes=0, shared=0, num_warps=4, num_stages=3, tensor_cores="")
+
+
+def test_a_streaming_kernel_is_bound_by_memory_at_the_bytes_it_moves():
+    c = model.coefficients()
+    cost = launch_cost(_launch([_access(), _access(tensor="z", op="store", line=9)]), STATS, "", c)
+    assert cost.dram_read == 65536 * 4096 and cost.dram_written == 65536 * 4096
+    assert cost.bound == "memory" and cost.reads == (("x", 1.0),)
+    assert cost.ms == pytest.approx(model.combine({k: v / 1e3 for k, v in cost.terms.items()}, c)[0] * 1e3)
+
+
+def test_reading_a_row_three_times_costs_more_and_is_said_with_its_lines():
+    c = model.coefficients()
+    once = launch_cost(_launch([_access(), _access(tensor="z", op="store", line=9)]), STATS, "", c)
+    thrice = launch_cost(_launch([_access(line=n) for n in (7, 11, 15)] + [_access(tensor="z", op="store", line=19)]),
+                         STATS, "", c)
+    assert thrice.ms > once.ms and dict(thrice.reads)["x"] == pytest.approx(3.0)
+    profile = findings(PerfProfile("yours", "k.py", ms=thrice.ms, launches=(thrice,)),
+                       PerfProfile("reference", "r.py", ms=once.ms, launches=(once,)), 512 << 20, 0.16)
+    assert profile.findings[0] == ("`k` reads `x` 3.0 times over (lines 7, 11, 15); the reference reads it 1.0 times. "
+                                   "Read each element once and keep it in registers, or fuse the passes.")
+
+
+def test_masked_lanes_spills_and_dots_without_tensor_cores_are_named():
+    c = model.coefficients()
+    wasteful = launch_cost(_launch([_access(active=16 * 300, bytes=16 * 1200, sectors=16 * 40)],
+                                   dots=(wire.DotCount(precision="tf32", calls=16, flops=16 * 2 ** 21,
+                                                       shape=(64, 64, 256)),)),
+                           wire.KernelStats(label="", registers=255, spill_bytes=96, shared=0, num_warps=4,
+                                            num_stages=3, tensor_cores=""), "", c)
+    said = " | ".join(findings(PerfProfile("yours", "k.py", ms=wasteful.ms, launches=(wasteful,)), None, 0, 0.0)
+                      .findings)
+    assert "71% of the lanes of the load of `x` at line 7 are masked off" in said
+    assert "ptxas spills 96 bytes per thread in `k` (255 registers)" in said
+    assert "The `tl.dot`s of `k` compile to no tensor-core instruction: they run on the FMA units." in said
+
+
+def test_occupancy_follows_registers_warps_and_shared_memory():
+    h100 = model.H100
+    assert model.resident(h100, 4, 32, 0) == 16       # 64 warps an SM
+    assert model.resident(h100, 8, 255, 0) == 1       # 255 registers x 256 threads
+    assert model.resident(h100, 4, 64, 150 * 1024) == 1
+    assert model.resident(h100, 1, 16, 0) == 32       # at most 32 programs an SM
+
+
+def _perf(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.mark.slow
+def test_perf_puts_a_second_read_beside_the_reference_that_reads_once():
+    done = _perf("puzzle18", "--perf", "--json", "--file", str(KERNELS / "puzzle18_two_reads.py"))
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    yours, reference = doc["yours"], doc["reference"]
+    assert doc["case"] == "the bench's headline size" and doc["sizes"] == {"N0": 4096, "T": 8192, "B1": 8192}
+    assert reference is not None and reference["file"].endswith("solutions/puzzle18_fused_softmax.py")
+    assert yours["ms"] > reference["ms"] > 0
+    assert any("reads `x` 2.0 times over (lines 11, 12); the reference reads it 1.0 times" in f
+               for f in yours["findings"])
+    launch = yours["launches"][0]
+    assert launch["grid"] == [4096, 1, 1] and launch["interpreted"] == 16 and launch["registers"] > 0
+
+
+@pytest.mark.slow
+def test_perf_names_the_line_whose_lanes_scatter():
+    done = _perf("puzzle03", "--perf", "--file", str(KERNELS / "puzzle03_scattered.py"))
+    assert done.returncode == 0, done.stderr
+    assert "The stores of `z` at line 14 use 12% of each 32-byte sector they move" in done.stdout
+    assert "case past_16_bit_offsets (N0=256, N1=256)" in done.stdout
+
+
+@pytest.mark.slow
+def test_an_autotuned_launch_is_estimated_under_each_config_and_the_fastest_kept():
+    done = _perf("puzzle02", "--perf", "--json", "--file", str(KERNELS / "puzzle02_autotuned.py"))
+    launch = json.loads(done.stdout)["yours"]["launches"][0]
+    labels = [label for label, _ in launch["alternatives"]]
+    assert labels == ["config {B0=64, num_warps=1}", "config {B0=1024, num_warps=4}"]
+    assert launch["ms"] == min(ms for _, ms in launch["alternatives"])
+
+
+@pytest.mark.slow
+def test_a_kernel_that_raises_gets_no_estimate_and_says_where():
+    done = _perf("puzzle02", "--perf", "--file", str(KERNELS / "puzzle02_raises.py"))
+    assert done.returncode == 1
+    assert "yours: no estimate: ValueError: Cannot make_shape_compatible" in done.stdout
+    assert "(line 10: tl.store(z_ptr + offsets, x + tl.arange(0, 2 * B0), mask=offsets < N0))" in done.stdout
+
+
+@pytest.mark.slow
+def test_an_autograd_function_counts_its_launches_and_its_wrappers_operators():
+    done = _perf("puzzle15", "--perf", "--json", "--solutions")
+    yours = json.loads(done.stdout)["yours"]
+    assert done.returncode == 0 and len(yours["launches"]) >= 2
+    assert yours["ms"] == pytest.approx(sum(l["ms"] for l in yours["launches"]) + yours["torch_ms"])
+
+
+def test_perf_estimates_one_puzzle_and_not_beside_bench():
+    assert _perf("puzzle01", "puzzle02", "--perf").returncode == 2
+    done = _perf("puzzle01", "--perf", "--bench")
+    assert done.returncode == 2 and "ask for one of them" in done.stdout + done.stderr
