@@ -1,0 +1,18 @@
+"""The reference dropout launched with one warp per program instead of four (a one-config autotune
+sets num_warps=1): 32 elements a thread and a quarter of the threads per program to hide the
+Philox arithmetic and the memory latency; expect slower."""
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"B1": 1024}, num_warps=1, num_stages=1)], key=[])
+@triton.jit
+def dropout_kernel(x_ptr, z_ptr, N0, T, SEED, P_PERCENT, B1: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.program_id(1) * B1 + tl.arange(0, B1)
+    mask = cols < T
+    offsets = row * T + cols
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(tl.float32)
+    p = P_PERCENT / 100
+    u = tl.rand(SEED, offsets)
+    tl.store(z_ptr + offsets, tl.where(u > p, x / (1 - p), 0.0), mask=mask)
