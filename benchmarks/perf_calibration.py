@@ -131,11 +131,14 @@ def _loss(predicted: dict, measured: dict, names) -> float:
     return sum(errors) / max(1, len(errors)) if errors else float("inf")
 
 
-FITTED = ("dram_eff", "l2_bytes_per_s", "l2_keeps", "cross_miss", "fp16_eff", "tf32_eff", "fp32_eff", "mma_factor",
-          "alu_eff", "slow_eff", "atomics_per_s", "same_address_s", "latency_s", "launch_s", "torch_op_s", "p")
-BOUNDS = {"dram_eff": (0.5, 1.05), "l2_keeps": (0.05, 1.0), "cross_miss": (0.0, 1.0), "fp16_eff": (0.2, 1.0),
-          "tf32_eff": (0.1, 1.0), "fp32_eff": (0.1, 1.0), "mma_factor": (0.2, 1.0), "alu_eff": (0.05, 1.0),
-          "slow_eff": (0.05, 1.0), "p": (1.0, 8.0)}
+FITTED = ("dram_eff", "l2_bytes_per_s", "l2_keeps", "cross_miss", "partial_miss", "fp16_eff", "tf32_eff", "fp32_eff",
+          "mma_factor", "alu_eff", "slow_eff", "atomics_per_s", "same_address_s", "latency_s", "launch_s",
+          "torch_op_s", "spill_factor", "p")
+# where a coefficient is a share of a peak, at most the peak; an ALU "efficiency" above 1 says the
+# interpreter counts more operations than the compiled code runs (address arithmetic it folds)
+BOUNDS = {"dram_eff": (0.5, 1.0), "l2_keeps": (0.05, 1.0), "cross_miss": (0.0, 1.0), "partial_miss": (0.0, 1.0),
+          "fp16_eff": (0.2, 1.0), "tf32_eff": (0.05, 1.0), "fp32_eff": (0.05, 1.0), "mma_factor": (0.1, 1.0),
+          "alu_eff": (0.05, 8.0), "slow_eff": (0.05, 8.0), "spill_factor": (0.0, 64.0), "p": (1.0, 16.0)}
 
 
 def fit(counts: dict, measured: dict, names, start: dict, sweeps: int = 12) -> dict:
@@ -185,11 +188,19 @@ def ordering(predicted: dict, measured: dict, puzzle_of: dict) -> tuple[int, int
     return right, total, wrong
 
 
+def _tolerance_only(entry: dict) -> bool:
+    """A matmul the bench of 2026-11-26 called wrong only for its tolerance: an fp16 output at
+    K = 8192 held to the small cases' (issue 23; every such kernel passes grading). Its time stands."""
+    return entry.get("puzzle") in ("puzzle28", "puzzle29", "puzzle30") and \
+        str(entry.get("wrong", "")).startswith("wrong values") and "max abs err 0.25," in str(entry.get("wrong"))
+
+
 def fit_main(folder: Path) -> None:
     from grader.judge import perf_estimate as model
     counts = json.loads((folder / "counts.json").read_text())
     bench = json.loads((folder / "measured.json").read_text())
-    measured = {n: (e["gpu_ms"] or e["ms"]) for n, e in bench.items() if e.get("ok") and (e.get("gpu_ms") or e.get("ms"))}
+    measured = {n: (e["gpu_ms"] or e["ms"]) for n, e in bench.items()
+                if (e.get("ok") or _tolerance_only(e)) and (e.get("gpu_ms") or e.get("ms"))}
     names = [n for n in measured if n in counts and not counts[n].get("error")]
     puzzle_of = {n: counts[n]["puzzle"] for n in names}
     c = fit(counts, measured, names, dict(model.DEFAULTS))

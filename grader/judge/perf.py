@@ -109,12 +109,16 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
     atomics = sum(a.active for a in launch.accesses if a.op == "atomic") * scale
     same = 0.0
     for a in launch.accesses:
-        if a.op == "atomic" and a.same_address:  # every program meets there where the sample already covers the tensor
-            shared_by_all = a.tensor_bytes and a.union * 32 >= 0.5 * a.tensor_bytes
+        if a.op == "atomic" and a.same_address:
+            # where the sampled programs' atomics land on the same sectors, every program's do
+            shared_by_all = launch.interpreted > 1 and a.union < 0.5 * a.program_unique
             same = max(same, a.same_address * (scale if shared_by_all else 1))
     # trips to memory one after another: the line loaded most often per program (a loop's loads
     # go out together, one iteration after another)
-    rounds = max((a.requests for a in launch.accesses if a.op == "load"), default=0) / max(1, launch.interpreted)
+    # go out together, one iteration after another); a request whose sectors an earlier one
+    # already brought in waits for nothing new (a scalar loop's seven loads in eight)
+    rounds = max((min(a.requests, a.program_unique) for a in launch.accesses if a.op == "load"), default=0) \
+        / max(1, launch.interpreted)
     flops = {}
     for d in launch.dots:
         flops[d.precision] = flops.get(d.precision, 0) + int(d.flops * scale)

@@ -57,7 +57,7 @@ H100 = Device()
 DEFAULTS = {"dram_eff": 0.90, "l2_bytes_per_s": 12.0e12, "l2_keeps": 0.5, "cross_miss": 0.1, "fp16_eff": 0.75,
             "tf32_eff": 0.7, "fp8_eff": 0.7, "fp32_eff": 0.6, "mma_factor": 0.6, "alu_eff": 0.5, "slow_eff": 0.5,
             "atomics_per_s": 3.0e11, "same_address_s": 2.0e-9, "latency_s": 0.7e-6, "launch_s": 4.0e-6,
-            "torch_op_s": 6.0e-6, "spill_factor": 4.0, "p": 3.0}
+            "torch_op_s": 6.0e-6, "spill_factor": 4.0, "partial_miss": 0.5, "p": 3.0}
 
 
 def coefficients() -> dict:
@@ -106,9 +106,10 @@ def traffic(accesses, scale: float, programs: int, held: int, c: dict, device: D
     loaded = stored = moved = 0
     for a in accesses:
         key = (a.tensor, "load" if a.op == "load" else "store")
-        t = by_tensor.setdefault(key, {"moved": 0, "unique": a.program_unique * 32 * scale,
+        t = by_tensor.setdefault(key, {"moved": 0, "asked": 0, "unique": a.program_unique * 32 * scale,
                                        "union": a.union * 32 * scale, "size": a.tensor_bytes})
         t["moved"] += a.sectors * 32 * scale
+        t["asked"] += a.bytes * scale
         moved += a.sectors * 32 * scale
         if a.op == "load":
             loaded += a.bytes * scale
@@ -123,7 +124,11 @@ def traffic(accesses, scale: float, programs: int, held: int, c: dict, device: D
         unique = max(t["unique"], union)
         again_own = max(0.0, t["moved"] - unique)     # a program's re-reads of what it read
         again_shared = unique - union                 # reads of what another program read
-        dram[op] += union + miss * again_own + c["cross_miss"] * again_shared
+        # of those, the sectors each program uses only part of (lanes far apart): the rest of the
+        # sector is another program's, which comes for it later, when L2 may have let it go
+        partial = min(again_shared, max(0.0, t["moved"] - t["asked"]))
+        dram[op] += union + miss * again_own + c["cross_miss"] * (again_shared - partial) \
+            + c["partial_miss"] * partial
     return Traffic(int(loaded), int(stored), int(moved), int(dram["load"]), int(dram["store"]))
 
 
@@ -133,7 +138,8 @@ def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float,
           threads: int, c: dict, device: Device = H100) -> dict[str, float]:
     """Seconds each resource alone would take."""
     out = {"memory": (traffic_.dram_read + traffic_.dram_written) / (device.dram_bytes_per_s * c["dram_eff"]),
-           "L2": (traffic_.l2_moved + (spill_bytes or 0) * threads * programs * c["spill_factor"])
+           # spilled registers go to local memory and back, once per trip of the program's loop
+           "L2": (traffic_.l2_moved + (spill_bytes or 0) * threads * programs * max(1.0, rounds) * c["spill_factor"])
            / c["l2_bytes_per_s"]}
     per_sm = programs / device.sms
     quantised = per_sm / math.ceil(per_sm) if per_sm > 0 else 1.0  # the last wave of programs, part full
@@ -155,10 +161,15 @@ def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float,
     return out
 
 
+COMPUTE = ("tensor cores", "ALU")  # one SM's issue slots: these add up, where memory overlaps them
+
+
 def combine(seconds: dict[str, float], c: dict) -> tuple[float, str]:
-    """The launch's time (its fixed cost plus the smooth maximum of the resources) and what bounds it."""
+    """The launch's time (its fixed cost plus the smooth maximum of the resources, the compute
+    terms added first) and what bounds it."""
     p = c["p"]
-    busy = sum(t ** p for t in seconds.values()) ** (1 / p)
+    sides = [sum(seconds.get(k, 0.0) for k in COMPUTE)] + [t for k, t in seconds.items() if k not in COMPUTE]
+    busy = sum(t ** p for t in sides) ** (1 / p)
     bound = max(seconds, key=seconds.get)
     if c["launch_s"] > busy:
         bound = "launch"

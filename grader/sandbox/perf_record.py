@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 SECTOR = 32  # bytes: the unit the memory system moves between L2 and the SMs
-SLOW = {np.exp, np.exp2, np.log, np.log2, np.sqrt, np.sin, np.cos, np.divide, np.fmod}
+SLOW = {np.exp, np.exp2, np.log, np.log2, np.sqrt, np.sin, np.cos}  # the SFU's: one per 8 lanes a clock
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
                   "launch_pdl")
 
@@ -126,8 +126,10 @@ class LaunchCounts:
                 return r
         return None
 
-    def lane_ops(self, numel: int, slow: bool) -> None:
-        lanes = max(int(numel), 32 * self.num_warps)  # every warp issues the instruction
+    def lane_ops(self, numel: int, slow: bool, floor: bool = True) -> None:
+        # every warp issues the instruction; not so inside a reduction or scan, which the
+        # interpreter runs slice by slice and a GPU as one tree across the lanes
+        lanes = max(int(numel), 32 * self.num_warps) if floor else int(numel)
         self.alu += lanes
         if slow:
             self.sfu += lanes
@@ -231,6 +233,7 @@ class Counter:
         self.builder = builder
         self.filename = filename
         self.launch: LaunchCounts | None = None
+        self.combining = 0  # inside a reduction's or scan's combine function
         self._program = None
         self._saved: dict[str, object] = {}
 
@@ -261,7 +264,7 @@ class Counter:
     def install(self) -> None:
         b = self.builder
         names = ("create_masked_load", "create_masked_store", "create_atomic_rmw", "create_atomic_cas", "create_dot",
-                 "binary_op", "ternary_op", "unary_op", "create_fma", "create_umulhi")
+                 "binary_op", "ternary_op", "unary_op", "create_fma", "create_umulhi", "create_rsqrt")
         self._saved = {name: getattr(b, name) for name in names if hasattr(b, name)}
         saved = self._saved
 
@@ -295,7 +298,7 @@ class Counter:
             def op(*args, **kw):
                 result = original(*args, **kw)
                 if self.launch is not None:
-                    self.launch.lane_ops(np.size(getattr(result, "data", 0)), slow_of(args))
+                    self.launch.lane_ops(np.size(getattr(result, "data", 0)), slow_of(args), not self.combining)
                 return result
             return op
 
@@ -303,14 +306,34 @@ class Counter:
                  "create_atomic_rmw": atomic_rmw, "create_atomic_cas": atomic_cas, "create_dot": dot,
                  "binary_op": counted("binary_op", lambda args: args[-1] in SLOW),
                  "unary_op": counted("unary_op", lambda args: args[-1] in SLOW),
+                 "create_rsqrt": counted("create_rsqrt", lambda args: True),
                  "ternary_op": counted("ternary_op", lambda args: False),
                  "create_fma": counted("create_fma", lambda args: False),
                  "create_umulhi": counted("create_umulhi", lambda args: False)}
         for name, hook in hooks.items():
             if name in saved:
                 setattr(b, name, hook)
+        from triton.runtime import interpreter
+        self._combiners = []
+        for owner, name in (("ReduceOps", "generic_reduce"), ("ScanOps", "generic_scan")):
+            cls = getattr(interpreter, owner, None)
+            original = getattr(cls, name, None)
+            if original is None:
+                continue
+
+            def combining(op, *args, _original=original, **kw):
+                self.combining += 1
+                try:
+                    return _original(op, *args, **kw)
+                finally:
+                    self.combining -= 1
+            self._combiners.append((cls, name, original))
+            setattr(cls, name, combining)
 
     def uninstall(self) -> None:
+        for cls, name, original in getattr(self, "_combiners", ()):
+            setattr(cls, name, original)
+        self._combiners = []
         for name in self._saved:
             try:
                 delattr(self.builder, name)
