@@ -157,3 +157,17 @@ def test_perf_estimates_one_puzzle_and_not_beside_bench():
     assert _perf("puzzle01", "puzzle02", "--perf").returncode == 2
     done = _perf("puzzle01", "--perf", "--bench")
     assert done.returncode == 2 and "ask for one of them" in done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_a_notebook_estimates_a_kernel_it_defines(tmp_path, monkeypatch):
+    import importlib.util
+
+    from grader.app import notebook
+    spec = importlib.util.spec_from_file_location("two_reads", KERNELS / "puzzle18_two_reads.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.chdir(ROOT)
+    shown = notebook.perf(module.softmax_kernel, "puzzle18")
+    assert shown.result.yours.ok and shown.result.reference is not None
+    assert "estimated time" in repr(shown) and shown._repr_html_().startswith("<pre>")

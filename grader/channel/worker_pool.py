@@ -223,6 +223,8 @@ class WorkerProcess:
         if self.confined is None:
             return
         self.recycle()
+        if self.confined is None:  # recycling found the zygote gone, and ended the jail
+            return
         if self.control is not None:
             self.control.close()  # the zygote exits when its socket closes
             self.control = None
