@@ -193,7 +193,7 @@ def test_replies_of_every_operation_go_through_json_unchanged():
             "num_stages": 3, "accesses": [{"tensor": "x", "op": "load", "line": 7, "source": "tl.load(x)",
                                            "requests": 2, "lanes": 256, "active": 200, "bytes": 800, "sectors": 26,
                                            "program_unique": 26, "union": 26, "tensor_bytes": 1600,
-                                           "same_address": 0}],
+                                           "same_address": 0, "conflicts": 0}],
             "dots": [{"precision": "fp16", "calls": 1, "flops": 1024, "shape": [16, 16, 2]}], "alu": 512, "sfu": 0,
             "seconds": 0.1, "path": ["k"], "hops": 1, "arguments": [{"pointer": "float32"}, 4],
             "keywords": {"B": 128}}], "torch_ops": [{"name": "aten.sum.dim_IntList", "count": 1, "bytes": 64}],

@@ -539,7 +539,8 @@ class AccessCount(Message):
     program_unique: int    # sectors each program touched at least once, summed over the programs
     union: int             # sectors any interpreted program touched
     tensor_bytes: int      # the tensor's size
-    same_address: int = 0  # atomics: the most requests that met at one address
+    same_address: int = 0  # atomics: the most lanes that met at one address
+    conflicts: int = 0     # atomics: lanes of a request whose address another lane of it had (they queue)
 
 
 class DotCount(Message):

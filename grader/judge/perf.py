@@ -107,6 +107,7 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
     held = min(programs, per_sm * device.sms)
     flow = model.traffic(launch.accesses, scale, programs, held, c, device)
     atomics = sum(a.active for a in launch.accesses if a.op == "atomic") * scale
+    conflicts = sum(a.conflicts for a in launch.accesses if a.op == "atomic") * scale
     same = 0.0
     for a in launch.accesses:
         if a.op == "atomic" and a.same_address:
@@ -124,7 +125,7 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
         flops[d.precision] = flops.get(d.precision, 0) + int(d.flops * scale)
     cores = stats.tensor_cores if stats else "?"
     seconds = model.terms(traffic_=flow, flops=flops, tensor_cores=cores if stats else "wgmma",
-                          lane_ops=launch.alu * scale, slow_ops=launch.sfu * scale, atomics=atomics,
+                          lane_ops=launch.alu * scale, slow_ops=launch.sfu * scale, atomics=atomics, conflicts=conflicts,
                           same_address=same, rounds=rounds, stages=launch.num_stages if rounds > 1 else 1,
                           programs=programs, held=held,
                           spill_bytes=stats.spill_bytes if stats else None, threads=32 * warps, c=c, device=device)

@@ -12,7 +12,8 @@ Each launch is costed by the resources it uses, each alone at its rate on an H10
   less where ptxas used ``mma.sync`` rather than Hopper's ``wgmma``; a ``tl.dot`` with no
   matrix instruction runs on the FMA units;
 - **ALU** lane operations, and the slow ones (exp, log, sqrt, division) on the SFUs;
-- **atomics**: their throughput, and the ones that meet at one address, which queue;
+- **atomics**: their throughput, the lanes of one request that meet at one address (they queue
+  in L2, one after another), and the queue at the address the most programs hit;
 - **latency**: the waves of programs (the grid over the SMs times the programs each holds
   at once) times each program's rounds of loads, each a trip to memory;
 - a fixed **launch** cost.
@@ -56,7 +57,7 @@ class Device:
 H100 = Device()
 DEFAULTS = {"dram_eff": 0.90, "l2_bytes_per_s": 12.0e12, "l2_keeps": 0.5, "cross_miss": 0.1, "fp16_eff": 0.75,
             "tf32_eff": 0.7, "fp8_eff": 0.7, "fp32_eff": 0.6, "mma_factor": 0.6, "alu_eff": 0.5, "slow_eff": 0.5,
-            "atomics_per_s": 3.0e11, "same_address_s": 2.0e-9, "latency_s": 0.7e-6, "launch_s": 4.0e-6,
+            "atomics_per_s": 3.0e11, "conflicts_per_s": 1.0e10, "same_address_s": 2.0e-9, "latency_s": 0.7e-6, "launch_s": 4.0e-6,
             "torch_op_s": 6.0e-6, "spill_factor": 4.0, "partial_miss": 0.5, "p": 3.0}
 
 
@@ -133,7 +134,7 @@ def traffic(accesses, scale: float, programs: int, held: int, c: dict, device: D
 
 
 def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float, slow_ops: float,
-          atomics: float, same_address: float, rounds: float, stages: int, programs: int, held: int,
+          atomics: float, conflicts: float, same_address: float, rounds: float, stages: int, programs: int, held: int,
           spill_bytes: int | None,
           threads: int, c: dict, device: Device = H100) -> dict[str, float]:
     """Seconds each resource alone would take."""
@@ -155,7 +156,8 @@ def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float,
     clock = device.sms * device.clock_hz
     out["ALU"] = (lane_ops / (clock * device.lanes_per_sm_clock * c["alu_eff"])
                   + slow_ops / (clock * device.slow_per_sm_clock * c["slow_eff"])) / quantised
-    out["atomics"] = atomics / c["atomics_per_s"] + same_address * c["same_address_s"]
+    # lanes of one request that hit one address queue behind each other in L2
+    out["atomics"] = atomics / c["atomics_per_s"] + conflicts / c["conflicts_per_s"] + same_address * c["same_address_s"]
     # a loop's later loads are issued ``stages - 1`` iterations ahead (software pipelining)
     out["latency"] = math.ceil(programs / held) * max(1.0, rounds) * c["latency_s"] / max(1, stages - 1)
     return out

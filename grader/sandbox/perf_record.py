@@ -92,6 +92,7 @@ class _Access:
     active: int = 0
     bytes: int = 0
     sectors: int = 0
+    conflicts: int = 0
     source: str = ""
 
 
@@ -155,6 +156,7 @@ class LaunchCounts:
         if op == "atomic":
             hits = self.atomic_hits[(name, op, line)]
             values, times = np.unique(active, return_counts=True)
+            counts.conflicts += int(active.size - values.size)
             for value, n in zip(values.tolist(), times.tolist()):
                 hits[value] += n
 
@@ -182,7 +184,7 @@ class LaunchCounts:
                              "program_unique": self.program_unique.get((name, op), 0),
                              "union": union_of.get((name, op), 0),
                              "tensor_bytes": int(sizes.get(name, 0)),
-                             "same_address": max(hits.values()) if hits else 0})
+                             "same_address": max(hits.values()) if hits else 0, "conflicts": c.conflicts})
         dots = [{"precision": p, "calls": calls, "flops": flops, "shape": list(shape)}
                 for p, (calls, flops, shape) in self.dots.items()]
         return {"accesses": accesses, "dots": dots, "alu": self.alu, "sfu": self.sfu}
