@@ -57,8 +57,8 @@ class Device:
 H100 = Device()
 DEFAULTS = {"dram_eff": 0.90, "l2_bytes_per_s": 12.0e12, "l2_keeps": 0.5, "cross_miss": 0.1, "fp16_eff": 0.75,
             "tf32_eff": 0.7, "fp8_eff": 0.7, "fp32_eff": 0.6, "mma_factor": 0.6, "alu_eff": 0.5, "slow_eff": 0.5,
-            "atomics_per_s": 3.0e11, "conflicts_per_s": 1.0e10, "same_address_s": 2.0e-9, "latency_s": 0.7e-6, "launch_s": 4.0e-6,
-            "torch_op_s": 6.0e-6, "spill_factor": 4.0, "partial_miss": 0.5, "p": 3.0}
+            "atomics_per_s": 3.0e11, "conflicts_per_s": 1.0e10, "same_address_s": 2.0e-9, "latency_s": 0.7e-6, "launch_s": 2.5e-6,
+            "torch_op_s": 3.0e-6, "spill_factor": 4.0, "partial_miss": 0.5, "p": 3.0}
 
 
 def coefficients() -> dict:
