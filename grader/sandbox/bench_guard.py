@@ -44,6 +44,7 @@ urandom = os.urandom
 _getframe = sys._getframe
 _enumerate = threading.enumerate
 _count = _thread._count
+_DummyThread = threading._DummyThread
 _getprofile, _gettrace = sys.getprofile, sys.gettrace
 _getsignal = signal.getsignal
 _EventBase = getattr(torch._C, "_CudaEventBase", None)
@@ -57,16 +58,19 @@ _STDLIB = os.path.dirname(os.__file__) + os.sep
 
 
 class Clock:
-    """One timed call's figures: GPU time between two events on the stream the learner's
-    kernels run on, and the host's wall clock from before the first event to after a
-    device-wide synchronise. On the CPU (the test path) both are the host's clock."""
+    """One timed call's figures, on the GPU: the events around the call on the stream the
+    learner's kernels run on, and the host's clock to a device-wide synchronise. Each call is
+    preceded on the stream by its ``prelude`` (the inputs re-written, the outputs poisoned, L2
+    flushed: GPU work that keeps the GPU busy while the host issues the call, as
+    ``triton.testing.do_bench``'s flush does, so a launch's latency is not timed), between a
+    first event and the call's start. On the CPU (the test path) both figures are the host's
+    clock around the call."""
 
     def __init__(self, device: str) -> None:
         self.cuda = device == "cuda"
         if self.cuda:
             self.stream = torch.cuda.current_stream()
-            self.start = _event_new(_EventClass, enable_timing=True)
-            self.end = _event_new(_EventClass, enable_timing=True)
+            self.before, self.start, self.end = (_event_new(_EventClass, enable_timing=True) for _ in range(3))
 
     def sync(self) -> None:
         if self.cuda:
@@ -75,13 +79,20 @@ class Clock:
     def stream_id(self):
         return _current_stream_id(self.stream.device_index) if self.cuda else None
 
-    def time(self, call, after=None) -> tuple[float, float]:
-        """(event ms, wall ms) of ``call()``; ``after()`` runs once the call has returned (its
-        end event recorded), before the synchronise."""
+    def time(self, call, prelude=None, after=None) -> tuple[float, float]:
+        """(event ms, wall ms) of ``call()``. The wall figure is the host's clock from the first
+        event to the synchronise, less the prelude's GPU time: what the call took to finish on
+        the whole device. ``after()`` runs once the call has returned, before the synchronise."""
         self.sync()
         t0 = perf()
         if self.cuda:
+            _record(self.before, self.stream)
+        if prelude is not None:
+            prelude()
+        if self.cuda:
             _record(self.start, self.stream)
+        else:
+            t0 = perf()
         call()
         if self.cuda:
             _record(self.end, self.stream)
@@ -90,8 +101,9 @@ class Clock:
             after()
         self.sync()
         t1 = perf()
-        event = _elapsed(self.start, self.end) if self.cuda else (t_host - t0) * 1e3
-        return event, (t1 - t0) * 1e3
+        if not self.cuda:
+            return (t_host - t0) * 1e3, (t1 - t0) * 1e3
+        return _elapsed(self.start, self.end), (t1 - t0) * 1e3 - _elapsed(self.before, self.start)
 
 
 # ---- the learner's windows and the audit hook ----------------------------------------------
@@ -158,11 +170,13 @@ def audit_seen() -> list:
 
 # ---- threads --------------------------------------------------------------------------------
 def threads() -> tuple[frozenset, int]:
-    """The process's Python threads: those ``threading`` knows, and how many ``_thread`` started
-    (a thread started with ``_thread.start_new_thread`` is only counted). Native threads are
-    left out: libraries start their pools lazily (OpenBLAS, OpenMP, MLIR, the CUDA driver), and
-    learner code reaches native threads only through ctypes, which the audit hook sees."""
-    return frozenset(t.ident for t in _enumerate()), _count()
+    """The process's Python threads: those ``threading`` started, and how many ``_thread``
+    started (a thread started with ``_thread.start_new_thread`` is only counted). Native
+    threads are left out, and so are the "dummy" ones ``threading`` makes up for a native
+    thread that runs Python (autograd's CUDA thread, running a wrapper's backward): libraries
+    start their pools lazily (OpenBLAS, OpenMP, MLIR, the CUDA driver, autograd), and learner
+    code reaches native threads only through ctypes, which the audit hook sees."""
+    return frozenset(t.ident for t in _enumerate() if not isinstance(t, _DummyThread)), _count()
 
 
 def started(before: tuple[frozenset, int], after: tuple[frozenset, int]) -> int:

@@ -17,10 +17,12 @@ The learner's calls:
    before any learner code ran.
 
 Each call is timed twice (:class:`grader.sandbox.bench_guard.Clock`): by two events on the
-learner's stream, and by the host's clock from before the first event to after a device-wide
-synchronise. Work on another stream, or left to a thread, shows as the second well above the
-first. A round's figure is the median of its calls' event times, and the report keeps the
-fastest round; ``overhead_ms`` is the same two clocks' gap around an empty call.
+learner's stream, and by the host's clock to a device-wide synchronise. The re-writing and
+the flush run on the stream just before the call's first event, which keeps the GPU busy while
+the host issues the call (a launch's latency is not timed, as with ``triton.testing.do_bench``'s
+flush). Work on another stream shows as the second figure well above the first. A round's
+figure is the median of its calls' event times, and the report keeps the fastest round;
+``overhead_ms`` is the two clocks' gap around an empty call.
 """
 from __future__ import annotations
 
@@ -89,34 +91,40 @@ class Measure:
         guard.install()
 
     # ---- one call ----------------------------------------------------------------------
-    def _flush(self) -> None:
+    def _time(self, subject: Subject, s: int, learner: bool, index: int) -> tuple[float, float]:
+        """One call, after its prelude: set ``s``'s inputs, the outputs poisoned, L2 flushed."""
+        l2 = None
         if self.cuda:
             self.l2.clear()
-            self.scratch.zero_()
+            l2 = self.l2.state()  # what the learner's call is held to: what clearing left
 
-    def _time(self, subject: Subject, s: int, learner: bool, index: int) -> tuple[float, float]:
-        subject.refresh(s)
-        self._flush()
+        def prelude():
+            subject.refresh(s)
+            if self.cuda:
+                self.scratch.zero_()
         if not learner:
-            return self.clock.time(subject.call)
+            return self.clock.time(subject.call, prelude)
         before, after = guard.threads(), []
 
         def call():
             with guard.Learner():
                 subject.call()
-        timed = self.clock.time(call, lambda: after.append(guard.threads()))
-        self._watch(guard.started(before, after[0]), index)
+        timed = self.clock.time(call, prelude, lambda: after.append(guard.threads()))
+        self._watch(guard.started(before, after[0]), index, l2)
         return timed
 
-    def _watch(self, new: int, index: int) -> None:
+    def _watch(self, new: int, index: int, l2=None) -> None:
         """After each learner call: threads it left running, another current stream, a switch
-        thrown, persisting L2."""
+        thrown, persisting L2 raised by the call (above what clearing it before left)."""
         if new and not self.new_threads:  # the first call after which one was alive
             self.new_threads, self.thread_call = new, index
         if self.cuda:
             self.stream_changed |= self.clock.stream_id() != self.stream0
-            limit, window = self.l2.state()
-            self.l2_seen = (max(self.l2_seen[0], limit or 0), max(self.l2_seen[1], window or 0))
+        if self.cuda and l2 is not None:
+            (limit, window), (was_limit, was_window) = self.l2.state(), l2
+            raised = (limit or 0) if (limit or 0) > (was_limit or 0) else 0, \
+                (window or 0) if (window or 0) > (was_window or 0) else 0
+            self.l2_seen = (max(self.l2_seen[0], raised[0]), max(self.l2_seen[1], raised[1]))
         self.switched |= set(guard.switched(self.switches0, guard.switches()))
 
     def _calls(self, subject: Subject, learner: bool) -> int:
@@ -142,10 +150,14 @@ class Measure:
         names0, self.switches0, seen0 = guard.watched(), guard.switches(), len(guard.audit_seen())
         self.stream0 = self.clock.stream_id()
         subject.refresh(0)
+        l2 = None
+        if self.cuda:
+            self.l2.clear()
+            l2 = self.l2.state()
         before = guard.threads()
         with guard.Learner():
             subject.call()
-        self._watch(guard.started(before, guard.threads()), 0)
+        self._watch(guard.started(before, guard.threads()), 0, l2)
         self.clock.sync()
         described, blobs, not_plain = subject.snapshot()
         kept = {"outputs": described}
@@ -191,7 +203,10 @@ class Measure:
 
     def _overhead(self) -> float:
         """The two clocks' gap around an empty call: what the gap is without hidden work."""
-        return statistics.median(w - e for e, w in (self.clock.time(lambda: None, guard.threads)
+        def prelude():
+            if self.cuda:
+                self.scratch.zero_()
+        return statistics.median(w - e for e, w in (self.clock.time(lambda: None, prelude, guard.threads)
                                                      for _ in range(20)))
 
     def _report(self, names0: dict, seen0: int, not_plain: list) -> dict:
