@@ -27,8 +27,13 @@ CUDA = torch.cuda.is_available()
 # Sizes the interpreter runs in a moment; on a GPU, sizes where hidden work is far above the timer's noise.
 TINY = {"puzzle13": {"ROWS": 64, "D": 32}, "puzzle15": {"batch": (8,), "D": 16},
         "puzzle29": {"M": 32, "N": 32, "K": 32}}
-ON_GPU = {"puzzle13": {"ROWS": 65536, "D": 1024}, "puzzle15": {"batch": (65536,), "D": 1024},
-          "puzzle29": {"M": 2048, "N": 2048, "K": 2048}}
+ON_GPU = {"puzzle13": {"ROWS": 16384, "D": 1024}, "puzzle15": {"batch": (16384,), "D": 1024},
+          "puzzle29": {"M": 1024, "N": 1024, "K": 1024}}
+
+
+def gpu_size(path: Path) -> dict:
+    """Where a stream's hidden work is far above a wrapper's host time: a large size."""
+    return {"batch": (131072,), "D": 1024} if "stream" in path.name else ON_GPU[path.name[:8]]
 
 
 def declared(path: Path) -> dict:
@@ -81,7 +86,30 @@ def test_a_matmul_with_a_real_bug_still_fails_at_a_long_k(long_k, bug, how):
     outcome = compare("c", _tensor_core_matmul(a, b, 64, **how), spec, 1e-3, 2e-3, stick)
     assert not outcome.passed and outcome.kind == "mismatch", bug
     assert ("tolerance atol=0.001, rtol=0.002 plus twice torch.matmul (cuBLAS)'s own error at that magnitude on "
-            "the same inputs, at most") in outcome.message
+            "the same inputs; up to twice its largest, ") in outcome.message
+
+
+def test_a_few_elements_may_pass_their_magnitudes_allowance_but_not_the_largest():
+    """After a GELU, an output near zero may come from a sum near zero (a sum's whole rounding
+    error) or from a very negative one (none), and the second kind fills the lowest bins: up to
+    1 in 100,000 elements may pass their magnitude's allowance, none twice PyTorch's largest error."""
+    g = torch.Generator().manual_seed(1)
+    want = torch.where(torch.rand(400_000, generator=g) < 0.5, torch.zeros(()), torch.randn(400_000, generator=g) * 90)
+    want = want.half().double()
+    ulp = torch.where(want == 0, torch.zeros(()), 2.0 ** (torch.frexp(want).exponent - 11))
+    theirs = want + ulp * torch.randint(-1, 2, want.shape, generator=g)  # PyTorch: within one ulp
+    stick = measure("c", "torch.addmm + F.gelu", want, theirs)
+    ours = want.clone()
+    zeros = torch.nonzero(want == 0)[:, 0]
+    ours[zeros[:4]] = 1e-3  # four sums near zero, off by a sum's rounding error: within the cap
+    assert compare("c", ours, want, 1e-4, 2e-3, stick).passed
+    ours[zeros[:40]] = 1e-3  # forty: more than 1 in 100,000
+    failed = compare("c", ours, want, 1e-4, 2e-3, stick)
+    assert not failed.passed and failed.message.startswith("wrong values in `c`: 40 of 400000 elements differ")
+    assert "for at most 4 elements)." in failed.message
+    ours = want.clone()
+    ours[zeros[0]] = 1.0  # one, far past twice PyTorch's largest error
+    assert "1 of 400000 elements differ" in compare("c", ours, want, 1e-4, 2e-3, stick).message
 
 
 def test_an_fp16_accumulator_fails_at_a_long_k(long_k):
@@ -254,7 +282,7 @@ def test_each_trick_is_caught_on_the_cpu(cpu_grading, path):
 def test_an_honest_solution_is_not_flagged_on_a_gpu(gpu_grading, puzzle):
     doc = _bench(gpu_grading, puzzle, COURSE.solution_file(puzzle), ON_GPU[puzzle], calls=0)
     (row,) = doc.rows
-    assert row.flag in ("", "above copy bandwidth: check") and not doc.fails, (row.wrong, row.rejected)
+    assert not doc.fails and row.correct and not row.rejected, (row.flag, row.wrong, row.rejected)
     assert row.limit_ms > 0 and row.ms > row.limit_ms
 
 
@@ -264,7 +292,7 @@ def test_each_trick_is_caught_on_a_gpu(gpu_grading, path):
     faster than the work it skips, and a GPU's physical limit may refuse it first."""
     expect = declared(path)
     puzzle = path.name[:8]
-    doc = _bench(gpu_grading, puzzle, path, ON_GPU[puzzle], calls=0)
+    doc = _bench(gpu_grading, puzzle, path, gpu_size(path), calls=0)
     row = doc.rows[0]
     assert row.fails, (row.flag, row.wrong, row.rejected)
     if expect["EXPECT"] == "REJECTED":

@@ -24,8 +24,14 @@ allowed the allowance of twice its magnitude (the next bin up).
 
 Why this and not a single maximum: one allowance for a whole output (FlashAttention's test
 form) lets a value of 0.01 be off by the error of a value of 400. Binned by magnitude, a small
-value keeps a small allowance. A dropped K tile, a wrong scale, an fp16 accumulator, a missing
-softmax rescale are each many times PyTorch's own error, and still fail.
+value keeps a small allowance. But an output's magnitude does not always tell its error: after
+a GELU epilogue, an output near zero comes from a sum near zero, which carries a sum's full
+rounding error, or from a very negative one, which carries none, and the second kind fills the
+lowest bins (an H100's correct matmul + GELU failed one element of 67M so at 8192^3). So at
+most ``STRAY_SHARE`` of the elements (1 in 100,000) may pass their magnitude's allowance, and
+none may pass ``MARGIN`` times the baseline's largest error anywhere (FlashAttention's test,
+as a cap). A dropped K tile, a wrong scale, an fp16 accumulator, a missing softmax rescale
+are each many times PyTorch's own error on far more elements than that, and still fail.
 
 **NaN is never equal**: a NaN written where anything is expected fails, even where the spec
 gives NaN (a comparison that lets NaN through, or counts ``err > tol`` where NaN compares
@@ -44,6 +50,7 @@ from grader.judge.fence import is_unwritten
 
 MARGIN = 2.0
 MIN_SHARE = 1000  # elements the lowest bins hold between them, at least (or all, where fewer)
+STRAY_SHARE = 1e-5  # elements that may pass their magnitude's allowance, up to the largest
 
 
 @dataclass(frozen=True)
@@ -116,20 +123,30 @@ def compare(name: str, got: torch.Tensor, want: torch.Tensor, atol: float, rtol:
         flat = int(torch.nonzero(nan.reshape(-1))[0])
         return Outcome.failed(Nonfinite(name, int(nan.sum()), _element(flat, g, w), reduced=reduced))
     error = (g - w).abs()
-    limit = atol + rtol * w.abs()
-    if yardstick is not None:
-        limit = limit + yardstick.allowance(w)
+    base = atol + rtol * w.abs()
     same = (g == w)  # an infinity the spec also has
-    passed = same | (error <= limit)  # NaN compares false: never within
     finite = torch.isfinite(error)
     max_err = float(error[finite].max()) if bool(finite.any()) else 0.0
-    if bool(passed.all()):
+    # NaN compares false: never within
+    within = same | (error <= (base if yardstick is None else base + yardstick.allowance(w)))
+    if yardstick is None:
+        wrong, strays = ~within, -1
+    else:
+        capped = same | (error <= base + yardstick.largest)
+        strays = stray_limit(g.numel())
+        wrong = ~capped if not bool(capped.all()) or int((~within).sum()) <= strays else ~within
+    if not bool(wrong.any()):
         return Outcome(True, max_abs_err=max_err)
-    wrong = ~passed
     shown = tuple(_element(int(p), g, w) for p in torch.nonzero(wrong.reshape(-1))[:SHOW, 0])
     return Outcome.failed(Mismatch(name, int(wrong.sum()), g.numel(), max_err, atol, rtol, shown, reduced,
                                    baseline=yardstick.baseline if yardstick else "",
-                                   allowance=yardstick.largest if yardstick else 0.0), max_abs_err=max_err)
+                                   allowance=yardstick.largest if yardstick else 0.0, strays=strays),
+                          max_abs_err=max_err)
+
+
+def stray_limit(numel: int) -> int:
+    """How many elements may pass their magnitude's allowance (but never the largest)."""
+    return int(numel * STRAY_SHARE)
 
 
 def _element(flat: int, actual: torch.Tensor, expected: torch.Tensor) -> Element:

@@ -136,14 +136,15 @@ class Mismatch:
     reduced: bool = False  # compared after the host's reduction of what the kernel wrote
     stray: bool = False    # on a GPU, values that look read from the guard region
     baseline: str = ""     # --bench: the tolerance also allows twice this baseline's own error...
-    allowance: float = 0.0  # ... which is at most this
+    allowance: float = 0.0  # ... which is at most this...
+    strays: int = -1        # ... for at most this many elements whatever their magnitude
 
 
 def _mismatch(f: Mismatch) -> str:
     shown = "; ".join(f"{fmt_index(e.index)}: yours {fmt_value(e.yours)}, expected {fmt_value(e.expected)}"
                       for e in f.shown)
-    widened = (f" plus twice {f.baseline}'s own error at that magnitude on the same inputs, at most "
-               f"{f.allowance:.3g}" if f.baseline else "")
+    widened = (f" plus twice {f.baseline}'s own error at that magnitude on the same inputs; up to twice its "
+               f"largest, {f.allowance:.3g}, for at most {plural(max(f.strays, 0), 'element')}" if f.baseline else "")
     return (f"wrong values in `{f.name}`{_REDUCED if f.reduced else ''}: {f.wrong} of {f.total} elements differ "
             f"(max abs err {f.max_err:.3g}, tolerance atol={f.atol:g}, rtol={f.rtol:g}{widened}). {shown}"
             + (_STRAY_LOADS if f.stray else ""))
