@@ -252,7 +252,15 @@ def _bench(grading, puzzle: str, path: Path, sizes: dict, calls: int = 2):
     return doc
 
 
-@pytest.mark.parametrize("puzzle", ["puzzle13", "puzzle15", "puzzle29"])
+# The fast tier keeps one honest solution and one trick end to end; the rest are marked slow.
+FAST = ("puzzle15", "puzzle15_patched_timer")
+
+
+def _tiered(values, key=lambda v: v):
+    return [pytest.param(v, id=key(v), marks=() if key(v) in FAST else pytest.mark.slow) for v in values]
+
+
+@pytest.mark.parametrize("puzzle", _tiered(["puzzle13", "puzzle15", "puzzle29"]))
 def test_an_honest_solution_is_benched_checked_and_not_flagged(cpu_grading, puzzle):
     doc = _bench(cpu_grading, puzzle, COURSE.solution_file(puzzle), TINY[puzzle])
     (row,) = doc.rows
@@ -264,7 +272,7 @@ def test_an_honest_solution_is_benched_checked_and_not_flagged(cpu_grading, puzz
 CORPUS = sorted(TRICKS.glob("puzzle*.py"))
 
 
-@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+@pytest.mark.parametrize("path", _tiered(CORPUS, lambda p: p.stem))
 def test_each_trick_is_caught_on_the_cpu(cpu_grading, path):
     expect = declared(path)
     if expect.get("NEEDS") == "cuda":
