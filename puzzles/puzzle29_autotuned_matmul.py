@@ -154,5 +154,6 @@ PUZZLE = Puzzle(
         flops=lambda s: 2 * s["M"] * s["N"] * s["K"],
         baseline=lambda a, b: torch.matmul(a, b),
         baseline_name="torch.matmul (cuBLAS)",
+        baseline_outputs=("c",),
     ),
 )

@@ -165,5 +165,6 @@ PUZZLE = Puzzle(
         flops=lambda s: 4 * s["B"] * s["H"] * s["NQ"] * s["NK"] * s["D"] // (2 if s["CAUSAL"] else 1),
         baseline=_sdpa,
         baseline_name="SDPA",
+        baseline_outputs=("o",),
     ),
 )

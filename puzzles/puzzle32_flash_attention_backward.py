@@ -96,6 +96,14 @@ def _without_d(q, k, v, o, lse, do, *, sizes):  # a look-alike: dS = P * dP, no 
             (p.transpose(-1, -2) @ do).half())
 
 
+def _sdpa_backward(q, k, v, o, lse, do, *, CAUSAL: int = 0):
+    """The bench's baseline: SDPA's forward once, untimed; what is timed is its backward alone
+    (FlashAttention's kernel on a GPU), through ``autograd.grad`` so that nothing accumulates."""
+    leaves = [x.detach().requires_grad_() for x in (q, k, v)]
+    out = torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=bool(CAUSAL))
+    return lambda: torch.autograd.grad(out, leaves, do, retain_graph=True)
+
+
 # ---- your part: finish the kernel ------------------------------------------------
 @triton.jit
 def attention_bwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, do_ptr, dq_ptr, dk_ptr, dv_ptr, NQ, NK,
@@ -159,5 +167,9 @@ PUZZLE = Puzzle(
         flops=lambda s: 10 * s["B"] * s["H"] * s["NQ"] * s["NK"] * s["D"] // (2 if s["CAUSAL"] else 1),
         # Read q, k, v, o, do and lse; write dq, dk, dv.
         bytes=lambda s: 2 * s["B"] * s["H"] * (6 * s["NQ"] * s["D"] + 4 * s["NK"] * s["D"]) + 4 * s["B"] * s["H"] * s["NQ"],
+        baseline=_sdpa_backward,
+        baseline_name="SDPA's backward",
+        baseline_prepares=True,
+        baseline_outputs=("dq", "dk", "dv"),
     ),
 )

@@ -114,5 +114,6 @@ PUZZLE = Puzzle(
         flops=lambda s: 14 * s["B"] * s["H"] * s["NQ"] * s["NK"] * s["D"],
         baseline=lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(q, k, v),
         baseline_name="SDPA (autograd)",
+        baseline_outputs=("grad_q", "grad_k", "grad_v"),
     ),
 )

@@ -157,3 +157,52 @@ def test_every_bench_plans_and_accepts_its_own_expected_results(course):
         reduced = [n for n in planned.names if n in puzzle.host_reduce]
         if not reduced:
             assert check_size(puzzle, planned, *raw(back)).passed, puzzle_id
+
+
+# What each puzzle is timed against, as the report names it: the fastest PyTorch way, named truthfully.
+BASELINES = {
+    "puzzle13": "torch.tensordot", "puzzle14": "torch.outer + grad_output @ x", "puzzle15": "PyTorch autograd",
+    "puzzle16": "torch.tensordot", "puzzle17": "torch.outer + grad_output @ x", "puzzle18": "torch.softmax",
+    "puzzle19": "torch.softmax", "puzzle20": "torch.nn.functional.layer_norm",
+    "puzzle21": "aten.native_layer_norm_backward", "puzzle22": "F.rms_norm (autograd)",
+    "puzzle23": "F.cross_entropy + autograd", "puzzle24": "torch.cumsum", "puzzle25": "cumsum, cummax and gather (eager)",
+    "puzzle26": "x & (NBINS - 1), then torch.bincount", "puzzle27": "torch.nn.functional.dropout",
+    "puzzle28": "torch.matmul (cuBLAS)", "puzzle29": "torch.matmul (cuBLAS)",
+    "puzzle30": "torch.addmm + F.gelu (cuBLAS, then eager)", "puzzle31": "SDPA", "puzzle32": "SDPA's backward",
+    "puzzle33": "SDPA (autograd)", "puzzle34": "F.cross_entropy (autograd)",
+}
+
+
+def test_each_puzzle_is_timed_against_its_named_baseline(course):
+    benched = {p: course.puzzle(p) for p in course.ids if course.puzzle(p).bench is not None}
+    assert set(benched) == set(BASELINES)
+    for puzzle_id, puzzle in benched.items():
+        reply = _reply([{"sizes": dict(puzzle.bench.sizes[0]), "blocks": {}, "correct": True, "max_abs_err": 0.0,
+                         "ms": 0.1, "baseline_ms": 0.2}])
+        assert summarise(puzzle, reply).baseline == BASELINES[puzzle_id], puzzle_id
+
+
+def test_puzzle32_is_timed_against_sdpas_backward_alone(course):
+    """SDPA's forward runs once, untimed; the timed function is its backward, which gives the
+    spec's gradients."""
+    puzzle = course.puzzle("puzzle32")
+    planned = plan_size(puzzle, puzzle.cases[0].sizes)
+    assert puzzle.bench.baseline_prepares and puzzle.bench.baseline_outputs == ("dq", "dk", "dv")
+    timed = puzzle.bench.baseline(*planned.inputs, CAUSAL=0)
+    assert callable(timed)
+    for got, want in zip(timed(), planned.expected):
+        assert torch.allclose(got.float(), want.float(), atol=2e-2, rtol=2e-2)
+
+
+def test_every_baseline_that_names_outputs_gives_them_at_a_graded_size(course):
+    """The yardstick of the bench's tolerance (grader/judge/bench_tolerance.py) is measured on each
+    output a Bench's baseline names: on the CPU here, on the GPU at the sweep's sizes."""
+    from grader.judge.bench import yardsticks
+    named = [p for p in course.ids if course.puzzle(p).bench is not None and course.puzzle(p).bench.baseline_outputs]
+    assert {"puzzle28", "puzzle29", "puzzle30", "puzzle31", "puzzle32", "puzzle33"} <= set(named)
+    for puzzle_id in named:
+        puzzle = course.puzzle(puzzle_id)
+        planned = plan_size(puzzle, puzzle.cases[0].sizes)
+        sticks = yardsticks(puzzle, planned, "cpu")
+        assert set(sticks) == set(puzzle.bench.baseline_outputs), puzzle_id
+        assert all(0 <= e < 1 for stick in sticks.values() for e in stick.errors), puzzle_id

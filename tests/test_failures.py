@@ -89,6 +89,10 @@ SAMPLES = {
                           "line 9: `y = asm(x)`. This is a limit of the interpreter, not a mistake of yours, and it "
                           "is neither a pass nor a fail: it compiles for sm_90; grade it on a GPU: "
                           "python -m grader puzzle15 --device cuda"),
+    K.BENCH_REJECTED: (failures.ThreadsStarted(1, 0),
+                       "--bench refuses this run: your code left 1 thread running after the first call returned. "
+                       "Work a thread does after the call returns is not timed; a call must finish its work before "
+                       "it returns."),
 }
 
 # What the HTML report printed for each kind before the catalogue: its own table for six kinds,

@@ -471,8 +471,38 @@ class CopyBandwidth(Message):
     statistic: str = ""
 
 
+class CheckedCall(Message):
+    """A timed call whose outputs went back to be judged: which of how many, on which input set."""
+
+    call: int
+    calls: int
+    input_set: int
+    outputs: tuple[TensorShape, ...]
+
+
+class AuditEvent(Message):
+    event: str
+    file: str = ""  # the learner's file and line that raised it, where it was theirs
+    line: int = 0
+
+
+class BenchWatch(Message, omit_defaults=True):
+    """What the worker saw while the learner's code ran (grader.sandbox.bench_guard); the grader decides."""
+
+    tampered: tuple[str, ...] = ()   # watched names that hold another object afterwards
+    switched: tuple[str, ...] = ()   # switches (grad mode, TF32, SDPA backends, modes, hooks) thrown
+    threads: int = 0                 # threads that outlived a call
+    thread_call: int = -1            # the first call after which one was seen (0: the first call)
+    stream_changed: bool = False     # the current stream was another after a call
+    l2_limit: int = 0                # the largest persisting-L2 carve-out seen, bytes
+    l2_window: int = 0               # the largest access policy window seen on the stream, bytes
+    audit: tuple[AuditEvent, ...] = ()
+    not_plain: tuple[str, ...] = ()  # results that were not plain tensors
+
+
 class BenchTiming(Message, omit_defaults=True):  # a figure a puzzle lacks is absent, not null
-    """One size of the sweep: the timings, and what each returned tensor is (its bytes are the blobs)."""
+    """One size of the sweep: the timings, what each returned tensor is (its bytes are the
+    blobs: the first call's, then each checked call's), and the watch."""
 
     sizes: dict[str, JSON]
     blocks: dict[str, Number]
@@ -487,6 +517,12 @@ class BenchTiming(Message, omit_defaults=True):  # a figure a puzzle lacks is ab
     gpu_ms: float | None = None
     baseline_gpu_ms: float | None = None
     gpu_note: str = ""
+    wall_ms: float = 0.0      # the fastest round's median by the host's clock, to a device-wide synchronise
+    calls: int = 0            # timed calls per round
+    gap_ms: float = 0.0       # median over the learner's timed calls of (host clock - events)
+    overhead_ms: float = 0.0  # the same gap around an empty call
+    checked: tuple[CheckedCall, ...] = ()
+    watch: BenchWatch | None = None
 
     def __post_init__(self) -> None:
         if not (self.ms > 0 and self.baseline_ms > 0):
@@ -518,6 +554,12 @@ class Bench(Request):
     values: dict[str, Value]
     outputs: tuple[NamedTensor, ...] = ()
     grid: tuple[int, ...] = ()
+    sets: int = 1   # input sets in the blobs, one after another (each ``inputs`` long)
+    calls: int = 0  # timed calls per round; 0: as many as the worker's time per round allows
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.sets <= 4 or self.calls < 0:
+            raise WireError(f"Bench: 1 to 4 input sets and calls >= 0, got {self.sets} and {self.calls}")
 
 
 # ---- --perf: one size in the interpreter, every access counted ------------------------------

@@ -36,6 +36,12 @@ class Bench:
     GB/s is computed from); ``baseline`` the PyTorch way, called with the spec's inputs;
     ``dtypes`` retypes the spec's float tensors as ``Case.dtypes`` does. A
     function puzzle times forward and backward together, against PyTorch autograd.
+
+    ``baseline_prepares``: ``baseline(*inputs)`` does its untimed work once (SDPA's forward,
+    where a backward kernel competes with SDPA's backward alone) and returns the function timed.
+    ``baseline_outputs`` names the outputs the baseline computes as the spec does, in the
+    bench's dtypes (an autograd puzzle's ``grad_<input>``): at each size, PyTorch's own error
+    there sets the tolerance (:mod:`grader.judge.bench_tolerance`).
     """
 
     sizes: tuple[Mapping[str, int], ...]
@@ -52,6 +58,8 @@ class Bench:
     # than in any graded case (a weight gradient over 262144 rows); the puzzle's own otherwise.
     tolerances: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     compile_baseline: bool = False  # also time torch.compile of the baseline (of the spec, for a function)
+    baseline_prepares: bool = False
+    baseline_outputs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

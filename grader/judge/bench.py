@@ -4,25 +4,34 @@ This module runs the benchmark; its result (:class:`grader.judge.bench_model.Ben
 ``Row`` per size) is rendered by :mod:`grader.report.bench` (text, JSON, a plot).
 
 Each size of the puzzle's sweep is planned as a graded case is (:mod:`grader.judge.plan`: the same
-inputs, ``mantissa_bits`` included) and sent to a cuda worker, which runs the kernel once,
-sends back what it wrote, then times it, the baseline (and ``torch.compile`` of it, where the
-puzzle's Bench asks) and a device-to-device copy of the same byte count. What it wrote is
-judged here, as grading judges it (:func:`grader.judge.compare.compare_tensor`, with the puzzle's
-tolerance), so a fast wrong kernel is not reported as fast.
+inputs, ``mantissa_bits`` included), twice, with two seeds: two input sets, which the worker
+alternates at random between timed calls (:mod:`grader.sandbox.bench_loop`). The worker runs the
+kernel once on the first set, then times it against the baseline (and ``torch.compile`` of it,
+where the puzzle's Bench asks) and a device-to-device copy of the same byte count, and sends back
+what the first call, a timed call drawn at random and the last timed call wrote. Each is judged
+here against its own set's expected results (:mod:`grader.judge.bench_tolerance`: at these sizes
+the tolerance follows PyTorch's own error), so a fast wrong kernel is not reported as fast,
+nor one that is right only on the first calls.
+
+What the worker watched, and the GPU's physical limits (:mod:`grader.judge.bench_integrity`),
+decide whether the timing can be trusted at all: a size it cannot is REJECTED, and the sweep
+stops there.
 
 Figures per size: milliseconds, GB/s (from the least traffic any implementation needs), the
-fraction of the copy's GB/s at that size, and the speed-up over each baseline. A result above
-the copy bandwidth is flagged: it means the byte count is wrong or the kernel did not do the work.
+fraction of the copy's GB/s at that size, and the speed-up over each baseline.
 """
 from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from grader.channel import wire
+from grader.channel.protocol import MAX_MESSAGE
+from grader.judge import failures
+from grader.judge.bench_integrity import device_peaks, findings, limit_ms
 from grader.judge.bench_model import BenchResult, Row
-from grader.course.loader import Course, CourseError
+from grader.course.loader import CourseError
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.judge.kinds import kind_of
 from grader.judge.kinds.kind import SizePlan
@@ -32,25 +41,49 @@ from grader.course.puzzle import Case, Puzzle
 from grader.channel.worker_pool import WorkerDied, WorkerTimedOut
 from grader.judge.session import Grading
 
+SETS = 2  # input sets per size: the worker alternates them at random between timed calls
 
-def bench_case(puzzle: Puzzle, sizes: Mapping) -> Case:
+
+def bench_case(puzzle: Puzzle, sizes: Mapping, seed: int = 0) -> Case:
     """A size of the sweep as a case, so that it is planned as the graded cases are."""
     return Case("bench", dict(sizes), dict(puzzle.bench.blocks) if kind_of(puzzle).bench.blocks else {},
-                dtypes=dict(puzzle.bench.dtypes))
+                dtypes=dict(puzzle.bench.dtypes), seed=seed)
 
 
-def plan_size(puzzle: Puzzle, sizes: Mapping, shapes=None, device: str = "cpu") -> SizePlan:
+def plan_size(puzzle: Puzzle, sizes: Mapping, shapes=None, device: str = "cpu", seed: int = 0) -> SizePlan:
     """The size's inputs and expected results, from :class:`grader.judge.plan.SpecShapes` as grading
     makes them, planned as the puzzle's kind plans a size (an autograd function also gets the
     gradient flowing into its output and is judged on the gradients of its inputs). ``device``:
     where the spec (and its backward) runs: the GPU for the sweep's sizes, which the CPU would
-    take minutes over (attention); the inputs are made on the CPU either way, as grading makes them."""
+    take minutes over (attention); the inputs are made on the CPU either way, as grading makes them.
+    ``seed``: which input set."""
     from grader.judge.plan import SpecShapes
     shapes = shapes or SpecShapes(puzzle)
-    case = bench_case(puzzle, sizes)
+    case = bench_case(puzzle, sizes, seed)
     plan = shapes.plan(case, device=device)
     header = {"sizes": dict(sizes), "traffic": int(puzzle.bench.bytes(sizes))}
     return kind_of(puzzle).bench.plan(puzzle, shapes, plan, header, device)
+
+
+def yardsticks(puzzle: Puzzle, planned: SizePlan, device: str) -> dict:
+    """PyTorch's own error on each output the Bench's baseline computes (``Bench.baseline_outputs``),
+    measured here, in the grader's process, on the size's first input set."""
+    from grader.judge.bench_tolerance import measure
+    names = puzzle.bench.baseline_outputs
+    if not names:
+        return {}
+    unknown = [n for n in names if n not in planned.names]
+    if unknown:
+        raise ValueError(f"{puzzle.id}: Bench.baseline_outputs names {unknown}, which the bench does not check "
+                         f"(it checks {', '.join(planned.names)})")
+    theirs = kind_of(puzzle).bench.baseline_results(puzzle, planned, device)
+    found = {}
+    for name in names:
+        want = planned.expected[planned.names.index(name)]
+        stick = measure(name, puzzle.bench.baseline_name, want.to(device), theirs[name])
+        if stick is not None:
+            found[name] = stick
+    return found
 
 
 def _returned(info: dict, blob: bytes):
@@ -66,32 +99,68 @@ def _returned(info: dict, blob: bytes):
         return None
 
 
-def check_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list):
-    """What the kernel wrote at one size, judged as a graded case is: the tolerance for the
-    output's dtype (the Bench's own where it sets one, for sums over the sweep's long axes), the
-    host's reduction of a partial buffer, NaN where an element was never written."""
-    from grader.judge.compare import Outcome, compare_tensor
+def judge_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, sticks: Mapping | None = None,
+               device: str = "cpu"):
+    """(the outcome, the largest share of its allowance any element used) of what came back for
+    one call: each output against its set's expected result, as the bench's tolerance says
+    (:mod:`grader.judge.bench_tolerance`), after the host's reduction of a partial buffer.
+    ``device``: where to compare (the GPU's 67M-element outputs take seconds on a CPU)."""
+    from grader.judge.bench_tolerance import compare, headroom
+    from grader.judge.compare import Outcome
     if len(described) != len(planned.names) or len(raw) != len(planned.names):
-        return Outcome(False, FailureKind.MISMATCH, f"{len(raw)} tensor(s) came back, {len(planned.names)} expected")
-    worst = 0.0
+        return Outcome(False, FailureKind.MISMATCH, f"{len(raw)} tensor(s) came back, {len(planned.names)} expected"), 0.0
+    worst, used = 0.0, 0.0
     for name, shape, info, blob, want in zip(planned.names, planned.shapes, described, raw, planned.expected):
         if want is None:
             continue
         got = _returned(info, blob)
         if got is None or tuple(got.shape) != tuple(shape):
-            return Outcome(False, FailureKind.MISMATCH, f"`{name}` came back as {info}, not as the planned tensor")
+            return Outcome(False, FailureKind.MISMATCH, f"`{name}` came back as {info}, not as the planned tensor"), 0.0
         dtype = dtype_name(want)
         atol, rtol = puzzle.bench.tolerances.get(dtype) or puzzle.tolerance(dtype)
-        outcome = compare_tensor(name, got, want, atol, rtol, on_gpu=True, reduce=puzzle.host_reduce.get(name),
-                                 filled=False)
+        stick = (sticks or {}).get(name)
+        reduce = puzzle.host_reduce.get(name)
+        got, want = got.to(device), want.to(device)
+        outcome = compare(name, got, want, atol, rtol, stick, reduce, planned.filled)
         if not outcome.passed:
-            return outcome
+            return outcome, 0.0
         worst = max(worst, outcome.max_abs_err or 0.0)
-    return Outcome(True, max_abs_err=worst)
+        used = max(used, headroom(reduce(got) if reduce else got, want, atol, rtol, stick))
+    return Outcome(True, max_abs_err=worst), used
 
 
-def run_bench(grading: Grading, puzzle_id: str, kernel_file: Path) -> BenchResult:
-    """The size sweep of ``puzzle_id``'s benchmark, timed by ``grading``'s CUDA worker."""
+def check_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, sticks: Mapping | None = None):
+    """What the kernel wrote at one size, judged (see :func:`judge_size`)."""
+    return judge_size(puzzle, planned, described, raw, sticks)[0]
+
+
+def _checked(puzzle: Puzzle, sets: Sequence[SizePlan], result: dict, raw: list, sticks, device: str = "cpu") -> dict:
+    """The first call's outputs, then each checked timed call's, against their own sets."""
+    n = len(sets[0].names)
+    first, used = judge_size(puzzle, sets[0], result.pop("outputs", []), raw[:n], sticks, device)
+    row = {"correct": first.passed, "max_abs_err": first.max_abs_err or 0.0, "wrong": "" if first.passed
+           else first.message, "headroom": used, "checked": [c["call"] for c in result.get("checked", [])]}
+    offset = n
+    for check in result.pop("checked", []):
+        got = raw[offset:offset + len(check["outputs"])]
+        offset += len(check["outputs"])
+        if not row["correct"]:
+            continue
+        outcome, _ = judge_size(puzzle, sets[min(check["input_set"], len(sets) - 1)], check["outputs"], got, sticks,
+                                device)
+        if not outcome.passed:
+            facts = outcome.facts
+            row["correct"] = False
+            row["wrong"] = failures.word(failures.TimedCall(facts.kind, check["call"], check["calls"], facts)) \
+                if facts is not None else f"timed call {check['call']} of {check['calls']}: {outcome.message}"
+    return row
+
+
+def run_bench(grading: Grading, puzzle_id: str, kernel_file: Path, sizes: Sequence[Mapping] | None = None,
+              calls: int = 0, sets: int = SETS) -> BenchResult:
+    """The size sweep of ``puzzle_id``'s benchmark (or ``sizes``), timed by ``grading``'s worker:
+    a CUDA worker; a cpu one (the interpreter, the host's clock) is the test path. ``calls``:
+    timed calls per round (0: as many as a round's time allows)."""
     course = grading.course
     puzzle = course.puzzle(puzzle_id)
     if puzzle.bench is None:
@@ -99,36 +168,52 @@ def run_bench(grading: Grading, puzzle_id: str, kernel_file: Path) -> BenchResul
         raise CourseError(f"{puzzle_id} has no benchmark; these do: {', '.join(with_bench) or 'none'}")
     from grader.judge.plan import SpecShapes
     shapes = SpecShapes(puzzle)
+    device = "cuda" if grading.options.device == "cuda" else "cpu"
+    peaks = device_peaks() if device == "cuda" else None
     worker = grading.worker()
     left = Options.BENCH_TIMEOUT  # the worker's time for the whole sweep, as when it was one request
     rows, reply = [], {}
     try:
-        for sizes in puzzle.bench.sizes:
-            planned = plan_size(puzzle, sizes, shapes, device="cuda")
-            _release_gpu_memory()  # the spec's: the worker times next, on the same GPU
+        for size in (sizes or puzzle.bench.sizes):
+            planned = [plan_size(puzzle, size, shapes, device, seed) for seed in range(sets)]
+            if sets > 1 and sum(len(b) for p in planned for b in p.blobs) > MAX_MESSAGE // 2:
+                planned = planned[:1]  # too large to send twice: the inputs are re-written, not varied
+            sticks = yardsticks(puzzle, planned[0], device)
+            _release_gpu_memory(device)  # the spec's: the worker times next, on the same GPU
             message = wire.Bench(puzzle_file=str(course.puzzle_file(puzzle_id)), file=str(kernel_file),
-                                 graphs=not any(r.get("gpu_note") for r in rows), **planned.header)
+                                 graphs=not any(r.get("gpu_note") for r in rows), sets=len(planned), calls=calls,
+                                 **planned[0].header)
             started = time.monotonic()
-            reply, raw = worker.request(message, planned.blobs, timeout=max(1.0, left))
+            reply, raw = worker.request(message, [b for p in planned for b in p.blobs], timeout=max(1.0, left))
             left -= time.monotonic() - started
             if isinstance(reply, wire.Failure):
                 return BenchResult(puzzle_id, ok=False, error=reply.error or "unknown error")
             reply = wire.envelope(reply)
             result = dict(reply["result"])
-            outcome = check_size(puzzle, planned, result.pop("outputs", []), raw)
-            rows.append(result | {"correct": outcome.passed, "max_abs_err": outcome.max_abs_err or 0.0,
-                                  "wrong": "" if outcome.passed else outcome.message})
+            checked = _checked(puzzle, planned, result, raw, sticks, device)
+            _release_gpu_memory(device)
+            values = {**puzzle.bench.blocks, **size}
+            limit = limit_ms(int(puzzle.bench.bytes(values)), None if puzzle.bench.flops is None
+                             else int(puzzle.bench.flops(values)), peaks)
+            found = findings(result, device == "cuda", limit)
+            rows.append(result | checked | {"rejected": failures.word(found[0]) if found else "",
+                                            "limit_ms": limit[0], "input_sets": len(planned)})
+            if found:  # the process is not to be trusted any more: no figure after this one
+                break
     except (WorkerTimedOut, WorkerDied) as exc:
         return BenchResult(puzzle_id, ok=False, error=f"the benchmark did not finish: {type(exc).__name__}")
-    return summarise(puzzle, {**reply, "results": rows})
+    finally:
+        worker.recycle()  # the learner's code ran in it: it serves nothing else
+    return summarise(puzzle, {**reply, "results": rows}, peaks)
 
 
-def _release_gpu_memory() -> None:
-    import torch
-    torch.cuda.empty_cache()
+def _release_gpu_memory(device: str) -> None:
+    if device == "cuda":
+        import torch
+        torch.cuda.empty_cache()
 
 
-def summarise(puzzle: Puzzle, reply: dict) -> BenchResult:
+def summarise(puzzle: Puzzle, reply: dict, peaks=None) -> BenchResult:
     """The worker's timings, with this side's check of each size, as the result model."""
     copy = reply["copy"]["gb_per_s"]
     rows = []
@@ -144,7 +229,10 @@ def summarise(puzzle: Puzzle, reply: dict) -> BenchResult:
             gpu_note=r.get("gpu_note", ""), ms_rounds=tuple(r.get("ms_rounds", ())),
             baseline_ms_rounds=tuple(r.get("baseline_ms_rounds", ())),
             compiled_ms_rounds=tuple(r.get("compiled_ms_rounds", ())),
-            flops=None if puzzle.bench.flops is None else int(puzzle.bench.flops(values))))
+            flops=None if puzzle.bench.flops is None else int(puzzle.bench.flops(values)),
+            rejected=r.get("rejected", ""), limit_ms=r.get("limit_ms", 0.0), wall_ms=r.get("wall_ms"),
+            calls=r.get("calls", 0), checked=tuple(r.get("checked", ())), headroom=r.get("headroom"),
+            input_sets=r.get("input_sets", 1)))
     kind = kind_of(puzzle).bench
     # A Bench's own baseline goes by its baseline_name; the spec may go by the kind's name for it.
     baseline = puzzle.bench.baseline_name if puzzle.bench.baseline or kind.spec_named is None else kind.spec_named
@@ -154,4 +242,5 @@ def summarise(puzzle: Puzzle, reply: dict) -> BenchResult:
         compiled=f"{baseline}, compiled" if any(r.compiled_ms is not None for r in rows) else None,
         what=kind.what,
         blocks=dict(puzzle.bench.blocks), launch=dict(puzzle.bench.launch), statistic=reply["statistic"],
-        rows=tuple(rows))
+        rows=tuple(rows), peak_gb_per_s=peaks.bytes_per_s / 1e9 if peaks and peaks.bytes_per_s else None,
+        peak_tflops=peaks.flops_per_s / 1e12 if peaks and peaks.flops_per_s else None)

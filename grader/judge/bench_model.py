@@ -28,6 +28,13 @@ class Row:
     baseline_ms_rounds: tuple = ()
     compiled_ms_rounds: tuple = ()
     flops: int | None = None       # compute-bound puzzles: the floating-point operations at this size
+    rejected: str = ""             # why the timing cannot be trusted (grader.judge.bench_integrity); "" if it can
+    limit_ms: float = 0.0          # the GPU's physical limit at this size (0: unknown)
+    wall_ms: float | None = None   # the same round by the host's clock, to a device-wide synchronise
+    calls: int = 0                 # timed calls per round
+    checked: tuple = ()            # the timed calls whose results were judged too (1-based)
+    headroom: float | None = None  # the largest share of its tolerance any element used
+    input_sets: int = 1            # input sets alternated between calls
 
     def _tflops(self, ms: float | None) -> float | None:
         return None if ms is None or self.flops is None else self.flops / (ms * 1e-3) / 1e12
@@ -86,8 +93,10 @@ class Row:
 
     @property
     def flag(self) -> str:
-        """WRONG and IMPOSSIBLE fail the run; a little above a copy only asks for a look (a
-        kernel that mostly reads can edge past a copy, which reads and writes equally)."""
+        """WRONG, REJECTED and IMPOSSIBLE fail the run; a little above a copy only asks for a look
+        (a kernel that mostly reads can edge past a copy, which reads and writes equally)."""
+        if self.rejected:
+            return "REJECTED"
         if not self.correct:
             return "WRONG RESULT"
         if self.copy_fraction > 1.1:
@@ -100,7 +109,7 @@ class Row:
 
     @property
     def fails(self) -> bool:
-        return self.flag.startswith(("WRONG", "IMPOSSIBLE"))
+        return self.flag.startswith(("WRONG", "IMPOSSIBLE", "REJECTED"))
 
 
 @dataclass(frozen=True)
@@ -122,6 +131,8 @@ class BenchResult:
     launch: Mapping = field(default_factory=dict)
     statistic: str = ""
     rows: tuple[Row, ...] = ()
+    peak_gb_per_s: float | None = None  # the GPU's memory peak, from the driver (the physical limits' source)
+    peak_tflops: float | None = None    # its dense 16-bit tensor peak
 
     @property
     def fails(self) -> bool:

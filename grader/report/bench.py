@@ -50,8 +50,16 @@ def render_text(doc: BenchResult) -> str:
         lines.append("GPU-only: the same step replayed as a CUDA graph, without the host's launch work. Where "
                      "ms is well above it, the step is host-bound: fewer launches, allocations and Python "
                      "calls per step help, not a faster kernel.")
-    lines += [f"WRONG at {_sizes(r)}: {r.wrong}" for r in doc.rows if not r.correct and r.wrong]
-    return "\n".join(lines)
+    return "\n".join(lines + _verdicts(doc))
+
+
+def _verdicts(doc: BenchResult) -> list[str]:
+    """What was wrong, and what could not be trusted, size by size."""
+    lines = [f"WRONG at {_sizes(r)}: {r.wrong}" for r in doc.rows if not r.correct and r.wrong]
+    lines += [f"REJECTED at {_sizes(r)}: {r.rejected}" for r in doc.rows if r.rejected]
+    if any(r.rejected for r in doc.rows):
+        lines.append("The sweep stops at a size it rejects: no figure after it can be trusted.")
+    return lines
 
 
 def _tf(value: float | None) -> str:
@@ -69,8 +77,7 @@ def _render_compute(doc: BenchResult, compiled: bool) -> str:
                      f"{_tf(r.baseline_tflops):>8} {100 * r.speedup:11.1f}%"
                      + (f" {_tf(r.compiled_tflops):>17}" if compiled else "") + f" {r.flag}")
     lines.append("yours/theirs: the baseline's time over yours (100 % = as fast as the baseline).")
-    lines += [f"WRONG at {_sizes(r)}: {r.wrong}" for r in doc.rows if not r.correct and r.wrong]
-    return "\n".join(lines)
+    return "\n".join(lines + _verdicts(doc))
 
 
 def _row_json(row: Row) -> dict:
@@ -89,7 +96,8 @@ def as_json(doc: BenchResult) -> dict:
     return {"ok": True, "puzzle": doc.puzzle, "title": doc.title, "device": doc.device,
             "versions": dict(doc.versions), "copy_gb_per_s": doc.copy_gb_per_s, "copy_cached": doc.copy_cached,
             "baseline": doc.baseline, "compiled": doc.compiled, "what": doc.what, "blocks": dict(doc.blocks),
-            "launch": dict(doc.launch), "statistic": doc.statistic, "rows": [_row_json(r) for r in doc.rows]}
+            "launch": dict(doc.launch), "statistic": doc.statistic, "peak_gb_per_s": doc.peak_gb_per_s,
+            "peak_tflops": doc.peak_tflops, "rows": [_row_json(r) for r in doc.rows]}
 
 
 def render_json(doc: BenchResult) -> str:

@@ -23,7 +23,7 @@ class WorkerKind:
     owns: Callable[[object], bool] | None  # whether a learner's object is this kind's; None: what no other kind owns
     load: Callable  # (the worker, the object, its name) -> wire.Loaded, or a wire.Failure that says why not
     ran: Callable[[object], object]  # the object -> the kernel a compile error is read from; None: found from the error
-    bench: Callable  # (puzzle, the object, the wire.Bench request, blobs) -> (result, blobs)
+    bench: Callable  # (puzzle, the object, the wire.Bench request, blobs, device) -> (result, blobs)
     profile: Callable  # (puzzle, the object, the wire.Profile request, its file, its module) -> counts (--perf)
 
 
@@ -53,9 +53,9 @@ def _load_kernel(worker, kernel, name: str):
                        line=inspect.getsourcelines(fn)[1] if inspect.getsourcefile(fn) else None)
 
 
-def _bench_kernel(puzzle, kernel, msg: wire.Bench, blobs: list[bytes]):
+def _bench_kernel(puzzle, kernel, msg: wire.Bench, blobs: list[bytes], device: str):
     from grader.sandbox.bench_run import bench_kernel
-    return bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), msg, blobs)
+    return bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), msg, blobs, device)
 
 
 def _profile_kernel(puzzle, kernel, msg: wire.Profile, filename: str, module):
@@ -76,9 +76,9 @@ def _load_function(worker, cls, name: str):
                        line=None)
 
 
-def _bench_function(puzzle, cls, msg: wire.Bench, blobs: list[bytes]):
+def _bench_function(puzzle, cls, msg: wire.Bench, blobs: list[bytes], device: str):
     from grader.sandbox.bench_run import bench_function
-    return bench_function(puzzle, cls, msg, blobs)
+    return bench_function(puzzle, cls, msg, blobs, device)
 
 
 KINDS: dict[str, WorkerKind] = {kind.name: kind for kind in (

@@ -48,6 +48,8 @@ def prepare(device: str, warm=()):
         from grader.sandbox.interpreter_speed import install as patch_once_per_launch
         follow_gpu()
         patch_once_per_launch()
+    if device != "compile":  # --bench's clock and watch, captured before any learner code runs
+        import grader.sandbox.bench_guard  # noqa: F401
     from grader.sandbox import warmup
     return warmup.prepare(device, warm)
 
@@ -302,10 +304,11 @@ class Worker:
 
     def op_bench(self, msg: wire.Bench, blobs: list[bytes]):
         """Time the learner's kernel (or autograd function) at one size of the puzzle's sweep,
-        on the inputs the grader planned; what it wrote goes back for the grader to judge."""
+        on the inputs the grader planned; what it wrote goes back for the grader to judge. A cpu
+        worker times in the interpreter with the host's clock: the test path, never a figure."""
         from grader.sandbox.bench_run import METHOD, device_copy
         from grader.course.loader import load_puzzle
-        if self.device != "cuda":
+        if self.device == "compile":
             return wire.Failure("error", error="benchmarks need a CUDA device"), []
         puzzle = load_puzzle(msg.puzzle_file)
         path = os.path.abspath(msg.file)
@@ -313,11 +316,12 @@ class Worker:
         kind = kinds.named(puzzle.kind)
         self.use_allocator("make_tensor_descriptor" in puzzle.requires)
         try:
-            copy = device_copy()
-            result, out = kind.bench(puzzle, kernel, msg, blobs)
+            copy = device_copy(self.device)
+            result, out = kind.bench(puzzle, kernel, msg, blobs, self.device)
         except BaseException as exc:  # the learner's code may raise anything
             return self._failure(exc, path, kinds.for_object(kernel).ran(kernel)), []
-        return wire.Benched(device=self.torch.cuda.get_device_name(),
+        device = self.torch.cuda.get_device_name() if self.device == "cuda" else "CPU (Triton's interpreter)"
+        return wire.Benched(device=device,
                             copy=wire.CopyBandwidth(**{k: copy[k] for k in ("gb_per_s", "cached", "bytes", "ms",
                                                                             "statistic") if k in copy}),
                             result=wire.convert(result, wire.BenchTiming), statistic=METHOD,

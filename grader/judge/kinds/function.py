@@ -27,7 +27,16 @@ def _bench_plan(puzzle, shapes, plan, header: dict, device: str) -> SizePlan:
     header = header | {"inputs": [described(x) for x in sent], "values": dict(plan.values)}
     return SizePlan(header, [tensor_bytes(x) for x in sent], tuple(f"grad_{s.name}" for s in shapes.inputs),
                     tuple(tuple(x.shape) for x in leaves),
-                    tuple(None if x.grad is None else x.grad.cpu() for x in leaves))
+                    tuple(None if x.grad is None else x.grad.cpu() for x in leaves), tuple(sent))
+
+
+def _baseline_results(puzzle, planned: SizePlan, device: str) -> dict:
+    """Autograd through the Bench's baseline on the size's inputs: the gradients, named ``grad_<input>``."""
+    from grader.course.puzzle import with_case_values
+    *inputs, grad_output = planned.inputs
+    leaves = [x.to(device, copy=True).requires_grad_(x.is_floating_point()) for x in inputs]
+    with_case_values(puzzle.bench.baseline, leaves, planned.header["values"]).backward(grad_output.to(device))
+    return {name: leaf.grad for name, leaf in zip(planned.names, leaves) if name in puzzle.bench.baseline_outputs}
 
 
 def _perf_tensors(inputs: list, outputs: list) -> tuple[list, list]:
@@ -41,5 +50,6 @@ KIND = PuzzleKind(
     name="function", called="an autograd puzzle", grader=_grader,
     order=0,  # recorded, then replayed with each launch compiled: the longest to grade
     pictures=False, viewer=False,  # a case is many launches of the learner's choosing
-    bench=BenchPlan(blocks=False, plan=_bench_plan, what="forward + backward", spec_named="PyTorch autograd"),
+    bench=BenchPlan(blocks=False, plan=_bench_plan, what="forward + backward", baseline_results=_baseline_results,
+                    spec_named="PyTorch autograd"),
     perf_tensors=_perf_tensors)

@@ -18,9 +18,18 @@ def _bench_plan(puzzle, shapes, plan, header: dict, device: str) -> SizePlan:
                                    for b in plan.output_buffers],
                        "values": dict(plan.values), "grid": list(plan.grid)}
     return SizePlan(header, [tensor_bytes(x) for x in plan.inputs], puzzle.outputs,
-                    tuple(tuple(b.shape) for b in plan.output_buffers), plan.expected)
+                    tuple(tuple(b.shape) for b in plan.output_buffers), plan.expected, tuple(plan.inputs), filled=True)
+
+
+def _baseline_results(puzzle, planned: SizePlan, device: str) -> dict:
+    """The Bench's baseline on the size's inputs: its results, named by ``Bench.baseline_outputs``."""
+    from grader.course.puzzle import with_case_values
+    bench = puzzle.bench
+    got = with_case_values(bench.baseline, [x.to(device) for x in planned.inputs], planned.header["values"])
+    got = got() if bench.baseline_prepares else got
+    return dict(zip(bench.baseline_outputs, got if isinstance(got, tuple) else (got,)))
 
 
 KIND = PuzzleKind(
     name="kernel", called="a kernel puzzle", grader=_grader, order=1, pictures=True, viewer=True,
-    bench=BenchPlan(blocks=True, plan=_bench_plan, what="kernel"))
+    bench=BenchPlan(blocks=True, plan=_bench_plan, what="kernel", baseline_results=_baseline_results))

@@ -22,6 +22,8 @@ class SizePlan:
     names: tuple[str, ...]       # what each returned tensor is (an output, or grad_<input>)
     shapes: tuple                # the shape each comes back in (an output's buffer may be a partial one)
     expected: tuple              # one tensor per name (None: nothing to compare, an integer input)
+    inputs: tuple = ()           # the planned inputs (on the CPU), as sent
+    filled: bool = False         # the worker fills what comes back with the grader's NaN before each call
 
 
 def described(x) -> dict:
@@ -37,6 +39,8 @@ class BenchPlan:
     # (puzzle, its SpecShapes, the size planned as a case, the header so far, where the spec runs) -> SizePlan
     plan: Callable[[Puzzle, SpecShapes, CasePlan, dict, str], SizePlan]
     what: str  # what the timings are of: "kernel", "forward + backward"
+    # (puzzle, the SizePlan, where to run) -> {name: the baseline's result}, for Bench.baseline_outputs
+    baseline_results: Callable[[Puzzle, SizePlan, str], dict] | None = None
     spec_named: str | None = None  # the baseline's name where the spec is the baseline; None: the Bench's baseline_name
 
 
