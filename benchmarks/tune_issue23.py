@@ -156,6 +156,40 @@ def dropout() -> None:
             report("dropout", f"{size} floor: load/scale/store only B1={b1} warps={warps}", t_ms, of_copy=copy / t_ms)
 
 
+@triton.jit
+def _dropout_rand4x(x_ptr, z_ptr, N0, T, SEED, P_PERCENT, B1: tl.constexpr):
+    """Not the puzzle's spec: four random numbers from each Philox call (tl.rand4x), as PyTorch's
+    dropout draws them; what a puzzle whose mask came from tl.rand4x would allow. T % 4 == 0."""
+    row = tl.program_id(0)
+    cols = tl.program_id(1) * B1 + tl.arange(0, B1)
+    offsets = row * T + cols
+    quads = (row * T + tl.program_id(1) * B1) // 4 + tl.arange(0, B1 // 4)
+    r0, r1, r2, r3 = tl.rand4x(SEED, quads)
+    u = tl.reshape(tl.join(tl.join(r0, r2), tl.join(r1, r3)), [B1])
+    x = tl.load(x_ptr + offsets, mask=cols < T, other=0.0).to(tl.float32)
+    p = P_PERCENT / 100
+    tl.store(z_ptr + offsets, tl.where(u > p, x / (1 - p), 0.0), mask=cols < T)
+
+
+def dropout_rand4x() -> None:
+    new = solution("puzzle27_dropout.py")
+    for n0, t in sized(((4096, 8192), (16384, 4096), (4096, 1024)), ((4, 8192),)):
+        x = torch.randn(n0, t, device=DEVICE, dtype=torch.float16)
+        z = torch.empty_like(x)
+        copy = copy_ms(2 * 2 * n0 * t)
+        size = f"{n0}x{t}"
+        report("dropout", f"{size} copy of the same bytes", copy)
+        t_ms = ms(lambda: torch.nn.functional.dropout(x, 0.1, True))
+        report("dropout", f"{size} torch.nn.functional.dropout", t_ms, of_copy=copy / t_ms)
+        t_ms = ms(lambda: new.dropout_kernel[(n0, triton.cdiv(t, 1024))](x, z, n0, t, 1234, 10, B1=1024))
+        report("dropout", f"{size} the solution, B1=1024 warps=4", t_ms, of_copy=copy / t_ms)
+        for b1, warps in ((1024, 4), (2048, 4), (4096, 8)):
+            t_ms = ms(lambda: _dropout_rand4x[(n0, triton.cdiv(t, b1))](x, z, n0, t, 1234, 10, B1=b1, num_warps=warps))
+            kept = float((z != 0).float().mean())
+            report("dropout", f"{size} not the spec: tl.rand4x, B1={b1} warps={warps}", t_ms, of_copy=copy / t_ms,
+                   kept=kept)
+
+
 # ---- puzzle 26: histogram ----------------------------------------------------------------------
 def histogram() -> None:
     new, old = solution("puzzle26_histogram.py"), solution("puzzle26_histogram.py", old=True)
@@ -262,6 +296,61 @@ def rmsnorm() -> None:
             err = max(float((a.float() - b.float()).abs().max()) for a, b in zip(grads[name], ref))
             report("rmsnorm", f"{rows}x{d} step: {name}", eager, gpu_only_ms=graph, of_copy_gpu=copy / graph,
                    max_err=err)
+
+
+def rmsnorm_parts() -> None:
+    """The solution's step taken apart: each kernel on the GPU beside a copy of its bytes, the
+    backward's programs per SM, and the host's cost of each piece where the GPU idles."""
+    new = solution("puzzle22_rms_norm.py")
+    rows, d = sized((4096, 8192), (8, 8192))
+    x = torch.randn(rows, d, device=DEVICE, dtype=torch.float16)
+    w = torch.randn(d, device=DEVICE, dtype=torch.float16)
+    g = torch.randn(rows, d, device=DEVICE, dtype=torch.float16)
+    y, gx = torch.empty_like(x), torch.empty_like(x)
+    rstd = torch.empty(rows, device=DEVICE, dtype=torch.float32)
+    block, warps = triton.next_power_of_2(d), new._warps(triton.next_power_of_2(d))
+    fwd = lambda: new.rms_norm_fwd[(rows,)](x, w, y, rstd, d, 1e-6, BLOCK_D=block, num_warps=warps)  # noqa: E731
+    t_ms = ms(fwd, rounds=3)
+    copy = copy_ms(2 * 2 * rows * d)
+    report("rmsnorm", f"{rows}x{d} forward kernel", t_ms, of_copy=copy / t_ms)
+    copy = copy_ms(2 * 3 * rows * d)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count if DEVICE == "cuda" else 4
+    for per_sm in (1, 2, 4):
+        for bwarps in sorted({warps, 8}):
+            programs = min(rows, per_sm * sms)
+            per_program = triton.cdiv(rows, programs)
+            programs = triton.cdiv(rows, per_program)
+            partial = torch.empty(programs, d, device=DEVICE, dtype=torch.float32)
+            bwd = lambda: new.rms_norm_bwd[(programs,)](x, w, g, rstd, gx, partial, rows, d, per_program,  # noqa: E731
+                                                        BLOCK_D=block, num_warps=bwarps)
+            t_ms = ms(bwd, rounds=3)
+            t_sum = ms(lambda: partial.sum(0).to(torch.float16), rounds=3)
+            report("rmsnorm", f"{rows}x{d} backward kernel, {per_sm} programs per SM, warps={bwarps}", t_ms,
+                   of_copy=copy / t_ms, partial_sum_ms=t_sum)
+    # Host microseconds per call of each piece, at a tiny size.
+    xs = torch.randn(64, 1024, device=DEVICE, requires_grad=True)
+    ws = torch.randn(1024, device=DEVICE, requires_grad=True)
+    gs = torch.randn(64, 1024, device=DEVICE)
+    xd, wd = xs.detach(), ws.detach()
+    ys, rs = torch.empty_like(xd), torch.empty(64, device=DEVICE)
+    part = torch.empty(4, 1024, device=DEVICE)
+    config = {"BLOCK_D": 1024, "num_warps": 4}
+    pieces = {
+        "Triton JIT launch kernel[grid](...)": lambda: new.rms_norm_fwd[(64,)](xd, wd, ys, rs, 1024, 1e-6, **config),
+        "compiled-handle launch (the solution's _launch)": lambda: new._launch(new.rms_norm_fwd, 64,
+                                                                              (xd, wd, ys, rs, 1024, 1e-6), config),
+        "torch.empty_like": lambda: torch.empty_like(xd),
+        "reshape(-1, d).contiguous()": lambda: xd.reshape(-1, 1024).contiguous(),
+        "partial.sum(0).to(float16)": lambda: part.sum(0).to(torch.float16),
+        "forward only (RMSNormFunc.apply, no grad)": lambda: new.RMSNormFunc.apply(xd, wd),
+        "autograd.Function with no kernels, fwd + bwd": lambda: (_Nothing.apply(xs, ws).backward(gs),
+                                                                 setattr(xs, "grad", None), setattr(ws, "grad", None)),
+        "the solution's step, fwd + bwd": lambda: (new.RMSNormFunc.apply(xs, ws).backward(gs),
+                                                   setattr(xs, "grad", None), setattr(ws, "grad", None)),
+    }
+    for name, fn in pieces.items():
+        us = min(host_us(fn) for _ in range(3))
+        report("rmsnorm", f"host per call: {name}", us / 1000, us=us)
 
 
 # ---- puzzles 31, 32, 33: attention -------------------------------------------------------------
@@ -455,10 +544,57 @@ def attention_step(best: dict) -> None:
             report("step", f"{size} {label}", t_ms, tflops=flops / t_ms / 1e9, of_sdpa=sdpa / t_ms)
 
 
+def attention_final() -> None:
+    """The solutions as committed: puzzle 32's kernel at a few tiles (its own steps of half a
+    block), and puzzle 33's FlashAttentionFunc with the tiles its file sets."""
+    bwd = solution("puzzle32_flash_attention_backward.py")
+    fwd = solution("puzzle31_flash_attention_forward.py")
+    for (b, h, n, d), causal in sized([((4, 16, 4096, 128), 0), ((8, 16, 1024, 128), 0), ((4, 32, 2048, 64), 0),
+                                       ((4, 16, 4096, 128), 1)], [((1, 1, 256, 64), 0)]):
+        q, k, v, do = _inputs(b, h, n, d, torch.float16, seed=1)
+        o = torch.empty_like(q)
+        lse = torch.empty(b, h, n, device=DEVICE, dtype=torch.float32)
+        _fwd(fwd, q, k, v, o, lse, causal, (128, 64, 8, 3))
+        dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+        flops = 10 * b * h * n * n * d // (2 if causal else 1)
+        size = f"{b}x{h}x{n} d{d} fp16 {'causal' if causal else 'full'}"
+        leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+        ref = torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=bool(causal))
+        want = torch.autograd.grad(ref, leaves, do, retain_graph=True)
+        sdpa_bwd = ms(lambda: torch.autograd.grad(ref, leaves, do, retain_graph=True))
+        report("bwd", f"{size} SDPA backward alone", sdpa_bwd, tflops=flops / sdpa_bwd / 1e9)
+        for cfg in [(128, 128, 8, 3), (128, 128, 8, 2), (128, 128, 8, 4), (64, 64, 4, 2), (64, 64, 4, 3)]:
+            if left() < 40:
+                continue
+            try:
+                _bwd(bwd, q, k, v, o, lse, do, dq, dk, dv, causal, cfg)
+            except Exception as exc:
+                print(f"bwd {cfg}: {type(exc).__name__}: {str(exc)[:200]}", flush=True)
+                continue
+            err = max(float((a.float() - w.float()).abs().max()) for a, w in zip((dq, dk, dv), want))
+            t_ms = ms(lambda: _bwd(bwd, q, k, v, o, lse, do, dq, dk, dv, causal, cfg))
+            report("bwd", f"{size} the solution {cfg}", t_ms, tflops=flops / t_ms / 1e9, of_sdpa=sdpa_bwd / t_ms,
+                   max_err=err)
+    func = solution("puzzle33_flash_attention_autograd.py")
+    for b, h, n, d in sized(((4, 16, 4096, 128), (8, 16, 1024, 128)), ((1, 1, 256, 64),)):
+        q, k, v, do = _inputs(b, h, n, d, torch.float16, seed=2)
+        leaves = [t.requires_grad_() for t in (q, k, v)]
+        flops = 14 * b * h * n * n * d
+        size = f"{b}x{h}x{n} d{d} fp16 full"
+        sdpa = ms(lambda: torch.nn.functional.scaled_dot_product_attention(*leaves).backward(do), rounds=3,
+                  grad_to_none=leaves)
+        report("step", f"{size} SDPA (autograd)", sdpa, tflops=flops / sdpa / 1e9)
+        t_ms = ms(lambda: func.FlashAttentionFunc.apply(*leaves).backward(do), rounds=3, grad_to_none=leaves)
+        report("step", f"{size} the solution's FlashAttentionFunc", t_ms, tflops=flops / t_ms / 1e9,
+               of_sdpa=sdpa / t_ms)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--old", default=str(ROOT / "solutions"))
-    parser.add_argument("--only", default="dropout,histogram,rmsnorm,fwd,bwd,step")
+    parser.add_argument("--only", default="dropout,histogram,rmsnorm,fwd,bwd,step",
+                        help="also: final (the committed attention solutions), rand4x (dropout drawing four "
+                             "numbers per Philox call: not the spec), parts (RMS norm's step taken apart)")
     parser.add_argument("--budget", type=float, default=520)
     parser.add_argument("--json")
     parser.add_argument("--smoke", action="store_true", help="run on the CPU in the interpreter, tiny sizes")
@@ -474,7 +610,8 @@ def main() -> int:
     only = ARGS.only.split(",")
     best = {}
     for name, fn in (("dropout", dropout), ("histogram", histogram), ("rmsnorm", rmsnorm), ("fwd", attention_fwd),
-                     ("bwd", attention_bwd)):
+                     ("bwd", attention_bwd), ("final", attention_final), ("rand4x", dropout_rand4x),
+                     ("parts", rmsnorm_parts)):
         if name in only and left() > 60:
             result = fn()
             if name == "bwd":

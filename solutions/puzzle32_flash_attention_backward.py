@@ -8,16 +8,16 @@ LOG2E = tl.constexpr(1.4426950408889634)
 
 @triton.jit
 def _key_block_grads(dk, dv, k, v, keys, q_ptr, o_ptr, do_ptr, lse_ptr, q_head, lse_head, dims,
-                     start, end, NQ, qk_scale, D: tl.constexpr, BQ: tl.constexpr,
+                     start, end, NQ, qk_scale, D: tl.constexpr, STEP: tl.constexpr,
                      MASKED: tl.constexpr):
-    """dK and dV of one key block, from the query blocks start, start + BQ, ... below end.
-    MASKED (a compile-time flag): these query blocks straddle the causal diagonal.
+    """dK and dV of one key block, from the queries start to end, STEP rows at a time.
+    MASKED (a compile-time flag): these queries straddle the causal diagonal.
 
     Everything is computed transposed (keys along the rows): S^T = K Q^T comes out of the
     tensor cores with the layout that dV += P^T dO and dK += dS^T Q take as their first
     operand, so P and dS never have to be transposed in registers."""
-    for block in range(start, end, BQ):
-        rows = block + tl.arange(0, BQ)
+    for block in range(start, end, STEP):
+        rows = block + tl.arange(0, STEP)
         row_ok = rows < NQ
         qo = q_head + rows[:, None] * D + dims[None, :]
         # Rows past NQ load as 0 (and their lse as 0): their dO is 0, so they add nothing.
@@ -37,11 +37,11 @@ def _key_block_grads(dk, dv, k, v, keys, q_ptr, o_ptr, do_ptr, lse_ptr, q_head, 
 
 @triton.jit
 def _query_block_grad(dq, q, do, lse, d_i, rows, k_ptr, v_ptr, k_head, dims, start, end, NK, qk_scale,
-                      D: tl.constexpr, BK: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr):
-    """dQ of one query block, from the key blocks start, start + BK, ... below end.
-    MASKED: these key blocks hold hidden keys (the causal diagonal, or keys past NK)."""
-    for block in range(start, end, BK):
-        keys = block + tl.arange(0, BK)
+                      D: tl.constexpr, STEP: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr):
+    """dQ of one query block, from the keys start to end, STEP keys at a time.
+    MASKED: these keys include hidden ones (the causal diagonal, or keys past NK)."""
+    for block in range(start, end, STEP):
+        keys = block + tl.arange(0, STEP)
         kv = k_head + keys[:, None] * D + dims[None, :]
         if MASKED:
             k = tl.load(k_ptr + kv, mask=keys[:, None] < NK, other=0.0)
@@ -72,6 +72,11 @@ def attention_bwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, do_ptr, dq_ptr, dk
     scale = 1.0 / tl.sqrt(D * 1.0)
     qk_scale = scale * LOG2E
     key_blocks = tl.cdiv(NK, BK)
+    # A program keeps its own block in registers (dK and dV: two BK x D fp32 tiles) and walks
+    # the other side in steps of half a block: with blocks of 128, the score tiles are 128 x 64,
+    # small enough to keep beside the accumulators without spilling. 16 is tl.dot's least size.
+    QUERY_STEP: tl.constexpr = BQ // 2 if BQ >= 32 else BQ
+    KEY_STEP: tl.constexpr = BK // 2 if BK >= 32 else BK
     if j < key_blocks:
         # dK and dV of one key block, from every query block that can see it.
         keys = j * BK + tl.arange(0, BK)
@@ -86,11 +91,11 @@ def attention_bwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, do_ptr, dq_ptr, dk
             first = (j * BK) // BQ * BQ
             unmasked_start = tl.minimum(tl.cdiv(j * BK + BK, BQ) * BQ, NQ)
             dk, dv = _key_block_grads(dk, dv, k, v, keys, q_ptr, o_ptr, do_ptr, lse_ptr, q_head, lse_head,
-                                      dims, first, unmasked_start, NQ, qk_scale, D, BQ, MASKED=True)
+                                      dims, first, unmasked_start, NQ, qk_scale, D, QUERY_STEP, MASKED=True)
         else:
             unmasked_start = 0
         dk, dv = _key_block_grads(dk, dv, k, v, keys, q_ptr, o_ptr, do_ptr, lse_ptr, q_head, lse_head,
-                                  dims, unmasked_start, NQ, NQ, qk_scale, D, BQ, MASKED=False)
+                                  dims, unmasked_start, NQ, NQ, qk_scale, D, QUERY_STEP, MASKED=False)
         # dK = dS^T Q / sqrt(d): the scale, once, after the loop.
         tl.store(dk_ptr + kv, (dk * scale).to(dk_ptr.dtype.element_ty), mask=keys[:, None] < NK)
         tl.store(dv_ptr + kv, dv.to(dv_ptr.dtype.element_ty), mask=keys[:, None] < NK)
@@ -115,8 +120,8 @@ def attention_bwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, do_ptr, dq_ptr, dk
             unmasked_end = NK // BK * BK
             end = NK
         dq = _query_block_grad(dq, q, do, lse, d_i, rows, k_ptr, v_ptr, k_head, dims, 0, unmasked_end, NK,
-                               qk_scale, D, BK, MASKED=False, CAUSAL=CAUSAL)
+                               qk_scale, D, KEY_STEP, MASKED=False, CAUSAL=CAUSAL)
         dq = _query_block_grad(dq, q, do, lse, d_i, rows, k_ptr, v_ptr, k_head, dims, unmasked_end, end, NK,
-                               qk_scale, D, BK, MASKED=True, CAUSAL=CAUSAL)
+                               qk_scale, D, KEY_STEP, MASKED=True, CAUSAL=CAUSAL)
         # dQ = dS K / sqrt(d).
         tl.store(dq_ptr + qo, (dq * scale).to(dq_ptr.dtype.element_ty), mask=row_ok[:, None])
