@@ -45,43 +45,18 @@ def _warps(block: int) -> int:
     return max(1, min(16, block // 256))
 
 
-# The GPU does a forward + backward at 4096 x 8192 in about 0.15 ms, and the host needs longer
-# to issue it (autograd's bookkeeping, two launches, the allocations and the final sum): the
-# step is host-bound, so the wrapper saves host microseconds where it can, as puzzle 15's does.
-# A plain `kernel[grid](...)` works out which compiled version to run on every call; keeping each
-# compiled kernel and launching it directly skips that (Triton's fused-softmax tutorial does too).
-_compiled = {}
-_programs = {}
-
-
-def _specialisation(args):
-    """What Triton compiles a separate version for: pointer dtype, device and 16-byte
-    alignment; integers equal to 1, multiples of 16, or beyond int32; floats are all alike."""
-    return tuple((a.dtype, a.device, a.data_ptr() % 16 == 0) if isinstance(a, torch.Tensor)
-                 else None if isinstance(a, float) else (a == 1, a % 16 == 0, -2**31 <= a < 2**31)
-                 for a in args)
-
-
-def _launch(kernel, programs, args, config):
-    key = (kernel, _specialisation(args), tuple(config.items()))
-    compiled = _compiled.get(key)
-    if compiled is None:
-        compiled = kernel.warmup(*args, grid=(programs,), **config)
-        if compiled is None:  # the interpreter compiles nothing: launch the plain way
-            kernel[(programs,)](*args, **config)
-            return
-        _compiled[key] = compiled
-    compiled[(programs, 1, 1)](*args, *(v for k, v in config.items() if k != "num_warps"))
+_sm_count = {}
 
 
 def _programs_for(rows: int, device: torch.device) -> int:
-    # A few programs per SM: enough to fill the GPU, few partial rows for the host to sum.
-    # The SM count is asked once per device: the query costs host time on every call.
+    # One program per SM: as fast as 2 or 4 per SM on an H200 (benchmarks/tune_issue23.py), and
+    # the fewest partial rows for the host to sum. The step is host-bound (autograd's bookkeeping,
+    # two launches, the final sum), so the SM count is asked once per device, not on every call.
     if device.type != "cuda":
         return min(rows, 4)
-    if device not in _programs:
-        _programs[device] = 2 * torch.cuda.get_device_properties(device).multi_processor_count
-    return min(rows, _programs[device])
+    if device not in _sm_count:
+        _sm_count[device] = torch.cuda.get_device_properties(device).multi_processor_count
+    return min(rows, _sm_count[device])
 
 
 class RMSNormFunc(torch.autograd.Function):
@@ -92,8 +67,8 @@ class RMSNormFunc(torch.autograd.Function):
         n = rows.shape[0]
         block = triton.next_power_of_2(d)
         y = torch.empty_like(rows)
-        rstd = rows.new_empty(n, dtype=torch.float32)
-        _launch(rms_norm_fwd, n, (rows, w, y, rstd, d, EPS), {"BLOCK_D": block, "num_warps": _warps(block)})
+        rstd = torch.empty(n, dtype=torch.float32, device=x.device)
+        rms_norm_fwd[(n,)](rows, w, y, rstd, d, EPS, BLOCK_D=block, num_warps=_warps(block))
         ctx.save_for_backward(x, w, rstd)
         return y.view(x.shape)
 
@@ -108,8 +83,8 @@ class RMSNormFunc(torch.autograd.Function):
         per_program = triton.cdiv(n, _programs_for(n, x.device))
         programs = triton.cdiv(n, per_program)
         grad_x = torch.empty_like(rows)
-        partial = rows.new_empty((programs, d), dtype=torch.float32)
-        _launch(rms_norm_bwd, programs, (rows, w, grad_rows, rstd, grad_x, partial, n, d, per_program),
-                {"BLOCK_D": block, "num_warps": _warps(block)})
+        partial = torch.empty((programs, d), dtype=torch.float32, device=x.device)
+        rms_norm_bwd[(programs,)](rows, w, grad_rows, rstd, grad_x, partial, n, d, per_program,
+                                  BLOCK_D=block, num_warps=_warps(block))
         # Stage two: the programs' partial rows, added on the host.
         return grad_x.view(x.shape), partial.sum(0).to(w.dtype)
