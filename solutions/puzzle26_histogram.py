@@ -13,7 +13,9 @@ def histogram_kernel(x_ptr, z_ptr, N, NBINS: tl.constexpr, B0: tl.constexpr):
         # included (two's complement): one AND instead of a signed % and its correction.
         bins = x & (NBINS - 1)
         # Count the block privately first, then one atomic per bin instead of one per element:
-        # far fewer atomics collide on the same few addresses.
+        # far fewer atomics collide on the same few addresses. The private count is this
+        # kernel's cost, more than reading x: a warp vote per bit of the bin and a popcount per
+        # bin, about two warp instructions per element at 256 bins, five at 1024.
         counts = tl.histogram(bins, NBINS, mask=mask)
         # "relaxed": each add must be indivisible, but orders nothing else (the default,
         # acq_rel, fences every other memory access of the program around it, for nothing here).
