@@ -120,7 +120,7 @@ PUZZLE = Puzzle(
         sizes=({"N": 1 << 24, "NBINS": 256}, {"N": 1 << 24, "NBINS": 1024}, {"N": 1 << 22, "NBINS": 256},
                {"N": 1 << 26, "NBINS": 256}),
         # Large blocks: each program's private count ends in NBINS atomics, whatever B0 is.
-        blocks={"B0": 4096},
+        blocks={"B0": 8192},
         launch={"num_warps": 8},
         # Read x once; the counts are negligible.
         bytes=lambda s: 4 * s["N"] + 4 * s["NBINS"],

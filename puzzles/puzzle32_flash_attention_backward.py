@@ -161,8 +161,8 @@ PUZZLE = Puzzle(
     bench=Bench(
         sizes=({"B": 4, "H": 16, "NQ": 4096, "NK": 4096, "D": 128}, {"B": 8, "H": 16, "NQ": 1024, "NK": 1024, "D": 128},
                {"B": 4, "H": 32, "NQ": 2048, "NK": 2048, "D": 64}),
-        blocks={"BQ": 64, "BK": 64, "CAUSAL": 0},
-        launch={"num_warps": 8, "num_stages": 2},
+        blocks={"BQ": 128, "BK": 128, "CAUSAL": 0},
+        launch={"num_warps": 8, "num_stages": 3},
         # Five matmuls of 2 * NQ * NK * D each (S, dP, dV, dQ, dK).
         flops=lambda s: 10 * s["B"] * s["H"] * s["NQ"] * s["NK"] * s["D"] // (2 if s["CAUSAL"] else 1),
         # Read q, k, v, o, do and lse; write dq, dk, dv.
