@@ -13,7 +13,8 @@ from grader.judge import perf_estimate as model
 from grader.judge.perf import launch_cost
 from grader.judge.perf_findings import findings
 from grader.judge.perf_model import PerfProfile
-from grader.sandbox.perf_record import per_axis, spread, warp_sectors
+from grader.sandbox.perf_record import warp_sectors
+from grader.sandbox.perf_sample import per_axis, spread
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = Path(__file__).resolve().parent / "perf"

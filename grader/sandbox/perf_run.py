@@ -22,7 +22,8 @@ import torch
 
 from grader.channel import wire
 from grader.course.dtypes import dtype_name
-from grader.sandbox.perf_record import LAUNCH_OPTIONS, Counter, LaunchCounts, Region, Sample
+from grader.sandbox.perf_record import LAUNCH_OPTIONS, Counter, LaunchCounts, Region
+from grader.sandbox.perf_sample import Sample
 
 CHUNK = 1 << 20  # elements drawn at random, then repeated: gigabytes of inputs in a second
 
