@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from grader.judge.perf_estimate import H100
 from grader.judge.perf_model import LaunchCost, PerfProfile
 
 SIGNIFICANT = 0.10  # a line matters when it moves at least this share of its launch's sectors
@@ -44,7 +45,7 @@ def _launch_findings(launch: LaunchCost, theirs: dict[str, float]) -> list[str]:
         if line.moved < SIGNIFICANT * total_moved:
             continue
         where = f"line {line.line}" if line.line else "a line"
-        if line.sector_use < 0.5:
+        if line.sector_use < 0.5 and line.op != "atomic":  # an atomic's address is its data's (a bin)
             said.append(f"The {line.op}s of `{line.tensor}` at {where} use {line.sector_use:.0%} of each 32-byte "
                         f"sector they move: neighbouring lanes touch addresses far apart, and no axis of the block "
                         f"is contiguous in memory. Index the tensor's contiguous axis with a plain `tl.arange`, "
@@ -66,7 +67,10 @@ def _launch_findings(launch: LaunchCost, theirs: dict[str, float]) -> list[str]:
     if launch.bound == "atomics":
         said.append(f"{name} issues {launch.atomics:,} atomic lanes, and those that meet at one address queue in "
                     f"L2: accumulate in registers (`tl.histogram`, `tl.sum`) and add once per program.")
-    if launch.bound == "latency":
+    if launch.bound == "latency" and launch.programs < H100.sms:  # most SMs have nothing to run
+        said.append(f"{name} is bound by latency: {launch.programs:,} programs for the H100's {H100.sms} SMs, so most "
+                    f"of the GPU idles while each waits on its loads in turn. Split the work over more programs.")
+    elif launch.bound == "latency":
         said.append(f"{name} is bound by latency: {launch.programs:,} programs, {launch.resident} per SM at once, "
                     f"each waiting on its loads in turn. Larger blocks give each program more to do per trip.")
     if launch.bound == "launch":

@@ -16,6 +16,10 @@ def _bytes(n: float) -> str:
     return f"{n / 1e6:,.1f} MB" if n < 1e10 else f"{n / 1e9:,.2f} GB"
 
 
+def _share(x: float) -> str:
+    return f"{x:.0%}" if x >= 0.1 else f"{x:.1%}"
+
+
 def _sizes(sizes) -> str:
     return ", ".join(f"{k}={v}" for k, v in sizes.items())
 
@@ -40,7 +44,7 @@ def _rows(result: PerfResult) -> list[tuple[str, ...]]:
     return [
         ("estimated time", *each(lambda p: _time(p.ms))),
         (f"of the limit ({_time(result.limit_ms)}, {result.limit_by})",
-         *each(lambda p: f"{result.limit_ms / p.ms:.0%}" if p.ms else "—")),
+         *each(lambda p: _share(result.limit_ms / p.ms) if p.ms else "—")),
         ("bound by", *each(lambda p: p.bound)),
         (f"memory traffic (least: {_bytes(result.minimum_bytes)})", *each(lambda p: _bytes(p.dram_bytes))),
         ("bytes loaded / stored by the lanes", *each(lambda p: f"{_bytes(p.loaded)} / {_bytes(p.stored)}")),
