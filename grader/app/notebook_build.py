@@ -33,7 +33,7 @@ import triton.language as tl
 from jaxtyping import Float32, Int32
 from torch import Tensor
 
-from grader.notebook import check, course_panel, hint'''
+from grader.notebook import check, course_panel, hint, perf'''
 from grader.course.syntax import parse
 
 START_HERE = [
@@ -72,6 +72,13 @@ time. Your progress is saved in `.progress.json` next to the notebook."""),
 * Out-of-bounds loads and stores are reported with the tensor, the program id and the line.
 * From a terminal, `python -m grader puzzle01 --file my_work.ipynb` grades the kernel in a
   notebook, and `python -m grader puzzle02 --viz accesses.png` draws the memory-access picture."""),
+    ("markdown", """\
+## How fast
+
+Once a kernel passes, `perf(softmax_kernel, "puzzle18")` estimates how long it would take on an
+H100, with no GPU: the memory it moves against the least any kernel needs, how well its loads
+use each 32-byte sector, its FLOPs, registers and occupancy, what bounds it, and the lines that
+cost the most, beside the reference's. On a GPU, `python -m grader puzzle18 --bench` times it."""),
 ]
 
 
