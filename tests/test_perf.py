@@ -74,7 +74,7 @@ def test_reading_a_row_three_times_costs_more_and_is_said_with_its_lines():
                          STATS, "", c)
     assert thrice.ms > once.ms and dict(thrice.reads)["x"] == pytest.approx(3.0)
     profile = findings(PerfProfile("yours", "k.py", ms=thrice.ms, launches=(thrice,)),
-                       PerfProfile("reference", "r.py", ms=once.ms, launches=(once,)), 512 << 20, 0.16)
+                       PerfProfile("reference", "r.py", ms=once.ms, launches=(once,)), 512 << 20)
     assert profile.findings[0] == ("`k` reads `x` 3.0 times over (lines 7, 11, 15); the reference reads it 1.0 times. "
                                    "Read each element once and keep it in registers, or fuse the passes.")
 
@@ -86,7 +86,7 @@ def test_masked_lanes_spills_and_dots_without_tensor_cores_are_named():
                                                        shape=(64, 64, 256)),)),
                            wire.KernelStats(label="", registers=255, spill_bytes=96, shared=0, num_warps=4,
                                             num_stages=3, tensor_cores=""), "", c)
-    said = " | ".join(findings(PerfProfile("yours", "k.py", ms=wasteful.ms, launches=(wasteful,)), None, 0, 0.0)
+    said = " | ".join(findings(PerfProfile("yours", "k.py", ms=wasteful.ms, launches=(wasteful,)), None, 0)
                       .findings)
     assert "71% of the lanes of the load of `x` at line 7 are masked off" in said
     assert "ptxas spills 96 bytes per thread in `k` (255 registers)" in said

@@ -11,8 +11,12 @@ same treatment, in a jail of its own, so that the learner sees theirs beside it.
 """
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import replace
 from pathlib import Path
+
+import msgspec
 
 from grader.channel import wire
 from grader.channel.worker_pool import WorkerDied, WorkerTimedOut
@@ -85,7 +89,7 @@ def compile_stats(worker, kernel_file: Path, kernel: str, launch: wire.LaunchPro
                            path=launch.path, hops=launch.hops, arguments=launch.arguments, keywords=launch.keywords,
                            stage="cubin", stats=True,
                            options={"num_warps": launch.num_warps, "num_stages": launch.num_stages})
-    key = wire.header(message).__repr__()
+    key = json.dumps(wire.header(message), sort_keys=True)
     if key not in memo:
         try:
             reply, _ = worker.request(message, timeout=COMPILE_TIMEOUT)
@@ -115,7 +119,6 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
             shared_by_all = launch.interpreted > 1 and a.union < 0.5 * a.program_unique
             same = max(same, a.same_address * (scale if shared_by_all else 1))
     # trips to memory one after another: the line loaded most often per program (a loop's loads
-    # go out together, one iteration after another)
     # go out together, one iteration after another); a request whose sectors an earlier one
     # already brought in waits for nothing new (a scalar loop's seven loads in eight)
     rounds = max((min(a.requests, a.program_unique) for a in launch.accesses if a.op == "load"), default=0) \
@@ -131,12 +134,12 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
                           spill_bytes=stats.spill_bytes if stats else None, threads=32 * warps, c=c, device=device)
     total, bound = model.combine(seconds, c)
     lines = tuple(LineCost(launch.kernel, a.tensor, a.op, a.line, a.source, int(a.bytes * scale),
-                           int(a.sectors * 32 * scale), a.active / a.lanes if a.lanes else 1.0)
+                           int(a.sectors * model.SECTOR * scale), a.active / a.lanes if a.lanes else 1.0)
                   for a in launch.accesses)
     asked: dict[str, list] = {}
     for a in launch.accesses:
         if a.op == "load":
-            entry = asked.setdefault(a.tensor, [0.0, a.program_unique * 32 * scale])
+            entry = asked.setdefault(a.tensor, [0.0, a.program_unique * model.SECTOR * scale])
             entry[0] += a.bytes * scale
     # a program's reads of a tensor over what it touched of it: a second pass over its row shows,
     # a vector every program reads once does not (L2 serves that)
@@ -152,17 +155,16 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
         reads=reads, compile_note=note)
 
 
-def profile_costs(reply: wire.Profiled, stats_of, c: dict, device=model.H100) -> tuple[tuple[LaunchCost, ...], float]:
+def profile_costs(reply: wire.Profiled, stats: list, c: dict, device=model.H100) -> tuple[tuple[LaunchCost, ...], float]:
     """Each launch costed (an autotuned launch: its fastest config, the others as alternatives),
-    and the wrapper's own PyTorch operators. ``stats_of(launch)``: (KernelStats or None, note)."""
+    and the wrapper's own PyTorch operators. ``stats``: (KernelStats or None, note) per launch."""
     groups: dict[int, list[LaunchCost]] = {}
-    for launch in reply.launches:
-        groups.setdefault(launch.group, []).append(launch_cost(launch, *stats_of(launch), c, device))
+    for launch, (figures, note) in zip(reply.launches, stats):
+        groups.setdefault(launch.group, []).append(launch_cost(launch, figures, note, c, device))
     chosen = []
     for options in groups.values():
         best = min(options, key=lambda cost: cost.ms)
         if len(options) > 1:
-            from dataclasses import replace
             best = replace(best, alternatives=tuple((o.config, o.ms) for o in options))
         chosen.append(best)
     torch_s = sum(c["torch_op_s"] * op.count + op.bytes / (device.dram_bytes_per_s * c["dram_eff"])
@@ -197,8 +199,7 @@ def costed(who: str, kernel_file: Path, reply: wire.Profiled | None, stats: list
     seconds = reply.seconds if reply is not None else 0.0
     if error:
         return PerfProfile(who, str(kernel_file), error=error, seconds=seconds)
-    found = dict(zip(map(id, reply.launches), stats))
-    launches, torch_ms = profile_costs(reply, lambda launch: found[id(launch)], c)
+    launches, torch_ms = profile_costs(reply, stats, c)
     return PerfProfile(who, str(kernel_file), ms=sum(l.ms for l in launches) + torch_ms, launches=launches,
                        torch_ms=torch_ms, torch_ops=tuple((op.name, op.count, op.bytes) for op in reply.torch_ops),
                        seconds=seconds)
@@ -222,18 +223,19 @@ def run_perf(grading: Grading, puzzle_id: str, kernel_file: Path, programs: int 
     values = {**case.blocks, **case.sizes}
     flops = int(puzzle.bench.flops(values)) if puzzle.bench and puzzle.bench.flops else None
     half = any(DTYPES[d.dtype].itemsize == 2 for d in request.inputs)
+    peak = model.H100.peak_of("fp16" if half else "tf32")
     limit_s, limit_by = least / model.H100.dram_bytes_per_s, "memory"
-    if flops and flops / model.H100.peak_of("fp16" if half else "tf32") > limit_s:
-        limit_s, limit_by = flops / model.H100.peak_of("fp16" if half else "tf32"), "tensor cores"
+    if flops and flops / peak > limit_s:
+        limit_s, limit_by = flops / peak, "tensor cores"
     yours = profile_one(grading, puzzle, "yours", Path(kernel_file), request, None, c)
     solution = reference_file(course, puzzle_id, kernel_file) if reference else None
     theirs = None
     if solution is not None:
-        theirs = profile_one(grading, puzzle, "reference", solution, wire.Profile(**{
-            **{f: getattr(request, f) for f in request.__struct_fields__}, "file": str(solution)}), solution, c)
-    yours = findings(yours, theirs, least, limit_s * 1e3)
+        theirs = profile_one(grading, puzzle, "reference", solution,
+                             msgspec.structs.replace(request, file=str(solution)), solution, c)
+    yours = findings(yours, theirs, least)
     if theirs is not None:
-        theirs = findings(theirs, None, least, limit_s * 1e3)
+        theirs = findings(theirs, None, least)
     return PerfResult(puzzle=puzzle.id, title=puzzle.title, case=label, sizes=dict(case.sizes),
                       device=model.H100.name, minimum_bytes=least, minimum_flops=flops, limit_ms=limit_s * 1e3,
                       limit_by=limit_by, yours=yours, reference=theirs, model=model.calibration())

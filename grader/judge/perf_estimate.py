@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 COEFFICIENTS = Path(__file__).with_name("perf_h100.json")
+SECTOR = 32  # bytes: what L2 moves to an SM per request, at the least (the worker counts in sectors)
 
 
 @dataclass(frozen=True)
@@ -61,21 +62,22 @@ DEFAULTS = {"dram_eff": 0.90, "l2_bytes_per_s": 12.0e12, "l2_keeps": 0.5, "cross
             "torch_op_s": 3.0e-6, "spill_factor": 4.0, "partial_miss": 0.5, "p": 3.0}
 
 
+def _fitted() -> dict:
+    try:
+        return json.loads(COEFFICIENTS.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
 def coefficients() -> dict:
     """The fitted coefficients (the defaults where the file lacks one)."""
-    try:
-        fitted = json.loads(COEFFICIENTS.read_text()).get("coefficients", {})
-    except (OSError, ValueError):
-        fitted = {}
+    fitted = _fitted().get("coefficients", {})
     return {**DEFAULTS, **{k: float(v) for k, v in fitted.items() if k in DEFAULTS}}
 
 
 def calibration() -> dict:
     """What the fit measured (its figures, for the report's footnote)."""
-    try:
-        return json.loads(COEFFICIENTS.read_text()).get("fit", {})
-    except (OSError, ValueError):
-        return {}
+    return _fitted().get("fit", {})
 
 
 def resident(device: Device, num_warps: int, registers: int | None, shared: int | None) -> int:
@@ -107,11 +109,11 @@ def traffic(accesses, scale: float, programs: int, held: int, c: dict, device: D
     loaded = stored = moved = 0
     for a in accesses:
         key = (a.tensor, "load" if a.op == "load" else "store")
-        t = by_tensor.setdefault(key, {"moved": 0, "asked": 0, "unique": a.program_unique * 32 * scale,
-                                       "union": a.union * 32 * scale, "size": a.tensor_bytes})
-        t["moved"] += a.sectors * 32 * scale
+        t = by_tensor.setdefault(key, {"moved": 0, "asked": 0, "unique": a.program_unique * SECTOR * scale,
+                                       "union": a.union * SECTOR * scale, "size": a.tensor_bytes})
+        t["moved"] += a.sectors * SECTOR * scale
         t["asked"] += a.bytes * scale
-        moved += a.sectors * 32 * scale
+        moved += a.sectors * SECTOR * scale
         if a.op == "load":
             loaded += a.bytes * scale
         else:

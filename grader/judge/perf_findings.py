@@ -78,7 +78,7 @@ def _launch_findings(launch: LaunchCost, theirs: dict[str, float]) -> list[str]:
     return said
 
 
-def findings(profile: PerfProfile, reference: PerfProfile | None, least: int, limit_ms: float) -> PerfProfile:
+def findings(profile: PerfProfile, reference: PerfProfile | None, least: int) -> PerfProfile:
     """``profile`` with what its counts say, most costly first."""
     if not profile.ok:
         return profile

@@ -36,7 +36,7 @@ class OutOfBounds(Exception):
         self.info = info
 
 
-def _kernel_line(filename: str, depth: int = 2) -> tuple[int | None, str]:
+def kernel_line(filename: str, depth: int = 2) -> tuple[int | None, str]:
     """The innermost stack frame in the learner's file: the line doing the access."""
     frame = sys._getframe(depth)
     while frame is not None:
@@ -197,7 +197,7 @@ class BoundsChecker:
         return [program % gx, (program // gx) % gy, program // (gx * gy)]
 
     def _where(self):
-        return _kernel_line(self.filename, depth=4)
+        return kernel_line(self.filename, depth=4)
 
     def check(self, op: str, addresses: np.ndarray, mask) -> None:
         addresses = np.asarray(addresses).astype(np.uint64, copy=False)
@@ -217,7 +217,7 @@ class BoundsChecker:
             return
         bad = active[~inside]
         first = int(bad[0])
-        line, source = _kernel_line(self.filename)
+        line, source = kernel_line(self.filename)
         region = self._owner(first, op, source)
         # Counted against the tensor the access was meant for: a stray lane may land inside
         # another tensor, depending on where the allocator put it, and the message must not.

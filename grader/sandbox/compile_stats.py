@@ -71,10 +71,14 @@ def kernel_stats(kernel, label: str, log: str, options: dict, arch: int = 90) ->
     unless the cache answered)."""
     metadata = kernel.metadata
     key = f"{metadata.hash}:{arch}"
-    figures = parse_log(log) or _remembered(key)
-    if figures is None:
-        figures = parse_log(ptxas_report(kernel.asm["ptx"], arch)) or (0, 0)
-    _remember(key, figures)
+    figures = parse_log(log)
+    if figures is not None:  # a compile that ran ptxas: its report kept for the cache's next answer
+        _remember(key, figures)
+    else:
+        figures = _remembered(key)
+        if figures is None:
+            figures = parse_log(ptxas_report(kernel.asm["ptx"], arch)) or (0, 0)
+            _remember(key, figures)
     ptx = kernel.asm.get("ptx", "")
     tensor_cores = "wgmma" if "wgmma.mma_async" in ptx else "mma" if "mma.sync" in ptx else ""
     return wire.KernelStats(label=label, registers=figures[0], spill_bytes=figures[1],

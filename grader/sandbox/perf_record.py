@@ -1,25 +1,25 @@
 """Counting what a kernel does, for ``--perf`` (runs inside an interpreter worker).
 
-Each launch interprets a spread sample of its programs (:class:`Sample`: a few along each
+Each launch interprets a spread sample of its programs (:mod:`.perf_sample`: a few along each
 axis of the grid, the first and the last included) and counts, per line of the kernel and
 tensor: the lanes each load, store and atomic asks for, the lanes its mask lets through, the
 32-byte sectors they touch, and which sectors each program and the sample as a whole touch;
 the ``tl.dot`` FLOPs by precision; the lane operations, and how many are the slow ones
-(exp, log, sqrt, division). Programs of one launch do the same work on other data in
+(exp, log, sqrt, sin, cos: the SFU's). Programs of one launch do the same work on other data in
 nearly every kernel, so the judge scales the sample to the grid (:mod:`grader.judge.perf`).
 
 Nothing here decides anything: the counts go to the grader as :class:`grader.channel.wire.LaunchProfile`.
-The hooks wrap the interpreter's builder, as the bounds check does (:mod:`.bounds`); which
-programs run is :mod:`.perf_sample`'s.
+The hooks wrap the interpreter's builder, as the bounds check does (:mod:`.bounds`), whose
+walk to the learner's line they share.
 """
 from __future__ import annotations
 
-import sys
-import time
 from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
+
+from grader.sandbox.bounds import kernel_line
 
 SECTOR = 32  # bytes: the unit the memory system moves between L2 and the SMs
 SLOW = {np.exp, np.exp2, np.log, np.log2, np.sqrt, np.sin, np.cos}  # the SFU's: one per 8 lanes a clock
@@ -49,10 +49,8 @@ class Region:
 class LaunchCounts:
     """What one launch's interpreted programs did."""
 
-    def __init__(self, kernel: str, num_warps: int, filename: str) -> None:
-        self.kernel = kernel
+    def __init__(self, num_warps: int) -> None:
         self.num_warps = num_warps
-        self.filename = filename
         self.regions: list[Region] = []
         self.accesses: dict[tuple, _Access] = {}
         self.dots: dict[str, list] = {}
@@ -180,15 +178,7 @@ class Counter:
         self.combining = 0  # inside a reduction's or scan's combine function
         self._program = None
         self._saved: dict[str, object] = {}
-
-    def _where(self) -> tuple[int | None, str]:
-        frame = sys._getframe(3)
-        while frame is not None:
-            if frame.f_code.co_filename == self.filename:
-                import linecache
-                return frame.f_lineno, linecache.getline(self.filename, frame.f_lineno).strip()
-            frame = frame.f_back
-        return None, ""
+        self._combiners: list[tuple] = []  # (class, name, original) of the reduce and scan we wrapped
 
     def _number(self) -> int:
         x, y, z = self.builder.grid_idx or (0, 0, 0)
@@ -202,7 +192,7 @@ class Counter:
     def _count(self, op: str, ptrs, mask) -> None:
         if self.launch is None:
             return
-        line, source = self._where()
+        line, source = kernel_line(self.filename, depth=3)
         self.launch.access(op, self._number(), ptrs.data, None if mask is None else mask.data, line, source)
 
     def install(self) -> None:
@@ -258,7 +248,6 @@ class Counter:
             if name in saved:
                 setattr(b, name, hook)
         from triton.runtime import interpreter
-        self._combiners = []
         for owner, name in (("ReduceOps", "generic_reduce"), ("ScanOps", "generic_scan")):
             cls = getattr(interpreter, owner, None)
             original = getattr(cls, name, None)
@@ -275,7 +264,7 @@ class Counter:
             setattr(cls, name, combining)
 
     def uninstall(self) -> None:
-        for cls, name, original in getattr(self, "_combiners", ()):
+        for cls, name, original in self._combiners:
             setattr(cls, name, original)
         self._combiners = []
         for name in self._saved:
@@ -284,7 +273,3 @@ class Counter:
             except AttributeError:
                 pass
         self._saved = {}
-
-
-def now() -> float:
-    return time.perf_counter()

@@ -15,7 +15,6 @@ what it reads (a histogram's values are drawn in their range all the same).
 from __future__ import annotations
 
 import inspect
-import os
 import time
 
 import torch
@@ -50,7 +49,7 @@ def make_tensor(spec: wire.NamedTensor, bounds, gen: torch.Generator) -> torch.T
 
 
 def _argument(value):
-    """A launch's argument as the compile check takes it; None where it cannot say it."""
+    """A launch's argument as the compile check takes it; a TypeError where it cannot say it."""
     import triton.language as tl
     if isinstance(value, torch.Tensor):
         return {"pointer": dtype_name(value)}
@@ -94,7 +93,7 @@ class Launches:
             self.config = ""
         fn = interpreted.fn
         launch_kwargs = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
-        counts = LaunchCounts(fn.__name__, int(launch_kwargs.get("num_warps") or 4), self.counter.filename)
+        counts = LaunchCounts(int(launch_kwargs.get("num_warps") or 4))
         counts.regions = self._regions(fn, args, {k: v for k, v in launch_kwargs.items() if k not in LAUNCH_OPTIONS})
         try:
             path, hops = self.find(interpreted)
@@ -128,26 +127,23 @@ class Launches:
                     "arguments": arguments, "keywords": keywords})
 
     def tune(self, original, tuner, args, kwargs):
-        """An autotuned launch: each config the pruning keeps, as the autotuner would launch it."""
+        """An autotuned launch: each config the pruning keeps, launched as the grader's tuning
+        launches each (``reset_to_zero`` first, below the autotuner)."""
         from grader.sandbox.launch import describe_config, unwrap
-        from grader.sandbox.tuning import kept_configs
+        from grader.sandbox.tuning import kept_configs, launch
         self.group += 1
         layers = unwrap(tuner, "")
         params = list(inspect.signature(layers.base.fn).parameters)
-        by_name = {**dict(zip(params, args)), **{k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}}
+        named = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
         shaped = {k: torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")
-                  if isinstance(v, torch.Tensor) else v for k, v in by_name.items()}
-        configs = kept_configs(layers, shaped, {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")
-                                                and k not in params[:len(args)]})
+                  if isinstance(v, torch.Tensor) else v for k, v in {**dict(zip(params, args)), **named}.items()}
+        configs = kept_configs(layers, shaped, {k: v for k, v in named.items() if k not in params[:len(args)]})
         self.tuning = True
         try:
             result = None
             for config in configs:
                 self.config = describe_config(config)
-                for name in getattr(tuner, "reset_to_zero", None) or ():
-                    if isinstance(by_name.get(name), torch.Tensor):
-                        by_name[name].zero_()
-                result = tuner.fn.run(*args, **kwargs, **config.all_kwargs())
+                result = launch(layers, kwargs["grid"], args, named, config)
             return result
         finally:
             self.tuning, self.config = False, ""
