@@ -172,3 +172,22 @@ def test_a_notebook_estimates_a_kernel_it_defines(tmp_path, monkeypatch):
     shown = notebook.perf(module.softmax_kernel, "puzzle18")
     assert shown.result.yours.ok and shown.result.reference is not None
     assert "estimated time" in repr(shown) and shown._repr_html_().startswith("<pre>")
+
+
+def test_a_wrappers_operators_are_counted_unless_they_launch_nothing():
+    import torch
+
+    from grader.sandbox.perf_run import torch_ops
+
+    class Outside:
+        inside = False
+    mode, counted = torch_ops(Outside())
+    x = torch.ones(4, 8)
+    with mode:
+        y = torch.sqrt(x).t()          # sqrt runs a kernel; t is a view
+        torch.cat([y, y]).view(-1)     # cat runs one; view does not
+        torch.empty(16)
+        x.index_select(0, torch.tensor([0, 1]))
+    names = {name.split(".")[0] for name in counted}
+    assert names >= {"sqrt", "cat", "index_select"}
+    assert not names & {"t", "view", "empty"}

@@ -165,8 +165,12 @@ class Launches:
         self._saved = []
 
 
-FREE = ("empty", "view", "as_strided", "detach", "alias", "transpose", "permute", "expand", "unsqueeze", "squeeze",
-        "select", "slice", "split", "unbind", "set_", "lift_fresh", "t.", "_reshape_alias", "unfold", "diagonal")
+# Operators that launch no kernel: allocations without a fill, and views. By exact name: a
+# substring would take `sqrt` and `cat` for `t`, and `index_select` for `select`.
+FREE = frozenset({"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "view", "_unsafe_view",
+                  "view_as", "as_strided", "detach", "alias", "transpose", "permute", "expand", "expand_as",
+                  "unsqueeze", "squeeze", "select", "slice", "split", "split_with_sizes", "unbind", "set_",
+                  "lift_fresh", "t", "_reshape_alias", "unfold", "diagonal"})
 
 
 def torch_ops(launches: Launches):
@@ -188,7 +192,8 @@ def torch_ops(launches: Launches):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
             name = str(getattr(func, "__name__", func))
-            if not launches.inside and not any(word in name for word in FREE):
+            packet = getattr(getattr(func, "overloadpacket", None), "__name__", name)
+            if not launches.inside and packet not in FREE:
                 entry = counted.setdefault(name, [0, 0])
                 entry[0] += 1
                 entry[1] += nbytes(list(args) + list((kwargs or {}).values())) + nbytes(out)
