@@ -164,18 +164,36 @@ def release_main(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader release",
                                      description="Write the learner's copy of the course, without solutions.")
     parser.add_argument("out", type=Path)
+    parser.add_argument("--seed-secret", type=int, default=0,
+                        help="with --student or --roster: the secret batch will grade with; each student's "
+                             "puzzles state their own values of the free constants (the secret is not written)")
+    who = parser.add_mutually_exclusive_group()
+    who.add_argument("--student", metavar="ID", help="one student's release: ID is their submission's name in batch")
+    who.add_argument("--roster", type=Path, metavar="FILE",
+                     help="one release per student, OUT/ID/: a file of ids, one a line (or a CSV's first column)")
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
     from grader.app.learner import instructor_only, is_release
-    from grader.app.release import LeakError, release
+    from grader.app.release import LeakError, read_roster, release, release_class, students_variant
     course = course_at(args.root)
     if is_release(course):
         raise UsageProblem(instructor_only('release'))
+    if (args.student is not None or args.roster is not None) != bool(args.seed_secret):
+        raise UsageProblem("a release per student needs both --seed-secret N (not 0) and --student ID or --roster "
+                           "FILE: the secret is the one you will give batch --seed-secret")
     try:
-        written = release(course, args.out)
-    except (FileExistsError, LeakError) as exc:
+        if args.roster is not None:
+            students = read_roster(args.roster)
+            release_class(course, args.out, args.seed_secret, students)
+            print(f"wrote {len(students)} releases to {args.out}/ID/ (no solutions), each stating its student's "
+                  f"values; grade them with batch --seed-secret {args.seed_secret}")
+            return ExitCode.OK
+        variant = students_variant(course, args.seed_secret, args.student) if args.student is not None else None
+        written = release(course, args.out, variant)
+    except (FileExistsError, LeakError, ValueError, OSError) as exc:
         raise UsageProblem(str(exc)) from None
-    print(f"wrote {', '.join(p.name for p in written)} to {args.out}/ (no solutions)")
+    whose = f" for {args.student}" if args.student is not None else ""
+    print(f"wrote {', '.join(p.name for p in written)} to {args.out}/{whose} (no solutions)")
     return ExitCode.OK
 
 
