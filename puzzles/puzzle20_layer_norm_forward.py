@@ -11,7 +11,7 @@ $$\mu_i = \frac{1}{D}\sum_{j=0}^{D-1} x_{i,j}
 r_i = \frac{1}{\sqrt{\sigma_i^2 + \varepsilon}}$$
 
 $$y_{i,j} = \left(x_{i,j} - \mu_i\right) r_i \, w_j + b_j
-\qquad \varepsilon = 10^{-5}$$
+\qquad \varepsilon = {{EPS}}$$
 
 `x` and `y` have shape `(ROWS, D)`, stored row by row; `w` and `b` have length `D`. Besides
 `y`, the kernel stores each row's mean $\mu_i$ in `mean` and its **reciprocal** standard
@@ -41,7 +41,7 @@ The traps the cases spring:
   spread keeps only about 8 of its 24 bits. Subtract the mean first, then square. One case
   has such rows.
 * **Constant rows.** A row whose elements are all equal has variance 0: then
-  $r_i = 1/\sqrt{\varepsilon} \approx 316.2$ and $y_{i,j} = b_j$. Add $\varepsilon$ inside
+  $r_i = 1/\sqrt{\varepsilon} \approx {{RSTD}}$ and $y_{i,j} = b_j$. Add $\varepsilon$ inside
   the square root.
 * **Half precision.** `x`, `w`, `b` and `y` are fp16 or bf16 in some cases; `mean` and `rstd`
   stay float32. Compute in float32 (`.to(tl.float32)` after each load) and let `tl.store`
@@ -55,13 +55,19 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Bench, Case, LookAlike, Mistake, Puzzle
+from grader.puzzle import Bench, Case, LookAlike, Mistake, Puzzle, Variant, tex
 
-EPS = 1e-5
+
+# eps: each student of a class graded with a secret gets their own, a few decades wide. The
+# constant_rows case tells any two apart (r = 1/sqrt(eps) there); the kernel's `eps` default
+# holds it, since the grader never passes one.
+EPS_VARIANT = Variant("EPS", choices=(1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3), default=1e-5,
+                      what="eps", code="layer_norm_fwd.eps", text=tex, also={"RSTD": lambda eps: f"{eps ** -0.5:.1f}"})
+EPS = EPS_VARIANT.default  # the bench's baseline
 
 
 def spec(
-    x: Float32[Tensor, "ROWS D"], w: Float32[Tensor, "D"], b: Float32[Tensor, "D"]
+    x: Float32[Tensor, "ROWS D"], w: Float32[Tensor, "D"], b: Float32[Tensor, "D"], *, EPS: float
 ) -> tuple[Float32[Tensor, "ROWS D"], Float32[Tensor, "ROWS"], Float32[Tensor, "ROWS"]]:
     # In fp32 whatever the inputs, y rounded once to x's dtype at the end; mean and rstd fp32.
     xf = x.float()
@@ -72,36 +78,36 @@ def spec(
     return y.to(x.dtype), mean, rstd
 
 
-def _normalised_with(x, w, b, mean, var):
+def _normalised_with(x, w, b, mean, var, eps):
     """y, mean and rstd from given statistics (float32), as a wrong kernel would write them."""
-    rstd = torch.rsqrt(var + EPS)
+    rstd = torch.rsqrt(var + eps)
     y = (x.float() - mean[:, None]) * rstd[:, None] * w.float() + b.float()
     return y.to(x.dtype), mean, rstd
 
 
-def _padded_row(x, w, b, *, sizes):  # a look-alike: statistics of the row padded with zeros to BLOCK_D
+def _padded_row(x, w, b, *, sizes, EPS):  # a look-alike: statistics of the row padded with zeros to BLOCK_D
     xf = x.float()
     pad = sizes["BLOCK_D"] - sizes["D"]
     mean = xf.sum(dim=1) / sizes["BLOCK_D"]
     var = (((xf - mean[:, None]) ** 2).sum(dim=1) + pad * mean**2) / sizes["BLOCK_D"]
-    return _normalised_with(x, w, b, mean, var)
+    return _normalised_with(x, w, b, mean, var, EPS)
 
 
-def _padding_in_variance(x, w, b, *, sizes):  # a look-alike: the right mean, padding lanes in the variance
+def _padding_in_variance(x, w, b, *, sizes, EPS):  # a look-alike: the right mean, padding lanes in the variance
     xf = x.float()
     pad = sizes["BLOCK_D"] - sizes["D"]
     mean = xf.mean(dim=1)
     var = (((xf - mean[:, None]) ** 2).sum(dim=1) + pad * mean**2) / sizes["D"]
-    return _normalised_with(x, w, b, mean, var)
+    return _normalised_with(x, w, b, mean, var, EPS)
 
 
-def _unbiased(x, w, b):  # a look-alike: the variance divided by D - 1
+def _unbiased(x, w, b, *, EPS):  # a look-alike: the variance divided by D - 1
     xf = x.float()
-    return _normalised_with(x, w, b, xf.mean(dim=1), xf.var(dim=1, unbiased=True))
+    return _normalised_with(x, w, b, xf.mean(dim=1), xf.var(dim=1, unbiased=True), EPS)
 
 
-def _std_saved(x, w, b):  # a look-alike: the standard deviation stored in rstd
-    y, mean, rstd = spec(x, w, b)
+def _std_saved(x, w, b, *, EPS):  # a look-alike: the standard deviation stored in rstd
+    y, mean, rstd = spec(x, w, b, EPS=EPS)
     return y, mean, 1.0 / rstd
 
 
@@ -126,6 +132,7 @@ PUZZLE = Puzzle(
     title="Layer norm, forward",
     track="transformer",
     statement=__doc__,
+    variants=(EPS_VARIANT,),
     spec=spec,
     kernel="layer_norm_fwd",
     grid=lambda s: (s["ROWS"],),

@@ -7,7 +7,7 @@ root mean square and scaled by a learned weight. For each row $x$ of length $D$:
 $$r = \frac{1}{\sqrt{\frac{1}{D}\sum_{k} x_k^2 + \varepsilon}}
 \qquad
 y_j = x_j \, r \, w_j
-\qquad \varepsilon = 10^{-6}$$
+\qquad \varepsilon = {{EPS}}$$
 
 and, with $g = \partial L / \partial y$ the gradient autograd hands to `backward` and
 $\hat{x} = x\, r$:
@@ -41,7 +41,7 @@ The traps the cases spring:
 
 * **Leading dims**: none, one or three; `D` is not a power of two, so mask the padding lanes.
 * **$\varepsilon$ matters** where the values are small: in one case $\frac{1}{D}\sum x^2$ is
-  about $10^{-6}$, as large as $\varepsilon$ itself. Add it inside the square root.
+  about $10^{-6}$, {{EPS_NEAR}}. Add it inside the square root.
 * **Half precision.** `x`, `w` and `y` (and so the gradients) are fp16 or bf16 in some cases.
   Compute in float32 and round once, when storing; keep $r$ and the partial sums in float32.
 * **Sizes.** One case has 1030 rows, more than one block of 1024, and a
@@ -53,9 +53,15 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Bench, Case, Puzzle
+from grader.puzzle import Bench, Case, Puzzle, Variant, tex
 
-EPS = 1e-6
+# eps: each student of a class graded with a secret gets their own, within a decade or so of the
+# eps_matters case's mean of squares (1e-6), where any two tell apart. The learner's forward
+# passes it to their kernel: the grader never does.
+EPS_VARIANT = Variant("EPS", choices=(2e-7, 5e-7, 1e-6, 2e-6, 5e-6, 1e-5), default=1e-6, what="eps", text=tex,
+                      also={"EPS_NEAR": lambda eps: "as large as $\\varepsilon$ itself" if eps == 1e-6
+                            else "where $\\varepsilon$ still matters"})
+EPS = EPS_VARIANT.default  # the bench's baseline
 
 
 def _rows(sizes) -> int:
@@ -65,7 +71,7 @@ def _rows(sizes) -> int:
     return rows
 
 
-def spec(x: Float32[Tensor, "*batch D"], w: Float32[Tensor, "D"]) -> Float32[Tensor, "*batch D"]:
+def spec(x: Float32[Tensor, "*batch D"], w: Float32[Tensor, "D"], *, EPS: float) -> Float32[Tensor, "*batch D"]:
     # In fp32 whatever the inputs, rounded once to x's dtype at the end.
     xf = x.float()
     rstd = torch.rsqrt((xf * xf).mean(dim=-1, keepdim=True) + EPS)
@@ -106,6 +112,7 @@ PUZZLE = Puzzle(
     title="RMS norm, forward and backward (autograd)",
     track="transformer",
     statement=__doc__,
+    variants=(EPS_VARIANT,),
     spec=spec,
     kernel="RMSNormFunc",
     kind="function",

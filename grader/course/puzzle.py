@@ -17,11 +17,11 @@ from typing import Callable, Mapping
 
 from grader.course.case import EDGES, LAYOUTS, Case, seeds  # noqa: F401 (what puzzle files import)
 from grader.course.dtypes import FLOATS, dtype_named
-from grader.course.variant import Variant, render, shown
+from grader.course.variant import Variant, render, shown, tex  # noqa: F401 (tex: what puzzle files import)
 
 Sizes = Mapping[str, int]
 # What a puzzle's author uses; everything else here is the grader's.
-__all__ = ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "Variant", "cdiv", "seeds"]
+__all__ = ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "Variant", "cdiv", "seeds", "tex"]
 
 def cdiv(a: int, b: int) -> int:
     """Ceiling division, as ``triton.cdiv``; kept here so puzzle grids need no triton."""

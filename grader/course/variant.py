@@ -32,6 +32,14 @@ def shown(value) -> str:
     return repr(value)
 
 
+def tex(value: float) -> str:
+    """A small number as a statement's LaTeX writes it: ``10^{-5}``, ``2 \\times 10^{-5}``."""
+    mantissa, exponent = f"{value:e}".split("e")
+    digit = float(mantissa)
+    power = f"10^{{{int(exponent)}}}"
+    return power if digit == 1 else f"{digit:g} \\times {power}"
+
+
 @dataclass(frozen=True)
 class Variant:
     """One free constant of a puzzle.

@@ -222,7 +222,7 @@ class FunctionGrader(PuzzleGrader):
         if not got:
             self._malformed(wire.WireError("a replay that returned nothing"))
         verdict = self._check_output(self.puzzle.outputs[0], got[0], reply.returned[0], expected[0])
-        if verdict is not None and got[0] is not None:
+        if verdict is not None and verdict.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE):
             verdict = self._another_students(verdict, case, got[0])
         if verdict is None:
             verdict = self._check_grads(got[1:], reply.returned[1:], expected[1:])
@@ -241,7 +241,7 @@ class FunctionGrader(PuzzleGrader):
                          {**self.puzzle.variant_values, **self.puzzle.sizes(case), **case.blocks}, case.layouts)
         if look is None:
             return verdict
-        return failures.Worded(verdict.kind, failures.look_alike_note(failures.word(verdict), look))
+        return failures.LooksLike(verdict, look)
 
     def _not_callable(self, failure: wire.Failure) -> failures.NotCallable:
         return failures.NotCallable(self.puzzle.kernel, function=True)
