@@ -6,27 +6,43 @@ that every element keeps its expected value:
 
 $$z_{i,j} = \begin{cases} \dfrac{x_{i,j}}{1-p} & \text{if } u_{i,j} > p \\[4pt] 0 & \text{otherwise}
 \end{cases}
-\qquad u_{i,j} = \texttt{tl.rand}(\texttt{SEED},\ i \cdot T + j), \quad p = \texttt{P\_PERCENT} / 100$$
+\qquad p = \texttt{P\_PERCENT} / 100$$
 
-`x` and `z` have shape `(N0, T)` and are stored row by row. The grid is `(N0, cdiv(T, B1))`:
-program `(i, j)` owns columns `j * B1` to `j * B1 + B1 - 1` of row `i`. `SEED` (a
-non-negative 32-bit integer) and `P_PERCENT` (p = 0.25 is `P_PERCENT = 25`) come as plain
-integer parameters; `P_PERCENT / 100` in the kernel is p in fp32.
+$$u_{i,j} = r_{j \bmod 4} \quad\text{where}\quad (r_0, r_1, r_2, r_3) =
+\texttt{tl.rand4x}\big(\texttt{SEED},\ i \cdot \lceil T / 4 \rceil + \lfloor j / 4 \rfloor\big)$$
 
-**The new idea: a counter-based random generator.** `tl.rand(seed, offsets)` returns, for each
-offset, a float in $[0, 1)$ computed by Philox from the pair (seed, offset) alone: no state
-is kept or advanced, so any program can draw the number of any element, in any order, and
-the same seed always gives the same numbers. Three things follow:
+`x` and `z` have shape `(N0, T)` and are stored row by row. The grid
+is `(N0, cdiv(T, B1))`: program `(i, j)` owns columns `j * B1` to `j * B1 + B1 - 1` of row `i`
+(`B1` a power of two, at least 4). `SEED` (a non-negative 32-bit integer) and `P_PERCENT`
+(p = 0.25 is `P_PERCENT = 25`) come as plain integer parameters; `P_PERCENT / 100` in the
+kernel is p in fp32.
+
+**The new idea: a counter-based random generator.** `tl.rand4x(seed, counters)` runs Philox
+on each pair (seed, counter) and returns its four 32-bit words as four floats in $[0, 1)$: no
+state is kept or advanced, so any program can draw the numbers of any element, in any order,
+and the same seed always gives the same numbers. Three things follow:
 
 * **The mask is never stored.** The backward of dropout is $\partial x = \partial z$ where the
   element was kept, scaled by $\frac{1}{1-p}$, and 0 elsewhere: *this same kernel*, run on the
   upstream gradient with the same seed. Saving the seed (one integer) instead of the mask
   saves writing and reading a whole tensor, as fused attention kernels do for their dropout.
-* **The offset names the element.** Use its flat index `i * T + j` (int32), as stated: the
-  grader reproduces `tl.rand` exactly in PyTorch, so it knows which elements you must drop.
-  Offsets taken from the column alone would give every row the same mask.
+* **The counter names the elements.** Row `i` has `cdiv(T, 4)` draws of its own, numbered
+  from `i * cdiv(T, 4)`: draw `q` of the row gives columns `4q` to `4q + 3`, word `k` to column
+  `4q + k` (a row whose length is not a multiple of 4 leaves words of its last draw unused).
+  The grader reproduces Philox exactly in PyTorch, so it knows which elements you must drop.
+  Counters taken from the column alone would give every row the same mask.
 * **The seed is the caller's.** Another step of training passes another seed; a kernel that
   ignores `SEED` drops the same elements every time.
+
+**Why four words a draw.** One Philox draw is ten rounds of 32-bit multiplies, which costs the
+GPU more than moving the element it decides: a kernel that draws once per element
+(`tl.rand(SEED, f)`, which keeps the first word and throws three away) is bound by its
+integer units at under half of the copy bandwidth. PyTorch's own dropout keeps all four words
+of each draw; so does this puzzle. A block of `B1` columns starts at a multiple of 4, so it
+needs only `B1 / 4` draws; the four words come back as four vectors of `B1 / 4`, and column
+`4q + k` of the block takes word `k` of the block's draw `q`. A kernel that draws for every
+column (its counter's `j // 4`) and picks word `j % 4` is correct too, but draws four times as
+often as it needs to.
 
 Traps: compare with `>` (keep where $u > p$, so that about a fraction $1 - p$ survives);
 divide the survivors by $1 - p$; compute in fp32 and store in the output's dtype
@@ -44,9 +60,9 @@ from torch import Tensor
 from grader.puzzle import Bench, Case, LookAlike, Puzzle, cdiv
 
 def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int) -> Float32[Tensor, "N0 T"]:
-    def tl_rand(seed: int, offsets: Tensor) -> Tensor:
-        """tl.rand(seed, offsets) for int32 offsets and a seed below 2**31: Philox 4x32 with 10
-        rounds, its first word turned into a float in [0, 1); uint32 arithmetic done in int64."""
+    def tl_rand4x(seed: int, counters: Tensor) -> list[Tensor]:
+        """tl.rand4x(seed, counters) for int32 counters and a seed below 2**31: Philox 4x32 with
+        10 rounds, each of its four words turned into a float in [0, 1); uint32 arithmetic in int64."""
         M32 = 0xFFFFFFFF
 
         def mul_hi_lo(a: int, b: Tensor):  # the high and low 32 bits of a * b, without overflow
@@ -54,7 +70,7 @@ def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int) -> Float32[Te
             low = ((top & 0xFFFF) << 16) + bottom
             return (top >> 16) + (low >> 32), low & M32
 
-        c0 = offsets.to(torch.int64) & M32
+        c0 = counters.to(torch.int64) & M32
         c1, c2, c3 = (torch.zeros_like(c0) for _ in range(3))
         k0, k1 = seed & M32, (seed >> 32) & M32
         for _ in range(10):
@@ -62,12 +78,18 @@ def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int) -> Float32[Te
             hi_a, lo_a = mul_hi_lo(0xD2511F53, c0)
             c0, c1, c2, c3 = hi_b ^ c1 ^ k0, lo_b, hi_a ^ c3 ^ k1, lo_a
             k0, k1 = (k0 + 0x9E3779B9) & M32, (k1 + 0xBB67AE85) & M32
-        signed = torch.where(c0 >= 2**31, c0 - 2**32, c0)  # the word read as an int32
-        signed = torch.where(signed < 0, -signed - 1, signed)
-        return signed.to(torch.float32) * torch.tensor(4.6566127342e-10, dtype=torch.float32)
+        words = []
+        for word in (c0, c1, c2, c3):
+            signed = torch.where(word >= 2**31, word - 2**32, word)  # the word read as an int32
+            signed = torch.where(signed < 0, -signed - 1, signed)
+            words.append(signed.to(torch.float32) * torch.tensor(4.6566127342e-10, dtype=torch.float32))
+        return words
 
-    offsets = torch.arange(x.numel(), dtype=torch.int32, device=x.device).reshape(x.shape)  # i * T + j
-    u = tl_rand(SEED, offsets)
+    rows, cols = (torch.arange(n, dtype=torch.int32, device=x.device) for n in x.shape)
+    draws_per_row = (x.shape[1] + 3) // 4  # cdiv(T, 4)
+    words = tl_rand4x(SEED, rows[:, None] * draws_per_row + cols[None, :] // 4)
+    word = (cols % 4).long().expand(x.shape).unsqueeze(-1)
+    u = torch.stack(words, dim=-1).gather(-1, word).squeeze(-1)  # column j takes word j % 4
     p = torch.tensor(P_PERCENT, dtype=torch.float32) / 100  # in fp32, as the kernel divides
     return torch.where(u > p, x.float() / (1 - p), 0.0).to(x.dtype)
 
@@ -82,15 +104,41 @@ def _scaled_where(keep, x, sizes):
     return torch.where(keep, x.float() / (1 - p), 0.0).to(x.dtype)
 
 
-def _seed_ignored(x, *, sizes):  # a look-alike: tl.rand(0, offsets), whatever the seed
+def _drawn_at(x, sizes, draw, word):  # kept where word `word` of Philox draw `draw` exceeds p
+    row = torch.ones((1, 4 * x.numel() + 4), dtype=torch.float32, device=x.device)  # column 4c + k: word k of draw c
+    keep = spec(row, SEED=sizes["SEED"], P_PERCENT=sizes["P_PERCENT"])[0] != 0
+    return keep[4 * draw + word]
+
+
+def _rows_cols(x):
+    rows, cols = (torch.arange(n, device=x.device) for n in x.shape)
+    return rows[:, None], cols[None, :]
+
+
+def _one_draw_per_element(x, *, sizes):  # a look-alike: tl.rand(SEED, i * T + j), the first word of a draw each
+    i, j = _rows_cols(x)
+    return _scaled_where(_drawn_at(x, sizes, i * x.shape[1] + j, 0), x, sizes)
+
+
+def _counter_not_divided(x, *, sizes):  # a look-alike: word j % 4 of draw i * T + j, not of draw j // 4 of the row
+    i, j = _rows_cols(x)
+    return _scaled_where(_drawn_at(x, sizes, i * x.shape[1] + j, j % 4), x, sizes)
+
+
+def _rows_overlap(x, *, sizes):  # a look-alike: rows T // 4 draws apart, not cdiv(T, 4)
+    i, j = _rows_cols(x)
+    return _scaled_where(_drawn_at(x, sizes, i * (x.shape[1] // 4) + j // 4, j % 4), x, sizes)
+
+
+def _seed_ignored(x, *, sizes):  # a look-alike: tl.rand4x(0, counters), whatever the seed
     return spec(x, SEED=0, P_PERCENT=sizes["P_PERCENT"])
 
 
-def _one_mask_for_all_rows(x, *, sizes):  # a look-alike: the offsets are the column index only
-    return _scaled_where(_kept(x, sizes)[:1].expand(x.shape), x, sizes)  # row 0's offsets are its columns
+def _one_mask_for_all_rows(x, *, sizes):  # a look-alike: the counters come from the column alone
+    return _scaled_where(_kept(x, sizes)[:1].expand(x.shape), x, sizes)  # row 0's counters are its columns'
 
 
-def _offsets_per_block(x, *, sizes):  # a look-alike: tl.rand(SEED, tl.arange(0, B1)) in every block
+def _offsets_per_block(x, *, sizes):  # a look-alike: the counters restart at 0 in every block
     cols = torch.arange(x.shape[1], device=x.device) % sizes["B1"]
     return _scaled_where(_kept(x, sizes)[0, cols].expand(x.shape), x, sizes)
 
@@ -126,11 +174,13 @@ PUZZLE = Puzzle(
         Case("row_fills_block", sizes={"N0": 3, "T": 64, "SEED": 42, "P_PERCENT": 25}, blocks={"B1": 64}, seed=1),
         Case("one_row", sizes={"N0": 1, "T": 300, "SEED": 987654321, "P_PERCENT": 10}, blocks={"B1": 128}, seed=2),
         # Many rows in one block each: a mask drawn from the column alone repeats on every row.
-        Case("many_rows", sizes={"N0": 32, "T": 20, "SEED": 7, "P_PERCENT": 30}, blocks={"B1": 32}, seed=3),
+        # Rows of 22: their draws must be cdiv(22, 4) = 6 apart, the last two words of each row's last
+        # draw unused.
+        Case("many_rows", sizes={"N0": 32, "T": 22, "SEED": 7, "P_PERCENT": 30}, blocks={"B1": 32}, seed=3),
         Case("most_dropped", sizes={"N0": 4, "T": 50, "SEED": 2**31 - 1, "P_PERCENT": 90}, blocks={"B1": 32}, seed=4),
         # The same input and p as classic, another seed: another mask.
         Case("another_seed", sizes={"N0": 4, "T": 100, "SEED": 99999, "P_PERCENT": 50}, blocks={"B1": 64}),
-        Case("fp16_rows", sizes={"N0": 8, "T": 500, "SEED": 31337, "P_PERCENT": 20}, blocks={"B1": 256}, seed=5,
+        Case("fp16_rows", sizes={"N0": 8, "T": 501, "SEED": 31337, "P_PERCENT": 20}, blocks={"B1": 256}, seed=5,
              dtypes=HALF),
         Case("bf16_rows", sizes={"N0": 8, "T": 200, "SEED": 2024, "P_PERCENT": 40}, blocks={"B1": 128}, seed=6,
              dtypes=BF16),
@@ -144,17 +194,30 @@ PUZZLE = Puzzle(
     tolerances={"float16": (1e-3, 1e-3), "bfloat16": (8e-3, 8e-3)},
     hints=(
         "Program `(i, j)`: `cols = j * B1 + tl.arange(0, B1)`, `mask = cols < T`, and the flat offsets "
-        "`i * T + cols`, used both to address x and z and as the random numbers' offsets.",
-        "`u = tl.rand(SEED, i * T + cols)` and `p = P_PERCENT / 100`; keep where `u > p`.",
-        "`z = tl.where(u > p, x / (1 - p), 0.0)` with x loaded as fp32, stored with the mask.",
+        "`i * T + cols` to address x and z.",
+        "The block's draws: `q = j * (B1 // 4) + tl.arange(0, B1 // 4)` and `r0, r1, r2, r3 = "
+        "tl.rand4x(SEED, i * tl.cdiv(T, 4) + q)`. Interleave them so that column `4q + k` gets word `k`: "
+        "`u = tl.reshape(tl.join(tl.join(r0, r2), tl.join(r1, r3)), [B1])` (`tl.join(a, b)` pairs "
+        "elements along a new last axis).",
+        "`p = P_PERCENT / 100`; `z = tl.where(u > p, x / (1 - p), 0.0)` with x loaded as fp32, stored "
+        "with the mask.",
     ),
     look_alikes=(
+        LookAlike("one Philox draw per element, its first word (`tl.rand(SEED, i * T + j)`)", _one_draw_per_element,
+                  "draw four words at a time: column `j` of row `i` takes word `j % 4` of "
+                  "`tl.rand4x(SEED, i * cdiv(T, 4) + j // 4)`"),
+        LookAlike("word j % 4 of draw i * T + j (the counter not divided by 4)", _counter_not_divided,
+                  "four columns share a draw: the counter is `i * cdiv(T, 4) + j // 4`"),
+        LookAlike("rows T // 4 draws apart, not cdiv(T, 4) (a row's last draw shared with the next)", _rows_overlap,
+                  "start row `i`'s draws at `i * tl.cdiv(T, 4)`: where T is not a multiple of 4, `T // 4` "
+                  "gives the start of the next row's draws to this row's last columns"),
         LookAlike("the mask drawn with seed 0 (SEED ignored)", _seed_ignored,
-                  "pass the kernel's `SEED` to `tl.rand`: each training step draws another mask"),
-        LookAlike("one mask for every row (the random offsets are the column index alone)", _one_mask_for_all_rows,
-                  "draw with the flat index, `tl.rand(SEED, i * T + cols)`"),
-        LookAlike("one mask for every block (the random offsets restart at 0 in each block)", _offsets_per_block,
-                  "draw with the flat index of each element, `tl.rand(SEED, i * T + cols)`, not `tl.arange` alone"),
+                  "pass the kernel's `SEED` to `tl.rand4x`: each training step draws another mask"),
+        LookAlike("one mask for every row (the random counters come from the column alone)", _one_mask_for_all_rows,
+                  "start row `i`'s draws at `i * tl.cdiv(T, 4)`"),
+        LookAlike("one mask for every block (the random counters restart at 0 in each block)", _offsets_per_block,
+                  "number the block's draws from its first column: `j * (B1 // 4) + tl.arange(0, B1 // 4)`, "
+                  "not `tl.arange` alone"),
         LookAlike("the kept values not scaled by 1 / (1 - p)", _unscaled,
                   "divide the survivors by `1 - p`, so that each element keeps its expected value"),
         LookAlike("the mask inverted (kept where the random number is below p)", _inverted,
@@ -164,7 +227,7 @@ PUZZLE = Puzzle(
         sizes=({"N0": 4096, "T": 8192, "SEED": 1234, "P_PERCENT": 10},
                {"N0": 4096, "T": 1024, "SEED": 1234, "P_PERCENT": 10},
                {"N0": 16384, "T": 4096, "SEED": 1234, "P_PERCENT": 10}),
-        blocks={"B1": 1024},
+        blocks={"B1": 2048},
         # Read x once, write z once, fp16; the mask is never stored.
         bytes=lambda s: 2 * 2 * s["N0"] * s["T"],
         baseline=lambda x, *, P_PERCENT: torch.nn.functional.dropout(x, p=P_PERCENT / 100, training=True),

@@ -53,6 +53,9 @@ _EventClass = torch.cuda.Event
 _record = getattr(_EventBase, "record", None)
 _elapsed = getattr(_EventBase, "elapsed_time", None)
 _cuda_sync = getattr(torch._C, "_cuda_synchronize", None)
+_CUDAGraph = getattr(torch.cuda, "CUDAGraph", None)
+_graph_capture = getattr(torch.cuda, "graph", None)
+_stream_context, _Stream = torch.cuda.stream, torch.cuda.Stream
 _current_stream_id = getattr(torch._C, "_cuda_getCurrentStream", None)
 _STDLIB = os.path.dirname(os.__file__) + os.sep
 

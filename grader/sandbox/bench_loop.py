@@ -40,6 +40,7 @@ METHOD = f"fastest of {ROUNDS} rounds, each the median of its timed calls"
 WARM_MS, ROUND_MS = 25.0, 100.0  # GPU: warm-up, and one round of one subject's calls
 MIN_CALLS, MAX_CALLS = 10, 500
 FLUSH_BYTES = 256 << 20         # written before each call: several times any L2
+GRAPH_MS, GRAPH_REPEATS, GRAPH_TIMINGS = 20.0, 1000, 10  # a graph of up to 1000 steps, about 20 ms, timed 10 times
 _urandom = guard.urandom
 
 
@@ -193,9 +194,8 @@ class Measure:
                   "checked": checks,
                   **{name: min(values) for name, values in taken.items() if name not in ("ms", "wall")},
                   **{f"{name}_rounds": values for name, values in taken.items() if name not in ("ms", "wall")}}
-        # ``after`` times with Triton's own clocks (CUDA graphs): where the learner's code has
-        # replaced a watched name already, they may be its clocks, and the run is refused anyway
-        # (a patched Event.elapsed_time made do_bench_cudagraph loop for minutes, on an H100)
+        # ``after`` (the CUDA-graph timing) is skipped where the learner's code has replaced a
+        # watched name already: the run is refused, and its figures would not be shown
         if after is not None and not guard.changed(names0, guard.watched()):
             before = guard.threads()
             with guard.Learner():
@@ -203,6 +203,25 @@ class Measure:
             self._watch(guard.started(before, guard.threads()), total + 1)
         result["watch"] = self._report(names0, seen0, not_plain)
         return result, blobs
+
+    def graph_ms(self, step: Callable[[], object], grads: list[torch.Tensor]) -> float:
+        """``step`` captured in a CUDA graph and replayed, timed by this harness's own clock: the
+        GPU's work without the host's (what ``triton.testing.do_bench_cudagraph`` measures, with
+        no clock the learner's code could have replaced, and a bounded number of replays)."""
+        def fresh():
+            for x in grads:
+                x.grad = None
+            step()
+        with guard._stream_context(guard._Stream()):  # captured work must not run on the timed stream first
+            fresh()
+            estimate = max(1e-3, statistics.median(self.clock.time(fresh)[1] for _ in range(3)))  # the wall: another stream
+            repeats = max(1, min(GRAPH_REPEATS, round(GRAPH_MS / estimate)))
+            graph = guard._CUDAGraph()
+            with guard._graph_capture(graph):
+                for _ in range(repeats):
+                    fresh()
+        self.clock.sync()
+        return statistics.median(self.clock.time(graph.replay)[0] for _ in range(GRAPH_TIMINGS)) / repeats
 
     def _overhead(self) -> float:
         """The two clocks' gap around an empty call: what the gap is without hidden work."""

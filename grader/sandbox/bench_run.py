@@ -227,23 +227,20 @@ def bench_function(puzzle: Puzzle, cls, msg: wire.Bench, blobs: list[bytes],
     graphs = {"ms": (ours, leaves), "baseline_ms": (baselines["baseline_ms"].call, their_leaves)}
     measure = Measure(device, len(sets), msg.calls)
     result, out = measure.run(Subject(ours, refresh, snapshot), baselines,
-                              after=(lambda: _graphs(msg, graphs)) if device == "cuda" else None)
+                              after=(lambda: _graphs(msg, graphs, measure)) if device == "cuda" else None)
     return {"sizes": msg.sizes, "blocks": {}, "copy_ms": _copy(measure, msg.traffic, device), **result}, out
 
 
-def _graphs(msg: wire.Bench, steps: dict) -> dict:
+def _graphs(msg: wire.Bench, steps: dict, measure: Measure) -> dict:
     """The step and autograd's replayed as CUDA graphs: the GPU's work without the host's.
     ``steps``: "ms" (the learner's) and "baseline_ms", each (the step, its leaves)."""
-    import triton.testing
     gpu = {"gpu_ms": None, "baseline_gpu_ms": None,
            "gpu_note": "" if msg.graphs else "not timed as a CUDA graph: the capture failed at an earlier size"}
     if not msg.graphs:
         return gpu
     try:
         for name, (step, leaves) in steps.items():
-            grads = [x for x in leaves if x.requires_grad]
-            gpu[name.replace("ms", "gpu_ms")] = triton.testing.do_bench_cudagraph(step, grad_to_none=grads,
-                                                                                   return_mode=STATISTIC)
+            gpu[name.replace("ms", "gpu_ms")] = measure.graph_ms(step, [x for x in leaves if x.requires_grad])
     except Exception as exc:  # a wrapper that synchronises or reads values cannot be captured
         gpu["gpu_ms"] = gpu["baseline_gpu_ms"] = None
         gpu["gpu_note"] = f"not timed as a CUDA graph: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
