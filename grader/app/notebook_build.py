@@ -139,8 +139,8 @@ def _puzzle_cells(course: Course, puzzle_id: str) -> list:
     path = course.puzzle_file(puzzle_id)
     spec_src, part = _spec_source(path, puzzle), learner_part(path)
     # The spec reads the puzzle's free constants as keywords: say which values are this learner's.
-    values = "".join(f"# {v.name} = {shown(puzzle.variant_values[v.name])}: {v.what}, as the statement says.\n"
-                     for v in puzzle.variants)
+    values = "".join(f"# {v.name} = {shown(puzzle.variant_values[v.name])}"
+                     f"{'' if v.what == v.name else ': ' + v.what}, as the statement says.\n" for v in puzzle.variants)
     return [
         nbformat.v4.new_markdown_cell(puzzle.statement.strip(), id=f"{puzzle_id}-statement"),
         nbformat.v4.new_code_cell("# The spec: what your kernel must compute.\n" + values + spec_src,
