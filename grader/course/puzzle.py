@@ -265,7 +265,10 @@ class Puzzle:
 
     def variant_look_alikes(self) -> tuple[LookAlike, ...]:
         """One look-alike per other choice of each variant: the spec with that value, what a file
-        written for another student computes. Its note names the constant and the student's value."""
+        written for another student computes. Its note names the constant and the student's value.
+        None where no student's values were chosen: the course's own defaults are no one's."""
+        if not self.chosen:
+            return ()
         looks = []
         for variant in self.variants:
             mine = self.variant_values[variant.name]

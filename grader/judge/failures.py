@@ -196,14 +196,11 @@ def _nonfinite(f: Nonfinite) -> str:
 @dataclass(frozen=True)
 class LooksLike:
     """Wrong values that a look-alike (:class:`grader.course.puzzle.LookAlike`) computes too: the
-    value check's own facts, and the look-alike its message then names."""
+    value check's own facts (of ``kind``), and the look-alike its message then names."""
 
+    kind: FailureKind
     facts: Any
     look: Any
-
-    @property
-    def kind(self) -> FailureKind:
-        return self.facts.kind
 
 
 def _looks_like(f: LooksLike) -> str:

@@ -241,7 +241,7 @@ class FunctionGrader(PuzzleGrader):
                          {**self.puzzle.variant_values, **self.puzzle.sizes(case), **case.blocks}, case.layouts)
         if look is None:
             return verdict
-        return failures.LooksLike(verdict, look)
+        return failures.LooksLike(verdict.kind, verdict, look)
 
     def _not_callable(self, failure: wire.Failure) -> failures.NotCallable:
         return failures.NotCallable(self.puzzle.kernel, function=True)
