@@ -1,9 +1,9 @@
 r"""
 # Puzzle 1: Constant add
 
-Add the constant {{ADD}} to every element of a vector.
+Add the constant 10 to every element of a vector.
 
-$$z_i = x_i + {{ADD}} \qquad i = 0, \dots, N_0 - 1$$
+$$z_i = x_i + 10 \qquad i = 0, \dots, N_0 - 1$$
 
 One program is launched, and its block is exactly as long as the vector:
 `B0 == N0` in every case, so no mask is needed yet.
@@ -25,7 +25,8 @@ from torch import Tensor
 from grader.puzzle import Case, Puzzle, Variant
 
 # The constant added: each student of a class graded with a secret gets their own.
-ADD = Variant("ADD", choices=tuple(float(k) for k in range(3, 20)), default=10.0, what="the constant added")
+ADD = Variant("ADD", choices=tuple(float(k) for k in range(3, 20)), default=10.0, what="the constant added",
+              stated=("Add the constant {{ADD}} to", r"x_i + {{ADD}} \qquad"))
 
 
 def spec(x: Float32[Tensor, "N0"], *, ADD: float) -> Float32[Tensor, "N0"]:

@@ -1,10 +1,10 @@
 r"""
 # Puzzle 2: Constant add, blocked
 
-Add the constant {{ADD}} to every element of a vector, as in puzzle 1, but now the vector is
+Add the constant 10 to every element of a vector, as in puzzle 1, but now the vector is
 longer than one block.
 
-$$z_i = x_i + {{ADD}} \qquad i = 0, \dots, N_0 - 1$$
+$$z_i = x_i + 10 \qquad i = 0, \dots, N_0 - 1$$
 
 `x` and `z` have length `N0`. The grid is one-dimensional with `cdiv(N0, B0)` programs;
 program `p` (its `tl.program_id(0)`) handles elements `p * B0` up to `p * B0 + B0 - 1`.
@@ -31,7 +31,8 @@ from torch import Tensor
 from grader.puzzle import Case, Puzzle, Variant, cdiv, seeds
 
 # The constant added: each student of a class graded with a secret gets their own (not puzzle 1's).
-ADD = Variant("ADD", choices=tuple(float(k) for k in range(3, 20)), default=10.0, what="the constant added")
+ADD = Variant("ADD", choices=tuple(float(k) for k in range(3, 20)), default=10.0, what="the constant added",
+              stated=("Add the constant {{ADD}} to", r"x_i + {{ADD}} \qquad"))
 
 
 def spec(x: Float32[Tensor, "N0"], *, ADD: float) -> Float32[Tensor, "N0"]:

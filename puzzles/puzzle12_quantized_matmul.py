@@ -9,10 +9,10 @@ matrix $a$ (`activation`, $MID \times N_1$):
 $$W_{r,c} = s_{r,\lfloor c/G \rfloor}\,\bigl(q_{r,c} - o_{r,\lfloor c/G \rfloor}\bigr), \qquad
 z_{r,j} = \sum_{c=0}^{MID-1} W_{r,c}\, a_{c,j}$$
 
-with $G$ = `GROUP` = {{GROUP}}. Two module constants name the two different "how many" numbers:
+with $G$ = `GROUP` = 16. Two module constants name the two different "how many" numbers:
 
 * `FPINT = 8`: 4-bit values packed in one int32 word. A weight row has `NW = MID // 8` words.
-* `GROUP = {{GROUP}}`: columns sharing one scale and offset. A row has `NG = MID // {{GROUP}}` groups.
+* `GROUP = 16`: columns sharing one scale and offset. A row has `NG = MID // 16` groups.
 
 (The classic version of this puzzle used 8 for both, which hid which one is meant where.)
 
@@ -31,10 +31,10 @@ Shapes:
   (packed as above). Nibbles `g >= NG` hold junk: ignore them.
 * `weight`: int32 `N0 NW`; `activation`: float32 `MID N1`; `z`: float32 `N0 N1`.
 
-`MID` is a multiple of {{GROUP}} and at most {{MID_MAX}} (one offset word holds at most 8 groups). The grid
+`MID` is a multiple of 16 and at most 128 (one offset word holds at most 8 groups). The grid
 is `(cdiv(N0, B0), cdiv(N1, B1))`: each program computes a `B0 x B1` tile of `z`, walking
 along `MID` in chunks of `B_MID` columns, as in puzzle 11. `B_MID` is a multiple of `GROUP`,
-so a chunk holds `B_MID // 8` words and `B_MID // {{GROUP}}` whole groups; `MID` need not be a
+so a chunk holds `B_MID // 8` words and `B_MID // 16` whole groups; `MID` need not be a
 multiple of `B_MID`, nor `N0`, `N1` of their blocks.
 
 The new idea is unpacking inside the kernel: shift a block of words against
@@ -58,7 +58,9 @@ from grader.puzzle import Case, LookAlike, Mistake, Puzzle, Variant, cdiv, seeds
 # that the two numbers stay apart). The learner's file holds it, as the stub's GROUP constant, and
 # the cases' widths follow it (MID a multiple of GROUP, at most 8 groups a row).
 GROUP_SIZE = Variant("GROUP", choices=(16, 32, 64), default=16, what="GROUP", code="GROUP",
-                     also={"MID_MAX": lambda group: str(8 * group)})
+                     also={"MID_MAX": lambda group: str(8 * group)},
+                     stated=("`GROUP` = {{GROUP}}. Two", "* `GROUP = {{GROUP}}`: columns", "`NG = MID // {{GROUP}}` groups",
+                             "a multiple of {{GROUP}} and at most {{MID_MAX}} (one", "`B_MID // {{GROUP}}` whole groups"))
 
 def spec(
     scale: Float32[Tensor, "N0 NG"],

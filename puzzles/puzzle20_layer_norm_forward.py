@@ -11,7 +11,7 @@ $$\mu_i = \frac{1}{D}\sum_{j=0}^{D-1} x_{i,j}
 r_i = \frac{1}{\sqrt{\sigma_i^2 + \varepsilon}}$$
 
 $$y_{i,j} = \left(x_{i,j} - \mu_i\right) r_i \, w_j + b_j
-\qquad \varepsilon = {{EPS}}$$
+\qquad \varepsilon = 10^{-5}$$
 
 `x` and `y` have shape `(ROWS, D)`, stored row by row; `w` and `b` have length `D`. Besides
 `y`, the kernel stores each row's mean $\mu_i$ in `mean` and its **reciprocal** standard
@@ -41,7 +41,7 @@ The traps the cases spring:
   spread keeps only about 8 of its 24 bits. Subtract the mean first, then square. One case
   has such rows.
 * **Constant rows.** A row whose elements are all equal has variance 0: then
-  $r_i = 1/\sqrt{\varepsilon} \approx {{RSTD}}$ and $y_{i,j} = b_j$. Add $\varepsilon$ inside
+  $r_i = 1/\sqrt{\varepsilon} \approx 316.2$ and $y_{i,j} = b_j$. Add $\varepsilon$ inside
   the square root.
 * **Half precision.** `x`, `w`, `b` and `y` are fp16 or bf16 in some cases; `mean` and `rstd`
   stay float32. Compute in float32 (`.to(tl.float32)` after each load) and let `tl.store`
@@ -62,7 +62,8 @@ from grader.puzzle import Bench, Case, LookAlike, Mistake, Puzzle, Variant, tex
 # constant_rows case tells any two apart (r = 1/sqrt(eps) there); the kernel's `eps` default
 # holds it, since the grader never passes one.
 EPS_VARIANT = Variant("EPS", choices=(1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3), default=1e-5,
-                      what="eps", code="layer_norm_fwd.eps", text=tex, also={"RSTD": lambda eps: f"{eps ** -0.5:.1f}"})
+                      what="eps", code="layer_norm_fwd.eps", text=tex, also={"RSTD": lambda eps: f"{eps ** -0.5:.1f}"},
+                      stated=(r"\varepsilon = {{EPS}}$$", r"\approx {{RSTD}}$"))
 
 
 def spec(

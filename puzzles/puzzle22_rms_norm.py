@@ -7,7 +7,7 @@ root mean square and scaled by a learned weight. For each row $x$ of length $D$:
 $$r = \frac{1}{\sqrt{\frac{1}{D}\sum_{k} x_k^2 + \varepsilon}}
 \qquad
 y_j = x_j \, r \, w_j
-\qquad \varepsilon = {{EPS}}$$
+\qquad \varepsilon = 10^{-6}$$
 
 and, with $g = \partial L / \partial y$ the gradient autograd hands to `backward` and
 $\hat{x} = x\, r$:
@@ -41,7 +41,7 @@ The traps the cases spring:
 
 * **Leading dims**: none, one or three; `D` is not a power of two, so mask the padding lanes.
 * **$\varepsilon$ matters** where the values are small: in one case $\frac{1}{D}\sum x^2$ is
-  about $10^{-6}$, {{EPS_NEAR}}. Add it inside the square root.
+  about $10^{-6}$, as large as $\varepsilon$ itself. Add it inside the square root.
 * **Half precision.** `x`, `w` and `y` (and so the gradients) are fp16 or bf16 in some cases.
   Compute in float32 and round once, when storing; keep $r$ and the partial sums in float32.
 * **Sizes.** One case has 1030 rows, more than one block of 1024, and a
@@ -60,7 +60,8 @@ from grader.puzzle import Bench, Case, Puzzle, Variant, tex
 # passes it to their kernel: the grader never does.
 EPS_VARIANT = Variant("EPS", choices=(2e-7, 5e-7, 1e-6, 2e-6, 5e-6, 1e-5), default=1e-6, what="eps", text=tex,
                       also={"EPS_NEAR": lambda eps: "as large as $\\varepsilon$ itself" if eps == 1e-6
-                            else "where $\\varepsilon$ still matters"})
+                            else "where $\\varepsilon$ still matters"},
+                      stated=(r"\varepsilon = {{EPS}}$$", "{{EPS_NEAR}}. Add it inside"))
 
 
 def _rows(sizes) -> int:

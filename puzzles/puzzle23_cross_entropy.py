@@ -12,11 +12,11 @@ $$\mathrm{lse}_i = \log \sum_{j=0}^{V-1} e^{\,x_{i,j}} \qquad
 \mathrm{loss}_i = \mathrm{lse}_i - x_{i,t_i} \qquad
 dx_{i,j} = g_i \left( e^{\,x_{i,j} - \mathrm{lse}_i} - [\,j = t_i\,] \right)$$
 
-A row whose target is **{{IGNORE_INDEX}}** (PyTorch's `ignore_index`: padding, or the prompt's tokens
+A row whose target is **-100** (PyTorch's `ignore_index`: padding, or the prompt's tokens
 in fine-tuning) is ignored: its loss is 0 and its gradient row is all 0.
 
 * `x`: `(N, V)` logits, stored row by row; fp32, or bf16 in some cases.
-* `target`: `(N,)` int64 {{TARGETS}}
+* `target`: `(N,)` int64 class indices in `[0, V)`, or -100.
 * `dloss`: `(N,)` fp32, the gradient of the final loss with respect to each row's loss
   ($g_i$): for the usual mean over the $n$ rows that are not ignored it is $1/n$ everywhere,
   which the caller knows before the launch.
@@ -44,7 +44,8 @@ The traps the cases spring:
   $e^x$ overflows fp32; one has each row's maximum in its last column, far above the first
   chunk's; one has rows all below $-200$, where a maximum started at 0 leaves every
   $e^{x - 0}$ at 0.
-* **The target's own logit.** One scalar load, `x_row + t`. {{IGNORED_LOAD}}
+* **The target's own logit.** One scalar load, `x_row + t`. For an ignored row `t` is -100:
+  an unmasked load reads 100 elements before the row (or before the tensor).
 * **The -1.** The gradient is the softmax *minus* the one-hot target, scaled by $g_i$.
 * **Ignored rows** store a loss of 0 and a gradient row of 0: every element is still
   written.
@@ -76,7 +77,9 @@ IGNORE_INDEX = Variant("IGNORE_INDEX", choices=(-100, *range(16)), default=IGNOR
                                  "For an ignored row `t` is -100:\n  an unmasked load reads 100 elements before "
                                  "the row (or before the tensor)." if i == -100 else
                                  f"For an ignored row `t` is {i}, a column\n  like any other: only `t == {i}` tells "
-                                 "the row apart, and its loss and gradient are still 0.")})
+                                 "the row apart, and its loss and gradient are still 0.")},
+                       stated=("target is **{{IGNORE_INDEX}}** (PyTorch's", "int64 {{TARGETS}}",
+                               "`x_row + t`. {{IGNORED_LOAD}}"))
 
 
 def spec(x: Float32[Tensor, "N V"], target: Int64[Tensor, "N"],

@@ -9,7 +9,7 @@ $$z_{i,j} = \begin{cases} \dfrac{x_{i,j}}{1-p} & \text{if } u_{i,j} > p \\[4pt] 
 \qquad p = \texttt{P\_PERCENT} / 100$$
 
 $$u_{i,j} = r_{j \bmod 4} \quad\text{where}\quad (r_0, r_1, r_2, r_3) =
-\texttt{tl.rand4x}\big(\texttt{SEED},\ {{OFFSET_TEX}}i \cdot \lceil T / 4 \rceil + \lfloor j / 4 \rfloor\big)$$
+\texttt{tl.rand4x}\big(\texttt{SEED},\ i \cdot \lceil T / 4 \rceil + \lfloor j / 4 \rfloor\big)$$
 
 `x` and `z` have shape `(N0, T)` and are stored row by row. The grid
 is `(N0, cdiv(T, B1))`: program `(i, j)` owns columns `j * B1` to `j * B1 + B1 - 1` of row `i`
@@ -27,10 +27,10 @@ and the same seed always gives the same numbers. Three things follow:
   upstream gradient with the same seed. Saving the seed (one integer) instead of the mask
   saves writing and reading a whole tensor, as fused attention kernels do for their dropout.
 * **The counter names the elements.** Row `i` has `cdiv(T, 4)` draws of its own, numbered
-  from `{{OFFSET_CODE}}i * cdiv(T, 4)`: draw `q` of the row gives columns `4q` to `4q + 3`, word `k` to column
+  from `i * cdiv(T, 4)`: draw `q` of the row gives columns `4q` to `4q + 3`, word `k` to column
   `4q + k` (a row whose length is not a multiple of 4 leaves words of its last draw unused).
   The grader reproduces Philox exactly in PyTorch, so it knows which elements you must drop.
-  Counters taken from the column alone would give every row the same mask.{{OFFSET_WHY}}
+  Counters taken from the column alone would give every row the same mask.
 * **The seed is the caller's.** Another step of training passes another seed; a kernel that
   ignores `SEED` drops the same elements every time.
 
@@ -67,9 +67,11 @@ OFFSET = Variant("OFFSET", choices=tuple(4096 * k for k in range(32)), default=0
                  also={"OFFSET_TEX": lambda k: f"{k} + " if k else "",
                        "OFFSET_CODE": lambda k: f"{k} + " if k else "",
                        "OFFSET_WHY": lambda k: "" if not k else (
-                           f"\n  The first {k} counters of the seed belong to the layers before this one (PyTorch "
-                           "advances its Philox\n  offset so from call to call): add the offset, "
-                           f"{k}, to every counter.")})
+                           f"\n  The first {k} counters of the seed belong to the layers before this one, as PyTorch "
+                           "advances its\n  Philox offset from call to call: add this offset, "
+                           f"{k}, to every counter.")},
+                 stated=(r"\ {{OFFSET_TEX}}i \cdot", "from `{{OFFSET_CODE}}i * cdiv(T, 4)`:",
+                         "every row the same mask.{{OFFSET_WHY}}"))
 
 
 def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int, OFFSET: int) -> Float32[Tensor, "N0 T"]:

@@ -4,16 +4,16 @@ r"""
 Wrap your attention kernels, puzzle 31's forward and puzzle 32's backward, in a
 `torch.autograd.Function`, so that a model can train through them:
 
-$$O = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d}}{{MASK}}\right) V$$
+$$O = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d}}\right) V$$
 
 * `forward(ctx, q, k, v)`: `q` is `(B, H, NQ, D)`, `k` and `v` are `(B, H, NK, D)`, all fp16.
   Allocate `o` (fp16, like `q`) and `lse` (fp32, `(B, H, NQ)`), launch
-  `attention_fwd_kernel` with `CAUSAL={{CAUSAL}}`, save what the backward needs, and return `o`.
+  `attention_fwd_kernel` with `CAUSAL=0`, save what the backward needs, and return `o`.
 * `backward(ctx, grad_output)`: launch `attention_bwd_kernel` and return
   `(grad_q, grad_k, grad_v)`, each shaped like its input.
 
 This is the interface of Stanford CS336's second assignment (there with an `is_causal`
-flag; here the wrapper is {{CAUSAL_WORDS}}). The grader records `FlashAttentionFunc` on tensors
+flag; here the wrapper is non-causal). The grader records `FlashAttentionFunc` on tensors
 without values and replays it (as in puzzle 15), and checks, for every case:
 
 1. the output against the spec;
@@ -50,7 +50,8 @@ from puzzle32_flash_attention_backward import attention_bwd_kernel  # noqa: F401
 CAUSAL = Variant("CAUSAL", choices=(0, 1), default=0, what="CAUSAL",
                  also={"MASK": lambda c: " + M" if c else "",
                        "CAUSAL_WORDS": lambda c: "causal: $M_{ij} = -\\infty$ where key $j$ comes after query "
-                                                 "$i$, and `NQ == NK` in every case" if c else "non-causal"})
+                                                 "$i$, and `NQ == NK` in every case" if c else "non-causal"},
+                 stated=(r"{\sqrt{d}}{{MASK}}\right)", "with `CAUSAL={{CAUSAL}}`, save", "the wrapper is {{CAUSAL_WORDS}})."))
 
 
 def spec(q: Float16[Tensor, "B H NQ D"], k: Float16[Tensor, "B H NK D"],

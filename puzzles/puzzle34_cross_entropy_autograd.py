@@ -2,11 +2,11 @@ r"""
 # Puzzle 34: Cross-entropy as an autograd function
 
 Wrap your puzzle 23 kernel in a `torch.autograd.Function` that computes what
-{{CALL}}: the **mean** loss over the
-rows whose target is not {{IGNORE_INDEX}}, and its gradient.
+`torch.nn.functional.cross_entropy(x, target)` does by default: the **mean** loss over the
+rows whose target is not -100, and its gradient.
 
-$$L = \frac{1}{n} \sum_{i:\ t_i \ne {{IGNORE_INDEX}}} \left( \mathrm{lse}_i - x_{i,t_i} \right)
-\qquad n = \#\{i : t_i \ne {{IGNORE_INDEX}}\}
+$$L = \frac{1}{n} \sum_{i:\ t_i \ne -100} \left( \mathrm{lse}_i - x_{i,t_i} \right)
+\qquad n = \#\{i : t_i \ne -100\}
 \qquad \frac{\partial L}{\partial x_{i,j}} = \frac{G}{n} \left( \mathrm{softmax}(x_i)_j - [\,j = t_i\,] \right)$$
 
 for the rows that are not ignored (ignored rows get a gradient of 0), where $G$ is the scalar
@@ -27,9 +27,9 @@ stored, and the backward reads $dx$ once.
 Three small kernels of your own do the rest, because PyTorch may only allocate, reshape, and
 sum what your kernels wrote:
 
-1. `mean_weights_kernel`, one program: count the targets that are not {{IGNORE_INDEX}}, and store
+1. `mean_weights_kernel`, one program: count the targets that are not -100, and store
    $1/n$ into each of the `N` entries of the float32 vector that puzzle 23's kernel takes as
-   `dloss`. (Counting with `(target != {{IGNORE_INDEX}}).sum()` would be PyTorch computing on an input.)
+   `dloss`. (Counting with `(target != -100).sum()` would be PyTorch computing on an input.)
 2. then the puzzle 23 kernel, one program per row, writes the per-row losses and $dx$;
 3. `weighted_sum_kernel`, one program: the loss, $\sum_i \mathrm{loss}_i \cdot g_i$, into a
    float32 scalar;
@@ -67,7 +67,10 @@ IGNORE = -100
 IGNORE_INDEX = Variant("IGNORE_INDEX", choices=(-100, *range(16)), default=IGNORE, what="the ignore index",
                        shared_with="puzzle23",
                        also={"CALL": lambda i: "`torch.nn.functional.cross_entropy(x, target)` does by default"
-                             if i == -100 else f"`torch.nn.functional.cross_entropy(x, target, ignore_index={i})` does"})
+                             if i == -100 else f"`torch.nn.functional.cross_entropy(x, target, ignore_index={i})` does"},
+                       stated=("{{CALL}}: the **mean**", "not {{IGNORE_INDEX}}, and its gradient",
+                               r"t_i \ne {{IGNORE_INDEX}}", "not {{IGNORE_INDEX}}, and store",
+                               "`(target != {{IGNORE_INDEX}}).sum()`"))
 
 
 def spec(x: Float32[Tensor, "N V"], target: Int64[Tensor, "N"], *, IGNORE_INDEX: int) -> Float32[Tensor, ""]:

@@ -27,7 +27,7 @@ from string import Template
 from grader.course.loader import Course, PuzzleLoadError
 from grader.course.puzzle import Puzzle
 from grader.course.syntax import parse
-from grader.course.variant import PLACEHOLDER, VARIANT_FILE, StudentVariant, drawn, render, student_key
+from grader.course.variant import VARIANT_FILE, StudentVariant, drawn, restate, student_key
 from grader.source import variant_code
 from grader.source.source_lines import is_stub_body, marker_lines
 
@@ -123,17 +123,17 @@ def _header_end(source: str, func: ast.FunctionDef) -> int:
 
 
 def stated(text: str, puzzle: Puzzle) -> str:
-    """A stubbed puzzle file as the learner gets it: the module docstring's ``{{NAME}}`` rendered
-    with the puzzle's values of its variants, and each variant the stub holds (``Variant.code``)
-    written with its value."""
+    """A stubbed puzzle file as the learner gets it: the module docstring saying the puzzle's
+    values of its variants (as ``Puzzle.statement`` does), and each variant the stub holds
+    (``Variant.code``) written with its value. The defaults leave the file as it is."""
+    if puzzle.is_default:
+        return text
     tree = parse(text)
     head = tree.body[0] if tree.body else None
-    if (isinstance(head, ast.Expr) and isinstance(head.value, ast.Constant) and isinstance(head.value.value, str)
-            and PLACEHOLDER.search(head.value.value)):
+    if isinstance(head, ast.Expr) and isinstance(head.value, ast.Constant) and isinstance(head.value.value, str):
         lines = text.splitlines(keepends=True)
-        texts = {k: v for variant in puzzle.variants
-                 for k, v in variant.texts(puzzle.variant_values[variant.name]).items()}
-        docstring = render("".join(lines[head.lineno - 1:head.end_lineno]), texts, puzzle.id)
+        docstring = restate("".join(lines[head.lineno - 1:head.end_lineno]), puzzle.variants,
+                            puzzle.variant_values, puzzle.id)
         text = "".join(lines[:head.lineno - 1]) + docstring + "".join(lines[head.end_lineno:])
     for variant in puzzle.variants:
         if variant.code is not None:

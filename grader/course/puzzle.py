@@ -17,7 +17,7 @@ from typing import Callable, Mapping
 
 from grader.course.case import EDGES, LAYOUTS, Case, seeds  # noqa: F401 (what puzzle files import)
 from grader.course.dtypes import FLOATS, dtype_named
-from grader.course.variant import Variant, render, shown, tex  # noqa: F401 (tex: what puzzle files import)
+from grader.course.variant import Variant, restate, shown, tex  # noqa: F401 (tex: what puzzle files import)
 
 Sizes = Mapping[str, int]
 # What a puzzle's author uses; everything else here is the grader's.
@@ -157,11 +157,11 @@ class Puzzle:
     * ``variants`` are the puzzle's free constants (:class:`grader.course.variant.Variant`):
       ``chosen`` holds the values in force (a student's; the defaults where it is empty). The
       spec, ``prepare`` and the look-alikes read a value as a keyword-only parameter of its
-      name; the statement as ``{{NAME}}``; ``rebuild`` maps the values to the other fields that
+      name; the statement says it where the variant's ``stated`` fragments are; ``rebuild`` maps the values to the other fields that
       follow from them (cases sized for a group size, hints that say the number), for values
       other than the defaults, with which the fields are declared. :meth:`with_variant` gives
-      the puzzle for other values. ``statement_template`` is the statement as declared: leave
-      it unset.
+      the puzzle for other values. ``statement_template`` is the statement as declared (as the
+      defaults read): leave it unset.
     """
 
     id: str
@@ -201,8 +201,8 @@ class Puzzle:
         self._check_variants()
         if self.statement_template is None:
             object.__setattr__(self, "statement_template", self.statement)
-        texts = {k: v for variant in self.variants for k, v in variant.texts(self.variant_values[variant.name]).items()}
-        object.__setattr__(self, "statement", render(self.statement_template, texts, self.id))
+        object.__setattr__(self, "statement", restate(self.statement_template, self.variants, self.variant_values,
+                                                      self.id))
         if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):
             raise ValueError(f"puzzle id {self.id!r} must look like 'puzzle07'")
         if self.track not in TRACKS:

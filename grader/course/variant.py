@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
-# A statement's placeholder for a variant's text: {{EPS}}.
+# A placeholder for a variant's text in a fragment of the statement (Variant.stated): {{EPS}}.
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 # What a release per student writes at the course's root: that student's values, never the secret.
 VARIANT_FILE = "variant.json"
@@ -45,8 +45,11 @@ class Variant:
     """One free constant of a puzzle.
 
     * ``name`` is how the puzzle file reads it: the keyword-only parameter of the spec, a
-      look-alike or ``prepare`` (``def spec(x, *, ADD)``), the statement's ``{{ADD}}``, and the key
-      of ``Puzzle.rebuild``'s argument.
+      look-alike or ``prepare`` (``def spec(x, *, ADD)``), and the key of ``Puzzle.rebuild``'s argument.
+    * ``stated`` are the fragments of the statement that say the value, its words marked
+      ``{{ADD}}``: ``("Add the constant {{ADD}} to",)``. The statement is written as the default
+      reads (the file a learner opens stays plain text); each fragment, with the default's words,
+      must be in it, and a student's statement says their words there instead.
     * ``choices`` are the values a student may get: each must keep the puzzle well-posed, and
       any two must tell apart in some case, so that a kernel written for one fails the other.
     * ``what`` names it in the learner's words: "the constant added", "eps".
@@ -64,6 +67,7 @@ class Variant:
     choices: tuple
     default: object
     what: str
+    stated: tuple[str, ...] = ()
     code: str | None = None
     text: Callable[[object], str] = shown
     also: Mapping[str, Callable[[object], str]] | None = None
@@ -115,8 +119,22 @@ def render(template: str, texts: Mapping[str, str], where: str) -> str:
     """``template`` with each ``{{NAME}}`` replaced; a name no variant gives is the course's bug."""
     unknown = sorted({m.group(1) for m in PLACEHOLDER.finditer(template)} - set(texts))
     if unknown:
-        raise ValueError(f"{where}: the statement names {', '.join(unknown)}, which no Variant gives")
+        raise ValueError(f"{where}: a fragment names {', '.join(unknown)}, which its Variant's texts lack")
     return PLACEHOLDER.sub(lambda m: texts[m.group(1)], template)
+
+
+def restate(text: str, variants: tuple[Variant, ...], values: Mapping[str, object], where: str) -> str:
+    """``text`` (a statement written as the defaults read) saying ``values`` instead: each variant's
+    ``stated`` fragments, found with the default's words, get the value's. A fragment the text
+    lacks is the course's bug: the statement changed and the variant did not."""
+    for variant in variants:
+        before, after = variant.texts(variant.default), variant.texts(values.get(variant.name, variant.default))
+        for fragment in variant.stated:
+            old = render(fragment, before, where)
+            if old not in text:
+                raise ValueError(f"{where}: the statement does not say {old!r} (a fragment of variant {variant.name})")
+            text = text.replace(old, render(fragment, after, where))
+    return text
 
 
 # ---- a student's values, as a release writes them for the learner's own copy ------------------
