@@ -82,7 +82,9 @@ def batch_main(argv) -> int:
     parser.add_argument("--timeout", type=float, default=Options.timeout, help="seconds per case")
     parser.add_argument("--memory-mb", type=int, default=Options.BATCH_MEMORY_MB,
                         help="address-space cap per worker (MiB)")
-    parser.add_argument("--seed-secret", type=int, default=0, help="mixed into every input seed")
+    parser.add_argument("--seed-secret", type=int, default=0,
+                        help="mixed into every input seed, and draws each student's values of the puzzles' free "
+                             "constants (give release the same secret: docs/variants.md)")
     parser.add_argument("--format", choices=("standard", "gradescope"), default="standard",
                         help="gradescope: also one results.json per student")
     parser.add_argument("--device", choices=("cpu", "cuda"), default=Options.BATCH_DEVICE)
