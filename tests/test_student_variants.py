@@ -199,6 +199,19 @@ def test_a_students_stub_states_their_values_in_its_docstring_and_its_constant()
         assert stated(stubbed(path), puzzle) == stubbed(path)  # the defaults leave the file alone
 
 
+def test_a_statement_written_for_a_students_value_is_read_as_theirs():
+    """A student's release writes their statement into the file: loaded again, it is restated
+    from their words, to theirs (with their variant.json) or to any other value."""
+    from grader.course.variant import restate
+    declared = COURSE.puzzle("puzzle23")
+    theirs = declared.with_variant({"IGNORE_INDEX": 5}).statement
+    assert "a target of 5 marks an ignored row" in theirs
+    assert restate(theirs, declared.variants, {"IGNORE_INDEX": 5}, "puzzle23") == theirs
+    assert restate(theirs, declared.variants, {}, "puzzle23") == declared.statement
+    with pytest.raises(ValueError, match=r"the statement does not say \"target is \*\*-100\*\*"):
+        restate(theirs.replace("target is **5**", "target is **five**"), declared.variants, {}, "puzzle23")
+
+
 def test_a_roster_is_read_and_checked(tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("student,email\nalice,a@x\n# a comment\n\nbob , b@x\n")

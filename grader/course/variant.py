@@ -48,8 +48,9 @@ class Variant:
       look-alike or ``prepare`` (``def spec(x, *, ADD)``), and the key of ``Puzzle.rebuild``'s argument.
     * ``stated`` are the fragments of the statement that say the value, its words marked
       ``{{ADD}}``: ``("Add the constant {{ADD}} to",)``. The statement is written as the default
-      reads (the file a learner opens stays plain text); each fragment, with the default's words,
-      must be in it, and a student's statement says their words there instead.
+      reads (the file a learner opens stays plain text; a student's release has it written for
+      their value); each fragment, with those words, must be in it, and a student's statement
+      says their words there instead.
     * ``choices`` are the values a student may get: each must keep the puzzle well-posed, and
       any two must tell apart in some case, so that a kernel written for one fails the other.
     * ``what`` names it in the learner's words: "the constant added", "eps".
@@ -124,16 +125,21 @@ def render(template: str, texts: Mapping[str, str], where: str) -> str:
 
 
 def restate(text: str, variants: tuple[Variant, ...], values: Mapping[str, object], where: str) -> str:
-    """``text`` (a statement written as the defaults read) saying ``values`` instead: each variant's
-    ``stated`` fragments, found with the default's words, get the value's. A fragment the text
-    lacks is the course's bug: the statement changed and the variant did not."""
+    """``text``, a statement written for some choice of each variant (the default, in the course's
+    own files; the student's, in their release), saying ``values`` instead: each variant's
+    ``stated`` fragments, found with the words of the choice the text was written for, get the
+    value's. A text that says no choice in every fragment is the course's bug: the statement
+    changed and the variant did not."""
     for variant in variants:
-        before, after = variant.texts(variant.default), variant.texts(values.get(variant.name, variant.default))
-        for fragment in variant.stated:
-            old = render(fragment, before, where)
-            if old not in text:
-                raise ValueError(f"{where}: the statement does not say {old!r} (a fragment of variant {variant.name})")
-            text = text.replace(old, render(fragment, after, where))
+        def said(value):
+            return [render(fragment, variant.texts(value), where) for fragment in variant.stated]
+        ordered = (variant.default, *(c for c in variant.choices if c != variant.default))
+        written = next((c for c in ordered if all(words in text for words in said(c))), None)
+        if written is None:
+            missing = next(words for words in said(variant.default) if words not in text)
+            raise ValueError(f"{where}: the statement does not say {missing!r} (a fragment of variant {variant.name})")
+        for old, new in zip(said(written), said(values.get(variant.name, variant.default))):
+            text = text.replace(old, new)
     return text
 
 
