@@ -457,9 +457,10 @@ class PuzzleGrader:
 
     def _variant_notes(self, source: str) -> str:
         """Where the file writes one of the puzzle's free constants (``Variant.code``) with a value
-        that is not the student's: a file written for another student, or before the statement changed."""
+        that is not the student's: a file written for another student. Only where a student's values
+        were chosen, as the variant look-alikes."""
         notes = []
-        for variant in self.puzzle.variants:
+        for variant in self.puzzle.variants if self.puzzle.chosen else ():
             written = variant_code.find(source, variant.code) if variant.code else None
             mine = self.puzzle.variant_values[variant.name]
             if written is None or written.value == mine:
