@@ -240,11 +240,21 @@ def test_the_learners_course_reads_their_values_from_variant_json(tmp_path):
         Course(tmp_path).puzzle("puzzle01")
 
 
-def test_release_per_student_needs_a_secret(tmp_path):
-    from grader.app.commands import release_main
+def test_release_per_student_and_batch_variants_need_a_secret(tmp_path):
+    from grader.app.commands import batch_main, release_main
     from grader.app.frontend import UsageProblem
     with pytest.raises(UsageProblem, match="needs both --seed-secret"):
         release_main([str(tmp_path / "out"), "--student", "alice", "--root", str(ROOT)])
+    with pytest.raises(UsageProblem, match="--variants draws each student's values from the secret"):
+        batch_main([str(tmp_path), "--variants", "--root", str(ROOT)])
+
+
+def test_without_variants_a_secret_grades_every_student_with_the_courses_values(tmp_path):
+    """A class handed one common release: `batch --seed-secret` alone grades it as it always did."""
+    (tmp_path / "class" / "alice").mkdir(parents=True)
+    shutil.copy(COURSE.solution_file("puzzle01"), tmp_path / "class" / "alice")
+    result = _grade(tmp_path / "class", 12345, variants=False)["alice"]["puzzle01"]
+    assert result.passed and result.variant == {}
 
 
 # ---- grading: a pasted variant fails, each student's own passes --------------------------------
@@ -268,10 +278,10 @@ def _secret_parting(alice, bob, puzzle_ids):
         for p in puzzle_ids))
 
 
-def _grade(folder, secret):
+def _grade(folder, secret, variants=True):
     from grader.judge.classroom import grade_class
     from grader.judge.options import Options
-    run = grade_class(COURSE, folder, Options(device="cpu", secret=secret), jobs=2)
+    run = grade_class(COURSE, folder, Options(device="cpu", secret=secret, variants=variants), jobs=2)
     return {s.student: {r.puzzle: r for r in s.results} for s in run.results}
 
 

@@ -82,9 +82,11 @@ def batch_main(argv) -> int:
     parser.add_argument("--timeout", type=float, default=Options.timeout, help="seconds per case")
     parser.add_argument("--memory-mb", type=int, default=Options.BATCH_MEMORY_MB,
                         help="address-space cap per worker (MiB)")
-    parser.add_argument("--seed-secret", type=int, default=0,
-                        help="mixed into every input seed, and draws each student's values of the puzzles' free "
-                             "constants (give release the same secret: docs/variants.md)")
+    parser.add_argument("--seed-secret", type=int, default=0, help="mixed into every input seed")
+    parser.add_argument("--variants", action="store_true",
+                        help="grade each student with their own values of the puzzles' free constants, drawn from "
+                             "--seed-secret and their name: for a class handed `release --seed-secret` copies "
+                             "(docs/variants.md)")
     parser.add_argument("--format", choices=("standard", "gradescope"), default="standard",
                         help="gradescope: also one results.json per student")
     parser.add_argument("--device", choices=("cpu", "cuda"), default=Options.BATCH_DEVICE)
@@ -99,6 +101,9 @@ def batch_main(argv) -> int:
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
     course = course_at(args.root)
+    if args.variants and not args.seed_secret:
+        raise UsageProblem("--variants draws each student's values from the secret: add --seed-secret N, the one "
+                           "you gave release")
     if args.address and args.engine != "ray":
         raise UsageProblem("--address names a Ray cluster: add --engine ray")
     if args.engine == "ray":
@@ -126,7 +131,7 @@ def batch_main(argv) -> int:
     from grader.report.batch_files import summary, write_reports
     from grader.report.progress import Progress
     started = time.perf_counter()
-    options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret,
+    options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret, variants=args.variants,
                       sandbox="off" if args.no_sandbox else "on")
     bars: list[Progress] = []  # made once intake has counted the students to grade
     try:
@@ -182,13 +187,13 @@ def release_main(argv) -> int:
         raise UsageProblem(instructor_only('release'))
     if (args.student is not None or args.roster is not None) != bool(args.seed_secret):
         raise UsageProblem("a release per student needs both --seed-secret N (not 0) and --student ID or --roster "
-                           "FILE: the secret is the one you will give batch --seed-secret")
+                           "FILE: the secret is the one you will give batch --seed-secret N --variants")
     try:
         if args.roster is not None:
             students = read_roster(args.roster)
             release_class(course, args.out, args.seed_secret, students)
             print(f"wrote {len(students)} releases to {args.out}/ID/ (no solutions), each stating its student's "
-                  f"values; grade them with batch --seed-secret {args.seed_secret}")
+                  f"values; grade them with batch --seed-secret {args.seed_secret} --variants")
             return ExitCode.OK
         variant = students_variant(course, args.seed_secret, args.student) if args.student is not None else None
         written = release(course, args.out, variant)
