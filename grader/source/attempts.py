@@ -54,7 +54,10 @@ def gap(before: str, after: str) -> float:
 def recorded(entry: dict, status: str, when: str) -> dict:
     """The fields of a puzzle's progress entry after one more attempt ending as ``status``."""
     history = [h for h in entry.get("history", []) if isinstance(h, dict)]
-    previous = history[-1]["at"] if history else (entry.get("latest") or {}).get("at")
+    latest = entry.get("latest") if isinstance(entry.get("latest"), dict) else {}
+    # a file from before the history: its latest check is the previous attempt, unless it was the stub's
+    previous = history[-1].get("at") if history else (latest.get("at") if latest.get("status") not in
+                                                       (None, "not attempted") else None)
     count = entry.get("attempts") if isinstance(entry.get("attempts"), int) else len(history)
     spent = entry.get("spent") if isinstance(entry.get("spent"), (int, float)) else 0.0
     fields = {"attempts": count + 1, "spent": round(spent + (gap(previous, when) if previous else 0.0), 1),
