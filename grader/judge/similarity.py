@@ -99,10 +99,9 @@ def _lines(code: _Code, first: int, last: int) -> Fragment:
     return Fragment(code.shown, first, last, text)
 
 
-def compare_puzzle(puzzle_id: str, codes: list[_Code], common: frozenset[int],
-                   reference: int) -> tuple[list[SimilarPair], PuzzleThreshold]:
-    """The pairs of ``codes`` above the puzzle's threshold, through an index of who holds which
-    fingerprint: pairs that share nothing cost nothing."""
+def pair_scores(codes: list[_Code], common: frozenset[int]):
+    """``(i, j, shared fingerprints, score)`` for every pair of ``codes`` that shares any, through
+    an index of who holds which fingerprint: pairs that share nothing cost nothing."""
     own = [c.prints.hashes - common for c in codes]
     holders = Counter(h for hashes in own for h in hashes)
     weight = {h: math.log((len(codes) + 1) / n) for h, n in holders.items()}
@@ -115,17 +114,38 @@ def compare_puzzle(puzzle_id: str, codes: list[_Code], common: frozenset[int],
     for h, indices in by_hash.items():
         for pair in combinations(indices, 2):
             shared[pair].add(h)
+    for (i, j), hashes in sorted(shared.items()):
+        yield i, j, hashes, sum(weight[h] for h in hashes) / max(min(totals[i], totals[j]), 1e-9)
+
+
+def compare_puzzle(puzzle_id: str, codes: list[_Code], common: frozenset[int],
+                   reference: int) -> tuple[list[SimilarPair], PuzzleThreshold]:
+    """The pairs of ``codes`` above the puzzle's thresholds, with what they share."""
     min_shared, min_score = threshold(reference)
     pairs = []
-    for (i, j), hashes in sorted(shared.items()):
-        if len(hashes) < min_shared:
-            continue
-        score = sum(weight[h] for h in hashes) / max(min(totals[i], totals[j]), 1e-9)
-        if score >= min_score:
+    for i, j, hashes, score in pair_scores(codes, common):
+        if len(hashes) >= min_shared and score >= min_score:
             a, b = codes[i], codes[j]
             pairs.append(SimilarPair(puzzle_id, (a.student, b.student), len(hashes), round(min(score, 1.0), 3),
                                      _fragment(a, hashes, b)))
     return pairs, PuzzleThreshold(puzzle_id, reference, min_shared, min_score, len(codes))
+
+
+def puzzle_codes(course: Course, puzzle_id: str, students: list[Student]) -> tuple[frozenset[int], int, list[_Code]]:
+    """The puzzle's common ground and length, and the fingerprinted code of each student who
+    wrote some of their own (the stub, or the reference pasted whole, is no one's own)."""
+    roots, common, reference = _course_prints(course, puzzle_id)
+    codes = []
+    for student in students:
+        path = student.files.get(puzzle_id)
+        if path is None:
+            continue
+        text = _read(path)
+        prints = fingerprint(text, roots)
+        if prints.lines.keys() - common:
+            shown = str(PurePosixPath(student.name) / path.relative_to(student.folder).as_posix())
+            codes.append(_Code(student.name, shown, text, prints))
+    return common, reference, codes
 
 
 def similar_submissions(course: Course, students: list[Student]) -> SimilarityReport:
@@ -134,17 +154,7 @@ def similar_submissions(course: Course, students: list[Student]) -> SimilarityRe
     started = time.perf_counter()
     pairs, thresholds = [], []
     for puzzle_id in course.ids:
-        roots, common, reference = _course_prints(course, puzzle_id)
-        codes = []
-        for student in students:
-            path = student.files.get(puzzle_id)
-            if path is None:
-                continue
-            text = _read(path)
-            prints = fingerprint(text, roots)
-            if prints.lines.keys() - common:  # the stub, or the reference pasted whole, is no one's own
-                shown = str(PurePosixPath(student.name) / path.relative_to(student.folder).as_posix())
-                codes.append(_Code(student.name, shown, text, prints))
+        common, reference, codes = puzzle_codes(course, puzzle_id, students)
         found, limits = compare_puzzle(puzzle_id, codes, common, reference)
         pairs += found
         thresholds.append(limits)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import functools
 import hashlib
 import io
 import keyword
@@ -247,15 +248,35 @@ def normalised_tokens(text: str, roots: tuple[str, ...]) -> list[Token]:
     return tokens
 
 
-def _hash(run: list[Token]) -> int:
-    return int.from_bytes(hashlib.blake2b("\x1f".join(t.text for t in run).encode(), digest_size=8).digest(), "big")
+_PRIME = (1 << 61) - 1  # k-grams hashed as a rolling polynomial of their tokens' stable hashes
+_BASE = 1_000_003
+
+
+@functools.lru_cache(maxsize=65536)
+def _token_hash(text: str) -> int:
+    """A token's hash, the same in every process (``hash()`` of a str is salted per process)."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") % _PRIME
+
+
+def _gram_hashes(tokens: list[Token], k: int) -> list[int]:
+    values = [_token_hash(t.text) for t in tokens]
+    if len(values) < k:
+        return []
+    top = pow(_BASE, k - 1, _PRIME)
+    h = 0
+    for v in values[:k]:
+        h = (h * _BASE + v) % _PRIME
+    hashes = [h]
+    for old, new in zip(values, values[k:]):
+        h = ((h - old * top) * _BASE + new) % _PRIME
+        hashes.append(h)
+    return hashes
 
 
 def winnow(tokens: list[Token], k: int = K, window: int = WINDOW) -> Fingerprints:
     """Robust winnowing: of each window of ``window`` k-gram hashes, the smallest (the rightmost
     of equals), each recorded once where it is first chosen."""
-    grams = [(_hash(tokens[i:i + k]), tokens[i].first_line, tokens[i + k - 1].last_line)
-             for i in range(len(tokens) - k + 1)]
+    grams = [(h, tokens[i].first_line, tokens[i + k - 1].last_line) for i, h in enumerate(_gram_hashes(tokens, k))]
     if 0 < len(grams) < window:  # shorter than a window: its smallest run is its fingerprint
         window = len(grams)
     chosen: dict[int, tuple[int, int]] = {}

@@ -11,6 +11,10 @@ so a link swapped in mid-walk is refused too); fifos and devices are refused by 
 opened non-blocking; sizes, file counts and depth are capped; names that clean alike get
 distinct folders, and no copy overwrites another. Each refusal is a line in the student's
 ``problems`` an instructor can act on, never an exception.
+
+The one hidden file read is the learner's progress file (``.progress.json`` in the submission's
+own folder or one below, as ``notebooks/``): its attempts are listed, never trusted further
+(:mod:`grader.source.attempts`).
 """
 from __future__ import annotations
 
