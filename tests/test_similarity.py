@@ -160,3 +160,22 @@ def test_the_synthetic_students_solve_their_puzzles(tmp_path):
         if run.returncode != 0:
             failures.append(f"student{n:02d}:\n{run.stdout[-1500:]}{run.stderr[-500:]}")
     assert not failures, "\n".join(failures)
+
+
+def test_code_nested_past_what_python_parses_is_no_ones_code():
+    deep = "def sum_kernel(x):\n    return " + "(" * 150 + "x" + ")" * 150 + "\n"
+    deeper = "def sum_kernel(x):\n    return " + "-" * 100_000 + "x\n"
+    assert normalised_tokens(deep, ("sum_kernel",)) != []
+    assert normalised_tokens(deeper, ("sum_kernel",)) == []
+
+
+def test_a_bug_of_the_pass_costs_the_pairs_not_the_grades(monkeypatch, tmp_path):
+    from grader.judge import classroom
+    from grader.report.class_page import class_page
+
+    def broken(course, students):
+        raise KeyError("boom")
+    monkeypatch.setattr(classroom, "similar_submissions", broken)
+    report = classroom._similarity(COURSE, [])
+    assert report.error == "grader error: KeyError: 'boom'" and report.pairs == ()
+    assert "The comparison failed (a bug of the grader's" in class_page([], ["puzzle07"], 1.0, report)

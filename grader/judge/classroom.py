@@ -77,11 +77,19 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = Opti
         else:
             graded, stopped = _grade_here(course, todo, options, jobs, memory_mb, finished)
         by_name = {**done, **{r.student: r for r in graded if r is not None}}
-        similar = similar_submissions(course, students) if similarity else None
+        similar = _similarity(course, students) if similarity else None
         return ClassRun([by_name.get(s.name) or not_graded(s.name, s.problems, "the batch was stopped (Ctrl-C)")
                          for s in students], stopped, similar)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _similarity(course: Course, students: list[Student]) -> SimilarityReport:
+    """The similar pairs; a bug of the pass's own costs the pairs, never the class's grades."""
+    try:
+        return similar_submissions(course, students)
+    except Exception as exc:
+        return SimilarityReport((), (), "", error=f"grader error: {type(exc).__name__}: {exc}")
 
 
 def _grade_here(course: Course, students: list[Student], options: Options, jobs: int, memory_mb: int,

@@ -103,7 +103,9 @@ def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float,
     if limited:  # counted apart: neither passed nor failed until a GPU grades them
         lines += [f"{len(limited)} outcome(s) the interpreter could not decide (the kernels compile for sm_90; "
                   f"grade them with --device cuda):"] + limited
-    if similarity is not None and similarity.pairs:
+    if similarity is not None and similarity.error:
+        lines.append(f"similar submissions were not compared: {similarity.error}")
+    elif similarity is not None and similarity.pairs:
         lines.append(f"{len(similarity.pairs)} pair(s) of similar submissions (see {out}/report.html):")
         lines += [f"  {p.puzzle}: {p.students[0]} and {p.students[1]} share {p.shared} fingerprints "
                   f"(score {p.score:.2f})" for p in similarity.pairs]

@@ -83,6 +83,9 @@ def _summary(results: list[StudentResult], puzzle_ids: list[str], summaries: lis
 def _similarity(report: SimilarityReport | None) -> str:
     if report is None:
         return "<h2 id='similar'>Similar submissions</h2><p>Not looked for in this batch.</p>"
+    if report.error:
+        return (f"<h2 id='similar'>Similar submissions</h2><p>The comparison failed (a bug of the grader's, "
+                f"please report it; the grades are not affected): {escape(report.error)}</p>")
     head = (f"<h2 id='similar'>Similar submissions</h2><p class='tp-note'>{len(report.pairs)} pair(s) above the "
             f"thresholds; found by {escape(report.method)}. A pair is a lead to look at, not a verdict.</p>")
     pairs = []

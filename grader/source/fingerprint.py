@@ -31,10 +31,13 @@ import tokenize
 from dataclasses import dataclass
 
 from grader.course.syntax import parse
+from grader.source.source_lines import marker_lines
 
 K = 25       # tokens per hashed run, about two statements: one statement alike is everyone's idiom
 WINDOW = 5   # a fingerprint per window of 5 runs: a shared run of K + WINDOW - 1 = 29 tokens always shows
 ANONYMOUS = "V"
+MAX_BLOCK = 300      # statements in one block, at most, put in canonical order (the order is quadratic)
+MAX_TOKENS = 50_000  # of one learner's part: far past any kernel; a bigger one is cut there
 BUILTINS = frozenset(dir(builtins))
 # Calls with effects beyond their value: statements making them keep their order.
 EFFECTS = ("store", "atomic_", "device_print", "debug_barrier", "print", "static_print", "copy_", "zero_",
@@ -61,7 +64,6 @@ class Fingerprints:
 
 def part_names(text: str) -> tuple[str, ...]:
     """The top-level definitions of a puzzle file's learner part (between its markers)."""
-    from grader.source.source_lines import marker_lines
     lines = text.splitlines()
     opening, closing = marker_lines(lines)
     if len(opening) != 1 or len(closing) != 1 or opening[0] > closing[0]:
@@ -180,6 +182,8 @@ def _key(stmt: ast.stmt, modules: dict[str, str]) -> str:
 def _canonical_order(body: list[ast.stmt], modules: dict[str, str]) -> list[ast.stmt]:
     """``body`` with independent statements in one order (the smallest normalised text first,
     among those whose dependencies are placed): the same for any order a learner wrote them in."""
+    if len(body) > MAX_BLOCK:
+        return body
     facts = [_writes_reads(s) for s in body]
     before: list[set[int]] = [set() for _ in body]
     for j, (w_j, r_j, e_j) in enumerate(facts):
@@ -236,16 +240,16 @@ def normalised_tokens(text: str, roots: tuple[str, ...]) -> list[Token]:
     call), normalised as the module's docstring says; [] when it does not parse or defines none."""
     try:
         tree = parse(text)
-    except (SyntaxError, ValueError):
+        modules = _module_names(tree)
+        tokens: list[Token] = []
+        for definition in learner_definitions(tree, roots):  # the tree is this call's own: changed in place
+            _reorder(definition, modules)
+            definition = _Anonymise(modules).visit(definition)
+            if definition is not None:
+                _statement_tokens(definition, tokens)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # nested past what Python parses or unparses
         return []
-    modules = _module_names(tree)
-    tokens: list[Token] = []
-    for definition in learner_definitions(tree, roots):  # the tree is this call's own: changed in place
-        _reorder(definition, modules)
-        definition = _Anonymise(modules).visit(definition)
-        if definition is not None:
-            _statement_tokens(definition, tokens)
-    return tokens
+    return tokens[:MAX_TOKENS]
 
 
 _PRIME = (1 << 61) - 1  # k-grams hashed as a rolling polynomial of their tokens' stable hashes
