@@ -16,6 +16,7 @@ from grader.judge.results import Status, StudentResult
 from grader.judge.similarity_model import SimilarityReport
 from grader.report.charts import column_chart, legend, stacked_rows
 from grader.report.class_summary import PuzzleSummary, summarise, totals
+from grader.report.html import code_markup
 from grader.report.html import render
 from grader.report.progress import duration
 
@@ -149,10 +150,10 @@ def _student(student: StudentResult, titles: dict[str, str]) -> str:
             parts.append(f"<p id='{anchor}'>✓ {result.puzzle} {escape(result.title)}: all {len(result.cases)} cases pass</p>")
         elif result.status == Status.NOT_ATTEMPTED:
             parts.append(f"<p id='{anchor}' class='tp-note'>– {result.puzzle} {escape(result.title)}: "
-                         f"{escape(result.message or 'not attempted')}</p>")
+                         f"{code_markup(result.message or 'not attempted')}</p>")
         else:
             parts.append(f"<details id='{anchor}'><summary>{CELL[result.status][0]} {result.puzzle} "
-                         f"{escape(result.title)}: {escape(result.message[:200])}</summary>{render(result)}</details>")
+                         f"{escape(result.title)}: {code_markup(result.message[:200])}</summary>{render(result)}</details>")
     return "".join(parts) + "</section>"
 
 
