@@ -119,6 +119,11 @@ def graded(tmp_path_factory):
     (subs / "alice" / "puzzles").mkdir(parents=True)
     for path in SOLUTIONS.glob("puzzle*.py"):
         shutil.copy(path, subs / "alice" / "puzzles" / path.name)
+    (subs / "alice" / "notebooks").mkdir()
+    (subs / "alice" / "notebooks" / ".progress.json").write_text(json.dumps({"puzzle07": {
+        "status": "passed", "attempts": 4, "spent": 900.0, "first": "2026-11-20 10:00:00",
+        "history": [{"at": "2026-11-20 10:15:00", "status": "passed"}], "passed": {"at": "2026-11-20 10:15:00",
+                                                                                 "attempt": 4}}}))
     (subs / "bob.py").write_text((SOLUTIONS / "puzzle01_constant_add.py").read_text()
                                  + (WRONG / "puzzle02_missing_mask.py").read_text())
     nbformat.write(nbformat.v4.new_notebook(cells=[
@@ -192,6 +197,19 @@ def test_cheating_submissions_do_not_change_their_verdict(graded):
     for leftover in ("RESULT_FILE", "DECORATOR_RAN", "DEFAULT_RAN", "NOTEBOOK_RAN"):
         assert not list(root.rglob(leftover)), f"{leftover}: submission code ran"
     assert "patcher,1" not in (out / "grades.csv").read_text()
+
+
+@pytest.mark.slow  # grades a class through the command line
+def test_the_class_page_and_alices_attempts(graded):
+    _, out, run = graded
+    doc = json.loads((out / "results.json").read_text())
+    alice = next(s for s in doc["students"] if s["student"] == "alice")
+    assert alice["attempts"] == [{"puzzle": "puzzle07", "count": 4, "seconds": 900.0, "first": "2026-11-20 10:00:00",
+                                  "last": "2026-11-20 10:15:00", "best": "passed", "passed_at_attempt": 4}]
+    page = (out / "report.html").read_text()
+    assert "<td>puzzle07</td><td>4</td><td>15 min</td>" in page and "id='s-dave-puzzle02'" in page
+    assert "students graded on" in page and json.loads((out / "similarity.json").read_text())["pairs"] == []
+    assert "(open report.html)" in run.stdout
 
 
 @pytest.mark.slow  # grades a class through the command line

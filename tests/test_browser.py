@@ -303,3 +303,55 @@ def test_jupyterlab_serves_the_course(tmp_path):
         except subprocess.TimeoutExpired:  # shutting its kernels down can take a while
             server.kill()
             server.wait()
+
+
+def test_class_report_page_in_a_real_browser(tmp_path):
+    """report.html of a small class, opened from disk with every request refused: the summary's
+    words and charts show, a student's mark leads to their message, the filter hides rows."""
+    chromium = shutil.which("chromium")
+    required = os.environ.get("TP_REQUIRE_BROWSER") == "1"
+    if chromium is None and not required:
+        pytest.skip("Debian's chromium is not installed (CI installs it: see .ci/run)")
+    if not required:
+        pytest.importorskip("playwright.sync_api")
+    from playwright import sync_api
+
+    from grader.report.batch_files import write_reports
+    from test_class_report import IDS, class_results, similarity
+    write_reports(class_results(), IDS, tmp_path, 12.0, similarity=similarity())
+    requested, errors = [], []
+
+    def refuse(route):
+        if not route.request.url.startswith(("file:", "data:")):
+            requested.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        page.route("**/*", refuse)
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        page.goto((tmp_path / "report.html").as_uri())
+        summary = page.inner_text("body")
+        bars = page.locator("svg.tp-chart rect").count()
+        chart = page.locator("svg.tp-chart").first.bounding_box()
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "class_report.png"), full_page=True)
+        page.click("#tp-students a[href='#s-cy-puzzle19']")
+        page.wait_for_function("() => location.hash === '#s-cy-puzzle19'")
+        target = page.locator("#s-cy-puzzle19")
+        target.locator("summary").click()  # unfolds the puzzle's messages
+        message = target.inner_text()
+        page.fill("#tp-filter", "bo")
+        shown = page.eval_on_selector_all("#tp-students tbody tr", "rows => rows.filter(r => r.offsetParent).length")
+        browser.close()
+    assert "2 of 4: an online sum never rescaled when the maximum grows" in summary
+    assert "puzzle19: bo and cy share 41 fingerprints (score 1.00)" in summary
+    assert bars >= 6 and chart["height"] > 100, (bars, chart)
+    assert "It looks like an online sum never rescaled" in message and "classic[seed=0]" in message
+    assert shown == 1
+    assert not requested, f"the page asked for the network: {requested}"
+    assert not errors, errors

@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  python -m grader notebooks [--check]     generate notebooks/ from puzzles/\n"
                "  python -m grader hint PUZZLE             the puzzle's next hint, one more each time\n"
                "  python -m grader progress                what grading and the notebooks' checks saved\n"
-               "  python -m grader batch SUBMISSIONS       grade a class (grades.csv, results.json, junit.xml)\n"
+               "  python -m grader batch SUBMISSIONS       grade a class (report.html, grades.csv, results.json, ...)\n"
                "  python -m grader selftest                solutions pass, wrong kernels fail as declared\n"
                "  python -m grader release OUT_DIR         the learner's copy, without solutions\n"
                "  python -m grader doctor [--json]         check versions and grade puzzle 1: is this setup sound?",

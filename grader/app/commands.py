@@ -98,6 +98,8 @@ def batch_main(argv) -> int:
     parser.add_argument("--address", help="with --engine ray: the cluster to join (default: a local Ray runtime)")
     parser.add_argument("--resume", type=Path, metavar="DIR",
                         help="keep the students an earlier batch graded into DIR; grade only the others")
+    parser.add_argument("--no-similarity", action="store_true",
+                        help="do not compare the students' code for similar submissions (similarity.json)")
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
     course = course_at(args.root)
@@ -138,13 +140,15 @@ def batch_main(argv) -> int:
         run = grade_class(course, args.submissions, options, jobs=args.jobs, memory_mb=args.memory_mb,
                           engine=args.engine, address=args.address, done=done,
                           on_start=lambda total: bars.append(Progress(total)),
-                          on_result=lambda r: bars[0].step(r.student, f"{r.total}/{len(course.ids)}"))
+                          on_result=lambda r: bars[0].step(r.student, f"{r.total}/{len(course.ids)}"),
+                          similarity=not args.no_similarity)
     finally:
         for bar in bars:
             bar.close()
     seconds = time.perf_counter() - started
-    write_reports(run.results, course.ids, args.out, seconds, gradescope_files=args.format == "gradescope")
-    print(summary(run.results, course.ids, seconds, args.out))
+    write_reports(run.results, course.ids, args.out, seconds, gradescope_files=args.format == "gradescope",
+                  similarity=run.similarity)
+    print(summary(run.results, course.ids, seconds, args.out, run.similarity))
     if run.stopped:  # as a shell reports Ctrl-C; the reports name the students left "not graded"
         print(f"stopped: the students not graded are marked so; finish with --resume {args.out}", file=sys.stderr)
         return ExitCode.INTERRUPTED

@@ -14,12 +14,12 @@ from pathlib import Path
 
 from grader.course.loader import Course
 from grader.judge.results import Status
-
-PROGRESS_FILE = ".progress.json"
+from grader.source.attempts import PROGRESS_FILE, TIME_FORMAT, recorded
 
 
 class ProgressFile:
-    """The learner's status per puzzle and the hints they have seen, kept across restarts."""
+    """The learner's status per puzzle, their attempts (:mod:`grader.source.attempts`) and the
+    hints they have seen, kept across restarts."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path else Path.cwd() / PROGRESS_FILE
@@ -46,9 +46,10 @@ class ProgressFile:
 
     def attempt(self, puzzle_id: str, status: str, when: str | None = None) -> None:
         """Save a check of ``puzzle_id`` that ended as ``status`` (a word of STATUS_WORDS). The entry
-        keeps the best result and the latest attempt, each with its time; ``status`` is the best.
+        keeps the best result and the latest attempt, each with its time; ``status`` is the best;
+        and the attempts' history, count and time spent, which a submission carries to ``batch``.
         A check of the untouched stub is no attempt: it changes nothing already recorded."""
-        when = when or time.strftime("%Y-%m-%d %H:%M:%S")
+        when = when or time.strftime(TIME_FORMAT)
         entry = self.load().get(puzzle_id, {})
         if status == "not attempted" and entry:
             return
@@ -57,7 +58,7 @@ class ProgressFile:
         if best is None or RANK.get(status, 0) >= RANK.get(best["status"], 0):
             best = {"status": status, "at": when}
         self.update(puzzle_id, status=best["status"], best=best, latest={"status": status, "at": when},
-                    checked=when)
+                    checked=when, **(recorded(entry, status, when) if status != "not attempted" else {}))
 
 
 PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
@@ -106,7 +107,7 @@ def saved_progress(candidates: list[Path]) -> list[str]:
 def record(course: Course, results) -> None:
     """Save each graded result's status, as a notebook's check() does."""
     store = ProgressFile(progress_file(course))
-    checked = time.strftime("%Y-%m-%d %H:%M:%S")
+    checked = time.strftime(TIME_FORMAT)
     for result in results:
         store.attempt(result.puzzle, STATUS_WORDS.get(result.status, result.status), checked)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader.judge.results import CaseResult, CheckResult, PuzzleResult, StudentResult
+from grader.judge.results import Attempts, CaseResult, CheckResult, PuzzleResult, StudentResult
 
 NOT_GRADED = "not graded"  # the start of the problem line of a student a batch did not finish
 
@@ -59,7 +59,8 @@ def finished(out: Path, puzzle_ids: list[str]) -> dict[str, StudentResult]:
     for entry in data.get("students", []):
         try:
             result = StudentResult(entry["student"], tuple(_puzzle(r) for r in entry["results"]),
-                                   tuple(entry["problems"]), float(entry["seconds"]))
+                                   tuple(entry["problems"]), float(entry["seconds"]),
+                                   tuple(Attempts(**a) for a in entry.get("attempts", ())))
         except (KeyError, TypeError, ValueError):
             continue  # unreadable: graded again
         if was_graded(result):

@@ -34,26 +34,32 @@ from grader.judge.batch_resume import not_graded
 from grader.judge.options import Options
 from grader.judge.results import CheckResult, FailureKind, PuzzleResult, Status, StudentResult
 from grader.judge.session import Grading, run_pool
+from grader.judge.similarity import similar_submissions
+from grader.judge.similarity_model import SimilarityReport
 from grader.source.intake import Student, prepare_class
 
 
 @dataclass(frozen=True)
 class ClassRun:
     """A batch's students in the submissions' order; ``stopped``: Ctrl-C ended it early, and
-    the students it did not reach are in ``results`` as "not graded"."""
+    the students it did not reach are in ``results`` as "not graded"; ``similarity``: the pairs
+    of similar submissions (:mod:`.similarity`), None when not looked for."""
     results: list[StudentResult]
     stopped: bool = False
+    similarity: SimilarityReport | None = None
 
 
 def grade_class(course: Course, folder: Path, options: Options, jobs: int = Options.JOBS,
                 memory_mb: int = Options.BATCH_MEMORY_MB, engine: str = "local", address: str | None = None,
                 done: Mapping[str, StudentResult] | None = None, on_start: Callable[[int], None] | None = None,
-                on_result: Callable[[StudentResult], None] | None = None) -> ClassRun:
+                on_result: Callable[[StudentResult], None] | None = None, similarity: bool = True) -> ClassRun:
     """Grade every student of ``folder``, except those in ``done`` (a resumed batch), whose
     results are kept. ``engine``: "local" (threads on this machine) or "ray" (one Ray task per
     student, on the cluster at ``address`` or a local Ray runtime). ``on_start`` is told how
     many students are to be graded, once their files are read; ``on_result`` sees each
-    student's result as it comes (the command line's progress bar)."""
+    student's result as it comes (the command line's progress bar). ``similarity``: compare every
+    student's code with every other's (all of them, a resumed batch's earlier ones included),
+    from the sanitised copies, before they are deleted."""
     workdir = Path(tempfile.mkdtemp(prefix="triton-puzzles-batch-"))
     try:
         for puzzle_id in course.ids:
@@ -71,10 +77,19 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = Opti
         else:
             graded, stopped = _grade_here(course, todo, options, jobs, memory_mb, finished)
         by_name = {**done, **{r.student: r for r in graded if r is not None}}
+        similar = _similarity(course, students) if similarity else None
         return ClassRun([by_name.get(s.name) or not_graded(s.name, s.problems, "the batch was stopped (Ctrl-C)")
-                         for s in students], stopped)
+                         for s in students], stopped, similar)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _similarity(course: Course, students: list[Student]) -> SimilarityReport:
+    """The similar pairs; a bug of the pass's own costs the pairs, never the class's grades."""
+    try:
+        return similar_submissions(course, students)
+    except Exception as exc:
+        return SimilarityReport((), (), "", error=f"grader error: {type(exc).__name__}: {exc}")
 
 
 def _grade_here(course: Course, students: list[Student], options: Options, jobs: int, memory_mb: int,
@@ -88,7 +103,7 @@ def _grade_here(course: Course, students: list[Student], options: Options, jobs:
             result = grade_student(course, student, options, memory_mb, threads)
         except Exception as exc:  # a grader bug: the student still appears, with the reason
             result = StudentResult(student.name, (), student.problems + (
-                f"grader error: {type(exc).__name__}: {exc}",), 0.0)
+                f"grader error: {type(exc).__name__}: {exc}",), 0.0, student.attempts)
         finished(result)
         return result
 
@@ -137,8 +152,8 @@ def grade_student(course: Course, student: Student, options: Options,
     # students, not solutions/, not the reports. A student with no file starts no worker.
     targets = [(pid, student.files[pid]) for pid in course.ids if pid in student.files]
     # With variants on, the student's own values of the puzzles' free constants (grader.course.variant).
-    own = student.name if options.variants else ""
-    with Grading(course, [student.folder / "_"], replace(options, memory_mb=memory_mb, student=own), threads,
+    whose = student.name if options.variants else ""
+    with Grading(course, [student.folder / "_"], replace(options, memory_mb=memory_mb, student=whose), threads,
                  now=False, kernels=[path for _, path in targets]) as grading:
         graded = dict(zip((pid for pid, _ in targets), grading.grade(targets).results))
     results = []
@@ -151,4 +166,5 @@ def grade_student(course: Course, student: Student, options: Options,
         # once the batch ends, and its folder differs from run to run and node to node.
         results.append(replace(graded[puzzle_id], source=str(PurePosixPath(student.name) /
                                                              path.relative_to(student.folder).as_posix())))
-    return StudentResult(student.name, tuple(results), student.problems, time.perf_counter() - started)
+    return StudentResult(student.name, tuple(results), student.problems, time.perf_counter() - started,
+                         student.attempts)

@@ -13,6 +13,7 @@ from typing import Mapping, Sequence
 # The kinds and the words telling_rank looks for live in the failures' catalogue; imported
 # from here as they always were.
 from grader.judge.failures import LOOKS_LIKE, READ_EARLY, FailureKind, points
+from grader.source.attempts import Attempts  # noqa: F401  (a student's attempts, from their progress file)
 
 
 class Status(enum.StrEnum):
@@ -211,12 +212,14 @@ class Report:
 
 @dataclass(frozen=True)
 class StudentResult:
-    """One student of a class: a result per puzzle, and what could not be read."""
+    """One student of a class: a result per puzzle, what could not be read, and the attempts
+    their progress file records (none when the submission carries no progress file)."""
 
     student: str
     results: tuple[PuzzleResult, ...]
     problems: tuple[str, ...]
     seconds: float
+    attempts: tuple[Attempts, ...] = ()
 
     @property
     def total(self) -> int:

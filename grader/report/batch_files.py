@@ -1,5 +1,5 @@
-"""A class's results as files: grades.csv, results.json, junit.xml, and Gradescope's format;
-and the summary ``python -m grader batch`` prints.
+"""A class's results as files: grades.csv, results.json, junit.xml, report.html, similarity.json,
+and Gradescope's format; and the summary ``python -m grader batch`` prints.
 
 Separate renderers over the same ``StudentResult`` objects; none of them decides anything.
 """
@@ -12,6 +12,8 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from grader.judge.results import Status, StudentResult, to_dict
+from grader.judge.similarity_model import SimilarityReport
+from grader.report.class_page import class_page
 
 UNDECIDED = (Status.NOT_ATTEMPTED, Status.UNSUPPORTED, Status.INTERPRETER_LIMIT)  # neither passed nor failed: skipped
 
@@ -41,7 +43,8 @@ def results_json(results: list[StudentResult], puzzle_ids: list[str], seconds: f
         "puzzles": puzzle_ids,
         "students": [{"student": s.student, "total": s.total, "problems": list(s.problems), "seconds": s.seconds,
                       "interpreter_limit": [r.puzzle for r in s.results if r.status == Status.INTERPRETER_LIMIT],
-                      "results": [to_dict(r) | {"passed": r.passed} for r in s.results]} for s in results],
+                      "results": [to_dict(r) | {"passed": r.passed} for r in s.results],
+                      "attempts": [to_dict(a) for a in s.attempts]} for s in results],
         "seconds": seconds,
     }, indent=1, default=str)
 
@@ -85,9 +88,10 @@ def gradescope(student: StudentResult) -> str:
                        "output": "; ".join(student.problems) or f"{student.total}/{len(tests)} puzzles pass"}, indent=1)
 
 
-def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float, out) -> str:
+def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float, out,
+            similarity: SimilarityReport | None = None) -> str:
     """One line per student (puzzles passed, and the problems with their submission), then
-    how many were graded and where the files went."""
+    the pairs of similar submissions, how many were graded and where the files went."""
     lines, limited = [], []
     for student in results:
         gpu = [r.puzzle for r in student.results if r.status == Status.INTERPRETER_LIMIT]
@@ -99,14 +103,25 @@ def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float,
     if limited:  # counted apart: neither passed nor failed until a GPU grades them
         lines += [f"{len(limited)} outcome(s) the interpreter could not decide (the kernels compile for sm_90; "
                   f"grade them with --device cuda):"] + limited
-    return "\n".join(lines + [f"{len(results)} students graded in {seconds:.0f} s; reports in {out}/"])
+    if similarity is not None and similarity.error:
+        lines.append(f"similar submissions were not compared: {similarity.error}")
+    elif similarity is not None and similarity.pairs:
+        lines.append(f"{len(similarity.pairs)} pair(s) of similar submissions (see {out}/report.html):")
+        lines += [f"  {p.puzzle}: {p.students[0]} and {p.students[1]} share {p.shared} fingerprints "
+                  f"(score {p.score:.2f})" for p in similarity.pairs]
+    return "\n".join(lines + [f"{len(results)} students graded in {seconds:.0f} s; reports in {out}/ "
+                               f"(open report.html)"])
 
 
 def write_reports(results: list[StudentResult], puzzle_ids: list[str], out: Path, seconds: float,
-                  gradescope_files: bool = False) -> None:
-    """grades.csv, results.json and junit.xml (and one Gradescope results.json per student).
-    Written only after every worker has finished: no submission runs while they are written."""
+                  gradescope_files: bool = False, similarity: SimilarityReport | None = None) -> None:
+    """grades.csv, results.json, junit.xml, report.html and, when the batch compared the
+    students' code, similarity.json (and one Gradescope results.json per student). Written only
+    after every worker has finished: no submission runs while they are written."""
     out.mkdir(parents=True, exist_ok=True)
+    (out / "report.html").write_text(class_page(results, puzzle_ids, seconds, similarity), encoding="utf-8")
+    if similarity is not None:
+        (out / "similarity.json").write_bytes(similarity.to_json())
     (out / "grades.csv").write_text(grades_csv(results, puzzle_ids))
     (out / "results.json").write_text(results_json(results, puzzle_ids, seconds))
     (out / "junit.xml").write_text(junit_xml(results))

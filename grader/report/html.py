@@ -31,7 +31,7 @@ def _values(values: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in values.items())
 
 
-def _code(text: str) -> str:
+def code_markup(text: str) -> str:
     """Escaped text with its `quoted code` set as code."""
     return re.sub(r"`([^`\n]+)`", r"<code>\1</code>", escape(text))
 
@@ -48,7 +48,7 @@ def picture_width(png: bytes) -> int | None:
 def _message(head: str, text: str, printed: str = "") -> str:
     shown = (f"<details><summary>printed</summary><pre style='white-space:pre-wrap'>{escape(printed[:4000])}"
              f"</pre></details>" if printed.strip() else "")
-    return f"<div class='tp-message' style='{MESSAGE}'><b>{escape(head)}</b>: {_code(text)}{shown}</div>"
+    return f"<div class='tp-message' style='{MESSAGE}'><b>{escape(head)}</b>: {code_markup(text)}{shown}</div>"
 
 
 def _failures(result: PuzzleResult) -> list[str]:

@@ -11,6 +11,10 @@ so a link swapped in mid-walk is refused too); fifos and devices are refused by 
 opened non-blocking; sizes, file counts and depth are capped; names that clean alike get
 distinct folders, and no copy overwrites another. Each refusal is a line in the student's
 ``problems`` an instructor can act on, never an exception.
+
+The one hidden file read is the learner's progress file (``.progress.json`` in the submission's
+own folder or one below, as ``notebooks/``): its attempts are listed, never trusted further
+(:mod:`grader.source.attempts`).
 """
 from __future__ import annotations
 
@@ -23,6 +27,8 @@ import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
+from grader.source.attempts import MAX_BYTES as PROGRESS_BYTES
+from grader.source.attempts import PROGRESS_FILE, Attempts, ProgressError, read_attempts
 from grader.source.capture import from_notebook
 from grader.source.definitions import Dropped, definitions
 from grader.course.loader import PUZZLE_FILE, Course
@@ -48,6 +54,7 @@ class Student:
     folder: Path                        # their sanitised copies: the only student files their sandbox sees
     files: dict[str, Path] = field(default_factory=dict)  # puzzle id -> sanitised file to grade
     problems: tuple[str, ...] = ()      # what was not read or not graded, and why
+    attempts: tuple[Attempts, ...] = ()  # from the progress file the submission carries, if any
 
 
 class Refused(Exception):
@@ -160,6 +167,7 @@ class _Reader:
         self.copies: dict[str, str] = {}  # casefolded copy path -> the path as submitted that has it
         self.dropped: list[tuple[str, tuple[Dropped, ...]]] = []  # what definitions-only left out, per file
         self.notes: list[str] = []
+        self.progress: tuple[str, bytes] | None = None  # (path as submitted, its bytes)
 
     def stop(self, text: str) -> None:
         self.problems.append(text)
@@ -195,6 +203,9 @@ class _Reader:
                 self.problems.append(f"{where} holds more than {MAX_ENTRIES} files and folders: not read")
                 return
             for item in sorted(items, key=_visit_order):
+                if item.name == PROGRESS_FILE and depth <= 1 and not self.stopped:  # beside the puzzles or notebooks
+                    self.read_progress(item.name, fd, shown / item.name)
+                    continue
                 # .git, .ipynb_checkpoints, __pycache__: tooling and stale copies, not the submission
                 if self.stopped or item.name.startswith(".") or item.name == "__pycache__":
                     continue
@@ -255,6 +266,19 @@ class _Reader:
             self.problems.append(f"{shown}: could not be read ({type(exc).__name__}: {exc})")
             return
         self.found.append((shown, self.copy_path(copy, copy_name, shown), text))
+
+    def read_progress(self, name: str, dir_fd: int, shown: PurePosixPath) -> None:
+        """The learner's progress file: the first one found (the submission's own folder before
+        notebooks/), read as a file is, never followed if a link; the others are listed."""
+        if self.progress is not None:
+            self.notes.append(f"{shown}: a second progress file, not read (attempts are from {self.progress[0]})")
+            return
+        try:
+            self.progress = (str(shown), _read_capped(name, dir_fd, PROGRESS_BYTES))
+        except Refused as exc:
+            self.notes.append(f"{shown} {exc}")
+        except OSError as exc:
+            self.notes.append(f"{shown}: could not be read ({exc.strerror})")
 
     def copy_path(self, parent: PurePosixPath, name: str, shown: str, folder: bool = False) -> PurePosixPath:
         """``parent/name`` cleaned, made distinct from every other copy (case-blind)."""
@@ -353,13 +377,20 @@ def prepare(entry: Path, course: Course, workdir: Path, name: str | None = None)
         with open(target, "x", encoding="utf-8") as out:  # "x": a copy never replaces another
             out.write(text)
     files, duplicates = choose_files(course, reader.found, folder)
+    attempts: tuple[Attempts, ...] = ()
+    if reader.progress is not None:
+        shown, raw = reader.progress
+        try:
+            attempts = read_attempts(raw, course.ids)
+        except ProgressError as exc:
+            reader.notes.append(f"{shown} {exc}: attempts not listed")
     reader.problems += reader.notes + _left_out(reader.dropped, course)
     problems = reader.problems[:MAX_PROBLEMS] + duplicates  # a thousand links must not bury the rest
     if len(reader.problems) > MAX_PROBLEMS:
         problems.insert(MAX_PROBLEMS, f"... and {len(reader.problems) - MAX_PROBLEMS} more problems like these")
     if not reader.found and not problems:
         problems.append("no .py or .ipynb file found")
-    return Student(name, entry, folder, files, tuple(problems))
+    return Student(name, entry, folder, files, tuple(problems), attempts)
 
 
 def submissions(folder: Path) -> list[Path]:

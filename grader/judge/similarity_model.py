@@ -1,0 +1,51 @@
+"""What the similarity pass found (:mod:`grader.judge.similarity`): plain frozen dataclasses,
+written as ``similarity.json`` and shown in ``report.html``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import msgspec
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """Lines of one student's file that hold fingerprints the other student's file holds too."""
+    file: str          # as submitted, under the student's name: alice/puzzles/puzzle07_long_sum.py
+    first_line: int
+    last_line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class SimilarPair:
+    puzzle: str
+    students: tuple[str, str]
+    shared: int        # fingerprints both hold that the course's stub and reference do not
+    score: float       # their weight (rarer weighs more) over the weight of the smaller one's own
+    fragments: tuple[Fragment, Fragment]  # the largest shared stretch, in each student's file
+
+
+@dataclass(frozen=True)
+class PuzzleThreshold:
+    """How one puzzle was compared: how long its reference is, and what a pair must share."""
+    puzzle: str
+    reference_fingerprints: int  # the puzzle's length, in fingerprints of its reference solution
+    min_shared: int
+    min_score: float
+    compared: int                # students with code for the puzzle
+
+
+@dataclass(frozen=True)
+class SimilarityReport:
+    pairs: tuple[SimilarPair, ...]
+    puzzles: tuple[PuzzleThreshold, ...]
+    method: str
+    seconds: float = 0.0
+    error: str = ""  # the pass itself broke (a grader bug): the grades stand, the pairs are unknown
+
+    def to_json(self) -> bytes:
+        return msgspec.json.format(msgspec.json.encode(self), indent=1)
+
+    @staticmethod
+    def from_json(data: bytes) -> "SimilarityReport":
+        return msgspec.json.decode(data, type=SimilarityReport)

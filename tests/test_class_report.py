@@ -1,0 +1,172 @@
+"""The class's page (report.html) from typed results, and the attempts a submission's progress
+file carries: written by the learner's side, bounded, read back by a class's intake, listed by
+the batch's reports."""
+import json
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from grader.app.learner import ProgressFile
+from grader.course.loader import Course
+from grader.judge.batch_resume import finished
+from grader.judge.results import (Attempts, CaseResult, CheckResult, FailureKind, PuzzleResult, Status,
+                                  StudentResult)
+from grader.judge.similarity_model import Fragment, PuzzleThreshold, SimilarityReport, SimilarPair
+from grader.report.batch_files import summary, write_reports
+from grader.report.class_page import class_page
+from grader.source.attempts import IDLE, MAX_HISTORY, ProgressError, read_attempts
+from grader.source.intake import prepare_class
+from paths import ROOT
+
+NEVER_RESCALED = ("case classic[seed=0] (N0=4, T=200, B1=64): wrong values in `z`: 400 of 800 elements differ. "
+                  "It looks like an online sum never rescaled when the maximum grows: when a chunk raises the "
+                  "maximum from m to m_new, multiply the running sum by `tl.exp(m - m_new)`.")
+IDS = ["puzzle02", "puzzle19"]
+
+
+def _case(passed: bool, message: str = "", kind=None) -> CaseResult:
+    return CaseResult("classic", {"N0": 4, "T": 200}, {"B1": 64}, 0, (4,), passed, kind, message)
+
+
+def _puzzle(puzzle: str, status: Status, message: str = "", checks=None) -> PuzzleResult:
+    title = {"puzzle02": "Constant add, blocked", "puzzle19": "Online softmax"}[puzzle]
+    cases = () if status == Status.NOT_ATTEMPTED else (
+        (_case(True),) if status == Status.PASS else (_case(False, message, FailureKind.MISMATCH),))
+    return PuzzleResult(puzzle, title, status, f"x/{puzzle}.py", "cpu", cases, checks or {}, message)
+
+
+def class_results() -> list[StudentResult]:
+    """Four students: two share the online softmax's known mistake, one's kernel does not compile."""
+    compile_error = {"gpu_compile": CheckResult(False, "line 5: `tl.lod` is not a Triton function", FailureKind.COMPILE)}
+    return [
+        StudentResult("ana", (_puzzle("puzzle02", Status.PASS), _puzzle("puzzle19", Status.PASS)), (), 3.0,
+                      (Attempts("puzzle02", 3, 420.0, "2026-11-20 10:00:00", "2026-11-20 10:07:00", "passed", 3),)),
+        StudentResult("bo", (_puzzle("puzzle02", Status.PASS), _puzzle("puzzle19", Status.FAIL, NEVER_RESCALED)),
+                      (), 3.0),
+        StudentResult("cy", (_puzzle("puzzle02", Status.FAIL, compile_error["gpu_compile"].message, compile_error),
+                             _puzzle("puzzle19", Status.FAIL, NEVER_RESCALED)), ("bad.py: could not be read",), 3.0),
+        StudentResult("di", (_puzzle("puzzle02", Status.PASS), _puzzle("puzzle19", Status.NOT_ATTEMPTED,
+                                                                         "no `online_softmax_kernel` in the submission")),
+                      (), 3.0),
+    ]
+
+
+def similarity() -> SimilarityReport:
+    fragments = (Fragment("bo/puzzles/puzzle19_online_softmax.py", 10, 12, "m = float('-inf')\ns = 0.0\n<b>"),
+                 Fragment("cy/puzzles/puzzle19_online_softmax.py", 11, 13, "mx = float('-inf')\nt = 0.0\n"))
+    return SimilarityReport((SimilarPair("puzzle19", ("bo", "cy"), 41, 1.0, fragments),),
+                            (PuzzleThreshold("puzzle19", 66, 33, 0.85, 4),), "winnowing")
+
+
+def test_the_page_says_what_the_class_got_wrong_in_words():
+    page = class_page(class_results(), IDS, 12.0, similarity())
+    text = re.sub(r"<[^>]+>", " ", page)
+    assert "2 of 4: an online sum never rescaled when the maximum grows" in text
+    assert "2 of 4: wrong values" in text and "1 of 4: " in text
+    assert "4 students graded on 2 puzzles; a median of 1 puzzles passed." in text
+    assert "75% passed" in text and "25% passed" in text  # puzzle 2: 3 of 4; puzzle 19: 1 of 4
+
+
+def test_the_page_links_each_student_to_their_messages_and_problems():
+    page = class_page(class_results(), IDS, 12.0, similarity())
+    assert "<a href='#s-cy-puzzle19'" in page and "id='s-cy-puzzle19'" in page and "id='s-cy'" in page
+    assert "bad.py: could not be read" in page
+    assert "tl.lod" in page and "wrong values in <code>z</code>" in page  # the notebook's renderer, inside
+    assert "no <code>online_softmax_kernel</code> in the submission" in page or \
+        "no `online_softmax_kernel` in the submission" in page
+
+
+def test_the_page_shows_the_similar_pairs_escaped_and_marks_their_students():
+    page = class_page(class_results(), IDS, 12.0, similarity())
+    assert "share 41 fingerprints (score 1.00)" in page
+    assert "bo/puzzles/puzzle19_online_softmax.py</b>, lines 10-12" in page
+    assert "&lt;b&gt;" in page and "\n<b>\n" not in page
+    assert "data-student='bo'><td><a href='#s-bo'>bo</a> ⚑" in page
+    assert "Not looked for in this batch." in class_page(class_results(), IDS, 12.0, None)
+
+
+def test_the_page_lists_attempts_and_time_spent():
+    page = class_page(class_results(), IDS, 12.0)
+    assert "<td>puzzle02</td><td>3</td><td>7 min</td>" in page and "passed (at attempt 3)" in page
+    assert "<td>3 / 7 min</td>" in page  # ana's row: attempts / time
+
+
+def test_the_page_is_self_contained():
+    page = class_page(class_results(), IDS, 12.0, similarity())
+    assert not re.search(r"(src|href)=['\"](?!#|data:)", page), "the page links to something outside itself"
+    assert "<svg" in page and "<script>" in page and "default-src 'none'" in page
+
+
+def test_batch_writes_the_page_and_the_similarity_file(tmp_path):
+    results = class_results()
+    write_reports(results, IDS, tmp_path, 12.0, similarity=similarity())
+    assert (tmp_path / "report.html").read_text().startswith("<!DOCTYPE html>")
+    assert SimilarityReport.from_json((tmp_path / "similarity.json").read_bytes()) == similarity()
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert doc["students"][0]["attempts"] == [{"puzzle": "puzzle02", "count": 3, "seconds": 420.0,
+                                               "first": "2026-11-20 10:00:00", "last": "2026-11-20 10:07:00",
+                                               "best": "passed", "passed_at_attempt": 3}]
+    assert finished(tmp_path, IDS)["ana"].attempts == results[0].attempts  # --resume keeps them
+    text = summary(results, IDS, 12.0, tmp_path, similarity())
+    assert "1 pair(s) of similar submissions" in text and "puzzle19: bo and cy share 41 fingerprints" in text
+
+
+# ---- attempts ------------------------------------------------------------------------------
+
+def test_progress_keeps_a_bounded_history_with_the_count_and_time_spent(tmp_path):
+    store = ProgressFile(tmp_path / ".progress.json")
+    store.attempt("puzzle07", "not attempted", "2026-11-25 09:00:00")  # the stub: no attempt
+    store.attempt("puzzle07", "failing", "2026-11-25 10:00:00")
+    store.attempt("puzzle07", "failing", "2026-11-25 10:05:00")     # 5 min of work
+    store.attempt("puzzle07", "passed", "2026-11-25 13:00:00")      # a break: counts IDLE at most
+    for minute in range(MAX_HISTORY + 5):
+        store.attempt("puzzle07", "passed", f"2026-11-26 08:{minute % 60:02d}:00")
+    entry = store.load()["puzzle07"]
+    assert entry["attempts"] == 3 + MAX_HISTORY + 5 and len(entry["history"]) == MAX_HISTORY
+    assert entry["first"] == "2026-11-25 10:00:00" and entry["passed"] == {"at": "2026-11-25 13:00:00", "attempt": 3}
+    (read,) = read_attempts(store.path.read_bytes(), ["puzzle07"])
+    assert read.count == 3 + MAX_HISTORY + 5 and read.passed_at_attempt == 3 and read.best == "passed"
+    # 10:05 -> 13:00 and 13:00 -> 08:00 the next day are breaks; then 54 one-minute gaps
+    assert read.seconds == 300 + IDLE + IDLE + 54 * 60
+
+
+def test_a_progress_file_from_before_the_history_still_counts_one_attempt():
+    legacy = json.dumps({"puzzle02": {"status": "passed", "latest": {"status": "passed", "at": "2026-11-20 09:00:00"}},
+                         "puzzle03": {"hints": 2}}).encode()
+    assert read_attempts(legacy, ["puzzle02", "puzzle03"]) == (
+        Attempts("puzzle02", 1, 0.0, "2026-11-20 09:00:00", "2026-11-20 09:00:00", "passed", None),)
+
+
+@pytest.mark.parametrize("raw, reason", [(b"not json", "is not a progress file"),
+                                         (b'{"puzzle02": {"attempts": "many"}}', "unreadable entry for puzzle02"),
+                                         (b"[1, 2]", "is not a progress file")])
+def test_a_broken_progress_file_is_a_reason_not_a_crash(raw, reason):
+    with pytest.raises(ProgressError, match=reason):
+        read_attempts(raw, ["puzzle02"])
+
+
+def test_intake_reads_the_progress_file_a_submission_carries(tmp_path):
+    course = Course(ROOT)
+    subs = tmp_path / "subs"
+    (subs / "ana" / "notebooks").mkdir(parents=True)
+    (subs / "ana" / "puzzle02.py").write_text((ROOT / "solutions" / "puzzle02_constant_add_blocked.py").read_text())
+    store = ProgressFile(subs / "ana" / "notebooks" / ".progress.json")
+    store.attempt("puzzle02", "failing", "2026-11-25 10:00:00")
+    store.attempt("puzzle02", "passed", "2026-11-25 10:10:00")
+    (subs / "bo").mkdir()
+    (subs / "bo" / ".progress.json").write_text("{broken")
+    (subs / "bo" / "notebooks").mkdir()
+    (subs / "bo" / "notebooks" / ".progress.json").write_text("{}")
+    (subs / "cy").mkdir()
+    (subs / "cy" / ".progress.json").symlink_to(store.path)
+    students = {s.name: s for s in prepare_class(subs, course, Path(tempfile.mkdtemp(dir=tmp_path)))}
+    assert students["ana"].attempts == (Attempts("puzzle02", 2, 600.0, "2026-11-25 10:00:00", "2026-11-25 10:10:00",
+                                                 "passed", 2),)
+    assert students["bo"].attempts == ()
+    assert any(p.startswith(".progress.json is not a progress file") and p.endswith("attempts not listed")
+               for p in students["bo"].problems)
+    assert "notebooks/.progress.json: a second progress file, not read (attempts are from .progress.json)" \
+        in students["bo"].problems
+    assert students["cy"].attempts == () and any("is a symbolic link: not read" in p for p in students["cy"].problems)
