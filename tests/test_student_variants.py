@@ -257,6 +257,15 @@ def test_without_variants_a_secret_grades_every_student_with_the_courses_values(
     assert result.passed and result.variant == {}
 
 
+def test_the_class_page_shows_the_values_a_puzzle_was_graded_with():
+    from grader.judge.results import PuzzleResult, Status, StudentResult
+    from grader.report.class_page import class_page
+    graded = PuzzleResult(puzzle="puzzle20", title="Layer norm, forward", status=Status.FAIL, source="bob/p.py",
+                          device="cpu", message="case constant_rows[seed=5]: wrong values", variant={"EPS": "0.001"})
+    page = class_page([StudentResult("bob", (graded,), (), 1.0)], ["puzzle20"], 1.0)
+    assert "Layer norm, forward <span class='tp-variant'>(their EPS = 0.001)</span>" in page
+
+
 # ---- grading: a pasted variant fails, each student's own passes --------------------------------
 def _class_with_a_paste(tmp_path, puzzle_ids, secret):
     """alice submits her own solutions; bob submits alice's files as they are."""
