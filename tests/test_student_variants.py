@@ -249,6 +249,7 @@ def test_release_per_student_and_batch_variants_need_a_secret(tmp_path):
         batch_main([str(tmp_path), "--variants", "--root", str(ROOT)])
 
 
+@pytest.mark.slow  # test_batch's class (--seed-secret, no --variants) holds it for every puzzle
 def test_without_variants_a_secret_grades_every_student_with_the_courses_values(tmp_path):
     """A class handed one common release: `batch --seed-secret` alone grades it as it always did."""
     (tmp_path / "class" / "alice").mkdir(parents=True)
