@@ -22,11 +22,20 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Case, Puzzle
+from grader.puzzle import Case, Puzzle, Variant
+
+# The constant added: each student of a class graded with a secret gets their own.
+ADD = Variant("ADD", choices=tuple(float(k) for k in range(3, 20)), default=10.0, what="the constant added",
+              stated=("Add the constant {{ADD}} to", r"x_i + {{ADD}} \qquad"))
 
 
-def spec(x: Float32[Tensor, "N0"]) -> Float32[Tensor, "N0"]:
-    return x + 10.0
+def spec(x: Float32[Tensor, "N0"], *, ADD: float) -> Float32[Tensor, "N0"]:
+    return x + ADD
+
+
+def _hints(add: float) -> tuple[str, ...]:
+    return (f"Build the offsets with `tl.arange(0, B0)`, load `x_ptr + offsets`, add {add:g}, "
+            "and store to `z_ptr + offsets`.",)
 
 
 # ---- your part: finish the kernel ------------------------------------------------
@@ -53,8 +62,7 @@ PUZZLE = Puzzle(
         # Past anything a kernel could hard-code: offsets past 16 bits (more than 32768 elements).
         Case("past_16_bit_offsets", sizes={"N0": 65536}, blocks={"B0": 65536}, seed=4, large=True),
     ),
-    hints=(
-        "Build the offsets with `tl.arange(0, B0)`, load `x_ptr + offsets`, add 10, "
-        "and store to `z_ptr + offsets`.",
-    ),
+    hints=_hints(ADD.default),
+    variants=(ADD,),
+    rebuild=lambda v: {"hints": _hints(v["ADD"])},
 )

@@ -28,11 +28,15 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Case, Puzzle, cdiv, seeds
+from grader.puzzle import Case, Puzzle, Variant, cdiv, seeds
+
+# The constant added: each student of a class graded with a secret gets their own (not puzzle 1's).
+ADD = Variant("ADD", choices=tuple(float(k) for k in range(3, 20)), default=10.0, what="the constant added",
+              stated=("Add the constant {{ADD}} to", r"x_i + {{ADD}} \qquad"))
 
 
-def spec(x: Float32[Tensor, "N0"]) -> Float32[Tensor, "N0"]:
-    return x + 10.0
+def spec(x: Float32[Tensor, "N0"], *, ADD: float) -> Float32[Tensor, "N0"]:
+    return x + ADD
 
 
 # ---- your part: finish the kernel ------------------------------------------------
@@ -64,6 +68,7 @@ PUZZLE = Puzzle(
     ),
     atol=1e-6,
     rtol=1e-6,
+    variants=(ADD,),
     hints=(
         "Start the block at `tl.program_id(0) * B0` and add `tl.arange(0, B0)` to get "
         "this program's offsets.",

@@ -52,15 +52,24 @@ import triton.language as tl
 from jaxtyping import Float32, Int32
 from torch import Tensor
 
-from grader.puzzle import Case, LookAlike, Mistake, Puzzle, cdiv, seeds
+from grader.puzzle import Case, LookAlike, Mistake, Puzzle, Variant, cdiv, seeds
+
+# The group size: each student of a class graded with a secret gets their own, never FPINT = 8 (so
+# that the two numbers stay apart). The learner's file holds it, as the stub's GROUP constant, and
+# the cases' widths follow it (MID a multiple of GROUP, at most 8 groups a row).
+GROUP_SIZE = Variant("GROUP", choices=(16, 32, 64), default=16, what="GROUP", code="GROUP",
+                     also={"MID_MAX": lambda group: str(8 * group)},
+                     stated=("`GROUP` = {{GROUP}}. Two", "* `GROUP = {{GROUP}}`: columns", "`NG = MID // {{GROUP}}` groups",
+                             "a multiple of {{GROUP}} and at most {{MID_MAX}} (one", "`B_MID // {{GROUP}}` whole groups"))
 
 def spec(
     scale: Float32[Tensor, "N0 NG"],
     offset: Int32[Tensor, "N0"],
     weight: Int32[Tensor, "N0 NW"],
     activation: Float32[Tensor, "MID N1"],
+    *, GROUP: int,
 ) -> Float32[Tensor, "N0 N1"]:
-    fpint, group = FPINT.value, GROUP.value
+    fpint, group = FPINT.value, GROUP
     n0, ng = scale.shape
     shifts = 4 * torch.arange(fpint, dtype=torch.int32)
     q = ((weight[:, :, None] >> shifts) & 0xF).reshape(n0, -1)   # N0 MID
@@ -69,7 +78,7 @@ def spec(
     return w @ activation
 
 
-def _variant(scale, offset, weight, activation, group=16, top_down=False, one_offset=False):
+def _variant(scale, offset, weight, activation, group, top_down=False, one_offset=False):
     """The look-alikes' dequantisation: the spec's with one detail changed. Groups past NG
     (column c in group c // group) are masked to zero, as a kernel masking `off_g < NG` does."""
     n0, ng = scale.shape
@@ -98,6 +107,65 @@ def quant_dot_kernel(
 # ----------------------------------------------------------------------------------
 
 
+def _cases(group: int) -> tuple[Case, ...]:
+    """The cases for a group size: the widths (MID, B_MID) of GROUP = 16's, times group / 16."""
+    k = group // 16
+    return (
+        # 4 groups per row (8 words at GROUP = 16), one chunk.
+        *seeds(
+            Case("classic", sizes={"N0": 32, "N1": 32, "MID": 64 * k},
+                 blocks={"B0": 16, "B1": 16, "B_MID": 64 * k}),
+            1,
+        ),
+        # 2 groups per row; chunks of one group each.
+        Case("short_rows", sizes={"N0": 16, "N1": 32, "MID": 32 * k},
+             blocks={"B0": 16, "B1": 16, "B_MID": 16 * k}, seed=2),
+        # 8 groups per row (every offset nibble used), tails in N0 and N1.
+        *seeds(
+            Case("long_rows", sizes={"N0": 40, "N1": 24, "MID": 128 * k},
+                 blocks={"B0": 16, "B1": 16, "B_MID": 32 * k}, seed=3),
+            4,
+        ),
+        # 3 groups per row: the second chunk of 2 groups is half outside MID.
+        Case("mid_tail", sizes={"N0": 16, "N1": 16, "MID": 48 * k},
+             blocks={"B0": 16, "B1": 16, "B_MID": 32 * k}, seed=5),
+        # Past anything a kernel could hard-code: an output past 16-bit offsets (MID stays within its limit, 8 groups).
+        Case("past_16_bit_offsets", sizes={"N0": 192, "N1": 192, "MID": 128 * k},
+             blocks={"B0": 64, "B1": 64, "B_MID": 64 * k}, seed=6, large=True, vary={"N0": (180, 220)}),
+    )
+
+
+WORDS = {2: "two", 4: "four", 8: "eight"}
+
+
+def _mistakes(group: int) -> tuple[Mistake, ...]:
+    return (
+        Mistake(r"^GROUP\s*(:[^=\n]*)?=\s*(tl\.constexpr\(|triton\.language\.constexpr\()?\s*8\b",
+                "your file sets `GROUP = 8`, as the classic Triton-Puzzles did. This course uses "
+                f"`GROUP = {group}`: {group} columns share one scale and offset, so that the group size ({group}) and "
+                "the values per word (`FPINT = 8`) differ and a kernel that mixes them up fails. "
+                f"Set `GROUP = tl.constexpr({group})`."),
+    )
+
+
+def _look_alikes(group: int) -> tuple[LookAlike, ...]:
+    return (
+        LookAlike(f"groups of FPINT = 8 columns instead of GROUP = {group}",
+                  lambda scale, offset, weight, activation: _variant(scale, offset, weight, activation, group=8),
+                  f"a group is `GROUP = {group}` columns, {WORDS[group // 8]} words of weights: column c takes scale and offset "
+                  "number `c // GROUP`, not `c // FPINT`"),
+        LookAlike("the nibbles of a weight word read from the top down",
+                  lambda scale, offset, weight, activation: _variant(scale, offset, weight, activation, group,
+                                                                     top_down=True),
+                  "column `8 * w + t` is in bits `4t .. 4t + 3` of word w, the lowest first: shift by "
+                  "`tl.arange(0, FPINT) * 4`"),
+        LookAlike("every group's offset taken from nibble 0 of the offset word",
+                  lambda scale, offset, weight, activation: _variant(scale, offset, weight, activation, group,
+                                                                     one_offset=True),
+                  "group g's offset is nibble g of the row's offset word: `(offset_word >> (g * 4)) & 0xF`"),
+    )
+
+
 PUZZLE = Puzzle(
     id="puzzle12",
     title="Quantized matrix multiplication",
@@ -106,41 +174,13 @@ PUZZLE = Puzzle(
     spec=spec,
     kernel="quant_dot_kernel",
     grid=lambda s: (cdiv(s["N0"], s["B0"]), cdiv(s["N1"], s["B1"])),
-    cases=(
-        # 8 words and 4 groups per row, one chunk.
-        *seeds(
-            Case("classic", sizes={"N0": 32, "N1": 32, "MID": 64},
-                 blocks={"B0": 16, "B1": 16, "B_MID": 64}),
-            1,
-        ),
-        # 4 words and 2 groups per row; chunks of one group each.
-        Case("short_rows", sizes={"N0": 16, "N1": 32, "MID": 32},
-             blocks={"B0": 16, "B1": 16, "B_MID": 16}, seed=2),
-        # 16 words and 8 groups per row (every offset nibble used), tails in N0 and N1.
-        *seeds(
-            Case("long_rows", sizes={"N0": 40, "N1": 24, "MID": 128},
-                 blocks={"B0": 16, "B1": 16, "B_MID": 32}, seed=3),
-            4,
-        ),
-        # 3 groups per row: the second chunk of 32 columns is half outside MID.
-        Case("mid_tail", sizes={"N0": 16, "N1": 16, "MID": 48},
-             blocks={"B0": 16, "B1": 16, "B_MID": 32}, seed=5),
-        # Past anything a kernel could hard-code: an output past 16-bit offsets (MID stays within its limit of 128).
-        Case("past_16_bit_offsets", sizes={"N0": 192, "N1": 192, "MID": 128},
-             blocks={"B0": 64, "B1": 64, "B_MID": 64}, seed=6, large=True, vary={"N0": (180, 220)}),
-    ),
+    cases=_cases(GROUP_SIZE.default),
     atol=1e-3,
     rtol=1e-4,
     derive=lambda s: {"NW": s["MID"] // 8, "NG": s["MID"] // 16},
     # Scales with 5 mantissa bits times 4-bit integer differences fit TF32's 10 bits.
     mantissa_bits={"scale": 5, "activation": 10},
-    mistakes=(
-        Mistake(r"^GROUP\s*(:[^=\n]*)?=\s*(tl\.constexpr\(|triton\.language\.constexpr\()?\s*8\b",
-                "your file sets `GROUP = 8`, as the classic Triton-Puzzles did. This course uses "
-                "`GROUP = 16`: 16 columns share one scale and offset, so that the group size (16) and "
-                "the values per word (`FPINT = 8`) differ and a kernel that mixes them up fails. "
-                "Set `GROUP = tl.constexpr(16)`."),
-    ),
+    mistakes=_mistakes(GROUP_SIZE.default),
     hints=(
         "Load a `(B0, B_MID // FPINT)` block of words, then "
         "`(words[:, :, None] >> (tl.arange(0, FPINT) * 4)[None, None, :]) & 0xF` "
@@ -156,19 +196,9 @@ PUZZLE = Puzzle(
         "`>= MID`) to zero, so that a partial last chunk adds nothing. `NW` and `NG` are not "
         "parameters: work them out from `MID`, `FPINT` and `GROUP` in the kernel.",
     ),
-    look_alikes=(
-        LookAlike("groups of FPINT = 8 columns instead of GROUP = 16",
-                  lambda scale, offset, weight, activation: _variant(scale, offset, weight, activation, group=8),
-                  "a group is `GROUP = 16` columns, two words of weights: column c takes scale and offset "
-                  "number `c // GROUP`, not `c // FPINT`"),
-        LookAlike("the nibbles of a weight word read from the top down",
-                  lambda scale, offset, weight, activation: _variant(scale, offset, weight, activation,
-                                                                     top_down=True),
-                  "column `8 * w + t` is in bits `4t .. 4t + 3` of word w, the lowest first: shift by "
-                  "`tl.arange(0, FPINT) * 4`"),
-        LookAlike("every group's offset taken from nibble 0 of the offset word",
-                  lambda scale, offset, weight, activation: _variant(scale, offset, weight, activation,
-                                                                     one_offset=True),
-                  "group g's offset is nibble g of the row's offset word: `(offset_word >> (g * 4)) & 0xF`"),
-    ),
+    look_alikes=_look_alikes(GROUP_SIZE.default),
+    variants=(GROUP_SIZE,),
+    rebuild=lambda v: {"cases": _cases(v["GROUP"]), "mistakes": _mistakes(v["GROUP"]),
+                       "look_alikes": _look_alikes(v["GROUP"]),
+                       "derive": lambda s: {"NW": s["MID"] // 8, "NG": s["MID"] // v["GROUP"]}},
 )

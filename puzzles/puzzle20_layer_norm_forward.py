@@ -55,13 +55,19 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Bench, Case, LookAlike, Mistake, Puzzle
+from grader.puzzle import Bench, Case, LookAlike, Mistake, Puzzle, Variant, tex
 
-EPS = 1e-5
+
+# eps: each student of a class graded with a secret gets their own, a few decades wide. The
+# constant_rows case tells any two apart (r = 1/sqrt(eps) there); the kernel's `eps` default
+# holds it, since the grader never passes one.
+EPS_VARIANT = Variant("EPS", choices=(1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3), default=1e-5,
+                      what="eps", code="layer_norm_fwd.eps", text=tex, also={"RSTD": lambda eps: f"{eps ** -0.5:.1f}"},
+                      stated=(r"\varepsilon = {{EPS}}$$", r"\approx {{RSTD}}$"))
 
 
 def spec(
-    x: Float32[Tensor, "ROWS D"], w: Float32[Tensor, "D"], b: Float32[Tensor, "D"]
+    x: Float32[Tensor, "ROWS D"], w: Float32[Tensor, "D"], b: Float32[Tensor, "D"], *, EPS: float
 ) -> tuple[Float32[Tensor, "ROWS D"], Float32[Tensor, "ROWS"], Float32[Tensor, "ROWS"]]:
     # In fp32 whatever the inputs, y rounded once to x's dtype at the end; mean and rstd fp32.
     xf = x.float()
@@ -72,36 +78,36 @@ def spec(
     return y.to(x.dtype), mean, rstd
 
 
-def _normalised_with(x, w, b, mean, var):
+def _normalised_with(x, w, b, mean, var, eps):
     """y, mean and rstd from given statistics (float32), as a wrong kernel would write them."""
-    rstd = torch.rsqrt(var + EPS)
+    rstd = torch.rsqrt(var + eps)
     y = (x.float() - mean[:, None]) * rstd[:, None] * w.float() + b.float()
     return y.to(x.dtype), mean, rstd
 
 
-def _padded_row(x, w, b, *, sizes):  # a look-alike: statistics of the row padded with zeros to BLOCK_D
+def _padded_row(x, w, b, *, sizes, EPS):  # a look-alike: statistics of the row padded with zeros to BLOCK_D
     xf = x.float()
     pad = sizes["BLOCK_D"] - sizes["D"]
     mean = xf.sum(dim=1) / sizes["BLOCK_D"]
     var = (((xf - mean[:, None]) ** 2).sum(dim=1) + pad * mean**2) / sizes["BLOCK_D"]
-    return _normalised_with(x, w, b, mean, var)
+    return _normalised_with(x, w, b, mean, var, EPS)
 
 
-def _padding_in_variance(x, w, b, *, sizes):  # a look-alike: the right mean, padding lanes in the variance
+def _padding_in_variance(x, w, b, *, sizes, EPS):  # a look-alike: the right mean, padding lanes in the variance
     xf = x.float()
     pad = sizes["BLOCK_D"] - sizes["D"]
     mean = xf.mean(dim=1)
     var = (((xf - mean[:, None]) ** 2).sum(dim=1) + pad * mean**2) / sizes["D"]
-    return _normalised_with(x, w, b, mean, var)
+    return _normalised_with(x, w, b, mean, var, EPS)
 
 
-def _unbiased(x, w, b):  # a look-alike: the variance divided by D - 1
+def _unbiased(x, w, b, *, EPS):  # a look-alike: the variance divided by D - 1
     xf = x.float()
-    return _normalised_with(x, w, b, xf.mean(dim=1), xf.var(dim=1, unbiased=True))
+    return _normalised_with(x, w, b, xf.mean(dim=1), xf.var(dim=1, unbiased=True), EPS)
 
 
-def _std_saved(x, w, b):  # a look-alike: the standard deviation stored in rstd
-    y, mean, rstd = spec(x, w, b)
+def _std_saved(x, w, b, *, EPS):  # a look-alike: the standard deviation stored in rstd
+    y, mean, rstd = spec(x, w, b, EPS=EPS)
     return y, mean, 1.0 / rstd
 
 
@@ -126,6 +132,7 @@ PUZZLE = Puzzle(
     title="Layer norm, forward",
     track="transformer",
     statement=__doc__,
+    variants=(EPS_VARIANT,),
     spec=spec,
     kernel="layer_norm_fwd",
     grid=lambda s: (s["ROWS"],),
@@ -196,7 +203,7 @@ PUZZLE = Puzzle(
         dtypes=HALF,
         # fp16: read x once and write y once, read w and b; mean and rstd are fp32.
         bytes=lambda s: 2 * 2 * s["ROWS"] * s["D"] + 2 * 2 * s["D"] + 2 * 4 * s["ROWS"],
-        baseline=lambda x, w, b: torch.nn.functional.layer_norm(x, (x.shape[-1],), w, b, EPS),
+        baseline=lambda x, w, b, *, EPS: torch.nn.functional.layer_norm(x, (x.shape[-1],), w, b, EPS),
         baseline_name="torch.nn.functional.layer_norm",
         compile_baseline=True,
     ),

@@ -53,9 +53,15 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Bench, Case, Puzzle
+from grader.puzzle import Bench, Case, Puzzle, Variant, tex
 
-EPS = 1e-6
+# eps: each student of a class graded with a secret gets their own, within a decade or so of the
+# eps_matters case's mean of squares (1e-6), where any two tell apart. The learner's forward
+# passes it to their kernel: the grader never does.
+EPS_VARIANT = Variant("EPS", choices=(2e-7, 5e-7, 1e-6, 2e-6, 5e-6, 1e-5), default=1e-6, what="eps", text=tex,
+                      also={"EPS_NEAR": lambda eps: "as large as $\\varepsilon$ itself" if eps == 1e-6
+                            else "where $\\varepsilon$ still matters"},
+                      stated=(r"\varepsilon = {{EPS}}$$", "{{EPS_NEAR}}. Add it inside"))
 
 
 def _rows(sizes) -> int:
@@ -65,7 +71,7 @@ def _rows(sizes) -> int:
     return rows
 
 
-def spec(x: Float32[Tensor, "*batch D"], w: Float32[Tensor, "D"]) -> Float32[Tensor, "*batch D"]:
+def spec(x: Float32[Tensor, "*batch D"], w: Float32[Tensor, "D"], *, EPS: float) -> Float32[Tensor, "*batch D"]:
     # In fp32 whatever the inputs, rounded once to x's dtype at the end.
     xf = x.float()
     rstd = torch.rsqrt((xf * xf).mean(dim=-1, keepdim=True) + EPS)
@@ -106,6 +112,7 @@ PUZZLE = Puzzle(
     title="RMS norm, forward and backward (autograd)",
     track="transformer",
     statement=__doc__,
+    variants=(EPS_VARIANT,),
     spec=spec,
     kernel="RMSNormFunc",
     kind="function",
@@ -155,7 +162,7 @@ PUZZLE = Puzzle(
         dtypes=HALF,
         bytes=lambda s: 2 * 5 * _rows(s) * s["D"] + 2 * 2 * s["D"] + 2 * 4 * _rows(s),
         # PyTorch's own RMS norm (fused where the build has the kernel), not the spec's eager ops.
-        baseline=lambda x, w: torch.nn.functional.rms_norm(x, (x.shape[-1],), w, EPS),
+        baseline=lambda x, w, *, EPS: torch.nn.functional.rms_norm(x, (x.shape[-1],), w, EPS),
         baseline_name="F.rms_norm (autograd)",
     ),
 )

@@ -61,39 +61,58 @@ import triton.language as tl
 from jaxtyping import Float32, Int64
 from torch import Tensor
 
-from grader.puzzle import Bench, Case, LookAlike, Puzzle
+from grader.puzzle import Bench, Case, LookAlike, Puzzle, Variant
 
 IGNORE = -100  # PyTorch's default ignore_index
 
+# The ignore index: each student of a class graded with a secret gets their own, PyTorch's -100 or
+# the id of a padding token (0 to 15, below every case's vocabulary). A kernel tells an ignored row
+# only by comparing with it: one written for -100 (`t != -100`, or `t >= 0`) takes a padding id for a
+# class, and one written for a padding id treats -100 as a column. Puzzle 34 calls this kernel: it
+# shares this value.
+IGNORE_INDEX = Variant("IGNORE_INDEX", choices=(-100, *range(16)), default=IGNORE, what="the ignore index",
+                       also={"TARGETS": lambda i: "class indices in `[0, V)`, or -100." if i < 0 else
+                             f"class indices in `[0, V)`; a target of {i} marks an ignored row.",
+                             "IGNORED_LOAD": lambda i: (
+                                 "For an ignored row `t` is -100:\n  an unmasked load reads 100 elements before "
+                                 "the row (or before the tensor)." if i == -100 else
+                                 f"For an ignored row `t` is {i}, a column\n  like any other: only `t == {i}` tells "
+                                 "the row apart, and its loss and gradient are still 0.")},
+                       stated=("target is **{{IGNORE_INDEX}}** (PyTorch's", "int64 {{TARGETS}}",
+                               "`x_row + t`. {{IGNORED_LOAD}}"))
+
 
 def spec(x: Float32[Tensor, "N V"], target: Int64[Tensor, "N"],
-         dloss: Float32[Tensor, "N"]) -> tuple[Float32[Tensor, "N"], Float32[Tensor, "N V"]]:
+         dloss: Float32[Tensor, "N"], *, IGNORE_INDEX: int) -> tuple[Float32[Tensor, "N"], Float32[Tensor, "N V"]]:
     # In fp32 whatever the logits' dtype; dx rounds once to it at the end.
     xf = x.float()
-    kept = target != IGNORE
-    loss = F.cross_entropy(xf, target, reduction="none", ignore_index=IGNORE)
+    kept = target != IGNORE_INDEX
+    loss = F.cross_entropy(xf, target, reduction="none", ignore_index=IGNORE_INDEX)
     onehot = F.one_hot(torch.where(kept, target, 0), x.shape[1]).float()
     dx = (torch.softmax(xf, dim=1) - onehot) * torch.where(kept, dloss, 0.0)[:, None]
     return loss, dx.to(x.dtype)
 
 
-def _no_minus_one(x, target, dloss):  # a look-alike: dx = softmax * dloss, the -1 at the target missing
-    loss, _ = spec(x, target, dloss)
-    kept = (target != IGNORE).float()
+def _no_minus_one(x, target, dloss, *, IGNORE_INDEX):  # a look-alike: dx = softmax * dloss, the -1 missing
+    loss, _ = spec(x, target, dloss, IGNORE_INDEX=IGNORE_INDEX)
+    kept = (target != IGNORE_INDEX).float()
     return loss, (torch.softmax(x.float(), dim=1) * (dloss * kept)[:, None]).to(x.dtype)
 
 
-def _not_scaled(x, target, dloss):  # a look-alike: dx = softmax - onehot, without the upstream gradient
-    return spec(x, target, torch.ones_like(dloss))
+def _not_scaled(x, target, dloss, *, IGNORE_INDEX):  # a look-alike: dx = softmax - onehot, without dloss
+    return spec(x, target, torch.ones_like(dloss), IGNORE_INDEX=IGNORE_INDEX)
 
 
-def _ignore_not_honoured(x, target, dloss):  # a look-alike: an ignored row as a row whose target is no column
+def _ignore_not_honoured(x, target, dloss, *, IGNORE_INDEX):  # a look-alike: an ignored row as any other row
+    """-100 names no column: such a row's loss is its lse, its gradient the softmax. A padding id
+    names one: such a row is an ordinary row."""
     xf = x.float()
-    loss, dx = spec(x, target, dloss)
-    ignored = target == IGNORE
+    loss, dx = spec(x, target, dloss, IGNORE_INDEX=IGNORE_INDEX)
+    ignored = target == IGNORE_INDEX
     lse = torch.logsumexp(xf, dim=1)
-    loss = torch.where(ignored, lse, loss)
-    dx = torch.where(ignored[:, None], (torch.softmax(xf, dim=1) * dloss[:, None]).to(x.dtype), dx)
+    column = F.one_hot(target.clamp(0, x.shape[1] - 1), x.shape[1]).float() * (target >= 0).float()[:, None]
+    loss = torch.where(ignored, lse - (xf * column).sum(dim=1), loss)
+    dx = torch.where(ignored[:, None], ((torch.softmax(xf, dim=1) - column) * dloss[:, None]).to(x.dtype), dx)
     return loss, dx
 
 
@@ -108,12 +127,41 @@ BF16 = {"x": "bfloat16", "dx": "bfloat16"}
 IGNORED = {"target": "ignore_index"}
 
 
-def _eager(x, target, dloss):
+def _eager(x, target, dloss, *, IGNORE_INDEX):
     """PyTorch eager: the loss, then autograd's backward for the gradient of the logits."""
     x = x.detach().requires_grad_()
-    loss = F.cross_entropy(x, target, reduction="none", ignore_index=IGNORE)
+    loss = F.cross_entropy(x, target, reduction="none", ignore_index=IGNORE_INDEX)
     (dx,) = torch.autograd.grad(loss, x, dloss)
     return loss.detach(), dx
+
+
+def _hints(ignore: int) -> tuple[str, ...]:
+    return (
+        "Pass 1 is puzzle 19's: `m` from -inf and `s` from 0, and per chunk (the columns "
+        "`cols = start + tl.arange(0, B1)`, loaded with `mask=cols < V, other=float('-inf')`, upcast "
+        "to fp32) `m_new = tl.maximum(m, tl.max(chunk, axis=0))`, "
+        "`s = s * tl.exp(m - m_new) + tl.sum(tl.exp(chunk - m_new), axis=0)`, `m = m_new`.",
+        f"Then, with `x_row = x_ptr + row * V`: `t = tl.load(target_ptr + row)`, `kept = t != {ignore}`, "
+        "`x_t = tl.load(x_row + t, mask=kept, other=0.0).to(tl.float32)`, and store "
+        "`tl.where(kept, m - x_t + tl.log(s), 0.0)` to `loss_ptr + row`.",
+        "Pass 2: `g = tl.where(kept, tl.load(dloss_ptr + row), 0.0)`; per chunk (loaded again, `evict_first` after pass 1's `evict_last`) store "
+        "`(tl.exp(chunk - m) / s - tl.where(cols == t, 1.0, 0.0)) * g` with `mask=cols < V`, `cols` the "
+        "chunk's column indices.",
+    )
+
+
+def _look_alikes(ignore: int) -> tuple[LookAlike, ...]:
+    return (
+        LookAlike("the gradient without the -1 at the target (softmax times dloss)", _no_minus_one,
+                  "subtract 1 at the target's column, `tl.where(cols == t, 1.0, 0.0)`, before scaling by dloss"),
+        LookAlike("the gradient not scaled by dloss (softmax minus one-hot)", _not_scaled,
+                  "multiply the gradient by the row's upstream gradient, `tl.load(dloss_ptr + row)`"),
+        LookAlike("the ignore index not honoured (a target of -100 treated as a column no logit has)" if ignore < 0 else
+                  f"the ignore index not honoured (a target of {ignore} treated as the class {ignore})",
+                  _ignore_not_honoured,
+                  f"where `t == {ignore}`, store a loss of 0 and a gradient row of 0: "
+                  f"`kept = t != {ignore}`, then `tl.where(kept, ..., 0.0)`"),
+    )
 
 
 PUZZLE = Puzzle(
@@ -133,7 +181,7 @@ PUZZLE = Puzzle(
         Case("one_row", sizes={"N": 1, "V": 77}, blocks={"B1": 16}, seed=2),
         Case("vocab_shorter_than_block", sizes={"N": 3, "V": 20}, blocks={"B1": 32}, seed=3),
         Case("many_rows", sizes={"N": 32, "V": 40}, blocks={"B1": 16}, seed=4),
-        # Rows 0 and 3 have the target -100: loss 0 and a gradient row of 0.
+        # Rows 0 and 3 have the ignore index as target: loss 0 and a gradient row of 0.
         Case("ignored_rows", sizes={"N": 6, "V": 100}, blocks={"B1": 32}, seed=5, edges=IGNORED),
         # Logits above 100: exp(x) overflows unless the maximum is subtracted.
         Case("large_logits", sizes={"N": 3, "V": 150}, blocks={"B1": 32}, seed=6, scale=50.0),
@@ -156,28 +204,13 @@ PUZZLE = Puzzle(
     rtol=2e-5,
     # dx rounded once to bf16 (a relative 2^-9), from values of the order of dloss.
     tolerances={"bfloat16": (8e-3, 1.6e-2)},
-    hints=(
-        "Pass 1 is puzzle 19's: `m` from -inf and `s` from 0, and per chunk (the columns "
-        "`cols = start + tl.arange(0, B1)`, loaded with `mask=cols < V, other=float('-inf')`, upcast "
-        "to fp32) `m_new = tl.maximum(m, tl.max(chunk, axis=0))`, "
-        "`s = s * tl.exp(m - m_new) + tl.sum(tl.exp(chunk - m_new), axis=0)`, `m = m_new`.",
-        "Then, with `x_row = x_ptr + row * V`: `t = tl.load(target_ptr + row)`, `kept = t != -100`, "
-        "`x_t = tl.load(x_row + t, mask=kept, other=0.0).to(tl.float32)`, and store "
-        "`tl.where(kept, m - x_t + tl.log(s), 0.0)` to `loss_ptr + row`.",
-        "Pass 2: `g = tl.where(kept, tl.load(dloss_ptr + row), 0.0)`; per chunk (loaded again, `evict_first` after pass 1's `evict_last`) store "
-        "`(tl.exp(chunk - m) / s - tl.where(cols == t, 1.0, 0.0)) * g` with `mask=cols < V`, `cols` the "
-        "chunk's column indices.",
-    ),
-    look_alikes=(
-        LookAlike("the gradient without the -1 at the target (softmax times dloss)", _no_minus_one,
-                  "subtract 1 at the target's column, `tl.where(cols == t, 1.0, 0.0)`, before scaling by dloss"),
-        LookAlike("the gradient not scaled by dloss (softmax minus one-hot)", _not_scaled,
-                  "multiply the gradient by the row's upstream gradient, `tl.load(dloss_ptr + row)`"),
-        LookAlike("the ignore index not honoured (a target of -100 treated as a column no logit has)",
-                  _ignore_not_honoured,
-                  "where `t == -100`, store a loss of 0 and a gradient row of 0: "
-                  "`kept = t != -100`, then `tl.where(kept, ..., 0.0)`"),
-    ),
+    hints=_hints(IGNORE),
+    look_alikes=_look_alikes(IGNORE),
+    variants=(IGNORE_INDEX,),
+    # A padding id as the ignore index: every target drawn above it, so that only the rows the
+    # cases mean to ignore are ignored (as with -100).
+    rebuild=lambda v: {"hints": _hints(v["IGNORE_INDEX"]), "look_alikes": _look_alikes(v["IGNORE_INDEX"]),
+                       "ranges": {"target": lambda s: (max(0, v["IGNORE_INDEX"] + 1), s["V"])}},
     bench=Bench(
         sizes=({"N": 4096, "V": 32768}, {"N": 4096, "V": 128256}, {"N": 8192, "V": 50257},
                {"N": 16384, "V": 32000}),

@@ -57,9 +57,24 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Bench, Case, LookAlike, Puzzle, cdiv
+from grader.puzzle import Bench, Case, LookAlike, Puzzle, Variant, cdiv
 
-def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int) -> Float32[Tensor, "N0 T"]:
+# The Philox offset: where this layer's draws start, as PyTorch advances its generator's offset
+# from call to call. Each student of a class graded with a secret gets their own; the learner
+# writes it in the kernel's counters (p and SEED are the caller's arguments, so varying them
+# would not tell one student's kernel from another's). Any two offsets draw other masks.
+OFFSET = Variant("OFFSET", choices=tuple(4096 * k for k in range(32)), default=0, what="the Philox offset",
+                 also={"OFFSET_TEX": lambda k: f"{k} + " if k else "",
+                       "OFFSET_CODE": lambda k: f"{k} + " if k else "",
+                       "OFFSET_WHY": lambda k: "" if not k else (
+                           f"\n  The first {k} counters of the seed belong to the layers before this one, as PyTorch "
+                           "advances its\n  Philox offset from call to call: add this offset, "
+                           f"{k}, to every counter.")},
+                 stated=(r"\ {{OFFSET_TEX}}i \cdot", "from `{{OFFSET_CODE}}i * cdiv(T, 4)`:",
+                         "every row the same mask.{{OFFSET_WHY}}"))
+
+
+def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int, OFFSET: int) -> Float32[Tensor, "N0 T"]:
     def tl_rand4x(seed: int, counters: Tensor) -> list[Tensor]:
         """tl.rand4x(seed, counters) for int32 counters and a seed below 2**31: Philox 4x32 with
         10 rounds, each of its four words turned into a float in [0, 1); uint32 arithmetic in int64."""
@@ -87,7 +102,7 @@ def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int) -> Float32[Te
 
     rows, cols = (torch.arange(n, dtype=torch.int32, device=x.device) for n in x.shape)
     draws_per_row = (x.shape[1] + 3) // 4  # cdiv(T, 4)
-    words = tl_rand4x(SEED, rows[:, None] * draws_per_row + cols[None, :] // 4)
+    words = tl_rand4x(SEED, OFFSET + rows[:, None] * draws_per_row + cols[None, :] // 4)
     word = (cols % 4).long().expand(x.shape).unsqueeze(-1)
     u = torch.stack(words, dim=-1).gather(-1, word).squeeze(-1)  # column j takes word j % 4
     p = torch.tensor(P_PERCENT, dtype=torch.float32) / 100  # in fp32, as the kernel divides
@@ -96,7 +111,7 @@ def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int) -> Float32[Te
 
 def _kept(x, sizes):  # where the spec keeps an element: its mask, from an input of ones
     ones = torch.ones(x.shape, dtype=torch.float32, device=x.device)
-    return spec(ones, SEED=sizes["SEED"], P_PERCENT=sizes["P_PERCENT"]) != 0
+    return spec(ones, SEED=sizes["SEED"], P_PERCENT=sizes["P_PERCENT"], OFFSET=sizes["OFFSET"]) != 0
 
 
 def _scaled_where(keep, x, sizes):
@@ -104,9 +119,9 @@ def _scaled_where(keep, x, sizes):
     return torch.where(keep, x.float() / (1 - p), 0.0).to(x.dtype)
 
 
-def _drawn_at(x, sizes, draw, word):  # kept where word `word` of Philox draw `draw` exceeds p
+def _drawn_at(x, sizes, draw, word):  # kept where word `word` of Philox draw OFFSET + `draw` exceeds p
     row = torch.ones((1, 4 * x.numel() + 4), dtype=torch.float32, device=x.device)  # column 4c + k: word k of draw c
-    keep = spec(row, SEED=sizes["SEED"], P_PERCENT=sizes["P_PERCENT"])[0] != 0
+    keep = spec(row, SEED=sizes["SEED"], P_PERCENT=sizes["P_PERCENT"], OFFSET=sizes["OFFSET"])[0] != 0
     return keep[4 * draw + word]
 
 
@@ -131,7 +146,7 @@ def _rows_overlap(x, *, sizes):  # a look-alike: rows T // 4 draws apart, not cd
 
 
 def _seed_ignored(x, *, sizes):  # a look-alike: tl.rand4x(0, counters), whatever the seed
-    return spec(x, SEED=0, P_PERCENT=sizes["P_PERCENT"])
+    return spec(x, SEED=0, P_PERCENT=sizes["P_PERCENT"], OFFSET=sizes["OFFSET"])
 
 
 def _one_mask_for_all_rows(x, *, sizes):  # a look-alike: the counters come from the column alone
@@ -160,6 +175,45 @@ def dropout_kernel(x_ptr, z_ptr, N0, T, SEED, P_PERCENT, B1: tl.constexpr):
 
 HALF = {"x": "float16", "z": "float16"}
 BF16 = {"x": "bfloat16", "z": "bfloat16"}
+
+def _hints(offset: int) -> tuple[str, ...]:
+    start = f"{offset} + " if offset else ""
+    return (
+        "Program `(i, j)`: `cols = j * B1 + tl.arange(0, B1)`, `mask = cols < T`, and the flat offsets "
+        "`i * T + cols` to address x and z.",
+        "The block's draws: `q = j * (B1 // 4) + tl.arange(0, B1 // 4)` and `r0, r1, r2, r3 = "
+        f"tl.rand4x(SEED, {start}i * tl.cdiv(T, 4) + q)`. Interleave them so that column `4q + k` gets word `k`: "
+        "`u = tl.reshape(tl.join(tl.join(r0, r2), tl.join(r1, r3)), [B1])` (`tl.join(a, b)` pairs "
+        "elements along a new last axis).",
+        "`p = P_PERCENT / 100`; `z = tl.where(u > p, x / (1 - p), 0.0)` with x loaded as fp32, stored "
+        "with the mask.",
+    )
+
+
+def _look_alikes(offset: int) -> tuple[LookAlike, ...]:
+    start = f"{offset} + " if offset else ""
+    return (
+        LookAlike("one Philox draw per element, its first word (`tl.rand(SEED, i * T + j)`)", _one_draw_per_element,
+                  "draw four words at a time: column `j` of row `i` takes word `j % 4` of "
+                  f"`tl.rand4x(SEED, {start}i * cdiv(T, 4) + j // 4)`"),
+        LookAlike("word j % 4 of draw i * T + j (the counter not divided by 4)", _counter_not_divided,
+                  f"four columns share a draw: the counter is `{start}i * cdiv(T, 4) + j // 4`"),
+        LookAlike("rows T // 4 draws apart, not cdiv(T, 4) (a row's last draw shared with the next)", _rows_overlap,
+                  f"start row `i`'s draws at `{start}i * tl.cdiv(T, 4)`: where T is not a multiple of 4, `T // 4` "
+                  "gives the start of the next row's draws to this row's last columns"),
+        LookAlike("the mask drawn with seed 0 (SEED ignored)", _seed_ignored,
+                  "pass the kernel's `SEED` to `tl.rand4x`: each training step draws another mask"),
+        LookAlike("one mask for every row (the random counters come from the column alone)", _one_mask_for_all_rows,
+                  f"start row `i`'s draws at `{start}i * tl.cdiv(T, 4)`"),
+        LookAlike("one mask for every block (the random counters restart at 0 in each block)", _offsets_per_block,
+                  "number the block's draws from its first column: `j * (B1 // 4) + tl.arange(0, B1 // 4)`, "
+                  "not `tl.arange` alone"),
+        LookAlike("the kept values not scaled by 1 / (1 - p)", _unscaled,
+                  "divide the survivors by `1 - p`, so that each element keeps its expected value"),
+        LookAlike("the mask inverted (kept where the random number is below p)", _inverted,
+                  "keep where `u > p`: an element survives with probability 1 - p"),
+    )
+
 
 PUZZLE = Puzzle(
     id="puzzle27",
@@ -192,37 +246,10 @@ PUZZLE = Puzzle(
     atol=1e-6,
     rtol=1e-6,
     tolerances={"float16": (1e-3, 1e-3), "bfloat16": (8e-3, 8e-3)},
-    hints=(
-        "Program `(i, j)`: `cols = j * B1 + tl.arange(0, B1)`, `mask = cols < T`, and the flat offsets "
-        "`i * T + cols` to address x and z.",
-        "The block's draws: `q = j * (B1 // 4) + tl.arange(0, B1 // 4)` and `r0, r1, r2, r3 = "
-        "tl.rand4x(SEED, i * tl.cdiv(T, 4) + q)`. Interleave them so that column `4q + k` gets word `k`: "
-        "`u = tl.reshape(tl.join(tl.join(r0, r2), tl.join(r1, r3)), [B1])` (`tl.join(a, b)` pairs "
-        "elements along a new last axis).",
-        "`p = P_PERCENT / 100`; `z = tl.where(u > p, x / (1 - p), 0.0)` with x loaded as fp32, stored "
-        "with the mask.",
-    ),
-    look_alikes=(
-        LookAlike("one Philox draw per element, its first word (`tl.rand(SEED, i * T + j)`)", _one_draw_per_element,
-                  "draw four words at a time: column `j` of row `i` takes word `j % 4` of "
-                  "`tl.rand4x(SEED, i * cdiv(T, 4) + j // 4)`"),
-        LookAlike("word j % 4 of draw i * T + j (the counter not divided by 4)", _counter_not_divided,
-                  "four columns share a draw: the counter is `i * cdiv(T, 4) + j // 4`"),
-        LookAlike("rows T // 4 draws apart, not cdiv(T, 4) (a row's last draw shared with the next)", _rows_overlap,
-                  "start row `i`'s draws at `i * tl.cdiv(T, 4)`: where T is not a multiple of 4, `T // 4` "
-                  "gives the start of the next row's draws to this row's last columns"),
-        LookAlike("the mask drawn with seed 0 (SEED ignored)", _seed_ignored,
-                  "pass the kernel's `SEED` to `tl.rand4x`: each training step draws another mask"),
-        LookAlike("one mask for every row (the random counters come from the column alone)", _one_mask_for_all_rows,
-                  "start row `i`'s draws at `i * tl.cdiv(T, 4)`"),
-        LookAlike("one mask for every block (the random counters restart at 0 in each block)", _offsets_per_block,
-                  "number the block's draws from its first column: `j * (B1 // 4) + tl.arange(0, B1 // 4)`, "
-                  "not `tl.arange` alone"),
-        LookAlike("the kept values not scaled by 1 / (1 - p)", _unscaled,
-                  "divide the survivors by `1 - p`, so that each element keeps its expected value"),
-        LookAlike("the mask inverted (kept where the random number is below p)", _inverted,
-                  "keep where `u > p`: an element survives with probability 1 - p"),
-    ),
+    hints=_hints(OFFSET.default),
+    look_alikes=_look_alikes(OFFSET.default),
+    variants=(OFFSET,),
+    rebuild=lambda v: {"hints": _hints(v["OFFSET"]), "look_alikes": _look_alikes(v["OFFSET"])},
     bench=Bench(
         sizes=({"N0": 4096, "T": 8192, "SEED": 1234, "P_PERCENT": 10},
                {"N0": 4096, "T": 1024, "SEED": 1234, "P_PERCENT": 10},

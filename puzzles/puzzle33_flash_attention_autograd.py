@@ -40,14 +40,26 @@ import torch
 from jaxtyping import Float16
 from torch import Tensor
 
-from grader.puzzle import Bench, Case, Mistake, Puzzle
+from grader.puzzle import Bench, Case, Mistake, Puzzle, Variant
 from puzzle31_flash_attention_forward import attention_fwd_kernel  # noqa: F401  (your puzzle 31 kernel)
 from puzzle32_flash_attention_backward import attention_bwd_kernel  # noqa: F401  (your puzzle 32 kernel)
 
+# Causal or not: each student of a class graded with a secret gets one. The wrapper passes it to
+# both kernels (which take either, puzzles 31 and 32): the grader never does. Causal cases have
+# as many keys as queries, as puzzle 31 requires.
+CAUSAL = Variant("CAUSAL", choices=(0, 1), default=0, what="CAUSAL",
+                 also={"MASK": lambda c: " + M" if c else "",
+                       "CAUSAL_WORDS": lambda c: "causal: $M_{ij} = -\\infty$ where key $j$ comes after query "
+                                                 "$i$, and `NQ == NK` in every case" if c else "non-causal"},
+                 stated=(r"{\sqrt{d}}{{MASK}}\right)", "with `CAUSAL={{CAUSAL}}`, save", "the wrapper is {{CAUSAL_WORDS}})."))
+
 
 def spec(q: Float16[Tensor, "B H NQ D"], k: Float16[Tensor, "B H NK D"],
-         v: Float16[Tensor, "B H NK D"]) -> Float16[Tensor, "B H NQ D"]:
+         v: Float16[Tensor, "B H NK D"], *, CAUSAL: int) -> Float16[Tensor, "B H NQ D"]:
     scores = q.float() @ k.float().transpose(-1, -2) / math.sqrt(q.shape[-1])
+    if CAUSAL:
+        nq, nk = scores.shape[-2:]
+        scores = scores.masked_fill(torch.ones(nq, nk, dtype=torch.bool).triu(1), float("-inf"))
     return (torch.softmax(scores, dim=-1) @ v.float()).to(torch.float16)
 
 
@@ -70,6 +82,24 @@ def _case(name, seed, *, B=1, H=2, NQ, NK, D, layouts=None, **more):
                 layouts=layouts or {}, **more)
 
 
+def _cases(causal: int) -> tuple[Case, ...]:
+    """The cases; causal ones have as many keys as queries (the longer of the two)."""
+    keys = (lambda nq, nk: max(nq, nk)) if causal else (lambda nq, nk: nk)
+    queries = (lambda nq, nk: max(nq, nk)) if causal else (lambda nq, nk: nq)
+    return (
+        _case("classic", 0, NQ=40, NK=40, D=64),
+        # grad_output arrives with its dims in reverse memory order, as the statement warns.
+        _case("keys_longer_than_queries" if not causal else "as_many_queries_as_keys", 1, B=2, H=1,
+              NQ=queries(20, 37), NK=keys(20, 37), D=64, layouts={"grad_output": "transposed"}),
+        _case("head_dim_128", 2, NQ=24, NK=24, D=128),
+        _case("one_query_block", 3, NQ=7, NK=7, D=64),
+        # Past anything a kernel could hard-code: more than 256 rows of queries and keys, offsets past
+        # 16 bits, and a non-contiguous grad_output. Causal: NK follows the NQ drawn (derive).
+        _case("many_rows", 4, H=1, NQ=280, NK=280, D=128, layouts={"grad_output": "transposed"}, large=True,
+              vary={"NQ": (260, 320)} if causal else {"NQ": (260, 320), "NK": (260, 320)}),
+    )
+
+
 PUZZLE = Puzzle(
     id="puzzle33",
     title="FlashAttention-2 as an autograd function",
@@ -81,17 +111,9 @@ PUZZLE = Puzzle(
     grid=None,
     output="o",
     saves={"o": "B H NQ D", "lse": "B H NQ"},
-    cases=(
-        _case("classic", 0, NQ=40, NK=40, D=64),
-        # grad_output arrives with its dims in reverse memory order, as the statement warns.
-        _case("keys_longer_than_queries", 1, B=2, H=1, NQ=20, NK=37, D=64, layouts={"grad_output": "transposed"}),
-        _case("head_dim_128", 2, NQ=24, NK=24, D=128),
-        _case("one_query_block", 3, NQ=7, NK=7, D=64),
-        # Past anything a kernel could hard-code: more than 256 rows of queries and keys, offsets past
-        # 16 bits, and a non-contiguous grad_output.
-        _case("many_rows", 4, H=1, NQ=280, NK=280, D=128, layouts={"grad_output": "transposed"}, large=True,
-              vary={"NQ": (260, 320), "NK": (260, 320)}),
-    ),
+    cases=_cases(CAUSAL.default),
+    variants=(CAUSAL,),
+    rebuild=lambda v: {"cases": _cases(v["CAUSAL"]), "derive": (lambda s: {"NK": s["NQ"]}) if v["CAUSAL"] else None},
     tolerances={"float16": (1e-2, 1e-2)},
     mistakes=(
         Mistake(r"scaled_dot_product_attention|\bsoftmax\(",
@@ -112,7 +134,8 @@ PUZZLE = Puzzle(
         bytes=lambda s: 2 * s["B"] * s["H"] * (9 * s["NQ"] * s["D"] + 6 * s["NK"] * s["D"]),
         # Forward (two matmuls) and backward (five), 2 * NQ * NK * D each.
         flops=lambda s: 14 * s["B"] * s["H"] * s["NQ"] * s["NK"] * s["D"],
-        baseline=lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(q, k, v),
+        baseline=lambda q, k, v, *, CAUSAL: torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=bool(CAUSAL)),
         baseline_name="SDPA (autograd)",
         baseline_outputs=("grad_q", "grad_k", "grad_v"),
     ),

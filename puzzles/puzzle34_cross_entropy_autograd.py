@@ -58,21 +58,30 @@ import triton.language as tl
 from jaxtyping import Float32, Int64
 from torch import Tensor
 
-from grader.puzzle import Bench, Case, Puzzle
+from grader.puzzle import Bench, Case, Puzzle, Variant
 from puzzle23_cross_entropy import cross_entropy_kernel  # noqa: F401  (your puzzle 23 kernel)
 
 IGNORE = -100
 
+# Puzzle 23's ignore index, the same value for the same student: this wrapper launches that kernel.
+IGNORE_INDEX = Variant("IGNORE_INDEX", choices=(-100, *range(16)), default=IGNORE, what="the ignore index",
+                       shared_with="puzzle23",
+                       also={"CALL": lambda i: "`torch.nn.functional.cross_entropy(x, target)` does by default"
+                             if i == -100 else f"`torch.nn.functional.cross_entropy(x, target, ignore_index={i})` does"},
+                       stated=("{{CALL}}: the **mean**", "not {{IGNORE_INDEX}}, and its gradient",
+                               r"t_i \ne {{IGNORE_INDEX}}", "not {{IGNORE_INDEX}}, and store",
+                               "`(target != {{IGNORE_INDEX}}).sum()`"))
 
-def spec(x: Float32[Tensor, "N V"], target: Int64[Tensor, "N"]) -> Float32[Tensor, ""]:
-    # The mean over the rows whose target is not -100, in float32 whatever x's dtype.
-    return F.cross_entropy(x.float(), target, ignore_index=IGNORE)
+
+def spec(x: Float32[Tensor, "N V"], target: Int64[Tensor, "N"], *, IGNORE_INDEX: int) -> Float32[Tensor, ""]:
+    # The mean over the rows whose target is not the ignore index, in float32 whatever x's dtype.
+    return F.cross_entropy(x.float(), target, ignore_index=IGNORE_INDEX)
 
 
 # ---- your part: finish the kernels and the autograd function -----------------------
 @triton.jit
 def mean_weights_kernel(target_ptr, weights_ptr, N, BLOCK: tl.constexpr):
-    # Your code here: one program; weights[i] = 1 / (number of targets that are not -100).
+    # Your code here: one program; weights[i] = 1 / (number of rows not ignored).
     pass
 
 
@@ -101,6 +110,21 @@ class CrossEntropyFunc(torch.autograd.Function):
 # ----------------------------------------------------------------------------------
 
 IGNORED = {"target": "ignore_index"}
+
+
+def _hints(ignore: int) -> tuple[str, ...]:
+    return (
+        "Forward: `weights = torch.empty(N, dtype=torch.float32, device=x.device)`, "
+        "`mean_weights_kernel[(1,)](target, weights, N, BLOCK=1024)`; then `loss_rows = torch.empty_like(weights)`, "
+        "`dx = torch.empty_like(x)`, `cross_entropy_kernel[(N,)](x, target, weights, loss_rows, dx, N, V, B1=...)`; "
+        "then `weighted_sum_kernel[(1,)]` into `loss = torch.empty((), dtype=torch.float32, device=x.device)`. "
+        "`ctx.save_for_backward(dx)`.",
+        f"`mean_weights_kernel`: loop over `target` in chunks, `n += tl.sum((t != {ignore}).to(tl.int32), axis=0)` "
+        f"(masked lanes loaded as {ignore}), then a second loop storing `1.0 / n` to every `weights_ptr + i`.",
+        "Backward: `(dx,) = ctx.saved_tensors`, `grad_x = torch.empty_like(dx)`, launch `scale_kernel` over "
+        "`dx.numel()` elements with `tl.load(grad_output_ptr)` as the factor, and `return grad_x, None`.",
+    )
+
 
 PUZZLE = Puzzle(
     id="puzzle34",
@@ -132,23 +156,17 @@ PUZZLE = Puzzle(
     rtol=2e-5,
     # A bf16 gradient is rounded twice (dx, then G * dx): a relative 2 * 2^-9.
     tolerances={"bfloat16": (1e-5, 1.6e-2)},
-    hints=(
-        "Forward: `weights = torch.empty(N, dtype=torch.float32, device=x.device)`, "
-        "`mean_weights_kernel[(1,)](target, weights, N, BLOCK=1024)`; then `loss_rows = torch.empty_like(weights)`, "
-        "`dx = torch.empty_like(x)`, `cross_entropy_kernel[(N,)](x, target, weights, loss_rows, dx, N, V, B1=...)`; "
-        "then `weighted_sum_kernel[(1,)]` into `loss = torch.empty((), dtype=torch.float32, device=x.device)`. "
-        "`ctx.save_for_backward(dx)`.",
-        "`mean_weights_kernel`: loop over `target` in chunks, `n += tl.sum((t != -100).to(tl.int32), axis=0)` "
-        "(masked lanes loaded as -100), then a second loop storing `1.0 / n` to every `weights_ptr + i`.",
-        "Backward: `(dx,) = ctx.saved_tensors`, `grad_x = torch.empty_like(dx)`, launch `scale_kernel` over "
-        "`dx.numel()` elements with `tl.load(grad_output_ptr)` as the factor, and `return grad_x, None`.",
-    ),
+    hints=_hints(IGNORE),
+    variants=(IGNORE_INDEX,),
+    # A padding id as the ignore index: every target drawn above it, as puzzle 23 does.
+    rebuild=lambda v: {"hints": _hints(v["IGNORE_INDEX"]),
+                       "ranges": {"target": lambda s: (max(0, v["IGNORE_INDEX"] + 1), s["V"])}},
     # --bench: forward and backward together against autograd on F.cross_entropy. The forward
     # reads x and writes dx, the backward reads dx and writes grad_x.
     bench=Bench(
         sizes=({"N": 4096, "V": 32768}, {"N": 4096, "V": 128256}, {"N": 16384, "V": 32000}),
         bytes=lambda s: 4 * 4 * s["N"] * s["V"],
-        baseline=lambda x, target: F.cross_entropy(x, target, ignore_index=IGNORE),
+        baseline=lambda x, target, *, IGNORE_INDEX: F.cross_entropy(x, target, ignore_index=IGNORE_INDEX),
         baseline_name="F.cross_entropy (autograd)",
     ),
 )

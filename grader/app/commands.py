@@ -83,6 +83,10 @@ def batch_main(argv) -> int:
     parser.add_argument("--memory-mb", type=int, default=Options.BATCH_MEMORY_MB,
                         help="address-space cap per worker (MiB)")
     parser.add_argument("--seed-secret", type=int, default=0, help="mixed into every input seed")
+    parser.add_argument("--variants", action="store_true",
+                        help="grade each student with their own values of the puzzles' free constants, drawn from "
+                             "--seed-secret and their name: for a class handed `release --seed-secret` copies "
+                             "(docs/variants.md)")
     parser.add_argument("--format", choices=("standard", "gradescope"), default="standard",
                         help="gradescope: also one results.json per student")
     parser.add_argument("--device", choices=("cpu", "cuda"), default=Options.BATCH_DEVICE)
@@ -99,6 +103,9 @@ def batch_main(argv) -> int:
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
     course = course_at(args.root)
+    if args.variants and not args.seed_secret:
+        raise UsageProblem("--variants draws each student's values from the secret: add --seed-secret N, the one "
+                           "you gave release")
     if args.address and args.engine != "ray":
         raise UsageProblem("--address names a Ray cluster: add --engine ray")
     if args.engine == "ray":
@@ -126,7 +133,7 @@ def batch_main(argv) -> int:
     from grader.report.batch_files import summary, write_reports
     from grader.report.progress import Progress
     started = time.perf_counter()
-    options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret,
+    options = Options(device=args.device, timeout=args.timeout, secret=args.seed_secret, variants=args.variants,
                       sandbox="off" if args.no_sandbox else "on")
     bars: list[Progress] = []  # made once intake has counted the students to grade
     try:
@@ -168,18 +175,36 @@ def release_main(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader release",
                                      description="Write the learner's copy of the course, without solutions.")
     parser.add_argument("out", type=Path)
+    parser.add_argument("--seed-secret", type=int, default=0,
+                        help="with --student or --roster: the secret batch will grade with; each student's "
+                             "puzzles state their own values of the free constants (the secret is not written)")
+    who = parser.add_mutually_exclusive_group()
+    who.add_argument("--student", metavar="ID", help="one student's release: ID is their submission's name in batch")
+    who.add_argument("--roster", type=Path, metavar="FILE",
+                     help="one release per student, OUT/ID/: a file of ids, one a line (or a CSV's first column)")
     parser.add_argument("--root", type=Path)
     args = parser.parse_args(argv)
     from grader.app.learner import instructor_only, is_release
-    from grader.app.release import LeakError, release
+    from grader.app.release import LeakError, read_roster, release, release_class, students_variant
     course = course_at(args.root)
     if is_release(course):
         raise UsageProblem(instructor_only('release'))
+    if (args.student is not None or args.roster is not None) != bool(args.seed_secret):
+        raise UsageProblem("a release per student needs both --seed-secret N (not 0) and --student ID or --roster "
+                           "FILE: the secret is the one you will give batch --seed-secret N --variants")
     try:
-        written = release(course, args.out)
-    except (FileExistsError, LeakError) as exc:
+        if args.roster is not None:
+            students = read_roster(args.roster)
+            release_class(course, args.out, args.seed_secret, students)
+            print(f"wrote {len(students)} releases to {args.out}/ID/ (no solutions), each stating its student's "
+                  f"values; grade them with batch --seed-secret {args.seed_secret} --variants")
+            return ExitCode.OK
+        variant = students_variant(course, args.seed_secret, args.student) if args.student is not None else None
+        written = release(course, args.out, variant)
+    except (FileExistsError, LeakError, ValueError, OSError) as exc:
         raise UsageProblem(str(exc)) from None
-    print(f"wrote {', '.join(p.name for p in written)} to {args.out}/ (no solutions)")
+    whose = f" for {args.student}" if args.student is not None else ""
+    print(f"wrote {', '.join(p.name for p in written)} to {args.out}/{whose} (no solutions)")
     return ExitCode.OK
 
 

@@ -35,6 +35,7 @@ from torch import Tensor
 
 from grader.notebook import check, course_panel, hint, perf'''
 from grader.course.syntax import parse
+from grader.course.variant import shown
 
 START_HERE = [
     ("markdown", """\
@@ -137,9 +138,13 @@ def _puzzle_cells(course: Course, puzzle_id: str) -> list:
     puzzle = course.puzzle(puzzle_id)
     path = course.puzzle_file(puzzle_id)
     spec_src, part = _spec_source(path, puzzle), learner_part(path)
+    # The spec reads the puzzle's free constants as keywords: say which values are this learner's.
+    values = "".join(f"# {v.name} = {shown(puzzle.variant_values[v.name])}"
+                     f"{'' if v.what == v.name else ': ' + v.what}, as the statement says.\n" for v in puzzle.variants)
     return [
         nbformat.v4.new_markdown_cell(puzzle.statement.strip(), id=f"{puzzle_id}-statement"),
-        nbformat.v4.new_code_cell("# The spec: what your kernel must compute.\n" + spec_src, id=f"{puzzle_id}-spec"),
+        nbformat.v4.new_code_cell("# The spec: what your kernel must compute.\n" + values + spec_src,
+                                  id=f"{puzzle_id}-spec"),
         nbformat.v4.new_code_cell(part, id=f"{puzzle_id}-kernel"),
         nbformat.v4.new_code_cell(f'check({puzzle.kernel}, "{puzzle_id}")', id=f"{puzzle_id}-check"),
     ]

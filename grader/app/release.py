@@ -7,6 +7,13 @@ whatever the instructor's copy holds: every function of the learner's part keeps
 docstring and gets a stub body, and the notebooks are built from those files. Nothing from
 ``solutions/`` or the wrong-kernel corpus goes out, and the copy is checked for any solution's
 kernel body before this returns.
+
+A release may be one student's (``--seed-secret`` and ``--student``, or a roster: one release
+each): each puzzle's free constants (:mod:`grader.course.variant`) then take that student's
+values, drawn as ``batch`` draws them. The files state them: the statement in each puzzle's
+docstring, and the stub's own constant where the course's stub holds one (``Variant.code``);
+``variant.json`` at the top keeps the values (never the secret), so that the learner's grader,
+their notebooks and their hints use them too.
 """
 from __future__ import annotations
 
@@ -18,8 +25,11 @@ from pathlib import Path
 from string import Template
 
 from grader.course.loader import Course, PuzzleLoadError
-from grader.source.source_lines import is_stub_body, marker_lines
+from grader.course.puzzle import Puzzle
 from grader.course.syntax import parse
+from grader.course.variant import VARIANT_FILE, StudentVariant, drawn, restate, student_key
+from grader.source import variant_code
+from grader.source.source_lines import is_stub_body, marker_lines
 
 SHIPPED = ("puzzles", "grader", "pyproject.toml", "constraints.txt", "docs")
 HERE = Path(__file__).resolve().parent
@@ -112,14 +122,79 @@ def _header_end(source: str, func: ast.FunctionDef) -> int:
     return func.body[0].lineno - 1
 
 
-def release(course: Course, out: Path) -> list[Path]:
+def stated(text: str, puzzle: Puzzle) -> str:
+    """A stubbed puzzle file as the learner gets it: the module docstring saying the puzzle's
+    values of its variants (as ``Puzzle.statement`` does), and each variant the stub holds
+    (``Variant.code``) written with its value. The defaults leave the file as it is."""
+    if puzzle.is_default:
+        return text
+    tree = parse(text)
+    head = tree.body[0] if tree.body else None
+    if isinstance(head, ast.Expr) and isinstance(head.value, ast.Constant) and isinstance(head.value.value, str):
+        lines = text.splitlines(keepends=True)
+        docstring = restate("".join(lines[head.lineno - 1:head.end_lineno]), puzzle.variants,
+                            puzzle.variant_values, puzzle.id)
+        text = "".join(lines[:head.lineno - 1]) + docstring + "".join(lines[head.end_lineno:])
+    for variant in puzzle.variants:
+        if variant.code is not None:
+            value = puzzle.variant_values[variant.name]
+            text = variant_code.rewrite(text, variant.code, repr(value))
+    return text
+
+
+def students_variant(course: Course, secret: int, student: str) -> StudentVariant:
+    """The student's values of every puzzle's variants, as ``batch --seed-secret`` grades them."""
+    values = {}
+    for puzzle_id in course.ids:
+        puzzle = course.puzzle(puzzle_id)
+        if puzzle.variants:
+            values[puzzle_id] = drawn(puzzle.variants, puzzle_id, secret, student)
+    return StudentVariant(student.strip(), values)
+
+
+def read_roster(path: Path) -> list[str]:
+    """Student ids, one a line (the first comma-separated field: a CSV's first column); blank
+    lines and ``#`` comments skipped, a header ``student`` or ``id`` too. Each id is the name
+    their submission will have in ``batch`` (their folder's name, or their file's without .py)."""
+    ids, seen = [], set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        field = line.split("#", 1)[0].split(",", 1)[0].strip()
+        if not field or (number == 1 and field.casefold() in ("student", "id", "student_id")):
+            continue
+        if field.casefold() in seen:
+            raise ValueError(f"{path}:{number}: {field!r} is in the roster twice")
+        if field in (".", "..") or "/" in field or "\\" in field:
+            raise ValueError(f"{path}:{number}: {field!r} cannot name a student's folder")
+        seen.add(field.casefold())
+        ids.append(field)
+    if not ids:
+        raise ValueError(f"{path} names no student")
+    return ids
+
+
+def release_class(course: Course, out: Path, secret: int, students: list[str]) -> list[Path]:
+    """One release per student, ``out/<id>/``, each with that student's values."""
+    if out.exists() and any(out.iterdir()):
+        raise FileExistsError(f"{out} is not empty")
+    for student in students:
+        release(course, out / student, students_variant(course, secret, student))
+    return [out / student for student in students]
+
+
+def release(course: Course, out: Path, variant: StudentVariant | None = None) -> list[Path]:
+    """The learner's copy in ``out``; with ``variant``, one student's (see the module's docstring)."""
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} is not empty")
     if not (course.root / "puzzles").is_dir():
         raise PuzzleLoadError(f"{course.root} has no puzzles/ folder: nothing to release")
+    if variant is not None:
+        student_key(variant.student)  # an empty id stops the release here
+    puzzles = {}
     for puzzle_id in course.ids:  # a puzzle that does not load stops the release before anything is written
-        course.puzzle(puzzle_id)
-    stubs = {path.name: stubbed(path) for path in course.puzzle_files.values()}
+        puzzle = course.puzzle(puzzle_id)
+        values = variant.values.get(puzzle_id) if variant is not None else None
+        puzzles[course.puzzle_file(puzzle_id).name] = puzzle.with_variant(values) if values else puzzle
+    stubs = {path.name: stated(stubbed(path), puzzles[path.name]) for path in course.puzzle_files.values()}
     out.mkdir(parents=True, exist_ok=True)
     written = []
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".progress.json", "*.egg-info")
@@ -134,6 +209,8 @@ def release(course: Course, out: Path) -> list[Path]:
         written.append(out / name)
     for name, text in stubs.items():
         _write(out / "puzzles" / name, text)
+    if variant is not None:
+        written.append(_write(out / VARIANT_FILE, variant.to_json()))
     from grader.app import notebook_build  # the notebooks of the released stubs, not of the instructor's files
     released = Course(out)
     written.append(out / "notebooks")

@@ -556,6 +556,7 @@ class Bench(Request):
     grid: tuple[int, ...] = ()
     sets: int = 1   # input sets in the blobs, one after another (each ``inputs`` long)
     calls: int = 0  # timed calls per round; 0: as many as the worker's time per round allows
+    variant: dict[str, Value] = {}  # the learner's values of the puzzle's variants: the baseline computes with them
 
     def __post_init__(self) -> None:
         if not 1 <= self.sets <= 4 or self.calls < 0:

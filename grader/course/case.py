@@ -14,6 +14,8 @@ Sizes = Mapping[str, int]
 LAYOUTS = ("contiguous", "transposed")
 # Named ways to reshape a random input's values (implemented in grader/judge/plan.py).
 EDGES = ("zeros", "max_last_chunk", "all_negative", "constant_rows", "large_mean", "ignore_index")
+# The variant whose value the "ignore_index" edge writes, where a puzzle declares one.
+IGNORE_VARIANT = "IGNORE_INDEX"
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,8 @@ class Case:
       taken as E[x²] - E[x]² then cancels in fp32 and keeps about 8 of its 24 bits, while one
       taken around the mean stays exact to fp32.
     * ``"ignore_index"`` (integer inputs): every third element (in memory order, from the
-      first) is -100, the ``ignore_index`` of PyTorch's losses.
+      first) is the puzzle's ``IGNORE_INDEX`` variant where it has one, else -100, the
+      ``ignore_index`` of PyTorch's losses.
 
     ``dtypes`` gives named float tensors of the spec (inputs or outputs) another float dtype in
     this case, e.g. ``{"x": "bfloat16", "z": "bfloat16"}``: one spec then grades the fp32,

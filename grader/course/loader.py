@@ -18,6 +18,7 @@ from pathlib import Path
 from grader.course.imports import import_file
 from grader.course.puzzle import Puzzle
 from grader.course.syntax import parse
+from grader.course.variant import VARIANT_FILE, StudentVariant, drawn
 
 PUZZLE_FILE = re.compile(r"^(puzzle\d\d)_\w+\.py$")
 
@@ -90,8 +91,36 @@ class Course:
         return path
 
     def puzzle(self, puzzle_id: str) -> Puzzle:
-        """The puzzle's definition; :class:`PuzzleLoadError` where its file cannot give one."""
-        return load_puzzle(str(self.puzzle_file(puzzle_id)))
+        """The puzzle's definition, with the student's values where the course holds a
+        ``variant.json`` (a release per student); :class:`PuzzleLoadError` where its file cannot give one."""
+        puzzle = load_puzzle(str(self.puzzle_file(puzzle_id)))
+        values = self.student_variant.values.get(puzzle_id) if self.student_variant else None
+        if not values or not puzzle.variants:
+            return puzzle
+        try:
+            return puzzle.with_variant(values)
+        except ValueError as exc:
+            raise CourseError(f"{self.root / VARIANT_FILE}: {exc}; ask your instructor for the file again") from None
+
+    def puzzle_for(self, puzzle_id: str, secret: int, student: str) -> Puzzle:
+        """The puzzle as ``student`` gets it under a batch's ``secret``: their own value of each
+        variant (the course's values where there is no secret or no student)."""
+        puzzle = self.puzzle(puzzle_id)
+        if not (secret and student and puzzle.variants):
+            return puzzle
+        return load_puzzle(str(self.puzzle_file(puzzle_id))).with_variant(
+            drawn(puzzle.variants, puzzle_id, secret, student))
+
+    @property
+    def student_variant(self) -> StudentVariant | None:
+        """The student's values, where a release per student wrote them into this course."""
+        path = self.root / VARIANT_FILE
+        if not path.is_file():
+            return None
+        try:
+            return _read_variant(str(path), path.stat().st_mtime_ns)
+        except ValueError as exc:
+            raise CourseError(str(exc)) from None
 
     def load_error(self, puzzle_id: str) -> PuzzleLoadError | None:
         """Why the puzzle's file gives no definition, or None when it loads."""
@@ -115,6 +144,11 @@ class Course:
             return self.puzzle(puzzle_id).kernel
         except PuzzleLoadError:
             return _field(self.puzzle_file(puzzle_id), "kernel")
+
+
+@lru_cache(maxsize=8)
+def _read_variant(path: str, _changed: int) -> StudentVariant:
+    return StudentVariant.read(Path(path))
 
 
 def _field(path: Path, name: str) -> str | None:

@@ -17,10 +17,11 @@ from typing import Callable, Mapping
 
 from grader.course.case import EDGES, LAYOUTS, Case, seeds  # noqa: F401 (what puzzle files import)
 from grader.course.dtypes import FLOATS, dtype_named
+from grader.course.variant import Variant, restate, shown, tex  # noqa: F401 (tex: what puzzle files import)
 
 Sizes = Mapping[str, int]
 # What a puzzle's author uses; everything else here is the grader's.
-__all__ = ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "cdiv", "seeds"]
+__all__ = ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "Variant", "cdiv", "seeds", "tex"]
 
 def cdiv(a: int, b: int) -> int:
     """Ceiling division, as ``triton.cdiv``; kept here so puzzle grids need no triton."""
@@ -87,7 +88,8 @@ class LookAlike:
     any ``host_reduce``: the same space the spec is compared in). It may also take the
     keyword-only arguments ``sizes`` (the case's sizes, derived sizes and blocks, by name) and
     ``layouts`` (the case's ``layouts``), for mistakes that depend on a block size or on how
-    an input is stored.
+    an input is stored; and, as the spec, a keyword-only parameter named after a size, a
+    block or one of the puzzle's variants (``*, EPS``) gets its value.
     """
 
     name: str
@@ -98,6 +100,8 @@ class LookAlike:
         """What the wrong kernel would have written, one tensor per output."""
         wanted = inspect.signature(self.spec).parameters
         extra = {k: v for k, v in (("sizes", dict(sizes)), ("layouts", dict(layouts))) if k in wanted}
+        extra.update({k: sizes[k] for k, p in wanted.items()
+                      if p.kind is p.KEYWORD_ONLY and k not in extra and k in sizes})
         result = self.spec(*[x.clone() for x in inputs], **extra)
         return result if isinstance(result, tuple) else (result,)
 
@@ -150,6 +154,14 @@ class Puzzle:
       an fp32 reference tightly and a wrong one still fails.
     * ``track`` is the part of the course the puzzle belongs to, one of :data:`TRACKS`: it
       picks the notebook the puzzle appears in.
+    * ``variants`` are the puzzle's free constants (:class:`grader.course.variant.Variant`):
+      ``chosen`` holds the values in force (a student's; the defaults where it is empty). The
+      spec, ``prepare`` and the look-alikes read a value as a keyword-only parameter of its
+      name; the statement says it where the variant's ``stated`` fragments are; ``rebuild`` maps the values to the other fields that
+      follow from them (cases sized for a group size, hints that say the number), for values
+      other than the defaults, with which the fields are declared. :meth:`with_variant` gives
+      the puzzle for other values. ``statement_template`` is the statement as declared (as the
+      defaults read): leave it unset.
     """
 
     id: str
@@ -180,8 +192,17 @@ class Puzzle:
     ranges: Mapping[str, Callable[[Sizes], tuple[int, int]]] = field(default_factory=dict)  # integer inputs
     zeroed: tuple[str, ...] = ()  # outputs that start as zeros (atomics accumulate into them)
     track: str = "classic"  # one of TRACKS; every puzzle file names its own
+    variants: tuple[Variant, ...] = ()
+    chosen: Mapping[str, object] = field(default_factory=dict)  # a student's values; the defaults if empty
+    rebuild: Callable[[Mapping[str, object]], Mapping[str, object]] | None = None
+    statement_template: str | None = None  # set from `statement` on creation: what {{NAME}} is rendered from
 
     def __post_init__(self) -> None:
+        self._check_variants()
+        if self.statement_template is None:
+            object.__setattr__(self, "statement_template", self.statement)
+        object.__setattr__(self, "statement", restate(self.statement_template, self.variants, self.variant_values,
+                                                      self.id))
         if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):
             raise ValueError(f"puzzle id {self.id!r} must look like 'puzzle07'")
         if self.track not in TRACKS:
@@ -212,14 +233,64 @@ class Puzzle:
             for end in (0, 1):
                 self.launch_grid(replace(case, sizes={**case.sizes, **{k: r[end] for k, r in case.vary.items()}}))
 
+    def _check_variants(self) -> None:
+        names = [v.name for v in self.variants]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.id}: two variants share a name: {names}")
+        for name, value in self.chosen.items():
+            variant = next((v for v in self.variants if v.name == name), None)
+            if variant is None:
+                raise ValueError(f"{self.id} has no variant {name!r} (its variants: {', '.join(names) or 'none'})")
+            if value not in variant.choices:
+                raise ValueError(f"{self.id}: {value!r} is not one of the choices of {name} "
+                                 f"({', '.join(map(shown, variant.choices))})")
+
+    @property
+    def variant_values(self) -> dict[str, object]:
+        """Each variant's value in force: the chosen one, else its default."""
+        return {v.name: self.chosen.get(v.name, v.default) for v in self.variants}
+
+    @property
+    def is_default(self) -> bool:
+        return all(self.variant_values[v.name] == v.default for v in self.variants)
+
+    def with_variant(self, values: Mapping[str, object]) -> "Puzzle":
+        """The puzzle for these values of its variants (by name; a variant not named keeps its
+        default): the statement rendered, and ``rebuild``'s fields where a value is not the default."""
+        chosen = {**{v.name: v.default for v in self.variants}, **values}
+        puzzle = replace(self, chosen=chosen)
+        if self.rebuild is not None and not puzzle.is_default:
+            puzzle = replace(puzzle, **self.rebuild(puzzle.variant_values))
+        return puzzle
+
+    def variant_look_alikes(self) -> tuple[LookAlike, ...]:
+        """One look-alike per other choice of each variant: the spec with that value, what a file
+        written for another student computes. Its note names the constant and the student's value.
+        None where no student's values were chosen: the course's own defaults are no one's."""
+        if not self.chosen:
+            return ()
+        looks = []
+        for variant in self.variants:
+            mine = self.variant_values[variant.name]
+            for other in variant.choices:
+                if other == mine:
+                    continue
+                values = {**self.variant_values, variant.name: other}
+                looks.append(LookAlike(
+                    f"the values computed with {variant.said(other)}",
+                    lambda *inputs, sizes, _values=values: self.run_spec(inputs, {**sizes, **_values}),
+                    f"{variant.what} is {shown(mine)} for you, as your statement says; "
+                    f"use {shown(mine)}{_where_written(variant)}"))
+        return tuple(looks)
+
     @property
     def number(self) -> int:
         return int(self.id[6:])
 
     def run_spec(self, inputs, values: Mapping[str, int]):
         """The spec on ``inputs``; its keyword-only parameters (say ``CAUSAL``) get the case's
-        size or block of that name, as the kernel's do."""
-        return with_case_values(self.spec, inputs, values)
+        size or block of that name, as the kernel's do, or the value of the variant of that name."""
+        return with_case_values(self.spec, inputs, {**self.variant_values, **values})
 
     def tolerance(self, dtype: str) -> tuple[float, float]:
         """(atol, rtol) for an output of this dtype name."""
@@ -243,6 +314,16 @@ class Puzzle:
         if not grid or any(g < 1 for g in grid) or len(grid) > 3:
             raise ValueError(f"{self.id}: grid {grid} for case {case.label} is not 1 to 3 positive ints")
         return grid
+
+
+def _where_written(variant: Variant) -> str:
+    """Where the course's stub holds the constant, as a message names it."""
+    if variant.code is None:
+        return ""
+    if "." in variant.code:
+        function, parameter = variant.code.split(".")
+        return f" as the default of `{parameter}` in `{function}`"
+    return f" as the value of `{variant.code}`"
 
 
 def with_case_values(fn: Callable, args, values: Mapping[str, int]):

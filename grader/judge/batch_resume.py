@@ -38,7 +38,8 @@ def _puzzle(d: dict) -> PuzzleResult:
                         device=d["device"], cases=tuple(_case(c) for c in d.get("cases", ())),
                         checks={k: CheckResult(v["passed"], v.get("message", ""), v.get("kind"))
                                 for k, v in d.get("checks", {}).items()},
-                        message=d.get("message", ""), seconds=d.get("seconds", 0.0))
+                        message=d.get("message", ""), seconds=d.get("seconds", 0.0),
+                        variant=dict(d.get("variant") or {}))
 
 
 def finished(out: Path, puzzle_ids: list[str]) -> dict[str, StudentResult]:

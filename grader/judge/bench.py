@@ -182,7 +182,7 @@ def run_bench(grading: Grading, puzzle_id: str, kernel_file: Path, sizes: Sequen
             _release_gpu_memory(device)  # the spec's: the worker times next, on the same GPU
             message = wire.Bench(puzzle_file=str(course.puzzle_file(puzzle_id)), file=str(kernel_file),
                                  graphs=not any(r.get("gpu_note") for r in rows), sets=len(planned), calls=calls,
-                                 **planned[0].header)
+                                 variant=dict(puzzle.chosen), **planned[0].header)
             started = time.monotonic()
             reply, raw = worker.request(message, [b for p in planned for b in p.blobs], timeout=max(1.0, left))
             left -= time.monotonic() - started

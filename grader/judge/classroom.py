@@ -151,7 +151,9 @@ def grade_student(course: Course, student: Student, options: Options,
     # The student's own sanitised folder and the course's puzzles/, nothing else: not the other
     # students, not solutions/, not the reports. A student with no file starts no worker.
     targets = [(pid, student.files[pid]) for pid in course.ids if pid in student.files]
-    with Grading(course, [student.folder / "_"], replace(options, memory_mb=memory_mb), threads,
+    # With variants on, the student's own values of the puzzles' free constants (grader.course.variant).
+    whose = student.name if options.variants else ""
+    with Grading(course, [student.folder / "_"], replace(options, memory_mb=memory_mb, student=whose), threads,
                  now=False, kernels=[path for _, path in targets]) as grading:
         graded = dict(zip((pid for pid, _ in targets), grading.grade(targets).results))
     results = []

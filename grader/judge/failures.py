@@ -194,6 +194,20 @@ def _nonfinite(f: Nonfinite) -> str:
 
 
 @dataclass(frozen=True)
+class LooksLike:
+    """Wrong values that a look-alike (:class:`grader.course.puzzle.LookAlike`) computes too: the
+    value check's own facts (of ``kind``), and the look-alike its message then names."""
+
+    kind: FailureKind
+    facts: Any
+    look: Any
+
+
+def _looks_like(f: LooksLike) -> str:
+    return look_alike_note(finding(f.facts) or word(f.facts), f.look)
+
+
+@dataclass(frozen=True)
 class ReadEarly:
     """An output loaded before anything was stored to it (interpreter only): the cause of the
     wrong values, NaN or unwritten elements ``kind`` says, and their message instead."""
@@ -1032,7 +1046,7 @@ class Entry:
         return self.words[type(facts)](facts)
 
 
-_VALUES = {ReadEarly: _read_early, TimedCall: _timed_call}  # a value check's failure that carries its own kind
+_VALUES = {ReadEarly: _read_early, TimedCall: _timed_call, LooksLike: _looks_like}  # a value check's failure that carries its own kind
 
 CATALOGUE: dict[FailureKind, Entry] = {
     FailureKind.MISMATCH: Entry("wrong values", {Mismatch: _mismatch, **_VALUES}),

@@ -25,7 +25,9 @@ from grader.judge.fence import pack
 from grader.judge.options import Options
 from grader.judge.plan import SpecShapes
 from grader.course.puzzle import Case, Puzzle
+from grader.course.variant import shown
 from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
+from grader.source import variant_code
 from grader.source.source_lines import imports_torch, learner_code
 from grader.channel.worker_pool import CompileChecker, WorkerDied, WorkerProcess, WorkerTimedOut
 
@@ -81,7 +83,8 @@ class PuzzleGrader:
         self.course = course
         self.on_case = on_case  # sees each case's result as soon as it is known (the command line's first failure)
         self.puzzle_path = course.puzzle_file(puzzle_id)
-        puzzle = course.puzzle(puzzle_id)
+        # A batch's student gets their own values of the puzzle's free constants (Variant).
+        puzzle = course.puzzle_for(puzzle_id, options.secret, options.student)
         # With a batch's secret, each case's varied sizes are drawn from it (Case.vary).
         self.puzzle = replace(puzzle, cases=tuple(draw(c, puzzle.id, options.secret) for c in puzzle.cases))
         self.kernel_file = Path(kernel_file).resolve()
@@ -159,7 +162,14 @@ class PuzzleGrader:
         return PuzzleResult(puzzle=self.puzzle.id, title=self.puzzle.title, status=status,
                             source=str(self.kernel_file), device=self.options.device, cases=tuple(cases),
                             checks=checks or {}, message=messages.tidy(message),
-                            seconds=time.perf_counter() - started if started else 0.0)
+                            seconds=time.perf_counter() - started if started else 0.0,
+                            variant=self.variant_used())
+
+    def variant_used(self) -> dict[str, str]:
+        """The values of the puzzle's variants this grading used, where a student's were chosen."""
+        if not self.puzzle.chosen:
+            return {}
+        return {name: shown(value) for name, value in self.puzzle.variant_values.items()}
 
     def grade(self) -> PuzzleResult:
         """The puzzle's result. Its learner code runs in workers of its own: a fresh one at the
@@ -421,13 +431,15 @@ class PuzzleGrader:
         those of a known mistake. A NaN the mistake explains needs no general advice on NaN: the
         note replaces it."""
         message = outcome.message
-        if not self.puzzle.look_alikes:
+        # Another student's value of a constant first: a file written for them is the likelier story.
+        looks = self.puzzle.variant_look_alikes() + tuple(self.puzzle.look_alikes)
+        if not looks:
             return message
         actual = written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce)
         # The loosest of the outputs' tolerances: a look-alike is a hint, not a verdict.
         atol, rtol = map(max, zip(*(self.puzzle.tolerance(b.dtype) for b in plan.output_buffers)))
-        look = recognise(self.puzzle.look_alikes, plan.inputs, plan.expected, actual, atol, rtol,
-                         {**self.puzzle.sizes(case), **case.blocks}, case.layouts)
+        look = recognise(looks, plan.inputs, plan.expected, actual, atol, rtol,
+                         {**self.puzzle.variant_values, **self.puzzle.sizes(case), **case.blocks}, case.layouts)
         return message if look is None else look_alike_note(outcome.finding or message, look)
 
     def _source(self) -> str:
@@ -441,7 +453,24 @@ class PuzzleGrader:
         if not source:
             return ""
         code = learner_code(source)  # the learner's part, without the statement's words or comments
-        return "".join(f"\nNote: {m.note}" for m in self.puzzle.mistakes if m.seen_in(code))
+        return "".join(f"\nNote: {m.note}" for m in self.puzzle.mistakes if m.seen_in(code)) + self._variant_notes(source)
+
+    def _variant_notes(self, source: str) -> str:
+        """Where the file writes one of the puzzle's free constants (``Variant.code``) with a value
+        that is not the student's: a file written for another student. Only where a student's values
+        were chosen, as the variant look-alikes."""
+        notes = []
+        for variant in self.puzzle.variants if self.puzzle.chosen else ():
+            written = variant_code.find(source, variant.code) if variant.code else None
+            mine = self.puzzle.variant_values[variant.name]
+            if written is None or written.value == mine:
+                continue
+            function, _, parameter = variant.code.rpartition(".")
+            place = f"the default of `{parameter}` in `{function}`" if function else f"`{variant.code}`"
+            notes.append(f"\nNote: {variant.what} is {shown(mine)} for you, as your statement says, "
+                         f"but your file sets {place} to {shown(written.value)} (line {written.line}): "
+                         f"write {shown(mine)} there.")
+        return "".join(notes)
 
     def _race(self, plan, runs, results) -> "failures.Overlap | failures.OrderDependent | None":
         """Two programs storing different values to one element, or a result that changes

@@ -19,7 +19,7 @@ import torch
 from grader.judge import failures, program as programs
 from grader.channel import wire
 from grader.course.annotations import TensorSpec
-from grader.judge.compare import compare_tensor
+from grader.judge.compare import compare_tensor, recognise
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.judge.fence import Buffer, pack
 from grader.judge.grade import PuzzleGrader, Unanswered, case_result, describe_case, failed_case
@@ -34,6 +34,7 @@ class FunctionGrader(PuzzleGrader):
     compile_beside = False  # each launch the wrapper made compiles beside the replays (_compile_launches)
 
     def grade(self):
+        self._inputs: dict[str, list[torch.Tensor]] = {}
         self.worker.warm |= {"fake_tensors"}  # the recording's: warmed once in the zygote, before its fork
         return super().grade()
 
@@ -124,6 +125,7 @@ class FunctionGrader(PuzzleGrader):
     def _plan(self, case: Case):
         """The case's inputs, the spec's output and gradients, and grad_output, as fenced buffers."""
         plan = self.shapes.plan(case, self.options.secret)
+        self._inputs[case.label] = plan.inputs  # for the variant look-alikes, should the output be wrong
         inputs = [x.clone().requires_grad_(x.is_floating_point()) for x in plan.inputs]
         output = self.puzzle.run_spec(inputs, {**self.puzzle.sizes(case), **case.blocks})
         gen = torch.Generator().manual_seed(case_seed(self.puzzle, case, self.options.secret) + 1)
@@ -220,9 +222,26 @@ class FunctionGrader(PuzzleGrader):
         if not got:
             self._malformed(wire.WireError("a replay that returned nothing"))
         verdict = self._check_output(self.puzzle.outputs[0], got[0], reply.returned[0], expected[0])
+        if verdict is not None and verdict.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE):
+            verdict = self._another_students(verdict, case, got[0])
         if verdict is None:
             verdict = self._check_grads(got[1:], reply.returned[1:], expected[1:])
         return verdict
+
+    def _another_students(self, verdict, case: Case, output: torch.Tensor):
+        """The verdict, with a look-alike's note where the wrong output is the spec's with
+        another value of one of the puzzle's variants: a file written for another student."""
+        looks = self.puzzle.variant_look_alikes()
+        inputs = self._inputs.get(case.label)
+        if not looks or inputs is None:
+            return verdict
+        atol, rtol = self.puzzle.tolerance(dtype_name(output))
+        expected = self.puzzle.run_spec([x.clone() for x in inputs], {**self.puzzle.sizes(case), **case.blocks})
+        look = recognise(looks, inputs, (expected.detach(),), (output,), atol, rtol,
+                         {**self.puzzle.variant_values, **self.puzzle.sizes(case), **case.blocks}, case.layouts)
+        if look is None:
+            return verdict
+        return failures.LooksLike(verdict.kind, verdict, look)
 
     def _not_callable(self, failure: wire.Failure) -> failures.NotCallable:
         return failures.NotCallable(self.puzzle.kernel, function=True)

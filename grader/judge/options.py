@@ -19,6 +19,8 @@ class Options:
     timeout: float = 30.0        # seconds per case
     compile_check: bool = True   # after interpreter runs, compile for sm_90 too
     secret: int = 0              # mixed into input seeds (batch grading)
+    variants: bool = False       # batch: each student graded with their own values of the puzzles' variants
+    student: str = ""            # with a secret: whose values of the puzzles' variants grade (set per student)
     check_bounds: bool = True    # interpreter: check every load and store (off only to measure its cost)
     sandbox: str = "auto"        # "auto": bubblewrap where it works; "on": required; "off": rlimits only
     memory_mb: int | None = None  # address-space cap per worker

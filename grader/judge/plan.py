@@ -19,6 +19,7 @@ import torch
 from grader.course.annotations import TensorSpec, read_spec
 from grader.course.dtypes import DTYPES
 from grader.judge.fence import Buffer
+from grader.course.case import IGNORE_VARIANT
 from grader.course.puzzle import Case, Puzzle, with_case_values
 
 
@@ -63,9 +64,9 @@ def shifted_far_from_zero(x: torch.Tensor, scale: float) -> torch.Tensor:
     return x + 256 * scale
 
 
-def every_third_ignored(x: torch.Tensor, scale: float) -> torch.Tensor:
+def every_third_ignored(x: torch.Tensor, scale: float, ignore: int = -100) -> torch.Tensor:
     x = x.clone()
-    x.view(-1)[::3] = -100
+    x.view(-1)[::3] = ignore
     return x
 
 
@@ -76,7 +77,7 @@ INTEGER_EDGES = ("zeros", "ignore_index")
 
 
 def make_input(spec: TensorSpec, shape: tuple[int, ...], gen: torch.Generator, case: Case,
-               mantissa_bits: int | None, bounds: tuple[int, int] | None = None) -> torch.Tensor:
+               mantissa_bits: int | None, bounds: tuple[int, int] | None = None, ignore: int = -100) -> torch.Tensor:
     edge = case.edges.get(spec.name)
     if spec.dtype.startswith(("float", "bfloat")):
         x = torch.randn(shape, generator=gen, dtype=torch.float32) * case.scale
@@ -94,6 +95,8 @@ def make_input(spec: TensorSpec, shape: tuple[int, ...], gen: torch.Generator, c
         low, high = bounds if bounds is not None else (info.min, info.max)
         wide = torch.randint(low, high, shape, generator=gen, dtype=torch.int64)
         x = wide.to(getattr(torch, spec.dtype))
+    if edge == "ignore_index":
+        return every_third_ignored(x, case.scale, ignore)
     return x if edge is None else EDGE_VALUES[edge](x, case.scale)
 
 
@@ -110,8 +113,9 @@ def make_inputs(puzzle: Puzzle, specs: tuple[TensorSpec, ...], case: Case, secre
                          f"({', '.join(s.name for s in specs)})")
     gen = torch.Generator().manual_seed(case_seed(puzzle, case, secret))
     dims = {**puzzle.sizes(case), **case.blocks}
+    ignore = int(puzzle.variant_values.get(IGNORE_VARIANT, -100))
     return [make_input(s, s.shape(dims), gen, case, puzzle.mantissa_bits.get(s.name),
-                       integer_bounds(puzzle, s.name, dims)) for s in specs]
+                       integer_bounds(puzzle, s.name, dims), ignore) for s in specs]
 
 
 @dataclass(frozen=True)
@@ -161,7 +165,8 @@ class SpecShapes:
         return tuple(map(retype, self.inputs)), tuple(map(retype, self.outputs))
 
     def _prepared(self, case: Case, inputs: list[torch.Tensor], dims) -> list[torch.Tensor]:
-        made = tuple(with_case_values(self.puzzle.prepare, [x.clone() for x in inputs], dims))
+        made = tuple(with_case_values(self.puzzle.prepare, [x.clone() for x in inputs],
+                                      {**self.puzzle.variant_values, **dims}))
         if len(made) != len(inputs) or any(tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype
                                            for a, b in zip(made, inputs)):
             raise ValueError(f"{self.puzzle.id} case {case.name!r}: prepare must return the {len(inputs)} inputs "

@@ -92,6 +92,9 @@ class PuzzleResult:
     checks: Mapping[str, CheckResult] = field(default_factory=dict)
     message: str = ""  # the one-line reason shown in plain output
     seconds: float = 0.0
+    # The student's values of the puzzle's free constants it was graded with, as the statement
+    # words them, by name ({"EPS": "0.001"}); empty where no student's values were chosen.
+    variant: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         try:

@@ -131,6 +131,14 @@ def _students_table(results: list[StudentResult], puzzle_ids: list[str], flagged
             f"<th>attempts / time</th><th>problems</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
+def _variant(result) -> str:
+    """The student's own values the puzzle was graded with (``batch --variants``), if any."""
+    if not result.variant:
+        return ""
+    values = ", ".join(f"{escape(name)} = {escape(value)}" for name, value in result.variant.items())
+    return f" <span class='tp-variant'>(their {values})</span>"
+
+
 def _student(student: StudentResult, titles: dict[str, str]) -> str:
     parts = [f"<section class='tp-student' id='{_anchor(student.student)}'><h3>{escape(student.student)}: "
              f"{student.total}/{len(student.results) or len(titles)} passed</h3>"]
@@ -146,14 +154,15 @@ def _student(student: StudentResult, titles: dict[str, str]) -> str:
                      f"<th>first</th><th>last</th><th>best</th></tr></thead><tbody>{rows}</tbody></table>")
     for result in student.results:
         anchor = _anchor(student.student, result.puzzle)
+        title = escape(result.title) + _variant(result)
         if result.status == Status.PASS:
-            parts.append(f"<p id='{anchor}'>✓ {result.puzzle} {escape(result.title)}: all {len(result.cases)} cases pass</p>")
+            parts.append(f"<p id='{anchor}'>✓ {result.puzzle} {title}: all {len(result.cases)} cases pass</p>")
         elif result.status == Status.NOT_ATTEMPTED:
-            parts.append(f"<p id='{anchor}' class='tp-note'>– {result.puzzle} {escape(result.title)}: "
+            parts.append(f"<p id='{anchor}' class='tp-note'>– {result.puzzle} {title}: "
                          f"{code_markup(result.message or 'not attempted')}</p>")
         else:
             parts.append(f"<details id='{anchor}'><summary>{CELL[result.status][0]} {result.puzzle} "
-                         f"{escape(result.title)}: {code_markup(result.message[:200])}</summary>{render(result)}</details>")
+                         f"{title}: {code_markup(result.message[:200])}</summary>{render(result)}</details>")
     return "".join(parts) + "</section>"
 
 

@@ -137,8 +137,8 @@ def _baselines(puzzle: Puzzle, values: dict, subject) -> dict:
     bench = puzzle.bench
     chosen = bench.baseline or puzzle.spec
 
-    def baseline(*xs):  # keyword-only parameters (a mode such as CAUSAL) get the size's values
-        return with_case_values(chosen, xs, values)
+    def baseline(*xs):  # keyword-only parameters (a mode such as CAUSAL, a variant's EPS) get their values
+        return with_case_values(chosen, xs, {**puzzle.variant_values, **values})
     subjects = {"baseline_ms": subject(baseline, bench.baseline_prepares)}
     if bench.compile_baseline and torch.cuda.is_available():
         subjects["compiled_ms"] = subject(torch.compile(baseline), False)

@@ -311,6 +311,8 @@ class Worker:
         if self.device == "compile":
             return wire.Failure("error", error="benchmarks need a CUDA device"), []
         puzzle = load_puzzle(msg.puzzle_file)
+        if msg.variant:  # the learner's values of its free constants: the baseline's too
+            puzzle = puzzle.with_variant(msg.variant)
         path = os.path.abspath(msg.file)
         kernel = self.kernel(path, puzzle.kernel)
         kind = kinds.named(puzzle.kind)

@@ -35,7 +35,8 @@ def _baseline_results(puzzle, planned: SizePlan, device: str) -> dict:
     from grader.course.puzzle import with_case_values
     *inputs, grad_output = planned.inputs
     leaves = [x.to(device, copy=True).requires_grad_(x.is_floating_point()) for x in inputs]
-    with_case_values(puzzle.bench.baseline, leaves, planned.header["values"]).backward(grad_output.to(device))
+    with_case_values(puzzle.bench.baseline, leaves,
+                     {**puzzle.variant_values, **planned.header["values"]}).backward(grad_output.to(device))
     return {name: leaf.grad for name, leaf in zip(planned.names, leaves) if name in puzzle.bench.baseline_outputs}
 
 

@@ -25,7 +25,8 @@ def _baseline_results(puzzle, planned: SizePlan, device: str) -> dict:
     """The Bench's baseline on the size's inputs: its results, named by ``Bench.baseline_outputs``."""
     from grader.course.puzzle import with_case_values
     bench = puzzle.bench
-    got = with_case_values(bench.baseline, [x.to(device) for x in planned.inputs], planned.header["values"])
+    got = with_case_values(bench.baseline, [x.to(device) for x in planned.inputs],
+                           {**puzzle.variant_values, **planned.header["values"]})
     got = got() if bench.baseline_prepares else got
     return dict(zip(bench.baseline_outputs, got if isinstance(got, tuple) else (got,)))
 
