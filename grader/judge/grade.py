@@ -181,7 +181,7 @@ class PuzzleGrader:
     def _load(self):
         """Ask the worker about the kernel. Returns (wire.Loaded, None) or (None, failure result).
         A timeout or a dead worker raises Unanswered."""
-        reply, _ = self._ask(wire.Load(file=str(self.kernel_file), kernel=self.puzzle.kernel))
+        reply, _ = self._ask(*self._load_request())
         if isinstance(reply, wire.Loaded):
             return reply, None
         kind = failures.reported(reply.kind)
@@ -200,6 +200,10 @@ class PuzzleGrader:
             return None, self.result(Status.ERROR, f"worker error while loading: {reply.error}")
         message = failures.word(facts)
         return None, self.result(Status.FAIL, message, checks={"load": CheckResult(False, message, kind)})
+
+    def _load_request(self) -> tuple[wire.Load, tuple, float | None]:
+        """The Load request, its blobs and its timeout (None: the grade's): the object says its kind."""
+        return wire.Load(file=str(self.kernel_file), kernel=self.puzzle.kernel), (), None
 
     def _why_dropped(self, name: str):
         from grader.source.definitions import why_dropped

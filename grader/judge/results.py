@@ -91,6 +91,7 @@ class PuzzleResult:
     checks: Mapping[str, CheckResult] = field(default_factory=dict)
     message: str = ""  # the one-line reason shown in plain output
     seconds: float = 0.0
+    generated: str = ""  # what the kernel became, where a kind generates code (a Helion kernel's Triton)
 
     def __post_init__(self) -> None:
         try:

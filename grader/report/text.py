@@ -53,6 +53,9 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         lines += [f"      | {text}" for text in output[:12]]
         if len(output) > 12:
             lines.append(f"      ({len(output) - 12} more lines; --verbose shows all output)")
+    if verbose and result.generated:  # what a Helion kernel became: the Triton code Helion generated
+        lines.append("    the Triton code your kernel became:")
+        lines += [f"      | {text}" for text in result.generated.rstrip().splitlines()]
     if verbose and printed:
         for c in printed:
             lines.append(f"    output of {c.label}:")

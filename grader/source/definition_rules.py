@@ -23,6 +23,8 @@ PLAIN_DECORATORS = {"builtins.staticmethod", "builtins.classmethod",
                     "torch.autograd.function.once_differentiable"}
 HEURISTIC_CALLS = {"triton.next_power_of_2", "triton.cdiv", "builtins.min", "builtins.max",
                    "builtins.int", "builtins.bool", "builtins.abs"}
+# Helion's kernel decorator (a Helion puzzle's): decorating traces nothing until it is called.
+HELION_KERNEL = {"helion.kernel", "helion.runtime.kernel", "helion.runtime.kernel.kernel"}
 # star imports known not to rebind triton, torch or a decorator, with the builtins they do shadow
 HARMLESS_STAR = {"math": (), "triton.language": ("min", "max", "abs")}
 
@@ -197,6 +199,10 @@ def decorator_problem(node: ast.expr, bindings: Bindings) -> str | None:
         return call and keywords_problem(call, "`triton.jit`")
     if origin == "triton.autotune" and call:
         return autotune_problem(call, bindings)
+    if origin in HELION_KERNEL:  # a Helion puzzle's kernel: its options are literals, as triton.jit's
+        if call and call.args:
+            return "`helion.kernel(...)` takes options by keyword only"
+        return call and keywords_problem(call, "`helion.kernel`")
     if origin == "triton.heuristics" and call:
         values = call.args + [k.value for k in call.keywords if k.arg == "values"]
         if len(call.args) + len(call.keywords) != 1 or len(values) != 1 or not isinstance(values[0], ast.Dict):
@@ -209,5 +215,5 @@ def decorator_problem(node: ast.expr, bindings: Bindings) -> str | None:
     if origin in CONSTEXPR_HELPER:
         return f"`@{ast.unparse(target)}` takes no arguments: write it bare, above `def`" if call else None
     return (f"decorator `{ast.unparse(target)}` is not one of Triton's (jit, autotune, heuristics, "
-            f"constexpr, constexpr_function) or "
+            f"constexpr, constexpr_function), Helion's (kernel) or "
             f"Python's (staticmethod, classmethod, once_differentiable){bindings.why_untrusted(target)}")
