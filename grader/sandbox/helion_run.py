@@ -28,6 +28,7 @@ import time
 
 from grader.channel import wire
 from grader.course.dtypes import DTYPES, dtype_name, tensor_bytes
+from grader.sandbox.helion_cpu import register_mixed_dots
 from grader.sandbox.learner_code import captured_output, learner_frame
 from grader.source.source_lines import is_stub_body
 from grader.course.syntax import parse
@@ -269,6 +270,8 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
         return (wire.HelionRan(seconds=time.perf_counter() - started, printed=printed.text, failure=failure,
                                **reply), list(out))
 
+    if worker.device == "cpu":
+        register_mixed_dots(torch)  # fp16 dots into fp32 in Helion's interpreter
     compiler = _compiler_copy(kernel)
     with printed.capturing():
         compiled = _compile(compiler, views, values, msg.blocks, path, msg.kernel, reply)
