@@ -101,21 +101,33 @@ def _compiler_copy(kernel):
 @contextlib.contextmanager
 def _host_work_seen(found: list):
     """Helion's compiler warns of each tensor operation outside the device loops (and prints
-    it); here each is written down with its place instead."""
+    it); here each is written down with its place instead. Its modules each hold the warning
+    function under their own name: each is swapped while the kernel is traced."""
+    import sys
+
     from helion import exc
-    from helion._compiler import type_info
+    from helion._compiler import compile_environment
     from helion._compiler.source_location import current_location
-    saved = type_info.warning
+    original = compile_environment.warning
 
     def seen(warning) -> None:
         kind = warning if isinstance(warning, type) else type(warning)
         if issubclass(kind, exc.TensorOperationInWrapper):
             found.append(current_location())
-    type_info.warning = seen
+        else:
+            original(warning)
+    from helion._compiler import type_propagation  # noqa: F401 (imported lazily by Helion: hold it now)
+
+    def holding(function) -> list:
+        return [m for name, m in list(sys.modules.items())
+                if name.startswith("helion.") and getattr(m, "warning", None) is function]
+    for module in holding(original):
+        module.warning = seen
     try:
         yield
     finally:
-        type_info.warning = saved
+        for module in holding(seen):  # a module imported meanwhile took `seen` too
+            module.warning = original
 
 
 def _place(location, path: str) -> tuple[int | None, str]:
