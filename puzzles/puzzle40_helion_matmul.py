@@ -31,9 +31,11 @@ the tensor cores and adds the product into `acc`.
 * **fp32.** Create it with `hl.zeros([tile_m, tile_n], dtype=torch.float32)`, inside the
   output-tile loop and before the K loop. An fp16 accumulator rounds the running sum to 11
   significant bits at every chunk: one case sums 512 products per element, and is visibly off.
-* **Once per output tile.** Created inside the K loop, it forgets every chunk but the last.
+* **Once per output tile.** Created inside the K loop, it is a value of that loop alone, and
+  Helion's compiler refuses to carry it out to the store.
 * **Accumulate**: `acc = hl.dot(a[tile_m, tile_k], b[tile_k, tile_n], acc=acc)` (or
-  `torch.addmm(acc, a_tile, b_tile)`, which Helion maps to the same dot).
+  `torch.addmm(acc, a_tile, b_tile)`, which Helion maps to the same dot). Without `acc=` each
+  chunk's product replaces the sum, and only the last chunk is left.
 * **Round once**: store `acc.to(torch.float16)` into `c[tile_m, tile_n]` after the K loop.
 
 `torch.matmul(a, b)` before the loops is cuBLAS, not your kernel, and the grader says so.
@@ -54,7 +56,7 @@ def spec(a: Float16[Tensor, "M K"], b: Float16[Tensor, "K N"]) -> Float16[Tensor
     return (a.float() @ b.float()).to(torch.float16)
 
 
-def _last_chunk_only(a, b, *, sizes):  # a look-alike: the accumulator reset in every K chunk
+def _last_chunk_only(a, b, *, sizes):  # a look-alike: each K chunk's product replaces the accumulator
     last = (sizes["K"] - 1) // sizes["BLOCK_K"] * sizes["BLOCK_K"]
     return (a[:, last:].float() @ b[last:, :].float()).to(torch.float16)
 
@@ -119,10 +121,10 @@ PUZZLE = Puzzle(
                 "when you store it."),
     ),
     look_alikes=(
-        LookAlike("a product of the last K chunk alone (the accumulator created again in every chunk)",
+        LookAlike("a product of the last K chunk alone (the accumulator replaced, not added to, in every chunk)",
                   _last_chunk_only,
-                  "create `acc = hl.zeros(...)` once per output tile, before `for tile_k in hl.tile(k)`, "
-                  "not inside it"),
+                  "add each chunk's product into the accumulator, `acc = hl.dot(a_tile, b_tile, acc=acc)`, "
+                  "with `acc` created once per output tile, before `for tile_k in hl.tile(k)`"),
     ),
     bench=Bench(
         # Puzzle 28's sweep.

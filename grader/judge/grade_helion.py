@@ -126,6 +126,7 @@ class HelionGrader(PuzzleGrader):
             tiled = [self._tensor(d, next(blobs)) if d.tensor else None for d in reply.tiled]
             verdict = self._check_returned(tiled, reply.tiled, plan, case)
             if verdict is not None:
+                got = tiled  # the values that failed: what a look-alike is matched against
                 describe += (" as Helion lowered it to Triton, run tile by tile in Triton's interpreter "
                              f"({_tiles(case)})")
         if verdict is not None:

@@ -28,7 +28,7 @@ import time
 
 from grader.channel import wire
 from grader.course.dtypes import DTYPES, dtype_name, tensor_bytes
-from grader.sandbox.helion_cpu import register_mixed_dots
+from grader.sandbox.helion_cpu import interpreted_launch, register_mixed_dots
 from grader.sandbox.learner_code import captured_output, learner_frame
 from grader.source.source_lines import is_stub_body
 from grader.course.syntax import parse
@@ -185,9 +185,8 @@ def _launcher(launches: list, interpret: bool):
             options={k: int(v) for k, v in options.items() if isinstance(v, int)},
             **dict(zip(("signature", "constexprs"), _signature(kernel, args, options)))))
         if interpret:
-            from triton.runtime.interpreter import InterpretedFunction
-            InterpretedFunction(kernel.fn)[grid](*args, **{k: v for k, v in options.items()
-                                                           if k in ("num_warps", "num_stages")})
+            interpreted_launch(kernel, grid, args, {k: v for k, v in options.items()
+                                                    if k in ("num_warps", "num_stages")})
     return launch
 
 
