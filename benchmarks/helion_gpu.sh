@@ -18,17 +18,17 @@ python3 -c "import torch, triton, helion; print(torch.__version__, triton.__vers
 echo "install: $((SECONDS - start)) s"
 if [ "$what" = grade ] || [ "$what" = all ]; then
     start=$SECONDS
-    timeout 150 python3 -m grader puzzle35 puzzle36 puzzle37 puzzle38 puzzle39 puzzle40 puzzle41 puzzle42 \
+    timeout 90 python3 -m grader puzzle35 puzzle36 puzzle37 puzzle38 puzzle39 puzzle40 puzzle41 puzzle42 \
         --solutions --device cuda --jobs 4 > "$OUT/grade.txt" 2>&1
     echo "grade: exit $?, $((SECONDS - start)) s"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
     start=$SECONDS
-    timeout 120 python3 benchmarks/helion_bench.py puzzle35 puzzle37 puzzle38 puzzle39 puzzle40 puzzle41 puzzle42 \
+    timeout 100 python3 benchmarks/helion_bench.py puzzle35 puzzle37 puzzle38 puzzle39 puzzle40 puzzle41 puzzle42 \
         --json "$OUT/helion_bench.json" > "$OUT/helion_bench.txt" 2>&1
     echo "helion bench: exit $?, $((SECONDS - start)) s"
     start=$SECONDS
-    timeout 120 python3 benchmarks/bench_headlines.py puzzle18 puzzle19 puzzle20 puzzle28 puzzle30 puzzle31 \
+    timeout 75 python3 benchmarks/bench_headlines.py puzzle18 puzzle19 puzzle20 puzzle28 puzzle30 puzzle31 \
         --json "$OUT/triton_headlines.json" > "$OUT/triton_headlines.txt" 2>&1
     echo "triton headlines: exit $?, $((SECONDS - start)) s"
 fi
