@@ -22,6 +22,7 @@ TRACKS = {
     "01_classic": ("Classic puzzles", "classic"),
     "02_cs336": ("Track two: the CS336 weighted sum", "cs336"),
     "03_transformer": ("Track three: the kernels of a transformer", "transformer"),
+    "04_helion": ("Track four: the same kernels in Helion", "helion"),
 }
 KERNEL_ENV = {"display_name": "Python 3", "language": "python", "name": "python3"}
 

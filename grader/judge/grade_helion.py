@@ -13,18 +13,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 from grader.channel import wire
-from grader.course.dtypes import dtype_name
+from grader.course.dtypes import DTYPES, dtype_name
 from grader.course.puzzle import Case
 from grader.judge import failures
 from grader.judge.compare import compare_tensor, look_alike_note, recognise
 from grader.judge.fence import pack
 from grader.judge.grade import COMPILE_STAGE, PuzzleGrader, Unanswered, case_result, describe_case, failed_case
-from grader.judge.grade_function import FunctionGrader
 from grader.judge.results import CaseResult, CheckResult, FailureKind, Status
 
 
 class HelionGrader(PuzzleGrader):
     compile_beside = False  # Helion's Triton is known only once a case has run: compiled after the cases
+    decorator = "@helion.kernel"
 
     def grade(self):
         result = super().grade()
@@ -41,6 +41,14 @@ class HelionGrader(PuzzleGrader):
         from grader.source import sniffing
         finding = sniffing.check_file(self.kernel_file, None)
         return None if finding is None else sniffing.message(finding)
+
+    def _load(self):
+        info, failure = super()._load()
+        check = failure.checks.get("load") if failure is not None else None
+        if check is not None and check.kind == FailureKind.SIGNATURE:  # not a Helion kernel: say what is
+            message = f"{failure.message} Expected signature: {self.decorator} def {self.expected_signature}"
+            failure = replace(failure, message=message, checks={"load": replace(check, message=message)})
+        return info, failure
 
     def _load_request(self):
         # Named with its kind: the worker switches Helion's interpreter on before helion is first
@@ -139,9 +147,15 @@ class HelionGrader(PuzzleGrader):
         if len(got) != len(plan.expected):
             return failures.ReturnCount(self.puzzle.kernel, len(got), self.puzzle.outputs)
         for name, tensor, info, want in zip(self.puzzle.outputs, got, described, plan.expected):
-            verdict = FunctionGrader._check_output(self, name, tensor, info, want)
-            if verdict is not None:
-                return verdict
+            if tensor is None:
+                return failures.NotATensor(info.type, tuple(want.shape), dtype_name(want))
+            if tuple(tensor.shape) != tuple(want.shape) or tensor.dtype != want.dtype:
+                return failures.WrongOutput(tuple(tensor.shape), info.dtype, tuple(want.shape), dtype_name(want))
+            atol, rtol = self.puzzle.tolerance(dtype_name(want))
+            outcome = compare_tensor(name, tensor, want, atol, rtol, on_gpu=self.options.device == "cuda",
+                                     filled=False)
+            if not outcome.passed:
+                return outcome.facts
         return None
 
     def _helion_look_alike(self, case: Case, plan, got, verdict, text: str) -> str:
@@ -152,7 +166,18 @@ class HelionGrader(PuzzleGrader):
                          {**self.puzzle.sizes(case), **case.blocks}, case.layouts)
         return text if look is None else look_alike_note(failures.finding(verdict) or text, look)
 
-    _tensor = FunctionGrader._tensor
+    def _tensor(self, described: wire.TensorInfo, blob: bytes):
+        """A returned tensor from its bytes; bytes that do not fit its description are the worker's failure."""
+        import math
+
+        import torch
+        dtype = getattr(torch, described.dtype, None) if described.dtype in DTYPES else None
+        size = math.prod(described.shape) * (torch.empty((), dtype=dtype).element_size() if dtype else 1)
+        if dtype is None or min(described.shape, default=0) < 0 or len(blob) != size:
+            self._malformed(wire.WireError(f"{len(blob)} bytes for a {described.dtype} tensor of shape "
+                                           f"{described.shape}"))
+        flat = torch.frombuffer(bytearray(blob), dtype=dtype) if blob else torch.empty(0, dtype=dtype)
+        return flat.reshape(described.shape).clone()
 
     # ---- the Triton Helion generated, compiled for sm_90 ------------------------------------
     def _compile_generated(self) -> CheckResult | None:
@@ -189,8 +214,10 @@ def kernel_only(source: str) -> str:
     launcher) and the launcher they import: the Triton kernels, their helpers and constants,
     which is all a compile needs. Lines keep their numbers."""
     import ast
+
+    from grader.course.syntax import parse
     lines = source.splitlines()
-    for node in ast.parse(source).body:
+    for node in parse(source).body:
         host = isinstance(node, ast.FunctionDef) and not node.decorator_list
         launcher = isinstance(node, ast.ImportFrom) and any(a.name == "default_launcher" for a in node.names)
         if host or launcher:
