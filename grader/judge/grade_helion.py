@@ -27,6 +27,9 @@ class HelionGrader(PuzzleGrader):
     decorator = "@helion.kernel"
 
     def grade(self):
+        # Helion's import, once in the zygote before its forks: every Helion puzzle's worker starts
+        # with it. (The compile worker imports Helion only where its Triton calls Helion's helpers.)
+        self.worker.warm |= {"helion"}
         result = super().grade()
         return replace(result, generated=self._generated) if self._generated else result
 

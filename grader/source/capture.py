@@ -186,7 +186,7 @@ def captured(obj) -> Captured:
                 value = namespace[name]
                 if isinstance(value, types.ModuleType):
                     line = f"import {value.__name__} as {name}" if value.__name__ != name else f"import {name}"
-                    if line not in imports:
+                    if line not in imports and line + "\n" not in HEADER:
                         imports.append(line)
                 elif isinstance(value, tl.constexpr) and inspect.isfunction(value.value):
                     visit(value.value)  # a helper decorated @tl.constexpr: its source, decorator included
