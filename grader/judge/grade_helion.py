@@ -112,6 +112,10 @@ class HelionGrader(PuzzleGrader):
         if reply.triton and not self._generated:
             self._generated = f"# {self.puzzle.kernel} as Helion lowers it for {describe} ({reply.config})\n" \
                               + reply.triton
+        if reply.tiled_failure is not None and "tile by tile" not in self._generated:  # said, not judged
+            error = reply.tiled_failure.error.splitlines()[0][:300]
+            self._generated = (f"# Not run tile by tile in Triton's interpreter ({describe}: {error}): graded "
+                               f"in Helion's interpreter only.\n") + self._generated
         for launch in reply.launches:  # compiled once per distinct specialisation, after the cases
             self._launches.setdefault(repr((launch.kernel, sorted(launch.signature.items()),
                                             sorted((k, repr(v)) for k, v in launch.constexprs.items()))),
