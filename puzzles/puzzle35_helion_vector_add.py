@@ -75,10 +75,10 @@ PUZZLE = Puzzle(
     rtol=1e-6,
     # --bench on a GPU: reads x and y, writes z.
     bench=Bench(sizes=({"N0": 1 << 24}, {"N0": 1 << 20}, {"N0": 1 << 26}), blocks={"B0": 1024},
-                bytes=lambda s: 3 * 4 * s["N0"], baseline=lambda x, y: x + y),
+                bytes=lambda s: 3 * 4 * s["N0"], baseline=lambda x, y: x + y, baseline_name="torch.add"),
     hints=(
-        "Inside the loop, `z[tile] = x[tile] + y[tile]`: the tile indexes every tensor the way "
-        "`offsets` did in puzzle 2, and Helion adds the mask.",
+        "Inside the loop, index each tensor with the tile (`x[tile]`), the way `offsets` indexed "
+        "the pointers in puzzle 2, and store the sum to `z[tile]`: Helion adds the mask.",
         "Keep the work inside `for tile in hl.tile(...)`: a line like `z = x + y` above the loop "
         "is PyTorch running on the whole tensors, not your kernel.",
     ),

@@ -169,7 +169,7 @@ BASELINES = {
     "puzzle26": "x & (NBINS - 1), then torch.bincount", "puzzle27": "torch.nn.functional.dropout",
     "puzzle28": "torch.matmul (cuBLAS)", "puzzle29": "torch.matmul (cuBLAS)",
     "puzzle30": "torch.addmm + F.gelu (cuBLAS, then eager)", "puzzle31": "SDPA", "puzzle32": "SDPA's backward",
-    "puzzle33": "SDPA (autograd)", "puzzle34": "F.cross_entropy (autograd)",
+    "puzzle33": "SDPA (autograd)", "puzzle34": "F.cross_entropy (autograd)", "puzzle35": "torch.add",
 }
 
 

@@ -198,8 +198,12 @@ def test_helions_decorator_is_kept_by_definitions_only_imports():
     from grader.source.definitions import definitions
     kept = definitions('import helion\n\n@helion.kernel(autotune_effort="none")\ndef k(x):\n    return x\n')
     assert not kept.dropped and "@helion.kernel" in kept.text
+    written = definitions('import helion\n\n@helion.kernel(config=helion.Config(block_sizes=[32], num_warps=4))\n'
+                          'def k(x):\n    return x\n')
+    assert not written.dropped
     config = definitions('import helion\nc = object()\n\n@helion.kernel(config=c)\ndef k(x):\n    return x\n')
-    assert any("`helion.kernel` is not a literal" in d.reason for d in config.dropped)
+    assert any("option `config` of `helion.kernel` must be written out as `helion.Config(" in d.reason
+               for d in config.dropped)
 
 
 def test_without_helion_its_puzzles_are_unsupported_not_failed(monkeypatch):

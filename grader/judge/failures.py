@@ -612,12 +612,13 @@ class NoKernel:
     file: str
     defined: tuple[str, ...]  # the kernels the file does define
     expected: str             # the stub's def line
+    decorator: str = "@triton.jit"  # the kind's: a Helion puzzle's is @helion.kernel
 
 
 def _no_kernel(f: NoKernel) -> str:
     found = ", ".join(f.defined) or "no @triton.jit kernels"
     return (f"no kernel named `{f.name}` in {f.file} (it defines {found}). "
-            f"Expected: @triton.jit def {f.expected}")
+            f"Expected: {f.decorator} def {f.expected}")
 
 
 @dataclass(frozen=True)
@@ -631,11 +632,12 @@ class Dropped:
     text: str
     reason: str
     expected: str
+    decorator: str = "@triton.jit"
 
 
 def _dropped(f: Dropped) -> str:
     return (f"`{f.name}` in {f.file} was not imported: line {f.line} "
-            f"`{f.text}`: {f.reason}. Expected: @triton.jit def {f.expected}")
+            f"`{f.text}`: {f.reason}. Expected: {f.decorator} def {f.expected}")
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,7 @@ class PuzzleGrader:
     # Whether the named kernel's GPU compile check runs beside the cases, no case counting until it
     # passes (where a compile checker is given): a kind that compiles otherwise says False.
     compile_beside = True
+    decorator = "@triton.jit"  # what the expected signature is written with, in messages
 
     def __init__(self, course: Course, puzzle_id: str, kernel_file: Path, worker: WorkerProcess,
                  options: Options, compiler: "CompileChecker | None" = None, bounds: WorkerProcess | None = None,
@@ -187,11 +188,11 @@ class PuzzleGrader:
         kind = failures.reported(reply.kind)
         name, file = self.puzzle.kernel, self.kernel_file.name
         if kind == FailureKind.NOT_FOUND:
-            facts = failures.NoKernel(name, file, tuple(reply.defined), self.expected_signature)
+            facts = failures.NoKernel(name, file, tuple(reply.defined), self.expected_signature, self.decorator)
             dropped = self._why_dropped(name)
             if dropped is not None:
                 facts = failures.Dropped(name, file, dropped.line, dropped.text, dropped.reason,
-                                         self.expected_signature)
+                                         self.expected_signature, self.decorator)
         elif kind == FailureKind.SIGNATURE:
             facts = failures.NotCallable(name, reply.reason)
         elif kind == FailureKind.EXCEPTION:

@@ -13,20 +13,23 @@ from __future__ import annotations
 from dataclasses import replace
 
 from grader.channel import wire
-from grader.course.dtypes import dtype_name
+from grader.course.dtypes import DTYPES, dtype_name
 from grader.course.puzzle import Case
 from grader.judge import failures
 from grader.judge.compare import compare_tensor, look_alike_note, recognise
 from grader.judge.fence import pack
 from grader.judge.grade import COMPILE_STAGE, PuzzleGrader, Unanswered, case_result, describe_case, failed_case
-from grader.judge.grade_function import FunctionGrader
 from grader.judge.results import CaseResult, CheckResult, FailureKind, Status
 
 
 class HelionGrader(PuzzleGrader):
     compile_beside = False  # Helion's Triton is known only once a case has run: compiled after the cases
+    decorator = "@helion.kernel"
 
     def grade(self):
+        # Helion's import, once in the zygote before its forks: every Helion puzzle's worker starts
+        # with it. (The compile worker imports Helion only where its Triton calls Helion's helpers.)
+        self.worker.warm |= {"helion"}
         result = super().grade()
         return replace(result, generated=self._generated) if self._generated else result
 
@@ -41,6 +44,14 @@ class HelionGrader(PuzzleGrader):
         from grader.source import sniffing
         finding = sniffing.check_file(self.kernel_file, None)
         return None if finding is None else sniffing.message(finding)
+
+    def _load(self):
+        info, failure = super()._load()
+        check = failure.checks.get("load") if failure is not None else None
+        if check is not None and check.kind == FailureKind.SIGNATURE:  # not a Helion kernel: say what is
+            message = f"{failure.message} Expected signature: {self.decorator} def {self.expected_signature}"
+            failure = replace(failure, message=message, checks={"load": replace(check, message=message)})
+        return info, failure
 
     def _load_request(self):
         # Named with its kind: the worker switches Helion's interpreter on before helion is first
@@ -101,6 +112,10 @@ class HelionGrader(PuzzleGrader):
         if reply.triton and not self._generated:
             self._generated = f"# {self.puzzle.kernel} as Helion lowers it for {describe} ({reply.config})\n" \
                               + reply.triton
+        if reply.tiled_failure is not None and "tile by tile" not in self._generated:  # said, not judged
+            error = reply.tiled_failure.error.splitlines()[0][:300]
+            self._generated = (f"# Not run tile by tile in Triton's interpreter ({describe}: {error}): graded "
+                               f"in Helion's interpreter only.\n") + self._generated
         for launch in reply.launches:  # compiled once per distinct specialisation, after the cases
             self._launches.setdefault(repr((launch.kernel, sorted(launch.signature.items()),
                                             sorted((k, repr(v)) for k, v in launch.constexprs.items()))),
@@ -140,9 +155,15 @@ class HelionGrader(PuzzleGrader):
         if len(got) != len(plan.expected):
             return failures.ReturnCount(self.puzzle.kernel, len(got), self.puzzle.outputs)
         for name, tensor, info, want in zip(self.puzzle.outputs, got, described, plan.expected):
-            verdict = FunctionGrader._check_output(self, name, tensor, info, want)
-            if verdict is not None:
-                return verdict
+            if tensor is None:
+                return failures.NotATensor(info.type, tuple(want.shape), dtype_name(want))
+            if tuple(tensor.shape) != tuple(want.shape) or tensor.dtype != want.dtype:
+                return failures.WrongOutput(tuple(tensor.shape), info.dtype, tuple(want.shape), dtype_name(want))
+            atol, rtol = self.puzzle.tolerance(dtype_name(want))
+            outcome = compare_tensor(name, tensor, want, atol, rtol, on_gpu=self.options.device == "cuda",
+                                     filled=False)
+            if not outcome.passed:
+                return outcome.facts
         return None
 
     def _helion_look_alike(self, case: Case, plan, got, verdict, text: str) -> str:
@@ -153,7 +174,18 @@ class HelionGrader(PuzzleGrader):
                          {**self.puzzle.sizes(case), **case.blocks}, case.layouts)
         return text if look is None else look_alike_note(failures.finding(verdict) or text, look)
 
-    _tensor = FunctionGrader._tensor
+    def _tensor(self, described: wire.TensorInfo, blob: bytes):
+        """A returned tensor from its bytes; bytes that do not fit its description are the worker's failure."""
+        import math
+
+        import torch
+        dtype = getattr(torch, described.dtype, None) if described.dtype in DTYPES else None
+        size = math.prod(described.shape) * (torch.empty((), dtype=dtype).element_size() if dtype else 1)
+        if dtype is None or min(described.shape, default=0) < 0 or len(blob) != size:
+            self._malformed(wire.WireError(f"{len(blob)} bytes for a {described.dtype} tensor of shape "
+                                           f"{described.shape}"))
+        flat = torch.frombuffer(bytearray(blob), dtype=dtype) if blob else torch.empty(0, dtype=dtype)
+        return flat.reshape(described.shape).clone()
 
     # ---- the Triton Helion generated, compiled for sm_90 ------------------------------------
     def _compile_generated(self) -> CheckResult | None:
@@ -190,8 +222,10 @@ def kernel_only(source: str) -> str:
     launcher) and the launcher they import: the Triton kernels, their helpers and constants,
     which is all a compile needs. Lines keep their numbers."""
     import ast
+
+    from grader.course.syntax import parse
     lines = source.splitlines()
-    for node in ast.parse(source).body:
+    for node in parse(source).body:
         host = isinstance(node, ast.FunctionDef) and not node.decorator_list
         launcher = isinstance(node, ast.ImportFrom) and any(a.name == "default_launcher" for a in node.names)
         if host or launcher:

@@ -5,7 +5,7 @@ import helion.language as hl
 import torch
 
 EXPECT_KIND = "torch_compute"
-EXPECT_SAYS = "line 14: `s = x + y`"
+EXPECT_SAYS = "line 13: `s = x + y`"
 
 
 @helion.kernel(autotune_effort="none")

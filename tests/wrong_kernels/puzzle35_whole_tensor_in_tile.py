@@ -5,7 +5,7 @@ import helion.language as hl
 import torch
 
 EXPECT_KIND = "compile"
-EXPECT_SAYS = "line 16: `z[tile] = x[tile] + y`"
+EXPECT_SAYS = "line 15: `z[tile] = x[tile] + y`"
 
 
 @helion.kernel(autotune_effort="none")

@@ -3,7 +3,7 @@ returns its outputs, its work inside ``hl.tile`` loops; Helion lowers it to Trit
 (:class:`grader.judge.grade_helion.HelionGrader`). Nothing here imports helion."""
 from __future__ import annotations
 
-from grader.judge.kinds import kernel
+from grader.judge.kinds.kernel import KIND as KERNEL
 from grader.judge.kinds.kind import BenchPlan, PuzzleKind
 
 
@@ -16,7 +16,7 @@ KIND = PuzzleKind(
     name="helion", called="a Helion puzzle", grader=_grader,
     order=0,  # Helion's import and its compiler, per case: among the longest to grade
     pictures=False, viewer=False,  # Helion launches the kernel it generates: no one traced launch to draw
-    bench=BenchPlan(blocks=True, plan=kernel.KIND.bench.plan, what="kernel",
-                    baseline_results=kernel.KIND.bench.baseline_results,
+    bench=BenchPlan(blocks=True, plan=KERNEL.bench.plan, what="kernel",
+                    baseline_results=KERNEL.bench.baseline_results,
                     missing="--bench of a Helion kernel is not built yet: its cases are graded, and "
                             "`--verbose` shows the Triton code Helion generates for it"))
