@@ -231,7 +231,44 @@ def test_the_doctor_says_how_to_add_helion():
     assert missing.fix == "pip install -e '.[helion]' -c constraints.txt"
 
 
-def test_a_helion_puzzle_is_told_it_has_no_bench_yet():
+def test_a_helion_puzzle_is_benched_and_named_as_such():
     from grader.judge.kinds import named
-    assert "not built yet" in named("helion").bench.missing
+    assert not named("helion").bench.missing and "compiled by Helion" in named("helion").bench.what
     assert json.dumps(named("helion").called) == '"a Helion puzzle"'
+
+
+UNWRITTEN_TAIL = '''\
+import helion
+import helion.language as hl
+import torch
+
+
+@helion.kernel(autotune_effort="none")
+def helion_add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    z = torch.empty_like(x)
+    for tile in hl.tile(x.size(0)):
+        if tile.begin + tile.block_size <= x.size(0):
+            z[tile] = x[tile] + y[tile]
+    return z
+'''
+
+
+@pytest.mark.slow
+@needs_helion
+def test_bench_times_the_kernel_helion_compiled_and_checks_what_it_returned(tmp_path):
+    """--bench's test path: the kernel compiled by Helion with the Bench's one config, each
+    launch run in Triton's interpreter, its outputs judged; a kernel that leaves the tail
+    tile unwritten is caught on a call whose outputs reuse the block the call before wrote."""
+    from grader.judge.bench import run_bench
+    from grader.judge.session import Grading
+    (tmp_path / "tail.py").write_text(UNWRITTEN_TAIL)
+    solution = COURSE.solution_file("puzzle35")
+    with Grading(COURSE, [solution, tmp_path / "tail.py"], Options(device="cpu", compile_check=False),
+                 now=False) as grading:
+        good = run_bench(grading, "puzzle35", solution, sizes=[{"N0": 5000}], calls=2)
+        bad = run_bench(grading, "puzzle35", tmp_path / "tail.py", sizes=[{"N0": 5000}], calls=2)
+    assert good.ok, good.error
+    row = good.rows[0]
+    assert row.correct and row.ms > 0 and row.baseline_ms > 0 and good.baseline == "torch.add"
+    assert "compiled by Helion" in good.what and good.blocks == {"B0": 1024}
+    assert bad.ok and not bad.rows[0].correct and "`z`" in bad.rows[0].wrong

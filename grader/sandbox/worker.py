@@ -320,8 +320,10 @@ class Worker:
             return wire.Failure("error", error="benchmarks need a CUDA device"), []
         puzzle = load_puzzle(msg.puzzle_file)
         path = os.path.abspath(msg.file)
-        kernel = self.kernel(path, puzzle.kernel)
         kind = kinds.named(puzzle.kind)
+        if kind.before_import is not None and path not in self.modules:
+            kind.before_import(self.device)
+        kernel = self.kernel(path, puzzle.kernel)
         self.use_allocator("make_tensor_descriptor" in puzzle.requires)
         try:
             copy = device_copy(self.device)
