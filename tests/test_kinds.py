@@ -58,7 +58,7 @@ def test_a_puzzle_file_naming_no_kind_fails_as_before():  # the text pinned: a n
     from grader.course.puzzle import Case, Puzzle
     common = dict(id="puzzle99", title="t", statement="s", spec=lambda x: x, kernel="k",
                   cases=(Case("c", {"N": 4}, {}),))
-    with pytest.raises(ValueError, match=r"^puzzle99: kind must be 'kernel' or 'function', not 'tiled'$"):
+    with pytest.raises(ValueError, match=r"^puzzle99: kind must be 'kernel' or 'function' or 'helion', not 'tiled'$"):
         Puzzle(grid=lambda d: (1,), kind="tiled", **common)
     with pytest.raises(ValueError, match=r"^puzzle99: a kernel puzzle needs a grid$"):
         Puzzle(grid=None, **common)

@@ -94,6 +94,22 @@ RECOGNISED = {
     "puzzle30_gelu_before_bias": "GELU(a b) + bias (the activation before the bias)",
     "puzzle30_bias_per_row": "the bias added per row (bias[i] on row i) instead of per column",
     "puzzle30_epilogue_in_k_loop": "the bias and GELU applied to the partial sum after every K chunk",
+    # Puzzles 36 to 42: the same mistakes, in Helion.
+    "puzzle36_helion_missing_relu": "the ReLU missing",
+    "puzzle36_helion_relu_on_x": "the ReLU applied to x before the product",
+    "puzzle36_helion_relu_on_y": "the ReLU applied to y before the product",
+    "puzzle38_helion_no_rescale": "an online sum never rescaled when the maximum grows",
+    "puzzle38_helion_per_chunk_softmax": "a softmax of each chunk on its own",
+    "puzzle39_helion_unbiased_variance": "the unbiased variance (divided by D - 1)",
+    "puzzle39_helion_std_saved": "the standard deviation returned as rstd",
+    "puzzle40_helion_dot_without_acc": "a product of the last K chunk alone (the accumulator replaced, not added "
+                                       "to, in every chunk)",
+    "puzzle41_helion_erf_gelu": "the exact GELU, with erf, instead of the tanh form",
+    "puzzle41_helion_gelu_before_bias": "GELU(a b) + bias (the activation before the bias)",
+    "puzzle41_helion_epilogue_in_k_loop": "the bias and GELU applied to the partial sum after every K chunk",
+    "puzzle42_helion_no_rescale": "the running maximum raised without rescaling the running sum and output",
+    "puzzle42_helion_diagonal_hidden": "the causal mask hiding the diagonal (key < query, where it must be "
+                                       "key <= query)",
 }
 
 # The cases on which a look-alike gives the spec's own values, so that it cannot tell the
@@ -172,6 +188,13 @@ COINCIDE = {
     # Without the causal mask there is no diagonal to hide.
     ("puzzle31", "the causal mask hiding the diagonal (key < query, where it must be key <= query)"):
         ("classic[seed=0]", "keys_longer_than_queries[seed=3]", "large_magnitude[seed=6]"),
+    # Puzzles 38 to 41, in Helion: a row of one chunk, a K of one chunk, a constant row, as above.
+    ("puzzle38", "an online sum never rescaled when the maximum grows"): ("row_shorter_than_chunk[seed=2]",),
+    ("puzzle38", "a softmax of each chunk on its own"): ("row_shorter_than_chunk[seed=2]",),
+    ("puzzle39", "the unbiased variance (divided by D - 1)"): ("constant_rows[seed=4]",),
+    ("puzzle40", "a product of the last K chunk alone (the accumulator replaced, not added to, in every chunk)"):
+        ("k_smaller_than_tile[seed=1]",),
+    ("puzzle41", "the bias and GELU applied to the partial sum after every K chunk"): ("k_smaller_than_tile[seed=1]",),
 }
 
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]

@@ -14,7 +14,7 @@ from grader.source.capture import from_notebook, source_of
 from grader.app.notebook import ProgressFile, hint
 from paths import ROOT
 
-BOOKS = ["00_start_here", "01_classic", "02_cs336", "03_transformer"]
+BOOKS = ["00_start_here", "01_classic", "02_cs336", "03_transformer", "04_helion"]
 
 
 def test_notebooks_are_generated_and_up_to_date(course):

@@ -56,12 +56,16 @@ def test_a_zygote_warms_what_a_fork_asks_once_and_ignores_the_unknown(monkeypatc
     from grader.sandbox import warmup
     done = []
     monkeypatch.setattr(warmup, "_WARMERS", {step: (lambda step=step: done.append(step))
-                                             for step in ("interpreter", "fake_tensors", "compiler", "torch")})
+                                             for step in ("interpreter", "fake_tensors", "compiler", "torch",
+                                                          "helion")})
     warmth = warmup.prepare("cpu")
-    assert done == ["interpreter"] and warmth.pending == ["fake_tensors"]  # 1 s that kernel puzzles never use
+    # fake tensors: 1 s that kernel puzzles never use; helion: seconds that only its track pays
+    assert done == ["interpreter"] and warmth.pending == ["fake_tensors", "helion"]
     warmth.warm(["fake_tensors", "no_such_step"])
     warmth.warm(["fake_tensors"])
-    assert done == ["interpreter", "fake_tensors"] and warmth.pending == []
+    assert done == ["interpreter", "fake_tensors"] and warmth.pending == ["helion"]
+    warmth.warm(["helion"])
+    assert done == ["interpreter", "fake_tensors", "helion"] and warmth.pending == []
     assert warmup.prepare("cuda").pending == []  # fake tensors would initialise CUDA in the zygote
     done.clear()
     compile_only = warmup.prepare("compile")

@@ -22,11 +22,14 @@ from grader.judge.results import ExitCode
 
 # Distributions as pip names them. The optional ones are only reported.
 REQUIRED = ("torch", "triton", "numpy", "jaxtyping")
-OPTIONAL = ("triton-viz", "jupyterlab", "notebook")
+OPTIONAL = ("triton-viz", "jupyterlab", "notebook", "helion")
 
 TESTED_SET = "pip install -e . -c constraints.txt"
 TESTED_TRITON = "pip install -c constraints.txt triton numpy"
 CPU_TORCH = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
+HELION_EXTRA = "pip install -e '.[helion]' -c constraints.txt"
+# Helion's first import (with torch's) takes seconds; more than this and something is wrong.
+HELION_IMPORT_LIMIT_S = 180
 
 # Puzzle 1 solved, graded in a learner's copy (no solutions/) to prove the grading path works.
 KNOWN_GOOD_PUZZLE01 = """\
@@ -172,6 +175,35 @@ def tested_pins(root: Path | None) -> dict[str, str]:
     return pins
 
 
+def helion_finding(version: str | None) -> Finding:
+    """Whether the Helion track can be graded here: helion installed, and importing (timed, in a
+    process of its own with Helion's interpreter on, as a grading worker imports it: this one
+    never imports helion)."""
+    import subprocess
+    import sys
+    if version is None:
+        return Finding("warning", "helion", "helion is not installed: the Helion track's puzzles are graded "
+                       "`unsupported` (the other tracks do not need it).", HELION_EXTRA)
+    probe = ("import time; t = time.perf_counter(); import helion, helion.language; "
+             "print(f'{time.perf_counter() - t:.1f}')")
+    env = {**__import__("os").environ, "HELION_INTERPRET": "1"}
+    env.pop("TRITON_INTERPRET", None)
+    try:
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
+                              timeout=HELION_IMPORT_LIMIT_S)
+    except subprocess.TimeoutExpired:
+        return Finding("warning", "helion", f"helion {version} did not import within {HELION_IMPORT_LIMIT_S} s: "
+                       "grading a Helion puzzle would time out.", HELION_EXTRA + "   (in a fresh environment)")
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no error message"])[-1]
+        return Finding("warning", "helion", f"helion {version} is installed but does not import: {last}. The "
+                       "Helion track cannot be graded here.", HELION_EXTRA + "   (it also adds `packaging`, which "
+                       "helion imports without declaring)")
+    seconds = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "?"
+    return Finding("ok", "helion", f"helion {version} imports ({seconds} s, with torch): the Helion track is "
+                   "graded in Helion's interpreter, and its Triton compile-checked for sm_90.")
+
+
 def grade_puzzle01(course) -> Finding:
     """Grade puzzle 1 exactly as `python -m grader` does: worker, interpreter, GPU compile check."""
     from grader.course.loader import CourseError
@@ -207,6 +239,8 @@ def checkup(course=None, grade: bool = True) -> Checkup:
     versions = installed_versions()
     gpu = detect_gpu()
     findings = diagnose(versions, gpu, tested_pins(course.root if course else None))
+    if grade:
+        findings.append(helion_finding(versions.get("helion")))
     if not grade:
         pass
     elif course is None:

@@ -22,6 +22,7 @@ TRACKS = {
     "01_classic": ("Classic puzzles", "classic"),
     "02_cs336": ("Track two: the CS336 weighted sum", "cs336"),
     "03_transformer": ("Track three: the kernels of a transformer", "transformer"),
+    "04_helion": ("Track four: the same kernels in Helion", "helion"),
 }
 KERNEL_ENV = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
@@ -34,6 +35,25 @@ from jaxtyping import Float32, Int32
 from torch import Tensor
 
 from grader.notebook import check, course_panel, hint, perf'''
+
+# Helion's track: its kernels are PyTorch functions, so no triton import; without a GPU Helion's
+# own interpreter runs them (set before helion is imported), as the grader does.
+HELION_SETUP = '''\
+# Set-up: run this first. Without a GPU, Helion kernels run in Helion's interpreter.
+import os
+
+import torch
+
+if not torch.cuda.is_available():
+    os.environ["HELION_INTERPRET"] = "1"
+import helion
+import helion.language as hl
+from jaxtyping import Float32, Int32
+from torch import Tensor
+
+from grader.notebook import check, course_panel, hint'''
+# The modules a puzzle file imports beyond its track's set-up go in after this line.
+_IMPORTS_AFTER = {SETUP: "import triton.language as tl\n", HELION_SETUP: "import helion.language as hl\n"}
 from grader.course.syntax import parse
 from grader.course.variant import shown
 
@@ -111,12 +131,12 @@ def _spec_source(path: Path, puzzle) -> str:
     return ""
 
 
-def _setup(course: Course, ids: list[str]) -> str:
+def _setup(course: Course, ids: list[str], base: str = SETUP) -> str:
     """The set-up cell of a notebook of ``ids``: :data:`SETUP`, with the jaxtyping dtypes and
     the modules (``math``, ``torch.nn.functional as F``) that those puzzle files import beyond
     it, since their specs' annotations and bodies need them. Imports of the grader and of
     earlier puzzles' files are left out: in a notebook those kernels are earlier cells."""
-    bound = {"torch", "triton", "tl", "Tensor", "Float32", "Int32"}  # what SETUP imports
+    bound = {"torch", "triton", "tl", "Tensor", "Float32", "Int32", "os", "helion", "hl"}  # what the set-ups import
     dtypes, modules = {"Float32", "Int32"}, []
     for puzzle_id in ids:
         for node in parse(course.puzzle_file(puzzle_id).read_text()).body:
@@ -127,10 +147,10 @@ def _setup(course: Course, ids: list[str]) -> str:
                     if (alias.asname or alias.name) not in bound and not alias.name.startswith("grader"):
                         bound.add(alias.asname or alias.name)
                         modules.append(ast.unparse(ast.Import(names=[alias])))
-    setup = SETUP.replace("from jaxtyping import Float32, Int32", f"from jaxtyping import {', '.join(sorted(dtypes))}")
+    setup = base.replace("from jaxtyping import Float32, Int32", f"from jaxtyping import {', '.join(sorted(dtypes))}")
     if modules:
-        setup = setup.replace("import triton.language as tl\n", "import triton.language as tl\n"
-                              + "".join(f"{line}\n" for line in sorted(modules)))
+        anchor = _IMPORTS_AFTER[base]
+        setup = setup.replace(anchor, anchor + "".join(f"{line}\n" for line in sorted(modules)))
     return setup
 
 
@@ -171,7 +191,8 @@ def build(course: Course) -> dict[str, nbformat.NotebookNode]:
                                                "`python -m grader`, which grades the same kernels written in "
                                                "`puzzles/` instead: each puzzle keeps its best result.",
                                                id=f"{name}-title"),
-                 nbformat.v4.new_code_cell(_setup(course, ids), id=f"{name}-setup"),
+                 nbformat.v4.new_code_cell(_setup(course, ids, HELION_SETUP if track == "helion" else SETUP),
+                                           id=f"{name}-setup"),
                  nbformat.v4.new_code_cell("course_panel()  # every puzzle's status, with Check and Hint buttons",
                                            id=f"{name}-panel")]
         for puzzle_id in ids:

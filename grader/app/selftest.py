@@ -78,5 +78,5 @@ def render(rows: list[Row]) -> str:
     bad = sum(not r.ok for r in rows)
     skipped = sum(r.got == Status.UNSUPPORTED for r in rows)
     lines.append(f"{len(rows) - bad}/{len(rows)} as expected"
-                 + (f" ({skipped} unsupported on this Triton)" if skipped else ""))
+                 + (f" ({skipped} unsupported)" if skipped else ""))
     return "\n".join(lines)

@@ -151,6 +151,9 @@ class Load(Request):
     REPLY: ClassVar[type] = Loaded
     file: str
     kernel: str
+    # The puzzle's kind, where importing the file depends on it (Helion's interpreter is switched
+    # on before helion is imported); "": the object says its kind.
+    kind: str = ""
 
 
 # run ----------------------------------------------------------------------------------------
@@ -279,6 +282,9 @@ class Compile(Request):
     # again where Triton's cache answered); ``options`` (num_warps, num_stages) where no config gives them
     stats: bool = False
     options: dict[str, int] = {}
+    # Code the grader was given rather than a file (Helion's Triton for a learner's kernel): the
+    # worker writes it to a file of its own and compiles ``kernel`` from there; ``file`` names it.
+    source: str = ""
 
 
 # function: record, then replay -------------------------------------------------------------
@@ -451,6 +457,69 @@ class Replay(Request):
     config: int = 0  # the autotuning config of each autotuned launch (its last, past its count)
     check_bounds: bool = True
     allocator: bool = False
+
+
+# helion: a @helion.kernel run on one case ------------------------------------------------------
+class HostWork(Message):
+    """Work a Helion kernel does outside its ``hl.tile`` loops: whole-tensor PyTorch on the host
+    (``loops`` False: the kernel has no device loop at all). ``line`` is the learner's."""
+
+    line: int | None
+    source: str = ""
+    loops: bool = True
+
+
+class HelionLaunch(Message):
+    """The Triton kernel Helion generated and one launch of it, as the compile check needs it."""
+
+    kernel: str
+    signature: dict[str, str]
+    constexprs: dict[str, JSON]
+    options: dict[str, int]
+    grid: tuple[int, ...]
+
+
+class Changed(Message):
+    """An input the kernel wrote into: how many elements changed, and the first."""
+
+    name: str
+    count: int
+    first: tuple[int, ...]
+
+
+class HelionRan(Reply):
+    """A Helion kernel on one case: what it returned (the blobs are the tensors among them, those
+    of Helion's interpreter, then those of the tiled run), or why it could not run. ``triton``:
+    the Triton code Helion generated for the case's tile sizes (``config``); ``tiled``: what that
+    code returned in Triton's interpreter, tile by tile; ``tiled_failure``: why it could not."""
+
+    seconds: float
+    printed: str
+    returned: tuple[TensorInfo, ...] = ()
+    failure: Failure | None = None
+    outside: HostWork | None = None
+    modified: tuple[Changed, ...] = ()  # inputs whose values the kernel changed
+    triton: str = ""
+    config: str = ""
+    launches: tuple[HelionLaunch, ...] = ()
+    tiled: tuple[TensorInfo, ...] = ()
+    tiled_failure: Failure | None = None
+
+    def blobs_expected(self) -> int:
+        return sum(r.tensor for r in self.returned) + sum(r.tensor for r in self.tiled)
+
+
+class HelionRun(Request):
+    """Run a Helion kernel on one case's inputs: compiled by Helion (which reads where the work
+    is, and lowers it to Triton with the case's tile sizes), then run for its values."""
+
+    REPLY: ClassVar[type] = HelionRan
+    file: str
+    kernel: str
+    buffers: tuple[BufferSpec, ...]  # the inputs, fenced
+    values: dict[str, Value] = {}    # the spec's keyword-only parameters, by name
+    blocks: tuple[int, ...] = ()     # Helion's block_sizes; () : its default config
+    tiled: bool = True               # also run the generated Triton, tile by tile, in Triton's interpreter
 
 
 # bench --------------------------------------------------------------------------------------
@@ -652,7 +721,7 @@ class Exit(Request):
     """The worker's last request: it exits without a reply."""
 
 
-AnyRequest = Union[Load, Run, Compile, Record, Replay, Bench, Profile, Exit]
+AnyRequest = Union[Load, Run, Compile, Record, Replay, HelionRun, Bench, Profile, Exit]
 
 
 # ---- sending and reading -------------------------------------------------------------------

@@ -32,7 +32,8 @@ class PuzzleLoadError(Exception):
 
     The learner edits the very file the course's spec and cases come from, so this is that
     puzzle's failure (``kind`` one of :class:`grader.judge.results.FailureKind`), never a usage
-    error and never the end of a run: every other puzzle is still graded.
+    error and never the end of a run: every other puzzle is still graded. ``kind``
+    "unsupported": the file needs a package of its track that is not installed (not a failure).
     """
 
     def __init__(self, message: str, kind: str = "exception", line: int | None = None) -> None:
@@ -223,7 +224,17 @@ def _syntax_error(path: str, exc: SyntaxError) -> PuzzleLoadError:
     return PuzzleLoadError(message, kind="syntax", line=exc.lineno)
 
 
+# Packages only one track's puzzle files import, and how to add each: without it, those puzzles
+# are unsupported here, not failed.
+TRACK_PACKAGES = {"helion": "pip install -e '.[helion]' -c constraints.txt"}
+
+
 def _import_error(path: str, exc: BaseException) -> PuzzleLoadError:
+    missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+    if missing and missing.split(".")[0] in TRACK_PACKAGES:
+        package = missing.split(".")[0]
+        return PuzzleLoadError(f"{_shown(path)} needs {package}, which is not installed here: "
+                               f"`{TRACK_PACKAGES[package]}` adds it.", kind="unsupported")
     folder = os.path.realpath(os.path.dirname(path))
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if os.path.realpath(os.path.dirname(f.filename or "")) == folder]

@@ -107,12 +107,12 @@ class LookAlike:
 
 
 # The parts of the course, in order; grader/app/notebook_build.py gives each its notebook.
-TRACKS = ("classic", "cs336", "transformer")
+TRACKS = ("classic", "cs336", "transformer", "helion")
 
 # What a puzzle's ``kind`` may be, and those the grader launches on the puzzle's ``grid`` (an
 # autograd Function launches its own kernels). How each is graded is its entry in grader.judge.kinds
 # (and, in the worker, grader.sandbox.kinds): tests/test_kinds.py holds both to these names.
-KINDS = ("kernel", "function")
+KINDS = ("kernel", "function", "helion")
 ON_GRID = ("kernel",)
 
 
@@ -182,7 +182,9 @@ class Puzzle:
     strides: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     allocate: Mapping[str, str] = field(default_factory=dict)
     host_reduce: Mapping[str, Callable] = field(default_factory=dict)
-    kind: str = "kernel"  # one of KINDS; "function": the learner writes a torch.autograd.Function named `kernel`
+    # one of KINDS; "function": the learner writes a torch.autograd.Function named `kernel`;
+    # "helion": a @helion.kernel named `kernel` that takes the spec's inputs and returns its outputs
+    kind: str = "kernel"
     requires: tuple[str, ...] = ()  # triton.language APIs the puzzle needs, e.g. ("make_block_ptr",)
     instead: str | None = None      # the puzzle to do where those APIs are gone, e.g. "puzzle16"
     bench: Bench | None = None

@@ -166,6 +166,8 @@ def run_bench(grading: Grading, puzzle_id: str, kernel_file: Path, sizes: Sequen
     if puzzle.bench is None:
         with_bench = [p for p in course.ids if course.puzzle(p).bench is not None]
         raise CourseError(f"{puzzle_id} has no benchmark; these do: {', '.join(with_bench) or 'none'}")
+    if kind_of(puzzle).bench.missing:
+        return BenchResult(puzzle_id, ok=False, error=kind_of(puzzle).bench.missing)
     from grader.judge.plan import SpecShapes
     shapes = SpecShapes(puzzle)
     device = "cuda" if grading.options.device == "cuda" else "cpu"

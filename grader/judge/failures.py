@@ -33,7 +33,7 @@ class FailureKind(enum.StrEnum):
     NOT_FOUND = "not_found"            # no kernel of that name in the file
     SKIPPED = "skipped"                # not run, because an earlier case crashed or timed out
     SHAPE = "shape"                    # an autograd wrapper returned the wrong shape, dtype or number of values
-    TORCH_COMPUTE = "torch_compute"    # an autograd wrapper computed with PyTorch instead of its kernels
+    TORCH_COMPUTE = "torch_compute"    # an autograd wrapper (a Helion kernel outside its tiles) computed with PyTorch
     SAVED = "saved"                    # an autograd wrapper saved the wrong tensors for backward
     RACE = "race"                      # programs store to one element, or depend on each other's order
     SNIFFING = "sniffing"              # the code tells the interpreter from a GPU
@@ -626,12 +626,13 @@ class NoKernel:
     file: str
     defined: tuple[str, ...]  # the kernels the file does define
     expected: str             # the stub's def line
+    decorator: str = "@triton.jit"  # the kind's: a Helion puzzle's is @helion.kernel
 
 
 def _no_kernel(f: NoKernel) -> str:
     found = ", ".join(f.defined) or "no @triton.jit kernels"
     return (f"no kernel named `{f.name}` in {f.file} (it defines {found}). "
-            f"Expected: @triton.jit def {f.expected}")
+            f"Expected: {f.decorator} def {f.expected}")
 
 
 @dataclass(frozen=True)
@@ -645,11 +646,12 @@ class Dropped:
     text: str
     reason: str
     expected: str
+    decorator: str = "@triton.jit"
 
 
 def _dropped(f: Dropped) -> str:
     return (f"`{f.name}` in {f.file} was not imported: line {f.line} "
-            f"`{f.text}`: {f.reason}. Expected: @triton.jit def {f.expected}")
+            f"`{f.text}`: {f.reason}. Expected: {f.decorator} def {f.expected}")
 
 
 @dataclass(frozen=True)
@@ -1032,6 +1034,91 @@ def _persisting_l2(f: PersistingL2) -> str:
 
 # ---- the catalogue ------------------------------------------------------------------------
 
+# ---- Helion kernels: the work must be in the tiles -----------------------------------------
+
+@dataclass(frozen=True)
+class HostWork:
+    """A Helion kernel computed outside its ``hl.tile`` loops (``loops`` False: it has none)."""
+
+    kind: ClassVar = FailureKind.TORCH_COMPUTE
+    name: str
+    line: int | None
+    source: str
+    loops: bool = True
+
+
+def _host_work(f: HostWork) -> str:
+    if not f.loops:
+        return (f"`{f.name}` has no `hl.tile` loop, so Helion generates no Triton kernel from it: all it does is "
+                f"computed with PyTorch on the host{_where(f.line, f.source)}. Fix: put the work inside "
+                f"`for tile in hl.tile(n):`, on the tiles (`z[tile] = x[tile] + y[tile]`).")
+    return (f"`{f.name}` computed with PyTorch outside its `hl.tile` loops{_where(f.line, f.source)}: Helion "
+            f"runs code outside the loops on the host as whole-tensor PyTorch, so that is PyTorch's result, not "
+            f"the Triton kernel Helion generates. Fix: move the computation into the `hl.tile` loop, on the "
+            f"tiles (`x[tile]`); outside the loops, only allocate the outputs and return them.")
+
+
+_HELION_FIXES = [
+    (r"must match the size of tensor|size of tensor a .* must match|broadcast",
+     "a tile's values (`x[tile]`) and a whole tensor (`x`) do not broadcast: index every tensor inside the "
+     "loop with the tiles, e.g. `x[tile] + y[tile]`."),
+    (r"NoDeviceLoops|no device loops", "put the work inside `for tile in hl.tile(n):`."),
+    (r"[Nn]ot supported|[Uu]nsupported",
+     "this line uses something Helion cannot lower to Triton: write it with PyTorch operations on the tiles "
+     "(`torch.exp`, `torch.sum(v, dim=-1)`, `+`, `*`...), or `hl.*` functions."),
+]
+
+
+@dataclass(frozen=True)
+class HelionRejected:
+    """Helion's compiler refused a learner's kernel, at their line."""
+
+    kind: ClassVar = FailureKind.COMPILE
+    error: str
+    line: int | None
+    source: str
+
+
+def _helion_rejected(f: HelionRejected) -> str:
+    reason = f.error.strip().removeprefix("Helion's compiler: ").strip() or "unknown error"
+    fix = next((fix for pattern, fix in _HELION_FIXES if re.search(pattern, reason)),
+               "make the line valid in a Helion kernel: tensors indexed with tiles inside `hl.tile` loops, "
+               "outputs allocated before the loops.")
+    return (f"the kernel does not compile for a GPU (sm_90): Helion's compiler rejects it{at_line(f.line, f.source)}: "
+            f"{reason.rstrip('.')}. Fix: {fix}")
+
+
+@dataclass(frozen=True)
+class GeneratedCompile:
+    """The Triton code Helion generated from a learner's kernel does not compile for sm_90."""
+
+    kind: ClassVar = FailureKind.COMPILE
+    kernel: str
+    case: str
+    failed: CompileFailed
+
+
+def _generated_compile(f: GeneratedCompile) -> str:
+    return (f"GPU compile check of `{f.kernel}`, the Triton Helion generated for {f.case}: "
+            f"{_compile_failed(f.failed)}")
+
+
+@dataclass(frozen=True)
+class ReturnCount:
+    """A Helion kernel returned another number of values than the spec."""
+
+    kind: ClassVar = FailureKind.SHAPE
+    name: str
+    got: int
+    outputs: tuple[str, ...]
+
+
+def _return_count(f: ReturnCount) -> str:
+    names = ", ".join(f.outputs)
+    return (f"`{f.name}` returned {plural(f.got, 'value')}; expected {len(f.outputs)} ({names}). Fix: "
+            f"`return {names}`, the tensors the kernel allocated and filled.")
+
+
 @dataclass(frozen=True)
 class Entry:
     """One kind of failure: how reports label it, and how its message reads from each kind of
@@ -1060,15 +1147,17 @@ CATALOGUE: dict[FailureKind, Entry] = {
     FailureKind.TIMEOUT: Entry("timeout", {Timeout: _timeout}, stops="timed out"),
     FailureKind.SIGNATURE: Entry("signature", {NotCallable: _not_callable, Worded: _said}, points=True),
     FailureKind.COMPILE: Entry("compile", {CompileFailed: _compile_failed, CompileCheck: _compile_check,
-                                           LaunchCompile: _launch_compile, CheckUnfinished: _check_unfinished},
+                                           LaunchCompile: _launch_compile, CheckUnfinished: _check_unfinished,
+                                           HelionRejected: _helion_rejected, GeneratedCompile: _generated_compile},
                                points=True),
     FailureKind.NOT_FOUND: Entry("not found", {NoKernel: _no_kernel, Dropped: _dropped, Worded: _said}, points=True),
     FailureKind.SKIPPED: Entry("skipped", {Skipped: _skipped}),
     FailureKind.SHAPE: Entry("shape", {NotATensor: _not_a_tensor, WrongOutput: _wrong_output, GradCount: _grad_count,
-                                       GradNotTensor: _grad_not_tensor, GradShape: _grad_shape}, points=True),
+                                       GradNotTensor: _grad_not_tensor, GradShape: _grad_shape,
+                                       ReturnCount: _return_count}, points=True),
     FailureKind.TORCH_COMPUTE: Entry("computed with PyTorch", {
         TorchOp: _torch_op, NoLaunch: _no_launch, Unseen: _unseen, HostValues: _host_values,
-        ReturnsInput: _returns_input, NotReplayable: _not_replayable}, points=True),
+        ReturnsInput: _returns_input, NotReplayable: _not_replayable, HostWork: _host_work}, points=True),
     FailureKind.SAVED: Entry("saved", {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra}, points=True),
     FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent}, points=True),
     FailureKind.SNIFFING: Entry("sniffing", {Worded: _said}, points=True),

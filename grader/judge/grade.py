@@ -76,6 +76,7 @@ class PuzzleGrader:
     # Whether the named kernel's GPU compile check runs beside the cases, no case counting until it
     # passes (where a compile checker is given): a kind that compiles otherwise says False.
     compile_beside = True
+    decorator = "@triton.jit"  # what the expected signature is written with, in messages
 
     def __init__(self, course: Course, puzzle_id: str, kernel_file: Path, worker: WorkerProcess,
                  options: Options, compiler: "CompileChecker | None" = None, bounds: WorkerProcess | None = None,
@@ -191,17 +192,17 @@ class PuzzleGrader:
     def _load(self):
         """Ask the worker about the kernel. Returns (wire.Loaded, None) or (None, failure result).
         A timeout or a dead worker raises Unanswered."""
-        reply, _ = self._ask(wire.Load(file=str(self.kernel_file), kernel=self.puzzle.kernel))
+        reply, _ = self._ask(*self._load_request())
         if isinstance(reply, wire.Loaded):
             return reply, None
         kind = failures.reported(reply.kind)
         name, file = self.puzzle.kernel, self.kernel_file.name
         if kind == FailureKind.NOT_FOUND:
-            facts = failures.NoKernel(name, file, tuple(reply.defined), self.expected_signature)
+            facts = failures.NoKernel(name, file, tuple(reply.defined), self.expected_signature, self.decorator)
             dropped = self._why_dropped(name)
             if dropped is not None:
                 facts = failures.Dropped(name, file, dropped.line, dropped.text, dropped.reason,
-                                         self.expected_signature)
+                                         self.expected_signature, self.decorator)
         elif kind == FailureKind.SIGNATURE:
             facts = failures.NotCallable(name, reply.reason)
         elif kind == FailureKind.EXCEPTION:
@@ -210,6 +211,10 @@ class PuzzleGrader:
             return None, self.result(Status.ERROR, f"worker error while loading: {reply.error}")
         message = failures.word(facts)
         return None, self.result(Status.FAIL, message, checks={"load": CheckResult(False, message, kind)})
+
+    def _load_request(self) -> tuple[wire.Load, tuple, float | None]:
+        """The Load request, its blobs and its timeout (None: the grade's): the object says its kind."""
+        return wire.Load(file=str(self.kernel_file), kernel=self.puzzle.kernel), (), None
 
     def _why_dropped(self, name: str):
         from grader.source.definitions import why_dropped

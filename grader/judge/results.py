@@ -95,6 +95,7 @@ class PuzzleResult:
     # The student's values of the puzzle's free constants it was graded with, as the statement
     # words them, by name ({"EPS": "0.001"}); empty where no student's values were chosen.
     variant: Mapping[str, str] = field(default_factory=dict)
+    generated: str = ""  # what the kernel became, where a kind generates code (a Helion kernel's Triton)
 
     def __post_init__(self) -> None:
         try:

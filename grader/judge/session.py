@@ -275,6 +275,9 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
 
 def load_failure(course: Course, puzzle_id: str, path: Path, error: PuzzleLoadError, options: Options) -> PuzzleResult:
     """The failure of a puzzle whose course file does not load: no worker, no case run."""
+    if error.kind == "unsupported":  # its track's package is not installed: not the learner's failure
+        return PuzzleResult(puzzle=puzzle_id, title=course.title(puzzle_id), status=Status.UNSUPPORTED,
+                            source=str(path), device=options.device, message=error.message)
     return PuzzleResult(puzzle=puzzle_id, title=course.title(puzzle_id), status=Status.FAIL, source=str(path),
                         device=options.device, checks={"load": CheckResult(False, error.message, error.kind)},
                         message=error.message)

@@ -17,7 +17,7 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
     elif result.status == Status.NOT_ATTEMPTED:
         line = f"{head}: not attempted"
     elif result.status == Status.UNSUPPORTED:
-        line = f"{head}: unsupported on this Triton\n    {result.message}"
+        line = f"{head}: unsupported, not a fail\n    {result.message}"
     elif result.status == Status.INTERPRETER_LIMIT:
         line = f"{head}: not graded here, the interpreter cannot run it (not a fail)\n    {result.message}"
     elif result.status == Status.ERROR:
@@ -53,6 +53,9 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         lines += [f"      | {text}" for text in output[:12]]
         if len(output) > 12:
             lines.append(f"      ({len(output) - 12} more lines; --verbose shows all output)")
+    if verbose and result.generated:  # what a Helion kernel became: the Triton code Helion generated
+        lines.append("    the Triton code your kernel became:")
+        lines += [f"      | {text}" for text in result.generated.rstrip().splitlines()]
     if verbose and printed:
         for c in printed:
             lines.append(f"    output of {c.label}:")
@@ -69,7 +72,7 @@ def render(report: Report, verbose: bool = False) -> str:
     if s.not_attempted:
         tail += f", {s.not_attempted} not attempted"
     if s.unsupported:
-        tail += f", {s.unsupported} unsupported on this Triton"
+        tail += f", {s.unsupported} unsupported"
     if s.interpreter_limit:
         tail += f", {s.interpreter_limit} to grade on a GPU (the interpreter cannot run them)"
     if s.errors:

@@ -25,6 +25,9 @@ class WorkerKind:
     ran: Callable[[object], object]  # the object -> the kernel a compile error is read from; None: found from the error
     bench: Callable  # (puzzle, the object, the wire.Bench request, blobs, device) -> (result, blobs)
     profile: Callable  # (puzzle, the object, the wire.Profile request, its file, its module) -> counts (--perf)
+    # (the worker's device) -> None: what must be set before the learner's file is first imported
+    # (a Load that names the kind); None: nothing
+    before_import: Callable[[str], None] | None = None
 
 
 def kernel_params(fn) -> list:
@@ -81,12 +84,39 @@ def _bench_function(puzzle, cls, msg: wire.Bench, blobs: list[bytes], device: st
     return bench_function(puzzle, cls, msg, blobs, device)
 
 
+def _load_helion(worker, kernel, name: str):
+    from grader.sandbox.helion_run import load
+    return load(worker, kernel, name)
+
+
+def _helion_before_import(device: str) -> None:
+    from grader.sandbox.helion_run import before_import
+    before_import(device)
+
+
+def _owns_helion(obj) -> bool:
+    from grader.sandbox.helion_run import is_helion_kernel  # reads the class: helion is not imported
+    return is_helion_kernel(obj)
+
+
+def _bench_helion(puzzle, kernel, msg: wire.Bench, blobs: list[bytes], device: str):
+    from grader.sandbox.helion_bench import bench_helion
+    return bench_helion(puzzle, kernel, msg, blobs, device)
+
+
+def _profile_helion(puzzle, kernel, msg: wire.Profile, filename: str, module):
+    raise NotImplementedError("--perf counts a Triton kernel's accesses in Triton's interpreter; a Helion "
+                              "kernel's are not counted yet: run --verbose to see the Triton it becomes")
+
+
 KINDS: dict[str, WorkerKind] = {kind.name: kind for kind in (
     # anything not a class: unwrapping it says whether it is a @triton.jit kernel
     WorkerKind("kernel", owns=None, load=_load_kernel, ran=lambda kernel: kernel, bench=_bench_kernel,
                profile=_profile_kernel),
     WorkerKind("function", owns=lambda obj: isinstance(obj, type), load=_load_function, ran=lambda cls: None,
                bench=_bench_function, profile=_profile_function),
+    WorkerKind("helion", owns=_owns_helion, load=_load_helion, ran=lambda kernel: None, bench=_bench_helion,
+               profile=_profile_helion, before_import=_helion_before_import),
 )}
 
 

@@ -40,6 +40,14 @@ def learner_imports() -> None:
     import torch  # noqa: F401
 
 
+def helion() -> None:
+    """Helion's import, seconds long, for a Helion puzzle's workers (asked for by its grader only:
+    no other track pays it). Its interpreter switch is read when a kernel is decorated, later, in
+    the worker (grader.sandbox.helion_run.before_import), so importing it here changes nothing."""
+    import helion  # noqa: F401
+    import helion.language  # noqa: F401
+
+
 def compiler() -> None:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -53,10 +61,10 @@ def compiler() -> None:
 # needs fake tensors, a learner's puzzle file imports torch); ``IDLE`` ones also while the zygote
 # has no worker and nothing to do (a notebook between checks).
 EVERY = {"cpu": ("interpreter",), "cuda": (), "compile": ("compiler",)}
-ASKED = {"cpu": ("fake_tensors",), "cuda": (), "compile": ("torch",)}
+ASKED = {"cpu": ("fake_tensors", "helion"), "cuda": (), "compile": ("torch",)}
 IDLE = {"cpu": ("fake_tensors",), "cuda": (), "compile": ()}
 _WARMERS = {"interpreter": lambda: interpreter(), "fake_tensors": lambda: fake_tensors(),
-            "compiler": lambda: compiler(), "torch": lambda: learner_imports()}
+            "compiler": lambda: compiler(), "torch": lambda: learner_imports(), "helion": lambda: helion()}
 
 
 class Warmth:

@@ -97,6 +97,9 @@ class Worker:
 
     def op_load(self, msg: wire.Load, blobs: list[bytes]):
         path = os.path.abspath(msg.file)
+        kind = kinds.named(msg.kind) if msg.kind else None
+        if kind is not None and kind.before_import is not None and path not in self.modules:
+            kind.before_import(self.device)
         try:
             kernel = self.kernel(path, msg.kernel)
         except BaseException as exc:
@@ -109,7 +112,7 @@ class Worker:
             module = self.modules[path]
             defined = sorted(n for n, v in vars(module).items() if self.is_jit(v))
             return wire.Failure("not_found", defined=tuple(defined)), []
-        return kinds.for_object(kernel).load(self, kernel, msg.kernel), []  # the object says its kind
+        return (kind or kinds.for_object(kernel)).load(self, kernel, msg.kernel), []  # else the object says its kind
 
     def use_allocator(self, wanted: bool) -> None:
         """Kernels that build tensor descriptors on the device need scratch memory from an
@@ -302,6 +305,11 @@ class Worker:
         out = [tensor_bytes(t) for t in returned if isinstance(t, self.torch.Tensor)]
         return wire.Replayed(seconds=seconds, printed=printed, returned=described, label="; ".join(labels)), out
 
+    def op_helionrun(self, msg: wire.HelionRun, blobs: list[bytes]):
+        """One case of a Helion puzzle: compiled by Helion, then run (grader.sandbox.helion_run)."""
+        from grader.sandbox.helion_run import run
+        return run(self, msg, blobs)
+
     def op_bench(self, msg: wire.Bench, blobs: list[bytes]):
         """Time the learner's kernel (or autograd function) at one size of the puzzle's sweep,
         on the inputs the grader planned; what it wrote goes back for the grader to judge. A cpu
@@ -314,8 +322,10 @@ class Worker:
         if msg.variant:  # the learner's values of its free constants: the baseline's too
             puzzle = puzzle.with_variant(msg.variant)
         path = os.path.abspath(msg.file)
-        kernel = self.kernel(path, puzzle.kernel)
         kind = kinds.named(puzzle.kind)
+        if kind.before_import is not None and path not in self.modules:
+            kind.before_import(self.device)
+        kernel = self.kernel(path, puzzle.kernel)
         self.use_allocator("make_tensor_descriptor" in puzzle.requires)
         try:
             copy = device_copy(self.device)
@@ -421,7 +431,7 @@ class Worker:
         from triton.runtime.jit import JITFunction
 
         from grader.sandbox.launch import apply_heuristics, describe_config, unwrap
-        path = os.path.abspath(msg.file)
+        path = os.path.abspath(msg.file) if not msg.source else self._written(msg.source)
         if msg.path:  # a kernel an autograd wrapper launched, found as its replay finds it
             from grader.sandbox.function_replay import find_kernel
             layers = unwrap(find_kernel(self.module(path), msg.path, msg.hops), msg.kernel)
@@ -474,9 +484,22 @@ class Worker:
                                     config=label), []
         return wire.Compiled(variants=len(variants), stats=tuple(stats)), []
 
+    def _written(self, source: str) -> str:
+        """Code sent to be compiled (Helion's Triton), as a file of this worker's own: imported as
+        a learner's file is, its definitions only."""
+        import tempfile
+        folder = os.path.join(tempfile.gettempdir(), f"generated-{os.getpid()}")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, "k" + hashlib.sha1(source.encode()).hexdigest()[:16] + ".py")
+        if not os.path.exists(path):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(source)
+        return path
+
     def serve(self, reader: Reader) -> None:
         handlers = {wire.Load: self.op_load, wire.Run: self.op_run, wire.Compile: self.op_compile,
-                    wire.Record: self.op_record, wire.Replay: self.op_replay, wire.Bench: self.op_bench, wire.Profile: self.op_profile}
+                    wire.Record: self.op_record, wire.Replay: self.op_replay, wire.HelionRun: self.op_helionrun,
+                    wire.Bench: self.op_bench, wire.Profile: self.op_profile}
         while True:
             try:
                 header, blobs = reader.read_message()

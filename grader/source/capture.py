@@ -30,6 +30,24 @@ from grader.course.syntax import parse
 HEADER = "import math\nimport torch\nimport triton\nimport triton.language as tl\n"
 
 
+def _decorator_roots(src: str) -> set[str]:
+    """The names a definition's decorators start from (``helion`` of ``@helion.kernel(...)``): they
+    are not in its code's names, and a module among them must be imported too."""
+    try:
+        tree = parse(src)
+    except SyntaxError:
+        return set()
+    roots = set()
+    for node in tree.body[:1]:
+        for decorator in getattr(node, "decorator_list", ()):
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            while isinstance(target, ast.Attribute):
+                target = target.value
+            if isinstance(target, ast.Name):
+                roots.add(target.id)
+    return roots
+
+
 def _names(code: types.CodeType) -> set[str]:
     names = set(code.co_names)
     for const in code.co_consts:
@@ -162,13 +180,13 @@ def captured(obj) -> Captured:
         for member in functions:
             member = getattr(member, "__func__", member)
             namespace = member.__globals__
-            for name in sorted(_names(member.__code__)):
+            for name in sorted(_names(member.__code__) | _decorator_roots(src)):
                 if name not in namespace or name in seen:
                     continue
                 value = namespace[name]
                 if isinstance(value, types.ModuleType):
                     line = f"import {value.__name__} as {name}" if value.__name__ != name else f"import {name}"
-                    if line not in imports:
+                    if line not in imports and line + "\n" not in HEADER:
                         imports.append(line)
                 elif isinstance(value, tl.constexpr) and inspect.isfunction(value.value):
                     visit(value.value)  # a helper decorated @tl.constexpr: its source, decorator included

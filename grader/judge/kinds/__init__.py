@@ -10,11 +10,11 @@ the graders this one names. A new kind is a module here, an entry there, and its
 """
 from __future__ import annotations
 
-from grader.judge.kinds import function, kernel
+from grader.judge.kinds import function, helion, kernel
 from grader.judge.kinds.kind import PuzzleKind
 
 # By name, in the order every kind is listed (the kernel first: the object check() most often gets).
-KINDS: dict[str, PuzzleKind] = {kind.name: kind for kind in (kernel.KIND, function.KIND)}
+KINDS: dict[str, PuzzleKind] = {kind.name: kind for kind in (kernel.KIND, function.KIND, helion.KIND)}
 
 
 class UnknownKind(ValueError):

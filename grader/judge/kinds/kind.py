@@ -42,6 +42,7 @@ class BenchPlan:
     # (puzzle, the SizePlan, where to run) -> {name: the baseline's result}, for Bench.baseline_outputs
     baseline_results: Callable[[Puzzle, SizePlan, str], dict] | None = None
     spec_named: str | None = None  # the baseline's name where the spec is the baseline; None: the Bench's baseline_name
+    missing: str = ""  # why --bench cannot time a puzzle of this kind yet; "": it can
 
 
 @dataclass(frozen=True)

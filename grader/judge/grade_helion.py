@@ -1,0 +1,233 @@
+"""Grading a Helion puzzle: the learner's ``@helion.kernel``, case by case.
+
+The worker (:mod:`grader.sandbox.helion_run`) has Helion's compiler trace the kernel on each
+case's inputs, then runs it: in Helion's interpreter on a CPU (and the Triton code Helion
+generated, tile by tile, in Triton's interpreter), compiled on a GPU. Here each case is judged:
+work outside the ``hl.tile`` loops is PyTorch's, not the kernel's; the values are the spec's,
+in the interpreter and as tiled; no input was written. The Triton code Helion generated is
+compiled for sm_90 by the compile checker, once per tile sizes and dtypes, as a kernel
+puzzle's kernel is, and shown to the learner (``--verbose``).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from grader.channel import wire
+from grader.course.dtypes import DTYPES, dtype_name
+from grader.course.puzzle import Case
+from grader.judge import failures
+from grader.judge.compare import compare_tensor, look_alike_note, recognise
+from grader.judge.fence import pack
+from grader.judge.grade import COMPILE_STAGE, PuzzleGrader, Unanswered, case_result, describe_case, failed_case
+from grader.judge.results import CaseResult, CheckResult, FailureKind, Status
+
+
+class HelionGrader(PuzzleGrader):
+    compile_beside = False  # Helion's Triton is known only once a case has run: compiled after the cases
+    decorator = "@helion.kernel"
+
+    def grade(self):
+        # Helion's import, once in the zygote before its forks: every Helion puzzle's worker starts
+        # with it. (The compile worker imports Helion only where its Triton calls Helion's helpers.)
+        self.worker.warm |= {"helion"}
+        result = super().grade()
+        return replace(result, generated=self._generated) if self._generated else result
+
+    def _unsupported(self) -> str | None:
+        from importlib.util import find_spec
+        if find_spec("helion") is None:
+            return ("Helion is not installed: `pip install -e '.[helion]' -c constraints.txt` adds it "
+                    "(the Helion track needs it; the other tracks do not).")
+        return None
+
+    def _sniffing(self) -> str | None:
+        from grader.source import sniffing
+        finding = sniffing.check_file(self.kernel_file, None)
+        return None if finding is None else sniffing.message(finding)
+
+    def _load(self):
+        info, failure = super()._load()
+        check = failure.checks.get("load") if failure is not None else None
+        if check is not None and check.kind == FailureKind.SIGNATURE:  # not a Helion kernel: say what is
+            message = f"{failure.message} Expected signature: {self.decorator} def {self.expected_signature}"
+            failure = replace(failure, message=message, checks={"load": replace(check, message=message)})
+        return info, failure
+
+    def _load_request(self):
+        # Named with its kind: the worker switches Helion's interpreter on before helion is first
+        # imported, which takes seconds (more on a loaded machine).
+        return (wire.Load(file=str(self.kernel_file), kernel=self.puzzle.kernel, kind="helion"), (),
+                max(120.0, self.options.timeout))
+
+    # ---- the cases --------------------------------------------------------------------------
+    def _run_cases(self, params) -> list[CaseResult]:
+        self._generated, self._launches = "", {}
+        results: list[CaseResult] = []
+        abort = None
+        for case in self.puzzle.cases:
+            if abort is not None:
+                results.append(failed_case(case, self.puzzle, failures.Skipped(abort)))
+                continue
+            result, abort = self._run_helion_case(case)
+            results.append(result)
+            self._tell(result)
+        compiled = self._compile_generated()
+        if compiled is not None:
+            self._checks["gpu_compile"] = compiled
+        return results
+
+    def _grade(self, started: float):
+        self._checks: dict[str, CheckResult] = {}
+        self._generated = ""
+        result = super()._grade(started)
+        compiled = self._checks.get("gpu_compile")
+        if compiled is None or result.status not in (Status.PASS, Status.FAIL):
+            return result
+        checks = {**result.checks, **self._checks}
+        if not compiled.passed and result.status == Status.PASS:
+            return replace(result, status=Status.FAIL, message=compiled.message, checks=checks)
+        return replace(result, checks=checks)
+
+    def _run_helion_case(self, case: Case):
+        plan = self.shapes.plan(case, self.options.secret)
+        describe = describe_case(case, self.puzzle)
+        inputs = plan.buffers[:len(plan.inputs)]
+        keyword_only = {k: v for k, v in plan.values.items() if k in _keyword_only(self.puzzle.spec)}
+        message = wire.HelionRun(file=str(self.kernel_file), kernel=self.puzzle.kernel,
+                                 buffers=tuple(b.spec() for b in inputs), values=keyword_only,
+                                 blocks=tuple(int(v) for v in case.blocks.values()),
+                                 tiled=self.options.device == "cpu")
+        blobs = [pack(b, x) for b, x in zip(inputs, plan.inputs)]
+        try:
+            reply, raw = self._ask(message, blobs)
+            if isinstance(reply, wire.HelionRan) and len(raw) != reply.blobs_expected():
+                self._malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
+        except Unanswered as unanswered:
+            result, _, abort = self._unanswered_case(case, describe, unanswered)
+            return result, abort
+        if isinstance(reply, wire.Failure):
+            kind, text, abort = self._case_failure(reply)
+            return case_result(case, self.puzzle, False, kind, f"{describe}: {text}"), abort
+        extra = {"seconds": reply.seconds, "printed": reply.printed}
+        if reply.triton and not self._generated:
+            self._generated = f"# {self.puzzle.kernel} as Helion lowers it for {describe} ({reply.config})\n" \
+                              + reply.triton
+        if reply.tiled_failure is not None and "tile by tile" not in self._generated:  # said, not judged
+            error = reply.tiled_failure.error.splitlines()[0][:300]
+            self._generated = (f"# Not run tile by tile in Triton's interpreter ({describe}: {error}): graded "
+                               f"in Helion's interpreter only.\n") + self._generated
+        for launch in reply.launches:  # compiled once per distinct specialisation, after the cases
+            self._launches.setdefault(repr((launch.kernel, sorted(launch.signature.items()),
+                                            sorted((k, repr(v)) for k, v in launch.constexprs.items()))),
+                                      (reply.triton, launch, describe))
+        if reply.failure is not None and reply.failure.kind == "compile":  # Helion's compiler, on the CPU
+            facts = failures.HelionRejected(reply.failure.error, reply.failure.line, reply.failure.source)
+            return failed_case(case, self.puzzle, facts, describe, **extra), None
+        if reply.failure is not None:
+            kind, text, abort = self._case_failure(reply.failure)
+            return case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), abort
+        if reply.outside is not None:
+            facts = failures.HostWork(self.puzzle.kernel, reply.outside.line, reply.outside.source,
+                                      reply.outside.loops)
+            return failed_case(case, self.puzzle, facts, describe, **extra), None
+        if reply.modified:
+            changed = reply.modified[0]
+            facts = failures.InputModified(changed.name, changed.count, tuple(changed.first))
+            return failed_case(case, self.puzzle, facts, describe, **extra), None
+        blobs = iter(raw)
+        got = [self._tensor(d, next(blobs)) if d.tensor else None for d in reply.returned]
+        verdict = self._check_returned(got, reply.returned, plan, case)
+        if verdict is None and reply.tiled:
+            tiled = [self._tensor(d, next(blobs)) if d.tensor else None for d in reply.tiled]
+            verdict = self._check_returned(tiled, reply.tiled, plan, case)
+            if verdict is not None:
+                got = tiled  # the values that failed: what a look-alike is matched against
+                describe += (" as Helion lowered it to Triton, run tile by tile in Triton's interpreter "
+                             f"({_tiles(case)})")
+        if verdict is not None:
+            text = failures.word(verdict)
+            if verdict.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE):
+                text = self._helion_look_alike(case, plan, got, verdict, text)
+            return case_result(case, self.puzzle, False, verdict.kind, f"{describe}: {text}", **extra), None
+        return case_result(case, self.puzzle, True, **extra), None
+
+    def _check_returned(self, got, described, plan, case: Case):
+        if len(got) != len(plan.expected):
+            return failures.ReturnCount(self.puzzle.kernel, len(got), self.puzzle.outputs)
+        for name, tensor, info, want in zip(self.puzzle.outputs, got, described, plan.expected):
+            if tensor is None:
+                return failures.NotATensor(info.type, tuple(want.shape), dtype_name(want))
+            if tuple(tensor.shape) != tuple(want.shape) or tensor.dtype != want.dtype:
+                return failures.WrongOutput(tuple(tensor.shape), info.dtype, tuple(want.shape), dtype_name(want))
+            atol, rtol = self.puzzle.tolerance(dtype_name(want))
+            outcome = compare_tensor(name, tensor, want, atol, rtol, on_gpu=self.options.device == "cuda",
+                                     filled=False)
+            if not outcome.passed:
+                return outcome.facts
+        return None
+
+    def _helion_look_alike(self, case: Case, plan, got, verdict, text: str) -> str:
+        if not self.puzzle.look_alikes or any(g is None for g in got):
+            return text
+        atol, rtol = map(max, zip(*(self.puzzle.tolerance(dtype_name(e)) for e in plan.expected)))
+        look = recognise(self.puzzle.look_alikes, plan.inputs, plan.expected, got, atol, rtol,
+                         {**self.puzzle.sizes(case), **case.blocks}, case.layouts)
+        return text if look is None else look_alike_note(failures.finding(verdict) or text, look)
+
+    def _tensor(self, described: wire.TensorInfo, blob: bytes):
+        """A returned tensor from its bytes; bytes that do not fit its description are the worker's failure."""
+        import math
+
+        import torch
+        dtype = getattr(torch, described.dtype, None) if described.dtype in DTYPES else None
+        size = math.prod(described.shape) * (torch.empty((), dtype=dtype).element_size() if dtype else 1)
+        if dtype is None or min(described.shape, default=0) < 0 or len(blob) != size:
+            self._malformed(wire.WireError(f"{len(blob)} bytes for a {described.dtype} tensor of shape "
+                                           f"{described.shape}"))
+        flat = torch.frombuffer(bytearray(blob), dtype=dtype) if blob else torch.empty(0, dtype=dtype)
+        return flat.reshape(described.shape).clone()
+
+    # ---- the Triton Helion generated, compiled for sm_90 ------------------------------------
+    def _compile_generated(self) -> CheckResult | None:
+        if self.compiler is None or not self._launches:
+            return None
+        with self._checker_session() as compiler:
+            for source, launch, describe in self._launches.values():
+                message = wire.Compile(file="helion-generated.py", source=kernel_only(source), kernel=launch.kernel,
+                                       signature=dict(launch.signature), constexprs=dict(launch.constexprs),
+                                       values={}, options=dict(launch.options), stage=COMPILE_STAGE)
+                try:
+                    reply, _ = self._ask(message, timeout=max(120.0, self.options.timeout), worker=compiler)
+                except Unanswered as unanswered:
+                    unfinished = failures.CheckUnfinished(unanswered.cause, launch.kernel)
+                    return CheckResult(False, failures.word(unfinished), unfinished.kind)
+                if isinstance(reply, wire.Failure):
+                    refused = failures.GeneratedCompile(launch.kernel, describe,
+                                                        failures.CompileFailed(reply.error, None, reply.source))
+                    return CheckResult(False, failures.word(refused), refused.kind)
+        return CheckResult(True, f"Helion's Triton compiles for sm_90 ({len(self._launches)} specialisation(s))")
+
+
+def _keyword_only(spec) -> set[str]:
+    import inspect
+    return {p.name for p in inspect.signature(spec).parameters.values() if p.kind is p.KEYWORD_ONLY}
+
+
+def _tiles(case: Case) -> str:
+    return ", ".join(f"{k}={v}" for k, v in case.blocks.items()) or "Helion's default tile sizes"
+
+
+def kernel_only(source: str) -> str:
+    """Helion's generated module without its host functions (the undecorated ones, which call the
+    launcher) and the launcher they import: the Triton kernels, their helpers and constants,
+    which is all a compile needs. Lines keep their numbers."""
+    import ast
+
+    from grader.course.syntax import parse
+    lines = source.splitlines()
+    for node in parse(source).body:
+        host = isinstance(node, ast.FunctionDef) and not node.decorator_list
+        launcher = isinstance(node, ast.ImportFrom) and any(a.name == "default_launcher" for a in node.names)
+        if host or launcher:
+            lines[node.lineno - 1:node.end_lineno] = [""] * (node.end_lineno - node.lineno + 1)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,329 @@
+"""The worker's side of a Helion puzzle: a learner's ``@helion.kernel`` on one case.
+
+Each case goes through Helion twice over, and only here is helion imported:
+
+1. Helion's compiler (a copy of the kernel with its interpreter off) traces it on the case's
+   inputs. It says where the work is: a tensor operation outside every ``hl.tile`` loop is
+   PyTorch on the host, and a kernel with no loop has no device code at all. It raises the
+   learner's errors with their line (a shape that does not broadcast, an unsupported call),
+   and it lowers the kernel to Triton for the case's tile sizes, on the CPU, without a GPU.
+2. On a CPU, Helion's interpreter (``HELION_INTERPRET=1``, set before helion is imported) runs
+   the kernel as PyTorch, each ``hl.tile`` loop as one tile spanning its range; then the Triton
+   code Helion generated runs in Triton's interpreter, tile by tile, with the case's tile sizes
+   (its tails, its masks: what a GPU would run). On a GPU the compiled kernel runs.
+
+What Helion's interpreter cannot run (an API without a reference implementation) is reported
+as the interpreter's limit, never as the learner's failure.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import copy
+import inspect
+import os
+import re
+import textwrap
+import time
+
+from grader.channel import wire
+from grader.course.dtypes import DTYPES, dtype_name, tensor_bytes
+from grader.sandbox.helion_cpu import interpreted_launch, register_mixed_dots
+from grader.sandbox.learner_code import captured_output, learner_frame
+from grader.source.source_lines import is_stub_body
+from grader.course.syntax import parse
+
+DEVICE_LOOPS = ("tile", "grid")  # hl.tile, hl.grid: the loops whose bodies become the Triton kernel
+
+
+def before_import(device: str) -> None:
+    """Switch Helion's interpreter on (on a CPU) before helion is first imported: the learner's
+    ``@helion.kernel`` reads it when it decorates. Triton's interpreter switch must be off then
+    (Helion refuses both at once); the Triton code Helion generates is interpreted explicitly."""
+    if device == "cpu":
+        os.environ["HELION_INTERPRET"] = "1"
+    else:
+        os.environ.pop("HELION_INTERPRET", None)
+    os.environ.pop("TRITON_INTERPRET", None)
+
+
+def is_helion_kernel(obj) -> bool:
+    """Whether ``obj`` is a ``helion.Kernel``, told without importing helion."""
+    return any(c.__name__ == "Kernel" and c.__module__.startswith("helion.") for c in type(obj).__mro__)
+
+
+def not_helion(obj, name: str) -> wire.Failure:
+    what = "a @triton.jit kernel" if type(obj).__module__.startswith("triton") else \
+        "a plain function" if inspect.isfunction(obj) else f"a {type(obj).__name__}"
+    return wire.Failure("signature", reason=(
+        f"`{name}` is {what}, not a Helion kernel: this puzzle grades a function decorated with "
+        f"@helion.kernel (import helion) whose work sits in `for tile in hl.tile(...)` loops."))
+
+
+def _is_device_loop(node: ast.AST) -> bool:
+    if not isinstance(node, ast.For) or not isinstance(node.iter, ast.Call):
+        return False
+    func = node.iter.func
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in DEVICE_LOOPS
+
+
+def is_stub(fn) -> bool:
+    """A stub: a body of only ``pass`` (and the like), or every device loop's body so."""
+    try:
+        tree = parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if func is None:
+        return False
+    loops = [n for n in ast.walk(func) if _is_device_loop(n)]
+    return is_stub_body(func) or (bool(loops) and all(is_stub_body(loop) for loop in loops))
+
+
+def load(worker, obj, name: str):
+    if not is_helion_kernel(obj):
+        return not_helion(obj, name)
+    fn = obj.fn
+    return wire.Loaded(params=(), stub=is_stub(fn),
+                       line=inspect.getsourcelines(fn)[1] if inspect.getsourcefile(fn) else None)
+
+
+# ---- one case ---------------------------------------------------------------------------------
+def _compiler_copy(kernel):
+    """The learner's kernel with Helion's interpreter off: its compiler traces and lowers it."""
+    import helion
+    from helion.runtime.ref_mode import RefMode
+    settings = copy.copy(kernel.settings)
+    settings.ref_mode = RefMode.OFF
+    return helion.Kernel(kernel.fn, settings=settings, configs=list(kernel.configs))
+
+
+@contextlib.contextmanager
+def _host_work_seen(found: list):
+    """Helion's compiler warns of each tensor operation outside the device loops (and prints
+    it); here each is written down with its place instead. Its modules each hold the warning
+    function under their own name: each is swapped while the kernel is traced."""
+    import sys
+
+    from helion import exc
+    from helion._compiler import compile_environment
+    from helion._compiler.source_location import current_location
+    original = compile_environment.warning
+
+    def seen(warning) -> None:
+        kind = warning if isinstance(warning, type) else type(warning)
+        if issubclass(kind, exc.TensorOperationInWrapper):
+            found.append(current_location())
+        else:
+            original(warning)
+    from helion._compiler import type_propagation  # noqa: F401 (imported lazily by Helion: hold it now)
+
+    def holding(function) -> list:
+        return [m for name, m in list(sys.modules.items())
+                if name.startswith("helion.") and getattr(m, "warning", None) is function]
+    for module in holding(original):
+        module.warning = seen
+    try:
+        yield
+    finally:
+        for module in holding(seen):  # a module imported meanwhile took `seen` too
+            module.warning = original
+
+
+def _place(location, path: str) -> tuple[int | None, str]:
+    """A Helion source location as (the learner's line, its text), where it is in their file."""
+    import linecache
+    filename, line = getattr(location, "filename", None), getattr(location, "lineno", None)
+    if not filename or not line or os.path.abspath(filename) != path:
+        return None, ""
+    return line, linecache.getline(path, line).strip()
+
+
+def _helion_error(error, path: str) -> wire.Failure:
+    """Helion's compiler refused the kernel: its reason, at the learner's line."""
+    reason = str(error).split("\nWhile processing:")[0].strip()
+    line, source = _place(getattr(error, "location", None), path)
+    if line is None:
+        line, source = learner_frame(error, path)
+    return wire.Failure("compile", error=f"Helion's compiler: {reason}", line=line, source=source)
+
+
+def _config(bound, blocks: tuple[int, ...]):
+    """The case's tile sizes as Helion's config, where the kernel has as many tile dims; else
+    Helion's default config (``note`` says so)."""
+    import helion
+    default = bound.config_spec.default_config()
+    wanted = len(default.config.get("block_sizes", ()))
+    if blocks and len(blocks) == wanted:
+        return helion.Config(**{**default.config, "block_sizes": list(blocks)}), ""
+    note = f" (Helion's default: the case gives {len(blocks)} tile size(s), the kernel has {wanted})" if blocks else ""
+    return default, note
+
+
+def _signature(jit, args: tuple, kwargs: dict) -> tuple[dict, dict]:
+    """The ASTSource signature and constexprs of one launch of a generated Triton kernel."""
+    import torch
+    signature, constexprs = {}, {}
+    for index, (name, value) in enumerate(zip(jit.arg_names, args)):
+        if index in jit.constexprs:
+            signature[name], constexprs[name] = "constexpr", value
+        elif isinstance(value, torch.Tensor):
+            signature[name] = "*" + DTYPES[dtype_name(value)].triton
+        elif isinstance(value, bool) or not isinstance(value, (int, float)) or value == 1:
+            signature[name], constexprs[name] = "constexpr", value
+        else:
+            signature[name] = "i32" if isinstance(value, int) else "fp32"
+    return signature, constexprs
+
+
+def _launcher(launches: list, interpret: bool):
+    """Helion's host code calls this for each launch: written down (the compile check's), and run
+    in Triton's interpreter where ``interpret``."""
+    def launch(kernel, grid, *args, **options):
+        launches.append(wire.HelionLaunch(
+            kernel=kernel.fn.__name__, grid=tuple(int(g) for g in grid),
+            options={k: int(v) for k, v in options.items() if isinstance(v, int)},
+            **dict(zip(("signature", "constexprs"), _signature(kernel, args, options)))))
+        if interpret:
+            interpreted_launch(kernel, grid, args, {k: v for k, v in options.items()
+                                                    if k in ("num_warps", "num_stages")})
+    return launch
+
+
+def _described(result, torch) -> tuple[tuple, list]:
+    values = result if isinstance(result, tuple) else (result,)
+    info = tuple(wire.TensorInfo(tensor=True, shape=tuple(t.shape), dtype=dtype_name(t))
+                 if isinstance(t, torch.Tensor) else wire.TensorInfo(tensor=False, type=type(t).__name__)
+                 for t in values)
+    return info, [tensor_bytes(t.detach().cpu()) for t in values if isinstance(t, torch.Tensor)]
+
+
+def _interpreter_limit(exc: BaseException) -> str | None:
+    """What Helion's interpreter cannot run, from what it raised: an API of Helion's without a
+    reference implementation."""
+    text = str(exc)
+    if "does not have a ref mode implementation" in text or "not supported in ref mode" in text.lower():
+        return text.splitlines()[0]
+    return None
+
+
+def _changed(name: str, a, b) -> wire.Changed | None:
+    """How the kernel changed input ``name`` (``a`` before, ``b`` after), or None."""
+    import torch
+    differs = (a != b) & ~(a.isnan() & b.isnan()) if a.is_floating_point() else a != b
+    if not bool(differs.any()):
+        return None
+    first = torch.nonzero(differs)[0]
+    return wire.Changed(name=name, count=int(differs.sum()), first=tuple(int(i) for i in first))
+
+
+class _Printed:
+    """What the learner's code printed over several steps; Helion's own warnings of work
+    outside the loops are left out (the verdict says it with the line)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    @contextlib.contextmanager
+    def capturing(self):
+        with captured_output() as printed:
+            yield
+        self.parts += printed
+
+    @property
+    def text(self) -> str:
+        text = "".join(self.parts)
+        return re.sub(r"WARNING\[TensorOperationInWrapper\].*?(?:\n\n|$)", "", text, flags=re.S)
+
+
+def _compile(compiler, views, values, blocks, path: str, name: str, reply: dict):
+    """Step 1, Helion's compiler. Returns (args, bound kernel, config) or a Failure; ``reply``
+    gets the config, the Triton code, and work outside the loops."""
+    from helion import exc as helion_exc
+    host: list = []
+    try:
+        with _host_work_seen(host):
+            args = compiler.normalize_args(*views, **values)
+            bound = compiler.bind(args)
+            config, note = _config(bound, blocks)
+            shown = {k: config.config[k] for k in ("block_sizes", "num_warps", "num_stages") if k in config.config}
+            reply["config"] = ", ".join(f"{k}={v}" for k, v in shown.items()) + note
+            reply["triton"] = bound.to_triton_code(config)
+    except helion_exc.NoDeviceLoopsInKernel:
+        reply["outside"] = wire.HostWork(line=inspect.getsourcelines(compiler.fn)[1], source=f"def {name}(...)",
+                                         loops=False)
+        return None
+    except helion_exc.BaseError as error:
+        return _helion_error(error, path)
+    except Exception as error:  # noqa: BLE001 (the learner's Python, traced by Helion)
+        line, source = learner_frame(error, path)
+        text = f"{type(error).__name__}: {error}".split("\nWhile processing:")[0]
+        return wire.Failure("exception", error=text, line=line, source=source)
+    if host:
+        line, source = _place(host[0], path)
+        reply["outside"] = wire.HostWork(line=line, source=source)
+        return None
+    return args, bound, config
+
+
+def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
+    torch = worker.torch
+    path = os.path.abspath(msg.file)
+    kernel = worker.kernel(path, msg.kernel)
+    if not is_helion_kernel(kernel):
+        return not_helion(kernel, msg.kernel), []
+    _, views = worker._tensors(msg.buffers, blobs)
+    values = dict(msg.values)
+    before = [v.clone() for v in views]
+    started, printed, reply = time.perf_counter(), _Printed(), {}
+
+    def finish(failure=None, out=()):
+        return (wire.HelionRan(seconds=time.perf_counter() - started, printed=printed.text, failure=failure,
+                               **reply), list(out))
+
+    if worker.device == "cpu":
+        register_mixed_dots(torch)  # fp16 dots into fp32 in Helion's interpreter
+    compiler = _compiler_copy(kernel)
+    with printed.capturing():
+        compiled = _compile(compiler, views, values, msg.blocks, path, msg.kernel, reply)
+    if not isinstance(compiled, tuple):
+        return finish(compiled)
+    args, bound, config = compiled
+
+    # 2. The values: Helion's interpreter on a CPU, the compiled kernel on a GPU.
+    try:
+        with printed.capturing():
+            if worker.device == "cpu":
+                result = kernel(*views, **values)
+            else:
+                result = bound.compile_config(config, allow_print=False)(*args)
+                torch.cuda.synchronize()
+    except Exception as error:  # noqa: BLE001 (the learner's code, run by Helion)
+        limit = _interpreter_limit(error)
+        line, source = learner_frame(error, path)
+        if limit is not None:
+            return finish(wire.Failure("interpreter_limit", error=f"Helion's interpreter: {limit}",
+                                       line=line, source=source))
+        return finish(wire.Failure("exception", error=f"{type(error).__name__}: {error}", line=line,
+                                   source=source))
+    reply["returned"], out = _described(result, torch)
+    reply["modified"] = tuple(filter(None, (_changed(spec.name, a, b) for spec, a, b in zip(msg.buffers, before, views))))
+
+    # 3. The Triton Helion generated, launched through Helion's own host code: written down for
+    # the compile check, and on a CPU run tile by tile in Triton's interpreter.
+    launches: list = []
+    interpret = worker.device == "cpu" and msg.tiled
+    try:
+        with printed.capturing():
+            fresh = compiler.normalize_args(*(b.clone() for b in before), **values)
+            tiled = bound.compile_config(config, allow_print=False)(*fresh, _launcher=_launcher(launches, interpret))
+    except Exception as error:  # noqa: BLE001 (Triton's interpreter on Helion's code: not the learner's)
+        line, source = learner_frame(error, path)
+        reply["tiled_failure"] = wire.Failure("interpreter_limit", error=f"{type(error).__name__}: {error}"[:2000],
+                                              line=line, source=source)
+        interpret = False
+    reply["launches"] = tuple(launches)
+    if interpret:
+        reply["tiled"], more = _described(tiled, torch)
+        out += more
+    return finish(out=out)

@@ -1,0 +1,274 @@
+"""The Helion kind (grader.judge.grade_helion, grader.sandbox.helion_run): a @helion.kernel graded in
+Helion's interpreter and, tile by tile, as the Triton Helion generates, that Triton compiled
+for sm_90. The corpus (tests/wrong_kernels/puzzle35_*) is graded by test_wrong_kernels.py; here
+are the rest: the pilot's solution and stub, what is not a Helion kernel, what Helion's
+interpreter cannot run, and the pieces that need no helion at all (they run everywhere)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import COURSE, HAVE_HELION, NO_HELION, ROOT
+
+from grader.judge import failures
+from grader.judge.options import Options
+from grader.judge.results import FailureKind, Status
+
+needs_helion = pytest.mark.skipif(not HAVE_HELION, reason=NO_HELION)
+
+INLINE_TRITON = '''\
+import helion
+import helion.language as hl
+import torch
+
+
+@helion.kernel(autotune_effort="none")
+def helion_add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    z = torch.empty_like(x)
+    for tile in hl.tile(x.size(0)):
+        a = x[tile]
+        b = y[tile]
+        z[tile] = hl.inline_triton("{0} + {1}", args=(a, b), output_like=a)
+    return z
+'''
+
+PLAIN = '''\
+import torch
+
+
+def helion_add(x, y):
+    return x + y
+'''
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """The pilot's solution and stub, a plain function and a kernel Helion's interpreter cannot
+    run, graded in one run (each worker imports helion once: seconds)."""
+    from grader.judge.session import grade_many
+    folder = tmp_path_factory.mktemp("helion")
+    (folder / "inline.py").write_text(INLINE_TRITON)
+    (folder / "plain.py").write_text(PLAIN)
+    targets = {"solution": COURSE.solution_file("puzzle35"), "stub": COURSE.puzzle_file("puzzle35"),
+               "inline": folder / "inline.py", "plain": folder / "plain.py"}
+    report = grade_many(COURSE, [("puzzle35", path) for path in targets.values()], Options(timeout=60), jobs=2)
+    return dict(zip(targets, report.results))
+
+
+@pytest.mark.slow
+@needs_helion
+def test_the_pilot_solution_passes_and_its_triton_compiles_for_sm_90(graded):
+    result = graded["solution"]
+    assert result.status == Status.PASS, result.message
+    assert result.checks["gpu_compile"].passed, result.checks["gpu_compile"].message
+    assert "Helion's Triton compiles for sm_90" in result.checks["gpu_compile"].message
+    # what the kernel became: Helion's Triton, with the case's tile size and its mask
+    assert "@triton.jit" in result.generated and "_BLOCK_SIZE_0 = tl.constexpr(32)" in result.generated
+    assert "mask_0 = indices_0 < 200" in result.generated
+
+
+@pytest.mark.slow
+@needs_helion
+def test_the_pilot_stub_is_not_attempted(graded):
+    assert graded["stub"].status == Status.NOT_ATTEMPTED, graded["stub"].message
+
+
+@pytest.mark.slow
+@needs_helion
+def test_a_plain_function_is_told_what_a_helion_kernel_is(graded):
+    result = graded["plain"]
+    assert result.status == Status.FAIL
+    assert result.checks["load"].kind == FailureKind.SIGNATURE
+    assert "`helion_add` is a plain function, not a Helion kernel" in result.message
+    assert "@helion.kernel" in result.message and "hl.tile" in result.message
+
+
+@pytest.mark.slow
+@needs_helion
+def test_what_helions_interpreter_cannot_run_is_not_a_fail(graded):
+    result = graded["inline"]
+    assert result.status == Status.INTERPRETER_LIMIT, result.message
+    assert "inline_triton does not have a ref mode implementation" in result.message
+    assert "not a mistake of yours" in result.message and "line 12" in result.message
+
+
+@pytest.mark.slow
+@needs_helion
+def test_grading_a_triton_puzzle_never_imports_helion():
+    """Neither the grader's process nor the worker's: Helion's import costs seconds, and only its
+    track pays it. The worker's side runs as a worker of the zygote does (TRITON_INTERPRET set,
+    then prepare), loading and running puzzle 1's solution."""
+    script = textwrap.dedent(f'''
+        import os, sys
+        os.environ["TRITON_INTERPRET"] = "1"
+        sys.path.insert(0, {str(ROOT)!r})
+        from grader.course.loader import Course
+        from grader.judge.options import Options
+        from grader.judge.session import grade_many
+        from grader.sandbox.worker import Worker, prepare
+        from grader.channel import wire
+        course = Course(__import__("pathlib").Path({str(ROOT)!r}))
+        result = grade_many(course, [("puzzle01", course.solution_file("puzzle01"))], Options()).results[0]
+        prepare("cpu")
+        worker = Worker("cpu", os.open(os.devnull, os.O_WRONLY))
+        loaded, _ = worker.op_load(wire.Load(file=str(course.solution_file("puzzle01")), kernel="add_kernel"), [])
+        print(result.status, type(loaded).__name__, sorted(m for m in sys.modules if m.split(".")[0] == "helion"))
+    ''')
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "pass Loaded []"
+
+
+# ---- what needs no helion -------------------------------------------------------------------
+def test_a_stub_is_a_kernel_whose_tile_loops_do_nothing():
+    import linecache
+
+    from grader.sandbox.helion_run import is_stub
+    source = textwrap.dedent('''
+        def stub(x):
+            z = x
+            for tile in hl.tile(x.size(0)):
+                # Your code here.
+                pass
+            return z
+
+        def attempted(x):
+            z = x
+            for tile in hl.tile(x.size(0)):
+                z[tile] = x[tile]
+            return z
+
+        def empty(x):
+            raise NotImplementedError
+    ''')
+    # is_stub reads a function's source, as the worker reads the learner's file
+    linecache.cache["<helion stubs>"] = (len(source), None, source.splitlines(True), "<helion stubs>")
+    namespace: dict = {}
+    exec(compile(source, "<helion stubs>", "exec"), namespace)
+    assert is_stub(namespace["stub"]) and is_stub(namespace["empty"])
+    assert not is_stub(namespace["attempted"])
+
+
+def test_only_the_kernels_of_helions_module_go_to_the_compile_check():
+    from grader.judge.grade_helion import kernel_only
+    generated = textwrap.dedent('''\
+        import triton
+        import triton.language as tl
+        from helion.runtime import default_launcher as _default_launcher
+
+        _BLOCK_SIZE_0 = tl.constexpr(32)
+
+        @triton.jit
+        def _helion_add(x, z):
+            tl.store(z, tl.load(x))
+
+        def add(x, *, _launcher=_default_launcher):
+            z = torch.empty_like(x)
+            _launcher(_helion_add, (1,), x, z, num_warps=4, num_stages=1)
+            return z
+    ''')
+    kept = kernel_only(generated)
+    assert "def _helion_add(x, z):" in kept and "_BLOCK_SIZE_0 = tl.constexpr(32)" in kept
+    assert "def add(" not in kept and "default_launcher" not in kept and "_launcher(" not in kept
+    # line for line: a compile error's line is the generated module's
+    assert kept.splitlines().index("def _helion_add(x, z):") == generated.splitlines().index("def _helion_add(x, z):")
+
+
+def test_helion_messages_name_the_line_and_the_fix():
+    outside = failures.word(failures.HostWork("helion_add", 14, "s = x + y"))
+    assert "computed with PyTorch outside its `hl.tile` loops (line 14: `s = x + y`)" in outside
+    assert "Triton kernel" in outside and "Fix: move the computation into the `hl.tile` loop" in outside
+    none = failures.word(failures.HostWork("helion_add", 9, "def helion_add(...)", loops=False))
+    assert "has no `hl.tile` loop" in none and "Fix: put the work inside" in none
+    rejected = failures.word(failures.HelionRejected(
+        "Helion's compiler: RuntimeError: The size of tensor a (u0) must match the size of tensor b (200)",
+        16, "z[tile] = x[tile] + y"))
+    assert rejected.startswith("the kernel does not compile for a GPU (sm_90): Helion's compiler rejects it at line 16")
+    assert "Fix: a tile's values (`x[tile]`) and a whole tensor (`x`) do not broadcast" in rejected
+    count = failures.word(failures.ReturnCount("helion_add", 2, ("z",)))
+    assert count == "`helion_add` returned 2 values; expected 1 (z). Fix: `return z`, the tensors the kernel " \
+                    "allocated and filled."
+
+
+def test_helions_decorator_is_kept_by_definitions_only_imports():
+    from grader.source.definitions import definitions
+    kept = definitions('import helion\n\n@helion.kernel(autotune_effort="none")\ndef k(x):\n    return x\n')
+    assert not kept.dropped and "@helion.kernel" in kept.text
+    written = definitions('import helion\n\n@helion.kernel(config=helion.Config(block_sizes=[32], num_warps=4))\n'
+                          'def k(x):\n    return x\n')
+    assert not written.dropped
+    config = definitions('import helion\nc = object()\n\n@helion.kernel(config=c)\ndef k(x):\n    return x\n')
+    assert any("option `config` of `helion.kernel` must be written out as `helion.Config(" in d.reason
+               for d in config.dropped)
+
+
+def test_without_helion_its_puzzles_are_unsupported_not_failed(monkeypatch):
+    """A course file that imports helion where it is not installed: the puzzle is unsupported,
+    with the extra to install (the second CI stack, with triton 3.9, has no helion)."""
+    from grader.course import loader
+    from grader.judge.session import load_failure
+    monkeypatch.setitem(sys.modules, "helion", None)  # import helion -> ModuleNotFoundError
+    loader.load_puzzle.cache_clear()
+    try:
+        error = COURSE.load_error("puzzle35")
+    finally:
+        loader.load_puzzle.cache_clear()
+    assert error is not None and error.kind == "unsupported"
+    assert "needs helion, which is not installed here: `pip install -e '.[helion]' -c constraints.txt`" \
+        in error.message
+    result = load_failure(COURSE, "puzzle35", COURSE.puzzle_file("puzzle35"), error, Options())
+    assert result.status == Status.UNSUPPORTED and not result.checks
+
+
+def test_the_doctor_says_how_to_add_helion():
+    from grader.app.doctor import helion_finding
+    missing = helion_finding(None)
+    assert missing.severity == "warning" and "helion is not installed" in missing.message
+    assert missing.fix == "pip install -e '.[helion]' -c constraints.txt"
+
+
+def test_a_helion_puzzle_is_benched_and_named_as_such():
+    from grader.judge.kinds import named
+    assert not named("helion").bench.missing and "compiled by Helion" in named("helion").bench.what
+    assert json.dumps(named("helion").called) == '"a Helion puzzle"'
+
+
+UNWRITTEN_TAIL = '''\
+import helion
+import helion.language as hl
+import torch
+
+
+@helion.kernel(autotune_effort="none")
+def helion_add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    z = torch.empty_like(x)
+    for tile in hl.tile(x.size(0)):
+        if tile.begin + tile.block_size <= x.size(0):
+            z[tile] = x[tile] + y[tile]
+    return z
+'''
+
+
+@pytest.mark.slow
+@needs_helion
+def test_bench_times_the_kernel_helion_compiled_and_checks_what_it_returned(tmp_path):
+    """--bench's test path: the kernel compiled by Helion with the Bench's one config, each
+    launch run in Triton's interpreter, its outputs judged; a kernel that leaves the tail
+    tile unwritten is caught on a call whose outputs reuse the block the call before wrote."""
+    from grader.judge.bench import run_bench
+    from grader.judge.session import Grading
+    (tmp_path / "tail.py").write_text(UNWRITTEN_TAIL)
+    solution = COURSE.solution_file("puzzle35")
+    with Grading(COURSE, [solution, tmp_path / "tail.py"], Options(device="cpu", compile_check=False),
+                 now=False) as grading:
+        good = run_bench(grading, "puzzle35", solution, sizes=[{"N0": 5000}], calls=2)
+        bad = run_bench(grading, "puzzle35", tmp_path / "tail.py", sizes=[{"N0": 5000}], calls=2)
+    assert good.ok, good.error
+    row = good.rows[0]
+    assert row.correct and row.ms > 0 and row.baseline_ms > 0 and good.baseline == "torch.add"
+    assert "compiled by Helion" in good.what and good.blocks == {"B0": 1024}
+    assert bad.ok and not bad.rows[0].correct and "`z`" in bad.rows[0].wrong

@@ -1,0 +1,14 @@
+"""Subtracts instead of adding: wrong values in every case."""
+import helion
+import helion.language as hl
+import torch
+
+EXPECT_KIND = "mismatch"
+
+
+@helion.kernel(autotune_effort="none")
+def helion_add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    z = torch.empty_like(x)
+    for tile in hl.tile(x.size(0)):
+        z[tile] = x[tile] - y[tile]
+    return z

@@ -1,0 +1,21 @@
+# hl.dot without acc=: each chunk's product replaces the accumulator instead of adding to it, so
+# only the last K chunk is stored.
+import helion
+import helion.language as hl
+import torch
+
+EXPECT_KIND = "mismatch"
+EXPECT_SAYS = "the accumulator replaced, not added to"
+
+
+@helion.kernel(autotune_effort="none")
+def helion_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    m, k = a.size()
+    n = b.size(1)
+    c = torch.empty([m, n], dtype=torch.float16, device=a.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(k):
+            acc = hl.dot(a[tile_m, tile_k], b[tile_k, tile_n])
+        c[tile_m, tile_n] = acc.to(torch.float16)
+    return c
