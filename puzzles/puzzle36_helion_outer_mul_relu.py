@@ -84,8 +84,8 @@ PUZZLE = Puzzle(
     hints=(
         "The tile of z is `z[rows, cols]`; its factors are `y[rows]` (one value per row) and "
         "`x[cols]` (one per column). Broadcast them: `y[rows, None] * x[None, cols]`.",
-        "Apply the ReLU to that product, inside the loop: "
-        "`z[rows, cols] = torch.relu(y[rows, None] * x[None, cols])`.",
+        "Apply `torch.relu` to that product tile, inside the loop, and store the result into "
+        "`z[rows, cols]`: one store, the product never written to memory on its own.",
     ),
     look_alikes=(
         LookAlike("the ReLU missing", lambda x, y: x[None, :] * y[:, None],

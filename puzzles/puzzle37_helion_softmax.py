@@ -100,9 +100,10 @@ PUZZLE = Puzzle(
     # One rounding of a value in [0, 1] to the output's dtype, plus fp32 arithmetic before it.
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
-        "In the loop, `row = x[rows, :].to(torch.float32)` is the tile of whole rows, in fp32; "
-        "`m = torch.amax(row, dim=1, keepdim=True)` is each row's maximum.",
-        "`e = torch.exp(row - m)`, then `z[rows, :] = (e / e.sum(dim=1, keepdim=True)).to(z.dtype)`.",
+        "In the loop, `x[rows, :]` is the tile of whole rows: upcast it with `.to(torch.float32)`. "
+        "`torch.amax(row, dim=1, keepdim=True)` is each row's maximum, shaped to broadcast over the row.",
+        "`e = torch.exp(row - m)` with that maximum `m`; the softmax is `e / e.sum(dim=1, keepdim=True)`, "
+        "cast with `.to(z.dtype)` and stored into `z[rows, :]`.",
     ),
     bench=Bench(
         # Puzzle 18's sweep: fp16 rows, the headline first.

@@ -137,13 +137,13 @@ PUZZLE = Puzzle(
     # One rounding of a value in [0, 1] to the output's dtype, plus the fp32 error before it.
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
-        "Inside `for rows in hl.tile(n0)`: `m = hl.full([rows], float('-inf'), dtype=torch.float32)` and "
-        "`s = hl.zeros([rows], dtype=torch.float32)`; then `for cols in hl.tile(t)` with "
-        "`chunk = x[rows, cols].to(torch.float32)`.",
+        "Inside `for rows in hl.tile(n0)`, make the running maximum with "
+        "`hl.full([rows], float('-inf'), dtype=torch.float32)` and the running sum with `hl.zeros` of the same "
+        "shape; then `for cols in hl.tile(t)` walks the chunks `x[rows, cols]`, upcast to fp32.",
         "In that loop: `m_new = torch.maximum(m, torch.amax(chunk, dim=1))`, "
         "`s = s * torch.exp(m - m_new) + torch.exp(chunk - m_new[:, None]).sum(dim=1)`, `m = m_new`.",
-        "A second `for cols in hl.tile(t)` stores "
-        "`z[rows, cols] = (torch.exp(x[rows, cols].to(torch.float32) - m[:, None]) / s[:, None]).to(z.dtype)`.",
+        "A second `for cols in hl.tile(t)` loop stores `torch.exp(chunk - m[:, None]) / s[:, None]`, cast to "
+        "`z.dtype`, into `z[rows, cols]`.",
     ),
     look_alikes=(
         LookAlike("an online sum never rescaled when the maximum grows", _never_rescaled,

@@ -126,11 +126,12 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
-        "`row = x[rows, :].to(torch.float32)`; `mu = row.sum(dim=1) / d` (or `torch.mean(row, dim=1)`) "
-        "is a vector over the tile's rows.",
-        "`xc = row - mu[:, None]`, `var = (xc * xc).sum(dim=1) / d`, `r = torch.rsqrt(var + 1e-5)`.",
-        "`y[rows, :] = (xc * r[:, None] * w[None, :].to(torch.float32) + b[None, :].to(torch.float32)).to(y.dtype)`, "
-        "then `mean[rows] = mu` and `rstd[rows] = r`.",
+        "`x[rows, :]` upcast to fp32 is the tile of rows; its mean is `row.sum(dim=1) / d` (or "
+        "`torch.mean(row, dim=1)`), a vector over the tile's rows.",
+        "`xc = row - mu[:, None]`; the variance is `(xc * xc).sum(dim=1) / d`, and `torch.rsqrt(var + 1e-5)` is "
+        "rstd.",
+        "Store `xc * r[:, None] * w[None, :] + b[None, :]` (with `w` and `b` upcast to fp32), cast to `y.dtype`, "
+        "into `y[rows, :]`; then `mean[rows] = mu` and `rstd[rows] = r`.",
     ),
     mistakes=(
         # E[x]^2 subtracted: `- mu * mu`, `- mean ** 2`, and the like.

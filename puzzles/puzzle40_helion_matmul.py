@@ -109,10 +109,10 @@ PUZZLE = Puzzle(
     atol=1e-3,
     rtol=2e-3,
     hints=(
-        "In the output-tile loop: `acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)`, then "
-        "`for tile_k in hl.tile(k):`.",
-        "In the K loop: `acc = hl.dot(a[tile_m, tile_k], b[tile_k, tile_n], acc=acc)`. After it: "
-        "`c[tile_m, tile_n] = acc.to(torch.float16)`.",
+        "In the output-tile loop, create the fp32 accumulator with "
+        "`hl.zeros([tile_m, tile_n], dtype=torch.float32)`, then loop `for tile_k in hl.tile(k)`.",
+        "In the K loop: `acc = hl.dot(a[tile_m, tile_k], b[tile_k, tile_n], acc=acc)`. After it, store `acc` "
+        "cast to fp16 into `c[tile_m, tile_n]`.",
     ),
     mistakes=(
         Mistake(r"hl\.(zeros|full)\([^\n]*float16",

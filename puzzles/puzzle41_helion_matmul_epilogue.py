@@ -114,11 +114,11 @@ PUZZLE = Puzzle(
     atol=1e-4,
     rtol=2e-3,
     hints=(
-        "Write puzzle 40's kernel first: `acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)`, "
-        "`for tile_k in hl.tile(k): acc = hl.dot(a[tile_m, tile_k], b[tile_k, tile_n], acc=acc)`.",
+        "Write puzzle 40's kernel first: an fp32 accumulator from `hl.zeros`, and "
+        "`hl.dot(a[tile_m, tile_k], b[tile_k, tile_n], acc=acc)` over `hl.tile(k)`.",
         "After the K loop: `x = acc + bias[tile_n].to(torch.float32)[None, :]`.",
-        f"Then `u = {SQRT_2_OVER_PI:.10f} * (x + 0.044715 * x * x * x)` and "
-        "`c[tile_m, tile_n] = (0.5 * x * (1.0 + torch.tanh(u))).to(torch.float16)`.",
+        f"Then `u = {SQRT_2_OVER_PI:.10f} * (x + 0.044715 * x * x * x)`, and store "
+        "`0.5 * x * (1.0 + torch.tanh(u))`, cast to fp16, into `c[tile_m, tile_n]`.",
     ),
     mistakes=(
         Mistake(r"\berf\(|\b(F|functional)\.gelu\((?![^)\n]*approximate)",

@@ -170,6 +170,7 @@ BASELINES = {
     "puzzle28": "torch.matmul (cuBLAS)", "puzzle29": "torch.matmul (cuBLAS)",
     "puzzle30": "torch.addmm + F.gelu (cuBLAS, then eager)", "puzzle31": "SDPA", "puzzle32": "SDPA's backward",
     "puzzle33": "SDPA (autograd)", "puzzle34": "F.cross_entropy (autograd)", "puzzle35": "torch.add",
+    # Track four: each Helion puzzle against the PyTorch of the Triton puzzle it re-solves.
     "puzzle37": "torch.softmax", "puzzle38": "torch.softmax", "puzzle39": "torch.nn.functional.layer_norm",
     "puzzle40": "torch.matmul (cuBLAS)", "puzzle41": "torch.addmm + F.gelu (cuBLAS, then eager)", "puzzle42": "SDPA",
 }
