@@ -1,5 +1,6 @@
-"""The Helion track's solutions timed on a GPU, beside PyTorch, at each puzzle's Bench sizes,
-while the grader's own ``--bench`` does not yet time a Helion kernel:
+"""The Helion track's solutions timed on a GPU with ``triton.testing.do_bench``, beside PyTorch,
+at each puzzle's Bench sizes: a quick figure without the grader's harness (the grader's own
+``--bench`` times a Helion kernel through its guarded loop, grader/sandbox/helion_bench.py):
 
     python benchmarks/helion_bench.py puzzle37 puzzle42 ... [--sizes 1] [--json OUT]
 

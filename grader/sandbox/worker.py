@@ -54,6 +54,15 @@ def prepare(device: str, warm=()):
     return warmup.prepare(device, warm)
 
 
+def _track_versions(puzzle) -> dict:
+    """The version of a track's own package (helion) beside torch's and triton's, where it has one."""
+    import importlib.metadata
+    try:
+        return {puzzle.track: importlib.metadata.version(puzzle.track)} if puzzle.kind == puzzle.track else {}
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return {}
+
+
 class Worker:
     def __init__(self, device: str, out_fd: int) -> None:
         self.device = device
@@ -338,7 +347,7 @@ class Worker:
                                                                             "statistic") if k in copy}),
                             result=wire.convert(result, wire.BenchTiming), statistic=METHOD,
                             versions={"torch": str(self.torch.__version__),
-                                      "triton": str(self.triton.__version__)}), out
+                                      "triton": str(self.triton.__version__), **_track_versions(puzzle)}), out
 
     def op_profile(self, msg: wire.Profile, blobs: list[bytes]):
         """``--perf``: run the learner's kernel (or autograd function) once at one size in the

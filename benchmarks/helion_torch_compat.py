@@ -2,8 +2,9 @@
 1.5.1 is built against: helion 1.5.1 imports ``IntelGPUError`` from
 ``torch._inductor.runtime.triton_compat`` (its autotuner's logger names it in an ``except``),
 which torch 2.11 does not define. Once that module is imported, the name is given to it as an
-exception class of its own, which nothing raises. Put on PYTHONPATH only by that script, and
-only when helion does not import without it; the figures it gives say so."""
+exception class of its own, which nothing raises. That script installs it (a module and a .pth
+in site-packages, so that the grader's workers take it too) only when helion does not import
+without it, and the figures taken so say so."""
 import importlib.abc
 import importlib.machinery
 import sys
