@@ -126,8 +126,8 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
-        "`row = x[rows, :].to(torch.float32)` is the tile of rows; its mean is `mu = row.sum(dim=1) / d` "
-        "(or `torch.mean(row, dim=1)`), a vector over the tile's rows. Name it `mu`, not `mean`: `mean` "
+        "`x[rows, :]` upcast to fp32 is the tile of rows, `row`; its mean is `row.sum(dim=1) / d` (or "
+        "`torch.mean(row, dim=1)`), a vector over the tile's rows. Call it `mu`, not `mean`: `mean` "
         "is the output tensor.",
         "`xc = row - mu[:, None]`; the variance is `var = (xc * xc).sum(dim=1) / d`, and "
         "`r = torch.rsqrt(var + 1e-5)` is the reciprocal standard deviation (`r`, not `rstd`: `rstd` "
