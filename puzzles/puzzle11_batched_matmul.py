@@ -92,8 +92,8 @@ PUZZLE = Puzzle(
         "Loop `for k in range(0, MID, B_MID):`, load a `(B2, B0, B_MID)` block of `x` and a "
         "`(B2, B_MID, B1)` block of `y`, both masked with `other=0`, and do "
         "`acc += tl.dot(x_block, y_block)`.",
-        "The element `[b, i, k]` of `x` is at `b * N0 * MID + i * MID + k`; for `y` it is "
-        "`b * MID * N1 + k * N1 + j`.",
+        "The element `[b, i, k]` of `x` is at `b * N0 * MID + i * MID + k`; the element `[b, k, j]` "
+        "of `y` is at `b * MID * N1 + k * N1 + j`.",
     ),
     look_alikes=(
         LookAlike("a product of the first MID chunk only (no loop over MID)",

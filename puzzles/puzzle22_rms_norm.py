@@ -150,8 +150,9 @@ PUZZLE = Puzzle(
         "In the forward kernel: `r = 1 / tl.sqrt(tl.sum(x * x, axis=0) / D + eps)`; store `x * r * w` and `r`. "
         "In the backward kernel, per row: `xhat = x * r`, `wg = w * g`, "
         "`grad_x = r * (wg - xhat * tl.sum(wg * xhat, axis=0) / D)`, and `dw += g * xhat`.",
-        "Backward: `grad_output.reshape(-1, D)` (it may arrive non-contiguous: `.contiguous()` is a copy, "
-        "allowed); a `(programs, D)` float32 buffer for the partial rows; return "
+        "Backward: `grad_output.reshape(-1, D).contiguous()`: it may arrive column-major, `reshape` may keep its "
+        "strides, and the kernel takes none (the copy is allowed); a `(programs, D)` float32 buffer for the "
+        "partial rows; return "
         "`grad_x.view(x.shape), partial.sum(0).to(w.dtype)`.",
     ),
     # --bench: forward and backward together against PyTorch autograd on the spec. fp16: the

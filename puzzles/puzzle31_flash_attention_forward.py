@@ -150,7 +150,8 @@ PUZZLE = Puzzle(
         "`CAUSAL` also `keys[None, :] <= rows[:, None]`.",
         "Per block: `m_new = tl.maximum(m, tl.max(s, 1))`, `alpha = tl.exp(m - m_new)`, "
         "`p = tl.exp(s - m_new[:, None])`, `l = l * alpha + tl.sum(p, 1)`, "
-        "`acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)`, then `m = m_new`.",
+        "`acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)` (fp16 in the cases, bf16 in `--bench`), "
+        "then `m = m_new`.",
     ),
     # --bench: the headline (bf16, causal, d = 128, sequences of 8192) and a sweep, against
     # PyTorch's scaled_dot_product_attention on the same inputs.

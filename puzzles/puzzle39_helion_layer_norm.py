@@ -126,10 +126,12 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
-        "`x[rows, :]` upcast to fp32 is the tile of rows; its mean is `row.sum(dim=1) / d` (or "
-        "`torch.mean(row, dim=1)`), a vector over the tile's rows.",
-        "`xc = row - mu[:, None]`; the variance is `(xc * xc).sum(dim=1) / d`, and `torch.rsqrt(var + 1e-5)` is "
-        "rstd.",
+        "`x[rows, :]` upcast to fp32 is the tile of rows, `row`; its mean is `row.sum(dim=1) / d` (or "
+        "`torch.mean(row, dim=1)`), a vector over the tile's rows. Call it `mu`, not `mean`: `mean` "
+        "is the output tensor.",
+        "`xc = row - mu[:, None]`; the variance is `var = (xc * xc).sum(dim=1) / d`, and "
+        "`r = torch.rsqrt(var + 1e-5)` is the reciprocal standard deviation (`r`, not `rstd`: `rstd` "
+        "is the output tensor).",
         "Store `xc * r[:, None] * w[None, :] + b[None, :]` (with `w` and `b` upcast to fp32), cast to `y.dtype`, "
         "into `y[rows, :]`; then `mean[rows] = mu` and `rstd[rows] = r`.",
     ),

@@ -151,11 +151,12 @@ PUZZLE = Puzzle(
     # Puzzle 31's: o in fp16, the probabilities rounded to fp16 before the second dot.
     tolerances={"float16": (3e-3, 3e-3), "bfloat16": (2e-2, 2e-2), "float32": (2e-4, 2e-4)},
     hints=(
-        "In the outer loop: the query tile `q_view[tile_bh, tile_q, :]`; the running maximum and sum, of "
+        "In the outer loop: the query tile `q_view[tile_bh, tile_q, :]` (`qt` below); the running "
+        "maximum `m` and sum `l`, of "
         "shape `[tile_bh, tile_q]` in fp32 (the maximum from `hl.full(..., float('-inf'), ...)`), and an fp32 "
-        "output tile from `hl.zeros([tile_bh, tile_q, d], dtype=torch.float32)`.",
+        "output tile `acc` from `hl.zeros([tile_bh, tile_q, d], dtype=torch.float32)`.",
         "Per key tile: `s = hl.dot(qt, k_view[tile_bh, tile_k, :].transpose(1, 2)) * scale` with "
-        "`scale = 1 / sqrt(d)`, then "
+        "`scale` the number `1 / math.sqrt(d)`, worked out before the loops, then "
         "`s = torch.where(tile_k.index[None, None, :] <= tile_q.index[None, :, None], s, float('-inf'))`.",
         "`m_new = torch.maximum(m, torch.amax(s, dim=2))`, `alpha = torch.exp(m - m_new)`, "
         "`p = torch.exp(s - m_new[:, :, None])`, `l = l * alpha + p.sum(dim=2)`, "
