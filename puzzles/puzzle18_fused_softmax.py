@@ -16,7 +16,7 @@ once and written once, and the arithmetic is nearly free. PyTorch's eager softma
 about a quarter of the GPU's copy bandwidth on fp16 rows of 8192; a fused kernel that loads
 the row once, keeps it in registers, and stores the result once gets close to a copy.
 
-Three details make it right:
+Four details make it right:
 
 * **Padding lanes.** A masked lane must not change the maximum or the sum: load it as
   `-inf`, so that it is never the maximum and `exp(-inf - m)` is exactly 0.

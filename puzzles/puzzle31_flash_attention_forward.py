@@ -28,9 +28,9 @@ $$m' = \max(m, \max_j S_{ij}), \quad
 A \leftarrow A\, e^{m - m'} + e^{S - m'} V_{\text{block}}$$
 
 and at the end $O = A / \ell$ and $L = m + \log \ell$. Both products are `tl.dot`s: `q`
-against the transposed key block, then the probabilities (cast to fp16) against the value
-block, each accumulating in fp32. The saved $L$ is what the backward (puzzle 32) needs to
-recompute the probabilities without storing them.
+against the transposed key block, then the probabilities (cast to the values' dtype, fp16
+here) against the value block, each accumulating in fp32. The saved $L$ is what the backward
+(puzzle 32) needs to recompute the probabilities without storing them.
 
 Traps the cases spring:
 
