@@ -328,10 +328,15 @@ def _where_written(variant: Variant) -> str:
     return f" as the value of `{variant.code}`"
 
 
+def keyword_values(fn: Callable, values: Mapping[str, int]) -> dict:
+    """The entries of ``values`` that ``fn`` takes as keyword-only parameters, by name."""
+    wanted = [p.name for p in inspect.signature(fn).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    return {name: values[name] for name in wanted if name in values}
+
+
 def with_case_values(fn: Callable, args, values: Mapping[str, int]):
     """``fn(*args)``, its keyword-only parameters filled from ``values`` by name."""
-    wanted = [p.name for p in inspect.signature(fn).parameters.values() if p.kind is p.KEYWORD_ONLY]
-    return fn(*args, **{name: values[name] for name in wanted if name in values})
+    return fn(*args, **keyword_values(fn, values))
 
 
 def programs(grid: tuple[int, ...]) -> int:

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from grader.channel import wire
 from grader.course.dtypes import DTYPES, dtype_name
-from grader.course.puzzle import Case
+from grader.course.puzzle import Case, keyword_values
 from grader.judge import failures
 from grader.judge.compare import compare_tensor, look_alike_note, recognise
 from grader.judge.fence import pack
@@ -92,7 +92,7 @@ class HelionGrader(PuzzleGrader):
         plan = self.shapes.plan(case, self.options.secret)
         describe = describe_case(case, self.puzzle)
         inputs = plan.buffers[:len(plan.inputs)]
-        keyword_only = {k: v for k, v in plan.values.items() if k in _keyword_only(self.puzzle.spec)}
+        keyword_only = keyword_values(self.puzzle.spec, plan.values)
         message = wire.HelionRun(file=str(self.kernel_file), kernel=self.puzzle.kernel,
                                  buffers=tuple(b.spec() for b in inputs), values=keyword_only,
                                  blocks=tuple(int(v) for v in case.blocks.values()),
@@ -206,11 +206,6 @@ class HelionGrader(PuzzleGrader):
                                                         failures.CompileFailed(reply.error, None, reply.source))
                     return CheckResult(False, failures.word(refused), refused.kind)
         return CheckResult(True, f"Helion's Triton compiles for sm_90 ({len(self._launches)} specialisation(s))")
-
-
-def _keyword_only(spec) -> set[str]:
-    import inspect
-    return {p.name for p in inspect.signature(spec).parameters.values() if p.kind is p.KEYWORD_ONLY}
 
 
 def _tiles(case: Case) -> str:

@@ -18,19 +18,14 @@ generated run in Triton's interpreter: figures by the host's clock, never a resu
 """
 from __future__ import annotations
 
-import inspect
 
 import torch
 
 from grader.channel import wire
-from grader.course.puzzle import Puzzle
+from grader.course.puzzle import Puzzle, keyword_values
 from grader.sandbox.bench_loop import Measure, Subject
 from grader.sandbox.bench_run import _baselines, _copy, _nothing, _poison, input_sets, raw
 from grader.sandbox.helion_cpu import interpreted_launch
-
-
-def _keyword_only(spec) -> set[str]:
-    return {p.name for p in inspect.signature(spec).parameters.values() if p.kind is p.KEYWORD_ONLY}
 
 
 def compiled(kernel, tensors: list, values: dict, blocks: dict, launch: dict):
@@ -57,7 +52,7 @@ def bench_helion(puzzle: Puzzle, kernel, msg: wire.Bench, blobs: list[bytes],
     """One size: the compiled kernel called on the grader's inputs, against the Bench's baseline."""
     sets = input_sets(msg, blobs, device)
     work = [x.clone() for x in sets[0]]
-    values = {k: v for k, v in dict(msg.values).items() if k in _keyword_only(puzzle.spec)}
+    values = keyword_values(puzzle.spec, dict(msg.values))
     fn, args, _ = compiled(kernel, work, values, dict(puzzle.bench.blocks), dict(puzzle.bench.launch))
     extra = {"_launcher": _interpreted} if device == "cpu" else {}
     held: list = []  # the last call's outputs, until they have been read and poisoned
