@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import importlib.util
 import json
-import math
 import statistics
 import sys
 import tempfile

@@ -3,7 +3,6 @@ the jail's limits (no worker process)."""
 import pytest
 
 from grader.channel.binding import BindingError, Param, bind
-from grader.judge.fence import pack
 
 
 def test_binding_by_name_and_its_errors():

@@ -15,7 +15,7 @@ from grader.course.puzzle import KINDS as AUTHORED
 
 PACKAGE = Path(grader.__file__).parent
 # Where a kind's name may be compared with: the two registries.
-REGISTRIES = {PACKAGE / "kinds", PACKAGE / "sandbox" / "kinds.py"}
+REGISTRIES = {PACKAGE / "judge" / "kinds", PACKAGE / "sandbox" / "kinds.py"}
 
 
 def test_every_course_puzzle_is_of_a_registered_kind(course):
@@ -35,7 +35,9 @@ def test_the_registries_hold_the_kinds_a_puzzle_may_name():
 
 def test_each_module_of_grader_kinds_is_a_registered_kind():
     """A new kind is a module here: forgetting to register it fails here, not at grading."""
-    for path in sorted((PACKAGE / "kinds").glob("*.py")):
+    found = sorted((PACKAGE / "judge" / "kinds").glob("*.py"))
+    assert len(found) > 2, "grader/judge/kinds/ moved: this test must follow it"
+    for path in found:
         if path.stem in ("__init__", "kind"):
             continue
         module = importlib.import_module(f"grader.judge.kinds.{path.stem}")

@@ -1,6 +1,5 @@
 """Unit tests of renderers: the bench report and the class's CSV (no worker process)."""
 import pytest
-import torch
 
 
 def _bench_reply(results: list[dict]) -> dict:

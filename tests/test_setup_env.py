@@ -4,7 +4,6 @@ commands."""
 from __future__ import annotations
 
 import importlib.util
-import sys
 
 import pytest
 

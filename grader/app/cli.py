@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from grader.course.loader import Course, CourseError, PuzzleLoadError
+from grader.course.loader import Course, PuzzleLoadError
 from grader.app.frontend import USAGE_ERROR, UsageProblem, course_at, has_cuda, pick_device, run_command, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
 from grader.judge.results import ExitCode, FailureKind
 from grader.judge.options import Options

@@ -199,7 +199,7 @@ def show(kernel, puzzle: str, case: str | None = None, *, width: str = "100%", h
     course = _course()
     puzzle_id = normalise_id(puzzle)
     folder = Path(tempfile.mkdtemp(prefix="triton-puzzles-"))
-    _remove_at_exit(folder)  # the viewer reads the module for as long as it runs
+    atexit.register(shutil.rmtree, folder, True)  # the viewer reads the module for as long as it runs
     path = folder / f"{puzzle_id}_notebook.py"
     path.write_text(source_of(kernel))
     return _start_viewer(course, puzzle_id, path, case, None).iframe(width=width, height=height)

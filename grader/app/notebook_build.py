@@ -7,7 +7,6 @@ part (what the puzzle file marks with its `# ---- your part` lines) and a check 
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
 
 import nbformat

@@ -62,7 +62,8 @@ def failed_case(case: Case, puzzle: Puzzle, facts, describe: str = "", **extra) 
     return case_result(case, puzzle, False, facts.kind, f"{describe}: {text}" if describe else text, **extra)
 
 
-def zeros(buffer) -> "torch.Tensor":
+def zeros(buffer):
+    """A zero tensor of ``buffer``'s shape and dtype."""
     import torch
     return torch.zeros(buffer.shape, dtype=getattr(torch, buffer.dtype))
 

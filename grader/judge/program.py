@@ -1,6 +1,6 @@
 """Reading a recorded autograd wrapper: what it computed with PyTorch, and where its results came from.
 
-The worker records a wrapper as a :class:`grader.channel.wire.Program` and another worker replays it;
+The worker records a wrapper as a :class:`grader.channel.Program` and another worker replays it;
 this module reads the program here, in the grader, and runs nothing. It follows every storage
 from the inputs and from the kernels' buffers through the program's operators:
 
@@ -173,7 +173,7 @@ def saved_inputs(program: Program) -> list[bool]:
     return [ref is not None and program.metas[ref].storage in inputs for ref in program.saved]
 
 
-def typed_argument(value, program: wire.Program):
+def typed_argument(value, program: Program):
     """A launch argument as the compile check needs it: a tensor as its pointer's dtype."""
     if isinstance(value, list):
         return [typed_argument(v, program) for v in value]
@@ -190,7 +190,7 @@ def typed_argument(value, program: wire.Program):
     return value
 
 
-def launch_key(step: wire.Step, program: wire.Program) -> str | None:
+def launch_key(step: Step, program: Program) -> str | None:
     """What makes two launches one compile: the kernel, and its arguments' types and values (Triton's
     own cache makes a second compile of one signature cheap). None for a launch the check cannot
     type (a host tensor descriptor)."""
