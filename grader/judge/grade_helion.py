@@ -127,8 +127,9 @@ class HelionGrader(PuzzleGrader):
             kind, text, abort = self._case_failure(reply.failure)
             return case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), abort
         if reply.outside is not None:
-            facts = failures.HostWork(self.puzzle.kernel, reply.outside.line, reply.outside.source,
-                                      reply.outside.loops)
+            out = reply.outside
+            facts = failures.HostWork(self.puzzle.kernel, out.line, out.source, out.loops, out.ops, out.tensors,
+                                      out.called, out.called_line, out.called_source)
             return failed_case(case, self.puzzle, facts, describe, **extra), None
         if reply.modified:
             changed = reply.modified[0]
