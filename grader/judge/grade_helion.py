@@ -11,6 +11,9 @@ puzzle's kernel is, and shown to the learner (``--verbose``).
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
+
+import msgspec
 
 from grader.channel import wire
 from grader.course.dtypes import DTYPES, dtype_name
@@ -51,7 +54,16 @@ class HelionGrader(PuzzleGrader):
         if check is not None and check.kind == FailureKind.SIGNATURE:  # not a Helion kernel: say what is
             message = f"{failure.message} Expected signature: {self.decorator} def {self.expected_signature}"
             failure = replace(failure, message=message, checks={"load": replace(check, message=message)})
+        if failure is None and info.stub and not _is_course_stub(self.kernel_file, self.puzzle_path, self.puzzle.kernel):
+            info = msgspec.structs.replace(info, stub=not self._stub_does_host_work())
         return info, failure
+
+    def _stub_does_host_work(self) -> bool:
+        """Loops of only ``pass`` around host code the learner changed (``z = x + y`` before the
+        loop): attempted, and graded, where its first case finds PyTorch work on the host."""
+        self._generated, self._launches = "", {}
+        result, _ = self._run_helion_case(self.puzzle.cases[0])
+        return result.kind == FailureKind.TORCH_COMPUTE
 
     def _load_request(self):
         # Named with its kind: the worker switches Helion's interpreter on before helion is first
@@ -207,6 +219,23 @@ class HelionGrader(PuzzleGrader):
                                                         failures.CompileFailed(reply.error, None, reply.source))
                     return CheckResult(False, failures.word(refused), refused.kind)
         return CheckResult(True, f"Helion's Triton compiles for sm_90 ({len(self._launches)} specialisation(s))")
+
+
+def _is_course_stub(learner, course, name: str) -> bool:
+    """Whether the learner's ``name`` is the course's stub as it was given (comments aside)."""
+    import ast
+
+    from grader.course.syntax import parse
+
+    def body(path):
+        try:
+            tree = parse(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, SyntaxError):
+            return None
+        found = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+        return ast.dump(found[-1]) if found else None
+    mine = body(learner)
+    return mine is not None and mine == body(course)
 
 
 def _tiles(case: Case) -> str:

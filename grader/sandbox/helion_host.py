@@ -108,12 +108,12 @@ def _source_line(generated: list[str], index: int, path: str) -> int | None:
 
 
 class _Recorder:
-    """The first data-touching operation seen inside the host function (not in its launcher)."""
+    """The first statement of the host code to touch tensor data, with every op it runs there.
+    ``host_code`` is the host function's code; ``line_of`` gives a frame of it the learner's
+    line, or None where the frame is in a device loop or in Helion's own code."""
 
-    def __init__(self, host_code, path: str, names: dict) -> None:
-        import linecache
-        self.host_code, self.path, self.names = host_code, path, names
-        self.generated = linecache.getlines(host_code.co_filename)
+    def __init__(self, host_code, line_of, path: str, names: dict) -> None:
+        self.host_code, self.line_of, self.path, self.names = host_code, line_of, path, names
         self.fresh: set = set()
         self.found: HostOp | None = None
 
@@ -139,9 +139,9 @@ class _Recorder:
             return
         import linecache
         host, inner = where
-        line = _source_line(self.generated, host.f_lineno - 1, self.path)
-        if line is None and inner is None:
-            return  # Helion's own host code
+        line = self.line_of(host)
+        if line is None:
+            return
         called = (inner.f_code.co_name, inner.f_lineno) if inner is not None else ("", None)
         if self.found is not None and (self.found.line, self.found.called, self.found.called_line) != (line, *called):
             return
@@ -191,26 +191,72 @@ def _no_launch(*args, **options) -> None:
     """The launcher the host code calls where a device loop stood: nothing is launched."""
 
 
-def host_work(bound, config, args: tuple, path: str) -> HostOp | None:
-    """The first operation on tensor data that the host code Helion generated for ``config``
-    runs on ``args`` (the kernel's normalised arguments), or None. Runs on copies; what the
-    host code prints is dropped (the case's runs print it), and what it raises is the case's
-    runs' to report."""
-    import inspect
-
-    import torch
-
+def _recorded(call, recorder: _Recorder) -> HostOp | None:
+    """Runs ``call`` under the recorder's modes; what it prints is dropped (the case's runs
+    print it), and what it raises is the case's runs' to report."""
     from grader.sandbox.learner_code import captured_output
-    host = bound.compile_config(config, allow_print=False)
-    params = list(inspect.signature(bound.kernel.fn).parameters)
-    copies = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
-    names = {_storage(c): p for p, c in zip(params, copies) if _storage(c) is not None}
-    recorder = _Recorder(host.__code__, path, names)
     escapes, data = _modes(recorder)
     with captured_output():
         try:
             with escapes, data:
-                host(*copies, _launcher=_no_launch)
-        except Exception:  # noqa: BLE001 (the learner's host code on a launcher that ran nothing)
+                call()
+        except Exception:  # noqa: BLE001 (the learner's host code, on a launcher that ran nothing)
             pass
     return recorder.found
+
+
+def _copies(fn, args: tuple) -> tuple[tuple, dict]:
+    """Copies of the arguments (the host code may write into them), and their storages' names."""
+    import inspect
+
+    import torch
+    copies = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+    params = list(inspect.signature(fn).parameters)
+    return copies, {_storage(c): p for p, c in zip(params, copies) if _storage(c) is not None}
+
+
+def host_work(bound, config, args: tuple, path: str) -> HostOp | None:
+    """The first statement of the host code Helion generated for ``config`` that touches tensor
+    data when run on ``args`` (the kernel's normalised arguments), or None."""
+    import linecache
+    host = bound.compile_config(config, allow_print=False)
+    generated = linecache.getlines(host.__code__.co_filename)
+    copies, names = _copies(bound.kernel.fn, args)
+    recorder = _Recorder(host.__code__, lambda frame: _source_line(generated, frame.f_lineno - 1, path), path, names)
+    return _recorded(lambda: host(*copies, _launcher=_no_launch), recorder)
+
+
+def device_loop_lines(fn, loops=("tile", "grid")) -> list[range]:
+    """The lines of ``fn``'s ``hl.tile``/``hl.grid`` loops, in its file."""
+    import ast
+    import inspect
+    import textwrap
+
+    from grader.course.syntax import parse
+    lines, first = inspect.getsourcelines(fn)
+    found = []
+    for node in ast.walk(parse(textwrap.dedent("".join(lines)))):
+        call = getattr(node, "iter", None) if isinstance(node, ast.For) else None
+        func = getattr(call, "func", None)
+        if (getattr(func, "attr", None) or getattr(func, "id", None)) in loops:
+            found.append(range(node.lineno + first - 1, node.end_lineno + first))
+    return found
+
+
+def host_work_eager(kernel, args: tuple, path: str) -> HostOp | None:
+    """The same for a kernel Helion generates no code for (its loops do nothing, e.g. ``pass``):
+    the kernel runs in Helion's reference mode, whole, as PyTorch, and only what runs at its
+    lines outside the device loops counts."""
+    import copy
+
+    import helion
+    from helion.runtime.ref_mode import RefMode
+    settings = copy.copy(kernel.settings)
+    settings.ref_mode = RefMode.EAGER
+    eager = helion.Kernel(kernel.fn, settings=settings, configs=list(kernel.configs))
+    loops = device_loop_lines(kernel.fn)
+    copies, names = _copies(kernel.fn, args)
+
+    def line_of(frame):
+        return None if any(frame.f_lineno in loop for loop in loops) else frame.f_lineno
+    return _recorded(lambda: eager(*copies), _Recorder(kernel.fn.__code__, line_of, path, names))

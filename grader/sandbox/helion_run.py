@@ -30,7 +30,7 @@ import time
 from grader.channel import wire
 from grader.course.dtypes import DTYPES, dtype_name, tensor_bytes
 from grader.sandbox.helion_cpu import interpreted_launch, register_mixed_dots
-from grader.sandbox.helion_host import host_work
+from grader.sandbox.helion_host import host_work, host_work_eager
 from grader.sandbox.learner_code import captured_output, learner_frame
 from grader.source.source_lines import is_stub_body
 from grader.course.syntax import parse
@@ -222,6 +222,10 @@ def _compile(compiler, views, values, blocks, path: str, name: str, reply: dict)
         reply["outside"] = wire.HostWork(line=inspect.getsourcelines(compiler.fn)[1], source=f"def {name}(...)",
                                          loops=False)
         return None
+    except helion_exc.EmptyDeviceLoopAfterDCE as error:  # loops that do nothing: does the rest compute?
+        host = host_work_eager(compiler, args, path)
+        if host is None:
+            return _helion_error(error, path)
     except helion_exc.BaseError as error:
         return _helion_error(error, path)
     except Exception as error:  # noqa: BLE001 (the learner's Python, traced by Helion)
