@@ -44,9 +44,12 @@ class HelionGrader(PuzzleGrader):
         return None
 
     def _sniffing(self) -> str | None:
-        from grader.source import sniffing
+        from grader.source import helion_device, sniffing
         finding = sniffing.check_file(self.kernel_file, None)
-        return None if finding is None else sniffing.message(finding)
+        if finding is not None:
+            return sniffing.message(finding)
+        branch = helion_device.check_file(self.kernel_file, self.puzzle.kernel)
+        return None if branch is None else helion_device.message(branch)
 
     def _load(self):
         info, failure = super()._load()
