@@ -29,7 +29,9 @@ def test_allocations_views_and_constant_fills_touch_no_data():
                aten.empty.memory_format, aten.view.default, aten.transpose.int, aten.slice.Tensor,
                aten.expand.default, aten.unsqueeze.default, aten.sym_size.int):
         assert not touches_data(op, (x,), set()), op
-    assert not touches_data(aten.fill_.Scalar, (fresh, 0.0), {fresh.untyped_storage().data_ptr()})
+    allocated = {fresh.untyped_storage().data_ptr()}
+    assert not touches_data(aten.fill_.Scalar, (fresh, 0.0), allocated)
+    assert not touches_data(aten._to_copy.default, (fresh,), allocated)  # a constant moved to the device
 
 
 def test_arithmetic_copies_in_place_ops_and_item_touch_data():

@@ -11,7 +11,7 @@ a no-op, under a dispatch mode that sees every aten operation PyTorch executes, 
 reached (an operator, a method, a helper, a lambda). Allocating (``empty``, ``zeros_like``,
 ``new_empty``, ``full``, a constant), views (``view``, ``reshape`` of a contiguous tensor,
 ``transpose``...) and shape queries touch no tensor's data and are allowed; filling a tensor
-allocated here with a constant too. Anything else that runs on the host (arithmetic, a
+allocated here with a constant too, or moving such a tensor. Anything else that runs on the host (arithmetic, a
 reduction, ``copy_``, ``masked_fill``, an in-place op, ``.item()``, a copy out to NumPy) reads
 or writes tensor data: the first one is reported with the learner's line. Where nothing ran,
 nothing is said.
@@ -79,8 +79,8 @@ def touches_data(func, args, fresh: set) -> bool:
     name = func.overloadpacket.__name__
     if name in ALLOCATIONS or name in METADATA or _is_view(func):
         return False
-    if f"{name}.{func._overloadname}" in CONSTANT_FILLS and args and _storage(args[0]) in fresh:
-        return False
+    if args and _storage(args[0]) in fresh and (name == "_to_copy" or f"{name}.{func._overloadname}" in CONSTANT_FILLS):
+        return False  # a constant filled in, or moved and converted: still no input's data
     return True
 
 
@@ -173,7 +173,7 @@ def _modes(recorder: _Recorder):
             out = func(*args, **(kwargs or {}))
             if touches_data(func, args, recorder.fresh):
                 recorder.saw(func.overloadpacket.__name__, (args, tuple((kwargs or {}).values())))
-            elif func.overloadpacket.__name__ in ALLOCATIONS:
+            elif func.overloadpacket.__name__ in ALLOCATIONS or func.overloadpacket.__name__ == "_to_copy":
                 recorder.fresh.update(filter(None, map(_storage, _flat((out,)))))
             return out
 
