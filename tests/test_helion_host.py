@@ -129,3 +129,53 @@ def graded():
 def test_allocation_views_and_checks_outside_the_loops_pass(graded, name):
     result = graded[name]
     assert result.status == Status.PASS, result.message
+
+
+# ---- the recorder, on a plain function standing for Helion's host code --------------------------
+def _host(x, y, *, _launcher):
+    z = torch_module().empty_like(x)                     # allocation: allowed
+    v = x.view(-1).t() if x.dim() == 1 else x            # views and shape questions: allowed
+    _launcher(v, y, z)                                   # the device loop: not host work
+    return _twice(y) if v.numel() < 0 else z
+
+
+def _twice(t):
+    return (lambda u: u + u)(t)
+
+
+def _steered(x, y, *, _launcher):
+    n = len(x.tolist())                                  # the data leaves PyTorch: no aten op marks it
+    _launcher(x, y)
+    return n
+
+
+def _helper_after(x, y, *, _launcher):
+    _launcher(x, y)
+    return _twice(y)
+
+
+def torch_module():
+    import torch
+    return torch
+
+
+def _record(host):
+    import inspect
+
+    from grader.sandbox.helion_host import _copies, _recorded, _Recorder
+    torch = torch_module()
+    copies, names = _copies(host, (torch.ones(4), torch.ones(4)))
+
+    def launch(*tensors):  # a launcher that computes: the device's work, not the host's
+        torch.add(tensors[0], tensors[1])
+    recorder = _Recorder(host.__code__, lambda frame: frame.f_lineno, inspect.getsourcefile(host), names, launch)
+    return _recorded(lambda: host(*copies, _launcher=launch), recorder)
+
+
+def test_the_recorder_sees_what_touches_data_wherever_it_is_called_from():
+    assert _record(_host) is None  # allocation, views, and what the launcher does
+    steered = _record(_steered)
+    assert steered.ops == ("tolist",) and steered.tensors == ("x",) and "x.tolist()" in steered.source
+    helped = _record(_helper_after)
+    assert helped.ops == ("add",) and helped.tensors == ("y",) and helped.source == "return _twice(y)"
+    assert helped.called == "<lambda>" and helped.called_source == "return (lambda u: u + u)(t)"

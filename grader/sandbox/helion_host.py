@@ -110,10 +110,12 @@ def _source_line(generated: list[str], index: int, path: str) -> int | None:
 class _Recorder:
     """The first statement of the host code to touch tensor data, with every op it runs there.
     ``host_code`` is the host function's code; ``line_of`` gives a frame of it the learner's
-    line, or None where the frame is in a device loop or in Helion's own code."""
+    line, or None where the frame is in a device loop or in Helion's own code; what runs inside
+    ``launcher`` (the function the host code launches through) is the device's."""
 
-    def __init__(self, host_code, line_of, path: str, names: dict) -> None:
+    def __init__(self, host_code, line_of, path: str, names: dict, launcher=None) -> None:
         self.host_code, self.line_of, self.path, self.names = host_code, line_of, path, names
+        self.launcher_code = (launcher or _no_launch).__code__
         self.fresh: set = set()
         self.found: HostOp | None = None
 
@@ -125,7 +127,7 @@ class _Recorder:
             code = frame.f_code
             if code is self.host_code:
                 return frame, inner
-            if code is _no_launch.__code__:
+            if code is self.launcher_code:
                 return None
             if inner is None and os.path.abspath(code.co_filename) == self.path:
                 inner = frame
