@@ -172,6 +172,7 @@ def _record(host):
     return _recorded(lambda: host(*copies, _launcher=launch), recorder)
 
 
+@pytest.mark.slow  # a dispatch mode's first use imports torch._dynamo (seconds; the worker has it with Helion)
 def test_the_recorder_sees_what_touches_data_wherever_it_is_called_from():
     assert _record(_host) is None  # allocation, views, and what the launcher does
     steered = _record(_steered)
