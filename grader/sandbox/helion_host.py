@@ -35,6 +35,7 @@ ALLOCATIONS = frozenset({
 METADATA = frozenset({
     "sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "size", "stride", "numel", "dim",
     "storage_offset", "is_contiguous", "is_non_overlapping_and_dense", "is_same_size",
+    "result_type", "is_floating_point", "is_complex", "is_signed", "can_cast", "promote_types",
 })
 # Fills that write a constant: allowed on a tensor the host code itself allocated.
 CONSTANT_FILLS = frozenset({"fill_.Scalar", "zero_.default"})
