@@ -462,11 +462,18 @@ class Replay(Request):
 # helion: a @helion.kernel run on one case ------------------------------------------------------
 class HostWork(Message):
     """Work a Helion kernel does outside its ``hl.tile`` loops: whole-tensor PyTorch on the host
-    (``loops`` False: the kernel has no device loop at all). ``line`` is the learner's."""
+    (``loops`` False: the kernel has no device loop at all). ``line`` is the learner's; ``ops`` the
+    PyTorch operations that ran there on tensor data, on the kernel's parameters ``tensors``, in
+    the helper function ``called`` (at its ``called_line``) where the kernel called one."""
 
     line: int | None
     source: str = ""
     loops: bool = True
+    ops: tuple[str, ...] = ()
+    tensors: tuple[str, ...] = ()
+    called: str = ""
+    called_line: int | None = None
+    called_source: str = ""
 
 
 class HelionLaunch(Message):

@@ -1038,13 +1038,20 @@ def _persisting_l2(f: PersistingL2) -> str:
 
 @dataclass(frozen=True)
 class HostWork:
-    """A Helion kernel computed outside its ``hl.tile`` loops (``loops`` False: it has none)."""
+    """A Helion kernel computed outside its ``hl.tile`` loops (``loops`` False: it has none):
+    ``ops`` the PyTorch operations its host code ran on tensor data, on its parameters ``tensors``,
+    inside the helper function ``called`` (its line ``called_line``) where it called one."""
 
     kind: ClassVar = FailureKind.TORCH_COMPUTE
     name: str
     line: int | None
     source: str
     loops: bool = True
+    ops: tuple[str, ...] = ()
+    tensors: tuple[str, ...] = ()
+    called: str = ""
+    called_line: int | None = None
+    called_source: str = ""
 
 
 def _host_work(f: HostWork) -> str:
@@ -1052,10 +1059,17 @@ def _host_work(f: HostWork) -> str:
         return (f"`{f.name}` has no `hl.tile` loop, so Helion generates no Triton kernel from it: all it does is "
                 f"computed with PyTorch on the host{_where(f.line, f.source)}. Fix: put the work inside "
                 f"`for tile in hl.tile(n):`, on the tiles (`z[tile] = x[tile] + y[tile]`).")
-    return (f"`{f.name}` computed with PyTorch outside its `hl.tile` loops{_where(f.line, f.source)}: Helion "
+    what = ""
+    if f.ops:
+        on = f" on {', '.join(f'`{t}`' for t in f.tensors)}" if f.tensors else ""
+        what = f": PyTorch ran {', '.join(f'`{o}`' for o in f.ops)}{on} there, on the host"
+        if f.called:
+            what += f", inside `{f.called}`{_where(f.called_line, f.called_source)}"
+    return (f"`{f.name}` computed with PyTorch outside its `hl.tile` loops{_where(f.line, f.source)}{what}. Helion "
             f"runs code outside the loops on the host as whole-tensor PyTorch, so that is PyTorch's result, not "
             f"the Triton kernel Helion generates. Fix: move the computation into the `hl.tile` loop, on the "
-            f"tiles (`x[tile]`); outside the loops, only allocate the outputs and return them.")
+            f"tiles (`x[tile]`); outside the loops, only allocate the outputs (`torch.empty_like(x)`, "
+            f"`x.new_zeros(...)`), take views and sizes, and return them.")
 
 
 _HELION_FIXES = [

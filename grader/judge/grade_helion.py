@@ -11,6 +11,9 @@ puzzle's kernel is, and shown to the learner (``--verbose``).
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
+
+import msgspec
 
 from grader.channel import wire
 from grader.course.dtypes import DTYPES, dtype_name
@@ -41,9 +44,12 @@ class HelionGrader(PuzzleGrader):
         return None
 
     def _sniffing(self) -> str | None:
-        from grader.source import sniffing
+        from grader.source import helion_device, sniffing
         finding = sniffing.check_file(self.kernel_file, None)
-        return None if finding is None else sniffing.message(finding)
+        if finding is not None:
+            return sniffing.message(finding)
+        branch = helion_device.check_file(self.kernel_file, self.puzzle.kernel)
+        return None if branch is None else helion_device.message(branch)
 
     def _load(self):
         info, failure = super()._load()
@@ -51,7 +57,16 @@ class HelionGrader(PuzzleGrader):
         if check is not None and check.kind == FailureKind.SIGNATURE:  # not a Helion kernel: say what is
             message = f"{failure.message} Expected signature: {self.decorator} def {self.expected_signature}"
             failure = replace(failure, message=message, checks={"load": replace(check, message=message)})
+        if failure is None and info.stub and not _is_course_stub(self.kernel_file, self.puzzle_path, self.puzzle.kernel):
+            info = msgspec.structs.replace(info, stub=not self._stub_does_host_work())
         return info, failure
+
+    def _stub_does_host_work(self) -> bool:
+        """Loops of only ``pass`` around host code the learner changed (``z = x + y`` before the
+        loop): attempted, and graded, where its first case finds PyTorch work on the host."""
+        self._generated, self._launches = "", {}
+        result, _ = self._run_helion_case(self.puzzle.cases[0])
+        return result.kind == FailureKind.TORCH_COMPUTE
 
     def _load_request(self):
         # Named with its kind: the worker switches Helion's interpreter on before helion is first
@@ -127,8 +142,9 @@ class HelionGrader(PuzzleGrader):
             kind, text, abort = self._case_failure(reply.failure)
             return case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), abort
         if reply.outside is not None:
-            facts = failures.HostWork(self.puzzle.kernel, reply.outside.line, reply.outside.source,
-                                      reply.outside.loops)
+            out = reply.outside
+            facts = failures.HostWork(self.puzzle.kernel, out.line, out.source, out.loops, out.ops, out.tensors,
+                                      out.called, out.called_line, out.called_source)
             return failed_case(case, self.puzzle, facts, describe, **extra), None
         if reply.modified:
             changed = reply.modified[0]
@@ -206,6 +222,23 @@ class HelionGrader(PuzzleGrader):
                                                         failures.CompileFailed(reply.error, None, reply.source))
                     return CheckResult(False, failures.word(refused), refused.kind)
         return CheckResult(True, f"Helion's Triton compiles for sm_90 ({len(self._launches)} specialisation(s))")
+
+
+def _is_course_stub(learner, course, name: str) -> bool:
+    """Whether the learner's ``name`` is the course's stub as it was given (comments aside)."""
+    import ast
+
+    from grader.course.syntax import parse
+
+    def body(path):
+        try:
+            tree = parse(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, SyntaxError):
+            return None
+        found = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+        return ast.dump(found[-1]) if found else None
+    mine = body(learner)
+    return mine is not None and mine == body(course)
 
 
 def _tiles(case: Case) -> str:

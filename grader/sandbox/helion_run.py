@@ -3,8 +3,9 @@
 Each case goes through Helion twice over, and only here is helion imported:
 
 1. Helion's compiler (a copy of the kernel with its interpreter off) traces it on the case's
-   inputs. It says where the work is: a tensor operation outside every ``hl.tile`` loop is
-   PyTorch on the host, and a kernel with no loop has no device code at all. It raises the
+   inputs. It says where the work is: the host code it generates (all but the loops) is run
+   once with nothing launched, and whatever that does to tensor data is PyTorch on the host
+   (:mod:`grader.sandbox.helion_host`); a kernel with no loop has no device code at all. It raises the
    learner's errors with their line (a shape that does not broadcast, an unsupported call),
    and it lowers the kernel to Triton for the case's tile sizes, on the CPU, without a GPU.
 2. On a CPU, Helion's interpreter (``HELION_INTERPRET=1``, set before helion is imported) runs
@@ -29,6 +30,7 @@ import time
 from grader.channel import wire
 from grader.course.dtypes import DTYPES, dtype_name, tensor_bytes
 from grader.sandbox.helion_cpu import interpreted_launch, register_mixed_dots
+from grader.sandbox.helion_host import host_work, host_work_eager
 from grader.sandbox.learner_code import captured_output, learner_frame
 from grader.source.source_lines import is_stub_body
 from grader.course.syntax import parse
@@ -96,38 +98,6 @@ def _compiler_copy(kernel):
     settings = copy.copy(kernel.settings)
     settings.ref_mode = RefMode.OFF
     return helion.Kernel(kernel.fn, settings=settings, configs=list(kernel.configs))
-
-
-@contextlib.contextmanager
-def _host_work_seen(found: list):
-    """Helion's compiler warns of each tensor operation outside the device loops (and prints
-    it); here each is written down with its place instead. Its modules each hold the warning
-    function under their own name: each is swapped while the kernel is traced."""
-    import sys
-
-    from helion import exc
-    from helion._compiler import compile_environment
-    from helion._compiler.source_location import current_location
-    original = compile_environment.warning
-
-    def seen(warning) -> None:
-        kind = warning if isinstance(warning, type) else type(warning)
-        if issubclass(kind, exc.TensorOperationInWrapper):
-            found.append(current_location())
-        else:
-            original(warning)
-    from helion._compiler import type_propagation  # noqa: F401 (imported lazily by Helion: hold it now)
-
-    def holding(function) -> list:
-        return [m for name, m in list(sys.modules.items())
-                if name.startswith("helion.") and getattr(m, "warning", None) is function]
-    for module in holding(original):
-        module.warning = seen
-    try:
-        yield
-    finally:
-        for module in holding(seen):  # a module imported meanwhile took `seen` too
-            module.warning = original
 
 
 def _place(location, path: str) -> tuple[int | None, str]:
@@ -240,28 +210,32 @@ def _compile(compiler, views, values, blocks, path: str, name: str, reply: dict)
     """Step 1, Helion's compiler. Returns (args, bound kernel, config) or a Failure; ``reply``
     gets the config, the Triton code, and work outside the loops."""
     from helion import exc as helion_exc
-    host: list = []
     try:
-        with _host_work_seen(host):
-            args = compiler.normalize_args(*views, **values)
-            bound = compiler.bind(args)
-            config, note = _config(bound, blocks)
-            shown = {k: config.config[k] for k in ("block_sizes", "num_warps", "num_stages") if k in config.config}
-            reply["config"] = ", ".join(f"{k}={v}" for k, v in shown.items()) + note
-            reply["triton"] = bound.to_triton_code(config)
+        args = compiler.normalize_args(*views, **values)
+        bound = compiler.bind(args)
+        config, note = _config(bound, blocks)
+        shown = {k: config.config[k] for k in ("block_sizes", "num_warps", "num_stages") if k in config.config}
+        reply["config"] = ", ".join(f"{k}={v}" for k, v in shown.items()) + note
+        reply["triton"] = bound.to_triton_code(config)
+        host = host_work(bound, config, args, path)
     except helion_exc.NoDeviceLoopsInKernel:
         reply["outside"] = wire.HostWork(line=inspect.getsourcelines(compiler.fn)[1], source=f"def {name}(...)",
                                          loops=False)
         return None
+    except helion_exc.EmptyDeviceLoopAfterDCE as error:  # loops that do nothing: does the rest compute?
+        host = host_work_eager(compiler, args, path)
+        if host is None:
+            return _helion_error(error, path)
     except helion_exc.BaseError as error:
         return _helion_error(error, path)
     except Exception as error:  # noqa: BLE001 (the learner's Python, traced by Helion)
         line, source = learner_frame(error, path)
         text = f"{type(error).__name__}: {error}".split("\nWhile processing:")[0]
         return wire.Failure("exception", error=text, line=line, source=source)
-    if host:
-        line, source = _place(host[0], path)
-        reply["outside"] = wire.HostWork(line=line, source=source)
+    if host is not None:
+        reply["outside"] = wire.HostWork(line=host.line, source=host.source, ops=host.ops, tensors=host.tensors,
+                                         called=host.called, called_line=host.called_line,
+                                         called_source=host.called_source)
         return None
     return args, bound, config
 

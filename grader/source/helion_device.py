@@ -1,0 +1,128 @@
+"""A static check of a Helion kernel for code that decides by the device it runs on.
+
+The grader runs a Helion kernel on a CPU (in Helion's interpreter, and its Triton tile by tile
+in Triton's) and on GPUs. A kernel that asks ``x.device.type == "cpu"``, ``x.is_cuda`` or
+``torch.cuda.is_available()`` in a condition can do one thing where it is graded and another
+where it is used, so no verdict of either machine would hold for the other. Allocating with
+``device=x.device`` stays allowed: it puts the tensor beside its input, and decides nothing.
+
+The kernel and the functions of the learner's file it calls (and they call) are read; a
+condition (``if``, ``while``, ``... if ... else ...``, ``assert``, ``and``/``or``, an index)
+that uses a device query, or a name assigned from one, is refused with its line.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.course.syntax import parse
+
+# Attributes that ask where a tensor, or this process, runs.
+DEVICE_ATTRIBUTES = {
+    "device": "the tensor's device", "is_cuda": "whether the tensor is on a GPU",
+    "is_cpu": "whether the tensor is on the CPU", "is_mps": "the tensor's device",
+    "is_xpu": "the tensor's device", "is_meta": "the tensor's device", "get_device": "the tensor's device",
+    "cuda": "PyTorch's CUDA state", "environ": "the process's environment",
+    "getenv": "the process's environment", "ref_mode": "whether Helion's interpreter runs",
+}
+SWITCHES = {"HELION_INTERPRET", "TRITON_INTERPRET"}
+
+
+@dataclass(frozen=True)
+class DeviceBranch:
+    function: str
+    line: int
+    source: str
+    what: str  # what the condition asks
+
+
+def _query(node: ast.AST, tainted: set[str]) -> str | None:
+    """What device question ``node`` asks, if any: an attribute, a switch's name, or a name
+    assigned from such a question."""
+    same = {id(a) for c in ast.walk(node) if _same_device(c) for a in ast.walk(c)}
+    for sub in ast.walk(node):
+        if id(sub) in same:
+            continue
+        if isinstance(sub, ast.Attribute) and sub.attr in DEVICE_ATTRIBUTES:
+            return f"`{ast.unparse(sub)}` ({DEVICE_ATTRIBUTES[sub.attr]})"
+        if isinstance(sub, ast.Constant) and sub.value in SWITCHES:
+            return f"`{sub.value}` (the interpreter's switch)"
+        if isinstance(sub, ast.Name) and sub.id in tainted:
+            return f"`{sub.id}` (assigned from the device)"
+    return None
+
+
+def _same_device(node: ast.AST) -> bool:
+    """``x.device == y.device``: whether two tensors sit together, the same on every machine."""
+    return isinstance(node, ast.Compare) and all(
+        isinstance(o, ast.Attribute) and o.attr == "device" for o in [node.left, *node.comparators])
+
+
+def _conditions(node: ast.AST):
+    """The expressions of ``node`` that decide which code runs."""
+    if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+        yield node.test
+    elif isinstance(node, ast.BoolOp):
+        yield from node.values[:-1]
+    elif isinstance(node, ast.comprehension):
+        yield from node.ifs
+    elif isinstance(node, ast.Match):
+        yield node.subject
+    elif isinstance(node, ast.Subscript):
+        yield node.slice
+
+
+def _tainted(fn: ast.FunctionDef) -> set[str]:
+    """Names assigned (directly or through other such names) from a device question."""
+    tainted: set[str] = set()
+    grown = None
+    while grown != tainted:
+        grown = set(tainted)
+        for node in ast.walk(fn):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None \
+                    and _query(node.value, tainted):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                tainted |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return tainted
+
+
+def find(source: str, kernel: str) -> DeviceBranch | None:
+    """The first condition on the device in ``kernel`` or a function of the file it calls."""
+    try:
+        tree = parse(source)
+    except SyntaxError:
+        return None  # the worker reports it, with the line
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    lines = source.splitlines()
+    todo, seen = [kernel], set()
+    while todo:
+        name = todo.pop(0)
+        if name in seen or name not in defs:
+            continue
+        seen.add(name)
+        fn = defs[name]
+        tainted = _tainted(fn)
+        for node in ast.walk(fn):
+            for condition in _conditions(node):
+                what = _query(condition, tainted)
+                if what is not None:
+                    line = condition.lineno
+                    return DeviceBranch(name, line, lines[line - 1].strip() if line <= len(lines) else "", what)
+        todo += sorted(n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
+    return None
+
+
+def check_file(path: Path, kernel: str) -> DeviceBranch | None:
+    try:
+        return find(Path(path).read_text(encoding="utf-8"), kernel)
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def message(found: DeviceBranch) -> str:
+    return (f"`{found.function}` at line {found.line}: `{found.source}` decides by {found.what}. The grader "
+            f"runs Helion kernels on a CPU and on GPUs, and a kernel must do the same work on both: code that "
+            f"branches on the device could pass where it is graded and compute something else where it is "
+            f"used, so the grader does not run it. Fix: remove the condition; allocate with `device=x.device` "
+            f"and compute the same way on every device.")
