@@ -17,6 +17,7 @@ lists them all, with what is left and why):
   constants (``tl.full``, ``tl.zeros``) exist, atomic add works.
 * ``tl.dot`` of fp32 inputs at the default precision multiplies TF32 values (the tensor
   cores read 10 bits of mantissa).
+* integer ``//`` and ``%`` by zero, and ``and``/``or`` on blocks: :mod:`interpreter_rules`.
 * inline PTX cannot run: an honest :class:`InterpreterLimit`.
 
 Installed once in a ``cpu`` zygote (:func:`install`), before any worker is forked.
@@ -249,9 +250,10 @@ def install() -> None:
     import triton.language as tl
     from triton.runtime import interpreter
 
-    from grader.sandbox import interpreter_libdevice
+    from grader.sandbox import interpreter_libdevice, interpreter_rules
     _patch_builder(interpreter, tl)
     _patch_reductions(interpreter, tl)
     _patch_arguments(interpreter, tl)
     interpreter_libdevice.install(interpreter)
+    interpreter_rules.install(interpreter)  # integer division by zero, the truth of a block
     _installed = True
