@@ -14,6 +14,9 @@
 """
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 
 from grader.sandbox.interpreter_limits import BlockTruth
@@ -61,20 +64,27 @@ def _patch_division(interpreter) -> None:
         setattr(builder, name, create_irem)
 
 
+_LIBRARY: tuple[str, ...] = ()  # Triton's own folder: its code asks a block's truth (`other if other else None`)
+
+
 def block_truth(tensor) -> bool:
-    """``bool(tensor)`` in a kernel: a scalar's truth; a block's is refused."""
-    if tensor.type.is_block():
+    """``bool(tensor)`` in a kernel: a scalar's truth; a block's is refused where the kernel's
+    own code asks it, and True (the interpreter's answer) where Triton's code does."""
+    if tensor.type.is_block() and not sys._getframe(1).f_code.co_filename.startswith(_LIBRARY):
         shape = tuple(int(d) for d in tensor.type.shape)
         raise BlockTruth(f"the truth of a block (shape {shape}) was asked, by `and`, `or`, `not`, `if` or "
                          f"`while` on it: in the interpreter a block counts as True, so `a and b` keeps only `b`, "
                          f"while compiled it is elementwise. Combine masks with `&`, `|` and `~`: "
                          f"`(a < n) & (b < m)`")
-    return bool(tensor.handle.data)
+    return bool(tensor.handle.data) if not tensor.type.is_block() else True
 
 
 def _patch_truth(interpreter) -> None:
     """The interpreter sets ``tensor.__bool__`` at each launch (``_patch_lang_tensor``): ours
     is set right after it, in the same scope, so it is undone with the launch's patches."""
+    global _LIBRARY
+    import triton
+    _LIBRARY = (os.path.dirname(triton.__file__) + os.sep,)
     original = interpreter._patch_lang_tensor
 
     def patch_lang_tensor(tensor, scope):
