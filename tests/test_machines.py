@@ -126,3 +126,29 @@ def test_a_discarded_load_out_of_bounds_is_found_beside_a_run_without_hooks(cour
     failing = [c for c in result.cases if not c.passed]
     assert result.status == Status.FAIL and failing[0].kind == "out_of_bounds", result.message
     assert "Found by the bounds check that runs each case in the interpreter beside the GPU" in failing[0].message
+
+
+def test_the_wall_clock_backstop_grows_with_the_load(monkeypatch):
+    """The limit is CPU time; the wall clock waits at least three times as long, and more per
+    unit of load per core: at load 8 on 2 cores a 30 s case is waited for 6 minutes."""
+    from grader.channel import worker_pool
+    monkeypatch.setattr(worker_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(worker_pool.os, "getloadavg", lambda: (8.0, 8.0, 8.0))
+    assert worker_pool.backstop(30.0) == 360.0
+    monkeypatch.setattr(worker_pool.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    assert worker_pool.backstop(30.0) == 90.0
+
+
+def test_a_timeout_says_which_clock_ran_out():
+    from grader.judge import failures
+    assert failures.word(failures.Timeout(30.0)).startswith("the kernel did not finish within 30 s of CPU time.")
+    assert failures.word(failures.Timeout(30.0, wall=360.0)).startswith(
+        "the kernel did not finish within 360 s of wall-clock time (the limit is 30 s of CPU time, waited for "
+        "longer on a busy machine).")
+
+
+def test_the_cpu_limit_travels_beside_the_typed_request():
+    header = wire.header(wire.Exit())
+    assert wire.cpu_limit(header) is None
+    header[wire.CPU_LIMIT] = 30.0
+    assert wire.cpu_limit(header) == 30.0 and wire.parse_request(header) == wire.Exit()

@@ -734,9 +734,20 @@ def _plain(value):
     raise TypeError(f"a value of type {type(value).__name__} cannot go on the wire")
 
 
+# The CPU seconds a request may use, beside its typed fields: the worker holds itself to them
+# (RLIMIT_CPU), whatever the request. Not a field of any request: every one carries it alike.
+CPU_LIMIT = "cpu_limit_s"
+
+
 def _body(header):
-    """A header without the protocol's blob count."""
-    return {k: v for k, v in header.items() if k != "blobs"} if isinstance(header, dict) else header
+    """A header without the protocol's blob count and the request's CPU limit."""
+    return {k: v for k, v in header.items() if k not in ("blobs", CPU_LIMIT)} if isinstance(header, dict) else header
+
+
+def cpu_limit(header) -> float | None:
+    """The CPU seconds a request's header allows, or None (no limit)."""
+    value = header.get(CPU_LIMIT) if isinstance(header, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
 
 
 def _typed(data, kind, what: str):

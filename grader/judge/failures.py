@@ -577,13 +577,19 @@ def _crash(f: Crash) -> str:
 
 @dataclass(frozen=True)
 class Timeout:
+    """Past the limit of ``seconds`` of CPU time, or (``wall``) past the wall-clock backstop for a
+    worker that used little CPU: the limit is CPU time, so that a machine's load changes no verdict."""
+
     kind: ClassVar = FailureKind.TIMEOUT
     seconds: float
     importing: bool = False  # while the worker imported the learner's file, before any case
+    wall: float | None = None
 
 
 def _timeout(f: Timeout) -> str:
-    return (f"the kernel did not finish within {f.seconds:g} s. Look for a loop whose bound never "
+    within = f"{f.seconds:g} s of CPU time" if f.wall is None else \
+        f"{f.wall:.0f} s of wall-clock time (the limit is {f.seconds:g} s of CPU time, waited for longer on a busy machine)"
+    return (f"the kernel did not finish within {within}. Look for a loop whose bound never "
             f"becomes true (a `while`, or a `range` over a huge or negative count); raise the limit with "
             f"--timeout if the kernel is merely slow." + (" (while importing the file)" if f.importing else ""))
 

@@ -106,8 +106,9 @@ class PuzzleGrader:
         timeout = self.options.timeout if timeout is None else timeout
         try:
             return (worker or self.worker).request(message, blobs, timeout=timeout)
-        except WorkerTimedOut:
-            raise Unanswered(failures.Timeout(timeout), "WorkerTimedOut", seconds=timeout) from None
+        except WorkerTimedOut as timed:
+            raise Unanswered(failures.Timeout(timeout, wall=timed.wall), "WorkerTimedOut",
+                             seconds=timed.wall or timeout) from None
         except WorkerDied as died:
             raise self._died(died) from None
 
