@@ -529,18 +529,23 @@ class Worker:
                 return
 
 
+_LIFE: tuple[int, int] | None = None
+
+
 def _limit_cpu(seconds: float | None) -> None:
     """This request may use ``seconds`` more CPU time: past them the kernel sends SIGXCPU, which
     ends the worker, and the grader reads that death as the request's timeout. CPU time, not the
     wall clock, so that a busy machine does not turn a correct kernel's case into a timeout."""
     import math
     import resource
+    global _LIFE
+    if _LIFE is None:  # the jail's cap on the worker's whole life (isolation), never raised
+        _LIFE = resource.getrlimit(resource.RLIMIT_CPU)
+    life, hard = _LIFE
     used = resource.getrusage(resource.RUSAGE_SELF)
-    spent = used.ru_utime + used.ru_stime
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    soft = resource.RLIM_INFINITY if seconds is None else math.ceil(spent + seconds)
-    if hard != resource.RLIM_INFINITY and (soft == resource.RLIM_INFINITY or soft > hard):
-        soft = hard
+    soft = life if seconds is None else math.ceil(used.ru_utime + used.ru_stime + seconds)
+    if life != resource.RLIM_INFINITY and (soft == resource.RLIM_INFINITY or soft > life):
+        soft = life
     resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
