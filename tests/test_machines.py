@@ -152,3 +152,35 @@ def test_the_cpu_limit_travels_beside_the_typed_request():
     assert wire.cpu_limit(header) is None
     header[wire.CPU_LIMIT] = 30.0
     assert wire.cpu_limit(header) == 30.0 and wire.parse_request(header) == wire.Exit()
+
+
+@pytest.mark.slow  # grades puzzle 1 twice in a real worker
+def test_inline_ptx_is_graded_where_nothing_depends_on_it_and_beside_a_gpu_only_accesses_count(course):
+    """Two stand-ins for the PTX: outputs equal under both -> graded on values (a wrong constant
+    fails); outputs that differ -> the interpreter's limit; beside a GPU (accesses_only) only the
+    accesses must stay in bounds under both, so a correct kernel computing with PTX is checked."""
+    import msgspec
+    wrong = _grade(course, WRONG / "puzzle01_inline_asm_times_zero.py", None)
+    assert wrong.status == Status.FAIL and wrong.cases[0].kind == "mismatch"
+
+    sent = []
+    worker = WorkerProcess("cpu")
+    try:
+        grader = PuzzleGrader(course, "puzzle01", ROOT / "tests" / "hostile" / "puzzle01_inline_asm.py", worker,
+                              Options(compile_check=False))
+        ask = grader._ask
+
+        def recording(message, blobs=(), timeout=None, worker=None):
+            sent.append((message, list(blobs)))
+            return ask(message, blobs, timeout, worker)
+        grader._ask = recording
+        limited = grader.grade()
+        assert limited.status == Status.INTERPRETER_LIMIT
+        assert ("runs PTX, which the interpreter cannot execute, and the outputs depend on what it computes at "
+                "line 15") in limited.message
+        message, blobs = next((m, b) for m, b in sent if isinstance(m, wire.Run))
+        reply, _ = worker.request(msgspec.structs.replace(message, accesses_only=True, reorder=False), blobs,
+                                  timeout=60)
+    finally:
+        worker.close()
+    assert isinstance(reply, wire.Ran) and reply.runs[0].failure is None

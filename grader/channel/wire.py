@@ -243,6 +243,9 @@ class Run(Request):
     trace: bool = False
     allocator: bool = False
     reorder: bool = True
+    # Only the accesses are judged (the run beside a GPU): inline assembly stood in for need not
+    # leave the outputs the same under two stand-ins, only keep every access in bounds under both.
+    accesses_only: bool = False
 
 
 # compile ------------------------------------------------------------------------------------

@@ -416,7 +416,8 @@ class PuzzleGrader:
         race = self._race(plan, runs, results)
         if race is not None:
             return failed_case(case, self.puzzle, race, describe, **extra), binding, None
-        stray = self._checked_beside(msgspec.structs.replace(message, reorder=False, check_bounds=True), blobs, case)
+        stray = self._checked_beside(msgspec.structs.replace(message, reorder=False, check_bounds=True,
+                                                             accesses_only=True), blobs, case)
         if stray is not None:
             return failed_case(case, self.puzzle, stray, describe, **extra), binding, None
         return case_result(case, self.puzzle, True, max_abs_err=worst, **extra), binding, None
