@@ -184,3 +184,17 @@ def test_inline_ptx_is_graded_where_nothing_depends_on_it_and_beside_a_gpu_only_
     finally:
         worker.close()
     assert isinstance(reply, wire.Ran) and reply.runs[0].failure is None
+
+
+def test_a_stand_in_is_a_pure_function_of_its_operands_and_its_seed():
+    import numpy as np
+    from grader.sandbox.interpreter_filling import as_dtype, values
+    x = np.arange(4096, dtype=np.float32)
+    a, b = values(1, [x], x.shape, 1)[0], values(2, [x], x.shape, 1)[0]
+    assert (a == values(1, [x.copy()], x.shape, 1)[0]).all() and (a != b).all()
+    assert (values(1, [x[::-1].copy()], x.shape, 1)[0][::-1] == a).all()  # per element: order does not matter
+    floats = as_dtype(a, np.dtype(np.float32))
+    assert (np.abs(floats) > 100).any() and (np.abs(floats) < 1).any() and (floats < 0).any()
+    halves = as_dtype(b, np.dtype(np.float16))
+    assert np.isfinite(halves).all() and (halves * 0 == 0).all()
+    assert as_dtype(a, np.dtype(np.int32)).dtype == np.int32

@@ -10,8 +10,8 @@ astray), the case is the interpreter's limit, as before.
 
 Each stand-in value is a hash of the seed and the operands' bits at that element, so the same
 operands give the same value whatever order the programs run in (the race check's reversed
-run sees the same function), as a pure instruction would. Floats fall in (-8, 8); integers
-take all their bits. Outside :func:`standing_in` the assembly raises InterpreterLimit, as
+run sees the same function), as a pure instruction would. Floats have a random sign and a
+magnitude from 2^-20 to 2^20; integers take all their bits. Outside :func:`standing_in` the assembly raises InterpreterLimit, as
 other requests (autograd replays, Helion's tiled runs) have no second run to compare.
 """
 from __future__ import annotations
@@ -74,11 +74,15 @@ def values(seed: int, operands: list[np.ndarray], shape: tuple[int, ...], result
 
 
 def as_dtype(bits: np.ndarray, dtype: np.dtype, to_bf16=None) -> np.ndarray:
-    """Random bits as an element type: a float in (-8, 8), an integer's bits, a bool's lowest.
-    ``to_bf16``: for a bf16 result, the rounding to its 16-bit patterns."""
+    """Random bits as an element type: a float of random sign and a magnitude spread evenly over
+    2^-E .. 2^E (E = 20, or what the type holds: fp16 to 2^14), so that a test against any constant
+    of that range falls both ways; an integer's bits; a bool's lowest. ``to_bf16``: for a bf16
+    result, the rounding to its 16-bit patterns."""
     if to_bf16 is not None or np.dtype(dtype).kind == "f":
-        unit = (bits >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
-        floats = ((unit * 2.0 - 1.0) * 8.0).astype(np.float32)
+        top = 20 if to_bf16 is not None else min(20, int(np.log2(np.finfo(dtype).max)) - 1)
+        unit = (bits >> np.uint64(12)).astype(np.float64) * 2.0 ** -52
+        sign = np.where(bits & np.uint64(1), -1.0, 1.0)
+        floats = (sign * np.exp2(unit * 2 * top - top)).astype(np.float32)
         return to_bf16(floats) if to_bf16 is not None else floats.astype(dtype)
     if np.dtype(dtype) == np.bool_:
         return (bits & np.uint64(1)).astype(bool)
