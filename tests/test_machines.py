@@ -85,6 +85,9 @@ def test_the_probe_passes_on_the_tested_set():
      "`z = tl.inline_asm_elementwise(...)`. A load out of bounds whose value is never used shows on no GPU, so "
      "without that check this case is neither a pass nor a fail"),
     (lambda m: (_ for _ in ()).throw(WorkerTimedOut()), "could not run: it did not finish within 30 s (in case classic[seed=0])"),
+    (lambda m: _ran(wire.Failure("exception", error="NotImplementedError: not supported in interpreter mode",
+                                 line=8, source="t = tl.extra.cuda.globaltimer()")),
+     "could not run: it raised NotImplementedError: not supported in interpreter mode at line 8"),
     (lambda m: _ran(wire.Failure("crash", error="Segmentation fault", fatal=True)),
      "could not run: it ended in a crash in case classic[seed=0]: Segmentation fault"),
 ])

@@ -36,6 +36,9 @@ from grader.channel.worker_pool import CompileChecker, WorkerDied, WorkerProcess
 # that Triton did not write itself (inline assembly) or a register cap: those compile to the end.
 COMPILE_STAGE = "llir"
 NEEDS_ASSEMBLER = ("inline_asm", "maxnreg")
+# How the worker reports the interpreter's refusal of a block's truth (`and` between masks:
+# sandbox.interpreter_limits.BlockTruth): the learner's mistake on every device, found beside a GPU too.
+BLOCK_TRUTH = "BlockTruth:"
 
 
 class Unanswered(Exception):
@@ -425,8 +428,8 @@ class PuzzleGrader:
     def _checked_beside(self, message: wire.Request, blobs, case: Case):
         """On a GPU, the case again in the interpreter, every load and store checked: a load out of
         bounds whose value is never used passes on a GPU, silently. The values are the GPU's to
-        judge; here an access out of bounds fails, and so does an error of the learner's code (the
-        CPU's verdict, as ``and`` between blocks). A run that could not finish is a check missing:
+        judge; here an access out of bounds fails, and so does ``and`` between blocks (refused on the
+        CPU too). A run that could not finish, or raised what ran on the GPU, is a check missing:
         the case is neither passed nor failed (BesideUnchecked), never passed in silence.
         The facts found, or None."""
         if self.bounds is None or case.label in self._large_labels():  # the small ones find a stray load
@@ -449,10 +452,13 @@ class PuzzleGrader:
         if kind == FailureKind.OUT_OF_BOUNDS:
             return failures.Worded(kind, messages.out_of_bounds(
                 failure.access, self._bounds_dims(failure.access)) + failures.FOUND_BESIDE)
-        if kind == FailureKind.EXCEPTION:
+        if kind == FailureKind.EXCEPTION and failure.error.startswith(BLOCK_TRUTH):  # refused on every device
             raised = failures.Raised(failure.error, failure.line, failure.source)
             return failures.Worded(kind, failures.word(raised) + failures.RAISED_BESIDE)
-        if kind == FailureKind.INTERPRETER_LIMIT:
+        if kind == FailureKind.EXCEPTION:  # what compiled and ran on the GPU, and the interpreter does not run
+            self._unchecked = failures.BesideUnchecked(f"it raised {failure.error[:300]}", failure.line,
+                                                       failure.source)
+        elif kind == FailureKind.INTERPRETER_LIMIT:
             self._unchecked = failures.BesideUnchecked(f"it cannot run {failure.error}", failure.line, failure.source)
         else:
             what = failures.label(kind) if kind is not None else "error of the worker's own"
