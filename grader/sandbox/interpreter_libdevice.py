@@ -26,7 +26,11 @@ _vec = lambda f: np.vectorize(f, otypes=[np.float64])  # noqa: E731 (math functi
 
 
 def _special():
-    import scipy.special  # a dependency; imported only by a kernel that calls such a function
+    try:
+        import scipy.special  # a dependency; imported only by a kernel that calls such a function
+    except ImportError:  # an install without it: the interpreter's limit, never the learner's error
+        raise InterpreterLimit("this libdevice function needs SciPy, which is not installed here "
+                               "(pip install -c constraints.txt scipy)") from None
     return scipy.special
 
 
