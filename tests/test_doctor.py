@@ -138,6 +138,17 @@ def test_a_failing_puzzle01_is_an_error(monkeypatch, course):
     assert finding.message.count("wrong values") == 1  # a check that repeats the reason is not said twice
 
 
+def test_an_interpreter_that_fails_the_probe_is_an_error_with_the_fix(monkeypatch):
+    from grader.judge import machine
+    monkeypatch.setattr(machine, "interpreter_fault", lambda: "a loop over a run-time bound raised TypeError: x")
+    monkeypatch.setattr(machine, "_version", {"triton": "3.6.0", "numpy": "2.5.2"}.get)
+    finding = doctor.interpreter_finding()
+    assert finding.severity == "error" and finding.message.startswith(
+        "Triton's interpreter fails the probe kernel here: a loop over a run-time bound raised TypeError: x.")
+    assert "on a GPU the bounds check beside each case cannot run: grades are refused" in finding.message
+    assert finding.fix.startswith("pip install numpy==2.3.5")
+
+
 @pytest.mark.slow  # builds a release and grades puzzle01 in it
 def test_learner_copy_grades_the_built_in_kernel(tmp_path, course):
     release(course, tmp_path / "copy")

@@ -49,8 +49,8 @@ SAMPLES = {
               "the process running the kernel died (signal 9: Killed). This is usually an unmasked store far "
               "outside a tensor."),
     K.TIMEOUT: (failures.Timeout(30.0),
-                "the kernel did not finish within 30 s. Look for a loop whose bound never becomes true (a `while`, "
-                "or a `range` over a huge or negative count); raise the limit with --timeout if the kernel is "
+                "the kernel did not finish within 30 s of CPU time. Look for a loop whose bound never becomes true "
+                "(a `while`, or a `range` over a huge or negative count); raise the limit with --timeout if the kernel is "
                 "merely slow."),
     K.SIGNATURE: (failures.NotCallable("add_kernel"),
                   "`add_kernel` is not a Triton kernel: decorate it with @triton.jit."),
@@ -132,7 +132,7 @@ def test_each_kind_of_facts_is_worded_by_its_own_kind_only():
 
 def test_a_kind_has_one_message_per_kind_of_facts():
     assert word(failures.Timeout(2.5, importing=True)) == (
-        "the kernel did not finish within 2.5 s. Look for a loop whose bound never becomes true (a `while`, or a "
+        "the kernel did not finish within 2.5 s of CPU time. Look for a loop whose bound never becomes true (a `while`, or a "
         "`range` over a huge or negative count); raise the limit with --timeout if the kernel is merely slow. "
         "(while importing the file)")
     assert word(failures.NotCallable("Softmax", "ignored", function=True)) == (

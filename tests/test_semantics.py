@@ -69,7 +69,7 @@ def test_a_kernel_the_interpreter_cannot_run_is_neither_passed_nor_failed():
     assert result.status == "interpreter_limit", result.message
     assert result.cases[0].kind == "interpreter_limit" and result.checks["gpu_compile"].passed
     assert "`tl.inline_asm_elementwise` (\"add.f32 $0, $1, 0f41200000;\") runs PTX, which the interpreter cannot " \
-           "execute at line 15" in result.message
+           "execute, and the outputs depend on what it computes at line 15" in result.message
     assert result.message.endswith("it compiles for sm_90; grade it on a GPU: python -m grader puzzle01 --device cuda")
     assert {c.kind for c in result.cases[1:]} <= {"skipped"}
     assert report.exit_code == ExitCode.OK
@@ -117,10 +117,30 @@ def test_libdevice_conversions_and_predicates():
     assert compute("__nv_popc", [np.array([7, -1], dtype=np.int32)], np.dtype(np.int32)).tolist() == [3, 32]
 
 
-def test_a_libdevice_function_without_numpy_is_a_limit_with_its_name():
-    with pytest.raises(InterpreterLimit, match=r"libdevice's `cyl_bessel_i0f` has no counterpart in the grader's "
+def test_a_libdevice_function_without_a_counterpart_is_a_limit_with_its_name():
+    with pytest.raises(InterpreterLimit, match=r"libdevice's `byte_perm` has no counterpart in the grader's "
                                                r"interpreter"):
-        compute("__nv_cyl_bessel_i0f", [np.array([1.0], dtype=np.float32)], np.dtype(np.float32))
+        compute("__nv_byte_perm", [np.array([1], dtype=np.int32)] * 3, np.dtype(np.int32))
+
+
+@pytest.mark.parametrize("symbol, function, args", [
+    ("j0", "j0", [0.5, 2.0]), ("j1", "j1", [0.5, 2.0]), ("y0", "y0", [0.5, 2.0]), ("y1", "y1", [0.5, 2.0]),
+    ("erfinv", "erfinv", [-0.5, 0.25]), ("erfcinv", "erfcinv", [0.5, 1.5]), ("erfcx", "erfcx", [0.5, 3.0]),
+    ("normcdfinv", "ndtri", [0.1, 0.9]), ("cyl_bessel_i0", "i0", [0.5, 2.0]), ("lgamma", "gammaln", [-2.5, 0.5]),
+])
+@pytest.mark.parametrize("dtype, suffix", [(np.float32, "f"), (np.float64, "")])
+def test_libdevice_functions_numpy_lacks_run_through_scipy(symbol, function, args, dtype, suffix):
+    import scipy.special
+    x = np.array(args, dtype=dtype)
+    got = compute(f"__nv_{symbol}{suffix}", [x], np.dtype(dtype))
+    want = getattr(scipy.special, function)(x.astype(np.float64)).astype(dtype)
+    assert got.dtype == dtype and got.tolist() == want.tolist()
+
+
+def test_bessel_of_integer_order_takes_the_order_first():
+    got = compute("__nv_jnf", [np.array([2, 3], dtype=np.int32), np.array([0.5, 2.0], dtype=np.float32)],
+                  np.dtype(np.float32))
+    assert got.tolist() == pytest.approx([0.0306040235, 0.1289432495], rel=1e-6)
 
 
 def test_the_limit_is_found_behind_tritons_wrapping():
@@ -179,3 +199,57 @@ def test_a_class_counts_interpreter_limits_apart_and_lists_them():
     gradescope = json.loads(batch_files.gradescope(student))["tests"]
     assert [t["max_score"] for t in gradescope] == [0, 1]
     assert json.loads(batch_files.results_json([student], ids, 1.0))["students"][0]["interpreter_limit"] == ["puzzle05"]
+
+
+def test_integer_division_and_remainder_by_zero_set_every_bit_as_a_gpu_does():
+    from grader.sandbox.interpreter_rules import divide, remainder
+    x, zero = np.array([7, -7, 0, 9], dtype=np.int32), np.array([0, 0, 0, 2], dtype=np.int32)
+    assert divide(x, zero).tolist() == [-1, -1, -1, 4] and remainder(x, zero).tolist() == [-1, -1, -1, 1]
+    assert divide(np.array([-7], np.int32), np.array([2], np.int32)).tolist() == [-3]  # truncates, as compiled
+    u = np.array([7, 250], dtype=np.uint8)
+    assert divide(u, np.zeros(2, np.uint8)).tolist() == [255, 255]
+    assert remainder(u, np.zeros(2, np.uint8)).tolist() == [255, 255]
+
+
+KERNELS = '''
+import os, sys
+os.environ["TRITON_INTERPRET"] = "1"
+import torch, triton, triton.language as tl
+from grader.sandbox.interpreter_semantics import install
+install()
+
+@triton.jit
+def scalars(x_ptr, z_ptr, zero, N: tl.constexpr):
+    i = tl.arange(0, N)
+    if tl.program_id(0) == 0 and zero == 0:
+        tl.store(z_ptr + i, tl.load(x_ptr + i) // zero + tl.load(x_ptr + i) % (zero + 5))
+
+@triton.jit
+def blocks(x_ptr, z_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(z_ptr + i, tl.load(x_ptr + i), mask=(i < 3) and (i > 0))
+
+x, z = torch.tensor([7, -7, 0, 9], dtype=torch.int32), torch.zeros(4, dtype=torch.int32)
+scalars[(1,)](x, z, 0, 4)
+print(z.tolist())
+try:
+    blocks[(1,)](x, z, 4)
+except Exception as exc:
+    print(exc)
+'''
+
+
+def test_and_on_blocks_is_refused_in_the_interpreter_and_scalars_keep_their_truth(tmp_path):
+    """A block's truth would be True in the interpreter and elementwise compiled: refused, naming `&`."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = tmp_path / "kernels.py"
+    script.write_text(KERNELS)
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    lines = done.stdout.splitlines()
+    assert lines[0] == "[1, -3, -1, 3]", done.stderr[-2000:]  # 7 // 0 + 7 % 5 = -1 + 2, ...
+    assert "the truth of a block (shape (4,)) was asked, by `and`, `or`, `not`" in lines[1]
+    assert "Combine masks with `&`, `|` and `~`" in lines[1]

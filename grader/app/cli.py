@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default=Options.ASKED_DEVICE,
                         help="cuda runs on the GPU; cpu runs the Triton interpreter (default: cuda if available)")
     parser.add_argument("--timeout", type=float, default=Options.timeout,
-                        help="seconds allowed per case (default %(default)g)")
+                        help="CPU seconds allowed per case (default %(default)g)")
     parser.add_argument("--jobs", type=int, default=Options.JOBS,
                         help="worker processes grading in parallel (default: 2)")
     parser.add_argument("--no-bounds-check", action="store_true", help=argparse.SUPPRESS)  # to measure its cost

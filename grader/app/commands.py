@@ -79,7 +79,7 @@ def batch_main(argv) -> int:
     parser.add_argument("submissions", type=Path, help="a folder of student folders, .py files or notebooks")
     parser.add_argument("--out", type=Path, default=Path("grading"), help="where the reports go (default: grading/)")
     parser.add_argument("--jobs", type=int, default=Options.JOBS, help="students graded at once")
-    parser.add_argument("--timeout", type=float, default=Options.timeout, help="seconds per case")
+    parser.add_argument("--timeout", type=float, default=Options.timeout, help="CPU seconds per case")
     parser.add_argument("--memory-mb", type=int, default=Options.BATCH_MEMORY_MB,
                         help="address-space cap per worker (MiB)")
     parser.add_argument("--seed-secret", type=int, default=0, help="mixed into every input seed")

@@ -204,6 +204,19 @@ def helion_finding(version: str | None) -> Finding:
                    "graded in Helion's interpreter, and its Triton compile-checked for sm_90.")
 
 
+def interpreter_finding() -> Finding:
+    """Whether Triton's interpreter computes a loop over a run-time bound right here: it grades every
+    kernel on the CPU, and checks every load and store beside a GPU (the probe the grade runs too)."""
+    from grader.judge import machine
+    fault = machine.interpreter_fault()
+    if fault is None:
+        return Finding("ok", "interpreter", "Triton's interpreter runs the probe kernel (a loop over a run-time "
+                       "bound, masked loads, a reduction) right.")
+    return Finding("error", "interpreter", f"Triton's interpreter fails the probe kernel here: {fault}. Grading "
+                   "on the CPU would be wrong, and on a GPU the bounds check beside each case cannot run: grades "
+                   "are refused.", machine.fix())
+
+
 def grade_puzzle01(course) -> Finding:
     """Grade puzzle 1 exactly as `python -m grader` does: worker, interpreter, GPU compile check."""
     from grader.course.loader import CourseError
@@ -241,6 +254,8 @@ def checkup(course=None, grade: bool = True) -> Checkup:
     findings = diagnose(versions, gpu, tested_pins(course.root if course else None))
     if grade:
         findings.append(helion_finding(versions.get("helion")))
+        if not any(f.severity == "error" and f.topic in REQUIRED for f in findings):
+            findings.append(interpreter_finding())
     if not grade:
         pass
     elif course is None:

@@ -243,6 +243,9 @@ class Run(Request):
     trace: bool = False
     allocator: bool = False
     reorder: bool = True
+    # Only the accesses are judged (the run beside a GPU): inline assembly stood in for need not
+    # leave the outputs the same under two stand-ins, only keep every access in bounds under both.
+    accesses_only: bool = False
 
 
 # compile ------------------------------------------------------------------------------------
@@ -741,9 +744,20 @@ def _plain(value):
     raise TypeError(f"a value of type {type(value).__name__} cannot go on the wire")
 
 
+# The CPU seconds a request may use, beside its typed fields: the worker holds itself to them
+# (RLIMIT_CPU), whatever the request. Not a field of any request: every one carries it alike.
+CPU_LIMIT = "cpu_limit_s"
+
+
 def _body(header):
-    """A header without the protocol's blob count."""
-    return {k: v for k, v in header.items() if k != "blobs"} if isinstance(header, dict) else header
+    """A header without the protocol's blob count and the request's CPU limit."""
+    return {k: v for k, v in header.items() if k not in ("blobs", CPU_LIMIT)} if isinstance(header, dict) else header
+
+
+def cpu_limit(header) -> float | None:
+    """The CPU seconds a request's header allows, or None (no limit)."""
+    value = header.get(CPU_LIMIT) if isinstance(header, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
 
 
 def _typed(data, kind, what: str):

@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -38,7 +39,27 @@ class WorkerDied(Exception):
 
 
 class WorkerTimedOut(Exception):
-    pass
+    """A request past its limit: ``limit`` CPU seconds, or (``wall``, where set) the wall-clock
+    backstop that was waited for a worker that spent little CPU time (sleeping, or starved)."""
+
+    def __init__(self, limit: float | None = None, wall: float | None = None) -> None:
+        super().__init__(f"past {limit} s of CPU time" if wall is None else f"no answer in {wall:.0f} s")
+        self.limit, self.wall = limit, wall
+
+
+# The wall clock a request may take, for a CPU limit of L seconds: L times the machine's load per
+# core (at least WALL_FACTOR times): a correct kernel starved of CPU on a busy machine is still
+# judged by the CPU time it used; only one that neither uses CPU nor answers meets this.
+WALL_FACTOR = 3.0
+
+
+def backstop(limit: float) -> float:
+    """The wall-clock seconds a request with ``limit`` CPU seconds is waited for, at this load."""
+    try:
+        load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        load = 1.0
+    return limit * max(WALL_FACTOR, WALL_FACTOR * load)
 
 
 class ZygoteGone(Exception):
@@ -170,6 +191,10 @@ class WorkerProcess:
         reply's blobs. A reply that is not what the request allows is the worker's failure: it
         is killed, and that is reported as WorkerDied (a broken channel), as garbage is."""
         sent = wire.header(message)  # checked before any worker starts: a mistyped request is the grader's bug
+        wall = None
+        if timeout is not None:  # the worker holds itself to the CPU seconds; the wall clock is a backstop
+            sent[wire.CPU_LIMIT] = timeout
+            wall = backstop(timeout)
         if self.channel is None:
             self._fork()
         try:
@@ -181,12 +206,14 @@ class WorkerProcess:
                     raise ChannelClosed(str(exc)) from None
                 self._worker_ready = True
             write_message(self.channel.fileno(), sent, list(blobs))
-            header, raw = self.reader.read_message(timeout)
+            header, raw = self.reader.read_message(wall)
         except ChannelTimeout:
             self.kill()
-            raise WorkerTimedOut() from None
+            raise WorkerTimedOut(timeout, wall) from None
         except (ChannelClosed, BrokenPipeError, OSError) as exc:
             returncode, killed = self._end_worker(kill=False)
+            if returncode == -signal.SIGXCPU and timeout is not None:  # its CPU limit (worker._limit_cpu)
+                raise WorkerTimedOut(timeout) from None
             tail = self._stderr_tail()
             if killed:  # alive, but it wrote garbage into the channel
                 raise WorkerDied(None, str(exc), corrupted=True) from None

@@ -234,6 +234,8 @@ def _read_early(f: ReadEarly) -> str:
 
 FOUND_BESIDE = (" (Found by the bounds check that runs each case in the interpreter beside the GPU: on a GPU "
                 "this access reads whatever lies past the tensor, or faults, and here its value went unused.)")
+RAISED_BESIDE = (" (Found by the run of each case in the interpreter beside the GPU, which the grader's CPU run "
+                 "fails the same way: one verdict on every machine.)")
 
 
 @dataclass(frozen=True)
@@ -575,13 +577,19 @@ def _crash(f: Crash) -> str:
 
 @dataclass(frozen=True)
 class Timeout:
+    """Past the limit of ``seconds`` of CPU time, or (``wall``) past the wall-clock backstop for a
+    worker that used little CPU: the limit is CPU time, so that a machine's load changes no verdict."""
+
     kind: ClassVar = FailureKind.TIMEOUT
     seconds: float
     importing: bool = False  # while the worker imported the learner's file, before any case
+    wall: float | None = None
 
 
 def _timeout(f: Timeout) -> str:
-    return (f"the kernel did not finish within {f.seconds:g} s. Look for a loop whose bound never "
+    within = f"{f.seconds:g} s of CPU time" if f.wall is None else \
+        f"{f.wall:.0f} s of wall-clock time (the limit is {f.seconds:g} s of CPU time, waited for longer on a busy machine)"
+    return (f"the kernel did not finish within {within}. Look for a loop whose bound never "
             f"becomes true (a `while`, or a `range` over a huge or negative count); raise the limit with "
             f"--timeout if the kernel is merely slow." + (" (while importing the file)" if f.importing else ""))
 
@@ -605,6 +613,23 @@ def _interpreter_limit(f: InterpreterLimit) -> str:
             f"{at_line(f.line, f.source)}. This is a limit of the interpreter, not a "
             f"mistake of yours, and it is neither a pass nor a fail: {checked}; grade it on a GPU: "
             f"python -m grader {f.puzzle} --device cuda")
+
+
+@dataclass(frozen=True)
+class BesideUnchecked:
+    """On a GPU the case's values passed, but its run in the interpreter beside it, where each
+    load and store is checked, could not run (``why``): the check is missing, and says so."""
+
+    kind: ClassVar = FailureKind.INTERPRETER_LIMIT
+    why: str
+    line: int | None = None
+    source: str = ""
+
+
+def _beside_unchecked(f: BesideUnchecked) -> str:
+    return (f"the values are right on the GPU, but the bounds check that runs each case again in Triton's "
+            f"interpreter could not run: {f.why}{at_line(f.line, f.source)}. A load out of bounds whose value is "
+            f"never used shows on no GPU, so without that check this case is neither a pass nor a fail")
 
 
 @dataclass(frozen=True)
@@ -1176,7 +1201,8 @@ CATALOGUE: dict[FailureKind, Entry] = {
     FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent}, points=True),
     FailureKind.SNIFFING: Entry("sniffing", {Worded: _said}, points=True),
     FailureKind.SYNTAX: Entry("syntax", {Worded: _said}, points=True),
-    FailureKind.INTERPRETER_LIMIT: Entry("interpreter limit", {InterpreterLimit: _interpreter_limit},
+    FailureKind.INTERPRETER_LIMIT: Entry("interpreter limit", {InterpreterLimit: _interpreter_limit,
+                                                               BesideUnchecked: _beside_unchecked},
                                          stops="needs a GPU"),
     FailureKind.BENCH_REJECTED: Entry("bench rejected", {
         BelowLimit: _below_limit, Tampered: _tampered, HiddenWork: _hidden_work, ThreadsStarted: _threads_started,

@@ -36,6 +36,9 @@ from grader.channel.worker_pool import CompileChecker, WorkerDied, WorkerProcess
 # that Triton did not write itself (inline assembly) or a register cap: those compile to the end.
 COMPILE_STAGE = "llir"
 NEEDS_ASSEMBLER = ("inline_asm", "maxnreg")
+# How the worker reports the interpreter's refusal of a block's truth (`and` between masks:
+# sandbox.interpreter_limits.BlockTruth): the learner's mistake on every device, found beside a GPU too.
+BLOCK_TRUTH = "BlockTruth:"
 
 
 class Unanswered(Exception):
@@ -97,6 +100,7 @@ class PuzzleGrader:
         self.shapes = SpecShapes(self.puzzle)
         self.expected_signature = stub_signature(str(self.puzzle_path), self.puzzle.kernel)
         self.last_trace: dict | None = None
+        self._unchecked: failures.BesideUnchecked | None = None  # why the check beside a GPU could not run
         self.info: wire.Loaded | None = None
 
     # ---- the one way to ask the worker and read its reply -----------------------------------
@@ -106,8 +110,9 @@ class PuzzleGrader:
         timeout = self.options.timeout if timeout is None else timeout
         try:
             return (worker or self.worker).request(message, blobs, timeout=timeout)
-        except WorkerTimedOut:
-            raise Unanswered(failures.Timeout(timeout), "WorkerTimedOut", seconds=timeout) from None
+        except WorkerTimedOut as timed:
+            raise Unanswered(failures.Timeout(timeout, wall=timed.wall), "WorkerTimedOut",
+                             seconds=timed.wall or timeout) from None
         except WorkerDied as died:
             raise self._died(died) from None
 
@@ -230,6 +235,14 @@ class PuzzleGrader:
         finding = check_file(self.kernel_file, self.puzzle.kernel)
         return None if finding is None else message(finding)
 
+    def _machine_refusal(self) -> str | None:
+        """Where the bounds check beside a GPU cannot run on this machine: the refusal, with its fix."""
+        if self.bounds is None:
+            return None
+        from grader.judge import machine
+        fault = machine.interpreter_fault()
+        return None if fault is None else machine.refusal(fault)
+
     def _unsupported(self) -> str | None:
         """Why this puzzle cannot run on the installed Triton, if it cannot."""
         from grader.course import apis
@@ -240,6 +253,9 @@ class PuzzleGrader:
         unsupported = self._unsupported()
         if unsupported is not None:
             return self.result(Status.UNSUPPORTED, unsupported, started=started)
+        refused = self._machine_refusal()
+        if refused is not None:
+            return self.result(Status.UNSUPPORTED, refused, started=started)
         sniffed = self._sniffing()
         if sniffed is not None:
             return self.result(Status.FAIL, sniffed,
@@ -404,28 +420,52 @@ class PuzzleGrader:
         race = self._race(plan, runs, results)
         if race is not None:
             return failed_case(case, self.puzzle, race, describe, **extra), binding, None
-        stray = self._checked_beside(msgspec.structs.replace(message, reorder=False, check_bounds=True), blobs, case)
+        stray = self._checked_beside(msgspec.structs.replace(message, reorder=False, check_bounds=True,
+                                                             accesses_only=True), blobs, case)
         if stray is not None:
             return failed_case(case, self.puzzle, stray, describe, **extra), binding, None
         return case_result(case, self.puzzle, True, max_abs_err=worst, **extra), binding, None
 
-    def _checked_beside(self, message: wire.Request, blobs, case: Case) -> failures.Worded | None:
+    def _checked_beside(self, message: wire.Request, blobs, case: Case):
         """On a GPU, the case again in the interpreter, every load and store checked: a load out of
-        bounds whose value is never used passes on a GPU, silently. Only such an access is judged
-        here; the values are the GPU's to judge. The access, or None."""
+        bounds whose value is never used passes on a GPU, silently. The values are the GPU's to
+        judge; here an access out of bounds fails, and so does ``and`` between blocks (refused on the
+        CPU too). A run that could not finish, or raised what ran on the GPU, is a check missing:
+        the case is neither passed nor failed (BesideUnchecked), never passed in silence.
+        The facts found, or None."""
         if self.bounds is None or case.label in self._large_labels():  # the small ones find a stray load
             return None
+        if self._unchecked is not None:  # it could not run for an earlier case: not tried again, said again
+            return self._unchecked
         try:
             reply, _ = self._ask(message, blobs, worker=self.bounds)
-        except Unanswered:
-            return None  # the interpreter's own trouble: the GPU's verdict stands
+        except Unanswered as unanswered:
+            why = f"it did not finish within {unanswered.seconds:g} s" if unanswered.kind == FailureKind.TIMEOUT \
+                else f"its worker died ({unanswered.text[:200]})"
+            self._unchecked = failures.BesideUnchecked(f"{why} (in case {case.label})")
+            return self._unchecked
         runs = reply.runs if isinstance(reply, wire.Ran) else [reply] if isinstance(reply, wire.Replayed) else []
         failure = next((r.failure for r in runs if r.failure is not None), reply if isinstance(reply, wire.Failure)
                        else None)
-        if failure is None or failures.reported(failure.kind) != FailureKind.OUT_OF_BOUNDS:
+        if failure is None:
             return None
-        return failures.Worded(FailureKind.OUT_OF_BOUNDS, messages.out_of_bounds(
-            failure.access, self._bounds_dims(failure.access)) + failures.FOUND_BESIDE)
+        kind = failures.reported(failure.kind)
+        if kind == FailureKind.OUT_OF_BOUNDS:
+            return failures.Worded(kind, messages.out_of_bounds(
+                failure.access, self._bounds_dims(failure.access)) + failures.FOUND_BESIDE)
+        if kind == FailureKind.EXCEPTION and failure.error.startswith(BLOCK_TRUTH):  # refused on every device
+            raised = failures.Raised(failure.error, failure.line, failure.source)
+            return failures.Worded(kind, failures.word(raised) + failures.RAISED_BESIDE)
+        if kind == FailureKind.EXCEPTION:  # what compiled and ran on the GPU, and the interpreter does not run
+            self._unchecked = failures.BesideUnchecked(f"it raised {failure.error[:300]}", failure.line,
+                                                       failure.source)
+        elif kind == FailureKind.INTERPRETER_LIMIT:
+            self._unchecked = failures.BesideUnchecked(f"it cannot run {failure.error}", failure.line, failure.source)
+        else:
+            what = failures.label(kind) if kind is not None else "error of the worker's own"
+            self._unchecked = failures.BesideUnchecked(f"it ended in a {what} in case {case.label}: "
+                                                       f"{(failure.error or failure.reason)[:300]}")
+        return self._unchecked
 
     def _large_labels(self) -> set[str]:
         """The labels of the large cases: too large to run again in the interpreter beside a GPU, or

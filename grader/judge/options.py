@@ -16,7 +16,7 @@ from typing import ClassVar
 @dataclass(frozen=True)
 class Options:
     device: str = "cpu"          # "cpu" runs the Triton interpreter; "cuda" the GPU
-    timeout: float = 30.0        # seconds per case
+    timeout: float = 30.0        # CPU seconds per case (the wall clock waits longer: worker_pool.backstop)
     compile_check: bool = True   # after interpreter runs, compile for sm_90 too
     secret: int = 0              # mixed into input seeds (batch grading)
     variants: bool = False       # batch: each student graded with their own values of the puzzles' variants

@@ -20,6 +20,11 @@ class InterpreterLimit(Exception):
         self.what = what
 
 
+class BlockTruth(Exception):
+    """``and``/``or``/``not`` (or ``if``) on a block: the learner's mistake, refused in the
+    interpreter where it would silently keep one operand (interpreter_rules.block_truth)."""
+
+
 def find_limit(exc: BaseException | None) -> InterpreterLimit | None:
     """The InterpreterLimit behind ``exc`` (Triton wraps kernel errors in InterpreterError)."""
     from grader.sandbox.learner_code import errors_behind

@@ -188,11 +188,15 @@ class Worker:
                 checker = self._bounds_checker(msg.buffers, whole, path, msg.trace and not out, msg.check_bounds)
                 checker.install()
             named = dict(msg.named)
-            with program_order(reverse):
+            with program_order(reverse), self._standing_in(1) as stand:
                 _, error, printed, seconds = self._run_learner(
                     lambda: launch(layers, grid, views, named, config), checker)
             run = {"label": label, "reversed": reverse, "seconds": seconds, "printed": printed,
                    "failure": None if error is None else self._failure(error, path, kernel)}
+            if stand is not None and stand.used:  # inline PTX, stood in for: graded only if nothing depends on it
+                run["failure"] = self._stood_in(stand, run["failure"], whole, path, msg, blobs,
+                                                lambda views2: launch(layers, grid, views2, dict(msg.named), config),
+                                                reverse)
             if checker is not None:  # the bounds check writes down plain values
                 run["overlaps"] = wire.convert(checker.overlaps, tuple[wire.Overlap, ...])
                 run["early_reads"] = wire.convert(checker.early_reads, tuple[wire.EarlyRead, ...])
@@ -214,6 +218,40 @@ class Worker:
                 if checker is None or checker.log.outputs_read or checker.overlaps:
                     plans.append((plans[0][0], plans[0][1], True))
         return wire.Ran(runs=tuple(runs)), out
+
+    def _standing_in(self, seed: int):
+        """In the interpreter, inline assembly stood in for under ``seed`` (interpreter_filling)."""
+        if self.device != "cpu":
+            return contextlib.nullcontext()
+        from grader.sandbox.interpreter_filling import standing_in
+        return standing_in(seed)
+
+    def _stood_in(self, stand, failure, whole, path: str, msg: wire.Run, blobs, run, reverse: bool):
+        """A run in which inline assembly was stood in for: its failure, unchanged where the case
+        runs the same under a second stand-in (every buffer equal, bit for bit: the outputs do not
+        depend on the assembly), else the interpreter's limit, naming the assembly and its line."""
+        import linecache
+
+        from grader.sandbox.launch import program_order
+        what, stack = stand.used[0]
+        line = next((n for f, n in stack if f == path), None)
+        source = linecache.getline(path, line).strip() if line else ""
+        if failure is None:
+            again, views = self._tensors(msg.buffers, blobs)
+            checker = None
+            if msg.check_bounds:  # the accesses under the second stand-in are checked too
+                checker = self._bounds_checker(msg.buffers, again, path, False, True)
+                checker.install()
+            with program_order(reverse), self._standing_in(2):
+                _, error, _, _ = self._run_learner(lambda: run(views), checker)
+            if error is None and (msg.accesses_only or all(a.cpu().numpy().tobytes() == b.cpu().numpy().tobytes()
+                                                           for a, b in zip(whole, again))):
+                return None
+            why = "and the outputs depend on what it computes" if error is None else \
+                f"and with another stand-in for its values the run failed ({self._failure(error, path, None).kind})"
+        else:
+            why = f"and with a stand-in for its values the run failed ({failure.kind}: {failure.error[:200]})"
+        return wire.Failure("interpreter_limit", error=f"{what}, {why}", line=line, source=source)
 
     def _grid(self, msg: wire.Run):
         """The launch grid as a function of the launch's values: autotuning and heuristics may
@@ -518,6 +556,7 @@ class Worker:
                 msg = wire.parse_request(header)
                 if isinstance(msg, wire.Exit):
                     return
+                _limit_cpu(wire.cpu_limit(header))
                 reply, out = handlers[type(msg)](msg, blobs)
                 message = wire.header(reply)  # checked here as the grader will check it
             except BaseException as exc:  # a grader bug: report it, keep serving
@@ -526,6 +565,26 @@ class Worker:
             write_message(self.out_fd, message, out)
             if _fatal(reply):
                 return
+
+
+_LIFE: tuple[int, int] | None = None
+
+
+def _limit_cpu(seconds: float | None) -> None:
+    """This request may use ``seconds`` more CPU time: past them the kernel sends SIGXCPU, which
+    ends the worker, and the grader reads that death as the request's timeout. CPU time, not the
+    wall clock, so that a busy machine does not turn a correct kernel's case into a timeout."""
+    import math
+    import resource
+    global _LIFE
+    if _LIFE is None:  # the jail's cap on the worker's whole life (isolation), never raised
+        _LIFE = resource.getrlimit(resource.RLIMIT_CPU)
+    life, hard = _LIFE
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    soft = life if seconds is None else math.ceil(used.ru_utime + used.ru_stime + seconds)
+    if life != resource.RLIM_INFINITY and (soft == resource.RLIM_INFINITY or soft > life):
+        soft = life
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
 def _aligned(fn, signature: dict, msg: wire.Compile) -> dict:
