@@ -158,6 +158,7 @@ def test_every_student_is_in_the_report_with_the_right_total(graded):
     assert totals == {"alice": PUZZLES, "bob": 1, "carol": 1, "dave": 0, "patcher": 0, "forger": 0, "decorator": 0,
                       "default_arg": 0, "frank": 0, "empty_folder": 0, "erin": 0}
     assert rows["bob"]["puzzle01"] == "1" and rows["bob"]["puzzle02"] == "0"
+    assert rows["bob"]["puzzle03"] == "", "bob never attempted puzzle 3: an empty cell, not a fail's 0"
     assert "could not be read" in rows["frank"]["problems"]
     assert rows["empty_folder"]["problems"] == "no .py or .ipynb file found"
 
@@ -226,6 +227,19 @@ def test_reports_junit_and_gradescope(graded):
 
 
 @pytest.mark.slow  # runs the command line in a subprocess
+def test_grades_csv_tells_a_fail_from_never_attempted():
+    from grader.judge.results import PuzzleResult, Status, StudentResult
+    from grader.report.batch_files import grades_csv
+    results = (PuzzleResult("puzzle01", "T", Status.PASS, "f.py", "cpu"),
+               PuzzleResult("puzzle02", "T", Status.FAIL, "f.py", "cpu", message="wrong"),
+               PuzzleResult("puzzle03", "T", Status.NOT_ATTEMPTED, "f.py", "cpu", message="no `outer_kernel`"),
+               PuzzleResult("puzzle04", "T", Status.ERROR, "f.py", "cpu", message="grader error"))
+    rows = list(csv.DictReader(grades_csv([StudentResult("ada", results, (), 1.0)],
+                                          ["puzzle01", "puzzle02", "puzzle03", "puzzle04", "puzzle05"]).splitlines()))
+    assert rows == [{"student": "ada", "puzzle01": "1", "puzzle02": "0", "puzzle03": "", "puzzle04": "error",
+                     "puzzle05": "", "total": "1", "problems": ""}]
+
+
 def test_batch_needs_a_folder(tmp_path):
     run = subprocess.run([sys.executable, "-m", "grader", "batch", str(tmp_path / "nope"), "--root", str(ROOT)],
                          capture_output=True, text=True, timeout=60)

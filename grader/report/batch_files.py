@@ -24,17 +24,23 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
+# A puzzle's cell in grades.csv: 1 passed, 0 failed (tried, and wrong), empty: never attempted, so
+# a spreadsheet's SUM still counts the passes and COUNTBLANK the puzzles nobody tried. "n/a": the
+# installed Triton cannot run the puzzle; "gpu": the interpreter cannot run the kernel, which
+# compiles: grade it on a GPU; "error": the grader broke. None of the three counts either way.
+CSV_CELL = {Status.PASS: 1, Status.FAIL: 0, Status.NOT_ATTEMPTED: "", Status.UNSUPPORTED: "n/a",
+            Status.INTERPRETER_LIMIT: "gpu", Status.ERROR: "error"}
+
+
 def grades_csv(results: list[StudentResult], puzzle_ids: list[str]) -> str:
+    """A row per student: a cell per puzzle (:data:`CSV_CELL`), the total and the problems."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["student", *puzzle_ids, "total", "problems"])
     for student in results:
-        # "n/a": the installed Triton cannot run the puzzle; "gpu": the interpreter cannot run the
-        # kernel, which compiles: grade it on a GPU. Neither counts either way.
-        cell = {Status.UNSUPPORTED: "n/a", Status.INTERPRETER_LIMIT: "gpu"}
-        passed = {r.puzzle: cell.get(r.status, int(r.passed)) for r in student.results}
-        writer.writerow([_cell(student.student), *[passed.get(p, 0) for p in puzzle_ids], student.total,
-                         _cell("; ".join(student.problems))])
+        status = {r.puzzle: r.status for r in student.results}
+        cells = [CSV_CELL[status[p]] if p in status else "" for p in puzzle_ids]
+        writer.writerow([_cell(student.student), *cells, student.total, _cell("; ".join(student.problems))])
     return out.getvalue()
 
 
