@@ -224,6 +224,68 @@ def test_a_roster_is_read_and_checked(tmp_path):
         read_roster(roster)
 
 
+# ---- a student's id: one folder and one draw, whatever the id -------------------------------------
+IDS_OF_EVERY_KIND = {"Zoë Ñúñez": "Zoë_Ñúñez", "O'Brien": "O_Brien", "王小明": "王小明", " ana-2.b ": "ana-2.b"}
+
+
+def test_any_id_maps_to_one_folder_and_one_draw():
+    import unicodedata
+    from grader.course.variant import student_folder
+    from grader.source.intake import clean_name
+    for student, folder in IDS_OF_EVERY_KIND.items():
+        assert student_folder(student) == folder == clean_name(student.strip())
+        # the id, its folder handed back, its case and a Mac's decomposed accents: one student
+        for other in (folder, student.upper(), unicodedata.normalize("NFD", student)):
+            assert student_key(other) == student_key(student), (student, other)
+            assert COURSE.puzzle_for("puzzle01", 8817, other).variant_values == \
+                COURSE.puzzle_for("puzzle01", 8817, student).variant_values
+
+
+def test_a_roster_takes_any_id_and_refuses_two_of_one_folder(tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\nZoë Ñúñez\nO'Brien\n王小明\n")
+    assert read_roster(roster) == ["Zoë Ñúñez", "O'Brien", "王小明"]
+    roster.write_text("O'Brien\nO_Brien\n")
+    with pytest.raises(ValueError, match=r"roster.csv:2: 'O_Brien' and \"O'Brien\" \(line 1\) map to one folder, "
+                                         r"`O_Brien`, and would get the same constants: give each student their own id"):
+        read_roster(roster)
+    roster.write_text("Zoë Ñúñez\nzoë_ñúñez\n")
+    with pytest.raises(ValueError, match="map to one folder, `zoë_ñúñez`"):
+        read_roster(roster)
+    roster.write_text("???\n")
+    assert read_roster(roster) == ["???"]  # ___: a folder all the same
+    roster.write_text("...x\n")
+    assert read_roster(roster) == ["...x"]
+
+
+@pytest.mark.slow  # two releases and a class of two
+def test_a_release_and_a_batch_give_an_id_with_a_space_one_constant(tmp_path):
+    """Issue 32: the roster's "Zoë Ñúñez" was released with one constant and graded with another.
+    Her release's folder, handed back as it is or under her id, is graded with her release's values."""
+    from grader.app.release import release_class
+    from grader.course.variant import StudentVariant
+    secret = 8817
+    students = ["Zoë Ñúñez x", "王小明"]
+    folders = release_class(COURSE, tmp_path / "releases", secret, students)
+    assert [f.name for f in folders] == ["Zoë_Ñúñez_x", "王小明"]
+    submitted = tmp_path / "class"
+    for folder, name in zip(folders, ("Zoë_Ñúñez_x", "王小明 ")):
+        add = StudentVariant.read(folder / VARIANT_FILE).values["puzzle01"]["ADD"]
+        assert f"Add the constant {shown(add)} to" in (folder / "puzzles" / "puzzle01_constant_add.py").read_text()
+        (submitted / name).mkdir(parents=True)
+        (submitted / name / "puzzle01_constant_add.py").write_text(own_solution("puzzle01", add))
+    (submitted / "Zoë Ñúñez x").mkdir()  # her id as the folder's name: the same values
+    shutil.copy(submitted / "Zoë_Ñúñez_x" / "puzzle01_constant_add.py", submitted / "Zoë Ñúñez x")
+    with pytest.raises(CourseError, match=r"batch --variants: `Zoë Ñúñez x` and `Zoë_Ñúñez_x` are one student id "
+                                          r"\(folder `Zoë_Ñúñez_x`, the same constants\): rename all but one"):
+        _grade(submitted, secret)
+    shutil.rmtree(submitted / "Zoë_Ñúñez_x")
+    results = _grade(submitted, secret)
+    assert set(results) == {"Zoë_Ñúñez_x", "王小明_"}
+    for student in results.values():
+        assert student["puzzle01"].passed, student["puzzle01"].message
+
+
 def test_the_learners_course_reads_their_values_from_variant_json(tmp_path):
     shutil.copytree(ROOT / "puzzles", tmp_path / "puzzles", ignore=shutil.ignore_patterns("__pycache__"))
     mine = students_variant(COURSE, 99, "alice")

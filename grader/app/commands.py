@@ -195,9 +195,11 @@ def release_main(argv) -> int:
     try:
         if args.roster is not None:
             students = read_roster(args.roster)
-            release_class(course, args.out, args.seed_secret, students)
+            folders = release_class(course, args.out, args.seed_secret, students)
+            renamed = [f"{s} -> {f.name}/" for s, f in zip(students, folders) if f.name != s]
             print(f"wrote {len(students)} releases to {args.out}/ID/ (no solutions), each stating its student's "
-                  f"values; grade them with batch --seed-secret {args.seed_secret} --variants")
+                  f"values; grade them with batch --seed-secret {args.seed_secret} --variants"
+                  + (f"; folders of ids that are not folder names: {', '.join(renamed)}" if renamed else ""))
             return ExitCode.OK
         variant = students_variant(course, args.seed_secret, args.student) if args.student is not None else None
         written = release(course, args.out, variant)

@@ -27,7 +27,8 @@ from string import Template
 from grader.course.loader import Course, PuzzleLoadError
 from grader.course.puzzle import Puzzle
 from grader.course.syntax import parse
-from grader.course.variant import VARIANT_FILE, StudentVariant, drawn, restate, student_key
+from grader.course.variant import (FALLBACK_FOLDER, VARIANT_FILE, StudentVariant, drawn, restate, student_folder,
+                                   student_key)
 from grader.source import variant_code
 from grader.source.source_lines import is_stub_body, marker_lines
 
@@ -154,18 +155,26 @@ def students_variant(course: Course, secret: int, student: str) -> StudentVarian
 
 def read_roster(path: Path) -> list[str]:
     """Student ids, one a line (the first comma-separated field: a CSV's first column); blank
-    lines and ``#`` comments skipped, a header ``student`` or ``id`` too. Each id is the name
-    their submission will have in ``batch`` (their folder's name, or their file's without .py)."""
-    ids, seen = [], set()
+    lines and ``#`` comments skipped, a header ``student`` or ``id`` too. Any id is taken
+    (spaces, apostrophes, accents, CJK): each maps to one folder (:func:`student_folder`), the
+    name their release has and their row in ``batch``; two ids that map to one folder are
+    refused, since they would share their constants and their folder."""
+    ids, seen = [], {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         field = line.split("#", 1)[0].split(",", 1)[0].strip()
         if not field or (number == 1 and field.casefold() in ("student", "id", "student_id")):
             continue
-        if field.casefold() in seen:
-            raise ValueError(f"{path}:{number}: {field!r} is in the roster twice")
         if field in (".", "..") or "/" in field or "\\" in field:
-            raise ValueError(f"{path}:{number}: {field!r} cannot name a student's folder")
-        seen.add(field.casefold())
+            raise ValueError(f"{path}:{number}: {field!r} cannot name a student's folder (no `/` or `\\`)")
+        folder = student_folder(field)
+        if folder == FALLBACK_FOLDER and field != FALLBACK_FOLDER:
+            raise ValueError(f"{path}:{number}: {field!r} has nothing usable as a folder name: give a letter or digit")
+        if student_key(field) in seen:
+            first, at = seen[student_key(field)]
+            what = "is in the roster twice" if first.casefold() == field.casefold() else (
+                f"and {first!r} (line {at}) map to one folder, `{folder}`, and would get the same constants")
+            raise ValueError(f"{path}:{number}: {field!r} {what}: give each student their own id")
+        seen[student_key(field)] = (field, number)
         ids.append(field)
     if not ids:
         raise ValueError(f"{path} names no student")
@@ -173,12 +182,15 @@ def read_roster(path: Path) -> list[str]:
 
 
 def release_class(course: Course, out: Path, secret: int, students: list[str]) -> list[Path]:
-    """One release per student, ``out/<id>/``, each with that student's values."""
+    """One release per student, ``out/<folder>/`` (:func:`student_folder`: ``Zoë Ñúñez`` gets
+    ``Zoë_Ñúñez/``), each with that student's values: those ``batch --variants`` draws for the
+    folder handed back, under either name."""
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} is not empty")
-    for student in students:
-        release(course, out / student, students_variant(course, secret, student))
-    return [out / student for student in students]
+    folders = [out / student_folder(student) for student in students]
+    for student, folder in zip(students, folders):
+        release(course, folder, students_variant(course, secret, student))
+    return folders
 
 
 def release(course: Course, out: Path, variant: StudentVariant | None = None) -> list[Path]:

@@ -14,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
@@ -93,12 +95,43 @@ class Variant:
         return f"{self.what} = {shown(value)}"
 
 
-def student_key(student: str) -> str:
-    """A student's id as the draw reads it: ``Alice `` and ``alice`` are one student."""
-    key = student.strip().casefold()
-    if not key:
+# ---- a student's id: the one mapping to their folder and their draw ----------------------------
+
+FALLBACK_FOLDER = "unnamed"
+
+
+def folder_name(text: str) -> str:
+    """One safe path component: word characters (any script's letters and digits), dots and
+    dashes, every other character ``_``; in Unicode's composed form (NFC: a Mac writes ``ë`` as
+    two characters); not hidden, not empty, not ``.``/``..``; short enough that a ``-2`` still
+    fits on any file system."""
+    cleaned = re.sub(r"[^\w.-]", "_", unicodedata.normalize("NFC", text))
+    if not cleaned.strip("."):
+        return FALLBACK_FOLDER
+    if cleaned.startswith("."):
+        cleaned = "_" + cleaned[1:]
+    while len(cleaned.encode()) > 120:
+        root, ext = os.path.splitext(cleaned)
+        cleaned = (root[:-1] + ext) if root and len(ext) <= 10 else cleaned[:-1]
+    return cleaned
+
+
+def student_folder(student: str) -> str:
+    """A student's folder, from their id: ``Zoë Ñúñez`` -> ``Zoë_Ñúñez``, ``O'Brien`` -> ``O_Brien``.
+    ``release --roster`` writes it, ``batch`` names their row with it, and their draw is keyed by
+    it (:func:`student_key`): a release's folder handed back as it was, or under the id itself,
+    gets the same constants."""
+    text = student.strip()
+    if not text:
         raise ValueError("a student id must not be empty")
-    return key
+    return folder_name(text)
+
+
+def student_key(student: str) -> str:
+    """A student's id as the draw reads it: their folder's name, case-blind (a case-insensitive
+    disk merges ``Bob`` and ``bob``): ``Alice ``, ``alice`` and ``ALICE`` are one student, and
+    so are ``Zoë Ñúñez`` and ``Zoë_Ñúñez``."""
+    return student_folder(student).casefold()
 
 
 def draw_value(variant: Variant, puzzle_id: str, secret: int, student: str):

@@ -29,14 +29,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Callable, Mapping
 
-from grader.course.loader import Course
+from grader.course.loader import Course, CourseError
 from grader.judge.batch_resume import not_graded
 from grader.judge.options import Options
 from grader.judge.results import CheckResult, FailureKind, PuzzleResult, Status, StudentResult
 from grader.judge.session import Grading, run_pool
 from grader.judge.similarity import similar_submissions
 from grader.judge.similarity_model import SimilarityReport
-from grader.source.intake import Student, prepare_class
+from grader.source.intake import Student, one_id_clashes, prepare_class, submissions
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,9 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = Opti
     try:
         for puzzle_id in course.ids:
             course.puzzle(puzzle_id)  # load the course once, before any thread
+        if options.variants and (clashes := one_id_clashes(submissions(folder))):
+            # each student's constants are drawn from their id: two ids of one folder cannot be told apart
+            raise CourseError("batch --variants: " + "; ".join(clashes))
         students = prepare_class(folder, course, workdir)
         done = dict(done or {})
         todo = [s for s in students if s.name not in done]
@@ -152,7 +155,7 @@ def grade_student(course: Course, student: Student, options: Options,
     # students, not solutions/, not the reports. A student with no file starts no worker.
     targets = [(pid, student.files[pid]) for pid in course.ids if pid in student.files]
     # With variants on, the student's own values of the puzzles' free constants (grader.course.variant).
-    whose = student.name if options.variants else ""
+    whose = student.variant_id if options.variants else ""
     with Grading(course, [student.folder / "_"], replace(options, memory_mb=memory_mb, student=whose), threads,
                  now=False, kernels=[path for _, path in targets]) as grading:
         graded = dict(zip((pid for pid, _ in targets), grading.grade(targets).results))

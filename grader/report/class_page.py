@@ -14,8 +14,8 @@ from html import escape
 
 from grader.judge.results import Status, StudentResult
 from grader.judge.similarity_model import SimilarityReport
-from grader.report.charts import column_chart, legend, stacked_rows
-from grader.report.class_summary import PuzzleSummary, summarise, totals
+from grader.report.charts import column_chart, legend, ranked_bars, stacked_rows
+from grader.report.class_summary import MIN_ATTEMPT_STUDENTS, PuzzleSummary, summarise, totals
 from grader.report.html import code_markup
 from grader.report.html import render
 from grader.report.progress import duration
@@ -55,8 +55,7 @@ def _summary(results: list[StudentResult], puzzle_ids: list[str], summaries: lis
     median = statistics.median(s.total for s in graded) if graded else 0
     head = (f"<p>{len(graded)} students graded on {len(puzzle_ids)} puzzles; a median of {median:g} "
             f"puzzles passed.</p>")
-    distribution = column_chart(counts, [str(n) for n in range(len(counts))],
-                                "students by the number of puzzles they passed")
+    distribution = _passed_chart(graded, counts)
     rows = [(f"{s.puzzle} {s.title}", [(s.passed, COLOURS["passed"], "passed"), (s.failed, COLOURS["failed"], "failed"),
                                        (s.not_attempted, COLOURS["not attempted"], "not attempted"),
                                        (s.undecided, COLOURS["not decided here"], "not decided here")])
@@ -70,15 +69,46 @@ def _summary(results: list[StudentResult], puzzle_ids: list[str], summaries: lis
                             + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul></li>")
     mistakes_html = (f"<ul class='tp-mistakes'>{''.join(mistakes)}</ul>" if mistakes
                      else "<p>No puzzle failed for anyone.</p>")
-    effort = ""
-    if any(s.attempts_median is not None for s in summaries):
-        cells = "".join(f"<tr><td>{escape(s.puzzle)} {escape(s.title)}</td><td>{s.attempts_median:g}</td>"
-                        f"<td>{s.minutes_median:g} min</td></tr>" for s in summaries if s.attempts_median is not None)
-        effort = ("<h3>Attempts (from the progress files submitted)</h3><table class='tp-effort'><thead><tr><th>puzzle"
-                  "</th><th>median attempts</th><th>median time spent</th></tr></thead><tbody>" + cells + "</tbody></table>")
+    effort = _attempts(summaries)
     return (f"<h2 id='summary'>Class summary</h2>{head}<h3>Puzzles passed per student</h3>{distribution}"
             f"<h3>Each puzzle</h3>{legend([(c, w) for w, c in COLOURS.items()])}{rates}"
             f"<h3>What went wrong most often</h3>{mistakes_html}{effort}")
+
+
+# Up to this many students, a bar each (sorted, named); above, a histogram of the totals.
+BAR_PER_STUDENT = 60
+
+
+def _passed_chart(graded: list[StudentResult], counts: list[int]) -> str:
+    """Each student's passed count, as a sorted bar with their name; a large class as a
+    histogram of how many students passed how many puzzles. Both axes titled either way."""
+    if len(graded) <= BAR_PER_STUDENT:
+        rows = sorted(((s.student, s.total) for s in graded), key=lambda row: (-row[1], row[0].casefold()))
+        return ranked_bars(rows, len(counts) - 1, "puzzles passed by each student, most first",
+                           "puzzles passed", "student")
+    return column_chart(counts, [str(n) for n in range(len(counts))],
+                        "how many students passed each number of puzzles", "puzzles passed", "students")
+
+
+def _attempts(summaries: list[PuzzleSummary]) -> str:
+    """The median attempts and time per puzzle, each saying how many students' progress files it
+    comes from; a puzzle with fewer than MIN_ATTEMPT_STUDENTS is named, not given a median."""
+    told = [s for s in summaries if s.attempts_from]
+    if not told:
+        return ""
+    cells = "".join(f"<tr><td>{escape(s.puzzle)} {escape(s.title)}</td><td>{s.attempts_from}</td>"
+                    f"<td>{s.attempts_median:g}</td><td>{s.minutes_median:g} min</td></tr>"
+                    for s in told if s.attempts_median is not None)
+    few = [s for s in told if s.attempts_median is None]
+    note = (f"<p class='tp-note'>Left out, from fewer than {MIN_ATTEMPT_STUDENTS} students' progress files: "
+            + ", ".join(f"{escape(s.puzzle)} ({s.attempts_from} student{'s' if s.attempts_from > 1 else ''})"
+                        for s in few) + ".</p>") if few else ""
+    table = ("<table class='tp-effort'><thead><tr><th>puzzle</th><th>students with a progress file</th>"
+             "<th>median attempts</th><th>median time spent</th></tr></thead><tbody>" + cells + "</tbody></table>"
+             if cells else "")
+    return ("<h3>Attempts (from the progress files submitted)</h3><p class='tp-note'>Medians over the students "
+            "whose submission carried a progress file (<code>.progress.json</code>) that lists the puzzle.</p>"
+            + table + note)
 
 
 def _similarity(report: SimilarityReport | None) -> str:

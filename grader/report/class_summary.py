@@ -14,6 +14,9 @@ from grader.judge.results import PuzzleResult, Status, StudentResult
 # "... It looks like the output stored transposed (an N0 x N1 matrix): store element ..." -> its name
 _LOOK_ALIKE = re.compile(re.escape(LOOKS_LIKE) + r" (.+?): ")
 UNDECIDED = (Status.UNSUPPORTED, Status.INTERPRETER_LIMIT, Status.ERROR)
+# Attempt figures need progress files from this many students: one student's 36 minutes on
+# puzzle 1 is that student's afternoon, not the class's.
+MIN_ATTEMPT_STUDENTS = 3
 
 
 @dataclass(frozen=True)
@@ -27,8 +30,9 @@ class PuzzleSummary:
     undecided: int          # this Triton cannot run it, only a GPU can decide, or the grader broke
     kinds: tuple[tuple[str, int], ...]        # (what went wrong, students), commonest first
     look_alikes: tuple[tuple[str, int], ...]  # (the mistake recognised, students), commonest first
-    attempts_median: float | None = None      # over the students whose progress file tells
-    minutes_median: float | None = None
+    attempts_median: float | None = None      # over the students whose progress file tells, when
+    minutes_median: float | None = None      # there are MIN_ATTEMPT_STUDENTS of them at least
+    attempts_from: int = 0                    # how many students' progress files tell this puzzle
 
     @property
     def pass_rate(self) -> float:
@@ -63,12 +67,13 @@ def summarise(results: list[StudentResult], puzzle_ids: list[str], top: int = 3)
             if (name := look_alike(r)) is not None:
                 looks[name] += 1
         tries = [a for s in graded for a in s.attempts if a.puzzle == puzzle_id]
+        enough = len(tries) >= MIN_ATTEMPT_STUDENTS
         summaries.append(PuzzleSummary(
             puzzle_id, next((r.title for r in mine), ""), len(graded), statuses[Status.PASS], statuses[Status.FAIL],
             statuses[Status.NOT_ATTEMPTED], sum(statuses[s] for s in UNDECIDED),
             tuple(kinds.most_common(top)), tuple(looks.most_common(top)),
-            statistics.median(a.count for a in tries) if tries else None,
-            round(statistics.median(a.seconds for a in tries) / 60, 1) if tries else None))
+            statistics.median(a.count for a in tries) if enough else None,
+            round(statistics.median(a.seconds for a in tries) / 60, 1) if enough else None, len(tries)))
     return summaries
 
 

@@ -32,6 +32,7 @@ from grader.source.attempts import PROGRESS_FILE, Attempts, ProgressError, read_
 from grader.source.capture import from_notebook
 from grader.source.definitions import Dropped, definitions
 from grader.course.loader import PUZZLE_FILE, Course
+from grader.course.variant import FALLBACK_FOLDER, folder_name, student_key
 from grader.source.source_lines import defined_names
 
 SUFFIXES = (".py", ".ipynb")
@@ -40,7 +41,7 @@ MAX_FILES = 200       # .py and .ipynb files read per student
 MAX_ENTRIES = 5000    # files and folders looked at per student, whatever their kind
 MAX_DEPTH = 8         # folders below the student's own
 MAX_PROBLEMS = 40     # lines listed per student from the walk; the rest are counted
-FALLBACK_NAME = "unnamed"
+FALLBACK_NAME = FALLBACK_FOLDER
 _LINK = "is a symbolic link: not read (submit the {} itself)"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _OPEN_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
@@ -55,6 +56,13 @@ class Student:
     files: dict[str, Path] = field(default_factory=dict)  # puzzle id -> sanitised file to grade
     problems: tuple[str, ...] = ()      # what was not read or not graded, and why
     attempts: tuple[Attempts, ...] = ()  # from the progress file the submission carries, if any
+    id: str = ""                        # as submitted (`Zoë Ñúñez`): what their draw is keyed by
+
+    @property
+    def variant_id(self) -> str:
+        """The id their constants are drawn for: the one they submitted under, whatever row name
+        the class gave them (a ``-2`` suffix is the batch's, not theirs)."""
+        return self.id or self.name
 
 
 class Refused(Exception):
@@ -62,17 +70,9 @@ class Refused(Exception):
 
 
 def clean_name(text: str) -> str:
-    """One safe path component: word characters, dots and dashes; not hidden, not empty, not
-    ``.``/``..``; short enough that a ``-2`` still fits on any file system."""
-    cleaned = re.sub(r"[^\w.-]", "_", text)
-    if not cleaned.strip("."):
-        return FALLBACK_NAME
-    if cleaned.startswith("."):
-        cleaned = "_" + cleaned[1:]
-    while len(cleaned.encode()) > 120:
-        root, ext = os.path.splitext(cleaned)
-        cleaned = (root[:-1] + ext) if root and len(ext) <= 10 else cleaned[:-1]
-    return cleaned
+    """One safe path component (:func:`grader.course.variant.folder_name`: the same mapping a
+    student's id takes to their folder in ``release`` and in their draw)."""
+    return folder_name(text)
 
 
 def submitted_name(entry: Path) -> str:
@@ -390,7 +390,7 @@ def prepare(entry: Path, course: Course, workdir: Path, name: str | None = None)
         problems.insert(MAX_PROBLEMS, f"... and {len(reader.problems) - MAX_PROBLEMS} more problems like these")
     if not reader.found and not problems:
         problems.append("no .py or .ipynb file found")
-    return Student(name, entry, folder, files, tuple(problems), attempts)
+    return Student(name, entry, folder, files, tuple(problems), attempts, submitted_name(entry).strip())
 
 
 def submissions(folder: Path) -> list[Path]:
@@ -400,6 +400,20 @@ def submissions(folder: Path) -> list[Path]:
         return sorted((Path(folder) / item.name for item in scan if not item.name.startswith(".") and (
             item.is_symlink() or item.is_dir(follow_symlinks=False) or Path(item.name).suffix in SUFFIXES)),
             key=lambda p: p.name)
+
+
+def one_id_clashes(entries: list[Path]) -> list[str]:
+    """A line per group of submissions whose ids map to one folder, hence one draw of the
+    constants (``O'Brien`` and ``O_Brien``, ``Zoë Ñúñez/`` and ``zoë_ñúñez.py``): which student
+    is which cannot be told, so a batch with variants refuses them."""
+    groups: dict[str, list[str]] = {}
+    for entry in entries:
+        name = submitted_name(entry)
+        if name.strip():
+            groups.setdefault(student_key(name), []).append(entry.name)
+    return [f"{' and '.join(f'`{n}`' for n in names)} are one student id (folder `{clean_name(names[0].strip())}`, "
+            f"the same constants): rename all but one submission to its student's id"
+            for names in groups.values() if len(names) > 1]
 
 
 def prepare_class(folder: Path, course: Course, workdir: Path) -> list[Student]:
