@@ -93,6 +93,58 @@ def test_the_page_lists_attempts_and_time_spent():
     assert "<td>3 / 7 min</td>" in page  # ana's row: attempts / time
 
 
+def _text(svg_or_page: str) -> list[str]:
+    """The words an SVG or a page writes, one per <text>."""
+    return re.findall(r"<text[^>]*>([^<]*)</text>", svg_or_page)
+
+
+def test_the_passed_chart_has_a_named_bar_per_student_sorted_and_titled_axes():
+    """Issue 34: five bars labelled "1" read as "everyone passed 1" when the students passed 2, 4, 1, 0, 3."""
+    statuses = {"ana": 2, "bo": 4, "cy": 1, "di": 0, "eli": 3}
+    ids = ["puzzle02", "puzzle19"] * 2
+    results = [StudentResult(name, tuple(PuzzleResult(f"puzzle{i:02d}", "T", Status.PASS if i < n else Status.FAIL,
+                                                      "x.py", "cpu") for i in range(4)), (), 1.0)
+               for name, n in statuses.items()]
+    page = class_page(results, ids, 1.0)
+    chart = page[page.index("<h3>Puzzles passed per student</h3>"):page.index("<h3>Each puzzle</h3>")]
+    words = _text(chart)
+    # a bar per student, most passed first, their name before it and their count after it
+    assert words[:10] == ["bo", "4", "eli", "3", "ana", "2", "cy", "1", "di", "0"]
+    assert "puzzles passed" in words and "student" in words  # the axes' titles
+    ticks = re.findall(r"<text class='tp-tick'[^>]*>([^<]*)</text>", chart)
+    assert ticks == ["0", "1", "2", "3", "4"]  # the x axis, 0 to the number of puzzles
+    assert "<title>bo: 4 puzzles passed</title>" in chart
+
+
+def test_a_large_class_gets_a_histogram_with_titled_axes_and_labels_that_do_not_run_together():
+    from grader.report.charts import column_chart
+    svg = column_chart([3, 0, 5] + [1] * 38, [str(n) for n in range(41)], "c", "puzzles passed", "students")
+    words = _text(svg)
+    assert "puzzles passed" in words and "students" in words
+    # 41 columns of 17 px: every other one labelled, so that "10" and "11" do not run together
+    assert re.findall(r"<text class='tp-tick'[^>]*>([^<]*)</text>", svg) == [str(n) for n in range(0, 41, 2)]
+    assert "<title>puzzles passed 1: 0 students</title>" in svg
+    results = [StudentResult(f"s{i:03d}", (_puzzle("puzzle02", Status.PASS),), (), 1.0) for i in range(61)]
+    page = class_page(results, ["puzzle02"], 1.0)
+    assert "how many students passed each number of puzzles" in page and "s000" not in _text(page)
+
+
+def test_attempt_figures_say_how_many_students_they_come_from_and_need_three():
+    """Issue 34: one student's progress file made the class's median "36 min" on puzzle 1."""
+    def tried(puzzle, minutes):
+        return (Attempts(puzzle, 6, minutes * 60.0, "2026-11-20 10:00:00", "2026-11-20 11:00:00", "passed", 6),)
+    results = class_results()  # ana alone carries a progress file (puzzle02, 7 min)
+    text = re.sub(r"<[^>]+>", " ", class_page(results, IDS, 12.0))
+    assert "Left out, from fewer than 3 students' progress files: puzzle02 (1 student)." in text
+    assert "median time spent" not in text
+    results = [StudentResult(n, r.results, r.problems, 3.0, tried("puzzle19", m) + tried("puzzle02", m))
+               for n, r, m in zip("abc", class_results(), (10, 20, 36))]
+    page = class_page(results, IDS, 12.0)
+    assert "<th>students with a progress file</th><th>median attempts</th><th>median time spent</th>" in page
+    assert "<tr><td>puzzle02 Constant add, blocked</td><td>3</td><td>6</td><td>20 min</td></tr>" in page
+    assert "Left out" not in page
+
+
 def test_the_page_is_self_contained():
     page = class_page(class_results(), IDS, 12.0, similarity())
     assert not re.search(r"(src|href)=['\"](?!#|data:)", page), "the page links to something outside itself"

@@ -8,10 +8,10 @@ from html import escape
 FONT = "font-family:system-ui,sans-serif;font-size:12px"
 
 
-def _axis_titles(x: float, y: float, x_title: str, y_mid: float, y_title: str) -> str:
-    """An x axis title centred at (x, y), and a y axis title turned upright at (12, y_mid)."""
+def _axis_titles(x: float, y: float, x_title: str, y_mid: float, y_title: str, y_x: float = 12) -> str:
+    """An x axis title centred at (x, y), and a y axis title turned upright at (y_x, y_mid)."""
     return (f"<text x='{x:.0f}' y='{y:.0f}' text-anchor='middle' font-weight='bold'>{escape(x_title)}</text>"
-            f"<text transform='translate(12 {y_mid:.0f}) rotate(-90)' text-anchor='middle' "
+            f"<text transform='translate({y_x:.0f} {y_mid:.0f}) rotate(-90)' text-anchor='middle' "
             f"font-weight='bold'>{escape(y_title)}</text>")
 
 
@@ -23,7 +23,8 @@ def column_chart(values: list[int], labels: list[str], caption: str, x_title: st
     width_each = max(14, min(40, 720 // max(1, len(values))))
     top = max(values, default=0) or 1
     chart_h, left, bottom = height, 44, 50
-    step = next(s for s in (1, 2, 5, 10, 20, 50, 100, 1000) if width_each * s >= 8 * max(map(len, labels), default=1))
+    widest = max(map(len, labels), default=1)  # about 7 px a character, and a gap
+    step = next(s for s in (1, 2, 5, 10, 20, 50, 100, 1000) if width_each * s >= 7 * widest + 8)
     width = left + width_each * len(values) + 8
     base = chart_h + 14
     parts = [f"<svg class='tp-chart' role='img' aria-label='{escape(caption)}' width='{width}' "
@@ -41,7 +42,8 @@ def column_chart(values: list[int], labels: list[str], caption: str, x_title: st
         if value:
             parts.append(f"<text x='{x + width_each / 2}' y='{base - 4 - bar}' text-anchor='middle'>{value}</text>")
         if i % step == 0:
-            parts.append(f"<text x='{x + width_each / 2}' y='{base + 16}' text-anchor='middle'>{escape(label)}</text>")
+            parts.append(f"<text class='tp-tick' x='{x + width_each / 2}' y='{base + 16}' "
+                         f"text-anchor='middle'>{escape(label)}</text>")
     parts.append(_axis_titles(left + (width - left) / 2, base + 40, x_title, base / 2, y_title))
     parts.append("</svg>")
     return "".join(parts)
@@ -72,8 +74,10 @@ def ranked_bars(rows: list[tuple[str, int]], top: int, caption: str, x_title: st
     for tick in range(0, top + 1, step):
         x = label_w + tick * scale
         parts.append(f"<line x1='{x:.1f}' y1='{height}' x2='{x:.1f}' y2='{height + 4}' stroke='#9e9e9e'/>"
-                     f"<text x='{x:.1f}' y='{height + 16}' text-anchor='middle'>{tick}</text>")
-    parts.append(_axis_titles(label_w + bar_w / 2, height + 36, x_title, height / 2, y_title))
+                     f"<text class='tp-tick' x='{x:.1f}' y='{height + 16}' text-anchor='middle'>{tick}</text>")
+    widest = max((min(len(label), 30) for label, _ in rows), default=0)
+    parts.append(_axis_titles(label_w + bar_w / 2, height + 36, x_title, height / 2, y_title,
+                              max(12, label_w - 16 - 7 * widest)))
     parts.append("</svg>")
     return "".join(parts)
 

@@ -22,7 +22,6 @@ import errno
 import functools
 import itertools
 import os
-import re
 import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
