@@ -240,6 +240,98 @@ def test_grades_csv_tells_a_fail_from_never_attempted():
                      "puzzle05": "", "total": "1", "problems": ""}]
 
 
+# ---- a kernel name two puzzles share grades only the puzzle the file is for (issue 32) ------------
+KERNELS = {"puzzle01": "add_kernel", "puzzle08": "softmax_kernel", "puzzle18": "softmax_kernel"}
+SOFTMAX = "@triton.jit\ndef softmax_kernel(x_ptr, z_ptr, N0, T, B1: tl.constexpr):\n    pass\n"
+
+
+@pytest.mark.parametrize("file_name, text, graded, skipped", [
+    # a puzzle's file is that puzzle's alone
+    ("puzzle08_mine.py", SOFTMAX, ("puzzle08",),
+     {"puzzle18": "`softmax_kernel` in puzzle08_mine.py is not graded for puzzle18: the file's name makes it "
+                  "puzzle08's; put puzzle18's kernel in a file named puzzle18_….py"}),
+    ("puzzle18_mine.ipynb", SOFTMAX, ("puzzle18",), {"puzzle08": "the file's name makes it puzzle18's"}),
+    # a file named after no puzzle: a shared name is graded only where the learner names the puzzle
+    ("alice.py", SOFTMAX, (),
+     {"puzzle08": "`softmax_kernel` in alice.py is not graded for puzzle08: it is the kernel of puzzle08 and "
+                  "puzzle18, and the file does not say which; name the file puzzle08_….py, or add "
+                  "`check(softmax_kernel, \"puzzle08\")`",
+      "puzzle18": "name the file puzzle18_….py, or add `check(softmax_kernel, \"puzzle18\")`"}),
+    ("alice.py", SOFTMAX + 'check(softmax_kernel, "puzzle18")\n', ("puzzle18",),
+     {"puzzle08": "`softmax_kernel` in alice.py is not graded for puzzle08: the file names it for puzzle18"}),
+    ("alice.py", SOFTMAX + 'P = Puzzle(id="puzzle08", kernel="softmax_kernel")\n', ("puzzle08",),
+     {"puzzle18": "the file names it for puzzle08"}),
+    # a name that is one puzzle's alone is that puzzle's, in any file named after none
+    ("alice.py", SOFTMAX.replace("softmax_kernel", "add_kernel"), ("puzzle01",), {}),
+    ("puzzle08_mine.py", SOFTMAX.replace("softmax_kernel", "add_kernel"), (),
+     {"puzzle01": "`add_kernel` in puzzle08_mine.py is not graded for puzzle01: the file's name makes it puzzle08's"}),
+])
+def test_a_file_is_graded_for_its_puzzle_not_for_a_kernel_of_the_same_name(file_name, text, graded, skipped):
+    from grader.source.claims import claim, named_in_python
+    from grader.source.source_lines import defined_names
+    found = claim(KERNELS, file_name, file_name, defined_names(text), named_in_python(text))
+    assert found.puzzles == graded
+    assert set(found.skipped) == set(skipped)
+    for puzzle, words in skipped.items():
+        assert words in found.skipped[puzzle], found.skipped[puzzle]
+
+
+def test_a_notebook_names_its_puzzles_by_the_courses_cell_ids_and_check_cells():
+    from grader.source.claims import named_in_notebook
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("!pip install triton\n" + SOFTMAX, id="puzzle18-kernel"),
+        nbformat.v4.new_code_cell('check(softmax_kernel, "puzzle18")', id="puzzle18-check"),
+        nbformat.v4.new_code_cell("def helper():\n    pass\n", id="scratch")])
+    assert named_in_notebook(nbformat.writes(notebook)) == {"softmax_kernel": {"puzzle18"}}
+
+
+@pytest.mark.slow  # loads every puzzle of the course
+def test_a_class_grades_a_shared_kernel_only_for_the_puzzle_its_file_is_for(tmp_path):
+    """Issue 32: a file holding only puzzle 8 failed puzzle 18, and the similarity pass paired
+    its students on puzzle 18."""
+    from grader.judge.classroom import _missing
+    from grader.judge.similarity import puzzle_codes
+    from grader.source.intake import prepare_class
+    course = Course(ROOT)
+    subs = tmp_path / "subs"
+    for student in ("alice", "dave"):
+        (subs / student).mkdir(parents=True)
+        shutil.copy(SOLUTIONS / "puzzle08_long_softmax.py", subs / student / "puzzle08_long_softmax.py")
+    (subs / "erin.py").write_text((SOLUTIONS / "puzzle08_long_softmax.py").read_text())
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        (SOLUTIONS / "puzzle18_fused_softmax.py").read_text(), id="puzzle18-kernel")]), subs / "fay.ipynb")
+    students = {s.name: s for s in prepare_class(subs, course, tmp_path / "work")}
+    assert set(students["alice"].files) == {"puzzle08"}
+    assert students["alice"].skipped["puzzle18"].startswith(
+        "`softmax_kernel` in puzzle08_long_softmax.py is not graded for puzzle18: the file's name makes it puzzle08's")
+    assert "puzzle08" not in students["erin"].files and "puzzle18" not in students["erin"].files
+    assert set(students["fay"].files) == {"puzzle18"}
+    missing = _missing(course, "puzzle18", students["alice"], Options(device="cpu"))
+    assert missing.status == "not_attempted" and missing.message.startswith(
+        "not attempted: `softmax_kernel` in puzzle08_long_softmax.py is not graded for puzzle18")
+    missing = _missing(course, "puzzle08", students["erin"], Options(device="cpu"))
+    assert "it is the kernel of puzzle08 and puzzle18, and the file does not say which" in missing.message
+    assert [c.student for c in puzzle_codes(course, "puzzle18", list(students.values()))[2]] in ([], ["fay"])
+
+
+def test_file_names_the_puzzle_it_grades_and_says_what_it_skips(tmp_path, capsys):
+    from grader.app.targets import resolve
+    from grader.course.loader import CourseError
+    course = Course(ROOT)
+    mine = tmp_path / "puzzle08_mine.py"
+    mine.write_text((SOLUTIONS / "puzzle08_long_softmax.py").read_text())
+    assert [t.puzzle for t in resolve(course, [], file=mine)] == ["puzzle08"]
+    assert "note: `softmax_kernel` in puzzle08_mine.py is not graded for puzzle18: the file's name makes it " \
+           "puzzle08's" in capsys.readouterr().err
+    assert [t.puzzle for t in resolve(course, ["puzzle18"], file=mine)] == ["puzzle18"]  # named: graded
+    plain = tmp_path / "mine.py"
+    plain.write_text(mine.read_text())
+    with pytest.raises(CourseError, match=r"mine.py is graded for no puzzle: `softmax_kernel` in mine.py is not "
+                                          r"graded for puzzle08: it is the kernel of puzzle08 and puzzle18.*or name "
+                                          r"the puzzle: `python -m grader puzzle08 --file"):
+        resolve(course, [], file=plain)
+
+
 def test_batch_needs_a_folder(tmp_path):
     run = subprocess.run([sys.executable, "-m", "grader", "batch", str(tmp_path / "nope"), "--root", str(ROOT)],
                          capture_output=True, text=True, timeout=60)

@@ -8,6 +8,7 @@ about the module's "line N" can be said as the notebook's "line M of code cell K
 from __future__ import annotations
 
 import atexit
+import sys
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -55,6 +56,20 @@ def notebook_as_module(path: Path) -> tuple[Path, LineMap]:
     return module, written.lines
 
 
+def file_claims(course: Course, path: Path, defined: set[str]) -> tuple[list[str], dict[str, str]]:
+    """The puzzles a ``--file`` naming no puzzle is graded for, and why it is not for the others
+    whose kernel name it holds (:mod:`grader.source.claims`)."""
+    from grader.source.claims import claim, named_in_notebook, named_in_python
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        text = ""
+    named = (named_in_notebook if path.suffix == ".ipynb" else named_in_python)(text)
+    # a puzzle file that does not load still names its kernel in its text
+    found = claim({pid: course.kernel_name(pid) for pid in course.ids}, path.name, path.name, defined, named)
+    return list(found.puzzles), dict(found.skipped)
+
+
 def resolve(course: Course, puzzles: list[str], file: Path | None = None, every: bool = False,
             solutions: bool = False) -> list[Target]:
     """The targets of a run: ``puzzles`` by id (or ``every`` puzzle), from ``file`` if given
@@ -68,14 +83,19 @@ def resolve(course: Course, puzzles: list[str], file: Path | None = None, every:
         lines = None
         if not path.is_file():
             raise CourseError(f"no such file: {file}")
+        original = path
         if path.suffix == ".ipynb":
             path, lines = notebook_as_module(path)
         elif path.suffix != ".py":
             raise CourseError(f"{file} is not a .py file or a notebook (.ipynb)")
         if not ids:
-            names = kernels_in(path)
-            # a puzzle file that does not load still names its kernel in its text
-            ids = [pid for pid in course.ids if course.kernel_name(pid) in names]
+            ids, skipped = file_claims(course, original, kernels_in(path))
+            if not ids and skipped:
+                first = next(iter(skipped))
+                raise CourseError(f"{file} is graded for no puzzle: {skipped[first]}; or name the puzzle: "
+                                  f"`python -m grader {first} --file {file}`")
+            for line in skipped.values():  # a kernel of the same name as another puzzle's is not that puzzle
+                print(f"note: {line} (or name it: `python -m grader PUZZLE --file {file}`)", file=sys.stderr)
             if not ids:
                 kernels = ", ".join(k for k in map(course.kernel_name, course.ids) if k)
                 raise CourseError(f"{file} defines none of the puzzle kernels ({kernels})")

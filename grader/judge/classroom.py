@@ -128,9 +128,11 @@ def _missing(course: Course, puzzle_id: str, student: Student, options: Options)
     anyone = [p for p, name in unread.items() if not re.match(r"puzzle\d", name)] if not student.files else []
     reasons = own or anyone
     if not reasons:
+        # a file holding a kernel of the same name, not graded for this puzzle: say which, and why
+        said = student.skipped.get(puzzle_id)
         return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status=Status.NOT_ATTEMPTED,
                             source=student.name, device=options.device,
-                            message=f"no `{puzzle.kernel}` in the submission")
+                            message=f"not attempted: {said}" if said else f"no `{puzzle.kernel}` in the submission")
     syntax = any("SyntaxError" in r or "IndentationError" in r or "TabError" in r for r in reasons)
     message = ("; ".join(reasons[:3]) + f"; so `{puzzle.kernel}` was not graded. "
                "Fix the file, then submit again.")

@@ -25,10 +25,12 @@ import os
 import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
+from typing import Mapping
 
 from grader.source.attempts import MAX_BYTES as PROGRESS_BYTES
 from grader.source.attempts import PROGRESS_FILE, Attempts, ProgressError, read_attempts
 from grader.source.capture import from_notebook
+from grader.source.claims import claim, named_in_notebook, named_in_python
 from grader.source.definitions import Dropped, definitions
 from grader.course.loader import PUZZLE_FILE, Course
 from grader.course.variant import FALLBACK_FOLDER, folder_name, student_key
@@ -56,6 +58,7 @@ class Student:
     problems: tuple[str, ...] = ()      # what was not read or not graded, and why
     attempts: tuple[Attempts, ...] = ()  # from the progress file the submission carries, if any
     id: str = ""                        # as submitted (`Zoë Ñúñez`): what their draw is keyed by
+    skipped: Mapping[str, str] = field(default_factory=dict)  # puzzle id -> why no file is graded for it
 
     @property
     def variant_id(self) -> str:
@@ -167,6 +170,7 @@ class _Reader:
         self.dropped: list[tuple[str, tuple[Dropped, ...]]] = []  # what definitions-only left out, per file
         self.notes: list[str] = []
         self.progress: tuple[str, bytes] | None = None  # (path as submitted, its bytes)
+        self.named: dict[str, dict[str, set[str]]] = {}  # path as submitted -> kernel -> puzzles it names
 
     def stop(self, text: str) -> None:
         self.problems.append(text)
@@ -250,6 +254,7 @@ class _Reader:
             return
         try:
             text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+            self.named[shown] = (named_in_notebook if suffix == ".ipynb" else named_in_python)(text)
             if suffix == ".ipynb":
                 text, skipped = from_notebook(text)
                 copy_name = clean_name(os.path.basename(name)[:-len(suffix)]).replace("-", "_") + "_ipynb.py"
@@ -302,32 +307,29 @@ def _preference(copy: PurePosixPath, puzzle_id: str) -> tuple:
             copy.as_posix())
 
 
-def _named_for_another(copy: PurePosixPath, puzzle_id: str) -> bool:
-    match = PUZZLE_FILE.match(copy.name)
-    return bool(match) and match.group(1) != puzzle_id
-
-
-def choose_files(course: Course, found: list[tuple[str, PurePosixPath, str]],
-                 folder: Path) -> tuple[dict[str, Path], list[str]]:
-    """The file graded for each puzzle (the preferred one defining its kernel), and a line per
-    puzzle that more than one file claims."""
-    names = {copy: defined_names(text) for _, copy, text in found}
+def choose_files(course: Course, found: list[tuple[str, PurePosixPath, str]], folder: Path,
+                 named: dict[str, dict[str, set[str]]] | None = None) -> tuple[dict[str, Path], list[str], dict[str, str]]:
+    """The file graded for each puzzle (the preferred one of those graded for it:
+    :func:`grader.source.claims.claim`), a line per puzzle that more than one file claims, and,
+    per puzzle no file is graded for, why a file holding its kernel was not (a shared kernel name)."""
+    kernels = {pid: course.kernel_name(pid) for pid in course.ids}
+    claims = {copy: claim(kernels, shown, PurePosixPath(shown).name, defined_names(text), (named or {}).get(shown, {}))
+              for shown, copy, text in found}
     shown = {copy: path for path, copy, _ in found}
-    files, problems = {}, []
+    files, problems, skipped = {}, [], {}
     for puzzle_id in course.ids:
-        kernel = course.puzzle(puzzle_id).kernel
-        holders = sorted((c for c in names if kernel in names[c]), key=lambda c: _preference(c, puzzle_id))
+        holders = sorted((c for c in claims if puzzle_id in claims[c].puzzles), key=lambda c: _preference(c, puzzle_id))
         if not holders:
+            reasons = [claims[c].skipped[puzzle_id] for c in sorted(claims) if puzzle_id in claims[c].skipped]
+            if reasons:
+                skipped[puzzle_id] = "; ".join(reasons[:2])
             continue
         files[puzzle_id] = folder / holders[0]
-        # Two puzzles may share a kernel name (puzzles 8 and 18 both ask for `softmax_kernel`):
-        # a file named after another puzzle is that puzzle's, not a second claim on this one.
-        holders = [holders[0], *(c for c in holders[1:] if not _named_for_another(c, puzzle_id))]
         if len(holders) > 1:
             others = ", ".join(shown[c] for c in holders[1:4]) + (
                 f" and {len(holders) - 4} more" if len(holders) > 4 else "")
             problems.append(f"{puzzle_id}: graded {shown[holders[0]]}; also found {others}, not graded")
-    return files, problems
+    return files, problems, skipped
 
 
 @functools.lru_cache(maxsize=4)
@@ -375,7 +377,7 @@ def prepare(entry: Path, course: Course, workdir: Path, name: str | None = None)
         target.parent.mkdir(parents=True, exist_ok=True)
         with open(target, "x", encoding="utf-8") as out:  # "x": a copy never replaces another
             out.write(text)
-    files, duplicates = choose_files(course, reader.found, folder)
+    files, duplicates, skipped = choose_files(course, reader.found, folder, reader.named)
     attempts: tuple[Attempts, ...] = ()
     if reader.progress is not None:
         shown, raw = reader.progress
@@ -389,7 +391,7 @@ def prepare(entry: Path, course: Course, workdir: Path, name: str | None = None)
         problems.insert(MAX_PROBLEMS, f"... and {len(reader.problems) - MAX_PROBLEMS} more problems like these")
     if not reader.found and not problems:
         problems.append("no .py or .ipynb file found")
-    return Student(name, entry, folder, files, tuple(problems), attempts, submitted_name(entry).strip())
+    return Student(name, entry, folder, files, tuple(problems), attempts, submitted_name(entry).strip(), skipped)
 
 
 def submissions(folder: Path) -> list[Path]:
