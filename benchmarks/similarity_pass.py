@@ -4,12 +4,14 @@
 
 1. Time: the pass as ``batch`` runs it (``similar_submissions`` over the students' sanitised
    files), for two classes of 40:
-   * the synthetic class of tests/synthetic_class.py (puzzles 2, 7 and 19, three copied pairs);
+   * the synthetic class of tests/synthetic_class.py (puzzles 2, 7 and 19, four copied pairs: verbatim,
+     renamed, reordered, and disguised every way at once);
    * a whole-course class: every student submits all 34 puzzles (each reference solution with
      that student's own names), the most code a batch can hand the pass.
    Intake (reading and sanitising the files, which batch does anyway) is timed apart.
 2. Separation: the synthetic class built from ``--seeds`` different seeds; per puzzle, the
-   highest score of an honest pair and the lowest of a copied pair, and the pairs flagged.
+   highest score of an honest pair and the lowest of a copied pair; the recall of each kind of
+   copy, and the false pairs among honest students.
 """
 from __future__ import annotations
 
@@ -76,13 +78,19 @@ def separation(course: Course, seeds: int) -> None:
     print(f"\nseparation over {seeds} synthetic classes (score: shared weight / the smaller's own):")
     worst: dict[str, list[float]] = {p: [] for p in synthetic_class.PUZZLES}
     copies: dict[str, list[float]] = {p: [] for p in synthetic_class.PUZZLES}
-    wrong = 0
+    kinds = {frozenset((a, b)): how for a, b, how in synthetic_class.COPIES}
+    found = {how: 0 for how in kinds.values()}
+    wrong = false_pairs = honest_pairs = 0
     for seed in range(seeds):
         with tempfile.TemporaryDirectory() as tmp:
             copied = synthetic_class.build(Path(tmp) / "subs", seed=seed)
             students = prepare_class(Path(tmp) / "subs", course, Path(tmp) / "work")
-            flagged = {frozenset(p.students) for p in similar_submissions(course, students).pairs}
+            report = similar_submissions(course, students)
+            flagged = {frozenset(p.students) for p in report.pairs}
             wrong += flagged != copied
+            false_pairs += len(flagged - copied)
+            for pair in flagged & copied:
+                found[kinds[pair]] += sum(frozenset(p.students) == pair for p in report.pairs)
             for puzzle_id in synthetic_class.PUZZLES:
                 common, _, codes = puzzle_codes(course, puzzle_id, students)
                 honest = [0.0]
@@ -90,12 +98,18 @@ def separation(course: Course, seeds: int) -> None:
                     pair = frozenset((codes[i].student, codes[j].student))
                     (copies[puzzle_id] if pair in copied else honest).append(score)
                 worst[puzzle_id].append(max(honest))
+                n = len(codes)
+                honest_pairs += n * (n - 1) // 2 - sum(pair <= {c.student for c in codes} for pair in copied)
     for puzzle_id in synthetic_class.PUZZLES:
         _, reference, _ = puzzle_codes(course, puzzle_id, [])
         min_shared, min_score = threshold(reference)
         print(f"  {puzzle_id}: reference {reference} fingerprints -> at least {min_shared} shared, score "
               f"{min_score}; honest pairs' highest score {max(worst[puzzle_id]):.2f} (median over classes "
               f"{statistics.median(worst[puzzle_id]):.2f}); copied pairs' lowest {min(copies[puzzle_id]):.2f}")
+    # puzzles 7 and 19 are long enough to flag: each copied pair is two copies to find per class
+    for how, count in found.items():
+        print(f"  recall, {how} copies: {count} of {2 * seeds} (puzzles 7 and 19)")
+    print(f"  false pairs: {false_pairs} flagged among {honest_pairs} honest pairs of puzzles compared")
     print(f"  classes whose flagged pairs were not exactly the copied ones: {wrong} of {seeds}")
 
 
@@ -103,9 +117,13 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-timing", action="store_true", help="the separation only")
     args = parser.parse_args()
     course = Course(ROOT)
     with tempfile.TemporaryDirectory() as tmp:
+        if args.no_timing:
+            separation(course, args.seeds)
+            return 0
         synthetic_class.build(Path(tmp) / "synthetic")
         whole_course_class(Path(tmp) / "whole", course)
         for label, subs in (("synthetic class, 40 x 3 puzzles", Path(tmp) / "synthetic"),

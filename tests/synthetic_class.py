@@ -1,6 +1,8 @@
 """A synthetic class for the similarity pass: 40 students, each solving puzzles 2, 7 and 19 their
-own way, and three pairs who copied (one pair verbatim, one with every variable renamed, one with
-independent statements reordered).
+own way, and four pairs who copied (one pair verbatim, one with every variable renamed, one with
+independent statements reordered, one disguised every way at once: reordered, its loop written
+over chunk numbers instead of offsets or the other way round, a statement moved into an
+``@triton.jit`` helper, dead code added, and every variable renamed).
 
 An honest student's kernel is put together from choices real solutions differ in: names, a
 program id kept in a variable or not, masks named or inline (and which way round), pointers
@@ -12,6 +14,7 @@ a few). ``build(folder)`` writes the class as ``batch`` reads it and returns the
 from __future__ import annotations
 
 import ast
+import copy
 import random
 from pathlib import Path
 
@@ -21,7 +24,7 @@ PUZZLES = {"puzzle02": "puzzle02_constant_add_blocked.py", "puzzle07": "puzzle07
 STUDENTS = 40
 # (original, copier, how): the copier hands in the original's kernels, disguised.
 COPIES = (("student05", "student17", "verbatim"), ("student11", "student29", "renamed"),
-          ("student22", "student36", "reordered"))
+          ("student22", "student36", "reordered"), ("student08", "student33", "disguised"))
 
 NAMES = {  # what honest students call things
     "pid": ("pid", "program", "block_id", "p", "row_block", "bid"),
@@ -225,17 +228,96 @@ class _Rename(ast.NodeTransformer):
         return node  # the signature is the puzzle's
 
 
+HELPER = "_part"  # the disguised copy's helper, and its puzzle's number: one file may hold them all
+
+
 def renamed(code: str) -> str:
     tree = ast.parse(code)
     params = {a.arg for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for a in f.args.args}
-    return ast.unparse(_Rename(params | {"tl", "triton", "range", "float"}).visit(tree)) + "\n"
+    helpers = {f.name for f in tree.body if isinstance(f, ast.FunctionDef) and f.name.startswith(HELPER)}
+    return ast.unparse(_Rename(params | helpers | {"tl", "triton", "range", "float"}).visit(tree)) + "\n"
+
+
+class _Scale(ast.NodeTransformer):
+    """The loop variable ``name`` as ``name * B1``: a loop over offsets turned into one over chunks."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def visit_Name(self, node):
+        if node.id == self.name and isinstance(node.ctx, ast.Load):
+            return ast.BinOp(ast.Name(self.name, ast.Load()), ast.Mult(), ast.Name("B1", ast.Load()))
+        return node
+
+
+class _Unscale(ast.NodeTransformer):
+    """``name * B1`` (either way round) as ``name``: a loop over chunks turned into one over offsets."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def visit_BinOp(self, node):
+        node = self.generic_visit(node)
+        sides = {ast.unparse(node.left), ast.unparse(node.right)}
+        return ast.Name(self.name, ast.Load()) if isinstance(node.op, ast.Mult) and sides == {self.name, "B1"} else node
+
+
+def _flip_loops(tree: ast.Module) -> None:
+    for loop in [n for n in ast.walk(tree) if isinstance(n, ast.For)]:
+        name, header = loop.target.id, ast.unparse(loop.iter)
+        if header == "range(0, T, B1)":
+            loop.iter = ast.parse("range(tl.cdiv(T, B1))", mode="eval").body
+            loop.body = [_Scale(name).visit(s) for s in loop.body]
+        elif header == "range(tl.cdiv(T, B1))":
+            loop.iter = ast.parse("range(0, T, B1)", mode="eval").body
+            loop.body = [_Unscale(name).visit(s) for s in loop.body]
+
+
+def _free_names(node: ast.AST) -> list[str]:
+    names = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id not in ("tl", "float") and n.id not in names:
+            names.append(n.id)
+    return names
+
+
+class _Renamer(ast.NodeTransformer):
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names
+
+    def visit_Name(self, node):
+        node.id = self.names.get(node.id, node.id)
+        return node
+
+
+def disguised(code: str, helper_name: str = HELPER) -> str:
+    """A copy hidden every way at once (the code comes reordered): the loop over the other form,
+    the first loaded value computed by an ``@triton.jit`` helper, dead code, every name renamed."""
+    tree = ast.parse(code)
+    kernel_def = tree.body[0]
+    _flip_loops(tree)
+    loop = next(n for n in ast.walk(kernel_def) if isinstance(n, ast.For))
+    index, stmt = next((i, s) for i, s in enumerate(loop.body) if isinstance(s, ast.Assign)
+                       and "tl.load" in ast.unparse(s.value))
+    args = _free_names(stmt.value)
+    params = {name: f"arg{i}" for i, name in enumerate(args)}  # the helper's own names for them
+    body = _Renamer(params).visit(copy.deepcopy(stmt.value))
+    helper = ast.parse(f"@triton.jit\ndef {helper_name}({', '.join(params.values())}):\n    loaded = {ast.unparse(body)}\n"
+                       f"    return loaded\n").body[0]
+    loop.body[index] = ast.parse(f"{ast.unparse(stmt.targets[0])} = {helper_name}({', '.join(args)})").body[0]
+    loop.body.insert(index, ast.parse("unused_step = B1 * 2").body[0])
+    kernel_def.body[1:1] = ast.parse("debug = tl.arange(0, B1) + 1\nif False:\n    tl.device_print('row', debug)").body
+    tree.body.insert(0, helper)
+    return renamed(ast.unparse(tree))
 
 
 def kernel(puzzle_id: str, student: str, how: str = "", seed: int = 0) -> str:
     number = int(student[len("student"):])
     st = _Student(seed * 1_000_003 + number * 1000 + int(puzzle_id[-2:]))
-    code = "\n".join(MAKERS[puzzle_id](st, reordered=how == "reordered")) + "\n"
-    return renamed(code) if how == "renamed" else code
+    code = "\n".join(MAKERS[puzzle_id](st, reordered=how in ("reordered", "disguised"))) + "\n"
+    if how == "disguised" and puzzle_id != "puzzle02":  # puzzle 2 has no loop: too short to be flagged anyway
+        return disguised(code, f"{HELPER}{puzzle_id[-2:]}")
+    return renamed(code) if how in ("renamed", "disguised") else code
 
 
 def puzzle_file(puzzle_id: str, code: str) -> str:

@@ -1,5 +1,5 @@
-"""Similar submissions: the synthetic class's three copied pairs are found and no other pair is;
-renaming and reordering hide nothing; the course's own code is common ground; short puzzles
+"""Similar submissions: the synthetic class's four copied pairs are found and no other pair is;
+renaming, reordering, helpers, the loop's form and dead code hide nothing; the course's own code is common ground; short puzzles
 are never flagged; similarity.json reads back."""
 import shutil
 import subprocess
@@ -28,12 +28,12 @@ def synthetic(tmp_path_factory):
     return copied, similar_submissions(COURSE, students)
 
 
-def test_the_three_copied_pairs_are_found_and_no_other(synthetic):
+def test_the_four_copied_pairs_are_found_and_no_other(synthetic):
     copied, report = synthetic
     flagged = {frozenset(p.students) for p in report.pairs}
-    assert flagged == copied
+    assert flagged == copied and frozenset(("student08", "student33")) in copied
     by_puzzle = {(p.puzzle, frozenset(p.students)) for p in report.pairs}
-    for pair in copied:  # verbatim, renamed and reordered alike, in both puzzles long enough to tell
+    for pair in copied:  # verbatim, renamed, reordered and disguised alike, in both puzzles long enough to tell
         assert ("puzzle07", pair) in by_puzzle and ("puzzle19", pair) in by_puzzle
     # puzzle 2's whole solution is shorter than the shared code a pair needs: never flagged
     assert not [p for p in report.pairs if p.puzzle == "puzzle02"]
@@ -118,6 +118,58 @@ def test_only_the_learners_part_and_what_it_calls_count():
     assert not fingerprint(KERNEL, ("another_kernel",)).lines
 
 
+def test_a_helper_is_read_inlined():
+    """Issue 32: a copy moved part of the kernel into an `@triton.jit` helper."""
+    helped = KERNEL.replace(
+        "        tile = tl.load(x_ptr + rows[:, None] * T + cols[None, :], mask=row_mask[:, None] & (cols < T)[None, :])\n",
+        "        tile = _load(x_ptr, rows, cols, row_mask, T)\n") + textwrap.dedent('''
+        @triton.jit
+        def _load(base, r, c, keep, n):
+            """A docstring, and a local returned."""
+            loaded = tl.load(base + r[:, None] * n + c[None, :], mask=keep[:, None] & (c < n)[None, :])
+            return loaded
+        ''')
+    assert helped != KERNEL and _tokens(helped) == _tokens(KERNEL)
+    # two values returned as a tuple read as two assignments
+    paired = KERNEL.replace("    row_mask = rows < N0\n    acc = tl.zeros([B0], dtype=tl.float32)\n",
+                            "    row_mask, acc = _start(rows, N0, B0)\n") + textwrap.dedent('''
+        @triton.jit
+        def _start(r, n, b):
+            return r < n, tl.zeros([b], dtype=tl.float32)
+        ''')
+    assert _tokens(paired) == _tokens(KERNEL)
+
+
+def test_a_loop_over_chunk_numbers_reads_as_one_over_offsets():
+    for header, first in (("for c in range(tl.cdiv(T, B1)):", "c * B1 + tl.arange(0, B1)"),
+                          ("for c in range(0, tl.cdiv(T, B1)):", "B1 * c + tl.arange(0, B1)"),
+                          ("for c in range((T + B1 - 1) // B1):", "c * B1 + tl.arange(0, B1)")):
+        chunks = KERNEL.replace("for start in range(0, T, B1):", header).replace(
+            "cols = start + tl.arange(0, B1)", f"cols = {first}")
+        assert _tokens(chunks) == _tokens(KERNEL.replace("cols = start + tl.arange(0, B1)",
+                                                         f"cols = {first.replace(' * B1', '').replace('B1 * ', '')}"))
+    # the chunk's number used for itself (the first chunk apart) is another program: kept as written
+    other = KERNEL.replace("for start in range(0, T, B1):", "for c in range(tl.cdiv(T, B1)):").replace(
+        "cols = start + tl.arange(0, B1)", "cols = c * B1 + tl.arange(0, B1) + (c == 0)")
+    assert "cdiv" in " ".join(_tokens(other))
+
+
+def test_dead_code_is_not_read():
+    dead = KERNEL.replace("    acc = tl.zeros([B0], dtype=tl.float32)\n", textwrap.indent(textwrap.dedent('''
+        acc = tl.zeros([B0], dtype=tl.float32)
+        unused = tl.arange(0, B1) * 2
+        unused2 = unused + 1
+        rows + 1
+        if False:
+            tl.device_print("rows", rows)
+        '''), "    "))
+    assert dead != KERNEL and _tokens(dead) == _tokens(KERNEL)
+    # an effect nobody reads back is no dead code: a store stays
+    stored = KERNEL.replace("    tl.store(z_ptr + rows, acc, mask=row_mask)\n",
+                            "    tl.store(z_ptr + rows, acc, mask=row_mask)\n    tl.store(z_ptr, acc)\n")
+    assert _tokens(stored) != _tokens(KERNEL)
+
+
 def _submit(folder: Path, name: str, text: str) -> None:
     target = folder / name / "puzzles" / "puzzle07_long_sum.py"
     target.parent.mkdir(parents=True)
@@ -151,10 +203,11 @@ def test_the_synthetic_students_solve_their_puzzles(tmp_path):
     for name in synthetic_class.PUZZLES.values():
         shutil.copy(ROOT / "puzzles" / name, course / "puzzles" / name)
     failures = []
-    for n in (0, 8, 11, 22):  # scalar and per-lane maxima, both loop forms, tl.where, 1-D and 2-D sums
-        path = tmp_path / f"student{n:02d}.py"
+    # scalar and per-lane maxima, both loop forms, tl.where, 1-D and 2-D sums; and the disguised copy
+    for n, how in ((0, ""), (8, ""), (11, ""), (22, ""), (8, "disguised")):
+        path = tmp_path / f"student{n:02d}{how}.py"
         path.write_text("import triton\nimport triton.language as tl\n\n" + "\n\n".join(
-            synthetic_class.kernel(p, f"student{n:02d}") for p in synthetic_class.PUZZLES))
+            synthetic_class.kernel(p, f"student{n:02d}", how) for p in synthetic_class.PUZZLES))
         run = subprocess.run([sys.executable, "-m", "grader", *synthetic_class.PUZZLES, "--file", str(path),
                               "--root", str(course), "--no-compile-check"], capture_output=True, text=True, timeout=600)
         if run.returncode != 0:

@@ -9,6 +9,8 @@ puzzle. The code is normalised before it is hashed, so the usual disguises chang
   what they import (``tl`` and ``lang`` both read ``triton.language``), attribute and keyword
   names stay (``tl.load(..., mask=...)`` is the API, not a choice);
 * comments, docstrings and ``pass`` go; ``x += y`` reads ``x = x + y``;
+* helpers are inlined, loops over chunk numbers read as loops over offsets, dead code goes
+  (:mod:`grader.source.fingerprint_rewrite`);
 * within each block, statements that do not depend on each other (neither reads what the
   other writes, nor both have effects) are put in one canonical order, so swapping them
   hides nothing.
@@ -31,6 +33,7 @@ import tokenize
 from dataclasses import dataclass
 
 from grader.course.syntax import parse
+from grader.source.fingerprint_rewrite import inlinable, rewrite
 from grader.source.source_lines import marker_lines
 
 K = 25       # tokens per hashed run, about two statements: one statement alike is everyone's idiom
@@ -242,7 +245,14 @@ def normalised_tokens(text: str, roots: tuple[str, ...]) -> list[Token]:
         tree = parse(text)
         modules = _module_names(tree)
         tokens: list[Token] = []
-        for definition in learner_definitions(tree, roots):  # the tree is this call's own: changed in place
+        defined = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        helpers = {name: f for name, f in defined.items() if name not in roots and inlinable(f)}
+        for node in tree.body:  # the tree is this call's own: changed in place
+            if getattr(node, "name", None) in roots:
+                rewrite(node, helpers, EFFECTS)
+        for definition in learner_definitions(tree, roots):  # the helpers still called, after inlining
+            if definition.name not in roots:
+                rewrite(definition, helpers, EFFECTS)
             _reorder(definition, modules)
             definition = _Anonymise(modules).visit(definition)
             if definition is not None:
