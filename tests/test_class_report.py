@@ -65,7 +65,7 @@ def test_the_page_says_what_the_class_got_wrong_in_words():
     text = re.sub(r"<[^>]+>", " ", page)
     assert "2 of 4: an online sum never rescaled when the maximum grows" in text
     assert "2 of 4: wrong values" in text and "1 of 4: " in text
-    assert "4 students graded on 2 puzzles; a median of 1 puzzles passed." in text
+    assert "4 students graded on 2 puzzles; a median of 1 puzzle passed." in text
     assert "75% passed" in text and "25% passed" in text  # puzzle 2: 3 of 4; puzzle 19: 1 of 4
 
 

@@ -54,7 +54,7 @@ def _summary(results: list[StudentResult], puzzle_ids: list[str], summaries: lis
     counts = totals(results, len(puzzle_ids))
     median = statistics.median(s.total for s in graded) if graded else 0
     head = (f"<p>{len(graded)} students graded on {len(puzzle_ids)} puzzles; a median of {median:g} "
-            f"puzzles passed.</p>")
+            f"puzzle{'' if median == 1 else 's'} passed.</p>")
     distribution = _passed_chart(graded, counts)
     rows = [(f"{s.puzzle} {s.title}", [(s.passed, COLOURS["passed"], "passed"), (s.failed, COLOURS["failed"], "failed"),
                                        (s.not_attempted, COLOURS["not attempted"], "not attempted"),
