@@ -285,14 +285,26 @@ def test_a_notebook_names_its_puzzles_by_the_courses_cell_ids_and_check_cells():
     assert named_in_notebook(nbformat.writes(notebook)) == {"softmax_kernel": {"puzzle18"}}
 
 
-@pytest.mark.slow  # loads every puzzle of the course
-def test_a_class_grades_a_shared_kernel_only_for_the_puzzle_its_file_is_for(tmp_path):
+@pytest.fixture(scope="module")
+def softmax_course(tmp_path_factory) -> Course:
+    """A course of the two puzzles that share `softmax_kernel`: loads in a moment."""
+    root = tmp_path_factory.mktemp("softmax_course")
+    for folder in ("puzzles", "solutions"):
+        (root / folder).mkdir()
+        for pid in ("puzzle08", "puzzle18"):
+            source = next((ROOT / folder).glob(f"{pid}_*.py"))
+            shutil.copy(source, root / folder / source.name)
+    return Course(root)
+
+
+@pytest.mark.slow  # intake of four students (8 s at a load of 16 on 2 cores)
+def test_a_class_grades_a_shared_kernel_only_for_the_puzzle_its_file_is_for(tmp_path, softmax_course):
     """Issue 32: a file holding only puzzle 8 failed puzzle 18, and the similarity pass paired
     its students on puzzle 18."""
     from grader.judge.classroom import _missing
     from grader.judge.similarity import puzzle_codes
     from grader.source.intake import prepare_class
-    course = Course(ROOT)
+    course = softmax_course
     subs = tmp_path / "subs"
     for student in ("alice", "dave"):
         (subs / student).mkdir(parents=True)
@@ -314,10 +326,10 @@ def test_a_class_grades_a_shared_kernel_only_for_the_puzzle_its_file_is_for(tmp_
     assert [c.student for c in puzzle_codes(course, "puzzle18", list(students.values()))[2]] in ([], ["fay"])
 
 
-def test_file_names_the_puzzle_it_grades_and_says_what_it_skips(tmp_path, capsys):
+def test_file_names_the_puzzle_it_grades_and_says_what_it_skips(tmp_path, capsys, softmax_course):
     from grader.app.targets import resolve
     from grader.course.loader import CourseError
-    course = Course(ROOT)
+    course = softmax_course
     mine = tmp_path / "puzzle08_mine.py"
     mine.write_text((SOLUTIONS / "puzzle08_long_softmax.py").read_text())
     assert [t.puzzle for t in resolve(course, [], file=mine)] == ["puzzle08"]
