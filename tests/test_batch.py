@@ -272,6 +272,7 @@ def test_a_file_is_graded_for_its_puzzle_not_for_a_kernel_of_the_same_name(file_
     found = claim(KERNELS, file_name, file_name, defined_names(text), named_in_python(text))
     assert found.puzzles == graded
     assert set(found.skipped) == set(skipped)
+    assert set(found.unsure) == {p for p, why in found.skipped.items() if "does not say which" in why}
     for puzzle, words in skipped.items():
         assert words in found.skipped[puzzle], found.skipped[puzzle]
 
@@ -317,6 +318,12 @@ def test_a_class_grades_a_shared_kernel_only_for_the_puzzle_its_file_is_for(tmp_
     assert students["alice"].skipped["puzzle18"].startswith(
         "`softmax_kernel` in puzzle08_long_softmax.py is not graded for puzzle18: the file's name makes it puzzle08's")
     assert "puzzle08" not in students["erin"].files and "puzzle18" not in students["erin"].files
+    # a file that does not say which is a problem of the submission; a puzzle's own file is not
+    assert [p for p in students["erin"].problems if "softmax_kernel" in p] == [
+        f"{pid}: `softmax_kernel` in erin.py is not graded for {pid}: it is the kernel of puzzle08 and puzzle18, "
+        f"and the file does not say which; name the file {pid}_….py, or add `check(softmax_kernel, \"{pid}\")`"
+        for pid in ("puzzle08", "puzzle18")]
+    assert not [p for p in students["alice"].problems if "softmax_kernel" in p]
     assert set(students["fay"].files) == {"puzzle18"}
     missing = _missing(course, "puzzle18", students["alice"], Options(device="cpu"))
     assert missing.status == "not_attempted" and missing.message.startswith(

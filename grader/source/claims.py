@@ -37,6 +37,7 @@ class Claim:
 
     puzzles: tuple[str, ...]
     skipped: Mapping[str, str]  # puzzle id -> why this file is not graded for it
+    unsure: tuple[str, ...] = ()  # of those, the ones skipped because the file does not say which
 
 
 def file_puzzle(name: str) -> str | None:
@@ -116,7 +117,7 @@ def claim(kernels: Mapping[str, str | None], shown: str, file_name: str, defined
     for pid, kernel in kernels.items():
         if kernel:
             sharing.setdefault(kernel, []).append(pid)
-    puzzles, skipped = [], {}
+    puzzles, skipped, unsure = [], {}, []
     for pid, kernel in kernels.items():
         if not kernel or kernel not in defined:
             continue
@@ -132,6 +133,7 @@ def claim(kernels: Mapping[str, str | None], shown: str, file_name: str, defined
             skipped[pid] = (f"`{kernel}` in {shown} is not graded for {pid}: the file's name makes it {owner}'s; "
                             f"put {pid}'s kernel in a file named {pid}_….py")
         else:
+            unsure.append(pid)
             skipped[pid] = (f"`{kernel}` in {shown} is not graded for {pid}: it is the kernel of "
                             f"{' and '.join(sorted(sharing[kernel]))}, and the file does not say which; {how}")
-    return Claim(tuple(puzzles), skipped)
+    return Claim(tuple(puzzles), skipped, tuple(unsure))

@@ -310,8 +310,9 @@ def _preference(copy: PurePosixPath, puzzle_id: str) -> tuple:
 def choose_files(course: Course, found: list[tuple[str, PurePosixPath, str]], folder: Path,
                  named: dict[str, dict[str, set[str]]] | None = None) -> tuple[dict[str, Path], list[str], dict[str, str]]:
     """The file graded for each puzzle (the preferred one of those graded for it:
-    :func:`grader.source.claims.claim`), a line per puzzle that more than one file claims, and,
-    per puzzle no file is graded for, why a file holding its kernel was not (a shared kernel name)."""
+    :func:`grader.source.claims.claim`); a line per puzzle that more than one file claims, or
+    whose kernel is in a file that does not say which puzzle it is for; and, per puzzle no file
+    is graded for, why a file holding its kernel was not (a shared kernel name)."""
     kernels = {pid: course.kernel_name(pid) for pid in course.ids}
     claims = {copy: claim(kernels, shown, PurePosixPath(shown).name, defined_names(text), (named or {}).get(shown, {}))
               for shown, copy, text in found}
@@ -323,6 +324,9 @@ def choose_files(course: Course, found: list[tuple[str, PurePosixPath, str]], fo
             reasons = [claims[c].skipped[puzzle_id] for c in sorted(claims) if puzzle_id in claims[c].skipped]
             if reasons:
                 skipped[puzzle_id] = "; ".join(reasons[:2])
+            # a kernel that may be this puzzle's, in a file that does not say: the instructor hears of it
+            problems += [f"{puzzle_id}: {claims[c].skipped[puzzle_id]}" for c in sorted(claims)
+                         if puzzle_id in claims[c].unsure]
             continue
         files[puzzle_id] = folder / holders[0]
         if len(holders) > 1:
