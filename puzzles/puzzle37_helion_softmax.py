@@ -76,6 +76,7 @@ PUZZLE = Puzzle(
     spec=spec,
     kernel="helion_softmax",
     kind="helion",
+    tiles={"B0": "N0"},
     grid=None,  # Helion launches one program per tile of the hl.tile loop
     cases=(
         # Tiles of 4 rows on 10 rows: the last tile holds 2.

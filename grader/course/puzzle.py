@@ -193,6 +193,9 @@ class Puzzle:
     prepare: Callable | None = None  # the random inputs -> the inputs, some recomputed from others
     ranges: Mapping[str, Callable[[Sizes], tuple[int, int]]] = field(default_factory=dict)  # integer inputs
     zeroed: tuple[str, ...] = ()  # outputs that start as zeros (atomics accumulate into them)
+    # Helion puzzles: the extent each of a case's tile sizes tiles, as a product of sizes
+    # ({"BH": "B*H", "BQ": "NQ"}): how the case's sizes reach a kernel's own tile loops
+    tiles: Mapping[str, str] = field(default_factory=dict)
     track: str = "classic"  # one of TRACKS; every puzzle file names its own
     variants: tuple[Variant, ...] = ()
     chosen: Mapping[str, object] = field(default_factory=dict)  # a student's values; the defaults if empty

@@ -61,7 +61,7 @@ class HelionGrader(PuzzleGrader):
 
     # ---- the cases --------------------------------------------------------------------------
     def _run_cases(self, params) -> list[CaseResult]:
-        self._generated, self._launches = "", {}
+        self._generated, self._launches, self._fixed = "", {}, {}
         results: list[CaseResult] = []
         abort = None
         for case in self.puzzle.cases:
@@ -71,15 +71,42 @@ class HelionGrader(PuzzleGrader):
             result, abort = self._run_helion_case(case)
             results.append(result)
             self._tell(result)
+        for case in self._tail_cases() if abort is None else ():
+            result, abort = self._run_helion_case(case)
+            results.append(result)
+            self._tell(result)
         compiled = self._compile_generated()
         if compiled is not None:
             self._checks["gpu_compile"] = compiled
         return results
 
+    def _tail_cases(self) -> list[Case]:
+        """A tile size the kernel fixes that no case's size leaves a tail of: one more case, the
+        first such case with that extent one larger, so that its last tile is partial."""
+        more = []
+        for (name, size), seen in self._fixed.items():
+            if seen["tails"] or not seen["whole"] or size <= 1:
+                continue
+            case, extent = seen["whole"][0]
+            sizes = {k: v + 1 if v == extent else v for k, v in case.sizes.items()}
+            if sizes != dict(case.sizes):
+                more.append(replace(case, name=f"{case.name}_tail_of_{name.strip('`')}", sizes=sizes))
+        return more
+
+    def _fixed_note(self) -> str:
+        said = []
+        for (name, size), seen in self._fixed.items():
+            tails = sorted({c.label for c, _ in seen["tails"]})
+            ran = f"its tail runs in case {tails[0]}" if tails else "no case has a tail of it"
+            said.append(f"{name} at {size}: graded at that size, {ran}")
+        return f" (the kernel fixes its tile size: {'; '.join(said)})" if said else ""
+
     def _grade(self, started: float):
         self._checks: dict[str, CheckResult] = {}
         self._generated = ""
         result = super()._grade(started)
+        if result.status == Status.PASS and getattr(self, "_fixed", None):
+            result = replace(result, message=result.message + self._fixed_note())
         compiled = self._checks.get("gpu_compile")
         if compiled is None or result.status not in (Status.PASS, Status.FAIL):
             return result
@@ -96,6 +123,7 @@ class HelionGrader(PuzzleGrader):
         message = wire.HelionRun(file=str(self.kernel_file), kernel=self.puzzle.kernel,
                                  buffers=tuple(b.spec() for b in inputs), values=keyword_only,
                                  blocks=tuple(int(v) for v in case.blocks.values()),
+                                 extents=extents(self.puzzle, case), names=tuple(case.blocks),
                                  tiled=self.options.device == "cpu")
         blobs = [pack(b, x) for b, x in zip(inputs, plan.inputs)]
         try:
@@ -112,10 +140,9 @@ class HelionGrader(PuzzleGrader):
         if reply.triton and not self._generated:
             self._generated = f"# {self.puzzle.kernel} as Helion lowers it for {describe} ({reply.config})\n" \
                               + reply.triton
-        if reply.tiled_failure is not None and "tile by tile" not in self._generated:  # said, not judged
-            error = reply.tiled_failure.error.splitlines()[0][:300]
-            self._generated = (f"# Not run tile by tile in Triton's interpreter ({describe}: {error}): graded "
-                               f"in Helion's interpreter only.\n") + self._generated
+        for fixed in reply.fixed:  # graded at the kernel's own size: is its tail ever run?
+            seen = self._fixed.setdefault((fixed.name, fixed.size), {"tails": [], "whole": []})
+            seen["tails" if fixed.extent % fixed.size else "whole"].append((case, fixed.extent))
         for launch in reply.launches:  # compiled once per distinct specialisation, after the cases
             self._launches.setdefault(repr((launch.kernel, sorted(launch.signature.items()),
                                             sorted((k, repr(v)) for k, v in launch.constexprs.items()))),
@@ -144,6 +171,9 @@ class HelionGrader(PuzzleGrader):
                 got = tiled  # the values that failed: what a look-alike is matched against
                 describe += (" as Helion lowered it to Triton, run tile by tile in Triton's interpreter "
                              f"({_tiles(case)})")
+        if verdict is None and reply.tiled_failure is not None:  # right in one tile; tiles never ran: undecided
+            kind, text, abort = self._case_failure(reply.tiled_failure)
+            return case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), abort
         if verdict is not None:
             text = failures.word(verdict)
             if verdict.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE):
@@ -206,6 +236,15 @@ class HelionGrader(PuzzleGrader):
                                                         failures.CompileFailed(reply.error, None, reply.source))
                     return CheckResult(False, failures.word(refused), refused.kind)
         return CheckResult(True, f"Helion's Triton compiles for sm_90 ({len(self._launches)} specialisation(s))")
+
+
+def extents(puzzle, case: Case) -> tuple[int, ...]:
+    """The extent each of the case's tile sizes tiles (the puzzle's ``tiles``: a product of sizes,
+    "B*H"), 0 where the puzzle does not say."""
+    import math
+    sizes = puzzle.sizes(case)
+    said = [puzzle.tiles.get(name, "") for name in case.blocks]
+    return tuple(math.prod(int(sizes[n.strip()]) for n in expr.split("*")) if expr else 0 for expr in said)
 
 
 def _tiles(case: Case) -> str:
