@@ -170,7 +170,7 @@ class HelionGrader(PuzzleGrader):
             if verdict is not None:
                 got = tiled  # the values that failed: what a look-alike is matched against
                 describe += (" as Helion lowered it to Triton, run tile by tile in Triton's interpreter "
-                             f"({_tiles(case)})")
+                             f"({reply.config.partition(': ')[2] or _tiles(case)})")
         if verdict is None and reply.tiled_failure is not None:  # right in one tile; tiles never ran: undecided
             kind, text, abort = self._case_failure(reply.tiled_failure)
             return case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), abort
@@ -253,15 +253,22 @@ def _tiles(case: Case) -> str:
 
 def kernel_only(source: str) -> str:
     """Helion's generated module without its host functions (the undecorated ones, which call the
-    launcher) and the launcher they import: the Triton kernels, their helpers and constants,
-    which is all a compile needs. Lines keep their numbers."""
+    launcher), the launcher they import and the learner's module they read: the Triton kernels,
+    their helpers and constants, which is all a compile needs. Lines keep their numbers."""
     import ast
 
     from grader.course.syntax import parse
     lines = source.splitlines()
-    for node in parse(source).body:
+    tree = parse(source)
+    device = {n.id for f in tree.body if isinstance(f, ast.FunctionDef) and f.decorator_list
+              for n in ast.walk(f) if isinstance(n, ast.Name)}
+    for node in tree.body:
         host = isinstance(node, ast.FunctionDef) and not node.decorator_list
         launcher = isinstance(node, ast.ImportFrom) and any(a.name == "default_launcher" for a in node.names)
-        if host or launcher:
+        # The learner's own module, which Helion's host code reads its constants from (the kernels
+        # take them as arguments): imported under a name only the learner's worker knows.
+        learner = isinstance(node, ast.Import) and all(a.name.startswith("_learner_") and (a.asname or a.name)
+                                                       not in device for a in node.names)
+        if host or launcher or learner:
             lines[node.lineno - 1:node.end_lineno] = [""] * (node.end_lineno - node.lineno + 1)
     return "\n".join(lines) + "\n"

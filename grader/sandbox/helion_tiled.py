@@ -65,9 +65,20 @@ def _reason(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}".splitlines()[0][:300]
 
 
+def _host_code_failed(error: BaseException, path: str) -> wire.Failure:
+    """The module Helion generated raised before any launch (its host function, its defaults):
+    what a GPU would run raises the same, so the case fails, in Helion's words."""
+    from grader.sandbox.learner_code import learner_frame
+    line, source = learner_frame(error, path)
+    return wire.Failure("exception", error=f"the code Helion generated for this kernel raised before launching it "
+                                          f"(on a GPU too): {_reason(error)}", line=line, source=source)
+
+
 def tiled_limit(error: BaseException, files: set, path: str, tiles: str) -> wire.Failure:
     """Why the tiled run could not run, as the interpreter's limit: the generated Triton line
     that raised, the learner's line Helion generated it from, and what the learner can do."""
+    if not files:  # no launch began: Helion's own host code raised, as it would on a GPU
+        return _host_code_failed(error, path)
     generated, line, source = "", None, ""
     frame = next((f for f in reversed(list(_frames(error))) if f.filename in files), None)
     if frame is not None:
