@@ -163,12 +163,12 @@ class HelionGrader(PuzzleGrader):
             return failed_case(case, self.puzzle, facts, describe, **extra), None
         blobs = iter(raw)
         got = [self._tensor(d, next(blobs)) if d.tensor else None for d in reply.returned]
-        verdict = self._check_returned(got, reply.returned, plan, case)
+        verdict, interpreted = self._check_returned(got, reply.returned, plan, case), None
         if verdict is None and reply.tiled:
             tiled = [self._tensor(d, next(blobs)) if d.tensor else None for d in reply.tiled]
             verdict = self._check_returned(tiled, reply.tiled, plan, case)
             if verdict is not None:
-                got = tiled  # the values that failed: what a look-alike is matched against
+                interpreted, got = got, tiled  # the values that failed: what a look-alike is matched against
                 describe += (" as Helion lowered it to Triton, run tile by tile in Triton's interpreter "
                              f"({reply.config.partition(': ')[2] or _tiles(case)})")
         if verdict is None and reply.tiled_failure is not None:  # right in one tile; tiles never ran: undecided
@@ -177,9 +177,27 @@ class HelionGrader(PuzzleGrader):
         if verdict is not None:
             text = failures.word(verdict)
             if verdict.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE):
-                text = self._helion_look_alike(case, plan, got, verdict, text)
+                looked = self._helion_look_alike(case, plan, got, verdict, text)
+                text = looked if looked != text or interpreted is None else \
+                    self._disagree(text, interpreted, got, plan) or text
             return case_result(case, self.puzzle, False, verdict.kind, f"{describe}: {text}", **extra), None
         return case_result(case, self.puzzle, True, **extra), None
+
+    def _disagree(self, text: str, interpreted, tiled, plan) -> str | None:
+        """Where the tiled run and Helion's interpreter (which agreed with the spec) differ: both
+        values, for the first output that differs; None where they cannot be compared."""
+        import torch
+        for name, one, many, want in zip(self.puzzle.outputs, interpreted, tiled, plan.expected):
+            if one is None or many is None or one.shape != many.shape:
+                return None
+            atol, rtol = self.puzzle.tolerance(dtype_name(want))
+            a, b = one.double(), many.double()
+            differs = ~torch.isclose(b, a, atol=atol, rtol=rtol, equal_nan=True)
+            if bool(differs.any()):
+                points = [tuple(int(i) for i in index) for index in torch.nonzero(differs)[:3]]
+                elements = tuple((i, float(b[i]), float(a[i])) for i in points)
+                return failures.word(failures.LoweringDisagrees(name, text, elements))
+        return None
 
     def _check_returned(self, got, described, plan, case: Case):
         if len(got) != len(plan.expected):
@@ -188,7 +206,8 @@ class HelionGrader(PuzzleGrader):
             if tensor is None:
                 return failures.NotATensor(info.type, tuple(want.shape), dtype_name(want))
             if tuple(tensor.shape) != tuple(want.shape) or tensor.dtype != want.dtype:
-                return failures.WrongOutput(tuple(tensor.shape), info.dtype, tuple(want.shape), dtype_name(want))
+                return failures.HelionWrongOutput(self.puzzle.kernel, name, tuple(tensor.shape), info.dtype,
+                                                  tuple(want.shape), dtype_name(want))
             atol, rtol = self.puzzle.tolerance(dtype_name(want))
             outcome = compare_tensor(name, tensor, want, atol, rtol, on_gpu=self.options.device == "cuda",
                                      filled=False)
