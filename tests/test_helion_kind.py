@@ -310,13 +310,14 @@ def test_bench_times_the_kernel_helion_compiled_and_checks_what_it_returned(tmp_
 CORPUS = ROOT / "tests" / "helion_corpus"
 EXAMPLES = sorted(CORPUS.glob("puzzle*.py"))
 UNTILED = sorted((CORPUS / "untiled").glob("puzzle*.py"))
+LOWERING = sorted((CORPUS / "lowering").glob("puzzle*.py"))
 
 
 @pytest.fixture(scope="module")
 def corpus():
     """Every corpus file graded in one run (two workers): Helion's examples and the untiled."""
     from grader.judge.session import grade_many
-    files = EXAMPLES + UNTILED
+    files = EXAMPLES + UNTILED + LOWERING
     report = grade_many(COURSE, [(f.name[:8], f) for f in files], Options(timeout=300), jobs=2)
     return {f: r for f, r in zip(files, report.results)}
 
@@ -360,3 +361,14 @@ def test_a_wrong_kernel_whose_tiled_run_cannot_run_never_passes(path, corpus):
         assert "line " in result.message and "--device cuda" in result.message
     else:
         assert "tile by tile" in result.message, result.message
+
+
+@pytest.mark.slow
+@needs_helion
+@pytest.mark.parametrize("path", LOWERING, ids=[f.stem for f in LOWERING])
+def test_where_helions_lowering_and_its_interpreter_disagree_both_are_shown(path, corpus):
+    result = corpus[path]
+    assert result.status == Status.FAIL, result.message
+    assert "Helion's interpreter, which runs each hl.tile loop as one tile, gives the spec's values" in result.message
+    assert "tiled " in result.message and "interpreter " in result.message
+    assert "the compiler may be at fault" in result.message
