@@ -337,6 +337,13 @@ def keyword_values(fn: Callable, values: Mapping[str, int]) -> dict:
     return {name: values[name] for name in wanted if name in values}
 
 
+def tile_extents(tiles: Mapping[str, str], names, sizes: Mapping[str, int]) -> tuple[int, ...]:
+    """The extent each named tile size tiles (a Helion puzzle's ``tiles``: a product of sizes,
+    "B*H"), 0 where the puzzle does not say."""
+    said = [tiles.get(name, "") for name in names]
+    return tuple(math.prod(int(sizes[n.strip()]) for n in expr.split("*")) if expr else 0 for expr in said)
+
+
 def with_case_values(fn: Callable, args, values: Mapping[str, int]):
     """``fn(*args)``, its keyword-only parameters filled from ``values`` by name."""
     return fn(*args, **keyword_values(fn, values))

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from grader.channel import wire
 from grader.course.dtypes import DTYPES, dtype_name
-from grader.course.puzzle import Case, keyword_values
+from grader.course.puzzle import Case, keyword_values, tile_extents
 from grader.judge import failures
 from grader.judge.compare import compare_tensor, look_alike_note, recognise
 from grader.judge.fence import pack
@@ -123,7 +123,8 @@ class HelionGrader(PuzzleGrader):
         message = wire.HelionRun(file=str(self.kernel_file), kernel=self.puzzle.kernel,
                                  buffers=tuple(b.spec() for b in inputs), values=keyword_only,
                                  blocks=tuple(int(v) for v in case.blocks.values()),
-                                 extents=extents(self.puzzle, case), names=tuple(case.blocks),
+                                 extents=tile_extents(self.puzzle.tiles, case.blocks, self.puzzle.sizes(case)),
+                                 names=tuple(case.blocks),
                                  tiled=self.options.device == "cpu")
         blobs = [pack(b, x) for b, x in zip(inputs, plan.inputs)]
         try:
@@ -255,15 +256,6 @@ class HelionGrader(PuzzleGrader):
                                                         failures.CompileFailed(reply.error, None, reply.source))
                     return CheckResult(False, failures.word(refused), refused.kind)
         return CheckResult(True, f"Helion's Triton compiles for sm_90 ({len(self._launches)} specialisation(s))")
-
-
-def extents(puzzle, case: Case) -> tuple[int, ...]:
-    """The extent each of the case's tile sizes tiles (the puzzle's ``tiles``: a product of sizes,
-    "B*H"), 0 where the puzzle does not say."""
-    import math
-    sizes = puzzle.sizes(case)
-    said = [puzzle.tiles.get(name, "") for name in case.blocks]
-    return tuple(math.prod(int(sizes[n.strip()]) for n in expr.split("*")) if expr else 0 for expr in said)
 
 
 def _tiles(case: Case) -> str:
