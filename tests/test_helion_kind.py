@@ -372,3 +372,65 @@ def test_where_helions_lowering_and_its_interpreter_disagree_both_are_shown(path
     assert "Helion's interpreter, which runs each hl.tile loop as one tile, gives the spec's values" in result.message
     assert "tiled " in result.message and "interpreter " in result.message
     assert "the compiler may be at fault" in result.message
+
+
+@pytest.mark.slow
+@needs_helion
+def test_a_cases_tile_sizes_reach_the_kernels_own_loops_whatever_their_number(tmp_path):
+    """Each tunable block size takes the case's size for a loop of the same extent, in order; an
+    extent the case does not tile gets a power of two below it (a tail); a fixed size is kept."""
+    import importlib.util
+
+    import torch
+
+    from grader.sandbox.helion_config import case_config
+    from grader.sandbox.helion_run import _compiler_copy
+    (tmp_path / "kernels.py").write_text(textwrap.dedent('''\
+        import helion
+        import helion.language as hl
+        import torch
+
+        @helion.kernel(autotune_effort="none")
+        def chunks(x):  # two loops where the case gives three sizes
+            z = torch.empty_like(x)
+            for rows in hl.tile(x.size(0)):
+                for cols in hl.tile(x.size(1)):
+                    z[rows, cols] = x[rows, cols] * 2
+            return z
+
+        @helion.kernel(autotune_effort="none")
+        def passes(x):  # three passes over the row, the block size registered
+            z = torch.empty_like(x)
+            bn = hl.register_block_size(x.size(1))
+            for rows in hl.tile(x.size(0)):
+                for cols in hl.tile(x.size(1), block_size=bn):
+                    z[rows, cols] = x[rows, cols]
+                for cols in hl.tile(x.size(1)):
+                    z[rows, cols] += 1
+                for cols in hl.tile(x.size(1)):
+                    z[rows, cols] += 1
+            return z
+
+        @helion.kernel(autotune_effort="none")
+        def fixed(x):
+            z = torch.empty_like(x)
+            for rows, cols in hl.tile([x.size(0), x.size(1)], block_size=[2, 64]):
+                z[rows, cols] = x[rows, cols]
+            return z
+    '''))
+    spec = importlib.util.spec_from_file_location("kernels_for_tiles", tmp_path / "kernels.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = torch.randn(6, 200)
+
+    def config(kernel, blocks, extents):
+        return case_config(_compiler_copy(kernel).bind((x,)), blocks, extents, ("B0", "B1", "B2"))
+
+    chunks, note, _ = config(module.chunks, (4, 64, 32), (6, 200, 200))
+    assert chunks.config["block_sizes"] == [4, 64] and "`cols`: B1=64" in note
+    passes, note, _ = config(module.passes, (4, 64, 32), (6, 200, 200))
+    assert passes.config["block_sizes"] == [64, 4, 32, 32], note  # the registered size first; a third pass takes B2 again
+    untold, note, _ = config(module.chunks, (4,), (6,))
+    assert untold.config["block_sizes"] == [4, 128] and "over 200, which the case does not tile" in note
+    _, note, kept = config(module.fixed, (4, 64, 32), (6, 200, 200))
+    assert [(f.extent, f.size) for f in kept] == [(6, 2), (200, 64)] and "64, fixed by the kernel" in note
