@@ -434,3 +434,17 @@ def test_a_cases_tile_sizes_reach_the_kernels_own_loops_whatever_their_number(tm
     assert untold.config["block_sizes"] == [4, 128] and "over 200, which the case does not tile" in note
     _, note, kept = config(module.fixed, (4, 64, 32), (6, 200, 200))
     assert [(f.extent, f.size) for f in kept] == [(6, 2), (200, 64)] and "64, fixed by the kernel" in note
+
+
+def test_a_fixed_tile_size_no_case_leaves_a_tail_of_gets_one_more_case():
+    from grader.judge.grade_helion import HelionGrader
+    puzzle = COURSE.puzzle("puzzle35")
+    exact = next(c for c in puzzle.cases if c.name == "exact_multiple")  # N0=256
+    grader = object.__new__(HelionGrader)
+    grader._fixed = {("`tile`", 64): {"tails": [], "whole": [(exact, 256)]}}
+    more = grader._tail_cases()
+    assert [(c.name, dict(c.sizes)) for c in more] == [("exact_multiple_tail_of_tile", {"N0": 257})]
+    assert "no case has a tail of it" in grader._fixed_note()
+    grader._fixed[("`tile`", 64)]["tails"].append((more[0], 257))
+    assert grader._tail_cases() == []
+    assert "`tile` at 64: graded at that size, its tail runs in case exact_multiple_tail_of_tile" in grader._fixed_note()
