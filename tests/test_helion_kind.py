@@ -448,3 +448,17 @@ def test_a_fixed_tile_size_no_case_leaves_a_tail_of_gets_one_more_case():
     grader._fixed[("`tile`", 64)]["tails"].append((more[0], 257))
     assert grader._tail_cases() == []
     assert "`tile` at 64: graded at that size, its tail runs in case exact_multiple_tail_of_tile" in grader._fixed_note()
+
+
+def test_helion_words_for_a_dropped_dimension_and_a_wrong_dtype():
+    dropped = failures.word(failures.HelionRejected(
+        "Helion's compiler: RuntimeError: The size of tensor a (u1) must match the size of tensor b (u0) at "
+        "non-singleton dimension 1", 12, "e = torch.exp(row - torch.amax(row, dim=1))"))
+    assert "a reduction dropped its dimension" in dropped and "keepdim=True" in dropped and "[:, None]" in dropped
+    assert "a whole tensor" not in dropped
+    dtype = failures.word(failures.HelionWrongOutput("helion_softmax", "z", (8, 1000), "float32",
+                                                     (8, 1000), "float16"))
+    assert dtype.startswith("`helion_softmax` returned `z` as (8, 1000) float32, expected (8, 1000) float16")
+    assert "allocate it as float16" in dtype and "reshape" not in dtype and "forward" not in dtype
+    both = failures.word(failures.LoweringDisagrees("y", "wrong values in `y`", (((2, 0), 1.28273, 1.28311),)))
+    assert "(2, 0): tiled 1.28273, interpreter 1.28311" in both and "the compiler may be at fault" in both
