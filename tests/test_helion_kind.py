@@ -462,3 +462,27 @@ def test_helion_words_for_a_dropped_dimension_and_a_wrong_dtype():
     assert "allocate it as float16" in dtype and "reshape" not in dtype and "forward" not in dtype
     both = failures.word(failures.LoweringDisagrees("y", "wrong values in `y`", (((2, 0), 1.28273, 1.28311),)))
     assert "(2, 0): tiled 1.28273, interpreter 1.28311" in both and "the compiler may be at fault" in both
+
+
+def test_a_tiled_run_that_cannot_run_is_the_interpreters_limit_at_the_learners_line(tmp_path):
+    """Whatever Triton's interpreter lacks (today's libdevice function, tomorrow's op): the
+    generated line that raised, the learner's line Helion lowered it from, never a pass."""
+    from grader.sandbox.helion_tiled import tiled_limit
+    learner = tmp_path / "mine.py"
+    learner.write_text("\n" * 15 + "        z[tile] = x[tile] + torch.erfinv(x[tile] * 0)\n")
+    generated = tmp_path / "generated.py"
+    generated.write_text("def kernel():\n    # src[mine.py:16]: z[tile] = x[tile] + torch.erfinv(x[tile] * 0)\n"
+                         "    v_5 = lacking(v_4)\n")
+    namespace = {"lacking": lambda v: 1 / 0, "v_4": 0}
+    exec(compile(generated.read_text(), str(generated), "exec"), namespace)
+    try:
+        namespace["kernel"]()
+    except ZeroDivisionError as error:
+        limit = tiled_limit(error, {str(generated)}, str(learner), "`tile`: B0=32")
+        host = tiled_limit(error, set(), str(learner), "`tile`: B0=32")  # no launch began
+    assert limit.kind == "interpreter_limit" and limit.line == 16
+    assert limit.source == "z[tile] = x[tile] + torch.erfinv(x[tile] * 0)"
+    assert "could not run the Triton Helion generated for this case, tile by tile (`tile`: B0=32)" in limit.error
+    assert "`v_5 = lacking(v_4)`, is Helion's lowering of your step" in limit.error
+    assert "not judged on Helion's own interpreter alone" in limit.error
+    assert host.kind == "exception" and "raised before launching it (on a GPU too)" in host.error
