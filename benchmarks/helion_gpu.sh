@@ -4,7 +4,7 @@
 # (1.5.1, then 1.5.1 with benchmarks/helion_torch_compat.py, a one-name shim for an older torch, then
 # 1.5.0, 1.4.0); the solutions of 35-42 graded with --device cuda; each Helion puzzle's --bench at its headline size
 # (benchmarks/bench_headlines.py, the grader's own --bench) and the Triton twins' beside them.
-#   bash benchmarks/helion_gpu.sh [grade|bench|twins|all]     logs in $OUT
+#   bash benchmarks/helion_gpu.sh [grade|truth|bench|twins|all]     logs in $OUT
 OUT=${OUT:-helion-gpu-logs}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
@@ -43,6 +43,10 @@ echo "helion kept: ${chosen:-none}" | tee -a "$OUT/steps.txt"
 if [ "$what" = grade ] || [ "$what" = all ]; then
     step grade 85 python3 -m grader puzzle35 puzzle36 puzzle37 puzzle38 puzzle39 puzzle40 puzzle41 puzzle42 \
         --solutions --device cuda --jobs 4 --json
+fi
+if [ "$what" = truth ] || [ "$what" = all ]; then  # issue 31: no wrong Helion kernel passes on the GPU
+    # (each case at its own tile sizes, never Helion's default config); Helion's own examples pass
+    step truth 300 python3 benchmarks/helion_truth.py --device cuda --jobs 4
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
     step helion_bench 135 python3 benchmarks/bench_headlines.py puzzle37 puzzle39 puzzle40 puzzle42 puzzle38 \

@@ -60,6 +60,7 @@ PUZZLE = Puzzle(
     spec=spec,
     kernel="helion_add",
     kind="helion",
+    tiles={"B0": "N0"},
     grid=None,  # Helion launches one program per tile of the hl.tile loop
     cases=(
         *seeds(Case("classic", sizes={"N0": 200}, blocks={"B0": 32}), 1),

@@ -68,6 +68,7 @@ PUZZLE = Puzzle(
     spec=spec,
     kernel="helion_mul_relu",
     kind="helion",
+    tiles={"B1": "N1", "B0": "N0"},
     grid=None,  # Helion launches one program per tile of the hl.tile loop
     cases=(
         # Tiles of 16 x 32 on 90 x 100: a ragged last tile in both directions.

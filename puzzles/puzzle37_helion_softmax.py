@@ -29,8 +29,9 @@ How many rows a program takes is a tile size, which Helion autotunes on a GPU.
   cases have inputs in the hundreds. Subtract each row's maximum first (`torch.amax(row,
   dim=1, keepdim=True)`), as you did with `tl.max`.
 * **Compute in fp32.** Some cases are fp16 and bf16. Upcast the tile (`.to(torch.float32)`,
-  your `x.to(tl.float32)`), compute, and cast the result to `z`'s dtype once, when you store
-  it (Helion does not round it for you as `tl.store` did: `.to(z.dtype)`).
+  your `x.to(tl.float32)`), compute, and round the result to `z`'s dtype once, when you store
+  it: Helion casts what a tile stores to the output's dtype, as `tl.store` did, and
+  `.to(z.dtype)` says so in your code.
 * **Reduce along the row**: `dim=1`, with `keepdim=True` (or `[:, None]`) so that the
   maximum and the sum broadcast back over the row.
 
@@ -76,6 +77,7 @@ PUZZLE = Puzzle(
     spec=spec,
     kernel="helion_softmax",
     kind="helion",
+    tiles={"B0": "N0"},
     grid=None,  # Helion launches one program per tile of the hl.tile loop
     cases=(
         # Tiles of 4 rows on 10 rows: the last tile holds 2.

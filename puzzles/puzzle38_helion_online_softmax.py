@@ -109,6 +109,7 @@ PUZZLE = Puzzle(
     spec=spec,
     kernel="helion_online_softmax",
     kind="helion",
+    tiles={"B0": "N0", "B1": "T", "B2": "T"},
     grid=None,  # Helion launches one program per tile of the outer hl.tile loop
     cases=(
         # Four chunks of 64, the last one 8 columns short; two tiles of rows, one partial.

@@ -102,6 +102,7 @@ PUZZLE = Puzzle(
     spec=spec,
     kernel="helion_layer_norm",
     kind="helion",
+    tiles={"B0": "ROWS"},
     grid=None,  # Helion launches one program per tile of the hl.tile loop
     output=("y", "mean", "rstd"),
     cases=(

@@ -97,6 +97,7 @@ PUZZLE = Puzzle(
     spec=spec,
     kernel="helion_matmul_bias_gelu",
     kind="helion",
+    tiles={"BLOCK_M": "M", "BLOCK_N": "N", "BLOCK_K": "K"},
     grid=None,  # Helion launches one program per tile of the outer hl.tile loop
     output="c",
     cases=(

@@ -134,6 +134,7 @@ PUZZLE = Puzzle(
     spec=spec,
     kernel="helion_causal_attention",
     kind="helion",
+    tiles={"BH": "B*H", "BQ": "NQ", "BK": "NK"},
     grid=None,  # Helion launches one program per tile of the outer hl.tile loop
     output=("o", "lse"),
     cases=(

@@ -178,6 +178,38 @@ def test_only_the_kernels_of_helions_module_go_to_the_compile_check():
     assert kept.splitlines().index("def _helion_add(x, z):") == generated.splitlines().index("def _helion_add(x, z):")
 
 
+def test_the_learners_module_helions_host_code_reads_is_not_imported_by_the_compile_check():
+    """A kernel reading a module-level constant: Helion passes it to the Triton kernel as an
+    argument, and imports the learner's module (by the worker's name for it) for the host code."""
+    from grader.judge.grade_helion import kernel_only
+    generated = textwrap.dedent('''\
+        import triton
+        import triton.language as tl
+        import _learner_23d92e7fffee as _source_module
+
+        @triton.jit
+        def _helion_softmax(x, z, _source_module_attr_LOG2E):
+            tl.store(z, tl.load(x) * _source_module_attr_LOG2E)
+
+        def softmax(x, *, _launcher=_default_launcher):
+            _launcher(_helion_softmax, (1,), x, z, _source_module.LOG2E, num_warps=4, num_stages=1)
+    ''')
+    kept = kernel_only(generated)
+    assert "_learner_" not in kept and "def _helion_softmax(" in kept
+
+
+def test_a_default_argument_that_is_a_lambda_or_a_function_above_is_imported():
+    """Helion's examples/matmul.py: `epilogue=lambda acc, tile: acc`; or a function of the file."""
+    from grader.source.definitions import definitions
+    kept = definitions("import helion\n\ndef ident(acc, tile):\n    return acc\n\n@helion.kernel\n"
+                       "def k(x, e=lambda acc, tile: acc, f=ident):\n    return x\n")
+    assert not kept.dropped, kept.dropped
+    for bad in ("e=open('x')", "e=lambda a, b=open('x'): a", "e=later"):
+        dropped = definitions(f"import helion\n\n@helion.kernel\ndef k(x, {bad}):\n    return x\n\n"
+                              f"def later():\n    pass\n").dropped
+        assert any("default value of `e` is not a literal" in d.reason for d in dropped), bad
+
+
 def test_helion_messages_name_the_line_and_the_fix():
     outside = failures.word(failures.HostWork("helion_add", 14, "s = x + y"))
     assert "computed with PyTorch outside its `hl.tile` loops (line 14: `s = x + y`)" in outside
@@ -272,3 +304,185 @@ def test_bench_times_the_kernel_helion_compiled_and_checks_what_it_returned(tmp_
     assert row.correct and row.ms > 0 and row.baseline_ms > 0 and good.baseline == "torch.add"
     assert "compiled by Helion" in good.what and good.blocks == {"B0": 1024}
     assert bad.ok and not bad.rows[0].correct and "`z`" in bad.rows[0].wrong
+
+
+# ---- Helion's own examples, and kernels whose tiled run cannot run ------------------------
+CORPUS = ROOT / "tests" / "helion_corpus"
+EXAMPLES = sorted(CORPUS.glob("puzzle*.py"))
+UNTILED = sorted((CORPUS / "untiled").glob("puzzle*.py"))
+LOWERING = sorted((CORPUS / "lowering").glob("puzzle*.py"))
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    """Every corpus file graded in one run (two workers): Helion's examples and the untiled."""
+    from grader.judge.session import grade_many
+    files = EXAMPLES + UNTILED + LOWERING
+    report = grade_many(COURSE, [(f.name[:8], f) for f in files], Options(timeout=300), jobs=2)
+    return {f: r for f, r in zip(files, report.results)}
+
+
+def _host_work_xfail(path, result):
+    if path.name == "puzzle39_layer_norm.py" and "`if bias is not None:`" in result.message:
+        pytest.xfail("host-work check: helion-host branch")
+
+
+@pytest.mark.slow
+@needs_helion
+@pytest.mark.parametrize("path", EXAMPLES, ids=[f.stem for f in EXAMPLES])
+def test_helions_own_examples_pass(path, corpus):
+    """Each names the example and commit it comes from; adapted only to the puzzle's signature."""
+    head = path.read_text().splitlines()[0]
+    assert head.startswith(("# From pytorch/helion examples/", "# Written for this corpus, after pytorch/helion")), head
+    result = corpus[path]
+    _host_work_xfail(path, result)
+    assert result.status == Status.PASS, result.message
+
+
+@pytest.mark.slow
+@needs_helion
+def test_a_tile_size_the_kernel_fixes_is_graded_at_that_size_and_said(corpus):
+    result = corpus[CORPUS / "puzzle35_add_fixed_block.py"]
+    assert result.status == Status.PASS, result.message
+    assert "the kernel fixes its tile size: `tile` at 64: graded at that size, its tail runs in case" in result.message
+
+
+@pytest.mark.slow
+@needs_helion
+@pytest.mark.parametrize("path", UNTILED, ids=[f.stem for f in UNTILED])
+def test_a_wrong_kernel_whose_tiled_run_cannot_run_never_passes(path, corpus):
+    """Right in Helion's interpreter (one tile per loop), wrong as tiled: where Triton's interpreter
+    cannot run the generated code the case is the interpreter's limit, with where and why."""
+    result = corpus[path]
+    assert result.status in (Status.FAIL, Status.INTERPRETER_LIMIT), result.message
+    if result.status == Status.INTERPRETER_LIMIT:
+        assert "could not run the Triton Helion generated for this case, tile by tile" in result.message
+        assert "not judged on Helion's own interpreter alone" in result.message
+        assert "line " in result.message and "--device cuda" in result.message
+    else:
+        assert "tile by tile" in result.message, result.message
+
+
+@pytest.mark.slow
+@needs_helion
+@pytest.mark.parametrize("path", LOWERING, ids=[f.stem for f in LOWERING])
+def test_where_helions_lowering_and_its_interpreter_disagree_both_are_shown(path, corpus):
+    result = corpus[path]
+    assert result.status == Status.FAIL, result.message
+    assert "Helion's interpreter, which runs each hl.tile loop as one tile, gives the spec's values" in result.message
+    assert "tiled " in result.message and "interpreter " in result.message
+    assert "the compiler may be at fault" in result.message
+
+
+@pytest.mark.slow
+@needs_helion
+def test_a_cases_tile_sizes_reach_the_kernels_own_loops_whatever_their_number(tmp_path):
+    """Each tunable block size takes the case's size for a loop of the same extent, in order; an
+    extent the case does not tile gets a power of two below it (a tail); a fixed size is kept."""
+    import importlib.util
+
+    import torch
+
+    from grader.sandbox.helion_config import case_config
+    from grader.sandbox.helion_run import _compiler_copy
+    (tmp_path / "kernels.py").write_text(textwrap.dedent('''\
+        import helion
+        import helion.language as hl
+        import torch
+
+        @helion.kernel(autotune_effort="none")
+        def chunks(x):  # two loops where the case gives three sizes
+            z = torch.empty_like(x)
+            for rows in hl.tile(x.size(0)):
+                for cols in hl.tile(x.size(1)):
+                    z[rows, cols] = x[rows, cols] * 2
+            return z
+
+        @helion.kernel(autotune_effort="none")
+        def passes(x):  # three passes over the row, the block size registered
+            z = torch.empty_like(x)
+            bn = hl.register_block_size(x.size(1))
+            for rows in hl.tile(x.size(0)):
+                for cols in hl.tile(x.size(1), block_size=bn):
+                    z[rows, cols] = x[rows, cols]
+                for cols in hl.tile(x.size(1)):
+                    z[rows, cols] += 1
+                for cols in hl.tile(x.size(1)):
+                    z[rows, cols] += 1
+            return z
+
+        @helion.kernel(autotune_effort="none")
+        def fixed(x):
+            z = torch.empty_like(x)
+            for rows, cols in hl.tile([x.size(0), x.size(1)], block_size=[2, 64]):
+                z[rows, cols] = x[rows, cols]
+            return z
+    '''))
+    spec = importlib.util.spec_from_file_location("kernels_for_tiles", tmp_path / "kernels.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = torch.randn(6, 200)
+
+    def config(kernel, blocks, extents):
+        return case_config(_compiler_copy(kernel).bind((x,)), blocks, extents, ("B0", "B1", "B2"))
+
+    chunks, note, _ = config(module.chunks, (4, 64, 32), (6, 200, 200))
+    assert chunks.config["block_sizes"] == [4, 64] and "`cols`: B1=64" in note
+    passes, note, _ = config(module.passes, (4, 64, 32), (6, 200, 200))
+    assert passes.config["block_sizes"] == [64, 4, 32, 32], note  # the registered size first; a third pass takes B2 again
+    untold, note, _ = config(module.chunks, (4,), (6,))
+    assert untold.config["block_sizes"] == [4, 128] and "over 200, which the case does not tile" in note
+    _, note, kept = config(module.fixed, (4, 64, 32), (6, 200, 200))
+    assert [(f.extent, f.size) for f in kept] == [(6, 2), (200, 64)] and "64, fixed by the kernel" in note
+
+
+def test_a_fixed_tile_size_no_case_leaves_a_tail_of_gets_one_more_case():
+    from grader.judge.grade_helion import HelionGrader
+    puzzle = COURSE.puzzle("puzzle35")
+    exact = next(c for c in puzzle.cases if c.name == "exact_multiple")  # N0=256
+    grader = object.__new__(HelionGrader)
+    grader._fixed = {("`tile`", 64): {"tails": [], "whole": [(exact, 256)]}}
+    more = grader._tail_cases()
+    assert [(c.name, dict(c.sizes)) for c in more] == [("exact_multiple_tail_of_tile", {"N0": 257})]
+    assert "no case has a tail of it" in grader._fixed_note()
+    grader._fixed[("`tile`", 64)]["tails"].append((more[0], 257))
+    assert grader._tail_cases() == []
+    assert "`tile` at 64: graded at that size, its tail runs in case exact_multiple_tail_of_tile" in grader._fixed_note()
+
+
+def test_helion_words_for_a_dropped_dimension_and_a_wrong_dtype():
+    dropped = failures.word(failures.HelionRejected(
+        "Helion's compiler: RuntimeError: The size of tensor a (u1) must match the size of tensor b (u0) at "
+        "non-singleton dimension 1", 12, "e = torch.exp(row - torch.amax(row, dim=1))"))
+    assert "a reduction dropped its dimension" in dropped and "keepdim=True" in dropped and "[:, None]" in dropped
+    assert "a whole tensor" not in dropped
+    dtype = failures.word(failures.HelionWrongOutput("helion_softmax", "z", (8, 1000), "float32",
+                                                     (8, 1000), "float16"))
+    assert dtype.startswith("`helion_softmax` returned `z` as (8, 1000) float32, expected (8, 1000) float16")
+    assert "allocate it as float16" in dtype and "reshape" not in dtype and "forward" not in dtype
+    both = failures.word(failures.LoweringDisagrees("y", "wrong values in `y`", (((2, 0), 1.28273, 1.28311),)))
+    assert "(2, 0): tiled 1.28273, interpreter 1.28311" in both and "the compiler may be at fault" in both
+
+
+def test_a_tiled_run_that_cannot_run_is_the_interpreters_limit_at_the_learners_line(tmp_path):
+    """Whatever Triton's interpreter lacks (today's libdevice function, tomorrow's op): the
+    generated line that raised, the learner's line Helion lowered it from, never a pass."""
+    from grader.sandbox.helion_tiled import tiled_limit
+    learner = tmp_path / "mine.py"
+    learner.write_text("\n" * 15 + "        z[tile] = x[tile] + torch.erfinv(x[tile] * 0)\n")
+    generated = tmp_path / "generated.py"
+    generated.write_text("def kernel():\n    # src[mine.py:16]: z[tile] = x[tile] + torch.erfinv(x[tile] * 0)\n"
+                         "    v_5 = lacking(v_4)\n")
+    namespace = {"lacking": lambda v: 1 / 0, "v_4": 0}
+    exec(compile(generated.read_text(), str(generated), "exec"), namespace)
+    try:
+        namespace["kernel"]()
+    except ZeroDivisionError as error:
+        limit = tiled_limit(error, {str(generated)}, str(learner), "`tile`: B0=32")
+        host = tiled_limit(error, set(), str(learner), "`tile`: B0=32")  # no launch began
+    assert limit.kind == "interpreter_limit" and limit.line == 16
+    assert limit.source == "z[tile] = x[tile] + torch.erfinv(x[tile] * 0)"
+    assert "could not run the Triton Helion generated for this case, tile by tile (`tile`: B0=32)" in limit.error
+    assert "`v_5 = lacking(v_4)`, is Helion's lowering of your step" in limit.error
+    assert "not judged on Helion's own interpreter alone" in limit.error
+    assert host.kind == "exception" and "raised before launching it (on a GPU too)" in host.error

@@ -489,6 +489,14 @@ class HelionLaunch(Message):
     grid: tuple[int, ...]
 
 
+class FixedTile(Message):
+    """A tile size a Helion kernel fixes itself (``hl.tile(n, block_size=64)``), over ``extent``."""
+
+    name: str
+    extent: int
+    size: int
+
+
 class Changed(Message):
     """An input the kernel wrote into: how many elements changed, and the first."""
 
@@ -514,6 +522,7 @@ class HelionRan(Reply):
     launches: tuple[HelionLaunch, ...] = ()
     tiled: tuple[TensorInfo, ...] = ()
     tiled_failure: Failure | None = None
+    fixed: tuple[FixedTile, ...] = ()  # the tile sizes the kernel fixes, kept (the config says so)
 
     def blobs_expected(self) -> int:
         return sum(r.tensor for r in self.returned) + sum(r.tensor for r in self.tiled)
@@ -528,7 +537,9 @@ class HelionRun(Request):
     kernel: str
     buffers: tuple[BufferSpec, ...]  # the inputs, fenced
     values: dict[str, Value] = {}    # the spec's keyword-only parameters, by name
-    blocks: tuple[int, ...] = ()     # Helion's block_sizes; () : its default config
+    blocks: tuple[int, ...] = ()     # the case's tile sizes, mapped onto the kernel's own loops
+    extents: tuple[int, ...] = ()    # the extent each of them tiles (0: the puzzle does not say)
+    names: tuple[str, ...] = ()      # their names (B0...), for the config's note
     tiled: bool = True               # also run the generated Triton, tile by tile, in Triton's interpreter
 
 

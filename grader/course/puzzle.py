@@ -193,6 +193,9 @@ class Puzzle:
     prepare: Callable | None = None  # the random inputs -> the inputs, some recomputed from others
     ranges: Mapping[str, Callable[[Sizes], tuple[int, int]]] = field(default_factory=dict)  # integer inputs
     zeroed: tuple[str, ...] = ()  # outputs that start as zeros (atomics accumulate into them)
+    # Helion puzzles: the extent each of a case's tile sizes tiles, as a product of sizes
+    # ({"BH": "B*H", "BQ": "NQ"}): how the case's sizes reach a kernel's own tile loops
+    tiles: Mapping[str, str] = field(default_factory=dict)
     track: str = "classic"  # one of TRACKS; every puzzle file names its own
     variants: tuple[Variant, ...] = ()
     chosen: Mapping[str, object] = field(default_factory=dict)  # a student's values; the defaults if empty
@@ -332,6 +335,13 @@ def keyword_values(fn: Callable, values: Mapping[str, int]) -> dict:
     """The entries of ``values`` that ``fn`` takes as keyword-only parameters, by name."""
     wanted = [p.name for p in inspect.signature(fn).parameters.values() if p.kind is p.KEYWORD_ONLY]
     return {name: values[name] for name in wanted if name in values}
+
+
+def tile_extents(tiles: Mapping[str, str], names, sizes: Mapping[str, int]) -> tuple[int, ...]:
+    """The extent each named tile size tiles (a Helion puzzle's ``tiles``: a product of sizes,
+    "B*H"), 0 where the puzzle does not say."""
+    said = [tiles.get(name, "") for name in names]
+    return tuple(math.prod(int(sizes[n.strip()]) for n in expr.split("*")) if expr else 0 for expr in said)
 
 
 def with_case_values(fn: Callable, args, values: Mapping[str, int]):

@@ -1098,6 +1098,13 @@ def _host_work(f: HostWork) -> str:
 
 
 _HELION_FIXES = [
+    # Two sizes Helion only knows symbolically (u0, u1: tiles, reductions) do not line up: most
+    # often a reduction that dropped its dimension meets the tile it was taken over.
+    (r"size of tensor a \(u\d+\) must match the size of tensor b \(u\d+\)",
+     "two values of different shapes meet on this line (one's dimension is another tile's or reduction's). "
+     "Most often a reduction dropped its dimension: `torch.amax(row, dim=1)` is one value per row, shape "
+     "[rows], and lines up with `row` ([rows, cols]) only as a column: `torch.amax(row, dim=1, keepdim=True)`, "
+     "or `m[:, None]`."),
     (r"must match the size of tensor|size of tensor a .* must match|broadcast",
      "a tile's values (`x[tile]`) and a whole tensor (`x`) do not broadcast: index every tensor inside the "
      "loop with the tiles, e.g. `x[tile] + y[tile]`."),
@@ -1125,6 +1132,28 @@ def _helion_rejected(f: HelionRejected) -> str:
                "outputs allocated before the loops.")
     return (f"the kernel does not compile for a GPU (sm_90): Helion's compiler rejects it{at_line(f.line, f.source)}: "
             f"{reason.rstrip('.')}. Fix: {fix}")
+
+
+@dataclass(frozen=True)
+class LoweringDisagrees:
+    """The Triton Helion generated, run tile by tile, disagrees with Helion's interpreter (each
+    ``hl.tile`` loop one tile), which gives the spec's values: the kernel depends on its tiles,
+    or Helion lowered it wrongly. ``found``: the tiled run's mismatch, worded; ``elements``:
+    (index, the tiled run's value, the interpreter's) where they differ."""
+
+    kind: ClassVar = FailureKind.MISMATCH
+    output: str
+    found: str
+    elements: tuple[tuple[tuple[int, ...], float, float], ...]
+
+
+def _lowering_disagrees(f: LoweringDisagrees) -> str:
+    both = "; ".join(f"{fmt_index(i)}: tiled {tiled:.6g}, interpreter {one:.6g}" for i, tiled, one in f.elements)
+    return (f"{f.found.rstrip('.')}. Helion's interpreter, which runs each hl.tile loop as one tile, gives the "
+            f"spec's values from the same kernel, and the two disagree in `{f.output}` ({both}). Either the "
+            f"kernel's result depends on its tile sizes (a tile's offset, one chunk's statistics taken for the "
+            f"row's), or Helion's compiler lowered it to Triton wrongly: if your code does not depend on its "
+            f"tiles, the compiler may be at fault; compare the Triton it generated (--verbose) with your code.")
 
 
 @dataclass(frozen=True)
@@ -1159,6 +1188,31 @@ def _return_count(f: ReturnCount) -> str:
 
 
 @dataclass(frozen=True)
+class HelionWrongOutput:
+    """A Helion kernel returned an output of another shape or dtype than the spec's."""
+
+    kind: ClassVar = FailureKind.SHAPE
+    kernel: str
+    output: str
+    shape: tuple[int, ...]
+    dtype: str
+    expected_shape: tuple[int, ...]
+    expected_dtype: str
+
+
+def _helion_wrong_output(f: HelionWrongOutput) -> str:
+    got, want = f"{fmt_shape(f.shape)} {f.dtype}", f"{fmt_shape(f.expected_shape)} {f.expected_dtype}"
+    fixes = []
+    if tuple(f.shape) != tuple(f.expected_shape):
+        fixes.append(f"allocate it with the spec's shape, {fmt_shape(f.expected_shape)}")
+    if f.dtype != f.expected_dtype:
+        fixes.append(f"allocate it as {f.expected_dtype} (`torch.empty_like(x)` takes x's dtype; "
+                     f"`torch.empty([...], dtype=torch.{f.expected_dtype}, device=x.device)` names it): Helion "
+                     f"rounds what a tile stores to the output's dtype")
+    return f"`{f.kernel}` returned `{f.output}` as {got}, expected {want}. Fix: {'; '.join(fixes)}."
+
+
+@dataclass(frozen=True)
 class Entry:
     """One kind of failure: how reports label it, and how its message reads from each kind of
     facts it is found with."""
@@ -1175,7 +1229,8 @@ class Entry:
 _VALUES = {ReadEarly: _read_early, TimedCall: _timed_call, LooksLike: _looks_like}  # a value check's failure that carries its own kind
 
 CATALOGUE: dict[FailureKind, Entry] = {
-    FailureKind.MISMATCH: Entry("wrong values", {Mismatch: _mismatch, **_VALUES}),
+    FailureKind.MISMATCH: Entry("wrong values", {Mismatch: _mismatch, LoweringDisagrees: _lowering_disagrees,
+                                                 **_VALUES}),
     FailureKind.UNWRITTEN: Entry("not written", {Unwritten: _unwritten, NeverComputed: _never_computed, **_VALUES}),
     FailureKind.NONFINITE: Entry("NaN/Inf", {Nonfinite: _nonfinite, **_VALUES}),
     FailureKind.OUT_OF_BOUNDS: Entry("out of bounds", {StrayStore: _stray_store, Worded: _said}, points=True),
@@ -1193,7 +1248,8 @@ CATALOGUE: dict[FailureKind, Entry] = {
     FailureKind.SKIPPED: Entry("skipped", {Skipped: _skipped}),
     FailureKind.SHAPE: Entry("shape", {NotATensor: _not_a_tensor, WrongOutput: _wrong_output, GradCount: _grad_count,
                                        GradNotTensor: _grad_not_tensor, GradShape: _grad_shape,
-                                       ReturnCount: _return_count}, points=True),
+                                       ReturnCount: _return_count, HelionWrongOutput: _helion_wrong_output},
+                               points=True),
     FailureKind.TORCH_COMPUTE: Entry("computed with PyTorch", {
         TorchOp: _torch_op, NoLaunch: _no_launch, Unseen: _unseen, HostValues: _host_values,
         ReturnsInput: _returns_input, NotReplayable: _not_replayable, HostWork: _host_work}, points=True),

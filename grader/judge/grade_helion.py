@@ -17,7 +17,7 @@ import msgspec
 
 from grader.channel import wire
 from grader.course.dtypes import DTYPES, dtype_name
-from grader.course.puzzle import Case, keyword_values
+from grader.course.puzzle import Case, keyword_values, tile_extents
 from grader.judge import failures
 from grader.judge.compare import compare_tensor, look_alike_note, recognise
 from grader.judge.fence import pack
@@ -76,7 +76,7 @@ class HelionGrader(PuzzleGrader):
 
     # ---- the cases --------------------------------------------------------------------------
     def _run_cases(self, params) -> list[CaseResult]:
-        self._generated, self._launches = "", {}
+        self._generated, self._launches, self._fixed = "", {}, {}
         results: list[CaseResult] = []
         abort = None
         for case in self.puzzle.cases:
@@ -86,15 +86,42 @@ class HelionGrader(PuzzleGrader):
             result, abort = self._run_helion_case(case)
             results.append(result)
             self._tell(result)
+        for case in self._tail_cases() if abort is None else ():
+            result, abort = self._run_helion_case(case)
+            results.append(result)
+            self._tell(result)
         compiled = self._compile_generated()
         if compiled is not None:
             self._checks["gpu_compile"] = compiled
         return results
 
+    def _tail_cases(self) -> list[Case]:
+        """A tile size the kernel fixes that no case's size leaves a tail of: one more case, the
+        first such case with that extent one larger, so that its last tile is partial."""
+        more = []
+        for (name, size), seen in self._fixed.items():
+            if seen["tails"] or not seen["whole"] or size <= 1:
+                continue
+            case, extent = seen["whole"][0]
+            sizes = {k: v + 1 if v == extent else v for k, v in case.sizes.items()}
+            if sizes != dict(case.sizes):
+                more.append(replace(case, name=f"{case.name}_tail_of_{name.strip('`')}", sizes=sizes))
+        return more
+
+    def _fixed_note(self) -> str:
+        said = []
+        for (name, size), seen in self._fixed.items():
+            tails = sorted({c.label for c, _ in seen["tails"]})
+            ran = f"its tail runs in case {tails[0]}" if tails else "no case has a tail of it"
+            said.append(f"{name} at {size}: graded at that size, {ran}")
+        return f" (the kernel fixes its tile size: {'; '.join(said)})" if said else ""
+
     def _grade(self, started: float):
         self._checks: dict[str, CheckResult] = {}
         self._generated = ""
         result = super()._grade(started)
+        if result.status == Status.PASS and getattr(self, "_fixed", None):
+            result = replace(result, message=result.message + self._fixed_note())
         compiled = self._checks.get("gpu_compile")
         if compiled is None or result.status not in (Status.PASS, Status.FAIL):
             return result
@@ -111,6 +138,8 @@ class HelionGrader(PuzzleGrader):
         message = wire.HelionRun(file=str(self.kernel_file), kernel=self.puzzle.kernel,
                                  buffers=tuple(b.spec() for b in inputs), values=keyword_only,
                                  blocks=tuple(int(v) for v in case.blocks.values()),
+                                 extents=tile_extents(self.puzzle.tiles, case.blocks, self.puzzle.sizes(case)),
+                                 names=tuple(case.blocks),
                                  tiled=self.options.device == "cpu")
         blobs = [pack(b, x) for b, x in zip(inputs, plan.inputs)]
         try:
@@ -127,10 +156,9 @@ class HelionGrader(PuzzleGrader):
         if reply.triton and not self._generated:
             self._generated = f"# {self.puzzle.kernel} as Helion lowers it for {describe} ({reply.config})\n" \
                               + reply.triton
-        if reply.tiled_failure is not None and "tile by tile" not in self._generated:  # said, not judged
-            error = reply.tiled_failure.error.splitlines()[0][:300]
-            self._generated = (f"# Not run tile by tile in Triton's interpreter ({describe}: {error}): graded "
-                               f"in Helion's interpreter only.\n") + self._generated
+        for fixed in reply.fixed:  # graded at the kernel's own size: is its tail ever run?
+            seen = self._fixed.setdefault((fixed.name, fixed.size), {"tails": [], "whole": []})
+            seen["tails" if fixed.extent % fixed.size else "whole"].append((case, fixed.extent))
         for launch in reply.launches:  # compiled once per distinct specialisation, after the cases
             self._launches.setdefault(repr((launch.kernel, sorted(launch.signature.items()),
                                             sorted((k, repr(v)) for k, v in launch.constexprs.items()))),
@@ -152,20 +180,41 @@ class HelionGrader(PuzzleGrader):
             return failed_case(case, self.puzzle, facts, describe, **extra), None
         blobs = iter(raw)
         got = [self._tensor(d, next(blobs)) if d.tensor else None for d in reply.returned]
-        verdict = self._check_returned(got, reply.returned, plan, case)
+        verdict, interpreted = self._check_returned(got, reply.returned, plan, case), None
         if verdict is None and reply.tiled:
             tiled = [self._tensor(d, next(blobs)) if d.tensor else None for d in reply.tiled]
             verdict = self._check_returned(tiled, reply.tiled, plan, case)
             if verdict is not None:
-                got = tiled  # the values that failed: what a look-alike is matched against
+                interpreted, got = got, tiled  # the values that failed: what a look-alike is matched against
                 describe += (" as Helion lowered it to Triton, run tile by tile in Triton's interpreter "
-                             f"({_tiles(case)})")
+                             f"({reply.config.partition(': ')[2] or _tiles(case)})")
+        if verdict is None and reply.tiled_failure is not None:  # right in one tile; tiles never ran: undecided
+            kind, text, abort = self._case_failure(reply.tiled_failure)
+            return case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), abort
         if verdict is not None:
             text = failures.word(verdict)
             if verdict.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE):
-                text = self._helion_look_alike(case, plan, got, verdict, text)
+                looked = self._helion_look_alike(case, plan, got, verdict, text)
+                text = looked if looked != text or interpreted is None else \
+                    self._disagree(text, interpreted, got, plan) or text
             return case_result(case, self.puzzle, False, verdict.kind, f"{describe}: {text}", **extra), None
         return case_result(case, self.puzzle, True, **extra), None
+
+    def _disagree(self, text: str, interpreted, tiled, plan) -> str | None:
+        """Where the tiled run and Helion's interpreter (which agreed with the spec) differ: both
+        values, for the first output that differs; None where they cannot be compared."""
+        import torch
+        for name, one, many, want in zip(self.puzzle.outputs, interpreted, tiled, plan.expected):
+            if one is None or many is None or one.shape != many.shape:
+                return None
+            atol, rtol = self.puzzle.tolerance(dtype_name(want))
+            a, b = one.double(), many.double()
+            differs = ~torch.isclose(b, a, atol=atol, rtol=rtol, equal_nan=True)
+            if bool(differs.any()):
+                points = [tuple(int(i) for i in index) for index in torch.nonzero(differs)[:3]]
+                elements = tuple((i, float(b[i]), float(a[i])) for i in points)
+                return failures.word(failures.LoweringDisagrees(name, text, elements))
+        return None
 
     def _check_returned(self, got, described, plan, case: Case):
         if len(got) != len(plan.expected):
@@ -174,7 +223,8 @@ class HelionGrader(PuzzleGrader):
             if tensor is None:
                 return failures.NotATensor(info.type, tuple(want.shape), dtype_name(want))
             if tuple(tensor.shape) != tuple(want.shape) or tensor.dtype != want.dtype:
-                return failures.WrongOutput(tuple(tensor.shape), info.dtype, tuple(want.shape), dtype_name(want))
+                return failures.HelionWrongOutput(self.puzzle.kernel, name, tuple(tensor.shape), info.dtype,
+                                                  tuple(want.shape), dtype_name(want))
             atol, rtol = self.puzzle.tolerance(dtype_name(want))
             outcome = compare_tensor(name, tensor, want, atol, rtol, on_gpu=self.options.device == "cuda",
                                      filled=False)
@@ -247,15 +297,22 @@ def _tiles(case: Case) -> str:
 
 def kernel_only(source: str) -> str:
     """Helion's generated module without its host functions (the undecorated ones, which call the
-    launcher) and the launcher they import: the Triton kernels, their helpers and constants,
-    which is all a compile needs. Lines keep their numbers."""
+    launcher), the launcher they import and the learner's module they read: the Triton kernels,
+    their helpers and constants, which is all a compile needs. Lines keep their numbers."""
     import ast
 
     from grader.course.syntax import parse
     lines = source.splitlines()
-    for node in parse(source).body:
+    tree = parse(source)
+    device = {n.id for f in tree.body if isinstance(f, ast.FunctionDef) and f.decorator_list
+              for n in ast.walk(f) if isinstance(n, ast.Name)}
+    for node in tree.body:
         host = isinstance(node, ast.FunctionDef) and not node.decorator_list
         launcher = isinstance(node, ast.ImportFrom) and any(a.name == "default_launcher" for a in node.names)
-        if host or launcher:
+        # The learner's own module, which Helion's host code reads its constants from (the kernels
+        # take them as arguments): imported under a name only the learner's worker knows.
+        learner = isinstance(node, ast.Import) and all(a.name.startswith("_learner_") and (a.asname or a.name)
+                                                       not in device for a in node.names)
+        if host or launcher or learner:
             lines[node.lineno - 1:node.end_lineno] = [""] * (node.end_lineno - node.lineno + 1)
     return "\n".join(lines) + "\n"

@@ -14,6 +14,9 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         cases = len(result.cases)
         compiled = " + GPU compile check" if "gpu_compile" in result.checks else ""
         line = f"{head}: {cases}/{cases} cases pass{compiled} ({result.seconds:.1f} s)"
+        note = result.message.partition(" cases pass")[2].strip()  # what the pass was graded at, where said
+        if note:
+            line += f"\n    {note.strip('()')}"
     elif result.status == Status.NOT_ATTEMPTED:
         line = f"{head}: not attempted"
     elif result.status == Status.UNSUPPORTED:

@@ -1,8 +1,8 @@
 """``--bench`` of a Helion puzzle, one size per request (runs inside a worker).
 
 The learner's ``@helion.kernel`` is compiled by Helion once per size with exactly one config:
-the Bench's ``blocks`` as Helion's ``block_sizes`` (in the order Helion numbers the tile dims)
-and its ``launch`` (num_warps, num_stages), else Helion's default config. Helion's autotuner is
+the Bench's ``blocks`` on the kernel's own tile loops (:mod:`grader.sandbox.helion_config`, as a
+case's) and its ``launch`` (num_warps, num_stages). Helion's autotuner is
 never run (it takes minutes). The compiled kernel is then called as a function, as the learner
 calls it, through the same guarded loop as the other kinds (:mod:`grader.sandbox.bench_loop`),
 beside the Bench's baseline.
@@ -22,22 +22,24 @@ from __future__ import annotations
 import torch
 
 from grader.channel import wire
-from grader.course.puzzle import Puzzle, keyword_values
+from grader.course.puzzle import Puzzle, keyword_values, tile_extents
 from grader.sandbox.bench_loop import Measure, Subject
 from grader.sandbox.bench_run import _baselines, _copy, _nothing, _poison, input_sets, raw
 from grader.sandbox.helion_cpu import interpreted_launch
 
 
-def compiled(kernel, tensors: list, values: dict, blocks: dict, launch: dict):
-    """The learner's kernel compiled by Helion for these arguments and one config.
+def compiled(kernel, tensors: list, values: dict, blocks: dict, launch: dict, extents: tuple[int, ...] = ()):
+    """The learner's kernel compiled by Helion for these arguments and one config (the Bench's
+    tile sizes on the kernel's own loops: :mod:`grader.sandbox.helion_config`).
     Returns (the compiled function, its arguments, the config)."""
     import helion
 
-    from grader.sandbox.helion_run import _compiler_copy, _config
+    from grader.sandbox.helion_config import case_config
+    from grader.sandbox.helion_run import _compiler_copy
     compiler = _compiler_copy(kernel)  # Helion's interpreter off, on a CPU too
     args = compiler.normalize_args(*tensors, **values)
     bound = compiler.bind(args)
-    config, _ = _config(bound, tuple(int(b) for b in blocks.values()))
+    config, _, _ = case_config(bound, tuple(int(b) for b in blocks.values()), extents, tuple(blocks))
     config = helion.Config(**{**config.config, **{k: int(v) for k, v in launch.items()}})
     return bound.compile_config(config, allow_print=False), args, config
 
@@ -53,7 +55,9 @@ def bench_helion(puzzle: Puzzle, kernel, msg: wire.Bench, blobs: list[bytes],
     sets = input_sets(msg, blobs, device)
     work = [x.clone() for x in sets[0]]
     values = keyword_values(puzzle.spec, dict(msg.values))
-    fn, args, _ = compiled(kernel, work, values, dict(puzzle.bench.blocks), dict(puzzle.bench.launch))
+    blocks = dict(puzzle.bench.blocks)
+    fn, args, _ = compiled(kernel, work, values, blocks, dict(puzzle.bench.launch),
+                           tile_extents(puzzle.tiles, blocks, dict(msg.sizes)))
     extra = {"_launcher": _interpreted} if device == "cpu" else {}
     held: list = []  # the last call's outputs, until they have been read and poisoned
 

@@ -11,10 +11,13 @@ Each case goes through Helion twice over, and only here is helion imported:
 2. On a CPU, Helion's interpreter (``HELION_INTERPRET=1``, set before helion is imported) runs
    the kernel as PyTorch, each ``hl.tile`` loop as one tile spanning its range; then the Triton
    code Helion generated runs in Triton's interpreter, tile by tile, with the case's tile sizes
-   (its tails, its masks: what a GPU would run). On a GPU the compiled kernel runs.
+   (its tails, its masks: what a GPU would run). On a GPU the compiled kernel runs, with the
+   same config (:mod:`grader.sandbox.helion_config`: the case's tile sizes on the kernel's own
+   loops, never Helion's default).
 
-What Helion's interpreter cannot run (an API without a reference implementation) is reported
-as the interpreter's limit, never as the learner's failure.
+What either interpreter cannot run (an API without a reference implementation, a libdevice
+function Triton's interpreter lacks) is reported as the interpreter's limit, never as the
+learner's failure, and never as a pass (:mod:`grader.sandbox.helion_tiled`).
 """
 from __future__ import annotations
 
@@ -28,9 +31,11 @@ import textwrap
 import time
 
 from grader.channel import wire
-from grader.course.dtypes import DTYPES, dtype_name, tensor_bytes
-from grader.sandbox.helion_cpu import interpreted_launch, register_mixed_dots
+from grader.course.dtypes import dtype_name, tensor_bytes
+from grader.sandbox.helion_config import case_config
+from grader.sandbox.helion_cpu import register_mixed_dots
 from grader.sandbox.helion_host import host_work, host_work_eager
+from grader.sandbox.helion_tiled import launcher, tiled_limit
 from grader.sandbox.learner_code import captured_output, learner_frame
 from grader.source.source_lines import is_stub_body
 from grader.course.syntax import parse
@@ -118,48 +123,6 @@ def _helion_error(error, path: str) -> wire.Failure:
     return wire.Failure("compile", error=f"Helion's compiler: {reason}", line=line, source=source)
 
 
-def _config(bound, blocks: tuple[int, ...]):
-    """The case's tile sizes as Helion's config, where the kernel has as many tile dims; else
-    Helion's default config (``note`` says so)."""
-    import helion
-    default = bound.config_spec.default_config()
-    wanted = len(default.config.get("block_sizes", ()))
-    if blocks and len(blocks) == wanted:
-        return helion.Config(**{**default.config, "block_sizes": list(blocks)}), ""
-    note = f" (Helion's default: the case gives {len(blocks)} tile size(s), the kernel has {wanted})" if blocks else ""
-    return default, note
-
-
-def _signature(jit, args: tuple, kwargs: dict) -> tuple[dict, dict]:
-    """The ASTSource signature and constexprs of one launch of a generated Triton kernel."""
-    import torch
-    signature, constexprs = {}, {}
-    for index, (name, value) in enumerate(zip(jit.arg_names, args)):
-        if index in jit.constexprs:
-            signature[name], constexprs[name] = "constexpr", value
-        elif isinstance(value, torch.Tensor):
-            signature[name] = "*" + DTYPES[dtype_name(value)].triton
-        elif isinstance(value, bool) or not isinstance(value, (int, float)) or value == 1:
-            signature[name], constexprs[name] = "constexpr", value
-        else:
-            signature[name] = "i32" if isinstance(value, int) else "fp32"
-    return signature, constexprs
-
-
-def _launcher(launches: list, interpret: bool):
-    """Helion's host code calls this for each launch: written down (the compile check's), and run
-    in Triton's interpreter where ``interpret``."""
-    def launch(kernel, grid, *args, **options):
-        launches.append(wire.HelionLaunch(
-            kernel=kernel.fn.__name__, grid=tuple(int(g) for g in grid),
-            options={k: int(v) for k, v in options.items() if isinstance(v, int)},
-            **dict(zip(("signature", "constexprs"), _signature(kernel, args, options)))))
-        if interpret:
-            interpreted_launch(kernel, grid, args, {k: v for k, v in options.items()
-                                                    if k in ("num_warps", "num_stages")})
-    return launch
-
-
 def _described(result, torch) -> tuple[tuple, list]:
     values = result if isinstance(result, tuple) else (result,)
     info = tuple(wire.TensorInfo(tensor=True, shape=tuple(t.shape), dtype=dtype_name(t))
@@ -206,16 +169,16 @@ class _Printed:
         return re.sub(r"WARNING\[TensorOperationInWrapper\].*?(?:\n\n|$)", "", text, flags=re.S)
 
 
-def _compile(compiler, views, values, blocks, path: str, name: str, reply: dict):
+def _compile(compiler, views, values, tiling: tuple, path: str, name: str, reply: dict):
     """Step 1, Helion's compiler. Returns (args, bound kernel, config) or a Failure; ``reply``
     gets the config, the Triton code, and work outside the loops."""
     from helion import exc as helion_exc
     try:
         args = compiler.normalize_args(*views, **values)
         bound = compiler.bind(args)
-        config, note = _config(bound, blocks)
-        shown = {k: config.config[k] for k in ("block_sizes", "num_warps", "num_stages") if k in config.config}
-        reply["config"] = ", ".join(f"{k}={v}" for k, v in shown.items()) + note
+        config, note, fixed = case_config(bound, *tiling)
+        reply["config"] = f"block_sizes={config.config.get('block_sizes', [])}" + (f": {note}" if note else "")
+        reply["fixed"] = tuple(wire.FixedTile(name=f.name, extent=f.extent, size=f.size) for f in fixed)
         reply["triton"] = bound.to_triton_code(config)
         host = host_work(bound, config, args, path)
     except helion_exc.NoDeviceLoopsInKernel:
@@ -259,7 +222,8 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
         register_mixed_dots(torch)  # fp16 dots into fp32 in Helion's interpreter
     compiler = _compiler_copy(kernel)
     with printed.capturing():
-        compiled = _compile(compiler, views, values, msg.blocks, path, msg.kernel, reply)
+        compiled = _compile(compiler, views, values, (msg.blocks, msg.extents, msg.names), path, msg.kernel,
+                            reply)
     if not isinstance(compiled, tuple):
         return finish(compiled)
     args, bound, config = compiled
@@ -286,15 +250,15 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
     # 3. The Triton Helion generated, launched through Helion's own host code: written down for
     # the compile check, and on a CPU run tile by tile in Triton's interpreter.
     launches: list = []
-    interpret = worker.device == "cpu" and msg.tiled
+    interpret, files = worker.device == "cpu" and msg.tiled, set()
     try:
         with printed.capturing():
             fresh = compiler.normalize_args(*(b.clone() for b in before), **values)
-            tiled = bound.compile_config(config, allow_print=False)(*fresh, _launcher=_launcher(launches, interpret))
+            tiled = bound.compile_config(config, allow_print=False)(*fresh, _launcher=launcher(launches, interpret,
+                                                                                                files))
     except Exception as error:  # noqa: BLE001 (Triton's interpreter on Helion's code: not the learner's)
-        line, source = learner_frame(error, path)
-        reply["tiled_failure"] = wire.Failure("interpreter_limit", error=f"{type(error).__name__}: {error}"[:2000],
-                                              line=line, source=source)
+        if interpret:  # on a GPU the values came from the compiled kernel: only launches would be missing
+            reply["tiled_failure"] = tiled_limit(error, files, path, reply.get("config", "").partition(": ")[2])
         interpret = False
     reply["launches"] = tuple(launches)
     if interpret:

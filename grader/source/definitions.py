@@ -147,6 +147,7 @@ def _kept(pieces):
 class _Planner:
     def __init__(self, text: _Text) -> None:
         self.text = text
+        self.functions: set[str] = set()  # the functions kept so far: a default may name one
 
     def statements(self, body, bindings: Bindings, constants: set, where: str) -> list[_Piece]:
         """Pieces for a module's or class's statements. ``constants`` are the names bound so
@@ -162,6 +163,8 @@ class _Planner:
                     constants |= set(bound)
                 else:
                     constants -= set(bound)
+                self.functions = (self.functions - set(bound)) | \
+                    ({node.name} if isinstance(node, ast.FunctionDef) and where == "at module level" else set())
         return _settle(pieces)
 
     def statement(self, node, bindings, constants, where) -> _Piece:
@@ -187,9 +190,9 @@ class _Planner:
         positional = args.posonlyargs + args.args
         with_defaults = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
         for arg, default in with_defaults + list(zip(args.kwonlyargs, args.kw_defaults)):
-            if default is not None and not is_literal(default, constants):
+            if default is not None and not self._default(default, constants):
                 return _Piece(node, f"default value of `{arg.arg}` is not a literal: write a number, a string, "
-                                    f"None, or a constant defined above")
+                                    f"None, a constant or a function defined above, or a lambda")
         blanks, notes = [], []
         for arg in positional + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
             ann = arg.annotation
@@ -207,6 +210,16 @@ class _Planner:
             blanks.append((arrow, self.text.offset(ann.end_lineno, ann.end_col_offset)))
             notes.append(self.text.note(ann.lineno, f"annotation of the return value of `{node.name}` removed"))
         return _Piece(node, blanks=tuple(blanks), notes=tuple(notes))
+
+    def _default(self, node: ast.expr, constants) -> bool:
+        """A default value evaluated at import: a literal, a function kept above, or a lambda
+        (made, not called: its body runs only when the kernel calls it), whose own defaults are so."""
+        if isinstance(node, ast.Name) and node.id in self.functions:
+            return True
+        if isinstance(node, ast.Lambda):
+            return all(self._default(d, constants) for d in (*node.args.defaults, *node.args.kw_defaults)
+                       if d is not None)
+        return is_literal(node, constants)
 
     def cls(self, node: ast.ClassDef, bindings: Bindings, constants) -> _Piece:
         if node.decorator_list:
