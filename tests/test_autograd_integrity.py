@@ -354,3 +354,31 @@ def test_static_check_follows_helpers_and_ignores_unrelated_code():
     finding = _finding("return helper()", header)
     assert finding is not None and finding.function == "helper"
     assert _finding("return unused", "import torch\n") is None
+
+
+# ---- asking which device it runs on (issue 32) ---------------------------------------------------
+@pytest.mark.parametrize("body, says", [
+    ("if x.device.type == 'cpu': pass", "`x.device.type == 'cpu'` compares a device"),
+    ("gpu = x.is_cuda", "`.is_cuda` asks whether a tensor is on a GPU"),
+    ("y = x * 2 if x.is_cpu else x", "`.is_cpu` asks whether a tensor is on the CPU"),
+    ("if torch.cuda.is_available(): pass", "`.is_available` asks whether a GPU is there"),
+    ("kind = x.device.type", "`x.device.type` asks which kind of device a tensor is on"),
+    ("if x.device == torch.device('cuda', 0): pass", "compares a device"),
+    ("dev = x.device\nif dev != 'cpu': pass", "`dev != 'cpu'` compares a device"),
+    ("if 'cuda' in str(x.device): pass", "compares a device"),
+    ("n = 1 if x.get_device() < 0 else 2", "`.get_device` asks which device a tensor is on"),
+])
+def test_asking_which_device_is_refused_with_its_line(body, says):
+    from grader.source.wrapper_check import message
+    finding = _finding(body)
+    assert finding is not None and finding.device, body
+    assert says in finding.what
+    text = message(finding)
+    assert text.startswith("`WeightedSumFunc.forward` at line ")
+    assert "the interpreter's grade records it, and another on a GPU" in text and "`device=x.device`" in text
+
+
+def test_allocating_on_the_inputs_device_is_not_asking_which():
+    body = ("y = torch.empty(3, device=x.device)\nz = x.new_empty((2, 2))\nw = torch.zeros_like(x, device=x.device)\n"
+            "sms = torch.cuda.get_device_properties(x.device).multi_processor_count")
+    assert _finding(body) is None
