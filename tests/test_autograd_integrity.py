@@ -382,3 +382,47 @@ def test_allocating_on_the_inputs_device_is_not_asking_which():
     body = ("y = torch.empty(3, device=x.device)\nz = x.new_empty((2, 2))\nw = torch.zeros_like(x, device=x.device)\n"
             "sms = torch.cuda.get_device_properties(x.device).multi_processor_count")
     assert _finding(body) is None
+
+
+# ---- strides of a dimension of size 1 (issue 32) -------------------------------------------------
+def test_a_size_one_dimensions_stride_is_no_difference_between_recording_and_replay():
+    """``empty_like`` of ``q.transpose(1, 2).contiguous()`` with one head: fake tensors give the head's
+    dimension another stride than real ones do. That stride addresses nothing, so the replay does not
+    hold the wrapper to it; a stride of a longer dimension still must agree."""
+    from grader.sandbox.function_record import record
+    from grader.sandbox.function_replay import Disagrees, replay, same_strides
+
+    def forward(ctx, q):
+        return torch.empty_like(q.transpose(1, 2).contiguous()).transpose(1, 2).contiguous()
+
+    cls = type("Wrapper", (torch.autograd.Function,), {
+        "forward": staticmethod(forward), "backward": staticmethod(lambda ctx, g: torch.empty_like(g))})
+    shape, strides = (2, 1, 3, 8), (24, 24, 8, 1)
+    layout = wire.BufferSpec(name="q", role="input", dtype="float32", shape=shape, strides=strides, guard=0,
+                             nbytes=4 * 48, total=4 * 48)
+    program = wire.convert(record(cls, types.ModuleType("learner"), {__file__: ""}, [layout, layout], "cpu"),
+                           wire.Program)
+    made = program.metas[program.steps[-1].out[0]] if program.steps else None
+    q, g = torch.randn(shape), torch.randn(shape)
+    returned, _ = replay(program, [q, g], "cpu", types.ModuleType("learner"))  # raises Disagrees if held to it
+    assert made is not None and tuple(returned[0].shape) == shape
+    assert same_strides((2, 1, 3), (3, 3, 1), (3, 1, 1)) and not same_strides((2, 2, 3), (6, 3, 1), (3, 6, 1))
+    with pytest.raises(Disagrees, match=r"strides \(24, 24, 1, 3\)"):  # a stride that addresses something still counts
+        replay(program, [q.transpose(2, 3).contiguous().transpose(2, 3), g], "cpu", types.ModuleType("learner"))
+
+
+@pytest.mark.slow  # grades puzzle 33, an autograd puzzle (its cases have B == 1 and H == 1)
+def test_a_correct_attention_wrapper_passes_with_one_batch_or_one_head(tmp_path):
+    """Puzzle 33's solution, allocating `o` through a transposed copy of `q`, as a wrapper working in
+    (B, N, H, D) order might: with H == 1 the replay's real strides differ from the recording's in the
+    head's dimension only, which addresses nothing. It used to fail, blaming the learner."""
+    source = COURSE.solution_file("puzzle33").read_text()
+    wrapper = source.replace("        o = torch.empty_like(q)\n",
+                             "        o = torch.empty_like(q.transpose(1, 2).contiguous()).transpose(1, 2).contiguous()\n")
+    assert wrapper != source
+    path = tmp_path / "puzzle33_transposed_alloc.py"
+    path.write_text(wrapper)
+    cases = COURSE.puzzle("puzzle33").cases
+    assert any(c.sizes["H"] == 1 for c in cases) and any(c.sizes["B"] == 1 for c in cases)
+    report = grade_many(COURSE, [("puzzle33", path)], Options(timeout=120, library=(str(COURSE.root / "solutions"),)))
+    assert report.results[0].status == "pass", report.results[0].message
