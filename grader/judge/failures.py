@@ -906,6 +906,31 @@ def _saved_extra(f: SavedExtra) -> str:
             f"save only what the backward needs ({needed}), and recompute the rest.")
 
 
+@dataclass(frozen=True)
+class SavedStorage:
+    """ctx saved a tensor of an allowed shape whose storage (what saving it keeps alive) is larger
+    than what the puzzle lets ctx keep: a view into a buffer that holds more."""
+
+    kind: ClassVar = FailureKind.SAVED
+    shape: tuple[int, ...]
+    dtype: str
+    kept: int        # bytes of the storage the saved tensor views
+    allowed: int     # bytes of what the puzzle lets ctx keep in that storage
+    made: str = ""   # where the storage was made: "`empty` at line 12: `buf = ...`"
+    saves: tuple[str, ...] = ()
+    count: int = 1   # the saved tensors that view it
+
+
+def _saved_storage(f: SavedStorage) -> str:
+    made = f" (made by {f.made})" if f.made else ""
+    itself = "the tensor itself takes" if f.count == 1 else f"the {f.count} tensors saved from it take"
+    lets = f" The puzzle lets ctx keep {' and '.join(f.saves)} besides the inputs." if f.saves else ""
+    return (f"ctx saved a tensor of shape {fmt_shape(f.shape)} {f.dtype} that keeps alive a storage of "
+            f"{f.kept:,} bytes{made}, where {itself} {f.allowed:,} bytes: saving a view keeps its whole storage, "
+            f"and the backward can read all of it.{lets} Save tensors with memory of their own (allocate each by "
+            f"itself, or `.clone()` the view), and recompute the rest in the backward.")
+
+
 # ---- --bench: a later call wrong, and a timing that cannot be trusted -------------------
 
 @dataclass(frozen=True)
@@ -1158,7 +1183,8 @@ CATALOGUE: dict[FailureKind, Entry] = {
     FailureKind.TORCH_COMPUTE: Entry("computed with PyTorch", {
         TorchOp: _torch_op, NoLaunch: _no_launch, Unseen: _unseen, HostValues: _host_values,
         ReturnsInput: _returns_input, NotReplayable: _not_replayable, HostWork: _host_work}, points=True),
-    FailureKind.SAVED: Entry("saved", {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra}, points=True),
+    FailureKind.SAVED: Entry("saved", {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra,
+                                                SavedStorage: _saved_storage}, points=True),
     FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent}, points=True),
     FailureKind.SNIFFING: Entry("sniffing", {Worded: _said}, points=True),
     FailureKind.SYNTAX: Entry("syntax", {Worded: _said}, points=True),
