@@ -255,10 +255,45 @@ def test_a_program_that_only_allocates_launches_and_sums_partials_passes():
         _op("empty_like", [{"ref": 0}], [4], "backward"), _launch([{"ref": 1}, {"ref": 4}], "backward"),
     ])
     assert programs.check(program, ["x"], "y", [True]) is None
-    partials = _program([_op("empty_like", [{"ref": 0}], [2]), _launch([{"ref": 0}, {"ref": 2}]),
-                         _op("sum", [{"ref": 2}, [0]], [3]), _launch([{"ref": 1}], "backward"),
-                         _op("empty_like", [{"ref": 0}], [4], "backward"), _launch([{"ref": 4}], "backward")])
-    assert programs.check(partials, ["x"], "y", [True]) is None
+    assert programs.check(_partials(), ["x"], "y", [True], {"x": 4}) is None
+
+
+def _partials(phase="backward", dims=(0,), rows=4, returned=4):
+    """The forward launches; the backward's kernel writes (rows, 8) partial rows, which the host sums."""
+    metas = [_meta(0), _meta(1), _meta(2), _meta(3, (rows, 8)), _meta(4), _meta(5)]
+    return _program([
+        _op("empty_like", [{"ref": 0}], [2]), _launch([{"ref": 0}, {"ref": 2}]),
+        _op("empty", [[rows, 8]], [3], phase), _launch([{"ref": 1}, {"ref": 3}], phase),
+        {**_op("sum", [{"ref": 3}, list(dims)], [4], phase, 21, "partial.sum(0)"), "op": "aten::sum.dim_IntList"},
+        _op("empty_like", [{"ref": 0}], [5], "backward"), _launch([{"ref": 5}], "backward"),
+    ], output=2, grads=(returned,), metas=metas)
+
+
+@pytest.mark.parametrize("program, allowed, says", [
+    (_partials(), {}, "with PyTorch: `aten.sum` (line 21: `partial.sum(0)`) sums on the host. The statement leaves "
+                      "the host no reduction: every sum runs in your kernels."),
+    (_partials("forward"), {"x": 4}, "the forward reduced a kernel's buffer of shape (4, 8) with PyTorch: `aten.sum` "
+                                     "(line 21: `partial.sum(0)`) sums in the forward."),
+    (_partials(dims=(1,)), {"x": 4}, "sums over dim 1 of a 2-D tensor, not over the first dim of per-program partial"),
+    (_partials(rows=9), {"x": 4}, "sums 9 rows, more than the 4 per-program partial rows"),
+    (_partials(returned=5), {"x": 4}, "(line 21: `partial.sum(0)`) is not returned as `grad_x`"),
+])
+def test_a_reduction_on_the_host_is_held_to_what_the_statement_allows(program, allowed, says):
+    finding = programs.check(program, ["x"], "y", [True], allowed)
+    assert finding is not None and finding.kind == "torch_compute"
+    assert says in finding.text, finding.text
+    if allowed:
+        assert "The statement leaves the host one reduction, in the backward: `grad_" in finding.text
+
+
+def test_a_host_sum_is_returned_as_the_gradient_it_finishes_and_feeds_no_kernel():
+    steps, metas = list(_partials().steps), list(_partials().metas)
+    swapped = _program(steps, output=4, grads=(5,), metas=metas)  # returned as the forward's result
+    finding = programs.check(swapped, ["x"], "y", [True], {"x": 4})
+    assert finding is not None and "returned as `y`" in finding.text, finding.text
+    fed = _program([*steps[:5], _launch([{"ref": 4}, {"ref": 5}], "backward")], output=2, grads=(5,), metas=metas)
+    finding = programs.check(fed, ["x"], "y", [True], {"x": 4})
+    assert finding is not None and "made a tensor that the launch of `k` reads" in finding.text, finding.text
 
 
 def test_pytorch_computing_on_an_input_or_a_kernels_buffer_is_named_with_its_line():

@@ -142,7 +142,12 @@ class Puzzle:
       recomputed from the others (keyword-only parameters get case values, as the spec's): a backward puzzle's saved statistics (a row's mean and rstd,
       attention's output and logsumexp) must be those of its other inputs, not random.
     * ``saves`` (function puzzles) names the tensors besides the inputs that ``ctx`` may keep,
-      with their dims: ``{"mean": "N", "rstd": "N"}``. Anything else saved fails.
+      with their dims: ``{"mean": "N", "rstd": "N"}``. Anything else saved fails, and so does a
+      saved tensor whose storage holds more than the tensor itself.
+    * ``host_reductions`` (function puzzles) names the inputs whose gradient the host may finish
+      as ``partial.sum(0)``: in the backward, over the first dim of a 2-D buffer of per-program
+      partial rows a kernel wrote, with at most the given number of rows: ``{"w": 1024}``. Every
+      other PyTorch reduction of a kernel's buffer fails. The statement says the same.
     * ``ranges`` draws named integer inputs uniformly from ``[low, high)``, a function of the
       case's sizes and blocks: ``{"target": lambda s: (0, s["V"])}`` for class indices. Other
       integer inputs cover their dtype's whole range.
@@ -190,6 +195,7 @@ class Puzzle:
     bench: Bench | None = None
     tolerances: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # dtype -> (atol, rtol)
     saves: Mapping[str, str] = field(default_factory=dict)  # function puzzles: non-inputs ctx may keep
+    host_reductions: Mapping[str, int] = field(default_factory=dict)  # function puzzles: input -> most partial rows
     prepare: Callable | None = None  # the random inputs -> the inputs, some recomputed from others
     ranges: Mapping[str, Callable[[Sizes], tuple[int, int]]] = field(default_factory=dict)  # integer inputs
     zeroed: tuple[str, ...] = ()  # outputs that start as zeros (atomics accumulate into them)

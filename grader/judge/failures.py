@@ -709,6 +709,27 @@ def _torch_op(f: TorchOp) -> str:
 
 
 @dataclass(frozen=True)
+class HostReduction:
+    """A PyTorch reduction on a kernel's buffer that the puzzle's statement does not leave to the host."""
+
+    kind: ClassVar = FailureKind.TORCH_COMPUTE
+    phase: str
+    op: str
+    shape: tuple[int, ...]   # the reduced tensor's
+    why: str                 # what about it the statement does not allow
+    allowed: str             # what the statement allows the host, in its words
+    line: int | None
+    source: str
+    file: str = ""
+
+
+def _host_reduction(f: HostReduction) -> str:
+    return (f"the {f.phase} reduced a kernel's buffer of shape {fmt_shape(f.shape)} with PyTorch: `aten.{f.op}`"
+            f"{_where(f.line, f.source, f.file)} {f.why}. The statement leaves the host {f.allowed}. Do the "
+            f"reduction in your kernel (`tl.sum` over the block, a loop over the rows a program owns).")
+
+
+@dataclass(frozen=True)
 class NoLaunch:
     kind: ClassVar = FailureKind.TORCH_COMPUTE
     phase: str
@@ -1182,7 +1203,8 @@ CATALOGUE: dict[FailureKind, Entry] = {
                                        ReturnCount: _return_count}, points=True),
     FailureKind.TORCH_COMPUTE: Entry("computed with PyTorch", {
         TorchOp: _torch_op, NoLaunch: _no_launch, Unseen: _unseen, HostValues: _host_values,
-        ReturnsInput: _returns_input, NotReplayable: _not_replayable, HostWork: _host_work}, points=True),
+        ReturnsInput: _returns_input, NotReplayable: _not_replayable, HostWork: _host_work,
+        HostReduction: _host_reduction}, points=True),
     FailureKind.SAVED: Entry("saved", {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra,
                                                 SavedStorage: _saved_storage}, points=True),
     FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent}, points=True),

@@ -210,7 +210,7 @@ class FunctionGrader(PuzzleGrader):
     def _read_program(self, program: wire.Program, case: Case):
         names = [s.name for s in self.shapes.inputs]
         wants = [DTYPES[s.dtype].is_float for s in self.shapes.inputs]
-        finding = programs.check(program, names, self.puzzle.outputs[0], wants)
+        finding = programs.check(program, names, self.puzzle.outputs[0], wants, dict(self.puzzle.host_reductions))
         if finding is not None:
             return finding
         saved = self._check_saved(program, case)
