@@ -726,7 +726,7 @@ class HostReduction:
 def _host_reduction(f: HostReduction) -> str:
     return (f"the {f.phase} reduced a kernel's buffer of shape {fmt_shape(f.shape)} with PyTorch: `aten.{f.op}`"
             f"{_where(f.line, f.source, f.file)} {f.why}. The statement leaves the host {f.allowed}. Do the "
-            f"reduction in your kernel (`tl.sum` over the block, a loop over the rows a program owns).")
+            f"reduction in your Triton kernel (`tl.sum` over the block, a loop over the rows a program owns).")
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,7 @@ class Origins:
         self.host_reductions = dict(host_reductions or {})
         self.summed = 0  # reductions left to the host so far
         self.sums: list[Step] = []  # their steps
+        self.from_sums: dict[int, set[int]] = {}  # storage -> the host sums (by number) its contents come from
         self.flags: dict[int, int] = {}
         self.made_by: dict[int, Step] = {}  # storage -> the step that first made it
         self.given = {self.storage(ref) for ref in range(program.inputs + 1)}  # the inputs, then grad_output
@@ -126,7 +127,7 @@ class Origins:
                 if self.storage(ref) not in self.given:
                     self.flags[self.storage(ref)] = self.flags.get(self.storage(ref), 0) | KERNEL
             return None
-        name, came = base_name(step.op), self.of(operands)
+        name, came, summed = base_name(step.op), self.of(operands), None
         for ref in step.out:
             self.made_by.setdefault(self.storage(ref), step)
         if not step.op.startswith("aten::"):
@@ -151,9 +152,14 @@ class Origins:
                                                  step.line, step.source, step.file))
                 self.summed += 1
                 self.sums.append(step)
+                summed = len(self.sums) - 1
                 came |= SUMMED
+        descends = set().union(*(self.from_sums.get(self.storage(r), set()) for r in operands))
+        if summed is not None:
+            descends.add(summed)
         for ref in step.out:
             self.flags[self.storage(ref)] = self.flags.get(self.storage(ref), 0) | came
+            self.from_sums.setdefault(self.storage(ref), set()).update(descends)
         return None
 
     def _not_a_partial_sum(self, step: Step, operands: list[int], came: int) -> str | None:
@@ -223,13 +229,12 @@ def check(program: Program, input_names: list[str], output_name: str, wants_grad
             return Finding(HostReduction(phase, "sum", tuple(program.metas[value.ref].shape),
                                          f"made {made}, returned as `{name}`", allowed_words(origins.host_reductions),
                                          None, ""))
-        if flags & SUMMED:
-            returned_sums.add(origins.storage(value.ref))
+        returned_sums |= origins.from_sums.get(origins.storage(value.ref), set())
         if not flags & KERNEL:
             made = origins.describe(value.ref, names)
             return Finding(ReturnsInput(phase, name, made) if flags & INPUT else NeverComputed(phase, name, made))
-    for step in origins.sums:  # a host sum that finishes no gradient computed something else
-        if not any(origins.storage(r) in returned_sums for r in step.out):
+    for number, step in enumerate(origins.sums):  # a host sum that finishes no gradient computed something else
+        if number not in returned_sums:
             shape = tuple(program.metas[_step_refs(step)[0]].shape) if _step_refs(step) else ()
             wanted = " or ".join(f"`grad_{n}`" for n in origins.host_reductions)
             return Finding(HostReduction(step.phase, "sum", shape, f"is not returned as {wanted}",
