@@ -151,6 +151,20 @@ def _mismatch(f: Mismatch) -> str:
 
 
 @dataclass(frozen=True)
+class PropertyFailed:
+    """Graded by properties (``Puzzle.check``): what the runs of a case show wrong, in the
+    puzzle's words, which say what was yours and what was expected."""
+
+    kind: ClassVar = FailureKind.MISMATCH
+    name: str
+    what: str
+
+
+def _property_failed(f: PropertyFailed) -> str:
+    return f"wrong values in `{f.name}`: {f.what}"
+
+
+@dataclass(frozen=True)
 class Unwritten:
     kind: ClassVar = FailureKind.UNWRITTEN
     name: str
@@ -1182,7 +1196,7 @@ class Entry:
 _VALUES = {ReadEarly: _read_early, TimedCall: _timed_call, LooksLike: _looks_like}  # a value check's failure that carries its own kind
 
 CATALOGUE: dict[FailureKind, Entry] = {
-    FailureKind.MISMATCH: Entry("wrong values", {Mismatch: _mismatch, **_VALUES}),
+    FailureKind.MISMATCH: Entry("wrong values", {Mismatch: _mismatch, PropertyFailed: _property_failed, **_VALUES}),
     FailureKind.UNWRITTEN: Entry("not written", {Unwritten: _unwritten, NeverComputed: _never_computed, **_VALUES}),
     FailureKind.NONFINITE: Entry("NaN/Inf", {Nonfinite: _nonfinite, **_VALUES}),
     FailureKind.OUT_OF_BOUNDS: Entry("out of bounds", {StrayStore: _stray_store, Worded: _said}, points=True),

@@ -14,6 +14,7 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         cases = len(result.cases)
         compiled = " + GPU compile check" if "gpu_compile" in result.checks else ""
         line = f"{head}: {cases}/{cases} cases pass{compiled} ({result.seconds:.1f} s)"
+        line += "".join(f"\n    {said}" for said in result.message.splitlines() if said.startswith("Note: "))
     elif result.status == Status.NOT_ATTEMPTED:
         line = f"{head}: not attempted"
     elif result.status == Status.UNSUPPORTED:
