@@ -89,3 +89,21 @@ def test_correct_dropouts_of_other_streams_pass_with_a_note(tmp_path):
             assert expect["EXPECT_SAYS"] in result.message, result.message
     statement_stream = grade_many(COURSE, [("puzzle27", COURSE.solution_file("puzzle27"))], Options()).results[0]
     assert statement_stream.status == "pass" and "Note" not in statement_stream.message
+
+
+def test_bench_judges_a_timed_call_by_the_same_properties():
+    """--bench compares each call with what its own mask gives, and checks its keep rate and
+    independence: the statement's stream and the tutorial's both pass, an unscaled one fails."""
+    from grader.judge.bench import check_size, plan_size
+    from grader.sandbox.bench_run import raw
+    planned = plan_size(PUZZLE, {"N0": 64, "T": 256, "SEED": 1234, "P_PERCENT": 10})
+    (x,) = planned.inputs
+    values = {**PUZZLE.bench.blocks, **planned.header["sizes"]}
+    tutorial = CHECK.notes[0].produce([x], values, {})[0]
+    assert check_size(PUZZLE, planned, *raw([planned.expected[0]])).passed
+    assert check_size(PUZZLE, planned, *raw([tutorial])).passed and not torch.equal(tutorial, planned.expected[0])
+    unscaled = torch.where(tutorial != 0, x, 0.0).to(x.dtype)
+    assert not check_size(PUZZLE, planned, *raw([unscaled])).passed
+    inverted = torch.where(tutorial == 0, x.float() / 0.9, 0.0).to(x.dtype)
+    failed = check_size(PUZZLE, planned, *raw([inverted]))
+    assert failed.kind == "mismatch" and "expected a fraction 1 - p = 90% of them" in failed.message
