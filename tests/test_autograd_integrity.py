@@ -402,6 +402,7 @@ def test_static_check_follows_helpers_and_ignores_unrelated_code():
     ("dev = x.device\nif dev != 'cpu': pass", "`dev != 'cpu'` compares a device"),
     ("if 'cuda' in str(x.device): pass", "compares a device"),
     ("n = 1 if x.get_device() < 0 else 2", "`.get_device` asks which device a tensor is on"),
+    ("name = str(x.device)", "`str(x.device)` turns a device into text"),
 ])
 def test_asking_which_device_is_refused_with_its_line(body, says):
     from grader.source.wrapper_check import message
@@ -415,7 +416,8 @@ def test_asking_which_device_is_refused_with_its_line(body, says):
 
 def test_allocating_on_the_inputs_device_is_not_asking_which():
     body = ("y = torch.empty(3, device=x.device)\nz = x.new_empty((2, 2))\nw = torch.zeros_like(x, device=x.device)\n"
-            "sms = torch.cuda.get_device_properties(x.device).multi_processor_count")
+            "sms = torch.cuda.get_device_properties(x.device).multi_processor_count\n"
+            "assert x.device == weight.device, 'x and weight on one device'")
     assert _finding(body) is None
 
 

@@ -383,9 +383,11 @@ class PuzzleGrader:
         n = len(plan.buffers)
         results = [raw[i * n:(i + 1) * n] for i in range(len(raw) // n)]
         worst = 0.0
-        for index, (run, got) in enumerate(zip(runs, results)):
+        index = -1  # which of the runs in order (one per autotuning config): a rerun's outputs are matched by it
+        for run, got in zip(runs, results):
             if run.reversed:
                 continue
+            index += 1
             if capture is not None:
                 capture.append(written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce))
                 continue

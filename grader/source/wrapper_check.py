@@ -100,7 +100,10 @@ def _asks_device(node: ast.AST) -> str | None:
             return f"`.{node.attr}` {DEVICE_ATTRIBUTES[node.attr]}"
         if node.attr == "type" and _mentions_device(node.value):
             return f"`{ast.unparse(node)}` asks which kind of device a tensor is on"
-    if isinstance(node, ast.Compare) and any(_mentions_device(part) for part in (node.left, *node.comparators)):
+    parts = (node.left, *node.comparators) if isinstance(node, ast.Compare) else ()
+    if parts and all(isinstance(part, ast.Attribute) and part.attr == "device" for part in parts):
+        return None  # `x.device == w.device`: the same on every machine, asks nothing of which one
+    if any(_mentions_device(part) for part in parts):
         return f"`{ast.unparse(node)}` compares a device"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" \
             and any(_mentions_device(a) for a in node.args):
