@@ -444,7 +444,7 @@ class PuzzleGrader:
         atol, rtol = map(max, zip(*(self.puzzle.tolerance(b.dtype) for b in plan.output_buffers)))
         sizes = {**self.puzzle.variant_values, **values}
         if facts is None:
-            said = properties.note(check, plan.inputs, outputs, sizes, case.layouts, atol, rtol)
+            said = properties.note(check, plan.inputs, outputs, plan.expected, sizes, case.layouts, atol, rtol)
             if said and said not in self.notes:
                 self.notes.append(said)
             return None

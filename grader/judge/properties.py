@@ -32,17 +32,19 @@ def judged(puzzle: Puzzle, runs: Sequence[Run]) -> "failures.PropertyFailed | No
     return None if what is None else failures.PropertyFailed(puzzle.outputs[0], what)
 
 
-def note(check: Check, inputs: Sequence, outputs: Sequence, values: Mapping[str, int], layouts, atol: float,
-         rtol: float) -> str:
+def note(check: Check, inputs: Sequence, outputs: Sequence, spec: Sequence, values: Mapping[str, int], layouts,
+         atol: float, rtol: float) -> str:
     """The note of the first correct alternative the outputs match ("" if none): a passing case
-    that draws another stream than the statement's is told so, and passes."""
+    that draws another stream than the statement's is told so, and passes. An alternative that
+    gives the spec's own output on this case (``spec``) says nothing here."""
     for look in check.notes:
         try:
             made = look.produce(inputs, values, layouts)
         except Exception:  # a course bug must not turn a pass into a grader error
             continue
-        if len(made) == len(outputs) and all(made_alike(a, m, atol, rtol) and close_enough(a, m, atol, rtol)
-                                             for a, m in zip(outputs, made)):
+        if len(made) != len(outputs) or all(close_enough(m, e, atol, rtol) for m, e in zip(made, spec)):
+            continue
+        if all(made_alike(a, m, atol, rtol) and close_enough(a, m, atol, rtol) for a, m in zip(outputs, made)):
             return f"Note: your output looks like {look.name}: {look.where}"
     return ""
 
