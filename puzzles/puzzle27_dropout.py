@@ -35,9 +35,10 @@ always gives the same numbers. Three things follow:
 
 **How the grader checks it.** Which elements a correct dropout drops is its generator's choice,
 so there is no one right `z`: each case is graded by what every correct dropout does. The kept
-elements are $x/(1-p)$ (to the output's rounding) and the dropped ones 0; the kernel run again
-gives the same `z`; run with `B1` halved it gives the same `z` (a function of the element, not
-of the program); run with another `SEED` it drops other elements; the fraction kept is $1 - p$,
+elements are $x/(1-p)$ (to the output's rounding) and the dropped ones 0; in every case but the
+largest, the kernel run again gives the same `z`, run with `B1` halved it gives the same `z` (a
+function of the element, not of the program), and run with another `SEED` it drops other
+elements; the fraction kept is $1 - p$,
 overall and in every row, within 6 standard deviations of a fair coin's count (a correct
 kernel misses that bound less than once in 100 million cases); and neighbours, along a row and
 down a column, are kept independently of each other (their correlation within 6 standard
