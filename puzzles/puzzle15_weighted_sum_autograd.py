@@ -26,8 +26,10 @@ launches), then replays the recording on the real inputs. So a wrapper works fro
 
 1. the output's shape, dtype and values;
 2. that both the forward and the backward launch Triton kernels, and that no PyTorch
-   operator computes on `x` or `weight` in their place: PyTorch may allocate, reshape and
-   sum the kernels' partial results, nothing more;
+   operator computes on `x` or `weight` in their place: PyTorch may allocate and reshape,
+   and make one reduction, the last step of `grad_weight`: `partial.sum(0)` over the
+   backward kernel's per-tile partial rows (at most 1024 of them, so a tile sums several rows
+   when there are more). Every other sum, in the forward or of `grad_x`, is your kernels';
 3. that `ctx` saved only inputs (`x` and `weight`): anything else can be recomputed, and
    a tensor stored as a plain attribute of `ctx` escapes autograd's bookkeeping;
 4. both gradients against PyTorch autograd on the spec.
@@ -100,6 +102,7 @@ PUZZLE = Puzzle(
     kind="function",
     grid=None,
     output="y",
+    host_reductions={"weight": 1024},  # partial.sum(0): the statement's one reduction on the host
     cases=(
         Case("classic", sizes={"batch": (4, 50), "D": 96}, blocks={}),
         Case("one_leading_dim", sizes={"batch": (300,), "D": 64}, blocks={}, seed=1),

@@ -33,9 +33,12 @@ Write both kernels and the `torch.autograd.Function` that launches them, in this
 
 The grader records `RMSNormFunc` on tensors without values and replays it (as in puzzle 15),
 and checks, for every case: the output; that the forward and the backward launch Triton
-kernels and that no PyTorch operator computes on `x`, `w` or `grad_output` in their place (PyTorch may allocate, reshape, cast, and sum the partial
-rows); that `ctx` saved only `x`, `w` and one float32 tensor of shape `(rows,)`; and both
-gradients against PyTorch autograd on the spec.
+kernels and that no PyTorch operator computes on `x`, `w` or `grad_output` in their place (PyTorch may allocate, reshape and cast,
+and make one reduction: `partial.sum(0)` over the backward kernel's per-program partial rows of
+$\partial L/\partial w$, at most 1024 of them, so a program sums several rows when there are
+more; the sums of the forward and of $\partial L/\partial x$ are your kernels'); that `ctx`
+saved only `x`, `w` and one float32 tensor of shape `(rows,)`, with memory of its own (a view
+of a larger buffer keeps all of it alive); and both gradients against PyTorch autograd on the spec.
 
 The traps the cases spring:
 
@@ -121,6 +124,7 @@ PUZZLE = Puzzle(
     # rows: the leading dims flattened, the length of the saved rstd.
     derive=lambda s: {"ROWS": _rows(s)},
     saves={"rstd": "ROWS"},
+    host_reductions={"w": 1024},  # partial.sum(0): the statement's one reduction on the host
     cases=(
         Case("classic", sizes={"batch": (4, 12), "D": 96}, blocks={}),
         Case("one_leading_dim", sizes={"batch": (30,), "D": 64}, blocks={}, seed=1),

@@ -8,8 +8,7 @@ $$z_{i,j} = \begin{cases} \dfrac{x_{i,j}}{1-p} & \text{if } u_{i,j} > p \\[4pt] 
 \end{cases}
 \qquad p = \texttt{P\_PERCENT} / 100$$
 
-$$u_{i,j} = r_{j \bmod 4} \quad\text{where}\quad (r_0, r_1, r_2, r_3) =
-\texttt{tl.rand4x}\big(\texttt{SEED},\ i \cdot \lceil T / 4 \rceil + \lfloor j / 4 \rfloor\big)$$
+where $u_{i,j}$ is a uniform random number in $[0, 1)$ drawn for element $(i, j)$ from `SEED`.
 
 `x` and `z` have shape `(N0, T)` and are stored row by row. The grid
 is `(N0, cdiv(T, B1))`: program `(i, j)` owns columns `j * B1` to `j * B1 + B1 - 1` of row `i`
@@ -17,32 +16,49 @@ is `(N0, cdiv(T, B1))`: program `(i, j)` owns columns `j * B1` to `j * B1 + B1 -
 (p = 0.25 is `P_PERCENT = 25`) come as plain integer parameters; `P_PERCENT / 100` in the
 kernel is p in fp32.
 
-**The new idea: a counter-based random generator.** `tl.rand4x(seed, counters)` runs Philox
-on each pair (seed, counter) and returns its four 32-bit words as four floats in $[0, 1)$: no
-state is kept or advanced, so any program can draw the numbers of any element, in any order,
-and the same seed always gives the same numbers. Three things follow:
+**The new idea: a counter-based random generator.** `tl.rand(seed, counters)` and
+`tl.rand4x(seed, counters)` run Philox on each pair (seed, counter): no state is kept or
+advanced, so any program can draw the numbers of any element, in any order, and the same seed
+always gives the same numbers. Three things follow:
 
 * **The mask is never stored.** The backward of dropout is $\partial x = \partial z$ where the
   element was kept, scaled by $\frac{1}{1-p}$, and 0 elsewhere: *this same kernel*, run on the
   upstream gradient with the same seed. Saving the seed (one integer) instead of the mask
   saves writing and reading a whole tensor, as fused attention kernels do for their dropout.
-* **The counter names the elements.** Row `i` has `cdiv(T, 4)` draws of its own, numbered
-  from `i * cdiv(T, 4)`: draw `q` of the row gives columns `4q` to `4q + 3`, word `k` to column
-  `4q + k` (a row whose length is not a multiple of 4 leaves words of its last draw unused).
-  The grader reproduces Philox exactly in PyTorch, so it knows which elements you must drop.
-  Counters taken from the column alone would give every row the same mask.
+  So the mask must be a function of the seed and the element alone: not of the program that
+  draws it, nor of `B1`.
+* **The counter names the elements.** Give each element a counter of its own, e.g. its flat
+  index `i * T + j`. Counters taken from the column alone would give every row the same mask;
+  counters that restart in every block, every block the same mask.
 * **The seed is the caller's.** Another step of training passes another seed; a kernel that
   ignores `SEED` drops the same elements every time.
 
-**Why four words a draw.** One Philox draw is ten rounds of 32-bit multiplies, which costs the
-GPU more than moving the element it decides: a kernel that draws once per element
-(`tl.rand(SEED, f)`, which keeps the first word and throws three away) is bound by its
-integer units at under half of the copy bandwidth. PyTorch's own dropout keeps all four words
-of each draw; so does this puzzle. A block of `B1` columns starts at a multiple of 4, so it
-needs only `B1 / 4` draws; the four words come back as four vectors of `B1 / 4`, and column
-`4q + k` of the block takes word `k` of the block's draw `q`. A kernel that draws for every
-column (its counter's `j // 4`) and picks word `j % 4` is correct too, but draws four times as
-often as it needs to.
+**How the grader checks it.** Which elements a correct dropout drops is its generator's choice,
+so there is no one right `z`: each case is graded by what every correct dropout does. The kept
+elements are $x/(1-p)$ (to the output's rounding) and the dropped ones 0; in every case but the
+largest, the kernel run again gives the same `z`, run with `B1` halved it gives the same `z` (a
+function of the element, not of the program), and run with another `SEED` it drops other
+elements; the fraction kept is $1 - p$,
+overall and in every row, within 6 standard deviations of a fair coin's count (a correct
+kernel misses that bound less than once in 100 million cases); and neighbours, along a row and
+down a column, are kept independently of each other (their correlation within 6 standard
+errors of 0).
+
+**Which stream, and why four words a draw.** `tl.rand(SEED, i * T + j)`, the Triton
+tutorial's dropout, is correct. One Philox draw, though, is ten rounds of 32-bit multiplies,
+which costs the GPU more than moving the element it decides: a kernel that draws once per
+element (`tl.rand` keeps the first of the draw's four words and throws three away) is bound by
+its integer units at under half of the copy bandwidth. PyTorch's own dropout keeps all four
+words of each draw, and so does the course's solution: row `i` has `cdiv(T, 4)` draws of its
+own, numbered from `i * cdiv(T, 4)`, and draw `q` of the row gives columns `4q` to `4q + 3`,
+word `k` to column `4q + k`:
+
+$$u_{i,j} = r_{j \bmod 4} \quad\text{where}\quad (r_0, r_1, r_2, r_3) =
+\texttt{tl.rand4x}\big(\texttt{SEED},\ i \cdot \lceil T / 4 \rceil + \lfloor j / 4 \rfloor\big)$$
+
+A block of `B1` columns starts at a multiple of 4, so it needs only `B1 / 4` draws; the four
+words come back as four vectors of `B1 / 4`, and column `4q + k` of the block takes word `k` of
+the block's draw `q`. Either stream passes; a kernel drawing once per element gets a note.
 
 Traps: compare with `>` (keep where $u > p$, so that about a fraction $1 - p$ survives);
 divide the survivors by $1 - p$; compute in fp32 and store in the output's dtype
@@ -57,24 +73,12 @@ import triton.language as tl
 from jaxtyping import Float32
 from torch import Tensor
 
-from grader.puzzle import Bench, Case, LookAlike, Puzzle, Variant, cdiv
+import math
 
-# The Philox offset: where this layer's draws start, as PyTorch advances its generator's offset
-# from call to call. Each student of a class graded with a secret gets their own; the learner
-# writes it in the kernel's counters (p and SEED are the caller's arguments, so varying them
-# would not tell one student's kernel from another's). Any two offsets draw other masks.
-OFFSET = Variant("OFFSET", choices=tuple(4096 * k for k in range(32)), default=0, what="the Philox offset",
-                 also={"OFFSET_TEX": lambda k: f"{k} + " if k else "",
-                       "OFFSET_CODE": lambda k: f"{k} + " if k else "",
-                       "OFFSET_WHY": lambda k: "" if not k else (
-                           f"\n  The first {k} counters of the seed belong to the layers before this one, as PyTorch "
-                           "advances its\n  Philox offset from call to call: add this offset, "
-                           f"{k}, to every counter.")},
-                 stated=(r"\ {{OFFSET_TEX}}i \cdot", "from `{{OFFSET_CODE}}i * cdiv(T, 4)`:",
-                         "every row the same mask.{{OFFSET_WHY}}"))
+from grader.puzzle import Bench, Case, Check, LookAlike, Puzzle, cdiv
 
-
-def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int, OFFSET: int) -> Float32[Tensor, "N0 T"]:
+def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int) -> Float32[Tensor, "N0 T"]:
+    """The statement's reference stream (`tl.rand4x`, word `j % 4`): one correct dropout of many."""
     def tl_rand4x(seed: int, counters: Tensor) -> list[Tensor]:
         """tl.rand4x(seed, counters) for int32 counters and a seed below 2**31: Philox 4x32 with
         10 rounds, each of its four words turned into a float in [0, 1); uint32 arithmetic in int64."""
@@ -102,7 +106,7 @@ def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int, OFFSET: int) 
 
     rows, cols = (torch.arange(n, dtype=torch.int32, device=x.device) for n in x.shape)
     draws_per_row = (x.shape[1] + 3) // 4  # cdiv(T, 4)
-    words = tl_rand4x(SEED, OFFSET + rows[:, None] * draws_per_row + cols[None, :] // 4)
+    words = tl_rand4x(SEED, rows[:, None] * draws_per_row + cols[None, :] // 4)
     word = (cols % 4).long().expand(x.shape).unsqueeze(-1)
     u = torch.stack(words, dim=-1).gather(-1, word).squeeze(-1)  # column j takes word j % 4
     p = torch.tensor(P_PERCENT, dtype=torch.float32) / 100  # in fp32, as the kernel divides
@@ -111,7 +115,7 @@ def spec(x: Float32[Tensor, "N0 T"], *, SEED: int, P_PERCENT: int, OFFSET: int) 
 
 def _kept(x, sizes):  # where the spec keeps an element: its mask, from an input of ones
     ones = torch.ones(x.shape, dtype=torch.float32, device=x.device)
-    return spec(ones, SEED=sizes["SEED"], P_PERCENT=sizes["P_PERCENT"], OFFSET=sizes["OFFSET"]) != 0
+    return spec(ones, SEED=sizes["SEED"], P_PERCENT=sizes["P_PERCENT"]) != 0
 
 
 def _scaled_where(keep, x, sizes):
@@ -119,9 +123,9 @@ def _scaled_where(keep, x, sizes):
     return torch.where(keep, x.float() / (1 - p), 0.0).to(x.dtype)
 
 
-def _drawn_at(x, sizes, draw, word):  # kept where word `word` of Philox draw OFFSET + `draw` exceeds p
+def _drawn_at(x, sizes, draw, word):  # kept where word `word` of Philox draw `draw` exceeds p
     row = torch.ones((1, 4 * x.numel() + 4), dtype=torch.float32, device=x.device)  # column 4c + k: word k of draw c
-    keep = spec(row, SEED=sizes["SEED"], P_PERCENT=sizes["P_PERCENT"], OFFSET=sizes["OFFSET"])[0] != 0
+    keep = spec(row, SEED=sizes["SEED"], P_PERCENT=sizes["P_PERCENT"])[0] != 0
     return keep[4 * draw + word]
 
 
@@ -146,7 +150,7 @@ def _rows_overlap(x, *, sizes):  # a look-alike: rows T // 4 draws apart, not cd
 
 
 def _seed_ignored(x, *, sizes):  # a look-alike: tl.rand4x(0, counters), whatever the seed
-    return spec(x, SEED=0, P_PERCENT=sizes["P_PERCENT"], OFFSET=sizes["OFFSET"])
+    return spec(x, SEED=0, P_PERCENT=sizes["P_PERCENT"])
 
 
 def _one_mask_for_all_rows(x, *, sizes):  # a look-alike: the counters come from the column alone
@@ -176,43 +180,132 @@ def dropout_kernel(x_ptr, z_ptr, N0, T, SEED, P_PERCENT, B1: tl.constexpr):
 HALF = {"x": "float16", "z": "float16"}
 BF16 = {"x": "bfloat16", "z": "bfloat16"}
 
-def _hints(offset: int) -> tuple[str, ...]:
-    start = f"{offset} + " if offset else ""
-    return (
-        "Program `(i, j)`: `cols = j * B1 + tl.arange(0, B1)`, `mask = cols < T`, and the flat offsets "
-        "`i * T + cols` to address x and z.",
-        "The block's draws: `q = j * (B1 // 4) + tl.arange(0, B1 // 4)` and `r0, r1, r2, r3 = "
-        f"tl.rand4x(SEED, {start}i * tl.cdiv(T, 4) + q)`. Interleave them so that column `4q + k` gets word `k`: "
-        "`u = tl.reshape(tl.join(tl.join(r0, r2), tl.join(r1, r3)), [B1])` (`tl.join(a, b)` pairs "
-        "elements along a new last axis).",
-        "`p = P_PERCENT / 100`; `z = tl.where(u > p, x / (1 - p), 0.0)` with x loaded as fp32, stored "
-        "with the mask.",
-    )
+HINTS = (
+    "Program `(i, j)`: `cols = j * B1 + tl.arange(0, B1)`, `mask = cols < T`, and the flat offsets "
+    "`i * T + cols` to address x and z.",
+    "The block's draws: `q = j * (B1 // 4) + tl.arange(0, B1 // 4)` and `r0, r1, r2, r3 = "
+    "tl.rand4x(SEED, i * tl.cdiv(T, 4) + q)`. Interleave them so that column `4q + k` gets word `k`: "
+    "`u = tl.reshape(tl.join(tl.join(r0, r2), tl.join(r1, r3)), [B1])` (`tl.join(a, b)` pairs "
+    "elements along a new last axis). (`u = tl.rand(SEED, i * T + cols)` is correct too, and draws four "
+    "times as often.)",
+    "`p = P_PERCENT / 100`; `z = tl.where(u > p, x / (1 - p), 0.0)` with x loaded as fp32, stored "
+    "with the mask.",
+)
+
+LOOK_ALIKES = (
+    LookAlike("the mask drawn with seed 0 (SEED ignored)", _seed_ignored,
+              "pass the kernel's `SEED` to `tl.rand4x`: each training step draws another mask"),
+    LookAlike("one mask for every row (the random counters come from the column alone)", _one_mask_for_all_rows,
+              "start row `i`'s draws at `i * tl.cdiv(T, 4)`"),
+    LookAlike("one mask for every block (the random counters restart at 0 in each block)", _offsets_per_block,
+              "number the block's draws from its first column: `j * (B1 // 4) + tl.arange(0, B1 // 4)`, "
+              "not `tl.arange` alone"),
+    LookAlike("the kept values not scaled by 1 / (1 - p)", _unscaled,
+              "divide the survivors by `1 - p`, so that each element keeps its expected value"),
+    LookAlike("the mask inverted (kept where the random number is below p)", _inverted,
+              "keep where `u > p`: an element survives with probability 1 - p"),
+)
+
+# Correct dropouts that draw another stream than the statement's: a note beside the pass.
+NOTES = (
+    LookAlike("one Philox draw per element, its first word (`tl.rand(SEED, i * T + j)`)", _one_draw_per_element,
+              "correct, and four times as many draws as needed: `tl.rand4x(SEED, i * cdiv(T, 4) + j // 4)` "
+              "gives four columns their words at once"),
+    LookAlike("word j % 4 of draw i * T + j (the counter not divided by 4)", _counter_not_divided,
+              "correct, and four times as many draws as needed: four columns can share a draw, "
+              "`i * cdiv(T, 4) + j // 4`"),
+    LookAlike("rows T // 4 draws apart, not cdiv(T, 4) (a row's last draw shared with the next)", _rows_overlap,
+              "where T is not a multiple of 4, a row's last columns and the next row's first take the same "
+              "words, so their masks are equal: start row `i`'s draws at `i * tl.cdiv(T, 4)`"),
+)
+
+# ---- graded by properties: every correct dropout passes, whichever stream it draws ----------------
+SIGMAS = 6  # a correct kernel's count misses +-6 standard deviations with probability below 2e-9
 
 
-def _look_alikes(offset: int) -> tuple[LookAlike, ...]:
-    start = f"{offset} + " if offset else ""
-    return (
-        LookAlike("one Philox draw per element, its first word (`tl.rand(SEED, i * T + j)`)", _one_draw_per_element,
-                  "draw four words at a time: column `j` of row `i` takes word `j % 4` of "
-                  f"`tl.rand4x(SEED, {start}i * cdiv(T, 4) + j // 4)`"),
-        LookAlike("word j % 4 of draw i * T + j (the counter not divided by 4)", _counter_not_divided,
-                  f"four columns share a draw: the counter is `{start}i * cdiv(T, 4) + j // 4`"),
-        LookAlike("rows T // 4 draws apart, not cdiv(T, 4) (a row's last draw shared with the next)", _rows_overlap,
-                  f"start row `i`'s draws at `{start}i * tl.cdiv(T, 4)`: where T is not a multiple of 4, `T // 4` "
-                  "gives the start of the next row's draws to this row's last columns"),
-        LookAlike("the mask drawn with seed 0 (SEED ignored)", _seed_ignored,
-                  "pass the kernel's `SEED` to `tl.rand4x`: each training step draws another mask"),
-        LookAlike("one mask for every row (the random counters come from the column alone)", _one_mask_for_all_rows,
-                  f"start row `i`'s draws at `{start}i * tl.cdiv(T, 4)`"),
-        LookAlike("one mask for every block (the random counters restart at 0 in each block)", _offsets_per_block,
-                  "number the block's draws from its first column: `j * (B1 // 4) + tl.arange(0, B1 // 4)`, "
-                  "not `tl.arange` alone"),
-        LookAlike("the kept values not scaled by 1 / (1 - p)", _unscaled,
-                  "divide the survivors by `1 - p`, so that each element keeps its expected value"),
-        LookAlike("the mask inverted (kept where the random number is below p)", _inverted,
-                  "keep where `u > p`: an element survives with probability 1 - p"),
-    )
+def _dropout_expect(run):
+    """What the run should have written given its own mask: x / (1 - p) where it wrote anything
+    but 0, 0 elsewhere (a kept element of x == 0 reads as dropped, which changes nothing)."""
+    (x,), (z,) = run.inputs, run.outputs
+    p = torch.tensor(run.values["P_PERCENT"], dtype=torch.float32) / 100
+    return (torch.where(z != 0, x.float() / (1 - p), 0.0).to(x.dtype),)
+
+
+def _kept_mask(run):
+    """(kept, counted): the elements written non-zero, among those whose x is not 0."""
+    (x,), (z,) = run.inputs, run.outputs
+    return z != 0, x != 0
+
+
+def _rate(kept, counted, q, what):
+    n, k = int(counted.sum()), int((kept & counted).sum())
+    if not n:
+        return None
+    spread = SIGMAS * math.sqrt(n * q * (1 - q)) + 1
+    if abs(k - n * q) <= spread:
+        return None
+    return (f"{what + ' ' if what else ''}yours keeps {k} of {n} elements ({100 * k / n:.1f}%), expected a fraction 1 - p = "
+            f"{100 * q:.0f}% of them, within {100 * spread / n:.1f} points ({SIGMAS} standard deviations of a "
+            f"correct dropout's count). Keep where `u > p`, with `u` uniform in [0, 1).")
+
+
+def _correlation(a, b):
+    """Pearson's correlation of two boolean tensors, and the pairs it is over (None if either is constant)."""
+    a, b = a.reshape(-1).double(), b.reshape(-1).double()
+    if a.numel() < 64 or a.std() == 0 or b.std() == 0:
+        return None, a.numel()
+    return float(((a - a.mean()) * (b - b.mean())).mean() / (a.std(unbiased=False) * b.std(unbiased=False))), a.numel()
+
+
+def _independent(kept, counted):
+    for where, a, b, both in (
+            ("along the rows (element j and j + 1)", kept[:, :-1], kept[:, 1:], counted[:, :-1] & counted[:, 1:]),
+            ("down the columns (row i and i + 1)", kept[:-1], kept[1:], counted[:-1] & counted[1:])):
+        r, pairs = _correlation(a[both], b[both])
+        if r is not None and abs(r) > SIGMAS / math.sqrt(pairs):
+            return (f"yours keeps neighbours {where} together or apart far more often than chance: their masks' "
+                    f"correlation is {r:.2f} over {pairs} pairs, expected about 0 (within {SIGMAS / math.sqrt(pairs):.2f}). "
+                    f"Draw each element's number from a counter of its own: the flat index `i * T + j`, or "
+                    f"`i * cdiv(T, 4) + j // 4` with word `j % 4`.")
+    return None
+
+
+def _dropout_judge(runs):
+    first = runs[0]
+    kept, counted = _kept_mask(first)
+    q = 1 - first.values["P_PERCENT"] / 100
+    said = _rate(kept, counted, q, "")
+    if said is None:  # each row: the rows' counts at once, the first out of bounds worded
+        n, k = counted.sum(1).double(), (kept & counted).sum(1).double()
+        out = ((k - n * q).abs() > SIGMAS * (n * q * (1 - q)).sqrt() + 1).nonzero().flatten()
+        said = _rate(kept[out[0]], counted[out[0]], q, f"in row {int(out[0])},") if len(out) else None
+    said = said or _independent(kept, counted)
+    for run in runs[1:] if said is None else ():
+        changed = {k: v for k, v in run.values.items() if first.values.get(k) != v}
+        told = ", ".join(f"{k}={v}" for k, v in changed.items())
+        again_kept, _ = _kept_mask(run)
+        if "SEED" in changed:
+            r, pairs = _correlation(kept[counted], again_kept[counted])
+            same = bool((kept[counted] == again_kept[counted]).all())
+            if same or (r is not None and abs(r) > SIGMAS / math.sqrt(pairs)):
+                return (f"with {told} (SEED={first.values['SEED']} before), yours drops "
+                        f"{'the same elements' if same else 'nearly the same elements (correlation ' + f'{r:.2f})'}, "
+                        f"expected another mask: the mask is a function of the seed and the element, so pass "
+                        f"`SEED` to the generator.")
+        elif not torch.equal(run.outputs[0].view(torch.uint8), first.outputs[0].view(torch.uint8)):
+            moved = int((again_kept != kept).sum())
+            how = f"with {told} instead of " + ", ".join(f"{k}={first.values[k]}" for k in changed) if changed \
+                else "run again with the same values"
+            return (f"{how}, yours wrote another z ({moved} elements kept in one run and dropped in the other), "
+                    f"expected the same: the mask must be a function of the seed and the element alone, not of "
+                    f"the program that draws it, its block or the run, so that the backward redraws it.")
+    return said
+
+
+def _dropout_reruns(values):
+    """The same again; B1 halved (or doubled from 4); another seed."""
+    block = values["B1"] // 2 if values["B1"] >= 8 else values["B1"] * 2
+    return ({}, {"B1": block}, {"SEED": (values["SEED"] + 1_000_003) % 2**31})
 
 
 PUZZLE = Puzzle(
@@ -242,14 +335,13 @@ PUZZLE = Puzzle(
         Case("past_16_bit_offsets", sizes={"N0": 33, "T": 1000, "SEED": 4242, "P_PERCENT": 30},
              blocks={"B1": 1024}, seed=7, dtypes=HALF, large=True, vary={"N0": (33, 48), "T": (1000, 1200)}),
     ),
-    # Which elements survive is exact; a survivor's x / (1 - p) may round differently by an ulp.
+    # A survivor is x / (1 - p), which may round differently by an ulp; which survive is the kernel's choice.
     atol=1e-6,
     rtol=1e-6,
     tolerances={"float16": (1e-3, 1e-3), "bfloat16": (8e-3, 8e-3)},
-    hints=_hints(OFFSET.default),
-    look_alikes=_look_alikes(OFFSET.default),
-    variants=(OFFSET,),
-    rebuild=lambda v: {"hints": _hints(v["OFFSET"]), "look_alikes": _look_alikes(v["OFFSET"])},
+    hints=HINTS,
+    look_alikes=LOOK_ALIKES,
+    check=Check(expect=_dropout_expect, judge=_dropout_judge, reruns=_dropout_reruns, notes=NOTES),
     bench=Bench(
         sizes=({"N0": 4096, "T": 8192, "SEED": 1234, "P_PERCENT": 10},
                {"N0": 4096, "T": 1024, "SEED": 1234, "P_PERCENT": 10},

@@ -20,8 +20,10 @@ without values and replays it (as in puzzle 15), and checks, for every case:
 2. that the forward and the backward launch Triton kernels, and that no PyTorch operator
    computes on `q`, `k` or `v` in their place: calling
    `torch.nn.functional.scaled_dot_product_attention`, or a `softmax` in PyTorch, fails.
-   PyTorch may allocate and make a tensor contiguous, nothing more;
-3. that `ctx` saved only `q`, `k`, `v`, the output `o` and the logsumexp `lse`. Saving the
+   PyTorch may allocate and make a tensor contiguous, nothing more: no reduction runs on the
+   host;
+3. that `ctx` saved only `q`, `k`, `v`, the output `o` and the logsumexp `lse`, each with memory
+   of its own (a view keeps its whole buffer alive). Saving the
    probabilities defeats the point: they are the $N_Q \times N_K$ matrix that FlashAttention
    exists not to store;
 4. the three gradients against PyTorch autograd through the spec.

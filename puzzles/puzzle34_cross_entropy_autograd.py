@@ -24,8 +24,8 @@ nothing else: not `x`), and let `backward` only multiply it by $G$. Libraries su
 do this, and even write $dx$ over the logits to save the memory. The probabilities are never
 stored, and the backward reads $dx$ once.
 
-Three small kernels of your own do the rest, because PyTorch may only allocate, reshape, and
-sum what your kernels wrote:
+Three small kernels of your own do the rest, because PyTorch may only allocate and reshape:
+no reduction runs on the host here, not even a sum of what your kernels wrote:
 
 1. `mean_weights_kernel`, one program: count the targets that are not -100, and store
    $1/n$ into each of the `N` entries of the float32 vector that puzzle 23's kernel takes as
@@ -39,7 +39,8 @@ The grader records `CrossEntropyFunc` on tensors without values and replays it (
 puzzle 15), and checks, for every case: the loss; that the forward and the backward launch
 Triton kernels and that no PyTorch operator computes
 on `x`, `target`, `grad_output` or your kernels' buffers in their place; that `ctx` saved
-nothing but the inputs and one tensor of shape `(N, V)`, the gradient; and the gradient of
+nothing but the inputs and one tensor of shape `(N, V)`, the gradient, with memory of its own;
+and the gradient of
 `x` against PyTorch autograd on `F.cross_entropy`.
 
 The traps the cases spring:

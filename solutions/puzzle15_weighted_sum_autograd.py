@@ -37,9 +37,9 @@ def _kernels(device):
     major, minor = (int(part) for part in triton.__version__.split(".")[:2])
     if (major, minor) < (3, 9):
         return weighted_sum_fwd, weighted_sum_bwd, False
-    if device.type == "cuda" and not _allocator_set:  # a descriptor built on the device needs scratch memory
-        triton.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
-        _allocator_set["cuda"] = True
+    if not _allocator_set:  # a descriptor built on the device needs scratch memory there (asked on no device)
+        triton.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device=device))
+        _allocator_set["set"] = True
     return weighted_sum_fwd_desc, weighted_sum_bwd_desc, True
 
 

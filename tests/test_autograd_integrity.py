@@ -255,10 +255,45 @@ def test_a_program_that_only_allocates_launches_and_sums_partials_passes():
         _op("empty_like", [{"ref": 0}], [4], "backward"), _launch([{"ref": 1}, {"ref": 4}], "backward"),
     ])
     assert programs.check(program, ["x"], "y", [True]) is None
-    partials = _program([_op("empty_like", [{"ref": 0}], [2]), _launch([{"ref": 0}, {"ref": 2}]),
-                         _op("sum", [{"ref": 2}, [0]], [3]), _launch([{"ref": 1}], "backward"),
-                         _op("empty_like", [{"ref": 0}], [4], "backward"), _launch([{"ref": 4}], "backward")])
-    assert programs.check(partials, ["x"], "y", [True]) is None
+    assert programs.check(_partials(), ["x"], "y", [True], {"x": 4}) is None
+
+
+def _partials(phase="backward", dims=(0,), rows=4, returned=4):
+    """The forward launches; the backward's kernel writes (rows, 8) partial rows, which the host sums."""
+    metas = [_meta(0), _meta(1), _meta(2), _meta(3, (rows, 8)), _meta(4), _meta(5)]
+    return _program([
+        _op("empty_like", [{"ref": 0}], [2]), _launch([{"ref": 0}, {"ref": 2}]),
+        _op("empty", [[rows, 8]], [3], phase), _launch([{"ref": 1}, {"ref": 3}], phase),
+        {**_op("sum", [{"ref": 3}, list(dims)], [4], phase, 21, "partial.sum(0)"), "op": "aten::sum.dim_IntList"},
+        _op("empty_like", [{"ref": 0}], [5], "backward"), _launch([{"ref": 5}], "backward"),
+    ], output=2, grads=(returned,), metas=metas)
+
+
+@pytest.mark.parametrize("program, allowed, says", [
+    (_partials(), {}, "with PyTorch: `aten.sum` (line 21: `partial.sum(0)`) sums on the host. The statement leaves "
+                      "the host no reduction: every sum runs in your kernels."),
+    (_partials("forward"), {"x": 4}, "the forward reduced a kernel's buffer of shape (4, 8) with PyTorch: `aten.sum` "
+                                     "(line 21: `partial.sum(0)`) sums in the forward."),
+    (_partials(dims=(1,)), {"x": 4}, "sums over dim 1 of a 2-D tensor, not over the first dim of per-program partial"),
+    (_partials(rows=9), {"x": 4}, "sums 9 rows, more than the 4 per-program partial rows"),
+    (_partials(returned=5), {"x": 4}, "(line 21: `partial.sum(0)`) is not returned as `grad_x`"),
+])
+def test_a_reduction_on_the_host_is_held_to_what_the_statement_allows(program, allowed, says):
+    finding = programs.check(program, ["x"], "y", [True], allowed)
+    assert finding is not None and finding.kind == "torch_compute"
+    assert says in finding.text, finding.text
+    if allowed:
+        assert "The statement leaves the host one reduction, in the backward: `grad_" in finding.text
+
+
+def test_a_host_sum_is_returned_as_the_gradient_it_finishes_and_feeds_no_kernel():
+    steps, metas = list(_partials().steps), list(_partials().metas)
+    swapped = _program(steps, output=4, grads=(5,), metas=metas)  # returned as the forward's result
+    finding = programs.check(swapped, ["x"], "y", [True], {"x": 4})
+    assert finding is not None and "returned as `y`" in finding.text, finding.text
+    fed = _program([*steps[:5], _launch([{"ref": 4}, {"ref": 5}], "backward")], output=2, grads=(5,), metas=metas)
+    finding = programs.check(fed, ["x"], "y", [True], {"x": 4})
+    assert finding is not None and "made a tensor that the launch of `k` reads" in finding.text, finding.text
 
 
 def test_pytorch_computing_on_an_input_or_a_kernels_buffer_is_named_with_its_line():
@@ -354,3 +389,77 @@ def test_static_check_follows_helpers_and_ignores_unrelated_code():
     finding = _finding("return helper()", header)
     assert finding is not None and finding.function == "helper"
     assert _finding("return unused", "import torch\n") is None
+
+
+# ---- asking which device it runs on (issue 32) ---------------------------------------------------
+@pytest.mark.parametrize("body, says", [
+    ("if x.device.type == 'cpu': pass", "`x.device.type == 'cpu'` compares a device"),
+    ("gpu = x.is_cuda", "`.is_cuda` asks whether a tensor is on a GPU"),
+    ("y = x * 2 if x.is_cpu else x", "`.is_cpu` asks whether a tensor is on the CPU"),
+    ("if torch.cuda.is_available(): pass", "`.is_available` asks whether a GPU is there"),
+    ("kind = x.device.type", "`x.device.type` asks which kind of device a tensor is on"),
+    ("if x.device == torch.device('cuda', 0): pass", "compares a device"),
+    ("dev = x.device\nif dev != 'cpu': pass", "`dev != 'cpu'` compares a device"),
+    ("if 'cuda' in str(x.device): pass", "compares a device"),
+    ("n = 1 if x.get_device() < 0 else 2", "`.get_device` asks which device a tensor is on"),
+    ("name = str(x.device)", "`str(x.device)` turns a device into text"),
+])
+def test_asking_which_device_is_refused_with_its_line(body, says):
+    from grader.source.wrapper_check import message
+    finding = _finding(body)
+    assert finding is not None and finding.device, body
+    assert says in finding.what
+    text = message(finding)
+    assert text.startswith("`WeightedSumFunc.forward` at line ")
+    assert "the interpreter's grade records it, and another on a GPU" in text and "`device=x.device`" in text
+
+
+def test_allocating_on_the_inputs_device_is_not_asking_which():
+    body = ("y = torch.empty(3, device=x.device)\nz = x.new_empty((2, 2))\nw = torch.zeros_like(x, device=x.device)\n"
+            "sms = torch.cuda.get_device_properties(x.device).multi_processor_count\n"
+            "assert x.device == weight.device, 'x and weight on one device'")
+    assert _finding(body) is None
+
+
+# ---- strides of a dimension of size 1 (issue 32) -------------------------------------------------
+def test_a_size_one_dimensions_stride_is_no_difference_between_recording_and_replay():
+    """``empty_like`` of ``q.transpose(1, 2).contiguous()`` with one head: fake tensors give the head's
+    dimension another stride than real ones do. That stride addresses nothing, so the replay does not
+    hold the wrapper to it; a stride of a longer dimension still must agree."""
+    from grader.sandbox.function_record import record
+    from grader.sandbox.function_replay import Disagrees, replay, same_strides
+
+    def forward(ctx, q):
+        return torch.empty_like(q.transpose(1, 2).contiguous()).transpose(1, 2).contiguous()
+
+    cls = type("Wrapper", (torch.autograd.Function,), {
+        "forward": staticmethod(forward), "backward": staticmethod(lambda ctx, g: torch.empty_like(g))})
+    shape, strides = (2, 1, 3, 8), (24, 24, 8, 1)
+    layout = wire.BufferSpec(name="q", role="input", dtype="float32", shape=shape, strides=strides, guard=0,
+                             nbytes=4 * 48, total=4 * 48)
+    program = wire.convert(record(cls, types.ModuleType("learner"), {__file__: ""}, [layout, layout], "cpu"),
+                           wire.Program)
+    made = program.metas[program.steps[-1].out[0]] if program.steps else None
+    q, g = torch.randn(shape), torch.randn(shape)
+    returned, _ = replay(program, [q, g], "cpu", types.ModuleType("learner"))  # raises Disagrees if held to it
+    assert made is not None and tuple(returned[0].shape) == shape
+    assert same_strides((2, 1, 3), (3, 3, 1), (3, 1, 1)) and not same_strides((2, 2, 3), (6, 3, 1), (3, 6, 1))
+    with pytest.raises(Disagrees, match=r"strides \(24, 24, 1, 3\)"):  # a stride that addresses something still counts
+        replay(program, [q.transpose(2, 3).contiguous().transpose(2, 3), g], "cpu", types.ModuleType("learner"))
+
+
+@pytest.mark.slow  # grades puzzle 33, an autograd puzzle (its cases have B == 1 and H == 1)
+def test_a_correct_attention_wrapper_passes_with_one_batch_or_one_head(tmp_path):
+    """Puzzle 33's solution, allocating `o` through a transposed copy of `q`, as a wrapper working in
+    (B, N, H, D) order might: with H == 1 the replay's real strides differ from the recording's in the
+    head's dimension only, which addresses nothing. It used to fail, blaming the learner."""
+    source = COURSE.solution_file("puzzle33").read_text()
+    wrapper = source.replace("        o = torch.empty_like(q)\n",
+                             "        o = torch.empty_like(q.transpose(1, 2).contiguous()).transpose(1, 2).contiguous()\n")
+    assert wrapper != source
+    path = tmp_path / "puzzle33_transposed_alloc.py"
+    path.write_text(wrapper)
+    cases = COURSE.puzzle("puzzle33").cases
+    assert any(c.sizes["H"] == 1 for c in cases) and any(c.sizes["B"] == 1 for c in cases)
+    report = grade_many(COURSE, [("puzzle33", path)], Options(timeout=120, library=(str(COURSE.root / "solutions"),)))
+    assert report.results[0].status == "pass", report.results[0].message

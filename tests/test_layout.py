@@ -216,8 +216,8 @@ def test_public_surfaces_are_pinned():
     here, so a change to it is a decision, not an accident."""
     import grader.notebook
     import grader.puzzle
-    assert sorted(grader.puzzle.__all__) == ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "Variant", "cdiv",
-                                             "seeds", "tex"]
+    assert sorted(grader.puzzle.__all__) == ["Bench", "Case", "Check", "LookAlike", "Mistake", "Puzzle", "Variant",
+                                             "cdiv", "seeds", "tex"]
     assert sorted(grader.notebook.__all__) == ["check", "course_panel", "hint", "perf", "show"]
     for module in (grader.puzzle, grader.notebook):
         assert all(callable(getattr(module, name)) for name in module.__all__)

@@ -69,7 +69,7 @@ RECOGNISED = {
     "puzzle23_no_minus_one": "the gradient without the -1 at the target (softmax times dloss)",
     "puzzle23_not_scaled": "the gradient not scaled by dloss (softmax minus one-hot)",
     "puzzle23_ignore_not_honoured": "the ignore index not honoured (a target of -100 treated as a column no logit has)",
-    # Puzzles 24 to 27: scans, histogram, dropout.
+    # Puzzles 24 to 27: scans, histogram, dropout (whose correct other streams are notes: test_dropout.py).
     "puzzle24_no_carry": "a scan that restarts at 0 in every chunk (no carry between chunks)",
     "puzzle24_carry_never_updated": "a scan that restarts at 0 in every chunk (no carry between chunks)",
     "puzzle24_carry_overwritten": "a carry that holds only the previous chunk's total (overwritten, not accumulated)",
@@ -79,9 +79,6 @@ RECOGNISED = {
     "puzzle26_load_add_store":
         "each bin counted at most once per block (a load, +1 and store: colliding lanes lose updates)",
     "puzzle26_atomic_unmasked": "the tail's padding lanes counted in bin 0",
-    "puzzle27_one_draw_per_element": "one Philox draw per element, its first word (`tl.rand(SEED, i * T + j)`)",
-    "puzzle27_counter_not_divided": "word j % 4 of draw i * T + j (the counter not divided by 4)",
-    "puzzle27_rows_overlap": "rows T // 4 draws apart, not cdiv(T, 4) (a row's last draw shared with the next)",
     "puzzle27_seed_ignored": "the mask drawn with seed 0 (SEED ignored)",
     "puzzle27_mask_per_column": "one mask for every row (the random counters come from the column alone)",
     "puzzle27_offsets_per_block": "one mask for every block (the random counters restart at 0 in each block)",
@@ -169,10 +166,6 @@ COINCIDE = {
         ("more_bins_than_elements[seed=5]",),
     # One row: its column index is its flat index.
     ("puzzle27", "one mask for every row (the random counters come from the column alone)"): ("one_row[seed=2]",),
-    # Rows whose length is a multiple of 4 (or a single row): T // 4 is cdiv(T, 4).
-    ("puzzle27", "rows T // 4 draws apart, not cdiv(T, 4) (a row's last draw shared with the next)"): (
-        "classic[seed=0]", "row_fills_block[seed=1]", "one_row[seed=2]", "another_seed[seed=0]",
-        "bf16_rows[seed=6]", "past_16_bit_offsets[seed=7]"),
     # Puzzles 28 to 30: the matmuls. Where BLOCK_K divides K there is no partial chunk to drop;
     # where both inputs are row-major their strides are what a row-major reading assumes.
     ("puzzle28", "a product that drops the last, partial K chunk (a loop over K // BLOCK_K chunks)"):

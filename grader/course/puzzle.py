@@ -21,7 +21,7 @@ from grader.course.variant import Variant, restate, shown, tex  # noqa: F401 (te
 
 Sizes = Mapping[str, int]
 # What a puzzle's author uses; everything else here is the grader's.
-__all__ = ["Bench", "Case", "LookAlike", "Mistake", "Puzzle", "Variant", "cdiv", "seeds", "tex"]
+__all__ = ["Bench", "Case", "Check", "LookAlike", "Mistake", "Puzzle", "Run", "Variant", "cdiv", "seeds", "tex"]
 
 def cdiv(a: int, b: int) -> int:
     """Ceiling division, as ``triton.cdiv``; kept here so puzzle grids need no triton."""
@@ -106,6 +106,40 @@ class LookAlike:
         return result if isinstance(result, tuple) else (result,)
 
 
+@dataclass(frozen=True)
+class Run:
+    """One run of a kernel, as a :class:`Check` sees it: the sizes and blocks it was given (by
+    name), and its inputs and outputs in the spec's order."""
+
+    values: Mapping[str, int]
+    inputs: tuple
+    outputs: tuple
+
+
+@dataclass(frozen=True)
+class Check:
+    """Grading by properties, for a puzzle where more than one output is right (which elements a
+    dropout drops is its random generator's choice). The spec stays the statement's reference,
+    and its look-alikes still name a mistake; what passes is decided here, for each case:
+
+    * ``expect(run)``: the outputs the run should have written given the choices it made (a
+      dropout's kept elements scaled by 1 / (1 - p), the rest 0), compared elementwise with the
+      puzzle's tolerance, as a spec's output is;
+    * ``reruns(values)``: the values (sizes, blocks) of further runs on the same inputs: the same
+      again, another seed, another block size (not for a ``large`` case, which runs once);
+    * ``judge(runs)``: the case's run, then its reruns: what they show wrong, in words that say
+      what was yours and what was expected, or None.
+
+    ``notes`` are look-alikes of correct outputs in another way than the spec's (another random
+    stream): a case that passes and matches one says so in a note, never a fail.
+    """
+
+    expect: Callable[[Run], tuple]
+    judge: Callable[[tuple[Run, ...]], str | None]
+    reruns: Callable[[Mapping[str, int]], tuple[Mapping[str, int], ...]] = lambda values: ()
+    notes: tuple[LookAlike, ...] = ()
+
+
 # The parts of the course, in order; grader/app/notebook_build.py gives each its notebook.
 TRACKS = ("classic", "cs336", "transformer", "helion")
 
@@ -142,7 +176,14 @@ class Puzzle:
       recomputed from the others (keyword-only parameters get case values, as the spec's): a backward puzzle's saved statistics (a row's mean and rstd,
       attention's output and logsumexp) must be those of its other inputs, not random.
     * ``saves`` (function puzzles) names the tensors besides the inputs that ``ctx`` may keep,
-      with their dims: ``{"mean": "N", "rstd": "N"}``. Anything else saved fails.
+      with their dims: ``{"mean": "N", "rstd": "N"}``. Anything else saved fails, and so does a
+      saved tensor whose storage holds more than the tensor itself.
+    * ``check`` grades by properties instead of against the spec (:class:`Check`): kernel
+      puzzles whose right answer is one of many, a random mask.
+    * ``host_reductions`` (function puzzles) names the inputs whose gradient the host may finish
+      as ``partial.sum(0)``: in the backward, over the first dim of a 2-D buffer of per-program
+      partial rows a kernel wrote, with at most the given number of rows: ``{"w": 1024}``. Every
+      other PyTorch reduction of a kernel's buffer fails. The statement says the same.
     * ``ranges`` draws named integer inputs uniformly from ``[low, high)``, a function of the
       case's sizes and blocks: ``{"target": lambda s: (0, s["V"])}`` for class indices. Other
       integer inputs cover their dtype's whole range.
@@ -190,6 +231,8 @@ class Puzzle:
     bench: Bench | None = None
     tolerances: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # dtype -> (atol, rtol)
     saves: Mapping[str, str] = field(default_factory=dict)  # function puzzles: non-inputs ctx may keep
+    host_reductions: Mapping[str, int] = field(default_factory=dict)  # function puzzles: input -> most partial rows
+    check: Check | None = None  # graded by properties, not against the spec (a random mask)
     prepare: Callable | None = None  # the random inputs -> the inputs, some recomputed from others
     ranges: Mapping[str, Callable[[Sizes], tuple[int, int]]] = field(default_factory=dict)  # integer inputs
     zeroed: tuple[str, ...] = ()  # outputs that start as zeros (atomics accumulate into them)

@@ -110,7 +110,12 @@ def judge_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, st
     if len(described) != len(planned.names) or len(raw) != len(planned.names):
         return Outcome(False, FailureKind.MISMATCH, f"{len(raw)} tensor(s) came back, {len(planned.names)} expected"), 0.0
     worst, used = 0.0, 0.0
-    for name, shape, info, blob, want in zip(planned.names, planned.shapes, described, raw, planned.expected):
+    wants = planned.expected
+    if puzzle.check is not None:  # graded by properties: against what this call's own choices give
+        wants, facts = _by_properties(puzzle, planned, described, raw, device)
+        if facts is not None:
+            return Outcome.failed(facts), 0.0
+    for name, shape, info, blob, want in zip(planned.names, planned.shapes, described, raw, wants):
         if want is None:
             continue
         got = _returned(info, blob)
@@ -127,6 +132,19 @@ def judge_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, st
         worst = max(worst, outcome.max_abs_err or 0.0)
         used = max(used, headroom(reduce(got) if reduce else got, want, atol, rtol, stick))
     return Outcome(True, max_abs_err=worst), used
+
+
+def _by_properties(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, device: str):
+    """(what the call should have written given its own choices, the properties' failure or None):
+    ``Puzzle.check`` on this one call; the reruns are grading's."""
+    from grader.course.puzzle import Run
+    from grader.judge import properties
+    got = [_returned(info, blob) for info, blob in zip(described, raw)]
+    if any(g is None for g in got):
+        return planned.expected, None  # the comparison names what came back wrong
+    values = {**puzzle.bench.blocks, **planned.header["sizes"]}
+    inputs, got = tuple(x.to(device) for x in planned.inputs), tuple(g.to(device) for g in got)
+    return properties.expected(puzzle.check, values, inputs, got), properties.judged(puzzle, [Run(values, inputs, got)])
 
 
 def check_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, sticks: Mapping | None = None):

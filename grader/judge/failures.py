@@ -151,6 +151,20 @@ def _mismatch(f: Mismatch) -> str:
 
 
 @dataclass(frozen=True)
+class PropertyFailed:
+    """Graded by properties (``Puzzle.check``): what the runs of a case show wrong, in the
+    puzzle's words, which say what was yours and what was expected."""
+
+    kind: ClassVar = FailureKind.MISMATCH
+    name: str
+    what: str
+
+
+def _property_failed(f: PropertyFailed) -> str:
+    return f"wrong values in `{f.name}`: {f.what}"
+
+
+@dataclass(frozen=True)
 class Unwritten:
     kind: ClassVar = FailureKind.UNWRITTEN
     name: str
@@ -734,6 +748,27 @@ def _torch_op(f: TorchOp) -> str:
 
 
 @dataclass(frozen=True)
+class HostReduction:
+    """A PyTorch reduction on a kernel's buffer that the puzzle's statement does not leave to the host."""
+
+    kind: ClassVar = FailureKind.TORCH_COMPUTE
+    phase: str
+    op: str
+    shape: tuple[int, ...]   # the reduced tensor's
+    why: str                 # what about it the statement does not allow
+    allowed: str             # what the statement allows the host, in its words
+    line: int | None
+    source: str
+    file: str = ""
+
+
+def _host_reduction(f: HostReduction) -> str:
+    return (f"the {f.phase} reduced a kernel's buffer of shape {fmt_shape(f.shape)} with PyTorch: `aten.{f.op}`"
+            f"{_where(f.line, f.source, f.file)} {f.why}. The statement leaves the host {f.allowed}. Do the "
+            f"reduction in your Triton kernel (`tl.sum` over the block, a loop over the rows a program owns).")
+
+
+@dataclass(frozen=True)
 class NoLaunch:
     kind: ClassVar = FailureKind.TORCH_COMPUTE
     phase: str
@@ -929,6 +964,31 @@ def _saved_extra(f: SavedExtra) -> str:
     return (f"ctx saved a tensor of shape {fmt_shape(f.shape)} that is not an input"
             f"{' nor one of ' + ', '.join(f.saves) if f.saves else ''}: "
             f"save only what the backward needs ({needed}), and recompute the rest.")
+
+
+@dataclass(frozen=True)
+class SavedStorage:
+    """ctx saved a tensor of an allowed shape whose storage (what saving it keeps alive) is larger
+    than what the puzzle lets ctx keep: a view into a buffer that holds more."""
+
+    kind: ClassVar = FailureKind.SAVED
+    shape: tuple[int, ...]
+    dtype: str
+    kept: int        # bytes of the storage the saved tensor views
+    allowed: int     # bytes of what the puzzle lets ctx keep in that storage
+    made: str = ""   # where the storage was made: "`empty` at line 12: `buf = ...`"
+    saves: tuple[str, ...] = ()
+    count: int = 1   # the saved tensors that view it
+
+
+def _saved_storage(f: SavedStorage) -> str:
+    made = f" (made by {f.made})" if f.made else ""
+    itself = "the tensor itself takes" if f.count == 1 else f"the {f.count} tensors saved from it take"
+    lets = f" The puzzle lets ctx keep {' and '.join(f.saves)} besides the inputs." if f.saves else ""
+    return (f"ctx saved a tensor of shape {fmt_shape(f.shape)} {f.dtype} that keeps alive a storage of "
+            f"{f.kept:,} bytes{made}, where {itself} {f.allowed:,} bytes: saving a view keeps its whole storage, "
+            f"and the backward can read all of it.{lets} Save tensors with memory of their own (allocate each by "
+            f"itself, or `.clone()` the view), and recompute the rest in the backward.")
 
 
 # ---- --bench: a later call wrong, and a timing that cannot be trusted -------------------
@@ -1230,7 +1290,7 @@ _VALUES = {ReadEarly: _read_early, TimedCall: _timed_call, LooksLike: _looks_lik
 
 CATALOGUE: dict[FailureKind, Entry] = {
     FailureKind.MISMATCH: Entry("wrong values", {Mismatch: _mismatch, LoweringDisagrees: _lowering_disagrees,
-                                                 **_VALUES}),
+                                                 PropertyFailed: _property_failed, **_VALUES}),
     FailureKind.UNWRITTEN: Entry("not written", {Unwritten: _unwritten, NeverComputed: _never_computed, **_VALUES}),
     FailureKind.NONFINITE: Entry("NaN/Inf", {Nonfinite: _nonfinite, **_VALUES}),
     FailureKind.OUT_OF_BOUNDS: Entry("out of bounds", {StrayStore: _stray_store, Worded: _said}, points=True),
@@ -1252,8 +1312,10 @@ CATALOGUE: dict[FailureKind, Entry] = {
                                points=True),
     FailureKind.TORCH_COMPUTE: Entry("computed with PyTorch", {
         TorchOp: _torch_op, NoLaunch: _no_launch, Unseen: _unseen, HostValues: _host_values,
-        ReturnsInput: _returns_input, NotReplayable: _not_replayable, HostWork: _host_work}, points=True),
-    FailureKind.SAVED: Entry("saved", {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra}, points=True),
+        ReturnsInput: _returns_input, NotReplayable: _not_replayable, HostWork: _host_work,
+        HostReduction: _host_reduction}, points=True),
+    FailureKind.SAVED: Entry("saved", {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra,
+                                                SavedStorage: _saved_storage}, points=True),
     FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent}, points=True),
     FailureKind.SNIFFING: Entry("sniffing", {Worded: _said}, points=True),
     FailureKind.SYNTAX: Entry("syntax", {Worded: _said}, points=True),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import msgspec
 
-from grader.judge import failures, messages
+from grader.judge import failures, messages, properties
 from grader.channel import wire
 from grader.channel.binding import BindingError, Param, bind
 from grader.course.case import draw
@@ -24,7 +24,7 @@ from grader.course.loader import Course, stub_signature
 from grader.judge.fence import pack
 from grader.judge.options import Options
 from grader.judge.plan import SpecShapes
-from grader.course.puzzle import Case, Puzzle
+from grader.course.puzzle import Case, Puzzle, Run
 from grader.course.variant import shown
 from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
 from grader.source import variant_code
@@ -87,6 +87,7 @@ class PuzzleGrader:
                  on_case=None) -> None:
         self.course = course
         self.on_case = on_case  # sees each case's result as soon as it is known (the command line's first failure)
+        self.notes: list[str] = []  # said beside a pass: a property check's correct alternative
         self.puzzle_path = course.puzzle_file(puzzle_id)
         # A batch's student gets their own values of the puzzle's free constants (Variant).
         puzzle = course.puzzle_for(puzzle_id, options.secret, options.student)
@@ -290,7 +291,8 @@ class PuzzleGrader:
                 return self.result(Status.FAIL, compiled.message, cases, checks, started)
         failed = [c for c in cases if not c.passed] + [c for c in checks.values() if not c.passed]
         if not failed:
-            return self.result(Status.PASS, f"all {len(cases)} cases pass", cases, checks, started)
+            notes = "".join(f"\n{said}" for said in self.notes)
+            return self.result(Status.PASS, f"all {len(cases)} cases pass{notes}", cases, checks, started)
         undecided = failed[0].kind == FailureKind.INTERPRETER_LIMIT  # the interpreter's limit: grade it on a GPU
         shown = failed[0] if undecided else most_telling(failed)
         notes = self._mistake_notes()
@@ -353,7 +355,8 @@ class PuzzleGrader:
         checked = run(True)
         return fast if checked[0].passed else checked
 
-    def _run_case_once(self, case: Case, params: list[Param], trace: bool, hooks: bool):
+    def _run_case_once(self, case: Case, params: list[Param], trace: bool, hooks: bool, capture: list | None = None):
+        """``capture``: a rerun of a property check, whose outputs are kept there, not judged."""
         plan = self.shapes.plan(case, self.options.secret)
         describe = describe_case(case, self.puzzle)
         try:
@@ -397,11 +400,19 @@ class PuzzleGrader:
         n = len(plan.buffers)
         results = [raw[i * n:(i + 1) * n] for i in range(len(raw) // n)]
         worst = 0.0
+        index = -1  # which of the runs in order (one per autotuning config): a rerun's outputs are matched by it
         for run, got in zip(runs, results):
             if run.reversed:
                 continue
+            index += 1
+            if capture is not None:
+                capture.append(written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce))
+                continue
             where = describe_case(case, self.puzzle) + (f" with {run.label}" if run.label else "")
-            outcome = compare(plan.buffers, got, plan.inputs, plan.expected, self.puzzle.tolerance,
+            expected = plan.expected if self.puzzle.check is None else properties.expected(
+                self.puzzle.check, {**self.puzzle.sizes(case), **case.blocks}, plan.inputs,
+                written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce))
+            outcome = compare(plan.buffers, got, plan.inputs, expected, self.puzzle.tolerance,
                               large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
                               host_reduce=self.puzzle.host_reduce)
             if not outcome.passed:
@@ -417,6 +428,12 @@ class PuzzleGrader:
                 return (case_result(case, self.puzzle, False, outcome.kind, f"{where}: {text}",
                                     max_abs_err=outcome.max_abs_err, **extra), binding, None)
             worst = max(worst, outcome.max_abs_err or 0.0)
+            if self.puzzle.check is not None:
+                verdict = self._properties(case, params, hooks, plan, got, index)
+                if isinstance(verdict, tuple):  # a rerun that failed on its own (a crash, a timeout)
+                    return verdict[0], binding, verdict[1]
+                if verdict is not None:
+                    return failed_case(case, self.puzzle, verdict, where, **extra), binding, None
         race = self._race(plan, runs, results)
         if race is not None:
             return failed_case(case, self.puzzle, race, describe, **extra), binding, None
@@ -425,6 +442,33 @@ class PuzzleGrader:
         if stray is not None:
             return failed_case(case, self.puzzle, stray, describe, **extra), binding, None
         return case_result(case, self.puzzle, True, max_abs_err=worst, **extra), binding, None
+
+    def _properties(self, case: Case, params: list[Param], hooks: bool, plan, got, index: int):
+        """A property check's verdict on the case's run ``index`` and its reruns: None, the facts of
+        what they show wrong (with a look-alike's note), or (a rerun's failed result, why the rest
+        is skipped). A pass that matches a correct alternative leaves its note in ``self.notes``."""
+        check, values = self.puzzle.check, {**self.puzzle.sizes(case), **case.blocks}
+        outputs = written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce)
+        runs = [Run(values, tuple(plan.inputs), tuple(outputs))]
+        for overrides in () if case.large else check.reruns(values):  # a large case's reruns cost more than they tell
+            again = properties.rerun_case(case, overrides)
+            kept: list = []
+            result, _, abort = self._run_case_once(again, params, False, hooks, capture=kept)
+            if not result.passed:
+                return result, abort
+            runs.append(Run({**self.puzzle.sizes(again), **again.blocks}, tuple(plan.inputs),
+                            tuple(kept[min(index, len(kept) - 1)])))
+        facts = properties.judged(self.puzzle, runs)
+        atol, rtol = map(max, zip(*(self.puzzle.tolerance(b.dtype) for b in plan.output_buffers)))
+        sizes = {**self.puzzle.variant_values, **values}
+        if facts is None:
+            said = properties.note(check, plan.inputs, outputs, plan.expected, sizes, case.layouts, atol, rtol)
+            if said and said not in self.notes:
+                self.notes.append(said)
+            return None
+        look = recognise(self.puzzle.look_alikes, plan.inputs, plan.expected, outputs, atol, rtol, sizes,
+                         case.layouts) if self.puzzle.look_alikes else None
+        return facts if look is None else failures.LooksLike(facts.kind, facts, look)
 
     def _checked_beside(self, message: wire.Request, blobs, case: Case):
         """On a GPU, the case again in the interpreter, every load and store checked: a load out of

@@ -210,7 +210,7 @@ class FunctionGrader(PuzzleGrader):
     def _read_program(self, program: wire.Program, case: Case):
         names = [s.name for s in self.shapes.inputs]
         wants = [DTYPES[s.dtype].is_float for s in self.shapes.inputs]
-        finding = programs.check(program, names, self.puzzle.outputs[0], wants)
+        finding = programs.check(program, names, self.puzzle.outputs[0], wants, dict(self.puzzle.host_reductions))
         if finding is not None:
             return finding
         saved = self._check_saved(program, case)
@@ -280,15 +280,17 @@ class FunctionGrader(PuzzleGrader):
         dims = {**self.puzzle.sizes(case), **case.blocks}
         allowed = [TensorSpec(name, "float32", tuple(spec.split())).shape(dims)
                    for name, spec in self.puzzle.saves.items()]
+        kept: dict[int, list[int]] = {}  # storage -> the saved refs that view it, each of an allowed shape
         for ref, is_input in zip(program.saved, programs.saved_inputs(program)):
             if ref is None or is_input:
                 continue
             shape = tuple(program.metas[ref].shape)
             if shape in allowed:
                 allowed.remove(shape)
+                kept.setdefault(program.metas[ref].storage, []).append(ref)
                 continue
             return failures.SavedExtra(shape, tuple(self.puzzle.saves), tuple(names))
-        return None
+        return _storage_kept(program, kept, tuple(self.puzzle.saves))
 
     def _check_grads(self, got, described, expected):
         names = [s.name for s in self.shapes.inputs]
@@ -308,3 +310,34 @@ class FunctionGrader(PuzzleGrader):
             if not outcome.passed:
                 return outcome.facts
         return None
+
+
+def _storage_kept(program: wire.Program, kept: dict[int, list[int]], saves: tuple[str, ...]):
+    """Saving a tensor keeps its whole storage alive, and the backward may read all of it: each
+    storage ctx keeps may hold no more bytes than the allowed tensors saved from it take. A storage's
+    bytes are the furthest any tensor of the program reaches into it (the replay has checked every
+    one's layout against real tensors)."""
+    for storage, refs in kept.items():
+        reach = max(_reach(meta) for meta in program.metas if meta.storage == storage)
+        allowed = sum(math.prod(program.metas[r].shape) * DTYPES[program.metas[r].dtype].itemsize for r in refs)
+        if reach > allowed:
+            meta = program.metas[refs[0]]
+            return failures.SavedStorage(tuple(meta.shape), meta.dtype, reach, allowed, _made_by(program, storage),
+                                         saves, len(refs))
+    return None
+
+
+def _reach(meta: wire.TensorMeta) -> int:
+    """Bytes from the start of its storage to the end of the last element ``meta`` addresses."""
+    if not meta.shape or 0 not in meta.shape:
+        last = meta.offset + sum((size - 1) * abs(stride) for size, stride in zip(meta.shape, meta.strides))
+        return (last + 1) * DTYPES[meta.dtype].itemsize if meta.dtype in DTYPES else 0
+    return 0
+
+
+def _made_by(program: wire.Program, storage: int) -> str:
+    step = next((s for s in program.steps if s.op and any(program.metas[r].storage == storage for r in s.out)), None)
+    if step is None:
+        return ""
+    where = f" at line {step.line}: `{step.source}`" if step.line else ""
+    return f"`{programs.base_name(step.op)}`{where}"

@@ -14,9 +14,10 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         cases = len(result.cases)
         compiled = " + GPU compile check" if "gpu_compile" in result.checks else ""
         line = f"{head}: {cases}/{cases} cases pass{compiled} ({result.seconds:.1f} s)"
-        note = result.message.partition(" cases pass")[2].strip()  # what the pass was graded at, where said
-        if note:
-            line += f"\n    {note.strip('()')}"
+        first, *more = result.message.splitlines() or [""]
+        graded_at = first.partition(" cases pass")[2].strip()  # what the pass was graded at, where said
+        line += f"\n    {graded_at.strip('()')}" if graded_at else ""
+        line += "".join(f"\n    {said}" for said in more if said.startswith("Note: "))
     elif result.status == Status.NOT_ATTEMPTED:
         line = f"{head}: not attempted"
     elif result.status == Status.UNSUPPORTED:

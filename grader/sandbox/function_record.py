@@ -456,4 +456,19 @@ def record(cls, module, files: dict[str, str], layouts, device: str) -> dict:
             "output": returned(output, "the forward's result"),
             "grads": [returned(g, f"gradient {i + 1}") for i, g in enumerate(grads)],
             "saved": saved, "unseen": tape.unseen,
-            "attributes": sorted(k for k, v in ctx._attributes.items() if isinstance(v, torch.Tensor))}
+            "attributes": sorted(k for k, v in ctx._attributes.items() if _holds_tensor(v))}
+
+
+def _holds_tensor(value, depth: int = 0) -> bool:
+    """Whether an attribute of ctx keeps a tensor alive: itself, or inside a list, tuple, set, dict
+    or an object's attributes (a few levels down)."""
+    if isinstance(value, torch.Tensor):
+        return True
+    if depth > 4 or isinstance(value, (str, bytes, int, float, bool, type(None), torch.dtype, torch.device)):
+        return False
+    if isinstance(value, dict):
+        return any(_holds_tensor(v, depth + 1) for v in (*value.keys(), *value.values()))
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_holds_tensor(v, depth + 1) for v in value)
+    attributes = getattr(value, "__dict__", None)
+    return isinstance(attributes, dict) and any(_holds_tensor(v, depth + 1) for v in attributes.values())

@@ -1,5 +1,5 @@
-# The per-row losses are averaged by PyTorch, `loss_rows.sum() / n`: summing a kernel's
-# partial results is allowed, dividing them is compute the kernels should do.
+# The per-row losses are averaged by PyTorch, `loss_rows.sum() / n`: the statement leaves no
+# reduction to the host, and dividing is compute the kernels should do too.
 import torch
 import triton
 import triton.language as tl

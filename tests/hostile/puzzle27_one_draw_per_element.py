@@ -1,10 +1,11 @@
-# One Philox draw per element, its first word kept (tl.rand on the flat index): the mask of
-# another generator, and four times the draws.
+# Correct: one Philox draw per element, its first word kept (tl.rand on the flat index), as the Triton
+# tutorial's dropout draws. Another stream than the statement's, and four times the draws: a note
+# beside the pass, never a fail.
 import triton
 import triton.language as tl
 
-EXPECT_KIND = "mismatch"
-EXPECT_SAYS = "one Philox draw per element"
+EXPECT_STATUS = "pass"
+EXPECT_SAYS = "Note: your output looks like one Philox draw per element"
 
 
 @triton.jit

@@ -1,11 +1,11 @@
-# Row i's draws start at i * (T // 4): where T is not a multiple of 4, a row's last columns
-# take the words of the next row's first draw.
+# Row i's draws start at i * (T // 4): where T is not a multiple of 4, a row's last columns take the
+# words of the next row's first draw, so a few pairs of elements share their mask. Each element is still
+# kept with probability 1 - p, as a function of the seed and the element: it passes, with a note.
 import triton
 import triton.language as tl
 
-EXPECT_KIND = "mismatch"
-EXPECT_CASE = "many_rows"
-EXPECT_SAYS = "rows T // 4 draws apart"
+EXPECT_STATUS = "pass"
+EXPECT_SAYS = "Note: your output looks like rows T // 4 draws apart"
 
 
 @triton.jit

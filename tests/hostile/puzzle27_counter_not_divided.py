@@ -1,10 +1,10 @@
-# Each column draws with its flat index as the counter and keeps word j % 4: four columns
-# should share one draw, numbered j // 4 in the row.
+# Correct: each column draws with its flat index as the counter and keeps word j % 4. Every element has
+# a draw of its own (four columns could share one, numbered j // 4 in the row): a note beside the pass.
 import triton
 import triton.language as tl
 
-EXPECT_KIND = "mismatch"
-EXPECT_SAYS = "the counter not divided by 4"
+EXPECT_STATUS = "pass"
+EXPECT_SAYS = "Note: your output looks like word j % 4 of draw i * T + j"
 
 
 @triton.jit

@@ -1,0 +1,57 @@
+"""Grading a case by properties (``Puzzle.check``), where more than one output is right.
+
+A dropout's mask is its random generator's choice: the spec draws one stream, the Triton
+tutorial another, and both are right. So the case's output is compared with what the run should
+have written given the choices it made (``Check.expect``), elementwise, as a spec's output is;
+then the case runs again on the same inputs with other values (``Check.reruns``), and the runs
+together are judged (``Check.judge``). A look-alike of the spec still names a failure; a look-alike
+of a correct alternative (``Check.notes``) is said beside a pass, never as a fail.
+
+The reruns go through the grader (:meth:`grader.judge.grade.PuzzleGrader._run_case_once`); what
+is decided here runs in the grader's process, on tensors.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Mapping, Sequence
+
+from grader.judge import failures
+from grader.judge.compare import close_enough, made_alike
+from grader.course.puzzle import Check, Puzzle, Run
+
+
+def expected(check: Check, values: Mapping[str, int], inputs: Sequence, outputs: Sequence) -> tuple:
+    """What this run should have written, given its own choices; the NaN fill of an element never
+    written stays as it is, so that the comparison names it as unwritten."""
+    return tuple(check.expect(Run(dict(values), tuple(inputs), tuple(outputs))))
+
+
+def judged(puzzle: Puzzle, runs: Sequence[Run]) -> "failures.PropertyFailed | None":
+    """What the runs show wrong, or None. A judge that raises is a course bug, reported as one."""
+    what = puzzle.check.judge(tuple(runs))
+    return None if what is None else failures.PropertyFailed(puzzle.outputs[0], what)
+
+
+def note(check: Check, inputs: Sequence, outputs: Sequence, spec: Sequence, values: Mapping[str, int], layouts,
+         atol: float, rtol: float) -> str:
+    """The note of the first correct alternative the outputs match ("" if none): a passing case
+    that draws another stream than the statement's is told so, and passes. An alternative that
+    gives the spec's own output on this case (``spec``) says nothing here."""
+    for look in check.notes:
+        try:
+            made = look.produce(inputs, values, layouts)
+        except Exception:  # a course bug must not turn a pass into a grader error
+            continue
+        if len(made) != len(outputs) or all(close_enough(m, e, atol, rtol) for m, e in zip(made, spec)):
+            continue
+        if all(made_alike(a, m, atol, rtol) and close_enough(a, m, atol, rtol) for a, m in zip(outputs, made)):
+            return f"Note: your output looks like {look.name}: {look.where}"
+    return ""
+
+
+def rerun_case(case, overrides: Mapping[str, int]):
+    """The case with some of its sizes and blocks replaced (the same inputs: they follow the case's
+    seed and its tensors' shapes, which no override touches)."""
+    sizes = {k: overrides.get(k, v) for k, v in case.sizes.items()}
+    blocks = {k: overrides.get(k, v) for k, v in case.blocks.items()}
+    return replace(case, sizes=sizes, blocks=blocks)

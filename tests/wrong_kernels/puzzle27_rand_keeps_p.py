@@ -1,0 +1,19 @@
+# The tutorial's stream, kept where the random number is below p: each element survives with
+# probability p, not 1 - p.
+import triton
+import triton.language as tl
+
+EXPECT_KIND = "mismatch"
+EXPECT_SAYS = "expected a fraction 1 - p"
+
+
+@triton.jit
+def dropout_kernel(x_ptr, z_ptr, N0, T, SEED, P_PERCENT, B1: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.program_id(1) * B1 + tl.arange(0, B1)
+    mask = cols < T
+    offsets = row * T + cols
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(tl.float32)
+    p = P_PERCENT / 100
+    keep = tl.rand(SEED, offsets) < p
+    tl.store(z_ptr + offsets, tl.where(keep, x / (1 - p), 0.0), mask=mask)

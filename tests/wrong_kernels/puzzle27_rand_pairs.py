@@ -1,0 +1,19 @@
+# One random number for each pair of neighbouring columns: the keep rate is right, and neighbours are
+# kept or dropped together, which a dropout's independent elements never are.
+import triton
+import triton.language as tl
+
+EXPECT_KIND = "mismatch"
+EXPECT_SAYS = "yours keeps neighbours along the rows"
+
+
+@triton.jit
+def dropout_kernel(x_ptr, z_ptr, N0, T, SEED, P_PERCENT, B1: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.program_id(1) * B1 + tl.arange(0, B1)
+    mask = cols < T
+    offsets = row * T + cols
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(tl.float32)
+    p = P_PERCENT / 100
+    keep = tl.rand(SEED, offsets // 2) > p
+    tl.store(z_ptr + offsets, tl.where(keep, x / (1 - p), 0.0), mask=mask)
