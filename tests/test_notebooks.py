@@ -132,3 +132,15 @@ def test_progress_persists_and_hints_come_one_at_a_time(tmp_path, course):
     run = subprocess.run([sys.executable, "-m", "grader", "progress", "--file", str(tmp_path / ".progress.json")],
                          capture_output=True, text=True, timeout=60)
     assert "puzzle01: passed, 1 hint(s) seen" in run.stdout and "1 passed" in run.stdout
+
+
+def test_no_notebook_installs_a_cuda_build_of_torch(course):
+    """On Linux PyPI's `torch` is the 5 GB CUDA build: every `pip install torch` a notebook shows
+    (and `release` ships) takes PyTorch's CPU index."""
+    for name, nb in notebook_build.build(course).items():
+        for cell in nb.cells:
+            for line in cell.source.splitlines():
+                if "pip install" in line and "torch" in line.split("pip install", 1)[1].split("#")[0].split():
+                    assert "--index-url https://download.pytorch.org/whl/cpu" in line, (name, line)
+    start = "".join(cell.source for cell in notebook_build.build(course)["00_start_here"].cells)
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in start
