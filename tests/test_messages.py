@@ -195,3 +195,42 @@ def test_the_text_report_lists_the_others_under_the_telling_case():
     assert render_puzzle(result).splitlines()[1:] == [
         f"    {zero.message}", "    (1 more failing case(s): classic[seed=0]; --verbose shows them)"]
     assert render_puzzle(result, verbose=True).splitlines()[1:] == [f"    {zero.message}", f"    - {plain.message}"]
+
+
+def test_a_wrong_row_stride_is_named_as_one_not_blamed_on_a_correct_mask():
+    """`rows[:, None] * B1` where a row of x is T long, with a correct mask (issue 34): the fix names
+    the stride; a stride the kernel was given (`stride_x`) is never taken for a wrong one."""
+    from grader.channel.wire import OutOfBoundsAccess
+    from grader.judge.messages import out_of_bounds
+
+    def access(line: str) -> OutOfBoundsAccess:
+        return OutOfBoundsAccess(op="load", tensor="x", shape=(3, 20), numel=60, first_index=64, bad_lanes=20,
+                                 lanes=20, program=(1, 0, 0), line=14, source=line)
+    text = out_of_bounds(access("tile = tl.load(x_ptr + rows[:, None] * B1 + cols[None, :], mask=mask, other=0.0)"),
+                         ("N0", "T"))
+    assert text.endswith("Fix: the row stride: `rows[:, None] * B1` steps `B1` elements from one row to the next, "
+                         "but a row of `x` is `T` elements long. Row 0 is right and every later row lands in the "
+                         "wrong place, and the last rows run past the end. Multiply by `T`.")
+    assert "lets through lanes" not in text
+    given = out_of_bounds(access("tile = tl.load(x_ptr + rows[:, None] * stride_x + cols[None, :], mask=mask)"),
+                          ("N0", "T"))
+    assert "the mask `mask` lets through lanes outside `x`" in given and "row stride" not in given
+
+
+def test_row_zero_right_and_every_later_row_wrong_is_the_signature_of_a_stride_bug():
+    import torch
+    from grader.judge.compare import compare_tensor
+    expected = torch.arange(12, dtype=torch.float32).reshape(4, 3)
+    actual = expected.clone()
+    actual[1:] += 1.0
+    message = compare_tensor("z", actual, expected, 1e-5, 1e-5, filled=False).message
+    assert message.endswith("(1, 0): yours 4, expected 3; (1, 1): yours 5, expected 4; (1, 2): yours 6, expected 5. "
+                            "Row 0 of `z` is right and every later row is wrong: the signature of a wrong row "
+                            "stride. A row's offset is `row * stride`, and the stride is the tensor's row length, "
+                            "not a block size.")
+    sums = compare_tensor("z", torch.tensor([1.0, 9.0, 9.0]), torch.tensor([1.0, 2.0, 3.0]), 1e-5, 1e-5,
+                          filled=False).message
+    assert "`z[0]` is right and every later element is wrong: the signature of a wrong row stride." in sums
+    one_row = actual.clone()
+    one_row[2] = expected[2]  # row 2 right too: no signature
+    assert "stride" not in compare_tensor("z", one_row, expected, 1e-5, 1e-5, filled=False).message
