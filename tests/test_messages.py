@@ -234,3 +234,22 @@ def test_row_zero_right_and_every_later_row_wrong_is_the_signature_of_a_stride_b
     one_row = actual.clone()
     one_row[2] = expected[2]  # row 2 right too: no signature
     assert "stride" not in compare_tensor("z", one_row, expected, 1e-5, 1e-5, filled=False).message
+
+
+def test_a_note_looks_only_at_the_graded_kernel_and_what_it_calls():
+    """Puzzle 18's `other=0` note must not fire on puzzle 7's kernel kept in the same file, where 0
+    is right (issue 34); it does fire on a helper the graded kernel calls."""
+    from grader.course.loader import Course
+    from grader.source.source_lines import kernel_code
+    from paths import ROOT
+    note = Course(ROOT).puzzle("puzzle18").mistakes[0]
+    sum_kernel = (ROOT / "solutions" / "puzzle07_long_sum.py").read_text()
+    softmax = (ROOT / "solutions" / "puzzle18_fused_softmax.py").read_text()
+    both = sum_kernel + "\n\n" + "\n".join(line for line in softmax.splitlines() if not line.startswith("import"))
+    assert "other=0.0" in both and note.seen_in(both)
+    code = kernel_code(both, "softmax_kernel")
+    assert "def softmax_kernel" in code and "def sum_kernel" not in code and not note.seen_in(code)
+    assert len(code.splitlines()) == len(both.splitlines())  # line numbers hold
+    helper = both.replace('other=float("-inf")', "other=pad()") + (
+        "\n\n@triton.jit\ndef pad():\n    return tl.load(p, other=0)\n")
+    assert note.seen_in(kernel_code(helper, "softmax_kernel"))
