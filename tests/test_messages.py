@@ -253,3 +253,17 @@ def test_a_note_looks_only_at_the_graded_kernel_and_what_it_calls():
     helper = both.replace('other=float("-inf")', "other=pad()") + (
         "\n\n@triton.jit\ndef pad():\n    return tl.load(p, other=0)\n")
     assert note.seen_in(kernel_code(helper, "softmax_kernel"))
+
+
+def test_file_given_a_folder_says_it_is_one_and_what_to_pass(tmp_path):
+    from grader.app.targets import resolve
+    from grader.course.loader import Course, CourseError
+    from paths import ROOT
+    (tmp_path / "mine.py").write_text("")
+    (tmp_path / "work.ipynb").write_text("")
+    with pytest.raises(CourseError) as raised:
+        resolve(Course(ROOT), ["puzzle07"], file=tmp_path)
+    assert str(raised.value) == (f"{tmp_path} is a folder: --file takes one file, a .py or a notebook (.ipynb) "
+                                 f"(here: mine.py, work.ipynb). To grade the puzzles in puzzles/, leave --file out")
+    with pytest.raises(CourseError, match="no such file"):
+        resolve(Course(ROOT), ["puzzle07"], file=tmp_path / "absent.py")
