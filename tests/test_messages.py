@@ -267,3 +267,26 @@ def test_file_given_a_folder_says_it_is_one_and_what_to_pass(tmp_path):
                                  f"(here: mine.py, work.ipynb). To grade the puzzles in puzzles/, leave --file out")
     with pytest.raises(CourseError, match="no such file"):
         resolve(Course(ROOT), ["puzzle07"], file=tmp_path / "absent.py")
+
+
+def test_the_early_first_failure_is_erased_on_a_terminal_and_absent_elsewhere():
+    """The first failing case shows while the others run, then the report, which holds the same
+    message, replaces it: each message is printed once (issue 34)."""
+    import io
+    from types import SimpleNamespace
+    from rich.console import Console
+    from grader.app.cli import FirstFailure
+    case = SimpleNamespace(passed=False, kind="mismatch", message="case classic[seed=0]: wrong values in `z`")
+    target = SimpleNamespace(lines=None)
+    out = io.StringIO()
+    early = FirstFailure(target, Console(file=out, force_terminal=True, width=200))
+    early("puzzle01", case)
+    assert "✗ puzzle01, first failing case (the report follows): case classic[seed=0]: wrong values in `z`" \
+        in out.getvalue()
+    early.close()
+    assert out.getvalue().endswith("\x1b[2K")  # the line erased: the report takes its place
+    piped = io.StringIO()
+    quiet = FirstFailure(target, Console(file=piped, width=200))
+    quiet("puzzle01", case)
+    quiet.close()
+    assert piped.getvalue() == ""
