@@ -290,3 +290,19 @@ def test_the_early_first_failure_is_erased_on_a_terminal_and_absent_elsewhere():
     quiet("puzzle01", case)
     quiet.close()
     assert piped.getvalue() == ""
+
+
+def test_code_is_styled_on_a_terminal_and_keeps_its_backticks_elsewhere():
+    """A hint or a report on a colour terminal shows code in bold cyan; piped, the code stays between
+    its backticks: it never runs into the prose (issue 34)."""
+    import io
+    from rich.console import Console
+    from grader.report.text import show
+    text = "Hint 1/2: mask the load: `tl.load(x_ptr + offsets, mask=offsets < N0)`, then store."
+    coloured = io.StringIO()
+    show(text, Console(file=coloured, force_terminal=True, color_system="standard", width=200))
+    assert "\x1b[1;36mtl.load(x_ptr + offsets, mask=offsets < N0)\x1b[0m, then store." in coloured.getvalue()
+    assert "`" not in coloured.getvalue()
+    piped = io.StringIO()
+    show(text, Console(file=piped, width=200))
+    assert piped.getvalue() == text + "\n"

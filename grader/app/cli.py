@@ -212,8 +212,8 @@ def grade_main(argv: list[str]) -> int:
             from grader.report.json_report import render
             print(render(report))
         else:
-            from grader.report.text import render
-            print(render(report, verbose=args.verbose))
+            from grader.report.text import render, show
+            show(render(report, verbose=args.verbose))
         if (args.viz is not None or args.triton_viz) and course.load_error(targets[0].puzzle) is not None:
             return report.exit_code  # the puzzle file does not load: its failure is above, nothing to draw
         if args.viz is not None:

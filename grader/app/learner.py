@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 from dataclasses import dataclass
@@ -107,8 +106,6 @@ STATUS_WORDS = {Status.PASS: "passed", Status.FAIL: "failing", Status.NOT_ATTEMP
 # How far a status word is along the way: the best one is kept.
 RANK = {"not attempted": 0, "unsupported": 1, "failing": 2, "grade on a GPU": 2, "passed": 3}
 
-CODE_SPAN = re.compile(r"`([^`]+)`")
-
 
 def progress_file(course: Course) -> Path:
     """The course's progress file: where the notebooks save it (they run in ``notebooks/``)."""
@@ -180,21 +177,9 @@ def next_hint(course: Course, puzzle_id: str, store: ProgressFile) -> Hints:
 
 
 def plain(markdown: str) -> str:
-    """Markdown as a terminal shows it: the code marks go, the code stays."""
-    return CODE_SPAN.sub(r"\1", markdown)
-
-
-def rich_text(markdown: str):
-    """The same as :func:`plain`, with the code styled where the terminal has colour."""
-    from rich.text import Text
-    text = Text()
-    at = 0
-    for match in CODE_SPAN.finditer(markdown):
-        text.append(markdown[at:match.start()])
-        text.append(match.group(1), style="bold cyan")
-        at = match.end()
-    text.append(markdown[at:])
-    return text
+    """Markdown as plain text shows it: the code keeps its backtick marks, so that it never runs
+    into the prose (a terminal with colour styles it instead: ``grader.report.text.show``)."""
+    return markdown
 
 
 def is_release(course: Course) -> bool:

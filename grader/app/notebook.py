@@ -206,8 +206,8 @@ def show(kernel, puzzle: str, case: str | None = None, *, width: str = "100%", h
 
 
 class HintText(str):
-    """Hints as Markdown: a notebook renders them (code in code font); ``repr`` and a terminal
-    get plain text, without the backtick marks."""
+    """Hints as Markdown: a notebook renders them (code in code font); ``repr`` gets the text,
+    code between its backticks."""
 
     def _repr_markdown_(self) -> str:
         return "\n\n".join(self.splitlines())
