@@ -149,3 +149,24 @@ def test_no_notebook_installs_a_cuda_build_of_torch(course):
                     assert "--index-url https://download.pytorch.org/whl/cpu" in line, (name, line)
     start = "".join(cell.source for cell in notebook_build.build(course)["00_start_here"].cells)
     assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in start
+
+
+@pytest.mark.slow  # loads every puzzle of the course, Helion's too (the panel lists them all)
+def test_the_panel_answers_in_the_row_that_was_clicked(tmp_path, monkeypatch):
+    """Each row of `course_panel()` has its own output under its buttons: a Hint or a Check shows
+    there, beside the row clicked, not below the panel's last row (issue 34)."""
+    monkeypatch.chdir(ROOT / "notebooks")
+    from grader.app.notebook import course_panel
+    panel = course_panel(namespace={}, progress=ProgressFile(tmp_path / "progress.json"))
+    rows = {next(c for c in row._dom_classes if c.startswith("tp-row-p")): row for row in panel.children[1:]}
+    assert len(rows) == len(panel.children) - 1 and "tp-row-puzzle12" in rows
+
+    def buttons(row):
+        return {b.description: b for b in row.children[0].children if hasattr(b, "description") and b.description}
+    buttons(rows["tp-row-puzzle12"])["Hint"].click()
+    shown = rows["tp-row-puzzle12"].children[1].outputs
+    assert len(shown) == 1 and shown[0]["data"]["text/markdown"].startswith("Hint 1/")
+    assert all(not row.children[1].outputs for name, row in rows.items() if name != "tp-row-puzzle12")
+    buttons(rows["tp-row-puzzle07"])["Check"].click()
+    said = rows["tp-row-puzzle07"].children[1].outputs[0]["data"]["text/plain"]
+    assert said == "Define `sum_kernel` in this notebook first (run its cell), then press Check."

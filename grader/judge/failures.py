@@ -17,7 +17,15 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping
 
 
-class FailureKind(enum.StrEnum):
+class StrEnum(str, enum.Enum):
+    """``enum.StrEnum`` (Python 3.11), written for 3.10, the oldest Python the course supports: each
+    member is a str equal to its value, and prints and formats as that value."""
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+
+class FailureKind(StrEnum):
     """Why a case or check failed. Reporters, the wrong-kernel corpus and tests key on these."""
 
     MISMATCH = "mismatch"              # values differ from the spec
