@@ -170,3 +170,12 @@ def test_the_panel_answers_in_the_row_that_was_clicked(tmp_path, monkeypatch):
     buttons(rows["tp-row-puzzle07"])["Check"].click()
     said = rows["tp-row-puzzle07"].children[1].outputs[0]["data"]["text/plain"]
     assert said == "Define `sum_kernel` in this notebook first (run its cell), then press Check."
+
+
+def test_the_learners_readme_installs_no_cuda_build_either():
+    """`release` ships grader/app/learner_readme.md as the learner's README: its torch line takes
+    PyTorch's CPU index, and its install gives the whole course, the Helion track included."""
+    text = (ROOT / "grader" / "app" / "learner_readme.md").read_text()
+    torch_lines = [line for line in text.splitlines() if line.startswith("pip install torch")]
+    assert torch_lines and all("--index-url https://download.pytorch.org/whl/cpu" in line for line in torch_lines)
+    assert 'pip install -e ".[test,helion]" -c constraints.txt' in text
