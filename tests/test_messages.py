@@ -306,3 +306,21 @@ def test_code_is_styled_on_a_terminal_and_keeps_its_backticks_elsewhere():
     piped = io.StringIO()
     show(text, Console(file=piped, width=200))
     assert piped.getvalue() == text + "\n"
+
+
+def test_a_look_alike_replaces_the_stride_signature():
+    """Row 0 right and the rest wrong may be a mistake a look-alike names exactly (puzzle 11's
+    batch offset left out): then the look-alike's words replace the general signature."""
+    import torch
+    from grader.judge.compare import compare_tensor
+    from grader.judge.failures import look_alike_note
+    from types import SimpleNamespace
+    expected = torch.arange(12, dtype=torch.float32).reshape(4, 3)
+    actual = expected.clone()
+    actual[1:] = expected[0]
+    outcome = compare_tensor("z", actual, expected, 1e-5, 1e-5, filled=False)
+    assert "signature of a wrong row stride" in outcome.message
+    look = SimpleNamespace(name="every batch computed from batch 0", where="add the batch offset")
+    noted = look_alike_note(outcome.finding or outcome.message, look)
+    assert "stride" not in noted and noted.endswith("It looks like every batch computed from batch 0: "
+                                                     "add the batch offset.")

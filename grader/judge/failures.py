@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, ClassVar, Mapping
 
 
@@ -1202,6 +1202,8 @@ def word(facts) -> str:
 def finding(facts) -> str:
     """The message without its general advice ("Look for a division by zero, ..."): what a
     look-alike's note replaces, since it names the cause itself. "" where there is none."""
+    if isinstance(facts, Mismatch) and facts.row_zero_only:  # a look-alike names the cause better than a signature
+        return _mismatch(replace(facts, row_zero_only=False))
     return _nonfinite_finding(facts) if isinstance(facts, Nonfinite) else ""
 
 
