@@ -249,7 +249,9 @@ def test_corpus_mismatch_is_named_when_known(path, wrong_results):
 PLANS = [(p, case) for p in PUZZLES if p.look_alikes for case in p.cases]
 
 
-@pytest.mark.parametrize("puzzle,case", PLANS, ids=[f"{p.id}-{c.label}" for p, c in PLANS])
+# A large case (past 16-bit offsets, many chunks) takes seconds per look-alike: the full suite's.
+@pytest.mark.parametrize("puzzle,case", [pytest.param(p, c, marks=pytest.mark.slow if c.large else ())
+                                         for p, c in PLANS], ids=[f"{p.id}-{c.label}" for p, c in PLANS])
 def test_the_spec_output_is_never_labelled(puzzle, case):
     plan = SpecShapes(puzzle).plan(case)
     sizes = {**puzzle.variant_values, **puzzle.sizes(case), **case.blocks}  # as the grader gives them
