@@ -15,6 +15,7 @@ from grader.course.loader import Course
 from grader.app.learner import plain
 from grader.app.notebook import HintText
 from paths import ROOT
+from pristine import PRISTINE
 
 PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
 
@@ -34,8 +35,8 @@ def grader(*args, cwd=ROOT, env=None, timeout=300):
 @pytest.fixture
 def course_copy(tmp_path) -> Path:
     copy = tmp_path / "course"
-    for folder in ("puzzles", "grader", "notebooks", "solutions"):
-        shutil.copytree(ROOT / folder, copy / folder,
+    for folder in ("puzzles", "grader", "notebooks", "solutions"):  # the course as committed (tests/pristine.py)
+        shutil.copytree((ROOT if folder == "grader" else PRISTINE) / folder, copy / folder,
                         ignore=shutil.ignore_patterns("__pycache__", ".progress.json"))
     return copy
 
