@@ -137,7 +137,7 @@ def test_root_that_is_not_a_course(tmp_path):
 
 BROKEN_02 = "puzzles/puzzle02_constant_add_blocked.py"
 # the line the broken_course fixture breaks: where the stub says "Your code here."
-BROKEN_02_LINE = (ROOT / BROKEN_02).read_text().split("    # Your code here.\n")[0].count("\n") + 1
+BROKEN_02_LINE = (PRISTINE / BROKEN_02).read_text().split("    # Your code here.\n")[0].count("\n") + 1
 BROKEN_04 = "puzzles/puzzle04_outer_vector_add_blocked.py"
 # the line the fixture inserts above the kernel's decorator
 BROKEN_04_LINE = (ROOT / BROKEN_04).read_text().split("@triton.jit\ndef add_vec_block_kernel")[0].count("\n") + 1
