@@ -140,7 +140,7 @@ BROKEN_02 = "puzzles/puzzle02_constant_add_blocked.py"
 BROKEN_02_LINE = (PRISTINE / BROKEN_02).read_text().split("    # Your code here.\n")[0].count("\n") + 1
 BROKEN_04 = "puzzles/puzzle04_outer_vector_add_blocked.py"
 # the line the fixture inserts above the kernel's decorator
-BROKEN_04_LINE = (ROOT / BROKEN_04).read_text().split("@triton.jit\ndef add_vec_block_kernel")[0].count("\n") + 1
+BROKEN_04_LINE = (PRISTINE / BROKEN_04).read_text().split("@triton.jit\ndef add_vec_block_kernel")[0].count("\n") + 1
 
 
 @pytest.fixture(scope="module")
