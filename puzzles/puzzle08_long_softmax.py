@@ -45,6 +45,15 @@ def spec(x: Float32[Tensor, "N0 T"]) -> Float32[Tensor, "N0 T"]:
     return e / e.sum(dim=1, keepdim=True)
 
 
+def _never_rescaled(x, *, sizes):  # a look-alike: the running sum is not rescaled when the maximum grows
+    m = torch.full((x.shape[0], 1), float("-inf"))
+    s = torch.zeros(x.shape[0], 1)
+    for chunk in x.split(sizes["B1"], dim=1):
+        m = torch.maximum(m, chunk.max(dim=1, keepdim=True).values)
+        s = s + torch.exp(chunk - m).sum(dim=1, keepdim=True)
+    return torch.exp(x - m) / s
+
+
 def _per_chunk(x, *, sizes):  # a look-alike: each chunk normalised as if it were the whole row
     return torch.cat([torch.softmax(chunk, dim=1) for chunk in x.split(sizes["B1"], dim=1)], dim=1)
 
@@ -98,6 +107,9 @@ PUZZLE = Puzzle(
         "as 0 (they are never stored).",
     ),
     look_alikes=(
+        LookAlike("an online sum never rescaled when the maximum grows", _never_rescaled,
+                  "when a chunk raises the maximum from m to m_new, multiply the running sum by "
+                  "`tl.exp(m - m_new)` before adding the chunk's terms"),
         LookAlike("a softmax of each B1-wide chunk on its own", _per_chunk,
                   "the maximum and the denominator are the whole row's: a first pass over every chunk "
                   "finds them, a second one stores `tl.exp(tile - m[:, None]) / s[:, None]`"),

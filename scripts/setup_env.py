@@ -10,7 +10,8 @@ Steps, each said as it is taken:
 3. If that index cannot be reached, the default index is asked what it would install, and
    used only if that is a CPU build (no NVIDIA packages): a laptop never gets the 5 GB CUDA
    build by accident. If it would be, this stops and says how to go on.
-4. The course itself, with its test tools, pinned by constraints.txt.
+4. The course itself, with its test tools and the Helion track (the [test] and [helion] extras),
+   pinned by constraints.txt: the two commands give the whole course, and every test can run.
 
 Once filled, the environment is marked ready (``.venv/.ready``): `make` runs this again only
 when pyproject.toml, constraints.txt or this script change. Only the standard library is used:
@@ -32,6 +33,8 @@ TORCH = "torch"
 # mirrors carry as a CPU build), then the newest.
 FALLBACKS = ("torch==2.13.0", "torch")
 QUICK = ["--timeout", "15", "--retries", "0"]
+# The whole course: the tests, and the Helion track (puzzles 35 on), whose tests would otherwise skip.
+EXTRAS = ".[test,helion]"
 
 
 class SetupError(Exception):
@@ -102,9 +105,9 @@ def setup(target: Path, runner=run, planner=would_install, system_python: str = 
         how = f"the torch already here ({found})"
     else:
         how = install_torch(pip, runner, planner)
-    say("installing the course and its test tools (constraints.txt)")
+    say(f"installing the course, its test tools and Helion ({EXTRAS}, constraints.txt)")
     pins = [] if own_torch else ["-c", "constraints.txt"]  # a GPU machine's torch chooses its own triton
-    if not runner([*pip, "install", "--quiet", "-e", ".[test]", *pins]):
+    if not runner([*pip, "install", "--quiet", "-e", EXTRAS, *pins]):
         raise SetupError("installing the course failed (pip's message is above)")
     ready.write_text(how + "\n")
     return f"{target} is ready: {how}"

@@ -12,6 +12,7 @@ import nbformat
 import pytest
 
 from grader.course.loader import Course
+from pristine import PRISTINE
 from grader.judge.options import Options
 from paths import ROOT
 
@@ -417,8 +418,8 @@ def test_release_refuses_a_leaked_solution(tmp_path):
 
 def _course_copy(tmp_path):
     course_copy = tmp_path / "course"
-    for folder in ("puzzles", "solutions", "notebooks", "grader"):
-        shutil.copytree(ROOT / folder, course_copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("puzzles", "solutions", "notebooks", "grader"):  # the course as committed, whatever a learner solved
+        shutil.copytree((ROOT if folder == "grader" else PRISTINE) / folder, course_copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
     return course_copy
 
 
@@ -437,7 +438,7 @@ def test_release_ships_stubs_when_the_instructors_puzzles_hold_solved_kernels(tm
         path.write_text(path.read_text().replace(learner_part(path), solved))
     release(Course(course_copy), tmp_path / "out")
     released = Course(tmp_path / "out")
-    assert learner_part(released.puzzle_file("puzzle07")) == learner_part(Course(ROOT).puzzle_file("puzzle07"))
+    assert learner_part(released.puzzle_file("puzzle07")) == learner_part(Course(PRISTINE).puzzle_file("puzzle07"))
     part = learner_part(released.puzzle_file("puzzle15"))
     assert part.count("raise NotImplementedError") == 2 and "class WeightedSumFunc(torch.autograd.Function):" in part
     assert learner_part(released.puzzle_file("puzzle25")).count("    # Your code here.\n    pass") == 2

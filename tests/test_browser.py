@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from paths import ROOT
+from pristine import PRISTINE
 
 
 pytestmark = pytest.mark.slow  # every test here starts a browser or a server
@@ -40,8 +41,8 @@ def _wait_for_port(port: int, seconds: float) -> None:
 
 def _course_with_puzzle1_solved(tmp_path: Path) -> Path:
     course = tmp_path / "course"
-    for folder in ("puzzles", "solutions", "notebooks"):
-        shutil.copytree(ROOT / folder, course / folder, ignore=shutil.ignore_patterns(".progress.json"))
+    for folder in ("puzzles", "solutions", "notebooks"):  # the course as committed, whatever a learner solved
+        shutil.copytree(PRISTINE / folder, course / folder, ignore=shutil.ignore_patterns(".progress.json*"))
     path = course / "notebooks" / "01_classic.ipynb"
     nb = json.loads(path.read_text())
     for cell in nb["cells"]:
@@ -82,9 +83,24 @@ def test_classic_notebook_check_in_a_real_browser(tmp_path):
             result = page.wait_for_selector(".tp-check", timeout=180_000)
             panel = page.wait_for_selector(".tp-course-panel", timeout=60_000)
             # The panel's Check button grades the kernel defined in the notebook, too.
-            panel.query_selector("button:has-text('Check')").click()
-            page.wait_for_selector(".tp-course-panel .tp-check", timeout=180_000)
-            assert "all 5 cases pass" in page.inner_text(".tp-course-panel .tp-check")
+            row = panel.query_selector(".tp-row-puzzle01")
+            check_button = row.query_selector("button:has-text('Check')")
+            check_button.click()
+            page.wait_for_selector(".tp-course-panel .tp-row-puzzle01 .tp-check", timeout=180_000)
+            assert "all 5 cases pass" in page.inner_text(".tp-course-panel .tp-row-puzzle01 .tp-check")
+            # The answer is where the learner clicked: right under the row, not under the 42nd row.
+            table = page.query_selector(".tp-row-puzzle01 .tp-check").bounding_box()
+            pressed = check_button.bounding_box()
+            assert 0 <= table["y"] - (pressed["y"] + pressed["height"]) < 80, (pressed, table)
+            # So is a hint, in a row far down the panel.
+            far = panel.query_selector(".tp-row-puzzle12")
+            far.query_selector("button:has-text('Hint')").click()
+            page.wait_for_function("() => document.querySelector('.tp-row-puzzle12 .tp-row-output')"
+                                   ".innerText.includes('Hint 1/')", timeout=30_000)
+            hint_box = far.query_selector(".tp-row-output").bounding_box()
+            hint_button = far.query_selector("button:has-text('Hint')").bounding_box()
+            assert 0 <= hint_box["y"] - (hint_button["y"] + hint_button["height"]) < 80, (hint_button, hint_box)
+            assert "Hint 1/" not in page.inner_text(".tp-row-puzzle11 .tp-row-output")
             # The labels refresh just after the result is shown: give them a moment.
             page.wait_for_function("() => document.querySelector('.tp-course-panel').innerText"
                                    ".includes('puzzle01 Constant add: passed')", timeout=30_000)

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from paths import ROOT
+from pristine import PRISTINE  # the course as committed, whatever a learner solved
 
 WRONG = ROOT / "tests" / "wrong_kernels"
 
@@ -35,7 +36,7 @@ def test_solution_json_document():
 
 @pytest.mark.slow  # runs the command line in a subprocess
 def test_stub_is_not_attempted_and_exits_1():
-    run = grader("puzzle01")
+    run = grader("puzzle01", "--root", str(PRISTINE))
     assert run.returncode == 1
     assert "· puzzle01 Constant add: not attempted" in run.stdout
     assert "0/1 passed, 1 not attempted" in run.stdout
@@ -136,10 +137,10 @@ def test_root_that_is_not_a_course(tmp_path):
 
 BROKEN_02 = "puzzles/puzzle02_constant_add_blocked.py"
 # the line the broken_course fixture breaks: where the stub says "Your code here."
-BROKEN_02_LINE = (ROOT / BROKEN_02).read_text().split("    # Your code here.\n")[0].count("\n") + 1
+BROKEN_02_LINE = (PRISTINE / BROKEN_02).read_text().split("    # Your code here.\n")[0].count("\n") + 1
 BROKEN_04 = "puzzles/puzzle04_outer_vector_add_blocked.py"
 # the line the fixture inserts above the kernel's decorator
-BROKEN_04_LINE = (ROOT / BROKEN_04).read_text().split("@triton.jit\ndef add_vec_block_kernel")[0].count("\n") + 1
+BROKEN_04_LINE = (PRISTINE / BROKEN_04).read_text().split("@triton.jit\ndef add_vec_block_kernel")[0].count("\n") + 1
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +150,7 @@ def broken_course(tmp_path_factory):
     copy = tmp_path_factory.mktemp("broken") / "course"
     (copy / "puzzles").mkdir(parents=True)
     (copy / "solutions").mkdir()
-    for path in sorted((ROOT / "puzzles").glob("puzzle0[1-5]_*.py")):
+    for path in sorted((PRISTINE / "puzzles").glob("puzzle0[1-5]_*.py")):
         shutil.copy(path, copy / "puzzles" / path.name)
         shutil.copy(ROOT / "solutions" / path.name, copy / "solutions" / path.name)
     edits = {
@@ -220,7 +221,7 @@ def test_autograd_puzzle_names_the_broken_file_it_imports(tmp_path):
     from grader.course.loader import Course
     copy = tmp_path / "course"
     (copy / "puzzles").mkdir(parents=True)
-    for path in sorted((ROOT / "puzzles").glob("puzzle1[3-7]_*.py")):
+    for path in sorted((PRISTINE / "puzzles").glob("puzzle1[3-7]_*.py")):
         shutil.copy(path, copy / "puzzles" / path.name)
     (broken,) = (copy / "puzzles").glob("puzzle13_*.py")
     broken.write_text(broken.read_text() + "\ndef oops(:\n")

@@ -25,7 +25,7 @@ PUZZLES = ("puzzle01", "puzzle02", "puzzle03")
 if os.environ.get("TP_REQUIRE_RAY") == "1":
     import ray  # noqa: F401  (CI installs the [cluster] extra: these tests may not skip there)
 else:
-    pytest.importorskip("ray")
+    pytest.importorskip("ray", reason="Ray is not installed (the [cluster] extra): pip install -e '.[cluster]' -c constraints.txt")
 
 pytestmark = [pytest.mark.slow, pytest.mark.cluster]
 

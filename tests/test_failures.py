@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import enum
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ import torch
 
 from grader.judge import failures, results
 from grader.judge.compare import Outcome, compare_tensor
-from grader.judge.failures import CATALOGUE, Entry, FailureKind, Worded, finding, label, word
+from grader.judge.failures import CATALOGUE, Entry, FailureKind, StrEnum, Worded, finding, label, word
 from grader.report import html, text
 from grader.judge.results import CaseResult, CheckResult, PuzzleResult, Status, to_dict
 
@@ -218,7 +217,7 @@ def test_no_reporter_keeps_a_table_of_kinds_of_its_own():
 def test_a_new_kind_needs_only_its_catalogue_entry(monkeypatch):
     """A kind added to FailureKind with its entry (facts, label, message) is validated, worded and
     reported, in HTML, text and JSON, with nothing else changed."""
-    extended = enum.StrEnum("FailureKind", {**{k.name: k.value for k in FailureKind}, "DEADLOCK": "deadlock"})
+    extended = StrEnum("FailureKind", {**{k.name: k.value for k in FailureKind}, "DEADLOCK": "deadlock"})
 
     @dataclass(frozen=True)
     class Deadlock:

@@ -195,3 +195,132 @@ def test_the_text_report_lists_the_others_under_the_telling_case():
     assert render_puzzle(result).splitlines()[1:] == [
         f"    {zero.message}", "    (1 more failing case(s): classic[seed=0]; --verbose shows them)"]
     assert render_puzzle(result, verbose=True).splitlines()[1:] == [f"    {zero.message}", f"    - {plain.message}"]
+
+
+def test_a_wrong_row_stride_is_named_as_one_not_blamed_on_a_correct_mask():
+    """`rows[:, None] * B1` where a row of x is T long, with a correct mask (issue 34): the fix names
+    the stride; a stride the kernel was given (`stride_x`) is never taken for a wrong one."""
+    from grader.channel.wire import OutOfBoundsAccess
+    from grader.judge.messages import out_of_bounds
+
+    def access(line: str) -> OutOfBoundsAccess:
+        return OutOfBoundsAccess(op="load", tensor="x", shape=(3, 20), numel=60, first_index=64, bad_lanes=20,
+                                 lanes=20, program=(1, 0, 0), line=14, source=line)
+    text = out_of_bounds(access("tile = tl.load(x_ptr + rows[:, None] * B1 + cols[None, :], mask=mask, other=0.0)"),
+                         ("N0", "T"))
+    assert text.endswith("Fix: the row stride: `rows[:, None] * B1` steps `B1` elements from one row to the next, "
+                         "but a row of `x` is `T` elements long. Row 0 is right and every later row lands in the "
+                         "wrong place, and the last rows run past the end. Multiply by `T`.")
+    assert "lets through lanes" not in text
+    given = out_of_bounds(access("tile = tl.load(x_ptr + rows[:, None] * stride_x + cols[None, :], mask=mask)"),
+                          ("N0", "T"))
+    assert "the mask `mask` lets through lanes outside `x`" in given and "row stride" not in given
+
+
+def test_row_zero_right_and_every_later_row_wrong_is_the_signature_of_a_stride_bug():
+    import torch
+    from grader.judge.compare import compare_tensor
+    expected = torch.arange(12, dtype=torch.float32).reshape(4, 3)
+    actual = expected.clone()
+    actual[1:] += 1.0
+    message = compare_tensor("z", actual, expected, 1e-5, 1e-5, filled=False).message
+    assert message.endswith("(1, 0): yours 4, expected 3; (1, 1): yours 5, expected 4; (1, 2): yours 6, expected 5. "
+                            "Row 0 of `z` is right and every later row is wrong: the signature of a wrong row "
+                            "stride. A row's offset is `row * stride`, and the stride is the tensor's row length, "
+                            "not a block size.")
+    sums = compare_tensor("z", torch.tensor([1.0, 9.0, 9.0]), torch.tensor([1.0, 2.0, 3.0]), 1e-5, 1e-5,
+                          filled=False).message
+    assert "`z[0]` is right and every later element is wrong: the signature of a wrong row stride." in sums
+    one_row = actual.clone()
+    one_row[2] = expected[2]  # row 2 right too: no signature
+    assert "stride" not in compare_tensor("z", one_row, expected, 1e-5, 1e-5, filled=False).message
+
+
+def test_a_note_looks_only_at_the_graded_kernel_and_what_it_calls():
+    """Puzzle 18's `other=0` note must not fire on puzzle 7's kernel kept in the same file, where 0
+    is right (issue 34); it does fire on a helper the graded kernel calls."""
+    from grader.course.loader import Course
+    from grader.source.source_lines import kernel_code
+    from paths import ROOT
+    note = Course(ROOT).puzzle("puzzle18").mistakes[0]
+    sum_kernel = (ROOT / "solutions" / "puzzle07_long_sum.py").read_text()
+    softmax = (ROOT / "solutions" / "puzzle18_fused_softmax.py").read_text()
+    both = sum_kernel + "\n\n" + "\n".join(line for line in softmax.splitlines() if not line.startswith("import"))
+    assert "other=0.0" in both and note.seen_in(both)
+    code = kernel_code(both, "softmax_kernel")
+    assert "def softmax_kernel" in code and "def sum_kernel" not in code and not note.seen_in(code)
+    assert len(code.splitlines()) == len(both.splitlines())  # line numbers hold
+    helper = both.replace('other=float("-inf")', "other=pad()") + (
+        "\n\n@triton.jit\ndef pad():\n    return tl.load(p, other=0)\n")
+    assert note.seen_in(kernel_code(helper, "softmax_kernel"))
+
+
+def test_file_given_a_folder_says_it_is_one_and_what_to_pass(tmp_path):
+    from grader.app.targets import resolve
+    from grader.course.loader import Course, CourseError
+    from paths import ROOT
+    (tmp_path / "mine.py").write_text("")
+    (tmp_path / "work.ipynb").write_text("")
+    with pytest.raises(CourseError) as raised:
+        resolve(Course(ROOT), ["puzzle07"], file=tmp_path)
+    assert str(raised.value) == (f"{tmp_path} is a folder: --file takes one file, a .py or a notebook (.ipynb) "
+                                 f"(here: mine.py, work.ipynb). To grade the puzzles in puzzles/, leave --file out")
+    with pytest.raises(CourseError, match="no such file"):
+        resolve(Course(ROOT), ["puzzle07"], file=tmp_path / "absent.py")
+
+
+def test_the_early_first_failure_is_erased_on_a_terminal_and_absent_elsewhere():
+    """The first failing case shows while the others run, then the report, which holds the same
+    message, replaces it: each message is printed once (issue 34)."""
+    import io
+    from types import SimpleNamespace
+    from rich.console import Console
+    from grader.app.cli import FirstFailure
+    case = SimpleNamespace(passed=False, kind="mismatch", message="case classic[seed=0]: wrong values in `z`")
+    target = SimpleNamespace(lines=None)
+    out = io.StringIO()
+    early = FirstFailure(target, Console(file=out, force_terminal=True, width=200))
+    early("puzzle01", case)
+    assert "✗ puzzle01, first failing case (the report follows): case classic[seed=0]: wrong values in `z`" \
+        in out.getvalue()
+    early.close()
+    assert out.getvalue().endswith("\x1b[2K")  # the line erased: the report takes its place
+    piped = io.StringIO()
+    quiet = FirstFailure(target, Console(file=piped, width=200))
+    quiet("puzzle01", case)
+    quiet.close()
+    assert piped.getvalue() == ""
+
+
+def test_code_is_styled_on_a_terminal_and_keeps_its_backticks_elsewhere():
+    """A hint or a report on a colour terminal shows code in bold cyan; piped, the code stays between
+    its backticks: it never runs into the prose (issue 34)."""
+    import io
+    from rich.console import Console
+    from grader.report.text import show
+    text = "Hint 1/2: mask the load: `tl.load(x_ptr + offsets, mask=offsets < N0)`, then store."
+    coloured = io.StringIO()
+    show(text, Console(file=coloured, force_terminal=True, color_system="standard", width=200))
+    assert "\x1b[1;36mtl.load(x_ptr + offsets, mask=offsets < N0)\x1b[0m, then store." in coloured.getvalue()
+    assert "`" not in coloured.getvalue()
+    piped = io.StringIO()
+    show(text, Console(file=piped, width=200))
+    assert piped.getvalue() == text + "\n"
+
+
+def test_a_look_alike_replaces_the_stride_signature():
+    """Row 0 right and the rest wrong may be a mistake a look-alike names exactly (puzzle 11's
+    batch offset left out): then the look-alike's words replace the general signature."""
+    import torch
+    from grader.judge.compare import compare_tensor
+    from grader.judge.failures import look_alike_note
+    from types import SimpleNamespace
+    expected = torch.arange(12, dtype=torch.float32).reshape(4, 3)
+    actual = expected.clone()
+    actual[1:] = expected[0]
+    outcome = compare_tensor("z", actual, expected, 1e-5, 1e-5, filled=False)
+    assert "signature of a wrong row stride" in outcome.message
+    look = SimpleNamespace(name="every batch computed from batch 0", where="add the batch offset")
+    noted = look_alike_note(outcome.finding or outcome.message, look)
+    assert "stride" not in noted and noted.endswith("It looks like every batch computed from batch 0: "
+                                                     "add the batch offset.")

@@ -13,21 +13,26 @@ from grader.app import notebook_build
 from grader.source.capture import from_notebook, source_of
 from grader.app.notebook import ProgressFile, hint
 from paths import ROOT
+from pristine import PRISTINE
 
 BOOKS = ["00_start_here", "01_classic", "02_cs336", "03_transformer", "04_helion"]
 
 
 def test_notebooks_are_generated_and_up_to_date(course):
-    assert notebook_build.stale(course) == [], "run `python -m grader notebooks`"
-    names = {p.stem for p in (ROOT / "notebooks").glob("*.ipynb")}
+    """Read in the course as committed (tests/pristine.py): a learner's work in the notebooks or in
+    puzzles/ is not the course's. Only a course author regenerates them."""
+    assert notebook_build.stale(course) == [], ("the committed notebooks differ from what the committed "
+                                                "puzzles generate: a course author regenerates them")
+    names = {p.stem for p in (course.root / "notebooks").glob("*.ipynb")}
     assert names == set(BOOKS)
 
 
 def _course_copy(tmp_path: Path) -> Path:
-    """Notebooks run in a copy of the course, so their progress files stay out of the repo."""
+    """Notebooks run in a copy of the course as committed (a learner's work left out), so their
+    progress files stay out of the repo."""
     import shutil
     for folder in ("puzzles", "solutions", "notebooks"):
-        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns(".progress.json"))
+        shutil.copytree(PRISTINE / folder, tmp_path / folder, ignore=shutil.ignore_patterns(".progress.json"))
     return tmp_path / "notebooks"
 
 
@@ -132,3 +137,45 @@ def test_progress_persists_and_hints_come_one_at_a_time(tmp_path, course):
     run = subprocess.run([sys.executable, "-m", "grader", "progress", "--file", str(tmp_path / ".progress.json")],
                          capture_output=True, text=True, timeout=60)
     assert "puzzle01: passed, 1 hint(s) seen" in run.stdout and "1 passed" in run.stdout
+
+
+def test_no_notebook_installs_a_cuda_build_of_torch():
+    """On Linux PyPI's `torch` is the 5 GB CUDA build: every `pip install torch` the generated
+    notebooks show (and `release` ships) takes PyTorch's CPU index. The generator's own text is
+    read: the puzzles add no install line (the generated notebooks are checked up to date above)."""
+    texts = [text for _, text in notebook_build.START_HERE] + [notebook_build.SETUP, notebook_build.HELION_SETUP]
+    lines = [line for text in texts for line in text.splitlines() if "pip install torch" in line]
+    assert lines == ["pip install torch --index-url https://download.pytorch.org/whl/cpu"]
+    shipped = (ROOT / "notebooks" / "00_start_here.ipynb").read_text()
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in shipped
+    assert "torch==2.13.0" not in shipped
+
+
+@pytest.mark.slow  # loads every puzzle of the course, Helion's too (the panel lists them all)
+def test_the_panel_answers_in_the_row_that_was_clicked(tmp_path, monkeypatch):
+    """Each row of `course_panel()` has its own output under its buttons: a Hint or a Check shows
+    there, beside the row clicked, not below the panel's last row (issue 34)."""
+    monkeypatch.chdir(ROOT / "notebooks")
+    from grader.app.notebook import course_panel
+    panel = course_panel(namespace={}, progress=ProgressFile(tmp_path / "progress.json"))
+    rows = {next(c for c in row._dom_classes if c.startswith("tp-row-p")): row for row in panel.children[1:]}
+    assert len(rows) == len(panel.children) - 1 and "tp-row-puzzle12" in rows
+
+    def buttons(row):
+        return {b.description: b for b in row.children[0].children if hasattr(b, "description") and b.description}
+    buttons(rows["tp-row-puzzle12"])["Hint"].click()
+    shown = rows["tp-row-puzzle12"].children[1].outputs
+    assert len(shown) == 1 and shown[0]["data"]["text/markdown"].startswith("Hint 1/")
+    assert all(not row.children[1].outputs for name, row in rows.items() if name != "tp-row-puzzle12")
+    buttons(rows["tp-row-puzzle07"])["Check"].click()
+    said = rows["tp-row-puzzle07"].children[1].outputs[0]["data"]["text/plain"]
+    assert said == "Define `sum_kernel` in this notebook first (run its cell), then press Check."
+
+
+def test_the_learners_readme_installs_no_cuda_build_either():
+    """`release` ships grader/app/learner_readme.md as the learner's README: its torch line takes
+    PyTorch's CPU index, and its install gives the whole course, the Helion track included."""
+    text = (ROOT / "grader" / "app" / "learner_readme.md").read_text()
+    torch_lines = [line for line in text.splitlines() if line.startswith("pip install torch")]
+    assert torch_lines and all("--index-url https://download.pytorch.org/whl/cpu" in line for line in torch_lines)
+    assert 'pip install -e ".[test,helion]" -c constraints.txt' in text

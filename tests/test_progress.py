@@ -54,3 +54,38 @@ def test_the_bars_time_left_is_the_runs_average_pace():
     left = progress.bar.tasks[0].time_remaining
     progress.close()
     assert left is not None and 20 <= left <= 40, left
+
+
+def test_a_corrupt_progress_file_is_reported_and_kept_aside_never_written_over(tmp_path, capsys):
+    """A `.progress.json` cut short reads as nothing saved: the learner is told, the file is moved
+    aside as `.progress.json.corrupt-<time>`, and the next check starts a fresh one (issue 34)."""
+    from grader.app.learner import ProgressFile, saved_progress
+    path = tmp_path / ".progress.json"
+    path.write_text('{"puzzle01": {"status": "passed"')
+    lines = saved_progress([path])
+    aside = list(tmp_path.glob(".progress.json.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_text() == '{"puzzle01": {"status": "passed"'
+    assert lines[0].startswith(f"progress: {path} is not valid JSON (")
+    assert lines[0].endswith(f": it is kept as {aside[0].name} and progress starts afresh "
+                             "(copy entries back from it by hand if you need them)")
+    assert lines[-1] == "0 passed"
+    assert capsys.readouterr().err.strip() == lines[0]
+    store = ProgressFile(path)
+    store.attempt("puzzle02", "passed")
+    assert store.status("puzzle02") == "passed" and aside[0].read_text().startswith('{"puzzle01"')
+
+
+def test_a_progress_file_that_cannot_be_moved_aside_is_left_alone(tmp_path, monkeypatch, capsys):
+    from pathlib import Path
+    from grader.app.learner import ProgressFile
+    path = tmp_path / ".progress.json"
+    path.write_text("[1, 2]")
+
+    def refuse(self, target):
+        raise PermissionError("read-only folder")
+    monkeypatch.setattr(Path, "rename", refuse)
+    store = ProgressFile(path)
+    store.attempt("puzzle01", "passed")
+    assert path.read_text() == "[1, 2]"
+    assert capsys.readouterr().err.strip() == (f"progress: {path} holds a list, not a record of puzzles, and it is "
+                                               "left as it is: progress is not saved until it is fixed")

@@ -62,7 +62,7 @@ def test_an_environment_that_has_torch_keeps_it(tmp_path, monkeypatch):
     monkeypatch.setattr(setup_env, "has_torch", lambda python: "2.11.0+cu130")
     runner = Runner()
     assert setup_env.setup(target, runner, planner=None) == f"{target} is ready: the torch already here (2.11.0+cu130)"
-    assert runner.commands == [[str(target / "bin" / "python"), "-m", "pip", "install", "--quiet", "-e", ".[test]"]]
+    assert runner.commands == [[str(target / "bin" / "python"), "-m", "pip", "install", "--quiet", "-e", ".[test,helion]"]]
     assert (target / ".ready").read_text() == "the torch already here (2.11.0+cu130)\n"
 
 

@@ -101,19 +101,33 @@ def perf_main(args, course: Course, targets: list[Target]) -> int:
 
 
 class FirstFailure:
-    """One puzzle's first failing case, printed (to stderr) as soon as it is judged: the rest of
-    the cases and the compile check may take a while, and the full report follows them."""
+    """One puzzle's first failing case, shown as soon as it is judged: the rest of the cases and the
+    compile check may take a while. On a terminal it is a transient line on stderr that the full
+    report replaces (:meth:`close`), so that each message is printed once; where stderr is not a
+    terminal (a pipe, a file, CI) nothing is shown early: the report says it all."""
 
-    def __init__(self, target) -> None:
-        self.target, self.shown = target, False
+    def __init__(self, target, console=None) -> None:
+        from rich.console import Console
+        self.target, self.shown, self.live = target, False, None
+        self.console = console or Console(stderr=True)
 
     def __call__(self, puzzle_id: str, case) -> None:
-        if self.shown or case.passed or case.kind == FailureKind.SKIPPED:
+        if self.shown or case.passed or case.kind == FailureKind.SKIPPED or not self.console.is_terminal:
             return
         self.shown = True
+        from rich.live import Live
+        from rich.text import Text
         message = self.target.lines.relabel(case.message) if self.target.lines is not None else case.message
         first = message.splitlines()[0]
-        print(f"✗ {puzzle_id}, first failing case: {first}", file=sys.stderr, flush=True)
+        self.live = Live(Text(f"✗ {puzzle_id}, first failing case (the report follows): {first}"),
+                         console=self.console, transient=True, auto_refresh=False)
+        self.live.start(refresh=True)
+
+    def close(self) -> None:
+        """Erase the early line: the report, printed next, holds the same message."""
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
 
 
 def main(argv=None) -> int:
@@ -186,6 +200,8 @@ def grade_main(argv: list[str]) -> int:
         finally:
             if progress is not None:
                 progress.close()
+            if first_failure is not None:
+                first_failure.close()
         report = replace(report, seconds=time.perf_counter() - started)
         if not args.solutions and args.file is None:  # the learner's own puzzles/: what `progress` shows
             from grader.app.learner import record
@@ -196,8 +212,8 @@ def grade_main(argv: list[str]) -> int:
             from grader.report.json_report import render
             print(render(report))
         else:
-            from grader.report.text import render
-            print(render(report, verbose=args.verbose))
+            from grader.report.text import render, show
+            show(render(report, verbose=args.verbose))
         if (args.viz is not None or args.triton_viz) and course.load_error(targets[0].puzzle) is not None:
             return report.exit_code  # the puzzle file does not load: its failure is above, nothing to draw
         if args.viz is not None:

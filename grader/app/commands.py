@@ -43,14 +43,15 @@ def hint_main(argv) -> int:
     from rich.console import Console
 
     from grader.course.loader import normalise_id
-    from grader.app.learner import next_hint, progress_file, rich_text
+    from grader.app.learner import next_hint, progress_file
     from grader.app.learner import ProgressFile
     course = course_at(args.root)
     puzzle_id = normalise_id(args.puzzle)
     course.puzzle_file(puzzle_id)  # an unknown puzzle is a usage error
+    from grader.report.text import show
     console = Console(highlight=False, soft_wrap=True)
     for line in next_hint(course, puzzle_id, ProgressFile(progress_file(course))).lines():
-        console.print(rich_text(line))
+        show(line, console)  # code styled on a terminal, between its backticks elsewhere
     return ExitCode.OK
 
 

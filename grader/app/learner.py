@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-import re
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,16 +23,51 @@ class ProgressFile:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path else Path.cwd() / PROGRESS_FILE
+        self.unreadable = False  # a file that is there but cannot be read, nor moved aside: never written over
+        self.notices: list[str] = []  # what happened to a corrupt file, said once (also on stderr)
 
     def load(self) -> dict:
+        """The saved progress; {} when there is none yet. A file that is there but is not a
+        progress record (cut short, edited by hand) is said so and moved aside as
+        ``.progress.json.corrupt-<time>``, so that nothing the learner had is written over."""
         try:
-            data = json.loads(self.path.read_text())
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
+            text = self.path.read_text()
+        except FileNotFoundError:
             return {}
+        except OSError as error:
+            self._unreadable(f"cannot be read ({error.strerror or error})", move=False)
+            return {}
+        try:
+            data = json.loads(text)
+        except ValueError as error:
+            self._unreadable(f"is not valid JSON ({error})")
+            return {}
+        if not isinstance(data, dict):
+            self._unreadable(f"holds a {type(data).__name__}, not a record of puzzles")
+            return {}
+        return data
+
+    def _unreadable(self, why: str, move: bool = True) -> None:
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        if move:
+            try:
+                self.path.rename(aside)
+            except OSError:
+                move = False
+        if move:
+            notice = (f"progress: {self.path} {why}: it is kept as {aside.name} and progress starts afresh "
+                      f"(copy entries back from it by hand if you need them)")
+        else:
+            self.unreadable = True
+            notice = f"progress: {self.path} {why}, and it is left as it is: progress is not saved until it is fixed"
+        if notice not in self.notices:
+            self.notices.append(notice)
+            print(notice, file=sys.stderr)
 
     def update(self, puzzle_id: str, **fields) -> None:
         data = self.load()
+        if self.unreadable:
+            return
         entry = data.setdefault(puzzle_id, {})
         entry.update(fields)
         try:
@@ -71,8 +106,6 @@ STATUS_WORDS = {Status.PASS: "passed", Status.FAIL: "failing", Status.NOT_ATTEMP
 # How far a status word is along the way: the best one is kept.
 RANK = {"not attempted": 0, "unsupported": 1, "failing": 2, "grade on a GPU": 2, "passed": 3}
 
-CODE_SPAN = re.compile(r"`([^`]+)`")
-
 
 def progress_file(course: Course) -> Path:
     """The course's progress file: where the notebooks save it (they run in ``notebooks/``)."""
@@ -90,8 +123,9 @@ def saved_progress(candidates: list[Path]) -> list[str]:
     if path is None:
         return ["no progress saved yet: grade a puzzle (`python -m grader puzzle01`) "
                 "or run a check(...) cell in a notebook first"]
-    data = ProgressFile(path).load()
-    lines = []
+    store = ProgressFile(path)
+    data = store.load()
+    lines = list(store.notices)
     for puzzle_id in sorted(data):
         entry = data[puzzle_id]
         hints = f", {entry['hints']} hint(s) seen" if entry.get("hints") else ""
@@ -143,21 +177,9 @@ def next_hint(course: Course, puzzle_id: str, store: ProgressFile) -> Hints:
 
 
 def plain(markdown: str) -> str:
-    """Markdown as a terminal shows it: the code marks go, the code stays."""
-    return CODE_SPAN.sub(r"\1", markdown)
-
-
-def rich_text(markdown: str):
-    """The same as :func:`plain`, with the code styled where the terminal has colour."""
-    from rich.text import Text
-    text = Text()
-    at = 0
-    for match in CODE_SPAN.finditer(markdown):
-        text.append(markdown[at:match.start()])
-        text.append(match.group(1), style="bold cyan")
-        at = match.end()
-    text.append(markdown[at:])
-    return text
+    """Markdown as plain text shows it: the code keeps its backtick marks, so that it never runs
+    into the prose (a terminal with colour styles it instead: ``grader.report.text.show``)."""
+    return markdown
 
 
 def is_release(course: Course) -> bool:

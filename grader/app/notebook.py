@@ -206,8 +206,8 @@ def show(kernel, puzzle: str, case: str | None = None, *, width: str = "100%", h
 
 
 class HintText(str):
-    """Hints as Markdown: a notebook renders them (code in code font); ``repr`` and a terminal
-    get plain text, without the backtick marks."""
+    """Hints as Markdown: a notebook renders them (code in code font); ``repr`` gets the text,
+    code between its backticks."""
 
     def _repr_markdown_(self) -> str:
         return "\n\n".join(self.splitlines())
@@ -229,11 +229,11 @@ def course_panel(namespace: dict | None = None, progress: ProgressFile | None = 
     """A panel of every puzzle with its status, a progress bar, and Check and Hint buttons.
 
     The Check button grades the object named like the puzzle's kernel in ``namespace``
-    (by default the notebook's own variables).
+    (by default the notebook's own variables). What a row's buttons give (the result table, the
+    hint) appears right under that row, where the learner clicked, not below the last of the 42.
     """
     import ipywidgets as widgets
     from IPython import get_ipython
-    from IPython.display import HTML, display
 
     course = _course()
     store = progress or ProgressFile()
@@ -243,8 +243,7 @@ def course_panel(namespace: dict | None = None, progress: ProgressFile | None = 
     ids = course.ids
     bar = widgets.IntProgress(min=0, max=len(ids), description="passed")
     summary = widgets.HTML()
-    output = widgets.Output()
-    labels = {}
+    labels, outputs = {}, {}
 
     def refresh() -> None:
         statuses = {p: store.status(p) for p in ids}
@@ -256,31 +255,45 @@ def course_panel(namespace: dict | None = None, progress: ProgressFile | None = 
     def on_check(puzzle_id: str):
         def handler(_button) -> None:
             name = course.puzzle(puzzle_id).kernel
-            with output:
-                output.clear_output()
-                if name not in namespace:
-                    print(f"Define `{name}` in this notebook first (run its cell), then press Check.")
-                else:
-                    display(HTML(check(namespace[name], puzzle_id, progress=store).html))
+            if name not in namespace:
+                _show(outputs[puzzle_id], f"Define `{name}` in this notebook first (run its cell), then press Check.")
+            else:
+                _show(outputs[puzzle_id], f"Checking {puzzle_id}...")
+                try:
+                    _show(outputs[puzzle_id], check(namespace[name], puzzle_id, progress=store).html, html=True)
+                except Exception as error:  # said in the row: a callback's exception shows nowhere
+                    _show(outputs[puzzle_id], f"{puzzle_id} could not be checked: {type(error).__name__}: {error}")
             refresh()
         return handler
 
     def on_hint(puzzle_id: str):
         def handler(_button) -> None:
-            with output:
-                output.clear_output()
-                display(hint(puzzle_id, progress=store))
+            shown = hint(puzzle_id, progress=store)
+            _show(outputs[puzzle_id], shown._repr_markdown_(), markdown=True)
         return handler
 
     rows = []
     for p in ids:
         labels[p] = widgets.HTML()
+        outputs[p] = widgets.Output()
+        outputs[p].add_class("tp-row-output")
         check_button = widgets.Button(description="Check", layout=widgets.Layout(width="6em"))
         hint_button = widgets.Button(description="Hint", layout=widgets.Layout(width="6em"))
         check_button.on_click(on_check(p))
         hint_button.on_click(on_hint(p))
-        rows.append(widgets.HBox([check_button, hint_button, labels[p]]))
+        row = widgets.VBox([widgets.HBox([check_button, hint_button, labels[p]]), outputs[p]])
+        row.add_class("tp-row")
+        row.add_class(f"tp-row-{p}")
+        rows.append(row)
     refresh()
-    panel = widgets.VBox([widgets.HBox([bar, summary]), *rows, output])
+    panel = widgets.VBox([widgets.HBox([bar, summary]), *rows])
     panel.add_class("tp-course-panel")
     return panel
+
+
+def _show(output, text: str, html: bool = False, markdown: bool = False) -> None:
+    """Replace what a row's output holds with ``text``: HTML (a check's table), Markdown (hints, code
+    in code font) or plain text. Set as the widget's outputs, so it shows at once, from a button's
+    callback as from a test, with no display hook needed."""
+    mime = "text/html" if html else "text/markdown" if markdown else "text/plain"
+    output.outputs = ({"output_type": "display_data", "data": {mime: text, "text/plain": text}, "metadata": {}},)

@@ -65,10 +65,13 @@ to finish. A `check(...)` cell grades your kernel on many generated cases, in a 
 process (a crash in your kernel cannot take this notebook down), and shows which case
 failed, where, and how to fix it.
 
-**Set-up** (once, in a terminal, from the course folder):
+**Set-up** (once, in a terminal, from the course folder). The first line takes PyTorch's
+CPU-only build: on Linux, PyPI's `torch` is the 5 GB CUDA build. On a GPU machine that
+already has torch, skip it and leave out `-c constraints.txt`.
 
 ```bash
-pip install torch==2.13.0 && pip install -e ".[test,notebooks]" -c constraints.txt
+pip install torch --index-url https://download.pytorch.org/whl/cpu
+pip install -e ".[test,notebooks,helion]" -c constraints.txt
 ```
 
 Then open `01_classic.ipynb`. No GPU is needed: without one, kernels run in Triton's

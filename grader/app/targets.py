@@ -81,6 +81,11 @@ def resolve(course: Course, puzzles: list[str], file: Path | None = None, every:
     if file is not None:
         path = file.expanduser().resolve()
         lines = None
+        if path.is_dir():
+            inside = sorted(p.name for p in path.iterdir() if p.suffix in (".py", ".ipynb"))
+            example = f" (here: {', '.join(inside[:3])}{', ...' if len(inside) > 3 else ''})" if inside else ""
+            raise CourseError(f"{file} is a folder: --file takes one file, a .py or a notebook (.ipynb){example}. "
+                              f"To grade the puzzles in puzzles/, leave --file out")
         if not path.is_file():
             raise CourseError(f"no such file: {file}")
         original = path

@@ -111,7 +111,17 @@ def compare_tensor(name: str, actual: torch.Tensor, expected: torch.Tensor, atol
     wrong = ~close
     shown = tuple(_element(p, actual_f, expected_f) for p in _positions(wrong))
     return Outcome.failed(Mismatch(name, int(wrong.sum()), total, max_err, atol, rtol, shown, reduced,
-                                   on_gpu and _stray_loads(actual_f)), max_abs_err=max_err)
+                                   on_gpu and _stray_loads(actual_f), row_zero_only=_row_zero_only(wrong)),
+                          max_abs_err=max_err)
+
+
+def _row_zero_only(wrong: torch.Tensor) -> bool:
+    """Row 0 (index 0 of the first axis) all right and every later row wrong somewhere, over 3
+    rows or more: the signature of a wrong row stride."""
+    if wrong.dim() == 0 or wrong.shape[0] < 3:
+        return False
+    rows = wrong.reshape(wrong.shape[0], -1).any(dim=1)
+    return not bool(rows[0]) and bool(rows[1:].all())
 
 
 def _element(flat: int, actual: torch.Tensor, expected: torch.Tensor) -> Element:

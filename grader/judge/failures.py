@@ -13,11 +13,19 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, ClassVar, Mapping
 
 
-class FailureKind(enum.StrEnum):
+class StrEnum(str, enum.Enum):
+    """``enum.StrEnum`` (Python 3.11), written for 3.10, the oldest Python the course supports: each
+    member is a str equal to its value, and prints and formats as that value."""
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+
+class FailureKind(StrEnum):
     """Why a case or check failed. Reporters, the wrong-kernel corpus and tests key on these."""
 
     MISMATCH = "mismatch"              # values differ from the spec
@@ -138,6 +146,15 @@ class Mismatch:
     baseline: str = ""     # --bench: the tolerance also allows twice this baseline's own error...
     allowance: float = 0.0  # ... which is at most this...
     strays: int = -1        # ... for at most this many elements whatever their magnitude
+    row_zero_only: bool = False  # row 0 right, every later row wrong (3 rows or more)
+
+
+# Row 0 right and every later row wrong: what a row offset of `row * stride` with a wrong stride gives.
+def _stride_signature(f: Mismatch) -> str:
+    what = (f"`{f.name}[0]` is right and every later element is wrong" if len(f.shown[0].index) == 1 else
+            f"Row 0 of `{f.name}` is right and every later row is wrong")
+    return (f" {what}: the signature of a wrong row stride. A row's offset is `row * stride`, and the "
+            f"stride is the tensor's row length, not a block size.")
 
 
 def _mismatch(f: Mismatch) -> str:
@@ -147,7 +164,7 @@ def _mismatch(f: Mismatch) -> str:
                f"largest, {f.allowance:.3g}, for at most {plural(max(f.strays, 0), 'element')}" if f.baseline else "")
     return (f"wrong values in `{f.name}`{_REDUCED if f.reduced else ''}: {f.wrong} of {f.total} elements differ "
             f"(max abs err {f.max_err:.3g}, tolerance atol={f.atol:g}, rtol={f.rtol:g}{widened}). {shown}"
-            + (_STRAY_LOADS if f.stray else ""))
+            + ("." + _stride_signature(f) if f.row_zero_only else "") + (_STRAY_LOADS if f.stray else ""))
 
 
 @dataclass(frozen=True)
@@ -1343,6 +1360,8 @@ def word(facts) -> str:
 def finding(facts) -> str:
     """The message without its general advice ("Look for a division by zero, ..."): what a
     look-alike's note replaces, since it names the cause itself. "" where there is none."""
+    if isinstance(facts, Mismatch) and facts.row_zero_only:  # a look-alike names the cause better than a signature
+        return _mismatch(replace(facts, row_zero_only=False))
     return _nonfinite_finding(facts) if isinstance(facts, Nonfinite) else ""
 
 

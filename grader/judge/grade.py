@@ -28,7 +28,7 @@ from grader.course.puzzle import Case, Puzzle, Run
 from grader.course.variant import shown
 from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
 from grader.source import variant_code
-from grader.source.source_lines import imports_torch, learner_code
+from grader.source.source_lines import imports_torch, kernel_code
 from grader.channel.worker_pool import CompileChecker, WorkerDied, WorkerProcess, WorkerTimedOut
 
 # Where a kernel puzzle's compile check stops: through LLVM, where Triton rejects what is not
@@ -542,7 +542,9 @@ class PuzzleGrader:
         source = self._source()
         if not source:
             return ""
-        code = learner_code(source)  # the learner's part, without the statement's words or comments
+        # The graded kernel and what it calls, without the statement's words or comments: another
+        # puzzle's kernel in the same file is not this one's mistake.
+        code = kernel_code(source, self.puzzle.kernel)
         return "".join(f"\nNote: {m.note}" for m in self.puzzle.mistakes if m.seen_in(code)) + self._variant_notes(source)
 
     def _variant_notes(self, source: str) -> str:

@@ -26,6 +26,28 @@ def _mask_of(call: ast.Call, op: str) -> ast.expr | None:
     return call.args[position] if len(call.args) > position else None
 
 
+def _block_row_stride(pointer: ast.expr | None, dims: tuple[str, ...]) -> tuple[ast.expr, str] | None:
+    """In a 2-D access, a row index times a name that is not the tensor's row length: a block size
+    (``B1``, ``BLOCK_N``) or another of its sizes. That product and the name, or None. A name the
+    kernel was given as a stride (``stride_x``) is never taken for a wrong one."""
+    if pointer is None or len(dims) != 2:
+        return None
+    for node in ast.walk(pointer):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+            continue
+        for rows, factor in ((node.left, node.right), (node.right, node.left)):
+            if (isinstance(rows, ast.Subscript) and isinstance(factor, ast.Name) and factor.id != dims[-1]
+                    and _is_column(rows.slice) and (re.fullmatch(r"B\d*|BLOCK\w*", factor.id) or factor.id in dims)):
+                return node, factor.id
+    return None
+
+
+def _is_column(index: ast.expr) -> bool:
+    """``[:, None]``: a block of row indices made a column."""
+    return (isinstance(index, ast.Tuple) and len(index.elts) == 2 and isinstance(index.elts[0], ast.Slice)
+            and isinstance(index.elts[1], ast.Constant) and index.elts[1].value is None)
+
+
 def _bounds_fix(access: wire.OutOfBoundsAccess, dims: tuple[str, ...]) -> str:
     """A fix written against the learner's own line where it can be, else a general one."""
     op, tensor = access.op, access.tensor
@@ -42,6 +64,12 @@ def _bounds_fix(access: wire.OutOfBoundsAccess, dims: tuple[str, ...]) -> str:
     sizes = (f"`{dims[0]}`" if len(dims) == 1 else
              "its size in some dimension (" + ", ".join(f"`{d}`" for d in dims) + ")") if dims else "its size"
     if call is not None:
+        stride = _block_row_stride(call.args[0] if call.args else None, dims)
+        if stride is not None:
+            return (f"the row stride: `{ast.unparse(stride[0])}` steps `{stride[1]}` elements from one row to "
+                    f"the next, but a row of `{tensor}` is `{dims[-1]}` elements long. Row 0 is right and every "
+                    f"later row lands in the wrong place, and the last rows run past the end. "
+                    f"Multiply by `{dims[-1]}`.")
         mask = _mask_of(call, op)
         if mask is not None:
             return (f"the mask `{ast.unparse(mask)}` lets through lanes outside `{tensor}`: it must be "

@@ -12,11 +12,11 @@ from typing import Mapping, Sequence
 
 # The kinds and the words telling_rank looks for live in the failures' catalogue; imported
 # from here as they always were.
-from grader.judge.failures import LOOKS_LIKE, READ_EARLY, FailureKind, points
+from grader.judge.failures import LOOKS_LIKE, READ_EARLY, FailureKind, StrEnum, points
 from grader.source.attempts import Attempts  # noqa: F401  (a student's attempts, from their progress file)
 
 
-class Status(enum.StrEnum):
+class Status(StrEnum):
     """How grading one puzzle ended. A ``StrEnum``: each member is its own text, so JSON, CSV
     and every report read exactly as they did when statuses were plain strings."""
 

@@ -1,5 +1,9 @@
-"""Plain-text report: one line per puzzle, the reason under a failure, then a summary."""
+"""Plain-text report: one line per puzzle, the reason under a failure, then a summary. Code in it
+is marked as Markdown marks it, between backticks; :func:`show` prints it on a terminal with
+the code styled instead, and as it is elsewhere: the code is always set apart from the prose."""
 from __future__ import annotations
+
+import re
 
 from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Report, Status
 
@@ -83,3 +87,31 @@ def render(report: Report, verbose: bool = False) -> str:
         tail += f", {s.errors} grader error(s)"
     tail += f" ({report.seconds:.1f} s)"
     return "\n".join(body + [tail])
+
+
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+CODE_STYLE = "bold cyan"
+
+
+def code_spans(text: str):
+    """``text`` as a rich Text, each `code` span styled (its backticks dropped: the style marks it)."""
+    from rich.text import Text
+    out, at = Text(), 0
+    for match in CODE_SPAN.finditer(text):
+        out.append(text[at:match.start()])
+        out.append(match.group(1), style=CODE_STYLE)
+        at = match.end()
+    out.append(text[at:])
+    return out
+
+
+def show(text: str, console=None) -> None:
+    """Print a report or a hint: on a terminal with colour, code styled as code; elsewhere (a pipe,
+    a file, NO_COLOR) the text as it is, code between its backticks."""
+    from rich.console import Console
+    console = console or Console(highlight=False, soft_wrap=True)
+    if console.is_terminal and console.color_system is not None:
+        console.print(code_spans(text), highlight=False, soft_wrap=True)
+    else:
+        console.file.write(text + "\n")
+        console.file.flush()

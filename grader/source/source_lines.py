@@ -54,6 +54,39 @@ def learner_code(text: str) -> str:
     return "".join(lines)
 
 
+def kernel_code(text: str, kernel: str) -> str:
+    """:func:`learner_code` of only the graded ``kernel`` (a function or class of the file) and the
+    functions and classes of the file it reaches by name: a known-mistake note is about the kernel
+    being graded, never about another puzzle's kernel kept in the same file (puzzle 7's
+    ``other=0.0``, right there, is not puzzle 18's mistake). Within a puzzle file's part when it
+    has one. The whole part where the kernel cannot be found (a file that does not parse: the
+    worker reports that)."""
+    try:
+        tree = parse(text)
+    except SyntaxError:
+        return learner_code(text)
+    lines = text.splitlines(keepends=True)
+    opening, closing = marker_lines([line.rstrip("\n") for line in lines])
+    part = range(opening[0] + 1, closing[0] + 1) if len(opening) == 1 and len(closing) == 1 else None
+    defined = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+               and (part is None or node.lineno in part)}
+    if kernel not in defined:
+        return learner_code(text)
+    reached, todo = set(), [kernel]
+    while todo:
+        name = todo.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        todo += [n.id for n in ast.walk(defined[name]) if isinstance(n, ast.Name) and n.id in defined]
+    kept = [""] * len(lines)
+    for name in reached:
+        node = defined[name]
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+        kept[first:node.end_lineno] = lines[first:node.end_lineno]
+    return learner_code("".join(line if line else "\n" for line in kept))
+
+
 def is_stub_body(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A body of only docstrings, ``pass``, ``...``, bare ``return`` and ``raise
     NotImplementedError`` is a stub, not an attempt."""
