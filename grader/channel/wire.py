@@ -183,6 +183,37 @@ class EarlyRead(Message):
     source: str = ""
 
 
+class ForeignRead(Message):
+    """In a sampled run: a program loaded an output element it had not stored itself."""
+
+    tensor: str
+    index: int
+    shape: tuple[int, ...]
+    program: tuple[int, ...]
+    written: bool  # whether another program that ran had stored it
+    line: int | None = None
+    source: str = ""
+
+
+class ProgramWrites(Message):
+    """In a sampled run: the elements one program stored in one output (a buffer index), as
+    (start, length) runs of storage offsets."""
+
+    program: tuple[int, ...]
+    buffer: int
+    count: int
+    runs: tuple[int, ...]
+
+
+class SampledRun(Message):
+    """What a run of a sample of the programs did: how many of how many ran, and their stores."""
+
+    programs: int
+    ran: int
+    writes: tuple[ProgramWrites, ...] = ()
+    foreign_reads: tuple[ForeignRead, ...] = ()
+
+
 class TraceRecord(Message):
     program: tuple[int, ...]
     tensor: str
@@ -211,6 +242,7 @@ class KernelRun(Message):
     early_reads: tuple[EarlyRead, ...] = ()
     trace: Trace | None = None
     heuristics: dict[str, Union[bool, int]] = {}
+    sampled: SampledRun | None = None  # only some programs ran (Run.sample)
 
 
 class Ran(Reply):
@@ -243,6 +275,7 @@ class Run(Request):
     trace: bool = False
     allocator: bool = False
     reorder: bool = True
+    sample: int | None = None  # run a sample of the programs, drawn from this seed (a large case)
 
 
 # compile ------------------------------------------------------------------------------------

@@ -321,6 +321,33 @@ def _order_dependent(f: OrderDependent) -> str:
             f"combine the programs' contributions with atomics (`tl.atomic_add`).")
 
 
+@dataclass(frozen=True)
+class ReadAcross:
+    """In a large case, where only a sample of the programs runs: a program loaded an output
+    element it had not stored itself (another program's, or nobody's yet)."""
+
+    kind: ClassVar = FailureKind.RACE
+    tensor: str
+    program: tuple[int, ...]
+    index: int
+    shape: tuple[int, ...]
+    written: bool  # another program that ran had stored it
+    ran: int
+    programs: int
+    line: int | None = None
+    source: str = ""
+
+
+def _read_across(f: ReadAcross) -> str:
+    held = "another program's value" if f.written else "the grader's NaN fill"
+    return (f"a race: program {tuple(f.program)} loaded {f.tensor}{_element(f.index, f.shape)}"
+            f"{at_line(f.line, f.source)}, an element of the output `{f.tensor}` it had not stored itself. "
+            f"This case runs {f.ran} of the launch's {f.programs} programs, so the element held {held}; on a GPU "
+            f"programs run at the same time, in no set order, and what another program stores may not be there "
+            f"yet. Fix: have each program compute its part from the inputs alone, and store `{f.tensor}` "
+            f"without loading it back from another program's part.")
+
+
 # ---- compile errors and the usual fixes of a compiler's complaint -------------------------
 
 # Usual reasons a kernel runs in the interpreter but not on a GPU, and the one-line fix.
@@ -1159,7 +1186,8 @@ CATALOGUE: dict[FailureKind, Entry] = {
         TorchOp: _torch_op, NoLaunch: _no_launch, Unseen: _unseen, HostValues: _host_values,
         ReturnsInput: _returns_input, NotReplayable: _not_replayable, HostWork: _host_work}, points=True),
     FailureKind.SAVED: Entry("saved", {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra}, points=True),
-    FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent}, points=True),
+    FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent, ReadAcross: _read_across},
+                            points=True),
     FailureKind.SNIFFING: Entry("sniffing", {Worded: _said}, points=True),
     FailureKind.SYNTAX: Entry("syntax", {Worded: _said}, points=True),
     FailureKind.INTERPRETER_LIMIT: Entry("interpreter limit", {InterpreterLimit: _interpreter_limit},

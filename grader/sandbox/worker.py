@@ -46,8 +46,10 @@ def prepare(device: str, warm=()):
         # patches triton.language once per launch rather than on every helper call
         from grader.sandbox.interpreter_semantics import install as follow_gpu
         from grader.sandbox.interpreter_speed import install as patch_once_per_launch
+        from grader.sandbox.sampling import install_limits
         follow_gpu()
         patch_once_per_launch()
+        install_limits()  # a grid or num_warps a GPU refuses is refused here too
     if device != "compile":  # --bench's clock and watch, captured before any learner code runs
         import grader.sandbox.bench_guard  # noqa: F401
     from grader.sandbox import warmup
@@ -160,7 +162,7 @@ class Worker:
         (on every device: see tuning), and in the interpreter once more with the programs in
         reverse order (a race shows as a different result). Each run starts from the bytes the
         grader sent; each run's bytes go back to be judged."""
-        from grader.sandbox.launch import apply_heuristics, describe_config, program_order, unwrap
+        from grader.sandbox.launch import apply_heuristics, describe_config, unwrap
         from grader.sandbox.tuning import launch, tuned_configs, tuner_skips
         path = os.path.abspath(msg.file)
         kernel = self.kernel(path, msg.kernel)
@@ -179,20 +181,29 @@ class Worker:
             return wire.Ran(runs=(wire.KernelRun(label="its early_config_prune", reversed=False, seconds=seconds,
                                                  printed=printed, failure=failure),)), []
         plans = [(describe_config(c), c, False) for c in configs] or [("", None, False)]
-        reorder = interpreted and msg.reorder and self._programs(msg, layers) > 1
+        sampling = interpreted and msg.sample is not None  # a large case: some programs of each launch
+        reorder = interpreted and msg.reorder and not sampling and self._programs(msg, layers) > 1
         runs, out = [], []
         for index, (label, config, reverse) in enumerate(plans):
             whole, views = self._tensors(msg.buffers, blobs)
-            checker = None
-            if interpreted and (msg.check_bounds or msg.trace):
-                checker = self._bounds_checker(msg.buffers, whole, path, msg.trace and not out, msg.check_bounds)
+            checker = recorder = None
+            if interpreted and (msg.check_bounds or msg.trace or sampling):
+                checker = self._bounds_checker(msg.buffers, whole, path, msg.trace and not out,
+                                               msg.check_bounds or sampling)
+                if sampling:  # every store written down: the grader compares what the programs that ran stored
+                    from grader.sandbox.sampling import StoreRecorder
+                    checker.log.sampled, checker.log.on_store = True, (recorder := StoreRecorder())
                 checker.install()
             named = dict(msg.named)
-            with program_order(reverse):
+            with self._order(reverse, msg.sample if sampling else None) as order:
                 _, error, printed, seconds = self._run_learner(
                     lambda: launch(layers, grid, views, named, config), checker)
             run = {"label": label, "reversed": reverse, "seconds": seconds, "printed": printed,
                    "failure": None if error is None else self._failure(error, path, kernel)}
+            if recorder is not None:
+                run["sampled"] = wire.convert({"programs": order.programs, "ran": order.ran,
+                                               "writes": recorder.writes(checker.log.decode),
+                                               "foreign_reads": checker.log.foreign_reads}, wire.SampledRun)
             if checker is not None:  # the bounds check writes down plain values
                 run["overlaps"] = wire.convert(checker.overlaps, tuple[wire.Overlap, ...])
                 run["early_reads"] = wire.convert(checker.early_reads, tuple[wire.EarlyRead, ...])
@@ -214,6 +225,15 @@ class Worker:
                 if checker is None or checker.log.outputs_read or checker.overlaps:
                     plans.append((plans[0][0], plans[0][1], True))
         return wire.Ran(runs=tuple(runs)), out
+
+    @staticmethod
+    def _order(reverse: bool, sample: int | None):
+        """The grid loop as a run wants it: in order, reversed, or over a sample of the programs."""
+        from grader.sandbox.launch import program_order
+        if sample is None:
+            return program_order(reverse)
+        from grader.sandbox.sampling import sampled_grid
+        return sampled_grid(sample)
 
     def _grid(self, msg: wire.Run):
         """The launch grid as a function of the launch's values: autotuning and heuristics may
@@ -379,8 +399,9 @@ class Worker:
             regions.append(Region(spec.name, base + spec.guard, spec.nbytes, base,
                                   base + spec.total, self.torch.empty((), dtype=dtype).element_size(),
                                   tuple(spec.shape), spec.param, spec.role))
-            if spec.role == "output" and DTYPES[spec.dtype].numpy_view:
-                outputs[i] = storage[spec.guard:spec.guard + spec.nbytes].view(dtype).numpy()
+            if spec.role == "output":  # which program stored each element: of every output, values where numpy has them
+                outputs[i] = storage[spec.guard:spec.guard + spec.nbytes].view(dtype).numpy() \
+                    if DTYPES[spec.dtype].numpy_view else None
         return BoundsChecker(regions, path, interpreter.interpreter_builder,
                              AccessTrace(regions) if trace else None, enforce, outputs)
 
