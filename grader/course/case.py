@@ -11,7 +11,7 @@ from typing import Mapping
 
 Sizes = Mapping[str, int]
 
-LAYOUTS = ("contiguous", "transposed")
+LAYOUTS = ("contiguous", "transposed", "row_strided")
 # Named ways to reshape a random input's values (implemented in grader/judge/plan.py).
 EDGES = ("zeros", "max_last_chunk", "all_negative", "constant_rows", "large_mean", "ignore_index")
 # The variant whose value the "ignore_index" edge writes, where a puzzle declares one.

@@ -23,7 +23,7 @@ from grader.judge.compare import compare_tensor, recognise
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.judge.fence import Buffer, pack
 from grader.judge.grade import PuzzleGrader, Unanswered, case_result, describe_case, failed_case
-from grader.judge.plan import case_seed
+from grader.judge.plan import case_seed, row_gaps_look_alike
 from grader.course.puzzle import Case
 from grader.judge.results import CaseResult, FailureKind
 
@@ -231,7 +231,8 @@ class FunctionGrader(PuzzleGrader):
     def _another_students(self, verdict, case: Case, output: torch.Tensor):
         """The verdict, with a look-alike's note where the wrong output is the spec's with
         another value of one of the puzzle's variants: a file written for another student."""
-        looks = self.puzzle.variant_look_alikes()
+        gaps = row_gaps_look_alike(self.puzzle, case)  # x a slice with gaps between its rows
+        looks = self.puzzle.variant_look_alikes() + ((gaps,) if gaps is not None else ())
         inputs = self._inputs.get(case.label)
         if not looks or inputs is None:
             return verdict
