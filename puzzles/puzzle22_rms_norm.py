@@ -138,7 +138,7 @@ PUZZLE = Puzzle(
         Case("many_rows", sizes={"batch": (1030,), "D": 40}, blocks={}, seed=8, large=True,
              layouts={"grad_output": "transposed"}),
         # A model's width: a block capped below the row (512, 1024, 4096 columns) leaves columns out.
-        Case("model_width", sizes={"batch": (3,), "D": 8192}, blocks={}, seed=9, large=True, vary={"D": (5000, 8192)}),
+        Case("model_width", sizes={"batch": (7,), "D": 8192}, blocks={}, seed=9, large=True, vary={"D": (5000, 8192)}),
         # x a slice of a wider tensor: each row starts 16 elements past the previous row's end, and
         # reshape(-1, D) keeps those strides (a kernel indexing `row * D` reads the gaps).
         Case("rows_apart_in_memory", sizes={"batch": (3, 5), "D": 1000}, blocks={}, seed=10,

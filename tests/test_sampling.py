@@ -36,6 +36,7 @@ def test_the_drawn_programs_come_from_the_seed_and_the_axis():
 def test_a_short_axis_runs_whole():
     assert chosen(5, seed=1) == [0, 1, 2, 3, 4]
     assert planned((40, 3, 1), seed=0) == 5 * 3
+    assert planned((40, 6, 1), seed=0) == 5 * 4  # one drawn along axis 1
 
 
 def test_the_recorder_keeps_runs_of_offsets():

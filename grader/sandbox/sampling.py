@@ -4,7 +4,7 @@ In Triton's interpreter the programs of a launch run one after another in Python
 at the sizes a statement describes costs minutes. A kernel's behaviour at a size depends on
 each program's loop counts, offsets and masks, not on how many programs run, so a large case
 runs only some of them: along every grid axis the first two and the last (the one holding a
-tail), and a few drawn from the case's seed (a batch's secret changes it). Every store of the
+tail), and one or two drawn from the case's seed (a batch's secret changes it). Every store of the
 programs that ran is recorded (:class:`grader.sandbox.bounds.WriteLog`); the grader compares
 those elements only, and decides from what each program wrote whether the sample stands for
 the launch (:mod:`grader.judge.sampled`). The other elements keep the grader's NaN fill, and
@@ -25,7 +25,7 @@ import numpy as np
 
 AXIS_LIMITS = (2**31 - 1, 65535, 65535)  # CUDA's gridDim.x, .y, .z
 MAX_WARPS = 32  # 1024 threads per block on every NVIDIA GPU since Fermi
-DRAWN = 2  # programs drawn at random along each axis, beside the first two and the last
+DRAWN = 2  # programs drawn at random along axis 0, beside the first two and the last
 
 
 class LaunchRefused(Exception):
@@ -34,10 +34,12 @@ class LaunchRefused(Exception):
 
 def chosen(n: int, seed: int, axis: int = 0) -> list[int]:
     """The indices run along one grid axis of ``n`` programs: all of a short axis, else 0, 1,
-    the last, and ``DRAWN`` more drawn from ``seed`` (the same for the same axis, length and seed)."""
-    if n <= 3 + DRAWN:
+    the last, and more drawn from ``seed`` (the same for the same axis, length and seed): ``DRAWN``
+    along axis 0, one along axes 1 and 2, whose programs multiply axis 0's."""
+    drawn = DRAWN if axis == 0 else 1
+    if n <= 3 + drawn:
         return list(builtins.range(n))
-    draw = random.Random(f"{seed}:{axis}:{n}").sample(builtins.range(2, n - 1), DRAWN)
+    draw = random.Random(f"{seed}:{axis}:{n}").sample(builtins.range(2, n - 1), drawn)
     return sorted({0, 1, n - 1, *draw})
 
 
