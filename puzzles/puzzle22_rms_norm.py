@@ -141,6 +141,10 @@ PUZZLE = Puzzle(
         Case("model_width", sizes={"batch": (7,), "D": 8192}, blocks={}, seed=9, large=True, vary={"D": (5000, 8192)}),
         # x a slice of a wider tensor: each row starts 16 elements past the previous row's end, and
         # reshape(-1, D) keeps those strides (a kernel indexing `row * D` reads the gaps).
+        # Rows past 65535, which a GPU refuses on grid axes 1 and 2: recorded here, its launches checked
+        # against the GPU's limits; the interpreter would take minutes to run 65600 programs.
+        Case("rows_past_65535", sizes={"batch": (65600,), "D": 8}, blocks={}, seed=11, large=True,
+             interpreted=False),
         Case("rows_apart_in_memory", sizes={"batch": (3, 5), "D": 1000}, blocks={}, seed=10,
              layouts={"x": "row_strided"}),
     ),

@@ -160,3 +160,25 @@ def test_a_large_case_under_sampling_catches_what_the_whole_launch_would(name, k
     failing = [c for c in result.cases if not c.passed]
     assert [c.name for c in failing] == ["past_16_bit_offsets"]
     assert failing[0].kind == kind and says in failing[0].message
+
+
+def test_a_recorded_launch_a_gpu_refuses_names_the_line_and_the_limit():
+    from grader.judge.grade_function import refused_launch
+    step = wire.Step(phase="forward", args=(), kwargs={"num_warps": 4}, line=79, source="k[(1, n)](x)",
+                     kernel=wire.KernelPath(path=("rms_norm_fwd",)), grids=((1, 65600),))
+    from types import SimpleNamespace
+    text = failures.word(refused_launch(SimpleNamespace(launches=lambda: [step])))
+    assert text.startswith("your forward's launch of `rms_norm_fwd` at line 79: `k[(1, n)](x)` is refused on a GPU")
+    assert "(1, 65600) has 65600 programs on axis 1, and a GPU allows at most 65535" in text
+    fine = msgspec.structs.replace(step, grids=((65600, 1),))
+    assert refused_launch(SimpleNamespace(launches=lambda: [fine])) is None
+
+
+def test_a_case_recorded_but_not_run_says_so_in_the_report():
+    from grader.judge.grade_function import NOT_INTERPRETED
+    from grader.judge.results import CaseResult, PuzzleResult, Status
+    from grader.report.text import render_puzzle
+    cases = [CaseResult("classic", {}, {}, 0, (), True),
+             CaseResult("rows_past_65535", {}, {}, 11, (), True, message=NOT_INTERPRETED)]
+    text = render_puzzle(PuzzleResult("puzzle22", "RMS norm", Status.PASS, "f.py", "cpu", cases=tuple(cases)))
+    assert "rows_past_65535[seed=11]: recorded, its launches checked against a GPU's limits; not run" in text

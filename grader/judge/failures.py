@@ -540,6 +540,21 @@ def _raised(f: Raised) -> str:
 
 
 @dataclass(frozen=True)
+class LaunchRefused:
+    """A recorded launch that a GPU refuses (a grid axis or num_warps past its limits)."""
+
+    kind: ClassVar = FailureKind.EXCEPTION
+    launch: str  # "your forward's launch of `rms_norm_fwd`"
+    why: str     # grader.course.limits.refusal's text, the fix included
+    line: int | None = None
+    source: str = ""
+
+
+def _launch_refused(f: LaunchRefused) -> str:
+    return f"{f.launch}{at_line(f.line, f.source)} is refused on a GPU, and raised here as it would be there: {f.why}"
+
+
+@dataclass(frozen=True)
 class ImportFailed:
     """Importing the learner's file raised."""
 
@@ -1168,7 +1183,8 @@ CATALOGUE: dict[FailureKind, Entry] = {
     FailureKind.NONFINITE: Entry("NaN/Inf", {Nonfinite: _nonfinite, **_VALUES}),
     FailureKind.OUT_OF_BOUNDS: Entry("out of bounds", {StrayStore: _stray_store, Worded: _said}, points=True),
     FailureKind.INPUT_MODIFIED: Entry("wrote an input", {InputModified: _input_modified}, points=True),
-    FailureKind.EXCEPTION: Entry("exception", {Raised: _raised, ImportFailed: _import_failed,
+    FailureKind.EXCEPTION: Entry("exception", {Raised: _raised, LaunchRefused: _launch_refused,
+                                               ImportFailed: _import_failed,
                                                ReplayDisagrees: _replay_disagrees, Worded: _said}, points=True),
     FailureKind.CRASH: Entry("crash", {Crash: _crash}, stops="crashed"),
     FailureKind.TIMEOUT: Entry("timeout", {Timeout: _timeout}, stops="timed out"),

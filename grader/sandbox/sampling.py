@@ -23,8 +23,8 @@ import sys
 
 import numpy as np
 
-AXIS_LIMITS = (2**31 - 1, 65535, 65535)  # CUDA's gridDim.x, .y, .z
-MAX_WARPS = 32  # 1024 threads per block on every NVIDIA GPU since Fermi
+from grader.course.limits import refusal
+
 DRAWN = 2  # programs drawn at random along axis 0, beside the first two and the last
 
 
@@ -130,18 +130,9 @@ class StoreRecorder:
 
 def check_launch(grid: tuple[int, ...], num_warps=None) -> None:
     """Raise LaunchRefused where a GPU would refuse this launch."""
-    for axis, (n, limit) in enumerate(zip(grid, AXIS_LIMITS)):
-        if n > limit:
-            fix = ("put the dimension that grows (rows, tokens) on axis 0, which allows 2**31 - 1, or loop "
-                   "inside a program") if axis else "give each program more of the work"
-            raise LaunchRefused(f"the launch's grid {tuple(grid)} has {n} programs on axis {axis}, and a GPU "
-                                f"allows at most {limit} on axis {axis}: CUDA refuses the launch. Fix: {fix}.")
-    if num_warps is not None:
-        warps = int(num_warps)
-        if warps < 1 or warps & (warps - 1) or warps > MAX_WARPS:
-            raise LaunchRefused(f"num_warps={warps}: Triton needs a power of two, and a GPU runs at most "
-                                f"{MAX_WARPS} warps ({MAX_WARPS * 32} threads) in one program. Fix: num_warps "
-                                f"of 1, 2, 4, 8, 16 or 32.")
+    why = refusal(grid, None if num_warps is None else int(num_warps))
+    if why is not None:
+        raise LaunchRefused(why)
 
 
 def install_limits() -> None:
