@@ -5,6 +5,8 @@ from __future__ import annotations
 
 AXIS_LIMITS = (2**31 - 1, 65535, 65535)  # CUDA's gridDim.x, .y, .z
 MAX_WARPS = 32  # 1024 threads per block
+# Shared memory one program may use, in bytes (the opt-in maximum per block), by compute capability.
+MAX_SHARED = {90: 232448, 100: 232448, 80: 166912, 86: 101376, 89: 101376}
 
 
 def refusal(grid=(), num_warps=None) -> str | None:
@@ -20,3 +22,13 @@ def refusal(grid=(), num_warps=None) -> str | None:
             return (f"num_warps={num_warps}: Triton needs a power of two, and a GPU runs at most {MAX_WARPS} "
                     f"warps ({MAX_WARPS * 32} threads) in one program. Fix: num_warps of 1, 2, 4, 8, 16 or 32.")
     return None
+
+
+def shared_refusal(shared: int, arch: int, config: str = "") -> str | None:
+    """Why a GPU of compute capability ``arch`` cannot launch a program needing ``shared`` bytes."""
+    limit = MAX_SHARED.get(arch)
+    if limit is None or shared <= limit:
+        return None
+    return (f"{config or 'the kernel'} needs {shared} bytes of shared memory per program, and an sm_{arch} GPU "
+            f"gives a program at most {limit} ({limit // 1024} KiB): Triton raises OutOfResources at launch. "
+            f"Fix: smaller tiles (BLOCK sizes), or fewer num_stages.")

@@ -474,7 +474,7 @@ class Worker:
             base_signature, base_constexprs = launch_signature(fn, msg.arguments, msg.keywords, set(layers.provided))
         variants = [(describe_config(c), c.kwargs, {"num_warps": c.num_warps, "num_stages": c.num_stages})
                     for c in layers.configs] or [("", {}, dict(msg.options))]
-        stats = []
+        stats, too_large = [], []  # too_large: the configs whose shared memory no program gets
         for label, meta, options in variants:
             # each config from the launch's own values: one config's meta-parameters never fill another's
             signature, constexprs = dict(base_signature), {**base_constexprs, **meta}
@@ -498,11 +498,18 @@ class Worker:
             if key in self._compiled and not msg.stats:
                 continue
             try:
-                with captured_output() as printed, _stages_up_to(msg.stage), _ptxas_log(msg.stats):
+                kernel = None
+                with captured_output() as printed, _stages_up_to(msg.stage) as reached, _ptxas_log(msg.stats):
                     attrs = _aligned(fn, signature, msg) if msg.stats else None
                     source = ASTSource(fn=JITFunction(fn), signature=signature, constexprs=constexprs, attrs=attrs)
                     kernel = self.triton.compile(source, target=GPUTarget("cuda", msg.arch, 32), options=options)
-                self._compiled.add(key)
+                from grader.course.limits import shared_refusal
+                shared = getattr(kernel.metadata, "shared", 0) if kernel is not None else reached.get("shared", 0)
+                refused = shared_refusal(int(shared or 0), msg.arch, label)
+                if refused is not None:  # compiled again whenever asked: each time refused
+                    too_large.append(wire.Failure("compile", error=refused, config=label))
+                else:
+                    self._compiled.add(key)
                 if msg.stats:
                     from grader.sandbox.compile_stats import kernel_stats
                     stats.append(kernel_stats(kernel, label, printed[0] if printed else "", options))
@@ -512,6 +519,9 @@ class Worker:
                 line, src = compile_error_line(exc, fn, filename)
                 return wire.Failure("compile", error=describe(exc, fn, filename), line=line, source=src,
                                     config=label), []
+        # On a GPU the autotuner passes over a config it cannot launch, and fails only when none can.
+        if too_large and (not layers.configs or len(too_large) == len(variants)):
+            return too_large[0], []
         return wire.Compiled(variants=len(variants), stats=tuple(stats)), []
 
     def _written(self, source: str) -> str:
@@ -593,11 +603,13 @@ def _stages_up_to(last: str):
     where Python that is not Triton fails, without paying for LLVM and ptxas per launch."""
     from triton import knobs
     runtime = getattr(knobs, "runtime", None)
+    reached: dict = {}  # the metadata of the last stage run (its shared memory, from llir on)
     if last == "cubin" or not hasattr(runtime, "add_stages_inspection_hook"):
-        yield
+        yield reached
         return
 
     def stop(src, metadata):
+        reached.update(metadata)
         raise _StagesDone()
 
     def hook(backend=None, stages=None, options=None, language=None, capability=None):
@@ -609,7 +621,7 @@ def _stages_up_to(last: str):
     saved = runtime.add_stages_inspection_hook
     runtime.add_stages_inspection_hook = hook
     try:
-        yield
+        yield reached
     except _StagesDone:
         pass
     finally:
