@@ -33,6 +33,16 @@ def test_the_drawn_programs_come_from_the_seed_and_the_axis():
     assert chosen(100_000, 3, axis=0) != chosen(100_000, 3, axis=1)
 
 
+def test_a_batchs_secret_draws_other_programs():
+    """The sample's seed is the case's, with the batch's secret (grader.judge.plan.case_seed)."""
+    from grader.judge.plan import case_seed
+    puzzle = COURSE.puzzle("puzzle20")
+    case = next(c for c in puzzle.cases if c.name == "rows_past_65535")
+    seeds = {case_seed(puzzle, case, secret) for secret in range(8)}
+    assert len(seeds) == 8
+    assert len({tuple(chosen(65600, seed)) for seed in seeds}) == 8
+
+
 def test_a_short_axis_runs_whole():
     assert chosen(5, seed=1) == [0, 1, 2, 3, 4]
     assert planned((40, 3, 1), seed=0) == 5 * 3

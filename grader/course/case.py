@@ -82,8 +82,9 @@ class Case:
     interpreted: bool = True  # False: on the CPU, recorded and its launches checked, not run
 
     def __post_init__(self) -> None:
-        if not isinstance(self.large, bool):
-            raise ValueError(f"case {self.name!r}: large must be True or False, not {self.large!r}")
+        for flag in ("large", "interpreted"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f"case {self.name!r}: {flag} must be True or False, not {getattr(self, flag)!r}")
         for name, bounds in self.vary.items():
             self._check_range(name, bounds)
         for name, layout in self.layouts.items():
