@@ -159,8 +159,8 @@ PUZZLE = Puzzle(
         Case("past_16_bit_offsets", sizes={"ROWS": 40, "D": 1000}, blocks={"BLOCK_D": 1024}, seed=8,
              dtypes=HALF, large=True, vary={"ROWS": (34, 48), "D": (980, 1024)}),
         # A model's width in one block, and rows past 65535 (one program each, a sample of them run).
-        Case("model_width", sizes={"ROWS": 300, "D": 8000}, blocks={"BLOCK_D": 8192}, seed=9, large=True,
-             vary={"ROWS": (260, 400), "D": (5000, 8191)}),
+        Case("model_width", sizes={"ROWS": 40, "D": 8000}, blocks={"BLOCK_D": 8192}, seed=9, large=True,
+             vary={"ROWS": (34, 48), "D": (5000, 8191)}),
         Case("rows_past_65535", sizes={"ROWS": 65600, "D": 13}, blocks={"BLOCK_D": 16}, seed=10, large=True,
              vary={"ROWS": (65536, 70000)}),
     ),
