@@ -16,8 +16,11 @@ process, as a learner or CI runs it:
 * ``student``: ``python -m grader batch`` of one student who solved every puzzle, ``--jobs 2``
   (target 45 s).
 
-Beside each wall time, the CPU time of the command and the processes it waited for (its
-workers): on a shared machine under load, wall time counts the neighbours' work as well.
+Beside each wall time, the CPU time (user + system) of the command and of the processes it
+waited for: on a shared machine under load, wall time counts the neighbours' work as well. The
+sandboxed workers are forked by zygotes and are not all waited for, so most of the
+interpreter's own time is left out: the figure is the grader's side (planning, packing,
+comparing, the compile checks' launch), which the size of a case's tensors drives.
 * ``class``: the same for 6 such students: the class throughput the README quotes.
 
 ``--root`` measures another checkout (an older commit, for the figures before a change): its
@@ -63,8 +66,8 @@ CPU = {}  # the command line -> CPU seconds of its last run (see timed)
 
 def timed(command: list[str], root: Path, cwd: Path | None = None) -> float:
     """Wall seconds of ``command`` in a fresh process with an empty compile cache. Its CPU
-    seconds (user + system, of the command and every process it waited for: the workers) go
-    to ``CPU``: on a shared, loaded machine wall time measures the neighbours too."""
+    seconds (user + system, of the command and the processes it waited for; see above) go to
+    ``CPU``: on a shared, loaded machine wall time measures the neighbours too."""
     import resource
     with tempfile.TemporaryDirectory() as cache:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
