@@ -89,6 +89,9 @@ PUZZLE = Puzzle(
         # Past anything a kernel could hard-code: offsets past 16 bits.
         Case("past_16_bit_offsets", sizes={"N0": 40, "T": 1000}, blocks={"B1": 1024}, seed=10, dtypes=HALF,
              large=True, vary={"N0": (34, 48), "T": (980, 1024)}),
+        # A model's width in one block; a sample of the rows runs (the first two, the last, two drawn).
+        Case("model_width", sizes={"N0": 40, "T": 8192}, blocks={"B1": 8192}, seed=11, large=True,
+             vary={"N0": (34, 48), "T": (5000, 8192)}),
     ),
     atol=1e-6,
     rtol=1e-5,

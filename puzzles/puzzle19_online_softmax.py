@@ -121,6 +121,9 @@ PUZZLE = Puzzle(
         # Past anything a kernel could hard-code: rows longer than 1024 (18 or more chunks), offsets past 16 bits.
         Case("many_chunks", sizes={"N0": 30, "T": 1100}, blocks={"B1": 64}, seed=12, large=True,
              vary={"N0": (30, 40), "T": (1100, 1400)}),
+        # A model's width, 33 or more chunks of 256, and many rows, of which a sample runs.
+        Case("model_width", sizes={"N0": 40, "T": 8200}, blocks={"B1": 256}, seed=13, large=True,
+             vary={"N0": (34, 48), "T": (8193, 9000)}),
     ),
     # fp32: the kernel sums in another order than torch, rescales the sum, and a GPU's tl.exp
     # is a fast approximation.

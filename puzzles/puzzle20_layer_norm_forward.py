@@ -158,6 +158,11 @@ PUZZLE = Puzzle(
         # Past anything a kernel could hard-code: offsets past 16 bits.
         Case("past_16_bit_offsets", sizes={"ROWS": 40, "D": 1000}, blocks={"BLOCK_D": 1024}, seed=8,
              dtypes=HALF, large=True, vary={"ROWS": (34, 48), "D": (980, 1024)}),
+        # A model's width in one block, and rows past 65535 (one program each, a sample of them run).
+        Case("model_width", sizes={"ROWS": 40, "D": 8000}, blocks={"BLOCK_D": 8192}, seed=9, large=True,
+             vary={"ROWS": (34, 48), "D": (5000, 8191)}),
+        Case("rows_past_65535", sizes={"ROWS": 65600, "D": 13}, blocks={"BLOCK_D": 16}, seed=10, large=True,
+             vary={"ROWS": (65536, 70000)}),
     ),
     # fp32: two sums of a few hundred terms in another order than torch's; the large_mean rows
     # lose about 5e-5 to the rounding of their mean, the same in any correct kernel.

@@ -141,6 +141,16 @@ PUZZLE = Puzzle(
         # reshape(-1, D) keeps as it is (a 2-D view needs no copy).
         Case("many_rows", sizes={"batch": (1030,), "D": 40}, blocks={}, seed=8, large=True,
              layouts={"grad_output": "transposed"}),
+        # A model's width: a block capped below the row (512, 1024, 4096 columns) leaves columns out.
+        Case("model_width", sizes={"batch": (7,), "D": 8192}, blocks={}, seed=9, large=True, vary={"D": (5000, 8192)}),
+        # x a slice of a wider tensor: each row starts 16 elements past the previous row's end, and
+        # reshape(-1, D) keeps those strides (a kernel indexing `row * D` reads the gaps).
+        # Rows past 65535, which a GPU refuses on grid axes 1 and 2: recorded here, its launches checked
+        # against the GPU's limits; the interpreter would take minutes to run 65600 programs.
+        Case("rows_past_65535", sizes={"batch": (65600,), "D": 8}, blocks={}, seed=11, large=True,
+             interpreted=False),
+        Case("rows_apart_in_memory", sizes={"batch": (3, 5), "D": 1000}, blocks={}, seed=10,
+             layouts={"x": "row_strided"}),
     ),
     # fp32: sums of up to a few hundred terms, in another order than autograd's.
     atol=1e-5,
@@ -148,8 +158,9 @@ PUZZLE = Puzzle(
     # One rounding to the output's dtype, either side of a tie.
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
-        "Forward: `rows = x.reshape(-1, D)`, `y = torch.empty_like(rows)`, `rstd = torch.empty(rows.shape[0], "
-        "dtype=torch.float32, device=x.device)`; launch one program per row with `BLOCK_D = "
+        "Forward: `rows = x.reshape(-1, D).contiguous()` (x may be a slice whose rows lie apart in memory: "
+        "`reshape` keeps such strides, and the kernel takes none), `y = torch.empty_like(rows)`, "
+        "`rstd = torch.empty(rows.shape[0], dtype=torch.float32, device=x.device)`; launch one program per row with `BLOCK_D = "
         "triton.next_power_of_2(D)`, and return `y.view(x.shape)`.",
         "In the forward kernel: `r = 1 / tl.sqrt(tl.sum(x * x, axis=0) / D + eps)`; store `x * r * w` and `r`. "
         "In the backward kernel, per row: `xhat = x * r`, `wg = w * g`, "

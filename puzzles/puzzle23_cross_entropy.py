@@ -198,6 +198,9 @@ PUZZLE = Puzzle(
         # past 16 bits.
         Case("many_chunks", sizes={"N": 30, "V": 1100}, blocks={"B1": 64}, seed=11, edges=IGNORED, large=True,
              vary={"N": (30, 40), "V": (1100, 1400)}),
+        # A model's vocabulary, a multiple of no block, in 33 or more chunks; a sample of the rows runs.
+        Case("vocabulary", sizes={"N": 40, "V": 32771}, blocks={"B1": 1024}, seed=12, edges=IGNORED, large=True,
+             vary={"N": (34, 48), "V": (32769, 40000)}),
     ),
     # fp32: another summation order than torch's, the rescaled sum, and a GPU's fast exp and log.
     atol=2e-5,

@@ -91,6 +91,9 @@ PUZZLE = Puzzle(
         # Past anything a kernel could hard-code: rows longer than 1024 (18 or more chunks), offsets past 16 bits.
         Case("many_chunks", sizes={"N0": 30, "T": 1100}, blocks={"B1": 64}, seed=6, large=True,
              vary={"N0": (30, 40), "T": (1100, 1400)}),
+        # Rows of a model's width (65 or more chunks), a sample of the rows run.
+        Case("long_rows", sizes={"N0": 40, "T": 8200}, blocks={"B1": 128}, seed=7, large=True,
+             vary={"N0": (34, 48), "T": (8193, 9000)}),
     ),
     # Partial sums reach about sqrt(T) ~ 30; fp32 sums in another order differ by ~1e-6 of that.
     atol=1e-4,

@@ -128,6 +128,9 @@ PUZZLE = Puzzle(
         # Past anything a kernel could hard-code: 18 or more chunks of K, a column-major a past 16-bit offsets.
         Case("many_chunks", sizes={"M": 64, "N": 40, "K": 560}, blocks=_blocks(32, 32, 32, 2), seed=7,
              layouts={"a": "transposed"}, large=True, vary={"M": (62, 80), "K": (545, 700)}),
+        # K past any unroll (129 or more chunks), a sample of the tiles run.
+        Case("k_past_any_unroll", sizes={"M": 136, "N": 72, "K": 4100}, blocks=_blocks(32, 32, 32, 2), seed=8,
+             layouts={"b": "transposed"}, large=True, vary={"K": (4097, 5000)}),
     ),
     # c is fp16. A correct kernel differs from the spec only in the order of its fp32 sums,
     # which can move the final rounding by one fp16 step: at most 2^-10 of the value.

@@ -123,6 +123,9 @@ PUZZLE = Puzzle(
         # Past anything a kernel could hard-code: 18 or more chunks of K, a column-major b past 16-bit offsets.
         Case("many_chunks", sizes={"M": 40, "N": 64, "K": 560}, blocks=_blocks(32, 32, 32, 2), seed=5,
              layouts={"b": "transposed"}, large=True, vary={"M": (33, 64), "K": (545, 700)}),
+        # K past any unroll (129 or more chunks), a sample of the tiles run.
+        Case("k_past_any_unroll", sizes={"M": 72, "N": 136, "K": 4100}, blocks=_blocks(32, 32, 32, 2), seed=6,
+             layouts={"a": "transposed"}, large=True, vary={"K": (4097, 5000)}),
     ),
     # c is fp16: a correct kernel differs from the spec only by fp32 sums in another order, which
     # can move the final rounding by one fp16 step (2^-10 of the value). The small atol keeps

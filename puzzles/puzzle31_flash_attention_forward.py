@@ -128,6 +128,9 @@ PUZZLE = Puzzle(
         _case("causal_large_magnitude", 7, NQ=48, NK=48, D=64, causal=1, scale=5.0),
         # Past anything a kernel could hard-code: 18 chunks of keys, offsets past 16 bits.
         _case("many_chunks", 8, H=1, NQ=280, NK=280, D=128, BQ=32, BK=16, causal=1, large=True),
+        # 2 batches of 2 heads at once, past 4096 queries and keys: a sample of the query blocks runs.
+        _case("long_sequences", 9, B=2, H=2, NQ=4100, NK=4100, D=64, BQ=64, BK=64, large=True,
+              vary={"NQ": (4097, 4500), "NK": (4097, 4500)}),
     ),
     # o: fp16 storage, and the probabilities rounded to fp16 before the second dot.
     # bf16 only in --bench (the interpreter's bf16 dot is unreliable): 8 mantissa bits.

@@ -95,6 +95,9 @@ def _cases(causal: int) -> tuple[Case, ...]:
               NQ=queries(20, 37), NK=keys(20, 37), D=64, layouts={"grad_output": "transposed"}),
         _case("head_dim_128", 2, NQ=24, NK=24, D=128),
         _case("one_query_block", 3, NQ=7, NK=7, D=64),
+        # Several batches and several heads at once: a (batch, head) flattened in one order in one
+        # place and in the other elsewhere is right whenever either is 1.
+        _case("batches_and_heads", 5, B=2, H=3, NQ=queries(33, 45), NK=keys(33, 45), D=64),
         # Past anything a kernel could hard-code: more than 256 rows of queries and keys, offsets past
         # 16 bits, and a non-contiguous grad_output. Causal: NK follows the NQ drawn (derive).
         _case("many_rows", 4, H=1, NQ=280, NK=280, D=128, layouts={"grad_output": "transposed"}, large=True,

@@ -151,6 +151,9 @@ PUZZLE = Puzzle(
         # Past anything a kernel could hard-code: more than 1024 rows, past 16-bit offsets.
         Case("past_1024_rows", sizes={"N": 1030, "V": 33}, blocks={}, seed=6, edges=IGNORED, large=True,
              vary={"N": (1030, 1300), "V": (33, 48)}),
+        # A model's vocabulary, a multiple of no block: a kernel that reads one chunk of the row
+        # (a block capped at 1024 or 8192 logits, no loop) misses most of it.
+        Case("vocabulary", sizes={"N": 4, "V": 32771}, blocks={}, seed=7, large=True, vary={"V": (32769, 40000)}),
     ),
     # fp32: the loss of order 1 to 100s; the gradient of order 1/(n V) times G.
     atol=1e-6,

@@ -179,7 +179,13 @@ def test_replies_of_every_operation_go_through_json_unchanged():
                        "heuristics": []}),
         (wire.Ran, {"reply": "ran", "runs": [{"label": "", "reversed": False, "seconds": 0.5, "printed": "",
                                               "failure": failure, "overlaps": [], "early_reads": [], "trace": None,
-                                              "heuristics": {}}]}),
+                                              "heuristics": {}, "sampled": {
+                                                  "programs": 40, "ran": 5, "writes": [{
+                                                      "program": [0, 0, 0], "buffer": 1, "count": 8,
+                                                      "runs": [0, 8]}],
+                                                  "foreign_reads": [{"tensor": "z", "index": 0, "shape": [40],
+                                                                     "program": [1, 0, 0], "written": True,
+                                                                     "line": 9, "source": "tl.load(z)"}]}}]}),
         (wire.Recorded, {"reply": "recorded", "seconds": 1.0, "printed": "hi", "program": program, "failure": None,
                          "host": None, "phase": "forward"}),
         (wire.Replayed, {"reply": "replayed", "seconds": 1.0, "printed": "", "returned": [tensor, {

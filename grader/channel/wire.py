@@ -183,6 +183,37 @@ class EarlyRead(Message):
     source: str = ""
 
 
+class ForeignRead(Message):
+    """In a sampled run: a program loaded an output element it had not stored itself."""
+
+    tensor: str
+    index: int
+    shape: tuple[int, ...]
+    program: tuple[int, ...]
+    written: bool  # whether another program that ran had stored it
+    line: int | None = None
+    source: str = ""
+
+
+class ProgramWrites(Message):
+    """In a sampled run: the elements one program stored in one output (a buffer index), as
+    (start, length) runs of storage offsets."""
+
+    program: tuple[int, ...]
+    buffer: int
+    count: int
+    runs: tuple[int, ...]
+
+
+class SampledRun(Message):
+    """What a run of a sample of the programs did: how many of how many ran, and their stores."""
+
+    programs: int
+    ran: int
+    writes: tuple[ProgramWrites, ...] = ()
+    foreign_reads: tuple[ForeignRead, ...] = ()
+
+
 class TraceRecord(Message):
     program: tuple[int, ...]
     tensor: str
@@ -211,6 +242,7 @@ class KernelRun(Message):
     early_reads: tuple[EarlyRead, ...] = ()
     trace: Trace | None = None
     heuristics: dict[str, Union[bool, int]] = {}
+    sampled: SampledRun | None = None  # only some programs ran (Run.sample)
 
 
 class Ran(Reply):
@@ -246,6 +278,7 @@ class Run(Request):
     # Only the accesses are judged (the run beside a GPU): inline assembly stood in for need not
     # leave the outputs the same under two stand-ins, only keep every access in bounds under both.
     accesses_only: bool = False
+    sample: int | None = None  # run a sample of the programs, drawn from this seed (a large case)
 
 
 # compile ------------------------------------------------------------------------------------

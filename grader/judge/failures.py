@@ -354,6 +354,33 @@ def _order_dependent(f: OrderDependent) -> str:
             f"combine the programs' contributions with atomics (`tl.atomic_add`).")
 
 
+@dataclass(frozen=True)
+class ReadAcross:
+    """In a large case, where only a sample of the programs runs: a program loaded an output
+    element it had not stored itself (another program's, or nobody's yet)."""
+
+    kind: ClassVar = FailureKind.RACE
+    tensor: str
+    program: tuple[int, ...]
+    index: int
+    shape: tuple[int, ...]
+    written: bool  # another program that ran had stored it
+    ran: int
+    programs: int
+    line: int | None = None
+    source: str = ""
+
+
+def _read_across(f: ReadAcross) -> str:
+    held = "another program's value" if f.written else "the grader's NaN fill"
+    return (f"a race: program {tuple(f.program)} loaded {f.tensor}{_element(f.index, f.shape)}"
+            f"{at_line(f.line, f.source)}, an element of the output `{f.tensor}` it had not stored itself. "
+            f"This case runs {f.ran} of the launch's {f.programs} programs, so the element held {held}; on a GPU "
+            f"programs run at the same time, in no set order, and what another program stores may not be there "
+            f"yet. Fix: have each program compute its part from the inputs alone, and store `{f.tensor}` "
+            f"without loading it back from another program's part.")
+
+
 # ---- compile errors and the usual fixes of a compiler's complaint -------------------------
 
 # Usual reasons a kernel runs in the interpreter but not on a GPU, and the one-line fix.
@@ -543,6 +570,21 @@ def _raised(f: Raised) -> str:
     text = f"{f.raiser} raised {f.error}{at_line(f.line, f.source)}."
     fix = usual_fix(f.error)
     return text + (f" Fix: {fix}" if fix else "")
+
+
+@dataclass(frozen=True)
+class LaunchRefused:
+    """A recorded launch that a GPU refuses (a grid axis or num_warps past its limits)."""
+
+    kind: ClassVar = FailureKind.EXCEPTION
+    launch: str  # "your forward's launch of `rms_norm_fwd`"
+    why: str     # grader.course.limits.refusal's text, the fix included
+    line: int | None = None
+    source: str = ""
+
+
+def _launch_refused(f: LaunchRefused) -> str:
+    return f"{f.launch}{at_line(f.line, f.source)} is refused on a GPU, and raised here as it would be there: {f.why}"
 
 
 @dataclass(frozen=True)
@@ -1312,7 +1354,8 @@ CATALOGUE: dict[FailureKind, Entry] = {
     FailureKind.NONFINITE: Entry("NaN/Inf", {Nonfinite: _nonfinite, **_VALUES}),
     FailureKind.OUT_OF_BOUNDS: Entry("out of bounds", {StrayStore: _stray_store, Worded: _said}, points=True),
     FailureKind.INPUT_MODIFIED: Entry("wrote an input", {InputModified: _input_modified}, points=True),
-    FailureKind.EXCEPTION: Entry("exception", {Raised: _raised, ImportFailed: _import_failed,
+    FailureKind.EXCEPTION: Entry("exception", {Raised: _raised, LaunchRefused: _launch_refused,
+                                               ImportFailed: _import_failed,
                                                ReplayDisagrees: _replay_disagrees, Worded: _said}, points=True),
     FailureKind.CRASH: Entry("crash", {Crash: _crash}, stops="crashed"),
     FailureKind.TIMEOUT: Entry("timeout", {Timeout: _timeout}, stops="timed out"),
@@ -1333,7 +1376,8 @@ CATALOGUE: dict[FailureKind, Entry] = {
         HostReduction: _host_reduction}, points=True),
     FailureKind.SAVED: Entry("saved", {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra,
                                                 SavedStorage: _saved_storage}, points=True),
-    FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent}, points=True),
+    FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent, ReadAcross: _read_across},
+                            points=True),
     FailureKind.SNIFFING: Entry("sniffing", {Worded: _said}, points=True),
     FailureKind.SYNTAX: Entry("syntax", {Worded: _said}, points=True),
     FailureKind.INTERPRETER_LIMIT: Entry("interpreter limit", {InterpreterLimit: _interpreter_limit,

@@ -38,6 +38,9 @@ def torch_dtype(name: str) -> torch.dtype:
     return getattr(torch, name)
 
 
+ROW_GAP = 16  # elements between one row's end and the next row's start, in a "row_strided" layout
+
+
 def _round_up(n: int, to: int) -> int:
     return -(-n // to) * to
 
@@ -59,15 +62,21 @@ class Buffer:
     def plan(name: str, role: str, dtype: str, shape: tuple[int, ...], index: int = 0,
              layout: str = "contiguous") -> "Buffer":
         """``index`` is the argument's position: it picks this buffer's own guard byte.
-        ``layout="transposed"`` stores the dims in reverse order (column-major for a matrix)."""
+        ``layout="transposed"`` stores the dims in reverse order (column-major for a matrix);
+        ``"row_strided"`` keeps the last dim contiguous but starts each row ``ROW_GAP`` elements
+        after the previous one ends (a slice of a wider tensor), the gaps holding the unwritten fill."""
         itemsize = torch.empty((), dtype=torch_dtype(dtype)).element_size()
-        nbytes = itemsize * max(1, _numel(shape))
-        guard = _round_up(max(MIN_GUARD, nbytes), ALIGN)
         shape = tuple(shape)
+        stored = _numel(shape)
         if layout == "transposed":
             strides = _contiguous_strides(shape[::-1])[::-1]
+        elif layout == "row_strided" and shape and stored:
+            strides = _contiguous_strides(shape[:-1] + (shape[-1] + ROW_GAP,))
+            stored = 1 + sum((n - 1) * s for n, s in zip(shape, strides))
         else:
             strides = _contiguous_strides(shape)
+        nbytes = itemsize * max(1, stored)
+        guard = _round_up(max(MIN_GUARD, nbytes), ALIGN)
         return Buffer(name, role, dtype, shape, guard, nbytes, GUARD_BYTE - index, strides)
 
     @property
@@ -123,7 +132,10 @@ def pack(buffer: Buffer, data: torch.Tensor | None) -> bytearray:
     raw = bytearray([buffer.guard_byte]) * buffer.total
     if data is None:
         data = unwritten_fill(torch_dtype(buffer.dtype), buffer.shape)
-    flat = torch.empty(max(1, buffer.numel), dtype=data.dtype)
+    stored = max(1, buffer.nbytes // buffer.itemsize)
+    # where a layout leaves gaps between rows, they hold the unwritten fill
+    flat = torch.empty(stored, dtype=data.dtype) if stored == max(1, buffer.numel) else \
+        unwritten_fill(data.dtype, (stored,))
     flat.as_strided(buffer.shape, buffer.strides).copy_(data)
     body = flat.view(torch.uint8).numpy().tobytes()
     assert len(body) == buffer.nbytes or (buffer.numel == 0), (buffer, len(body))
@@ -154,7 +166,7 @@ def unpack(buffer: Buffer, raw: bytes) -> tuple[torch.Tensor, GuardDamage | None
     positions = torch.nonzero(damaged).flatten()
     element = (positions - buffer.guard).div(buffer.itemsize, rounding_mode="floor")
     before = element[element < 0]
-    after = element[element >= buffer.numel]
+    after = element[element >= buffer.nbytes // buffer.itemsize]
     count = int(torch.unique(element).numel())
     return data, GuardDamage(
         before=(int(before.min()), int(before.max())) if before.numel() else None,

@@ -23,7 +23,8 @@ from grader.judge.compare import compare, look_alike_note, order_changed, recogn
 from grader.course.loader import Course, stub_signature
 from grader.judge.fence import pack
 from grader.judge.options import Options
-from grader.judge.plan import SpecShapes
+from grader.judge.plan import SpecShapes, case_seed
+from grader.judge.sampled import Stands, stands
 from grader.course.puzzle import Case, Puzzle, Run
 from grader.course.variant import shown
 from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
@@ -340,6 +341,10 @@ class PuzzleGrader:
         kernel; only when it fails does it run again with them, so that a stray access is named."""
         if trace:
             return self._run_case_once(case, params, True, self.options.check_bounds)
+        if case.large and self.puzzle.samples and self.options.check_bounds and self.options.device == "cpu":
+            sampled = self._run_case_once(case, params, False, True, sample=True)
+            if sampled is not None:  # else the sample did not stand for the launch: every program runs
+                return sampled
         return self._hooks_if_failed(case, lambda hooks: self._run_case_once(case, params, False, hooks))
 
     def _hooks_if_failed(self, case: Case, run):
@@ -355,8 +360,11 @@ class PuzzleGrader:
         checked = run(True)
         return fast if checked[0].passed else checked
 
-    def _run_case_once(self, case: Case, params: list[Param], trace: bool, hooks: bool, capture: list | None = None):
-        """``capture``: a rerun of a property check, whose outputs are kept there, not judged."""
+    def _run_case_once(self, case: Case, params: list[Param], trace: bool, hooks: bool, capture: list | None = None,
+                       sample: bool = False):
+        """The case's result (see _run_case). ``capture``: a rerun of a property check, whose outputs
+        are kept there, not judged. With ``sample``, a sample of the programs runs
+        (grader.judge.sampled), and None comes back where it does not stand for the launch."""
         plan = self.shapes.plan(case, self.options.secret)
         describe = describe_case(case, self.puzzle)
         try:
@@ -368,7 +376,8 @@ class PuzzleGrader:
             pack(b, zeros(b) if b.name in self.puzzle.zeroed else None) for b in plan.output_buffers]
         message = wire.Run(file=str(self.kernel_file), kernel=self.puzzle.kernel, puzzle_file=str(self.puzzle_path),
                            values=dict(plan.values), named=dict(binding.named), check_bounds=hooks,
-                           reorder=hooks or not case.large,  # a race shows in the small cases
+                           reorder=(hooks or not case.large) and not sample,  # a race shows in the small cases
+                           sample=case_seed(self.puzzle, case, self.options.secret) if sample else None,
                            trace=trace, allocator="make_tensor_descriptor" in self.puzzle.requires,
                            buffers=tuple(b.spec(p) for b, p in zip(plan.buffers, binding.pointers)))
         try:
@@ -409,12 +418,20 @@ class PuzzleGrader:
                 capture.append(written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce))
                 continue
             where = describe_case(case, self.puzzle) + (f" with {run.label}" if run.label else "")
+            masks = None
+            if run.sampled is not None:
+                judged = self._sampled(plan, run.sampled)
+                if judged is None:
+                    return None
+                if not isinstance(judged, Stands):
+                    return failed_case(case, self.puzzle, judged, where, **extra), binding, None
+                masks, where = judged.masks, f"{where} ({judged.ran} of its {judged.programs} programs run)"
             expected = plan.expected if self.puzzle.check is None else properties.expected(
                 self.puzzle.check, {**self.puzzle.sizes(case), **case.blocks}, plan.inputs,
                 written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce))
             outcome = compare(plan.buffers, got, plan.inputs, expected, self.puzzle.tolerance,
                               large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
-                              host_reduce=self.puzzle.host_reduce)
+                              host_reduce=self.puzzle.host_reduce, sampled=masks)
             if not outcome.passed:
                 early = [r for r in run.early_reads if r.tensor in outcome.message
                          and r.tensor not in self.puzzle.zeroed]  # a zeroed output may be read at once
@@ -563,6 +580,17 @@ class PuzzleGrader:
                          f"but your file sets {place} to {shown(written.value)} (line {written.line}): "
                          f"write {shown(mine)} there.")
         return "".join(notes)
+
+    @staticmethod
+    def _sampled(plan, sampled: wire.SampledRun) -> "Stands | failures.ReadAcross | None":
+        """A sampled run: a program that read another's part fails it; else the elements to
+        compare, or None where the sample does not stand for the launch (grader.judge.sampled)."""
+        if sampled.foreign_reads:
+            read = sampled.foreign_reads[0]
+            return failures.ReadAcross(read.tensor, tuple(read.program), read.index, tuple(read.shape), read.written,
+                                       sampled.ran, sampled.programs, read.line, read.source)
+        judged = stands(plan.buffers, len(plan.inputs), sampled)
+        return judged if isinstance(judged, Stands) else None
 
     def _race(self, plan, runs, results) -> "failures.Overlap | failures.OrderDependent | None":
         """Two programs storing different values to one element, or a result that changes

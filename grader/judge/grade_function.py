@@ -23,10 +23,28 @@ from grader.judge.compare import compare_tensor, recognise
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.judge.fence import Buffer, pack
 from grader.judge.grade import PuzzleGrader, Unanswered, case_result, describe_case, failed_case
-from grader.judge.plan import case_seed
+from grader.judge.plan import case_seed, row_gaps_look_alike
+from grader.course.limits import refusal
 from grader.course.puzzle import Case
 from grader.judge.results import CaseResult, FailureKind
 
+
+
+# What a case the interpreter cannot afford says (Case.interpreted): it passed what was checked.
+NOT_INTERPRETED = ("recorded, its launches checked against a GPU's limits; not run in the interpreter, whose "
+                   "programs run one after another (a GPU grades its values)")
+
+
+def refused_launch(program: wire.Program) -> "failures.LaunchRefused | None":
+    """The first recorded launch a GPU would refuse (its grid, its num_warps), as it would raise."""
+    for step in program.launches():
+        warps = step.kwargs.get("num_warps")
+        for grid in step.grids:
+            why = refusal(grid, warps if isinstance(warps, int) else None)
+            if why is not None:
+                return failures.LaunchRefused(f"your {step.phase}'s launch of `{step.kernel.path[-1]}`", why,
+                                              step.line, step.source)
+    return None
 
 class FunctionGrader(PuzzleGrader):
     """Same life cycle as a kernel puzzle (load, stub check, cases); each case recorded, then replayed."""
@@ -61,6 +79,10 @@ class FunctionGrader(PuzzleGrader):
                     continue
                 if abort is not None:
                     results[case.label] = failed_case(case, self.puzzle, failures.Skipped(abort))
+                    continue
+                if not case.interpreted and self.options.device == "cpu":  # recorded and checked, not run
+                    results[case.label] = case_result(case, self.puzzle, True, message=NOT_INTERPRETED,
+                                                      seconds=recorded[case.label][-1].seconds)
                     continue
                 results[case.label], abort = self._hooks_if_failed(
                     case, lambda hooks: self._replay(case, *recorded[case.label], hooks=hooks))
@@ -161,6 +183,9 @@ class FunctionGrader(PuzzleGrader):
                                                      raiser=f"your {reply.phase}"))
             return (case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra),
                     f"{case.label} {abort}" if abort else None)
+        refused = refused_launch(reply.program)
+        if refused is not None:  # a launch a GPU would refuse: known before anything runs
+            return failed_case(case, self.puzzle, refused, describe, seconds=reply.seconds), None
         return (expected, buffers, blobs, reply), None
 
     # ---- replaying and judging ---------------------------------------------------------------
@@ -231,7 +256,8 @@ class FunctionGrader(PuzzleGrader):
     def _another_students(self, verdict, case: Case, output: torch.Tensor):
         """The verdict, with a look-alike's note where the wrong output is the spec's with
         another value of one of the puzzle's variants: a file written for another student."""
-        looks = self.puzzle.variant_look_alikes()
+        gaps = row_gaps_look_alike(self.puzzle, case)  # x a slice with gaps between its rows
+        looks = self.puzzle.variant_look_alikes() + ((gaps,) if gaps is not None else ())
         inputs = self._inputs.get(case.label)
         if not looks or inputs is None:
             return verdict

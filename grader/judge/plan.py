@@ -18,9 +18,9 @@ import torch
 
 from grader.course.annotations import TensorSpec, read_spec
 from grader.course.dtypes import DTYPES
-from grader.judge.fence import Buffer
+from grader.judge.fence import ROW_GAP, Buffer, unwritten_fill
 from grader.course.case import IGNORE_VARIANT
-from grader.course.puzzle import Case, Puzzle, with_case_values
+from grader.course.puzzle import Case, LookAlike, Puzzle, with_case_values
 
 
 def case_seed(puzzle: Puzzle, case: Case, secret: int = 0) -> int:
@@ -116,6 +116,34 @@ def make_inputs(puzzle: Puzzle, specs: tuple[TensorSpec, ...], case: Case, secre
     ignore = int(puzzle.variant_values.get(IGNORE_VARIANT, -100))
     return [make_input(s, s.shape(dims), gen, case, puzzle.mantissa_bits.get(s.name),
                        integer_bounds(puzzle, s.name, dims), ignore) for s in specs]
+
+
+def rows_read_as_contiguous(x: torch.Tensor) -> torch.Tensor:
+    """What a kernel indexing ``row * D`` reads of ``x`` stored ``row_strided``: its rows and the
+    gaps between them (the unwritten fill) taken as one run of memory."""
+    d = x.shape[-1]
+    rows = x.reshape(-1, d)
+    stored = unwritten_fill(x.dtype, (rows.shape[0], d + ROW_GAP))
+    stored[:, :d] = rows
+    return stored.reshape(-1)[:x.numel()].reshape(x.shape)
+
+
+def row_gaps_look_alike(puzzle: Puzzle, case: Case) -> LookAlike | None:
+    """The spec on the case's ``row_strided`` inputs read as if contiguous: what a wrapper that
+    flattens them with ``reshape`` (which keeps the row stride) and indexes ``row * D`` computes."""
+    names = [name for name, layout in case.layouts.items() if layout == "row_strided"]
+    if not names:
+        return None
+    specs = read_spec(puzzle.spec, puzzle.outputs)[0]
+    which = [s.name in names for s in specs]
+
+    def spec(*inputs, sizes):
+        return puzzle.run_spec([rows_read_as_contiguous(x) if gap else x for x, gap in zip(inputs, which)], sizes)
+    shown = ", ".join(f"`{n}`" for n in names)
+    return LookAlike(f"{shown} read as if its rows were contiguous", spec,
+                     f"in this case {shown} is a slice of a wider tensor, its rows {ROW_GAP} elements apart in memory, "
+                     f"and `reshape(-1, D)` keeps that row stride (it copies only when it must): make the rows "
+                     f"contiguous with `.contiguous()`, or pass the kernel the row stride (`x.stride(-2)`)")
 
 
 @dataclass(frozen=True)

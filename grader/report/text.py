@@ -41,6 +41,8 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         passed = sum(c.passed for c in result.cases)
         line = f"{head}: {passed}/{len(result.cases)} cases pass\n    {result.message}"
     lines = [line]
+    # a passing case that says what was not checked here (Case.interpreted): said, never left out in silence
+    lines += [f"    {c.label}: {c.message}" for c in result.cases if c.passed and c.message]
     failures = [c for c in result.cases if not c.passed]
     shown = result.telling_failure  # the case the message above is (results.most_telling)
     extra = failures if verbose else [c for c in failures if c is not shown]

@@ -109,14 +109,21 @@ class WriteLog:
 
     * two programs storing different values to one element without an atomic: a race;
     * a program loading an output element nobody has stored yet: reading uninitialised memory.
+
+    When only a sample of the programs runs (:mod:`.sampling`), every store is also handed to
+    ``on_store``, and a load of an output element this program did not store itself is a
+    ``foreign_read``: what another program writes, which a program may never read.
     """
 
-    def __init__(self, regions: list[Region], data: dict[int, np.ndarray]) -> None:
+    def __init__(self, regions: list[Region], data: dict[int, np.ndarray | None]) -> None:
         self.regions = regions
-        self.data = data  # region index -> the output's elements, as numpy (the live memory)
+        self.data = data  # region index -> the output's elements as numpy (the live memory), or None
         self.writer = {i: np.full(regions[i].nbytes // regions[i].itemsize, -1, dtype=np.int64) for i in data}
         self.overlaps: list[dict] = []
         self.early_reads: list[dict] = []
+        self.sampled = False
+        self.on_store = None  # (program, region index, element indices) -> None
+        self.foreign_reads: list[dict] = []
         # Whether any program loaded an output or updated one atomically: only then can the
         # order programs run in change what is stored (inputs are read-only, checked apart).
         self.outputs_read = False
@@ -135,7 +142,9 @@ class WriteLog:
         for i, r, inside, index in self._lanes(addresses, mask):
             self.outputs_read |= atomic
             before = self.writer[i][index]
-            if not atomic and values is not None and len(self.overlaps) < SHOWN:
+            if self.on_store is not None:
+                self.on_store(program, i, index)
+            if not atomic and values is not None and self.data.get(i) is not None and len(self.overlaps) < SHOWN:
                 other = (before >= 0) & (before != program)
                 if other.any():
                     old, new = self.data[i][index[other]], values[inside][other]
@@ -155,6 +164,14 @@ class WriteLog:
     def load(self, program: int, addresses, mask, where) -> None:
         for i, r, inside, index in self._lanes(addresses, mask):
             self.outputs_read = True
+            if self.sampled and not self.foreign_reads:
+                theirs = self.writer[i][index] != program
+                if theirs.any():
+                    line, source = where()
+                    k = int(np.flatnonzero(theirs)[0])
+                    self.foreign_reads.append({"tensor": r.name, "index": int(index[k]), "shape": list(r.shape),
+                                               "program": self.decode(program), "written": int(self.writer[i][index[k]]) != -1,
+                                               "line": line, "source": source})
             if self.early_reads:
                 return
             never = self.writer[i][index] == -1

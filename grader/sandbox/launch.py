@@ -164,7 +164,9 @@ class program_order:
         import sys
 
         from triton.runtime import interpreter
-        loop = interpreter.GridExecutor.__call__.__code__
+
+        from grader.sandbox.sampling import grid_loop
+        loop = grid_loop(interpreter)
 
         def grid_range(*args):
             if sys._getframe(1).f_code is loop:

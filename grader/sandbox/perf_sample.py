@@ -47,7 +47,9 @@ class Sample:
 
     def __enter__(self):
         from triton.runtime import interpreter
-        loop = interpreter.GridExecutor.__call__.__code__
+
+        from grader.sandbox.sampling import grid_loop
+        loop = grid_loop(interpreter)
 
         def grid_range(*args):
             frame = sys._getframe(1)

@@ -46,8 +46,10 @@ def prepare(device: str, warm=()):
         # patches triton.language once per launch rather than on every helper call
         from grader.sandbox.interpreter_semantics import install as follow_gpu
         from grader.sandbox.interpreter_speed import install as patch_once_per_launch
+        from grader.sandbox.sampling import install_limits
         follow_gpu()
         patch_once_per_launch()
+        install_limits()  # a grid or num_warps a GPU refuses is refused here too
     if device != "compile":  # --bench's clock and watch, captured before any learner code runs
         import grader.sandbox.bench_guard  # noqa: F401
     from grader.sandbox import warmup
@@ -160,7 +162,7 @@ class Worker:
         (on every device: see tuning), and in the interpreter once more with the programs in
         reverse order (a race shows as a different result). Each run starts from the bytes the
         grader sent; each run's bytes go back to be judged."""
-        from grader.sandbox.launch import apply_heuristics, describe_config, program_order, unwrap
+        from grader.sandbox.launch import apply_heuristics, describe_config, unwrap
         from grader.sandbox.tuning import launch, tuned_configs, tuner_skips
         path = os.path.abspath(msg.file)
         kernel = self.kernel(path, msg.kernel)
@@ -179,16 +181,21 @@ class Worker:
             return wire.Ran(runs=(wire.KernelRun(label="its early_config_prune", reversed=False, seconds=seconds,
                                                  printed=printed, failure=failure),)), []
         plans = [(describe_config(c), c, False) for c in configs] or [("", None, False)]
-        reorder = interpreted and msg.reorder and self._programs(msg, layers) > 1
+        sampling = interpreted and msg.sample is not None  # a large case: some programs of each launch
+        reorder = interpreted and msg.reorder and not sampling and self._programs(msg, layers) > 1
         runs, out = [], []
         for index, (label, config, reverse) in enumerate(plans):
             whole, views = self._tensors(msg.buffers, blobs)
-            checker = None
-            if interpreted and (msg.check_bounds or msg.trace):
-                checker = self._bounds_checker(msg.buffers, whole, path, msg.trace and not out, msg.check_bounds)
+            checker = recorder = None
+            if interpreted and (msg.check_bounds or msg.trace or sampling):
+                checker = self._bounds_checker(msg.buffers, whole, path, msg.trace and not out,
+                                               msg.check_bounds or sampling)
+                if sampling:  # every store written down: the grader compares what the programs that ran stored
+                    from grader.sandbox.sampling import StoreRecorder
+                    checker.log.sampled, checker.log.on_store = True, (recorder := StoreRecorder())
                 checker.install()
             named = dict(msg.named)
-            with program_order(reverse), self._standing_in(1) as stand:
+            with self._order(reverse, msg.sample if sampling else None) as order, self._standing_in(1) as stand:
                 _, error, printed, seconds = self._run_learner(
                     lambda: launch(layers, grid, views, named, config), checker)
             run = {"label": label, "reversed": reverse, "seconds": seconds, "printed": printed,
@@ -196,7 +203,11 @@ class Worker:
             if stand is not None and stand.used:  # inline PTX, stood in for: graded only if nothing depends on it
                 run["failure"] = self._stood_in(stand, run["failure"], whole, path, msg, blobs,
                                                 lambda views2: launch(layers, grid, views2, dict(msg.named), config),
-                                                reverse)
+                                                reverse, msg.sample if sampling else None)
+            if recorder is not None:
+                run["sampled"] = wire.convert({"programs": order.programs, "ran": order.ran,
+                                               "writes": recorder.writes(checker.log.decode),
+                                               "foreign_reads": checker.log.foreign_reads}, wire.SampledRun)
             if checker is not None:  # the bounds check writes down plain values
                 run["overlaps"] = wire.convert(checker.overlaps, tuple[wire.Overlap, ...])
                 run["early_reads"] = wire.convert(checker.early_reads, tuple[wire.EarlyRead, ...])
@@ -226,13 +237,14 @@ class Worker:
         from grader.sandbox.interpreter_filling import standing_in
         return standing_in(seed)
 
-    def _stood_in(self, stand, failure, whole, path: str, msg: wire.Run, blobs, run, reverse: bool):
+    def _stood_in(self, stand, failure, whole, path: str, msg: wire.Run, blobs, run, reverse: bool,
+                  sample: int | None):
         """A run in which inline assembly was stood in for: its failure, unchanged where the case
         runs the same under a second stand-in (every buffer equal, bit for bit: the outputs do not
-        depend on the assembly), else the interpreter's limit, naming the assembly and its line."""
+        depend on the assembly), else the interpreter's limit, naming the assembly and its line. The
+        second run takes the same programs as the first (``sample``: a large case's sample)."""
         import linecache
 
-        from grader.sandbox.launch import program_order
         what, stack = stand.used[0]
         line = next((n for f, n in stack if f == path), None)
         source = linecache.getline(path, line).strip() if line else ""
@@ -242,7 +254,7 @@ class Worker:
             if msg.check_bounds:  # the accesses under the second stand-in are checked too
                 checker = self._bounds_checker(msg.buffers, again, path, False, True)
                 checker.install()
-            with program_order(reverse), self._standing_in(2):
+            with self._order(reverse, sample), self._standing_in(2):
                 _, error, _, _ = self._run_learner(lambda: run(views), checker)
             if error is None and (msg.accesses_only or all(a.cpu().numpy().tobytes() == b.cpu().numpy().tobytes()
                                                            for a, b in zip(whole, again))):
@@ -252,6 +264,15 @@ class Worker:
         else:
             why = f"and with a stand-in for its values the run failed ({failure.kind}: {failure.error[:200]})"
         return wire.Failure("interpreter_limit", error=f"{what}, {why}", line=line, source=source)
+
+    @staticmethod
+    def _order(reverse: bool, sample: int | None):
+        """The grid loop as a run wants it: in order, reversed, or over a sample of the programs."""
+        from grader.sandbox.launch import program_order
+        if sample is None:
+            return program_order(reverse)
+        from grader.sandbox.sampling import sampled_grid
+        return sampled_grid(sample)
 
     def _grid(self, msg: wire.Run):
         """The launch grid as a function of the launch's values: autotuning and heuristics may
@@ -417,8 +438,9 @@ class Worker:
             regions.append(Region(spec.name, base + spec.guard, spec.nbytes, base,
                                   base + spec.total, self.torch.empty((), dtype=dtype).element_size(),
                                   tuple(spec.shape), spec.param, spec.role))
-            if spec.role == "output" and DTYPES[spec.dtype].numpy_view:
-                outputs[i] = storage[spec.guard:spec.guard + spec.nbytes].view(dtype).numpy()
+            if spec.role == "output":  # which program stored each element: of every output, values where numpy has them
+                outputs[i] = storage[spec.guard:spec.guard + spec.nbytes].view(dtype).numpy() \
+                    if DTYPES[spec.dtype].numpy_view else None
         return BoundsChecker(regions, path, interpreter.interpreter_builder,
                              AccessTrace(regions) if trace else None, enforce, outputs)
 
@@ -491,7 +513,7 @@ class Worker:
             base_signature, base_constexprs = launch_signature(fn, msg.arguments, msg.keywords, set(layers.provided))
         variants = [(describe_config(c), c.kwargs, {"num_warps": c.num_warps, "num_stages": c.num_stages})
                     for c in layers.configs] or [("", {}, dict(msg.options))]
-        stats = []
+        stats, too_large = [], []  # too_large: the configs whose shared memory no program gets
         for label, meta, options in variants:
             # each config from the launch's own values: one config's meta-parameters never fill another's
             signature, constexprs = dict(base_signature), {**base_constexprs, **meta}
@@ -515,11 +537,18 @@ class Worker:
             if key in self._compiled and not msg.stats:
                 continue
             try:
-                with captured_output() as printed, _stages_up_to(msg.stage), _ptxas_log(msg.stats):
+                kernel = None
+                with captured_output() as printed, _stages_up_to(msg.stage) as reached, _ptxas_log(msg.stats):
                     attrs = _aligned(fn, signature, msg) if msg.stats else None
                     source = ASTSource(fn=JITFunction(fn), signature=signature, constexprs=constexprs, attrs=attrs)
                     kernel = self.triton.compile(source, target=GPUTarget("cuda", msg.arch, 32), options=options)
-                self._compiled.add(key)
+                from grader.course.limits import shared_refusal
+                shared = getattr(kernel.metadata, "shared", 0) if kernel is not None else reached.get("shared", 0)
+                refused = shared_refusal(int(shared or 0), msg.arch, label)
+                if refused is not None:  # compiled again whenever asked: each time refused
+                    too_large.append(wire.Failure("compile", error=refused, config=label))
+                else:
+                    self._compiled.add(key)
                 if msg.stats:
                     from grader.sandbox.compile_stats import kernel_stats
                     stats.append(kernel_stats(kernel, label, printed[0] if printed else "", options))
@@ -529,6 +558,9 @@ class Worker:
                 line, src = compile_error_line(exc, fn, filename)
                 return wire.Failure("compile", error=describe(exc, fn, filename), line=line, source=src,
                                     config=label), []
+        # On a GPU the autotuner passes over a config it cannot launch, and fails only when none can.
+        if too_large and (not layers.configs or len(too_large) == len(variants)):
+            return too_large[0], []
         return wire.Compiled(variants=len(variants), stats=tuple(stats)), []
 
     def _written(self, source: str) -> str:
@@ -631,11 +663,13 @@ def _stages_up_to(last: str):
     where Python that is not Triton fails, without paying for LLVM and ptxas per launch."""
     from triton import knobs
     runtime = getattr(knobs, "runtime", None)
+    reached: dict = {}  # the metadata of the last stage run (its shared memory, from llir on)
     if last == "cubin" or not hasattr(runtime, "add_stages_inspection_hook"):
-        yield
+        yield reached
         return
 
     def stop(src, metadata):
+        reached.update(metadata)
         raise _StagesDone()
 
     def hook(backend=None, stages=None, options=None, language=None, capability=None):
@@ -647,7 +681,7 @@ def _stages_up_to(last: str):
     saved = runtime.add_stages_inspection_hook
     runtime.add_stages_inspection_hook = hook
     try:
-        yield
+        yield reached
     except _StagesDone:
         pass
     finally:
