@@ -108,6 +108,8 @@ def test_a_condition_on_the_device_is_refused_with_its_line(host, helper, line, 
     "if bias is not None:\n        z = z + bias",        # no device in it
     "assert x.device == y.device",                      # the inputs together: the same everywhere
     "w = torch.empty_like(x, device=x.device)",         # allocation beside the input
+    # a tensor allocated beside the input, then written at an index and read: nothing asks where
+    "w = torch.empty([4], device=x.device)\n    w[z > 0] = z[w > 0]\n    z = z if w.sum() else y",
 ])
 def test_what_does_not_depend_on_the_device_is_not_refused(host):
     assert helion_device.find(KERNEL.format(host=host, helper="return a"), "k") is None

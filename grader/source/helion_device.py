@@ -41,6 +41,8 @@ def _query(node: ast.AST, tainted: set[str]) -> str | None:
     """What device question ``node`` asks, if any: an attribute, a switch's name, or a name
     assigned from such a question."""
     same = {id(a) for c in ast.walk(node) if _same_device(c) for a in ast.walk(c)}
+    same |= {id(a) for c in ast.walk(node) if isinstance(c, ast.keyword) and c.arg == "device"
+             for a in ast.walk(c.value)}  # `torch.empty(..., device=x.device)` puts a tensor beside x
     for sub in ast.walk(node):
         if id(sub) in same:
             continue
@@ -83,8 +85,20 @@ def _tainted(fn: ast.FunctionDef) -> set[str]:
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None \
                     and _query(node.value, tainted):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                tainted |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                tainted |= {name for t in targets for name in _bound(t)}
     return tainted
+
+
+def _bound(target: ast.AST) -> set[str]:
+    """The names an assignment binds: ``a, (b, *c) = ...`` binds a, b and c; ``out[i] = ...`` and
+    ``obj.x = ...`` bind none (they write into ``out`` and ``obj``, indexed by what they read)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {name for element in target.elts for name in _bound(element)}
+    if isinstance(target, ast.Starred):
+        return _bound(target.value)
+    return set()
 
 
 def find(source: str, kernel: str) -> DeviceBranch | None:
