@@ -131,6 +131,23 @@ def test_a_discarded_load_out_of_bounds_is_found_beside_a_run_without_hooks(cour
     assert "Found by the bounds check that runs each case in the interpreter beside the GPU" in failing[0].message
 
 
+@pytest.mark.slow  # grades puzzle 2's wrong kernel in two real workers
+def test_a_read_of_another_programs_part_is_found_beside_on_the_same_sample(course, monkeypatch):
+    """A large case beside a GPU runs on the sample of programs the CPU grade takes: a program
+    that loads a block another program stores fails on both machines (the values alone are right)."""
+    monkeypatch.setattr(machine, "interpreter_fault", lambda: None)
+    beside = WorkerProcess("cpu")
+    try:
+        result = _grade(course, WRONG / "puzzle02_reads_neighbours_block.py", beside, "puzzle02", check_bounds=False)
+    finally:
+        beside.close()
+    failing = [c for c in result.cases if not c.passed]
+    assert result.status == Status.FAIL and [c.kind for c in failing] == ["race"], result.message
+    assert failing[0].label.startswith("past_16_bit_offsets")
+    assert "an element of the output `z` it had not stored itself" in failing[0].message
+    assert "on the same sample of programs the grader's CPU run takes" in failing[0].message
+
+
 def test_the_wall_clock_backstop_grows_with_the_load(monkeypatch):
     """The limit is CPU time; the wall clock waits at least three times as long, and more per
     unit of load per core: at load 8 on 2 cores a 30 s case is waited for 6 minutes."""

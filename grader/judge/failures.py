@@ -265,6 +265,8 @@ def _read_early(f: ReadEarly) -> str:
 
 FOUND_BESIDE = (" (Found by the bounds check that runs each case in the interpreter beside the GPU: on a GPU "
                 "this access reads whatever lies past the tensor, or faults, and here its value went unused.)")
+READ_BESIDE = (" (Found by the run of each case in the interpreter beside the GPU, on the same sample of programs "
+               "the grader's CPU run takes: one verdict on every machine.)")
 RAISED_BESIDE = (" (Found by the run of each case in the interpreter beside the GPU, which the grader's CPU run "
                  "fails the same way: one verdict on every machine.)")
 
@@ -1376,8 +1378,8 @@ CATALOGUE: dict[FailureKind, Entry] = {
         HostReduction: _host_reduction}, points=True),
     FailureKind.SAVED: Entry("saved", {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra,
                                                 SavedStorage: _saved_storage}, points=True),
-    FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent, ReadAcross: _read_across},
-                            points=True),
+    FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent, ReadAcross: _read_across,
+                                     Worded: _said}, points=True),
     FailureKind.SNIFFING: Entry("sniffing", {Worded: _said}, points=True),
     FailureKind.SYNTAX: Entry("syntax", {Worded: _said}, points=True),
     FailureKind.INTERPRETER_LIMIT: Entry("interpreter limit", {InterpreterLimit: _interpreter_limit,

@@ -454,8 +454,10 @@ class PuzzleGrader:
         race = self._race(plan, runs, results)
         if race is not None:
             return failed_case(case, self.puzzle, race, describe, **extra), binding, None
-        stray = self._checked_beside(msgspec.structs.replace(message, reorder=False, check_bounds=True,
-                                                             accesses_only=True), blobs, case)
+        beside = msgspec.structs.replace(message, reorder=False, check_bounds=True, accesses_only=True)
+        if case.large and self.puzzle.samples:  # a sample of its programs, as the interpreter grades it
+            beside = msgspec.structs.replace(beside, sample=case_seed(self.puzzle, case, self.options.secret))
+        stray = self._checked_beside(beside, blobs, case)
         if stray is not None:
             return failed_case(case, self.puzzle, stray, describe, **extra), binding, None
         return case_result(case, self.puzzle, True, max_abs_err=worst, **extra), binding, None
@@ -494,8 +496,9 @@ class PuzzleGrader:
         CPU too). A run that could not finish, or raised what ran on the GPU, is a check missing:
         the case is neither passed nor failed (BesideUnchecked), never passed in silence.
         The facts found, or None."""
-        if self.bounds is None or case.label in self._large_labels():  # the small ones find a stray load
-            return None
+        sampled = getattr(message, "sample", None) is not None  # a large case, on a sample of its programs
+        if self.bounds is None or (case.label in self._large_labels() and not sampled):  # the small ones find
+            return None                                                                   # a stray load
         if self._unchecked is not None:  # it could not run for an earlier case: not tried again, said again
             return self._unchecked
         try:
@@ -509,7 +512,14 @@ class PuzzleGrader:
         failure = next((r.failure for r in runs if r.failure is not None), reply if isinstance(reply, wire.Failure)
                        else None)
         if failure is None:
-            return None
+            across = next((r.sampled.foreign_reads[0] for r in runs if getattr(r, "sampled", None) is not None
+                           and r.sampled.foreign_reads), None)
+            if across is None:
+                return None
+            sample = next(r.sampled for r in runs if getattr(r, "sampled", None) is not None)
+            facts = failures.ReadAcross(across.tensor, across.program, across.index, across.shape, across.written,
+                                        sample.ran, sample.programs, across.line, across.source)
+            return failures.Worded(facts.kind, failures.word(facts) + failures.READ_BESIDE)
         kind = failures.reported(failure.kind)
         if kind == FailureKind.OUT_OF_BOUNDS:
             return failures.Worded(kind, messages.out_of_bounds(
