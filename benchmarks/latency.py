@@ -16,6 +16,8 @@ process, as a learner or CI runs it:
 * ``student``: ``python -m grader batch`` of one student who solved every puzzle, ``--jobs 2``
   (target 30 s).
 * ``class``: the same for 6 such students: the class throughput the README quotes.
+* ``perf`` (only when asked): ``python -m grader puzzleNN --perf --solutions`` for every puzzle,
+  cold then warm, wall and CPU seconds (targets: 30 s cold, 10 s warm on 2 idle cores).
 
 ``--root`` measures another checkout (an older commit, for the figures before a change): its
 grader is the one imported, through PYTHONPATH.
@@ -125,6 +127,31 @@ def puzzles(root: Path) -> list[str]:
     return rows
 
 
+def perf_latency(root: Path, ids: list[str]) -> list[str]:
+    """``--perf --solutions`` for each puzzle: cold (empty compile cache and empty kept reference
+    counts), then warm (both kept, as a learner's second try); wall seconds and the CPU seconds
+    of the command and every process it waited for (the workers). The load is printed: on a
+    shared machine the CPU time is the steadier figure."""
+    import resource
+    rows = ["| puzzle | cold wall | cold CPU | warm wall | warm CPU | load |", "|---|---|---|---|---|---|"]
+    for pid in ids:
+        figures = []
+        with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as kept:
+            env = dict(environment(root, cache), XDG_CACHE_HOME=kept)
+            for _ in ("cold", "warm"):
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                started = time.perf_counter()
+                run = subprocess.run(grader(pid, "--perf", "--solutions"), cwd=root, env=env, capture_output=True,
+                                     text=True)
+                wall = time.perf_counter() - started
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+                figures.append(f"{wall:.1f} s | {cpu:.1f} s" + ("" if run.returncode == 0 else " (failed)"))
+        rows.append(f"| {pid} | {' | '.join(figures)} | {os.getloadavg()[0]:.1f} |")
+        print(rows[-1], flush=True)
+    return rows
+
+
 def class_of(root: Path, students: int) -> float:
     """Seconds of ``batch --jobs 2`` for ``students`` copies of solutions/."""
     with tempfile.TemporaryDirectory() as folder:
@@ -141,6 +168,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", default="notebook,puzzles,all,student,class")
     parser.add_argument("--students", type=int, default=6)
+    parser.add_argument("--puzzles", default="", help="with --only perf: these puzzles only (comma-separated)")
     args = parser.parse_args()
     root = args.root.resolve()
     wanted = args.only.split(",")
@@ -162,6 +190,9 @@ def main() -> int:
               f"({60 * args.students / seconds:.1f} students a minute) | |", flush=True)
     if "puzzles" in wanted:
         print("\n".join(puzzles(root)), flush=True)
+    if "perf" in wanted:  # not by default: two --perf runs a puzzle
+        ids = sorted(p.name[:8] for p in (root / "solutions").glob("puzzle[0-9][0-9]_*.py"))
+        perf_latency(root, [pid for pid in ids if not args.puzzles or pid in args.puzzles.split(",")])
     return 0
 
 

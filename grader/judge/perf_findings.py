@@ -78,21 +78,47 @@ def _launch_findings(launch: LaunchCost, theirs: dict[str, float]) -> list[str]:
     return said
 
 
+def uncertainty(profile: PerfProfile) -> list[str]:
+    """Why the estimate may be off by more than its usual error: each a kind of work the
+    calibration's held-out families estimated worst (docs/perf-model.md)."""
+    why = []
+    for launch in profile.launches:
+        name = f"`{launch.kernel}`"
+        total_moved = sum(l.moved for l in launch.lines) or 1
+        scattered = [l for l in launch.lines if l.moved >= SIGNIFICANT * total_moved and l.sector_use < 0.5
+                     and l.op != "atomic"]
+        if scattered:
+            why.append(f"{name}'s {scattered[0].op}s of `{scattered[0].tensor}` use {scattered[0].sector_use:.0%} of "
+                       f"the sectors they move: how much of the rest the caches catch is not modelled")
+        if launch.flops and launch.tensor_cores in ("", "mma"):
+            why.append(f"{name}'s `tl.dot`s compile to {'mma.sync' if launch.tensor_cores else 'FMA'} "
+                       f"instructions, which few calibration kernels use")
+        if launch.bound == "ALU":
+            why.append(f"{name} is bound by its arithmetic, counted from the interpreter's operations rather than "
+                       f"the compiled instructions")
+        if launch.bound == "latency":
+            why.append(f"{name} is bound by latency: how many loads overlap is estimated, not measured")
+        if launch.spill_bytes:
+            why.append(f"{name} spills registers: the cost of local memory is estimated coarsely")
+    return list(dict.fromkeys(why))
+
+
 def findings(profile: PerfProfile, reference: PerfProfile | None, least: int) -> PerfProfile:
     """``profile`` with what its counts say, most costly first."""
     if not profile.ok:
         return profile
     said = []
+    theirs = _reads(reference)
+    # what a line of the costliest launch does first: the change most likely to help
+    for launch in sorted(profile.launches, key=lambda l: -l.ms):
+        said += _launch_findings(launch, theirs)
     moved = profile.dram_bytes
     if least and moved > 1.3 * least:
         compare = f" (the reference: {_mb(reference.dram_bytes)})" if reference is not None and reference.ok else ""
         said.append(f"It moves about {_mb(moved)} to and from memory, {moved / least:.1f}× the {_mb(least)} any "
                     f"implementation needs{compare}.")
-    theirs = _reads(reference)
-    for launch in sorted(profile.launches, key=lambda l: -l.ms):
-        said += _launch_findings(launch, theirs)
     if profile.ms and profile.torch_ms > 0.1 * profile.ms:
         names = ", ".join(name.split(".")[0] for name, _, _ in profile.torch_ops[:4])
         said.append(f"Your wrapper's PyTorch operators ({names}) take about {profile.torch_ms * 1e3:.0f} µs of the "
                     f"{profile.ms * 1e3:.0f} µs.")
-    return replace(profile, findings=tuple(dict.fromkeys(said)))
+    return replace(profile, findings=tuple(dict.fromkeys(said)), uncertain=tuple(uncertainty(profile)))

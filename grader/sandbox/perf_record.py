@@ -28,13 +28,13 @@ LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_f
 
 
 @dataclass
-class _Access:
-    requests: int = 0
-    lanes: int = 0
-    active: int = 0
-    bytes: int = 0
-    sectors: int = 0
-    conflicts: int = 0
+class _Access:  # floats: a sampled loop's iterations weigh for the ones it skipped
+    requests: float = 0
+    lanes: float = 0
+    active: float = 0
+    bytes: float = 0
+    sectors: float = 0
+    conflicts: float = 0
     source: str = ""
 
 
@@ -54,12 +54,17 @@ class LaunchCounts:
         self.regions: list[Region] = []
         self.accesses: dict[tuple, _Access] = {}
         self.dots: dict[str, list] = {}
-        self.alu = 0
-        self.sfu = 0
-        self.program_parts: dict[tuple, list] = defaultdict(list)  # (tensor, op) -> this program's sectors
-        self.program_unique: dict[tuple, int] = defaultdict(int)    # summed over the programs
-        self.union_parts: dict[tuple, list] = defaultdict(list)     # every program's sectors
-        self.atomic_hits: dict[tuple, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+        self.alu = 0.0
+        self.sfu = 0.0
+        # what one iteration of the loops now running stands for: 1, or inside a sampled loop
+        # (:class:`grader.sandbox.perf_sample.Loops`) the iterations it skipped per one it ran
+        self.weight = 1.0
+        self.loops_sampled = 0   # loops of which a sample of iterations ran
+        self.reductions = 0.0    # reductions and scans (tl.sum, tl.max, tl.cumsum...): each a tree across lanes
+        self.program_parts: dict[tuple, list] = defaultdict(list)  # (tensor, op) -> this program's (sectors, weight)
+        self.program_unique: dict[tuple, float] = defaultdict(float)  # summed over the programs
+        self.union_parts: dict[tuple, list] = defaultdict(list)     # every program's (sectors, weights)
+        self.atomic_hits: dict[tuple, dict[int, float]] = defaultdict(lambda: defaultdict(float))
 
     def region(self, address: int) -> Region | None:
         for r in self.regions:
@@ -70,7 +75,7 @@ class LaunchCounts:
     def lane_ops(self, numel: int, slow: bool, floor: bool = True) -> None:
         # every warp issues the instruction; not so inside a reduction or scan, which the
         # interpreter runs slice by slice and a GPU as one tree across the lanes
-        lanes = max(int(numel), 32 * self.num_warps) if floor else int(numel)
+        lanes = (max(int(numel), 32 * self.num_warps) if floor else int(numel)) * self.weight
         self.alu += lanes
         if slow:
             self.sfu += lanes
@@ -85,49 +90,68 @@ class LaunchCounts:
         name = region.name if region else "memory your code allocated"
         itemsize = region.itemsize if region else 4
         counts = self.accesses.setdefault((name, op, line), _Access(source=source))
-        counts.requests += 1
-        counts.lanes += int(addresses.size)
-        counts.active += int(active.size)
-        counts.bytes += int(active.size) * itemsize
+        w = self.weight
+        counts.requests += w
+        counts.lanes += int(addresses.size) * w
+        counts.active += int(active.size) * w
+        counts.bytes += int(active.size) * itemsize * w
         if not active.size:
             return
-        counts.sectors += warp_sectors(addresses, lanes, itemsize)
-        self.program_parts[(name, op)].append(np.unique(active // SECTOR))
+        counts.sectors += warp_sectors(addresses, lanes, itemsize) * w
+        self.program_parts[(name, op)].append((np.unique(active // SECTOR), w))
         if op == "atomic":
             hits = self.atomic_hits[(name, op, line)]
             values, times = np.unique(active, return_counts=True)
-            counts.conflicts += int(active.size - values.size)
+            counts.conflicts += int(active.size - values.size) * w
             for value, n in zip(values.tolist(), times.tolist()):
-                hits[value] += n
+                hits[value] += n * w
 
     def end_program(self) -> None:
         for key, parts in self.program_parts.items():
-            mine = np.unique(np.concatenate(parts))
-            self.program_unique[key] += int(mine.size)
-            self.union_parts[key].append(mine)
+            sectors, weights = _weighted_unique(parts)
+            self.program_unique[key] += float(weights.sum())
+            self.union_parts[key].append((sectors, weights))
         self.program_parts.clear()
 
     def dot(self, precision: str, shape: tuple[int, ...], flops: int) -> None:
         entry = self.dots.setdefault(precision, [0, 0, shape])
-        entry[0] += 1
-        entry[1] += flops
+        entry[0] += self.weight
+        entry[1] += flops * self.weight
 
     def finish(self) -> dict:
         self.end_program()
-        union_of = {key: int(np.unique(np.concatenate(parts)).size) for key, parts in self.union_parts.items()}
+        union_of = {key: int(round(_weighted_unique(parts)[1].sum())) for key, parts in self.union_parts.items()}
         sizes = {r.name: r.nbytes for r in self.regions}
         accesses = []
         for (name, op, line), c in self.accesses.items():
             hits = self.atomic_hits.get((name, op, line))
-            accesses.append({"tensor": name, "op": op, "line": line, "source": c.source[:200], "requests": c.requests,
-                             "lanes": c.lanes, "active": c.active, "bytes": c.bytes, "sectors": c.sectors,
-                             "program_unique": self.program_unique.get((name, op), 0),
+            accesses.append({"tensor": name, "op": op, "line": line, "source": c.source[:200],
+                             "requests": round(c.requests), "lanes": round(c.lanes), "active": round(c.active),
+                             "bytes": round(c.bytes), "sectors": round(c.sectors),
+                             "program_unique": round(self.program_unique.get((name, op), 0)),
                              "union": union_of.get((name, op), 0),
                              "tensor_bytes": int(sizes.get(name, 0)),
-                             "same_address": max(hits.values()) if hits else 0, "conflicts": c.conflicts})
-        dots = [{"precision": p, "calls": calls, "flops": flops, "shape": list(shape)}
+                             "same_address": round(max(hits.values())) if hits else 0, "conflicts": round(c.conflicts)})
+        dots = [{"precision": p, "calls": round(calls), "flops": round(flops), "shape": list(shape)}
                 for p, (calls, flops, shape) in self.dots.items()]
-        return {"accesses": accesses, "dots": dots, "alu": self.alu, "sfu": self.sfu}
+        return {"accesses": accesses, "dots": dots, "alu": round(self.alu), "sfu": round(self.sfu),
+                "loops_sampled": self.loops_sampled, "reductions": round(self.reductions)}
+
+
+def _weighted_unique(parts: list) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct sectors of ``parts`` ((sectors, weight) pairs), each with the largest weight it
+    was touched under: a sector a sampled loop touched stands for the ones its skipped iterations
+    touch (a loop over K reads new tiles each step), one touched outside any such loop for itself."""
+    sectors = np.concatenate([p[0] for p in parts])
+    weights = np.concatenate([np.broadcast_to(np.asarray(p[1], dtype=np.float64), p[0].shape) for p in parts])
+    if not weights.size or (weights == weights[0]).all():  # no sampled loop: the plain count
+        distinct = np.unique(sectors)
+        return distinct, np.full(distinct.size, weights[0] if weights.size else 1.0)
+    order = np.lexsort((-weights, sectors))
+    sectors, weights = sectors[order], weights[order]
+    first = np.ones(sectors.size, dtype=bool)
+    first[1:] = sectors[1:] != sectors[:-1]
+    return sectors[first], weights[first]
 
 
 def warp_sectors(addresses: np.ndarray, lanes: np.ndarray, itemsize: int) -> int:
@@ -248,6 +272,19 @@ class Counter:
             if name in saved:
                 setattr(b, name, hook)
         from triton.runtime import interpreter
+        for owner in ("ReduceOps", "ScanOps"):  # each reduction or scan of the kernel, once
+            cls = getattr(interpreter, owner, None)
+            original = getattr(cls, "apply", None)
+            if original is None:
+                continue
+
+            def reduction(op, input, _original=original):
+                # apply calls itself once with its input made a tuple: counted there
+                if self.launch is not None and not self.combining and isinstance(input, tuple):
+                    self.launch.reductions += self.launch.weight
+                return _original(op, input)
+            self._combiners.append((cls, "apply", original))
+            setattr(cls, "apply", reduction)
         for owner, name in (("ReduceOps", "generic_reduce"), ("ScanOps", "generic_scan")):
             cls = getattr(interpreter, owner, None)
             original = getattr(cls, name, None)
