@@ -129,12 +129,13 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
     # a loop-free kernel's arithmetic is the compiled code's, once per thread; a loop's trips are
     # the interpreter's to count (its own operations, at their own fitted rate)
     compiled = bool(stats and stats.alu and not stats.loops)
-    lane_ops, slow_ops = launch.alu * scale, launch.sfu * scale
+    lane_ops, slow_ops, compiled_ops = launch.alu * scale, launch.sfu * scale, 0.0
     if compiled:
-        lane_ops = stats.alu * 32 * warps * programs * c["ptx_weight"]
+        compiled_ops, lane_ops = stats.alu * 32 * warps * programs, 0.0
         slow_ops = stats.slow * 32 * warps * programs
     seconds = model.terms(traffic_=flow, flops=flops, tensor_cores=cores if stats else "wgmma",
-                          lane_ops=lane_ops, slow_ops=slow_ops, atomics=atomics, conflicts=conflicts,
+                          lane_ops=lane_ops, slow_ops=slow_ops, compiled_ops=compiled_ops,
+                          atomics=atomics, conflicts=conflicts,
                           same_address=same, rounds=rounds, stages=launch.num_stages if rounds > 1 else 1,
                           reductions=launch.reductions / max(1, launch.interpreted),
                           programs=programs, held=held,
@@ -157,7 +158,7 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
         registers=stats.registers if stats else None, spill_bytes=stats.spill_bytes if stats else None,
         shared=stats.shared if stats else None, resident=per_sm, tensor_cores=cores, loaded=flow.loaded,
         stored=flow.stored, dram_read=flow.dram_read, dram_written=flow.dram_written, l2_moved=flow.l2_moved,
-        flops=flops, lane_ops=int(lane_ops), slow_ops=int(slow_ops), atomics=int(atomics),
+        flops=flops, lane_ops=int(lane_ops + compiled_ops), slow_ops=int(slow_ops), atomics=int(atomics),
         ms=total * 1e3, terms={k: v * 1e3 for k, v in seconds.items()}, bound=bound, lines=lines,
         reads=reads, compile_note=note, planned=launch.planned, loops_sampled=launch.loops_sampled)
 

@@ -60,10 +60,10 @@ DEFAULTS = {"dram_eff": 0.90, "l2_bytes_per_s": 12.0e12, "l2_keeps": 0.5, "cross
             "tf32_eff": 0.7, "fp8_eff": 0.7, "fp32_eff": 0.6, "mma_factor": 0.6, "alu_eff": 0.5, "slow_eff": 0.5,
             "atomics_per_s": 3.0e11, "conflicts_per_s": 1.0e10, "same_address_s": 2.0e-9, "latency_s": 0.7e-6, "launch_s": 2.5e-6,
             "torch_op_s": 3.0e-6, "spill_factor": 4.0, "partial_miss": 0.5, "p": 3.0,
-            # the compiled code's arithmetic instructions (a loop-free kernel's) against the
-            # interpreter's lane operations, at the ALU's one rate: PTX folds what the
-            # interpreter counts, and SASS fuses PTX (three-input logic, wide multiplies)
-            "ptx_weight": 1.0,
+            # the ALU's share of its peak for the compiled code's arithmetic (a loop-free kernel's
+            # PTX, counted per thread); alu_eff is the rate of the interpreter's lane operations,
+            # which count what the compiler folds (above 1)
+            "ptx_eff": 1.0,
             # a reduction or scan across the block's lanes: shuffles, shared memory and a barrier
             "reduce_s": 0.3e-6}
 
@@ -158,7 +158,7 @@ def rounds(accesses) -> float:
 
 def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float, slow_ops: float,
           atomics: float, conflicts: float, same_address: float, rounds: float, stages: int, programs: int, held: int,
-          reductions: float = 0.0,
+          reductions: float = 0.0, compiled_ops: float = 0.0,
           spill_bytes: int | None,
           threads: int, c: dict, device: Device = H100) -> dict[str, float]:
     """Seconds each resource alone would take."""
@@ -179,6 +179,7 @@ def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float,
     out["tensor cores"] = matrix / quantised
     clock = device.sms * device.clock_hz
     out["ALU"] = (lane_ops / (clock * device.lanes_per_sm_clock * c["alu_eff"])
+                  + compiled_ops / (clock * device.lanes_per_sm_clock * c["ptx_eff"])
                   + slow_ops / (clock * device.slow_per_sm_clock * c["slow_eff"])) / quantised
     # lanes of one request that hit one address queue behind each other in L2
     out["atomics"] = atomics / c["atomics_per_s"] + conflicts / c["conflicts_per_s"] + same_address * c["same_address_s"]

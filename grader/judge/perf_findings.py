@@ -90,9 +90,18 @@ def uncertainty(profile: PerfProfile) -> list[str]:
         if scattered:
             why.append(f"{name}'s {scattered[0].op}s of `{scattered[0].tensor}` use {scattered[0].sector_use:.0%} of "
                        f"the sectors they move: how much of the rest the caches catch is not modelled")
+        if launch.planned and launch.interpreted < launch.planned:
+            why.append(f"{name}'s figures rest on {launch.interpreted} of the {launch.planned} programs its sample "
+                       f"chose: interpreting them outran the time budget")
+        if (launch.flops.get("tf32") or launch.flops.get("tf32x3")) and launch.tensor_cores:
+            why.append(f"{name}'s `tl.dot`s take fp32 operands (TF32): the H100 ran the calibration's such dots at a "
+                       f"tenth of TF32's peak, and how fast depends on how Triton stages the converted tiles")
         if launch.flops and launch.tensor_cores in ("", "mma"):
             why.append(f"{name}'s `tl.dot`s compile to {'mma.sync' if launch.tensor_cores else 'FMA'} "
                        f"instructions, which few calibration kernels use")
+        if launch.atomics:
+            why.append(f"{name} issues atomics: how L2 queues those that meet at one address varies with the data, "
+                       f"and few calibration kernels use them")
         if launch.bound == "ALU":
             why.append(f"{name} is bound by its arithmetic, counted from the interpreter's operations rather than "
                        f"the compiled instructions")
