@@ -113,6 +113,32 @@ def _count_one(item) -> tuple[str, dict]:
         return name, {"puzzle": puzzle_id, "error": "".join(traceback.format_exception(exc))[-2000:]}
 
 
+# A kernel timed on another card (the H200 of 2026-11-27), scaled to the H100 by the ratio of a
+# kernel timed on both that is bound as it is: the same puzzle's reference where memory bounds
+# both, else the kernel named here.
+SCALED_BY = {"puzzle13_column_block_ptr": "puzzle13_column_at_a_time",
+             "puzzle28_tiles_16x16": "puzzle28_tiny_tiles_k16"}
+
+
+def scale(folder: Path, other: Path) -> None:
+    """Adds to FOLDER/measured.json the kernels of OTHER (a measured.json from another card) it
+    lacks, each scaled by its baseline's H100/other ratio; keeps the other card's figure beside."""
+    out = folder / "measured.json"
+    done = json.loads(out.read_text())
+    theirs = json.loads(other.read_text())
+    for name, entry in theirs.items():
+        if name in done or not entry.get("ok"):
+            continue
+        base = SCALED_BY.get(name, f"{entry['puzzle']}_reference")
+        mine, card = done[base], theirs[base]
+        ratio = (mine["gpu_ms"] or mine["ms"]) / (card["gpu_ms"] or card["ms"])
+        done[name] = {**entry, "ms": entry["ms"] * ratio, "gpu_ms": entry["gpu_ms"] and entry["gpu_ms"] * ratio,
+                      "device": mine["device"], "measured_on": entry["device"], "measured_ms": entry["ms"],
+                      "scaled_by": f"{base}: {ratio:.4f}"}
+        print(f"{name:40s} {entry['ms']:9.4f} ms on {entry['device']} x {ratio:.3f} ({base}) = {done[name]['ms']:.4f}")
+    out.write_text(json.dumps(done, indent=1))
+
+
 def _restat_one(item) -> tuple[str, list]:
     """ptxas's and the PTX's figures again for each launch ``count`` recorded (no interpreter)."""
     name, entry, path = item
@@ -323,16 +349,19 @@ def fit_main(folder: Path) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=("measure", "count", "restat", "fit"))
+    parser.add_argument("step", choices=("measure", "count", "restat", "scale", "fit"))
     parser.add_argument("folder", type=Path)
     parser.add_argument("--only", nargs="*", help="kernel names or puzzle ids")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--other", type=Path, help="scale: a measured.json from another card")
     args = parser.parse_args()
     args.folder.mkdir(parents=True, exist_ok=True)
     if args.step == "measure":
         measure(args.folder, args.only)
     elif args.step == "count":
         count(args.folder, args.only, args.jobs)
+    elif args.step == "scale":
+        scale(args.folder, args.other)
     elif args.step == "restat":
         restat(args.folder, args.only, args.jobs)
     else:

@@ -658,6 +658,7 @@ class AccessCount(Message):
     tensor_bytes: int      # the tensor's size
     same_address: int = 0  # atomics: the most lanes that met at one address
     conflicts: int = 0     # atomics: lanes of a request whose address another lane of it had (they queue)
+    fresh: int = 0         # requests that touched a sector new to their program (0: not counted)
 
 
 class DotCount(Message):

@@ -144,12 +144,16 @@ def traffic(accesses, scale: float, programs: int, held: int, c: dict, device: D
 def rounds(accesses) -> float:
     """Trips to memory one after another, over the programs interpreted: the line loaded most
     often (a loop's loads go out together, one iteration after another). A request whose sectors
-    an earlier one of its program brought in waits for nothing new: a line that touches ``s``
-    sectors a request and ``u`` distinct sectors in all waits at most ``u / s`` times (a column
-    walk's next seven columns are in the sectors the first brought into L1)."""
+    an earlier one of its program brought in waits for nothing new (a column walk's next seven
+    columns are in the sectors the first brought into L1): the worker counts the requests that
+    touched a new sector; counts without that figure bound them by a line's distinct sectors
+    over its sectors per request."""
     out = 0.0
     for a in accesses:
         if a.op != "load" or not a.requests:
+            continue
+        if a.fresh:
+            out = max(out, a.fresh)
             continue
         per_request = max(1.0, a.sectors / a.requests)
         out = max(out, min(a.requests, a.program_unique / per_request))

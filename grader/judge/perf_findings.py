@@ -10,6 +10,9 @@ from grader.judge.perf_estimate import H100
 from grader.judge.perf_model import LaunchCost, PerfProfile
 
 SIGNIFICANT = 0.10  # a line matters when it moves at least this share of its launch's sectors
+# a serial chain longer than the calibration's well-estimated ones (a matmul's 128 K steps)
+SERIAL_ROUNDS = 128
+SERIAL_REDUCTIONS = 64
 
 
 def _mb(n: float) -> str:
@@ -105,8 +108,9 @@ def uncertainty(profile: PerfProfile) -> list[str]:
         if launch.bound == "ALU":
             why.append(f"{name} is bound by its arithmetic, counted from the interpreter's operations rather than "
                        f"the compiled instructions")
-        if launch.bound == "latency":
-            why.append(f"{name} is bound by latency: how many loads overlap is estimated, not measured")
+        if launch.bound == "latency" and (launch.rounds > SERIAL_ROUNDS or launch.reductions > SERIAL_REDUCTIONS):
+            why.append(f"{name} is bound by latency, each program waiting on {launch.rounds:,.0f} trips to memory and "
+                       f"{launch.reductions:,.0f} reductions in turn: how much of that the GPU overlaps is estimated")
         if launch.spill_bytes:
             why.append(f"{name} spills registers: the cost of local memory is estimated coarsely")
     return list(dict.fromkeys(why))

@@ -63,6 +63,8 @@ class LaunchCost:
     compile_note: str = ""
     planned: int = 0         # programs the sample chose; ``interpreted`` ran (fewer: the time budget ran out)
     loops_sampled: int = 0   # loops of which a sample of iterations ran
+    rounds: float = 0.0      # trips to memory each program waits for in turn
+    reductions: float = 0.0  # reductions and scans per program
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ class _Access:  # floats: a sampled loop's iterations weigh for the ones it skip
     bytes: float = 0
     sectors: float = 0
     conflicts: float = 0
+    fresh: float = 0         # requests that touched a sector new to their program: a trip to memory
     source: str = ""
 
 
@@ -59,6 +60,11 @@ class LaunchCounts:
         # what one iteration of the loops now running stands for: 1, or inside a sampled loop
         # (:class:`grader.sandbox.perf_sample.Loops`) the iterations it skipped per one it ran
         self.weight = 1.0
+        # what a sector new to the program stands for: in a sampled loop's run, past its first
+        # iteration, the skipped iterations' new sectors; at a run's first, only itself (the
+        # iterations skipped before it would have brought in what it shares with them)
+        self.new_weight = 1.0
+        self.seen: dict[tuple, set] = {}  # (tensor, op) -> the sectors this program touched
         self.loops_sampled = 0   # loops of which a sample of iterations ran
         self.reductions = 0.0    # reductions and scans (tl.sum, tl.max, tl.cumsum...): each a tree across lanes
         self.program_parts: dict[tuple, list] = defaultdict(list)  # (tensor, op) -> this program's (sectors, weight)
@@ -98,7 +104,12 @@ class LaunchCounts:
         if not active.size:
             return
         counts.sectors += warp_sectors(addresses, lanes, itemsize) * w
-        self.program_parts[(name, op)].append((np.unique(active // SECTOR), w))
+        seen = self.seen.setdefault((name, op), set())
+        new = [s for s in np.unique(active // SECTOR).tolist() if s not in seen]
+        if new:
+            seen.update(new)
+            counts.fresh += self.new_weight
+            self.program_parts[(name, op)].append((np.array(new, dtype=np.uint64), self.new_weight))
         if op == "atomic":
             hits = self.atomic_hits[(name, op, line)]
             values, times = np.unique(active, return_counts=True)
@@ -112,6 +123,7 @@ class LaunchCounts:
             self.program_unique[key] += float(weights.sum())
             self.union_parts[key].append((sectors, weights))
         self.program_parts.clear()
+        self.seen.clear()
 
     def dot(self, precision: str, shape: tuple[int, ...], flops: int) -> None:
         entry = self.dots.setdefault(precision, [0, 0, shape])
@@ -127,7 +139,7 @@ class LaunchCounts:
             hits = self.atomic_hits.get((name, op, line))
             accesses.append({"tensor": name, "op": op, "line": line, "source": c.source[:200],
                              "requests": round(c.requests), "lanes": round(c.lanes), "active": round(c.active),
-                             "bytes": round(c.bytes), "sectors": round(c.sectors),
+                             "bytes": round(c.bytes), "sectors": round(c.sectors), "fresh": round(c.fresh),
                              "program_unique": round(self.program_unique.get((name, op), 0)),
                              "union": union_of.get((name, op), 0),
                              "tensor_bytes": int(sizes.get(name, 0)),

@@ -121,17 +121,25 @@ class Sample:
         counts = self.counts
         if counts is None or len(whole) <= LONG:
             return whole
-        picked = [whole[i] for i in runs(len(whole))]
-        return self._weighted(picked, len(whole) / len(picked), counts)
+        return self._weighted(whole, runs(len(whole)), counts)
 
     @staticmethod
-    def _weighted(picked, weight, counts):
-        counts.weight *= weight
+    def _weighted(whole, picked: list[int], counts):
+        """The picked iterations of ``whole``, each weighing for the skipped ones; a sector new
+        to the program past a run's first iteration for the new sectors of the skipped ones."""
+        starts = sum(1 for n, i in enumerate(picked) if n == 0 or i != picked[n - 1] + 1)
+        weight = len(whole) / len(picked)
+        new_weight = (len(whole) - starts) / max(1, len(picked) - starts)
+        outer, outer_new = counts.weight, counts.new_weight
+        counts.weight = outer * weight
         counts.loops_sampled += 1
         try:
-            yield from picked
+            for n, i in enumerate(picked):
+                first = n == 0 or i != picked[n - 1] + 1
+                counts.new_weight = outer_new * (1.0 if first else new_weight)
+                yield whole[i]
         finally:
-            counts.weight /= weight
+            counts.weight, counts.new_weight = outer, outer_new
 
     def __enter__(self):
         from triton.runtime import interpreter
