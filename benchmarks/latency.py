@@ -16,8 +16,9 @@ process, as a learner or CI runs it:
 * ``student``: ``python -m grader batch`` of one student who solved every puzzle, ``--jobs 2``
   (target 30 s).
 * ``class``: the same for 6 such students: the class throughput the README quotes.
-* ``perf`` (only when asked): ``python -m grader puzzleNN --perf --solutions`` for every puzzle,
-  cold then warm, wall and CPU seconds (targets: 30 s cold, 10 s warm on 2 idle cores).
+* ``perf`` (only when asked): ``python -m grader puzzleNN --perf`` for every puzzle in the solved
+  copy (the learner's file beside the reference), cold then warm, wall and CPU seconds
+  (targets: 30 s cold, 10 s warm on 2 idle cores).
 
 ``--root`` measures another checkout (an older commit, for the figures before a change): its
 grader is the one imported, through PYTHONPATH.
@@ -128,28 +129,35 @@ def puzzles(root: Path) -> list[str]:
 
 
 def perf_latency(root: Path, ids: list[str]) -> list[str]:
-    """``--perf --solutions`` for each puzzle: cold (empty compile cache and empty kept reference
-    counts), then warm (both kept, as a learner's second try); wall seconds and the CPU seconds
-    of the command and every process it waited for (the workers). The load is printed: on a
-    shared machine the CPU time is the steadier figure."""
+    """``python -m grader puzzleNN --perf`` for each puzzle, in a copy of the course whose puzzle
+    files hold the solutions (the learner's file, beside the course's reference): cold (empty
+    compile cache, no kept reference counts), then warm (both kept, as a learner's second try);
+    wall seconds and the CPU seconds of the command and every process it waited for (its
+    workers). The load is printed: on a shared machine the CPU time is the steadier figure."""
     import resource
     rows = ["| puzzle | cold wall | cold CPU | warm wall | warm CPU | load |", "|---|---|---|---|---|---|"]
-    for pid in ids:
-        figures = []
-        with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as kept:
-            env = dict(environment(root, cache), XDG_CACHE_HOME=kept)
-            for _ in ("cold", "warm"):
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                started = time.perf_counter()
-                run = subprocess.run(grader(pid, "--perf", "--solutions"), cwd=root, env=env, capture_output=True,
-                                     text=True)
-                wall = time.perf_counter() - started
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-                figures.append(f"{wall:.1f} s | {cpu:.1f} s" + ("" if run.returncode == 0 else " (failed)"))
-        rows.append(f"| {pid} | {' | '.join(figures)} | {os.getloadavg()[0]:.1f} |")
-        print(rows[-1], flush=True)
+    print("\n".join(rows), flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        course = solved_course(root, Path(folder))
+        for pid in ids:
+            rows.append(_perf_twice(root, course, pid, resource))
+            print(rows[-1], flush=True)
     return rows
+
+
+def _perf_twice(root: Path, course: Path, pid: str, resource) -> str:
+    figures = []
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as kept:
+        env = dict(environment(root, cache), XDG_CACHE_HOME=kept)
+        for _ in ("cold", "warm"):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            run = subprocess.run(grader(pid, "--perf"), cwd=course, env=env, capture_output=True, text=True)
+            wall = time.perf_counter() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+            figures.append(f"{wall:.1f} s | {cpu:.1f} s" + ("" if run.returncode == 0 else " (failed)"))
+    return f"| {pid} | {' | '.join(figures)} | {os.getloadavg()[0]:.1f} |"
 
 
 def class_of(root: Path, students: int) -> float:
@@ -192,7 +200,7 @@ def main() -> int:
         print("\n".join(puzzles(root)), flush=True)
     if "perf" in wanted:  # not by default: two --perf runs a puzzle
         ids = sorted(p.name[:8] for p in (root / "solutions").glob("puzzle[0-9][0-9]_*.py"))
-        perf_latency(root, [pid for pid in ids if not args.puzzles or pid in args.puzzles.split(",")])
+        perf_latency(root, [pid for pid in ids if not args.puzzles or pid in args.puzzles.split(",")])  # prints
     return 0
 
 

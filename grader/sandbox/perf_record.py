@@ -58,11 +58,10 @@ class LaunchCounts:
         self.alu = 0.0
         self.sfu = 0.0
         # what one iteration of the loops now running stands for: 1, or inside a sampled loop
-        # (:class:`grader.sandbox.perf_sample.Loops`) the iterations it skipped per one it ran
+        # (:meth:`grader.sandbox.perf_sample.Sample.loop`) the iterations it skipped per one it ran
         self.weight = 1.0
-        # what a sector new to the program stands for: in a sampled loop's run, past its first
-        # iteration, the skipped iterations' new sectors; at a run's first, only itself (the
-        # iterations skipped before it would have brought in what it shares with them)
+        # what a sector new to the program stands for: in a sampled loop, the new sectors of
+        # the iterations its first run stands for (Sample._weighted)
         self.new_weight = 1.0
         self.seen: dict[tuple, set] = {}  # (tensor, op) -> the sectors this program touched
         self.loops_sampled = 0   # loops of which a sample of iterations ran
@@ -109,7 +108,8 @@ class LaunchCounts:
         if new:
             seen.update(new)
             counts.fresh += self.new_weight
-            self.program_parts[(name, op)].append((np.array(new, dtype=np.uint64), self.new_weight))
+            if self.new_weight:
+                self.program_parts[(name, op)].append((np.array(new, dtype=np.uint64), self.new_weight))
         if op == "atomic":
             hits = self.atomic_hits[(name, op, line)]
             values, times = np.unique(active, return_counts=True)
@@ -148,6 +148,12 @@ class LaunchCounts:
                 for p, (calls, flops, shape) in self.dots.items()]
         return {"accesses": accesses, "dots": dots, "alu": round(self.alu), "sfu": round(self.sfu),
                 "loops_sampled": self.loops_sampled, "reductions": round(self.reductions)}
+
+
+def _reduced(inputs: tuple, axis) -> int:
+    """How many elements a reduction or scan combines into one."""
+    shape = [int(n) for n in getattr(inputs[0], "shape", ())]
+    return int(np.prod(shape)) if axis is None else shape[axis] if shape else 1
 
 
 def _weighted_unique(parts: list) -> tuple[np.ndarray, np.ndarray]:
@@ -291,8 +297,10 @@ class Counter:
                 continue
 
             def reduction(op, input, _original=original):
-                # apply calls itself once with its input made a tuple: counted there
-                if self.launch is not None and not self.combining and isinstance(input, tuple):
+                # apply calls itself once with its input made a tuple: counted there; an axis of
+                # one element reduces nothing (a column's tile of shape (rows, 1))
+                if self.launch is not None and not self.combining and isinstance(input, tuple) \
+                        and _reduced(input, op.axis) > 1:
                     self.launch.reductions += self.launch.weight
                 return _original(op, input)
             self._combiners.append((cls, "apply", original))

@@ -8,9 +8,9 @@ run in an order that spreads them at every prefix (the ends, then the middle...)
 launch whose programs are slow to interpret stops after the time budget with a spread sample,
 smaller than asked; the judge scales what ran to the grid and says so.
 
-A kernel's loop longer than :data:`LONG` iterations (``range``, ``tl.range``) runs three
-runs of :data:`RUN` neighbouring iterations (its start, middle and end); each stands for the
-skipped ones around it (:attr:`grader.sandbox.perf_record.LaunchCounts.weight`). Loops of programs do
+A kernel's loop longer than :data:`LONG` iterations (``range``, ``tl.range``) runs its first
+:data:`FIRST` iterations and :data:`RUN` in its middle and at its end; each stands for the
+skipped ones (:attr:`grader.sandbox.perf_record.LaunchCounts.weight`). Loops of programs do
 the same work on other data in nearly every kernel, as programs do: a matmul's K loop, a
 scan's chunks. Skipping iterations changes the values computed, never what is counted per
 iteration; the run's outputs are thrown away.
@@ -22,8 +22,9 @@ import math
 import sys
 import time
 
-LONG = 16     # iterations: a loop this long or shorter runs whole
-RUN = 4       # a longer loop runs three runs of this many iterations: its start, middle and end
+LONG = 24     # iterations: a loop this long or shorter runs whole
+FIRST = 16    # a longer loop runs its first this many iterations (whose new sectors tell its rate)...
+RUN = 4       # ...then this many in its middle and at its end
 
 
 def spread(count: int, wanted: int) -> list[int]:
@@ -34,11 +35,10 @@ def spread(count: int, wanted: int) -> list[int]:
 
 
 def runs(count: int) -> list[int]:
-    """The iterations of a long loop that run: its first, middle and last :data:`RUN`, runs of
-    neighbours, so that what one iteration leaves in the caches for the next is seen (a column
-    walk's next columns are in the sectors the first brought in)."""
+    """The iterations of a long loop that run: its first :data:`FIRST`, then :data:`RUN` in its
+    middle and :data:`RUN` at its end, runs of neighbours."""
     middle = count // 2 - RUN // 2
-    return sorted({*range(RUN), *range(middle, middle + RUN), *range(count - RUN, count)})
+    return sorted({*range(FIRST), *range(middle, middle + RUN), *range(count - RUN, count)})
 
 
 def spread_order(values: list) -> list:
@@ -125,18 +125,19 @@ class Sample:
 
     @staticmethod
     def _weighted(whole, picked: list[int], counts):
-        """The picked iterations of ``whole``, each weighing for the skipped ones; a sector new
-        to the program past a run's first iteration for the new sectors of the skipped ones."""
-        starts = sum(1 for n, i in enumerate(picked) if n == 0 or i != picked[n - 1] + 1)
+        """The picked iterations of ``whole``, each weighing for the skipped ones. What is new to
+        the program is told by the first :data:`FIRST` alone, which no skipped iteration
+        precedes: their new sectors, and their requests that brought some, stand for the loop's
+        (a column walk brings new sectors every eighth column). The later runs' would not: an
+        index computed from the loop's counter jumps to far columns there, a pointer advanced
+        each step goes on from where the first run left it."""
         weight = len(whole) / len(picked)
-        new_weight = (len(whole) - starts) / max(1, len(picked) - starts)
         outer, outer_new = counts.weight, counts.new_weight
         counts.weight = outer * weight
         counts.loops_sampled += 1
         try:
             for n, i in enumerate(picked):
-                first = n == 0 or i != picked[n - 1] + 1
-                counts.new_weight = outer_new * (1.0 if first else new_weight)
+                counts.new_weight = outer_new * (len(whole) / FIRST if n < FIRST else 0.0)
                 yield whole[i]
         finally:
             counts.weight, counts.new_weight = outer, outer_new
