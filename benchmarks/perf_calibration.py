@@ -61,6 +61,7 @@ def kernels(only: list[str] | None = None) -> list[tuple[str, str, Path]]:
 
 def measure(folder: Path, only) -> None:
     from bench_headlines import HeadlineCourse
+
     from grader.judge.bench import run_bench
     from grader.judge.options import Options
     from grader.judge.session import Grading
@@ -93,7 +94,8 @@ def _count_one(item) -> tuple[str, dict]:
     from grader.channel import wire
     from grader.course.loader import Course
     from grader.judge.options import Options
-    from grader.judge.perf import measure as measure_counts, perf_case, profile_request
+    from grader.judge.perf import measure as measure_counts
+    from grader.judge.perf import perf_case, profile_request
     from grader.judge.session import Grading
     course = Course(ROOT)
     puzzle = course.puzzle(puzzle_id)
@@ -144,7 +146,6 @@ def _restat_one(item) -> tuple[str, list]:
     name, entry, path = item
     import msgspec
 
-    from grader.channel import wire
     from grader.course.loader import Course
     from grader.judge.options import Options
     from grader.judge.perf import compile_stats
