@@ -692,7 +692,7 @@ class LaunchProfile(Message):
     # what was sampled less than asked: programs the sample chose (``interpreted`` ran, fewer where
     # interpreting them outran the time budget), and loops of which a sample of iterations ran
     planned: int = 0
-    loops_sampled: int = 0
+    loops_sampled: int = 0  # summed over the programs interpreted
     reductions: int = 0    # reductions and scans, over the programs interpreted
 
 

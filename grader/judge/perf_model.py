@@ -62,7 +62,7 @@ class LaunchCost:
     reads: tuple[tuple[str, float], ...] = ()  # (tensor, how many times over its footprint the lanes read it)
     compile_note: str = ""
     planned: int = 0         # programs the sample chose; ``interpreted`` ran (fewer: the time budget ran out)
-    loops_sampled: int = 0   # loops of which a sample of iterations ran
+    loops_sampled: int = 0   # loops of which a sample of iterations ran, summed over the programs interpreted
     rounds: float = 0.0      # trips to memory each program waits for in turn
     reductions: float = 0.0  # reductions and scans per program
 

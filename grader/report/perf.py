@@ -69,8 +69,8 @@ def _launch(launch: LaunchCost) -> str:
         text += (f"\n    {launch.interpreted} of the {launch.planned} programs sampled: interpreting them took "
                  f"longer than the time budget, so this launch's figures rest on fewer programs")
     if launch.loops_sampled:
-        text += (f"\n    {launch.loops_sampled} long loop{'s' if launch.loops_sampled > 1 else ''} sampled: 12 "
-                 f"iterations (start, middle, end) ran, each standing for the ones skipped")
+        text += ("\n    long loops sampled: of each, its first 16 iterations and 4 in its middle and at its end "
+                 "ran, standing for the rest")
     if launch.compile_note:
         text += f"\n    {launch.compile_note}"
     return text
