@@ -22,6 +22,9 @@ sandboxed workers are forked by zygotes and are not all waited for, so most of t
 interpreter's own time is left out: the figure is the grader's side (planning, packing,
 comparing, the compile checks' launch), which the size of a case's tensors drives.
 * ``class``: the same for 6 such students: the class throughput the README quotes.
+* ``perf`` (only when asked): ``python -m grader puzzleNN --perf`` for every puzzle in the solved
+  copy (the learner's file beside the reference), cold then warm, wall and CPU seconds
+  (targets: 30 s cold, 10 s warm on 2 idle cores).
 
 ``--root`` measures another checkout (an older commit, for the figures before a change): its
 grader is the one imported, through PYTHONPATH.
@@ -146,6 +149,57 @@ def puzzles(root: Path, only: list[str] = ()) -> list[str]:
     return rows
 
 
+def perf_latency(root: Path, ids: list[str]) -> list[str]:
+    """``python -m grader puzzleNN --perf`` for each puzzle, in a copy of the course whose puzzle
+    files hold the solutions (the learner's file, beside the course's reference): cold (empty
+    compile cache, no kept reference counts), then warm (both kept, as a learner's second try);
+    wall seconds and the CPU seconds of the command and every process under it (its workers).
+    The load is printed: on a shared machine the CPU time is the steadier figure."""
+    import resource
+    rows = ["| puzzle | cold wall | cold CPU | warm wall | warm CPU | load |", "|---|---|---|---|---|---|"]
+    print("\n".join(rows), flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        course = solved_course(root, Path(folder))
+        for pid in ids:
+            rows.append(_perf_twice(root, course, pid, resource))
+            print(rows[-1], flush=True)
+    return rows
+
+
+def tree_cpu(command: list[str], cwd: Path, env: dict) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the command and every process under it, exit code). The
+    workers are forked by zygotes and not all reaped by a process the command waits for, so
+    their CPU is read while they live (every 0.2 s: a worker's last fraction of a second may be
+    missed)."""
+    import psutil
+    started = time.perf_counter()
+    run = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    top, seen = psutil.Process(run.pid), {}
+    while run.poll() is None:
+        try:
+            for p in [top, *top.children(recursive=True)]:
+                try:
+                    t = p.cpu_times()
+                    seen[p.pid] = max(seen.get(p.pid, 0.0), t.user + t.system)
+                except psutil.Error:
+                    pass
+        except psutil.Error:
+            pass
+        time.sleep(0.2)
+    wall = time.perf_counter() - started
+    return wall, sum(seen.values()), run.returncode
+
+
+def _perf_twice(root: Path, course: Path, pid: str, resource) -> str:
+    figures = []
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as kept:
+        env = dict(environment(root, cache), XDG_CACHE_HOME=kept)
+        for _ in ("cold", "warm"):
+            wall, cpu, code = tree_cpu(grader(pid, "--perf"), course, env)
+            figures.append(f"{wall:.1f} s | {cpu:.1f} s" + ("" if code in (0, 1) else f" (exit {code})"))
+    return f"| {pid} | {' | '.join(figures)} | {os.getloadavg()[0]:.1f} |"
+
+
 def class_of(root: Path, students: int) -> float:
     """Seconds of ``batch --jobs 2`` for ``students`` copies of solutions/."""
     with tempfile.TemporaryDirectory() as folder:
@@ -164,13 +218,14 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", default="notebook,puzzles,all,student,class")
     parser.add_argument("--students", type=int, default=6)
-    parser.add_argument("--puzzles", default="", help="with --only puzzles: these ids only, e.g. 22,31")
+    parser.add_argument("--puzzles", default="", help="with --only puzzles or perf: these puzzles only, e.g. 22,31")
     args = parser.parse_args()
     root = args.root.resolve()
     wanted = args.only.split(",")
     load = os.getloadavg()[0]
     print(f"{root} at {subprocess.run(['git', '-C', str(root), 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()}, "
           f"{os.cpu_count()} cores, load {load:.1f} at the start")
+    chosen = [f"puzzle{int(n.removeprefix('puzzle')):02d}" for n in args.puzzles.split(",") if n.strip()]
     print("| what | wall (CPU) | target |")
     print("|---|---|---|")
     if "notebook" in wanted:
@@ -186,7 +241,10 @@ def main() -> int:
         print(f"| {args.students} complete students, `batch --jobs 2` | {seconds:.1f} s "
               f"({60 * args.students / seconds:.1f} students a minute) | |", flush=True)
     if "puzzles" in wanted:
-        print("\n".join(puzzles(root, [f"puzzle{int(n):02d}" for n in args.puzzles.split(",") if n])), flush=True)
+        print("\n".join(puzzles(root, chosen)), flush=True)
+    if "perf" in wanted:  # not by default: two --perf runs a puzzle
+        ids = sorted(p.name[:8] for p in (root / "solutions").glob("puzzle[0-9][0-9]_*.py"))
+        perf_latency(root, [pid for pid in ids if not chosen or pid in chosen])  # prints
     return 0
 
 

@@ -13,8 +13,9 @@ from grader.judge import perf_estimate as model
 from grader.judge.perf import launch_cost
 from grader.judge.perf_findings import findings
 from grader.judge.perf_model import PerfProfile
-from grader.sandbox.perf_record import warp_sectors
-from grader.sandbox.perf_sample import per_axis, spread
+from grader.sandbox.compile_stats import ptx_counts
+from grader.sandbox.perf_record import _weighted_unique, warp_sectors
+from grader.sandbox.perf_sample import per_axis, runs, spread, spread_order
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = Path(__file__).resolve().parent / "perf"
@@ -27,6 +28,55 @@ def test_a_sample_spreads_over_every_long_axis_and_keeps_the_ends():
     assert per_axis((3, 1, 1), 16) == (3, 1, 1)
     three = per_axis((1000, 1000, 1000), 16)
     assert min(three) >= 2 and three[0] * three[1] * three[2] <= 16
+
+
+def test_programs_run_in_an_order_spread_at_every_prefix_and_long_loops_in_runs():
+    assert spread_order(list(range(9))) == [0, 8, 4, 2, 6, 1, 3, 5, 7]
+    assert sorted(spread_order(list(range(16)))) == list(range(16))
+    assert runs(512) == [*range(16), 254, 255, 256, 257, 508, 509, 510, 511]
+    assert runs(25) == [*range(16), 21, 22, 23, 24]  # the middle run falls in the first
+
+
+def test_a_sector_a_sampled_loop_touched_stands_for_the_iterations_it_skipped():
+    outside = (np.array([1, 2, 3]), 1.0)
+    inside = (np.array([3, 4]), 40.0)  # a loop of 480 iterations, 12 run: each sector stands for 40
+    sectors, weights = _weighted_unique([outside, inside])
+    assert sectors.tolist() == [1, 2, 3, 4] and weights.tolist() == [1.0, 1.0, 40.0, 40.0]
+    sectors, weights = _weighted_unique([(np.array([5, 5, 6]), 1.0)])
+    assert sectors.tolist() == [5, 6] and weights.tolist() == [1.0, 1.0]
+
+
+PTX = """
+.visible .entry k(
+    .param .u64 k_param_0
+)
+{
+    .reg .b32 %r<9>;
+    ld.param.u64 %rd1, [k_param_0];
+    mov.u32 %r1, %tid.x;
+    mul.hi.u32 %r2, %r1, -845247145;
+    xor.b32 %r3, %r2, %r1;
+$L__BB0_1:
+    add.s32 %r4, %r3, 1;
+    ex2.approx.f32 %f1, %f2;
+    @%p1 bra $L__BB0_1;
+    st.global.b32 [%rd1], %r4;
+    ret;
+}
+"""
+
+
+def test_the_compiled_codes_arithmetic_and_loops_are_counted_from_its_ptx():
+    assert ptx_counts(PTX) == (4, 1, 1)  # mul.hi, xor, add, ex2 (the SFU's); one backward branch
+    assert ptx_counts(PTX.replace("@%p1 bra $L__BB0_1;", "")) == (4, 1, 0)
+
+
+def test_a_column_walk_waits_once_per_sector_group_not_once_per_column():
+    # 1024 columns of 4 rows, 4 sectors a request, 512 distinct sectors: 128 trips, not 1024
+    walk = _access(requests=1024, sectors=4096, program_unique=512)
+    assert model.rounds([walk]) == 128
+    streaming = _access(requests=8, sectors=8 * 128, program_unique=8 * 128)
+    assert model.rounds([streaming]) == 8
 
 
 def test_a_warp_moves_the_sectors_its_lanes_touch():
@@ -93,6 +143,47 @@ def test_masked_lanes_spills_and_dots_without_tensor_cores_are_named():
     assert "The `tl.dot`s of `k` compile to no tensor-core instruction: they run on the FMA units." in said
 
 
+def test_the_estimate_says_why_it_is_uncertain_where_the_calibration_missed_most():
+    c = model.coefficients()
+    scattered = launch_cost(_launch([_access(sectors=16 * 1024)]), STATS, "", c)  # 12% of each sector used
+    profile = findings(PerfProfile("yours", "k.py", ms=scattered.ms, launches=(scattered,)), None, 0)
+    assert any("`k`'s loads of `x` use 12% of the sectors they move: how much of the rest the caches catch is not "
+               "modelled" in u for u in profile.uncertain)
+    plain = launch_cost(_launch([_access(), _access(tensor="z", op="store", line=9)]), STATS, "", c)
+    assert findings(PerfProfile("yours", "k.py", ms=plain.ms, launches=(plain,)), None, 0).uncertain == ()
+
+
+def test_the_text_marks_a_wrong_kernels_figures_and_names_the_bound_the_change_and_the_band():
+    from grader.judge.perf_model import PerfResult
+    from grader.report.perf import render_text
+    c = model.coefficients()
+    thrice = launch_cost(_launch([_access(line=n) for n in (7, 11, 15)] + [_access(tensor="z", op="store", line=19)]),
+                         STATS, "", c)
+    yours = findings(PerfProfile("yours", "k.py", ms=thrice.ms, launches=(thrice,), wrong="case small: wrong values"),
+                     None, 512 << 20)
+    text = render_text(PerfResult("puzzle18", "Fused softmax", "the bench's headline size", {"N0": 4}, "H100",
+                                  512 << 20, None, 0.1, "memory", yours,
+                                  model={"fitted": {"median": 0.1, "p90": 0.4, "kernels": 99},
+                                         "held_out_by_family": {"median": 0.2, "p90": 0.5, "kernels": 99}}))
+    assert 'Your kernel fails grading (case small: wrong values): the figures of "yours" are those of a wrong kernel.' \
+        in text and "yours (fails grading)" in text
+    assert "Bound by memory (the bytes to and from HBM). The change most likely to help: `k` reads `x` 3.0 times " \
+        "over (lines 7, 11, 15)." in text
+    assert "half its estimates are within 20% of an H100's time and 90% within 50% (99 kernels, each family held " \
+        "out in turn); on those it was fitted on, 10% and 40%." in text
+
+
+def test_the_references_counts_are_kept_and_read_back(tmp_path, monkeypatch):
+    from grader.judge import perf_cache
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    reply = wire.Profiled(launches=(_launch([_access()]),), seconds=1.5)
+    perf_cache.store("k", reply, [(STATS, ""), (None, "not compiled")])
+    back, stats = perf_cache.load("k")
+    assert back == reply and stats == [(STATS, ""), (None, "not compiled")]
+    (tmp_path / "triton-puzzles" / "perf" / "k.json").write_text("{not json")
+    assert perf_cache.load("k") is None and perf_cache.load("absent") is None
+
+
 def test_occupancy_follows_registers_warps_and_shared_memory():
     h100 = model.H100
     assert model.resident(h100, 4, 32, 0) == 16       # 64 warps an SM
@@ -152,6 +243,26 @@ def test_an_autograd_function_counts_its_launches_and_its_wrappers_operators():
     yours = json.loads(done.stdout)["yours"]
     assert done.returncode == 0 and len(yours["launches"]) >= 2
     assert yours["ms"] == pytest.approx(sum(l["ms"] for l in yours["launches"]) + yours["torch_ms"])
+
+
+@pytest.mark.slow
+def test_a_16x16_tile_matmul_gets_an_estimate_from_sampled_loops():
+    """Its profile ran every one of 512 K steps of 16 programs and hit the 900 s limit (issue 36)."""
+    done = _perf("puzzle28", "--perf", "--json", "--file", str(ROOT / "benchmarks" / "perf_kernels" /
+                                                                 "puzzle28_tiles_16x16.py"))
+    assert done.returncode == 0, done.stderr
+    yours = json.loads(done.stdout)["yours"]
+    launch = yours["launches"][0]
+    assert yours["ms"] > 0 and launch["grid"] == [262144, 1, 1] and launch["loops_sampled"] >= 1
+    assert yours["seconds"] < 120
+
+
+@pytest.mark.slow
+def test_a_kernel_that_fails_grading_has_its_figures_marked():
+    done = _perf("puzzle02", "--perf", "--file", str(KERNELS / "puzzle02_wrong_constant.py"))
+    assert "Your kernel fails grading (case classic[seed=0] (N0=200, B0=32): wrong values in `z`: 200 of 200 " \
+        "elements differ" in done.stdout
+    assert "yours (fails grading)" in done.stdout
 
 
 def test_perf_estimates_one_puzzle_and_not_beside_bench():

@@ -292,6 +292,11 @@ class KernelStats(Message):
     num_warps: int
     num_stages: int
     tensor_cores: Literal["wgmma", "mma", ""]  # the matrix instructions in the PTX, if any
+    # the PTX's arithmetic instructions per thread, as written (a loop's body once), of them the
+    # SFU's, and its loops (backward branches): see sandbox.compile_stats.ptx_counts
+    alu: int = 0
+    slow: int = 0
+    loops: int = 0
 
 
 class Compiled(Reply):
@@ -707,6 +712,7 @@ class AccessCount(Message):
     tensor_bytes: int      # the tensor's size
     same_address: int = 0  # atomics: the most lanes that met at one address
     conflicts: int = 0     # atomics: lanes of a request whose address another lane of it had (they queue)
+    fresh: int = 0         # requests that touched a sector new to their program (0: not counted)
 
 
 class DotCount(Message):
@@ -737,6 +743,11 @@ class LaunchProfile(Message):
     hops: int = 0
     arguments: tuple[JSON, ...] = ()
     keywords: dict[str, JSON] = {}
+    # what was sampled less than asked: programs the sample chose (``interpreted`` ran, fewer where
+    # interpreting them outran the time budget), and loops of which a sample of iterations ran
+    planned: int = 0
+    loops_sampled: int = 0  # summed over the programs interpreted
+    reductions: int = 0    # reductions and scans, over the programs interpreted
 
 
 class TorchOp(Message):
@@ -769,6 +780,9 @@ class Profile(Request):
     outputs: tuple[NamedTensor, ...] = ()
     grid: tuple[int, ...] = ()
     programs: int = 16     # programs to interpret per launch (at most)
+    # CPU seconds of interpreting one launch's programs, after its first two, before the sample
+    # stops short (0: no limit, as the calibration counts)
+    seconds: float = 0.0
 
 
 class Exit(Request):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from grader.channel.worker_pool import WorkerDied, WorkerTimedOut
 from grader.course.dtypes import DTYPES
 from grader.course.loader import Course
 from grader.course.puzzle import Case, Puzzle
+from grader.judge import perf_cache
 from grader.judge import perf_estimate as model
 from grader.judge.kinds import kind_of
 from grader.judge.perf_findings import findings
@@ -30,7 +32,8 @@ from grader.judge.perf_model import LaunchCost, LineCost, PerfProfile, PerfResul
 from grader.judge.session import Grading
 
 PROGRAMS = 16          # programs interpreted per launch, at most
-PROFILE_TIMEOUT = 900  # seconds: an attention's sampled programs take a minute on a slow laptop
+BUDGET = 2.0           # CPU seconds of interpreting a launch's programs after its first two (then fewer)
+PROFILE_TIMEOUT = 300  # seconds: long loops are sampled, programs stop at the budget
 COMPILE_TIMEOUT = 600
 
 
@@ -54,7 +57,7 @@ def _contiguous(shape) -> tuple[int, ...]:
 
 
 def profile_request(course: Course, puzzle: Puzzle, case: Case, kernel_file: Path,
-                    programs: int = PROGRAMS) -> tuple[wire.Profile, int]:
+                    programs: int = PROGRAMS, seconds: float = 0.0) -> tuple[wire.Profile, int]:
     """The request for one run at ``case``'s sizes, and the least traffic any implementation needs."""
     from grader.judge.plan import SpecShapes, integer_bounds
     shapes = SpecShapes(puzzle)
@@ -77,7 +80,7 @@ def profile_request(course: Course, puzzle: Puzzle, case: Case, kernel_file: Pat
         inputs=tuple(wire.NamedTensor(dtype=d, shape=tuple(s), name=n) for n, d, s in sent_in),
         outputs=tuple(wire.NamedTensor(dtype=d, shape=tuple(s), name=n) for n, d, s in sent_out),
         ranges=ranges, values={k: v for k, v in values.items() if isinstance(v, (int, float, tuple))},
-        grid=tuple(puzzle.launch_grid(case)), programs=programs)
+        grid=tuple(puzzle.launch_grid(case)), programs=programs, seconds=seconds)
     return request, least
 
 
@@ -118,18 +121,25 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
             # where the sampled programs' atomics land on the same sectors, every program's do
             shared_by_all = launch.interpreted > 1 and a.union < 0.5 * a.program_unique
             same = max(same, a.same_address * (scale if shared_by_all else 1))
-    # trips to memory one after another: the line loaded most often per program (a loop's loads
-    # go out together, one iteration after another); a request whose sectors an earlier one
-    # already brought in waits for nothing new (a scalar loop's seven loads in eight)
-    rounds = max((min(a.requests, a.program_unique) for a in launch.accesses if a.op == "load"), default=0) \
-        / max(1, launch.interpreted)
+    rounds = model.rounds(launch.accesses) / max(1, launch.interpreted)
     flops = {}
     for d in launch.dots:
         flops[d.precision] = flops.get(d.precision, 0) + int(d.flops * scale)
     cores = stats.tensor_cores if stats else "?"
+    # a loop-free kernel's arithmetic is the compiled code's, once per thread; a loop's trips are
+    # the interpreter's to count (its own operations, at their own fitted rate)
+    compiled = bool(stats and stats.alu and not stats.loops)
+    lane_ops, slow_ops, compiled_ops = launch.alu * scale, launch.sfu * scale, 0.0
+    if compiled:
+        compiled_ops, lane_ops = stats.alu * 32 * warps * programs, 0.0
+        slow_ops = stats.slow * 32 * warps * programs
     seconds = model.terms(traffic_=flow, flops=flops, tensor_cores=cores if stats else "wgmma",
-                          lane_ops=launch.alu * scale, slow_ops=launch.sfu * scale, atomics=atomics, conflicts=conflicts,
+                          lane_ops=lane_ops, slow_ops=slow_ops, compiled_ops=compiled_ops,
+                          atomics=atomics, conflicts=conflicts,
                           same_address=same, rounds=rounds, stages=launch.num_stages if rounds > 1 else 1,
+                          # a tl.dot's tiles are reduced along rows each warp holds (shuffles, no
+                          # barrier); elsewhere a block's reduction crosses warps through shared memory
+                          reductions=0.0 if launch.dots else launch.reductions / max(1, launch.interpreted),
                           programs=programs, held=held,
                           spill_bytes=stats.spill_bytes if stats else None, threads=32 * warps, c=c, device=device)
     total, bound = model.combine(seconds, c)
@@ -150,9 +160,10 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
         registers=stats.registers if stats else None, spill_bytes=stats.spill_bytes if stats else None,
         shared=stats.shared if stats else None, resident=per_sm, tensor_cores=cores, loaded=flow.loaded,
         stored=flow.stored, dram_read=flow.dram_read, dram_written=flow.dram_written, l2_moved=flow.l2_moved,
-        flops=flops, lane_ops=int(launch.alu * scale), slow_ops=int(launch.sfu * scale), atomics=int(atomics),
+        flops=flops, lane_ops=int(lane_ops + compiled_ops), slow_ops=int(slow_ops), atomics=int(atomics),
         ms=total * 1e3, terms={k: v * 1e3 for k, v in seconds.items()}, bound=bound, lines=lines,
-        reads=reads, compile_note=note)
+        reads=reads, compile_note=note, planned=launch.planned, loops_sampled=launch.loops_sampled,
+        rounds=rounds, reductions=launch.reductions / max(1, launch.interpreted))
 
 
 def profile_costs(reply: wire.Profiled, stats: list, c: dict, device=model.H100) -> tuple[tuple[LaunchCost, ...], float]:
@@ -207,19 +218,42 @@ def costed(who: str, kernel_file: Path, reply: wire.Profiled | None, stats: list
 
 def profile_one(grading: Grading, puzzle: Puzzle, who: str, kernel_file: Path, request: wire.Profile,
                 solution: Path | None, c: dict) -> PerfProfile:
-    """One implementation profiled, compiled and costed."""
-    return costed(who, kernel_file, *measure(grading, puzzle, kernel_file, request, solution), c)
+    """One implementation profiled, compiled and costed; the course's solution's counts are kept
+    between runs (:mod:`.perf_cache`)."""
+    if solution is None:
+        return costed(who, kernel_file, *measure(grading, puzzle, kernel_file, request, None), c)
+    name = perf_cache.key(solution, grading.course.puzzle_file(puzzle.id), request)
+    kept = perf_cache.load(name)
+    if kept is None:
+        reply, stats, error = measure(grading, puzzle, kernel_file, request, solution)
+        if error or reply is None:
+            return costed(who, kernel_file, reply, stats, error, c)
+        perf_cache.store(name, reply, stats)
+        kept = (reply, stats)
+    return costed(who, kernel_file, *kept, "", c)
+
+
+def verdict(grading: Grading, puzzle_id: str, kernel_file: Path) -> str:
+    """"" where the kernel passes grading, else the grader's one-line reason: an estimate of a
+    wrong kernel is marked as such."""
+    result = grading.grade([(puzzle_id, Path(kernel_file))]).results[0]
+    if result.passed:
+        return ""
+    said = (result.message or result.status.value).split(". (")[0]  # the case and what differs, not each element
+    return said if len(said) <= 240 else said[:237] + "..."
 
 
 def run_perf(grading: Grading, puzzle_id: str, kernel_file: Path, programs: int = PROGRAMS,
-             reference: bool = True) -> PerfResult:
-    """``--perf`` for one puzzle: the learner's kernel, and the course's solution beside it."""
+             reference: bool = True, check: bool = True) -> PerfResult:
+    """``--perf`` for one puzzle: the learner's kernel, and the course's solution beside it (its
+    run in a worker of its own, at the same time). With ``check``, the learner's kernel is
+    graded too, after its run: an estimate of a kernel that fails is marked so."""
     from grader.judge.pictures import reference_file
     course = grading.course
     puzzle = course.puzzle(puzzle_id)
     case, label = perf_case(puzzle)
     c = model.coefficients()
-    request, least = profile_request(course, puzzle, case, kernel_file, programs)
+    request, least = profile_request(course, puzzle, case, kernel_file, programs, BUDGET)
     values = {**case.blocks, **case.sizes}
     flops = int(puzzle.bench.flops(values)) if puzzle.bench and puzzle.bench.flops else None
     half = any(DTYPES[d.dtype].itemsize == 2 for d in request.inputs)
@@ -227,13 +261,15 @@ def run_perf(grading: Grading, puzzle_id: str, kernel_file: Path, programs: int 
     limit_s, limit_by = least / model.H100.dram_bytes_per_s, "memory"
     if flops and flops / peak > limit_s:
         limit_s, limit_by = flops / peak, "tensor cores"
-    yours = profile_one(grading, puzzle, "yours", Path(kernel_file), request, None, c)
     solution = reference_file(course, puzzle_id, kernel_file) if reference else None
-    theirs = None
-    if solution is not None:
-        theirs = profile_one(grading, puzzle, "reference", solution,
-                             msgspec.structs.replace(request, file=str(solution)), solution, c)
-    yours = findings(yours, theirs, least)
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        pending = None if solution is None else beside.submit(
+            profile_one, grading, puzzle, "reference", solution,
+            msgspec.structs.replace(request, file=str(solution)), solution, c)
+        yours = profile_one(grading, puzzle, "yours", Path(kernel_file), request, None, c)
+        wrong = verdict(grading, puzzle_id, kernel_file) if check and yours.ok else ""
+        theirs = pending.result() if pending is not None else None
+    yours = replace(findings(yours, theirs, least), wrong=wrong)
     if theirs is not None:
         theirs = findings(theirs, None, least)
     return PerfResult(puzzle=puzzle.id, title=puzzle.title, case=label, sizes=dict(case.sizes),

@@ -59,7 +59,13 @@ H100 = Device()
 DEFAULTS = {"dram_eff": 0.90, "l2_bytes_per_s": 12.0e12, "l2_keeps": 0.5, "cross_miss": 0.1, "fp16_eff": 0.75,
             "tf32_eff": 0.7, "fp8_eff": 0.7, "fp32_eff": 0.6, "mma_factor": 0.6, "alu_eff": 0.5, "slow_eff": 0.5,
             "atomics_per_s": 3.0e11, "conflicts_per_s": 1.0e10, "same_address_s": 2.0e-9, "latency_s": 0.7e-6, "launch_s": 2.5e-6,
-            "torch_op_s": 3.0e-6, "spill_factor": 4.0, "partial_miss": 0.5, "p": 3.0}
+            "torch_op_s": 3.0e-6, "spill_factor": 4.0, "partial_miss": 0.5, "p": 3.0,
+            # the ALU's share of its peak for the compiled code's arithmetic (a loop-free kernel's
+            # PTX, counted per thread); alu_eff is the rate of the interpreter's lane operations,
+            # which count what the compiler folds (above 1)
+            "ptx_eff": 1.0,
+            # a reduction or scan across the block's lanes: shuffles, shared memory and a barrier
+            "reduce_s": 0.3e-6}
 
 
 def _fitted() -> dict:
@@ -135,8 +141,28 @@ def traffic(accesses, scale: float, programs: int, held: int, c: dict, device: D
     return Traffic(int(loaded), int(stored), int(moved), int(dram["load"]), int(dram["store"]))
 
 
+def rounds(accesses) -> float:
+    """Trips to memory one after another, over the programs interpreted: the line loaded most
+    often (a loop's loads go out together, one iteration after another). A request whose sectors
+    an earlier one of its program brought in waits for nothing new (a column walk's next seven
+    columns are in the sectors the first brought into L1): the worker counts the requests that
+    touched a new sector; counts without that figure bound them by a line's distinct sectors
+    over its sectors per request."""
+    out = 0.0
+    for a in accesses:
+        if a.op != "load" or not a.requests:
+            continue
+        if a.fresh:
+            out = max(out, a.fresh)
+            continue
+        per_request = max(1.0, a.sectors / a.requests)
+        out = max(out, min(a.requests, a.program_unique / per_request))
+    return out
+
+
 def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float, slow_ops: float,
           atomics: float, conflicts: float, same_address: float, rounds: float, stages: int, programs: int, held: int,
+          reductions: float = 0.0, compiled_ops: float = 0.0,
           spill_bytes: int | None,
           threads: int, c: dict, device: Device = H100) -> dict[str, float]:
     """Seconds each resource alone would take."""
@@ -157,11 +183,14 @@ def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float,
     out["tensor cores"] = matrix / quantised
     clock = device.sms * device.clock_hz
     out["ALU"] = (lane_ops / (clock * device.lanes_per_sm_clock * c["alu_eff"])
+                  + compiled_ops / (clock * device.lanes_per_sm_clock * c["ptx_eff"])
                   + slow_ops / (clock * device.slow_per_sm_clock * c["slow_eff"])) / quantised
     # lanes of one request that hit one address queue behind each other in L2
     out["atomics"] = atomics / c["atomics_per_s"] + conflicts / c["conflicts_per_s"] + same_address * c["same_address_s"]
     # a loop's later loads are issued ``stages - 1`` iterations ahead (software pipelining)
-    out["latency"] = math.ceil(programs / held) * max(1.0, rounds) * c["latency_s"] / max(1, stages - 1)
+    # and each reduction waits for its tree across the lanes, one after another
+    out["latency"] = math.ceil(programs / held) * (max(1.0, rounds) * c["latency_s"] / max(1, stages - 1)
+                                                   + reductions * c["reduce_s"])
     return out
 
 

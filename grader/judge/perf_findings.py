@@ -10,6 +10,9 @@ from grader.judge.perf_estimate import H100
 from grader.judge.perf_model import LaunchCost, PerfProfile
 
 SIGNIFICANT = 0.10  # a line matters when it moves at least this share of its launch's sectors
+# a serial chain longer than the calibration's well-estimated ones (a matmul's 128 K steps)
+SERIAL_ROUNDS = 128
+SERIAL_REDUCTIONS = 64
 
 
 def _mb(n: float) -> str:
@@ -78,21 +81,57 @@ def _launch_findings(launch: LaunchCost, theirs: dict[str, float]) -> list[str]:
     return said
 
 
+def uncertainty(profile: PerfProfile) -> list[str]:
+    """Why the estimate may be off by more than its usual error: each a kind of work the
+    calibration's held-out families estimated worst (docs/perf-model.md)."""
+    why = []
+    for launch in profile.launches:
+        name = f"`{launch.kernel}`"
+        total_moved = sum(l.moved for l in launch.lines) or 1
+        scattered = [l for l in launch.lines if l.moved >= SIGNIFICANT * total_moved and l.sector_use < 0.5
+                     and l.op != "atomic"]
+        if scattered:
+            why.append(f"{name}'s {scattered[0].op}s of `{scattered[0].tensor}` use {scattered[0].sector_use:.0%} of "
+                       f"the sectors they move: how much of the rest the caches catch is not modelled")
+        if launch.planned and launch.interpreted < launch.planned:
+            why.append(f"{name}'s figures rest on {launch.interpreted} of the {launch.planned} programs its sample "
+                       f"chose: interpreting them outran the time budget")
+        if (launch.flops.get("tf32") or launch.flops.get("tf32x3")) and launch.tensor_cores:
+            why.append(f"{name}'s `tl.dot`s take fp32 operands (TF32): the H100 ran the calibration's such dots at a "
+                       f"tenth of TF32's peak, and how fast depends on how Triton stages the converted tiles")
+        if launch.flops and launch.tensor_cores in ("", "mma"):
+            why.append(f"{name}'s `tl.dot`s compile to {'mma.sync' if launch.tensor_cores else 'FMA'} "
+                       f"instructions, which few calibration kernels use")
+        if launch.atomics:
+            why.append(f"{name} issues atomics: how L2 queues those that meet at one address varies with the data, "
+                       f"and few calibration kernels use them")
+        if launch.bound == "ALU":
+            why.append(f"{name} is bound by its arithmetic, counted from the interpreter's operations rather than "
+                       f"the compiled instructions")
+        if launch.bound == "latency" and (launch.rounds > SERIAL_ROUNDS or launch.reductions > SERIAL_REDUCTIONS):
+            why.append(f"{name} is bound by latency, each program waiting on {launch.rounds:,.0f} trips to memory and "
+                       f"{launch.reductions:,.0f} reductions in turn: how much of that the GPU overlaps is estimated")
+        if launch.spill_bytes:
+            why.append(f"{name} spills registers: the cost of local memory is estimated coarsely")
+    return list(dict.fromkeys(why))
+
+
 def findings(profile: PerfProfile, reference: PerfProfile | None, least: int) -> PerfProfile:
     """``profile`` with what its counts say, most costly first."""
     if not profile.ok:
         return profile
     said = []
+    theirs = _reads(reference)
+    # what a line of the costliest launch does first: the change most likely to help
+    for launch in sorted(profile.launches, key=lambda l: -l.ms):
+        said += _launch_findings(launch, theirs)
     moved = profile.dram_bytes
     if least and moved > 1.3 * least:
         compare = f" (the reference: {_mb(reference.dram_bytes)})" if reference is not None and reference.ok else ""
         said.append(f"It moves about {_mb(moved)} to and from memory, {moved / least:.1f}× the {_mb(least)} any "
                     f"implementation needs{compare}.")
-    theirs = _reads(reference)
-    for launch in sorted(profile.launches, key=lambda l: -l.ms):
-        said += _launch_findings(launch, theirs)
     if profile.ms and profile.torch_ms > 0.1 * profile.ms:
         names = ", ".join(name.split(".")[0] for name, _, _ in profile.torch_ops[:4])
         said.append(f"Your wrapper's PyTorch operators ({names}) take about {profile.torch_ms * 1e3:.0f} µs of the "
                     f"{profile.ms * 1e3:.0f} µs.")
-    return replace(profile, findings=tuple(dict.fromkeys(said)))
+    return replace(profile, findings=tuple(dict.fromkeys(said)), uncertain=tuple(uncertainty(profile)))

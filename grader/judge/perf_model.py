@@ -61,6 +61,10 @@ class LaunchCost:
     lines: tuple[LineCost, ...] = ()
     reads: tuple[tuple[str, float], ...] = ()  # (tensor, how many times over its footprint the lanes read it)
     compile_note: str = ""
+    planned: int = 0         # programs the sample chose; ``interpreted`` ran (fewer: the time budget ran out)
+    loops_sampled: int = 0   # loops of which a sample of iterations ran, summed over the programs interpreted
+    rounds: float = 0.0      # trips to memory each program waits for in turn
+    reductions: float = 0.0  # reductions and scans per program
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,8 @@ class PerfProfile:
     findings: tuple[str, ...] = ()
     seconds: float = 0.0     # how long the interpreter took
     error: str = ""
+    wrong: str = ""          # why grading fails this kernel ("" where it passes, or was not graded)
+    uncertain: tuple[str, ...] = ()  # why the estimate may be off by more than its usual error
 
     @property
     def ok(self) -> bool:

@@ -65,6 +65,12 @@ def _launch(launch: LaunchCost) -> str:
     if launch.alternatives:
         text += "\n    the autotuner's configs: " + "; ".join(f"{label or 'default'} {_time(ms)}"
                                                               for label, ms in launch.alternatives)
+    if launch.planned and launch.interpreted < launch.planned:
+        text += (f"\n    {launch.interpreted} of the {launch.planned} programs sampled: interpreting them took "
+                 f"longer than the time budget, so this launch's figures rest on fewer programs")
+    if launch.loops_sampled:
+        text += ("\n    long loops sampled: of each, its first 16 iterations and 4 in its middle and at its end "
+                 "ran, standing for the rest")
     if launch.compile_note:
         text += f"\n    {launch.compile_note}"
     return text
@@ -74,7 +80,11 @@ def render_text(result: PerfResult) -> str:
     lines = [f"{result.puzzle} {result.title} — estimated for an {result.device}",
              f"at {result.case} ({_sizes(result.sizes)}); no GPU was used: the kernel ran in the interpreter on a "
              f"sample of its programs, and was compiled for sm_90.", ""]
-    header = ("", "yours", *(("reference",) if result.reference is not None else ()))
+    if result.yours.wrong:
+        lines += [f"Your kernel fails grading ({result.yours.wrong}): the figures of \"yours\" are those of a "
+                  f"wrong kernel. Make it pass first.", ""]
+    header = ("", "yours (fails grading)" if result.yours.wrong else "yours",
+              *(("reference",) if result.reference is not None else ()))
     rows = [header, *_rows(result)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
@@ -90,16 +100,34 @@ def render_text(result: PerfResult) -> str:
         if profile.torch_ops:
             lines.append(f"  PyTorch operators in the wrapper: {_time(profile.torch_ms)} "
                          f"({', '.join(f'{n} ×{c}' for n, c, _ in profile.torch_ops[:6])})")
-    if result.yours.findings:
-        lines += ["", "What the counts say:"] + [f"  • {f}" for f in result.yours.findings]
-    fit = result.model.get("fitted", {})
-    held = result.model.get("held_out_by_puzzle", {})
-    if fit:
-        lines += ["", f"The estimate comes from a model calibrated on an H100 against --bench: typical error "
-                      f"{fit['median']:.0%} (90% of kernels within {fit['p90']:.0%}) on {fit['kernels']} kernels; "
-                      f"{held.get('median', 0):.0%} on puzzles it was not fitted on. See docs/perf-model.md. "
-                      f"On a GPU, time it with --bench."]
+    yours = result.yours
+    if yours.ok:
+        lines += ["", f"Bound by {_bound_words(yours.bound)}."
+                      + (f" The change most likely to help: {yours.findings[0]}" if yours.findings else "")]
+    if len(yours.findings) > 1:
+        lines += ["", "What else the counts say:"] + [f"  • {f}" for f in yours.findings[1:]]
+    lines += _error_band(result.model)
+    if yours.ok and yours.uncertain:
+        lines += ["", "This estimate is less certain than that band:"] + [f"  • {u}" for u in yours.uncertain]
     return "\n".join(lines)
+
+
+def _bound_words(bound: str) -> str:
+    return {"memory": "memory (the bytes to and from HBM)", "L2": "L2 (the sectors moved between L2 and the SMs)",
+            "latency": "latency (loads and reductions waited for one after another)",
+            "ALU": "the ALU (arithmetic)", "tensor cores": "the tensor cores", "atomics": "atomics",
+            "launch": "the launch itself"}.get(bound, bound)
+
+
+def _error_band(model) -> list[str]:
+    """The calibration's error on kinds of kernel it was not fitted on, then on those it was."""
+    fit, held = model.get("fitted", {}), model.get("held_out_by_family", {})
+    if not fit or not held:
+        return []
+    return ["", f"Error band: on kinds of kernel the model was not fitted on, half its estimates are within "
+                f"{held['median']:.0%} of an H100's time and 90% within {held['p90']:.0%} ({held['kernels']} "
+                f"kernels, each family held out in turn); on those it was fitted on, {fit['median']:.0%} and "
+                f"{fit['p90']:.0%}. See docs/perf-model.md; on a GPU, time it with --bench."]
 
 
 def as_json(result: PerfResult) -> dict:

@@ -54,6 +54,49 @@ def _remember(key: str, figures: tuple[int, int]) -> None:
         pass  # a cache that cannot be written costs a ptxas run next time, nothing else
 
 
+# PTX opcodes that are not arithmetic: memory, synchronisation, control, matrix instructions and
+# moves (a register renamed, mostly free in SASS)
+_NOT_ALU = ("ld", "st", "cp", "atom", "red", "wgmma", "mma", "ldmatrix", "stmatrix", "bar", "fence", "mbarrier",
+            "bra", "ret", "mov", "barrier", "membar", "prefetch", "griddepcontrol", "elect", "shfl", "vote",
+            "tensormap", "cvta", "createpolicy", "discard", "applypriority", "exit", "trap", "setmaxnreg")
+_SLOW = ("ex2", "lg2", "rsqrt", "sqrt", "sin", "cos", "rcp", "tanh")  # the SFU's (with .approx)
+_LABEL = re.compile(r"^(\$L\w+):")
+_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$L\w+);")
+
+
+def ptx_counts(ptx: str) -> tuple[int, int, int]:
+    """(arithmetic, SFU, loops) of a kernel's PTX: its arithmetic instructions per thread, as
+    written once (a loop's body counted once), of them the SFU's, and its backward branches (the
+    loops; a loop-free kernel runs each instruction once per thread). The compiled code's own
+    count, where the interpreter counts every lane operation of the Python it runs (a Philox
+    draw's address arithmetic the compiler folds, a counter the compiler proves equal for four
+    neighbouring elements)."""
+    alu = slow = loops = 0
+    seen: set[str] = set()
+    for raw in ptx.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("//", ".", "{", "}", ")", "(")):
+            continue
+        label = _LABEL.match(line)
+        if label:
+            seen.add(label.group(1))
+            continue
+        if line.startswith("@"):
+            line = line.split(None, 1)[1] if " " in line else ""
+        opcode = line.split(None, 1)[0].rstrip(";") if line else ""
+        head = opcode.split(".", 1)[0]
+        if not head or not head[0].isalpha():
+            continue
+        branch = _BRANCH.search(line)
+        if branch and branch.group(1) in seen:
+            loops += 1
+        if head in _NOT_ALU:
+            continue
+        alu += 1
+        slow += head in _SLOW
+    return alu, slow, loops
+
+
 def ptxas_report(ptx: str, arch: int) -> str:
     """ptxas's ``-v`` report of ``ptx``, run as Triton runs it."""
     from triton.backends.nvidia.compiler import get_ptxas
@@ -81,7 +124,8 @@ def kernel_stats(kernel, label: str, log: str, options: dict, arch: int = 90) ->
             _remember(key, figures)
     ptx = kernel.asm.get("ptx", "")
     tensor_cores = "wgmma" if "wgmma.mma_async" in ptx else "mma" if "mma.sync" in ptx else ""
-    return wire.KernelStats(label=label, registers=figures[0], spill_bytes=figures[1],
+    alu, slow, loops = ptx_counts(ptx)
+    return wire.KernelStats(label=label, registers=figures[0], spill_bytes=figures[1], alu=alu, slow=slow, loops=loops,
                             shared=int(getattr(metadata, "shared", 0) or 0),
                             num_warps=int(getattr(metadata, "num_warps", options.get("num_warps", 4))),
                             num_stages=int(options.get("num_stages", getattr(metadata, "num_stages", 3))),

@@ -20,21 +20,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from grader.sandbox.bounds import kernel_line
+from grader.sandbox.perf_sectors import SECTOR, precision_of, warp_sectors  # noqa: F401 (warp_sectors: tests)
 
-SECTOR = 32  # bytes: the unit the memory system moves between L2 and the SMs
 SLOW = {np.exp, np.exp2, np.log, np.log2, np.sqrt, np.sin, np.cos}  # the SFU's: one per 8 lanes a clock
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
                   "launch_pdl")
 
 
 @dataclass
-class _Access:
-    requests: int = 0
-    lanes: int = 0
-    active: int = 0
-    bytes: int = 0
-    sectors: int = 0
-    conflicts: int = 0
+class _Access:  # floats: a sampled loop's iterations weigh for the ones it skipped
+    requests: float = 0
+    lanes: float = 0
+    active: float = 0
+    bytes: float = 0
+    sectors: float = 0
+    conflicts: float = 0
+    fresh: float = 0         # requests that touched a sector new to their program: a trip to memory
     source: str = ""
 
 
@@ -54,12 +55,21 @@ class LaunchCounts:
         self.regions: list[Region] = []
         self.accesses: dict[tuple, _Access] = {}
         self.dots: dict[str, list] = {}
-        self.alu = 0
-        self.sfu = 0
-        self.program_parts: dict[tuple, list] = defaultdict(list)  # (tensor, op) -> this program's sectors
-        self.program_unique: dict[tuple, int] = defaultdict(int)    # summed over the programs
-        self.union_parts: dict[tuple, list] = defaultdict(list)     # every program's sectors
-        self.atomic_hits: dict[tuple, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+        self.alu = 0.0
+        self.sfu = 0.0
+        # what one iteration of the loops now running stands for: 1, or inside a sampled loop
+        # (:meth:`grader.sandbox.perf_sample.Sample.loop`) the iterations it skipped per one it ran
+        self.weight = 1.0
+        # what a sector new to the program stands for: in a sampled loop, the new sectors of
+        # the iterations its first run stands for (Sample._weighted)
+        self.new_weight = 1.0
+        self.seen: dict[tuple, set] = {}  # (tensor, op) -> the sectors this program touched
+        self.loops_sampled = 0   # loops of which a sample of iterations ran
+        self.reductions = 0.0    # reductions and scans (tl.sum, tl.max, tl.cumsum...): each a tree across lanes
+        self.program_parts: dict[tuple, list] = defaultdict(list)  # (tensor, op) -> this program's (sectors, weight)
+        self.program_unique: dict[tuple, float] = defaultdict(float)  # summed over the programs
+        self.union_parts: dict[tuple, list] = defaultdict(list)     # every program's (sectors, weights)
+        self.atomic_hits: dict[tuple, dict[int, float]] = defaultdict(lambda: defaultdict(float))
 
     def region(self, address: int) -> Region | None:
         for r in self.regions:
@@ -70,7 +80,7 @@ class LaunchCounts:
     def lane_ops(self, numel: int, slow: bool, floor: bool = True) -> None:
         # every warp issues the instruction; not so inside a reduction or scan, which the
         # interpreter runs slice by slice and a GPU as one tree across the lanes
-        lanes = max(int(numel), 32 * self.num_warps) if floor else int(numel)
+        lanes = (max(int(numel), 32 * self.num_warps) if floor else int(numel)) * self.weight
         self.alu += lanes
         if slow:
             self.sfu += lanes
@@ -85,87 +95,81 @@ class LaunchCounts:
         name = region.name if region else "memory your code allocated"
         itemsize = region.itemsize if region else 4
         counts = self.accesses.setdefault((name, op, line), _Access(source=source))
-        counts.requests += 1
-        counts.lanes += int(addresses.size)
-        counts.active += int(active.size)
-        counts.bytes += int(active.size) * itemsize
+        w = self.weight
+        counts.requests += w
+        counts.lanes += int(addresses.size) * w
+        counts.active += int(active.size) * w
+        counts.bytes += int(active.size) * itemsize * w
         if not active.size:
             return
-        counts.sectors += warp_sectors(addresses, lanes, itemsize)
-        self.program_parts[(name, op)].append(np.unique(active // SECTOR))
+        counts.sectors += warp_sectors(addresses, lanes, itemsize) * w
+        seen = self.seen.setdefault((name, op), set())
+        new = [s for s in np.unique(active // SECTOR).tolist() if s not in seen]
+        if new:
+            seen.update(new)
+            counts.fresh += self.new_weight
+            if self.new_weight:
+                self.program_parts[(name, op)].append((np.array(new, dtype=np.uint64), self.new_weight))
         if op == "atomic":
             hits = self.atomic_hits[(name, op, line)]
             values, times = np.unique(active, return_counts=True)
-            counts.conflicts += int(active.size - values.size)
+            counts.conflicts += int(active.size - values.size) * w
             for value, n in zip(values.tolist(), times.tolist()):
-                hits[value] += n
+                hits[value] += n * w
 
     def end_program(self) -> None:
         for key, parts in self.program_parts.items():
-            mine = np.unique(np.concatenate(parts))
-            self.program_unique[key] += int(mine.size)
-            self.union_parts[key].append(mine)
+            sectors, weights = _weighted_unique(parts)
+            self.program_unique[key] += float(weights.sum())
+            self.union_parts[key].append((sectors, weights))
         self.program_parts.clear()
+        self.seen.clear()
 
     def dot(self, precision: str, shape: tuple[int, ...], flops: int) -> None:
         entry = self.dots.setdefault(precision, [0, 0, shape])
-        entry[0] += 1
-        entry[1] += flops
+        entry[0] += self.weight
+        entry[1] += flops * self.weight
 
     def finish(self) -> dict:
         self.end_program()
-        union_of = {key: int(np.unique(np.concatenate(parts)).size) for key, parts in self.union_parts.items()}
+        union_of = {key: int(round(_weighted_unique(parts)[1].sum())) for key, parts in self.union_parts.items()}
         sizes = {r.name: r.nbytes for r in self.regions}
         accesses = []
         for (name, op, line), c in self.accesses.items():
             hits = self.atomic_hits.get((name, op, line))
-            accesses.append({"tensor": name, "op": op, "line": line, "source": c.source[:200], "requests": c.requests,
-                             "lanes": c.lanes, "active": c.active, "bytes": c.bytes, "sectors": c.sectors,
-                             "program_unique": self.program_unique.get((name, op), 0),
+            accesses.append({"tensor": name, "op": op, "line": line, "source": c.source[:200],
+                             "requests": round(c.requests), "lanes": round(c.lanes), "active": round(c.active),
+                             "bytes": round(c.bytes), "sectors": round(c.sectors), "fresh": round(c.fresh),
+                             "program_unique": round(self.program_unique.get((name, op), 0)),
                              "union": union_of.get((name, op), 0),
                              "tensor_bytes": int(sizes.get(name, 0)),
-                             "same_address": max(hits.values()) if hits else 0, "conflicts": c.conflicts})
-        dots = [{"precision": p, "calls": calls, "flops": flops, "shape": list(shape)}
+                             "same_address": round(max(hits.values())) if hits else 0, "conflicts": round(c.conflicts)})
+        dots = [{"precision": p, "calls": round(calls), "flops": round(flops), "shape": list(shape)}
                 for p, (calls, flops, shape) in self.dots.items()]
-        return {"accesses": accesses, "dots": dots, "alu": self.alu, "sfu": self.sfu}
+        return {"accesses": accesses, "dots": dots, "alu": round(self.alu), "sfu": round(self.sfu),
+                "loops_sampled": self.loops_sampled, "reductions": round(self.reductions)}
 
 
-def warp_sectors(addresses: np.ndarray, lanes: np.ndarray, itemsize: int) -> int:
-    """The 32-byte sectors one access moves, warp by warp, as Triton lays its lanes out: an axis
-    along which the addresses are contiguous becomes the fastest (Triton's coalescing pass), each
-    thread takes 16 bytes of it, and a warp is 32 threads; with no such axis, each thread one
-    element in the block's own order. Lanes the mask turns off move nothing."""
-    order, vector = addresses, 1
-    for axis in range(addresses.ndim - 1, -1, -1):
-        if addresses.shape[axis] > 1:
-            step = int(np.take(addresses, 1, axis=axis).flat[0]) - int(np.take(addresses, 0, axis=axis).flat[0])
-            if step == itemsize:
-                order, lanes = np.moveaxis(addresses, axis, -1), np.moveaxis(lanes, axis, -1)
-                vector = max(1, 16 // itemsize)
-                break
-    sectors = (order.reshape(-1) // SECTOR).astype(np.int64)
-    sectors[~lanes.reshape(-1)] = -1
-    group = 32 * vector
-    padded = -np.ones(-(-sectors.size // group) * group, dtype=np.int64)
-    padded[:sectors.size] = sectors
-    ranked = np.sort(padded.reshape(-1, group), axis=1)
-    distinct = (np.diff(ranked, axis=1) != 0).sum(axis=1) + 1 - (ranked[:, 0] == -1)
-    return int(distinct.sum())
+def _reduced(inputs: tuple, axis) -> int:
+    """How many elements a reduction or scan combines into one."""
+    shape = [int(n) for n in getattr(inputs[0], "shape", ())]
+    return int(np.prod(shape)) if axis is None else shape[axis] if shape else 1
 
 
-def precision_of(a, input_precision) -> str:
-    """Which tensor-core rate a ``tl.dot`` runs at, from its operands' type and precision."""
-    name = str(getattr(getattr(a, "dtype", None), "scalar", getattr(a, "dtype", "")))
-    wanted = str(input_precision).lower()
-    if "fp16" in name or "bf16" in name:
-        return "fp16"
-    if "fp8" in name:
-        return "fp8"
-    if "int8" in name or "i8" == name:
-        return "int8"
-    if "ieee" in wanted:
-        return "fp32"
-    return "tf32x3" if "tf32x3" in wanted else "tf32"
+def _weighted_unique(parts: list) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct sectors of ``parts`` ((sectors, weight) pairs), each with the largest weight it
+    was touched under: a sector a sampled loop touched stands for the ones its skipped iterations
+    touch (a loop over K reads new tiles each step), one touched outside any such loop for itself."""
+    sectors = np.concatenate([p[0] for p in parts])
+    weights = np.concatenate([np.broadcast_to(np.asarray(p[1], dtype=np.float64), p[0].shape) for p in parts])
+    if not weights.size or (weights == weights[0]).all():  # no sampled loop: the plain count
+        distinct = np.unique(sectors)
+        return distinct, np.full(distinct.size, weights[0] if weights.size else 1.0)
+    order = np.lexsort((-weights, sectors))
+    sectors, weights = sectors[order], weights[order]
+    first = np.ones(sectors.size, dtype=bool)
+    first[1:] = sectors[1:] != sectors[:-1]
+    return sectors[first], weights[first]
 
 
 class Counter:
@@ -248,6 +252,21 @@ class Counter:
             if name in saved:
                 setattr(b, name, hook)
         from triton.runtime import interpreter
+        for owner in ("ReduceOps", "ScanOps"):  # each reduction or scan of the kernel, once
+            cls = getattr(interpreter, owner, None)
+            original = getattr(cls, "apply", None)
+            if original is None:
+                continue
+
+            def reduction(op, input, _original=original):
+                # apply calls itself once with its input made a tuple: counted there; an axis of
+                # one element reduces nothing (a column's tile of shape (rows, 1))
+                if self.launch is not None and not self.combining and isinstance(input, tuple) \
+                        and _reduced(input, op.axis) > 1:
+                    self.launch.reductions += self.launch.weight
+                return _original(op, input)
+            self._combiners.append((cls, "apply", original))
+            setattr(cls, "apply", reduction)
         for owner, name in (("ReduceOps", "generic_reduce"), ("ScanOps", "generic_scan")):
             cls = getattr(interpreter, owner, None)
             original = getattr(cls, name, None)

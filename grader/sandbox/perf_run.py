@@ -110,18 +110,18 @@ class Launches:
             set_grid_dim(x, y, z)
             grid.append(self.sample.choose((x, y, z)))
         builder.set_grid_dim = chosen_grid
-        self.counter.launch, self.inside = counts, True
+        self.counter.launch, self.inside, self.sample.counts = counts, True, counts
         started = time.perf_counter()
         try:
-            with self.sample:
+            with self.sample, self.sample.kernel_loops(fn.__globals__):
                 return original(interpreted, *args, **kwargs)
         finally:
             del builder.set_grid_dim
-            self.counter.launch, self.inside = None, False
+            self.counter.launch, self.inside, self.sample.counts = None, False, None
             if grid:
                 self.profiles.append({
                     "kernel": fn.__name__, "group": self.group, "config": self.config, "grid": grid[:3],
-                    "interpreted": grid[3], "num_warps": counts.num_warps,
+                    "interpreted": max(1, self.sample.interpreted), "planned": grid[3], "num_warps": counts.num_warps,
                     "num_stages": int(launch_kwargs.get("num_stages") or 3), **counts.finish(),
                     "seconds": time.perf_counter() - started, "path": list(path), "hops": hops,
                     "arguments": arguments, "keywords": keywords})
@@ -212,7 +212,7 @@ class Profiling:
         self.inputs = [make_tensor(spec, msg.ranges.get(spec.name), gen) for spec in msg.inputs]
         self.names = {x.untyped_storage().data_ptr(): spec.name for spec, x in zip(msg.inputs, self.inputs)}
         counter = Counter(interpreter.interpreter_builder, filename)
-        self.launches = Launches(counter, Sample(msg.programs), kernel_paths(module), self.names)
+        self.launches = Launches(counter, Sample(msg.programs, msg.seconds), kernel_paths(module), self.names)
         self.ops: dict[str, list[int]] = {}
         self.started = time.perf_counter()
 

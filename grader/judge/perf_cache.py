@@ -1,0 +1,55 @@
+"""The reference's ``--perf`` counts, kept between runs: the course's solution is the same every
+time a learner asks, so its interpreter run and its compile are done once per machine.
+
+The key is what the counts depend on: the solution's text, the puzzle file's, the request (the
+sizes, the sample), and the grader's own counting code (the worker's hooks and sampler, the
+compile's figures, the wire). A change to any of them is a new key. The entries are plain
+JSON under the user's cache folder; one that does not read back is ignored and made again.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import msgspec
+
+from grader.channel import wire
+
+_COUNTING = ("sandbox/perf_record.py", "sandbox/perf_sample.py", "sandbox/perf_run.py", "sandbox/compile_stats.py",
+             "channel/wire.py")
+
+
+def folder() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "triton-puzzles" / "perf"
+
+
+def key(solution: Path, puzzle_file: Path, request: wire.Profile) -> str:
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent.parent
+    for path in (solution, puzzle_file, *(package / p for p in _COUNTING)):
+        digest.update(Path(path).read_bytes())
+    digest.update(json.dumps(wire.header(request), sort_keys=True).encode())
+    return digest.hexdigest()[:32]
+
+
+def load(name: str) -> tuple[wire.Profiled, list] | None:
+    """The kept counts and figures ((KernelStats or None, note) per launch), or None."""
+    try:
+        doc = json.loads((folder() / f"{name}.json").read_text())
+        reply = wire.parse_reply(wire.Profiled, doc["reply"])
+        stats = [(wire.convert(s, wire.KernelStats) if s else None, note) for s, note in doc["stats"]]
+    except (OSError, ValueError, KeyError, TypeError, wire.WireError):
+        return None
+    return (reply, stats) if isinstance(reply, wire.Profiled) else None
+
+
+def store(name: str, reply: wire.Profiled, stats: list) -> None:
+    doc = {"reply": wire.header(reply), "stats": [[msgspec.to_builtins(s) if s else None, note] for s, note in stats]}
+    try:
+        folder().mkdir(parents=True, exist_ok=True)
+        (folder() / f"{name}.json").write_text(json.dumps(doc))
+    except OSError:
+        pass  # a cache that cannot be written costs the reference's run next time, nothing else
