@@ -232,10 +232,10 @@ PROBES = [
     # for a zero divisor (every bit set): this pair of probes confirms or refutes it.
     ("int32 // 0", lambda: _run_binary("floordiv", [7, -7, 0, 1], [0, 0, 0, 1], torch.int32), [-1, -1, -1, 1],
      "followed"),
-    ("int32 % 0", lambda: _run_binary("mod", [7, -7, 0, 5], [0, 0, 0, 3], torch.int32), [-1, -1, -1, 2], "unconfirmed"),
+    ("int32 % 0", lambda: _run_binary("mod", [7, -7, 0, 5], [0, 0, 0, 3], torch.int32), [-1, -1, -1, 2], "followed"),
     ("uint32 // 0, % 0", lambda: _run_binary("floordiv", [7, 9, 0, 1], [0, 0, 0, 1], torch.uint32)
      + _run_binary("mod", [7, 9, 0, 5], [0, 0, 0, 3], torch.uint32), [2.0 ** 32 - 1] * 3 + [1.0] + [2.0 ** 32 - 1] * 3 + [2.0],
-     "unconfirmed"),
+     "followed"),
     ("int32 << 33", lambda: _run_binary("shl", [1, 1, 3, 1], [33, 32, 1, 31], torch.int32), None, "left"),
     ("float -> int32 out of range, NaN", lambda: _run_cast([1e10, -1e10, NAN, -2.7], torch.int32),
      [2147483647, -2147483648, 0, -2], "followed"),
