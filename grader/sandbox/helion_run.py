@@ -229,6 +229,7 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
     args, bound, config = compiled
 
     # 2. The values: Helion's interpreter on a CPU, the compiled kernel on a GPU.
+    one_tile_limit = None  # what Helion's interpreter cannot run: the tiled run's values judge alone
     try:
         with printed.capturing():
             if worker.device == "cpu":
@@ -239,13 +240,18 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
     except Exception as error:  # noqa: BLE001 (the learner's code, run by Helion)
         limit = _interpreter_limit(error)
         line, source = learner_frame(error, path)
-        if limit is not None:
-            return finish(wire.Failure("interpreter_limit", error=f"Helion's interpreter: {limit}",
-                                       line=line, source=source))
-        return finish(wire.Failure("exception", error=f"{type(error).__name__}: {error}", line=line,
-                                   source=source))
-    reply["returned"], out = _described(result, torch)
-    reply["modified"] = tuple(filter(None, (_changed(spec.name, a, b) for spec, a, b in zip(msg.buffers, before, views))))
+        if limit is None:
+            return finish(wire.Failure("exception", error=f"{type(error).__name__}: {error}", line=line,
+                                       source=source))
+        one_tile_limit = wire.Failure("interpreter_limit", error=f"Helion's interpreter: {limit}", line=line,
+                                      source=source)
+        if worker.device != "cpu" or not msg.tiled:
+            return finish(one_tile_limit)
+        result, out = None, []
+    if result is not None:
+        reply["returned"], out = _described(result, torch)
+        reply["modified"] = tuple(filter(None, (_changed(spec.name, a, b)
+                                                for spec, a, b in zip(msg.buffers, before, views))))
 
     # 3. The Triton Helion generated, launched through Helion's own host code: written down for
     # the compile check, and on a CPU run tile by tile in Triton's interpreter.
@@ -261,6 +267,12 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
             reply["tiled_failure"] = tiled_limit(error, files, path, reply.get("config", "").partition(": ")[2])
         interpret = False
     reply["launches"] = tuple(launches)
+    if one_tile_limit is not None:  # e.g. hl.inline_triton: its Triton runs in the tiled run only
+        if not interpret:
+            return finish(reply.pop("tiled_failure", None) or one_tile_limit)
+        reply["one_tile_limit"] = one_tile_limit.error
+        reply["modified"] = tuple(filter(None, (_changed(spec.name, a, b)
+                                                for spec, a, b in zip(msg.buffers, before, fresh))))
     if interpret:
         reply["tiled"], more = _described(tiled, torch)
         out += more
