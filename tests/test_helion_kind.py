@@ -138,6 +138,26 @@ def test_grading_a_triton_puzzle_never_imports_helion():
 
 
 # ---- what needs no helion -------------------------------------------------------------------
+@pytest.mark.slow
+@needs_helion
+def test_reading_a_helion_puzzle_file_does_not_import_helion():
+    """The command reads a Helion puzzle file for its PUZZLE with helion stood in for (its import
+    is seconds of CPU, and only the worker runs the kernel); afterwards helion imports for real."""
+    script = textwrap.dedent(f'''
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from grader.course.loader import Course
+        course = Course(__import__("pathlib").Path({str(ROOT)!r}))
+        puzzle = course.puzzle("puzzle42")
+        print(puzzle.kernel, sorted(m for m in sys.modules if m.split(".")[0] == "helion"))
+        import helion.language as hl
+        print(type(hl.tile).__module__.split(".")[0], hl.__file__ is not None)
+    ''')
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines() == ["helion_causal_attention []", "builtins True"]
+
+
 def test_a_stub_is_a_kernel_whose_tile_loops_do_nothing():
     import linecache
 
