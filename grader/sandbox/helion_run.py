@@ -96,13 +96,24 @@ def load(worker, obj, name: str):
 
 
 # ---- one case ---------------------------------------------------------------------------------
+_COPIES: dict[int, tuple] = {}  # id(learner's kernel) -> (it, its compiler copy), for this worker
+
+
 def _compiler_copy(kernel):
-    """The learner's kernel with Helion's interpreter off: its compiler traces and lowers it."""
+    """The learner's kernel with Helion's interpreter off: its compiler traces and lowers it. One
+    copy per kernel and worker, so that Helion's own cache of bound kernels (keyed on the
+    arguments' shapes, dtypes and specialisations) spares cases of the same signature a second
+    trace; what is checked per case (host work, the values, the tiled run) still runs per case."""
     import helion
     from helion.runtime.ref_mode import RefMode
+    kept = _COPIES.get(id(kernel))
+    if kept is not None and kept[0] is kernel:
+        return kept[1]
     settings = copy.copy(kernel.settings)
     settings.ref_mode = RefMode.OFF
-    return helion.Kernel(kernel.fn, settings=settings, configs=list(kernel.configs))
+    compiler = helion.Kernel(kernel.fn, settings=settings, configs=list(kernel.configs))
+    _COPIES[id(kernel)] = (kernel, compiler)
+    return compiler
 
 
 def _place(location, path: str) -> tuple[int | None, str]:
