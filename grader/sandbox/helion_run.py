@@ -116,6 +116,19 @@ def _compiler_copy(kernel):
     return compiler
 
 
+_CODE: dict[tuple, tuple] = {}  # (id(bound kernel), config) -> (it, the Triton text for that config)
+
+
+def _triton_code(bound, config) -> str:
+    """The Triton Helion generates for ``config``, once per bound kernel and config (cases of the
+    same signature and tile sizes: puzzle 38's three 3x150 cases)."""
+    key = (id(bound), repr(config))
+    kept = _CODE.get(key)
+    if kept is None or kept[0] is not bound:
+        kept = _CODE[key] = (bound, bound.to_triton_code(config))
+    return kept[1]
+
+
 def _place(location, path: str) -> tuple[int | None, str]:
     """A Helion source location as (the learner's line, its text), where it is in their file."""
     import linecache
@@ -190,7 +203,7 @@ def _compile(compiler, views, values, tiling: tuple, path: str, name: str, reply
         config, note, fixed = case_config(bound, *tiling)
         reply["config"] = f"block_sizes={config.config.get('block_sizes', [])}" + (f": {note}" if note else "")
         reply["fixed"] = tuple(wire.FixedTile(name=f.name, extent=f.extent, size=f.size) for f in fixed)
-        reply["triton"] = bound.to_triton_code(config)
+        reply["triton"] = _triton_code(bound, config)
         host = host_work(bound, config, args, path)
     except helion_exc.NoDeviceLoopsInKernel:
         reply["outside"] = wire.HostWork(line=inspect.getsourcelines(compiler.fn)[1], source=f"def {name}(...)",
