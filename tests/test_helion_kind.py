@@ -520,3 +520,42 @@ def test_a_tiled_run_that_cannot_run_is_the_interpreters_limit_at_the_learners_l
     assert "`v_5 = lacking(v_4)`, is Helion's lowering of your step" in limit.error
     assert "not judged on Helion's own interpreter alone" in limit.error
     assert host.kind == "exception" and "raised before launching it (on a GPU too)" in host.error
+
+
+def test_the_sm_90_compile_takes_each_launch_as_its_case_brings_it_and_keeps_the_first_refusal():
+    """Beside the cases: every launch queued is taken (none left behind to block), the first
+    refusal is the check's result, nothing after it is compiled; no launch starts no checker."""
+    import contextlib
+    import queue
+
+    from grader.channel import wire
+    from grader.judge.grade_helion import HelionGrader
+    asked = []
+
+    class Fake(HelionGrader):
+        def __init__(self):
+            self.options = Options()
+
+        @contextlib.contextmanager
+        def _checker_session(self):
+            asked.append("session")
+            yield "checker"
+
+        def _ask(self, message, timeout=None, worker=None):
+            asked.append(message.kernel)
+            if message.kernel == "bad":
+                return wire.Failure("compile", error="tl.dot needs 16", source="x = tl.dot(a, b)"), []
+            return wire.Compiled(variants=1), []
+
+    def launch(name):
+        return ("@triton.jit\ndef k():\n    pass\n",
+                wire.HelionLaunch(kernel=name, signature={}, constexprs={}, options={}, grid=(1,)), f"case {name}")
+    launches = queue.SimpleQueue()
+    for item in (launch("good"), launch("bad"), launch("later"), None):
+        launches.put(item)
+    result = Fake()._compile_generated(launches)
+    assert not result.passed and "the Triton Helion generated for case bad" in result.message
+    assert asked == ["session", "good", "bad"] and launches.empty()
+    empty = queue.SimpleQueue()
+    empty.put(None)
+    assert Fake()._compile_generated(empty) is None and asked == ["session", "good", "bad"]
