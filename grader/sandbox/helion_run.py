@@ -271,8 +271,8 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
                                       source=source)
         if worker.device != "cpu" or not msg.tiled:
             return finish(one_tile_limit)
-        result, out = None, []
-    if result is not None:
+        out = []
+    if one_tile_limit is None:  # (a kernel that returns None is described as such, and fails)
         reply["returned"], out = _described(result, torch)
         reply["modified"] = tuple(filter(None, (_changed(spec.name, a, b)
                                                 for spec, a, b in zip(msg.buffers, before, views))))
