@@ -36,6 +36,10 @@ def helion_add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return z
 '''
 
+INLINE_PTX = INLINE_TRITON.replace(
+    '"{0} + {1}"', '\'tl.inline_asm_elementwise("add.f32 $0, $1, $2;", "=r,r,r", [{0}, {1}], '
+    'dtype=tl.float32, is_pure=True, pack=1)\'')
+
 PLAIN = '''\
 import torch
 
@@ -53,8 +57,10 @@ def graded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("helion")
     (folder / "inline.py").write_text(INLINE_TRITON)
     (folder / "plain.py").write_text(PLAIN)
+    (folder / "inline_ptx.py").write_text(INLINE_PTX)
     targets = {"solution": COURSE.solution_file("puzzle35"), "stub": COURSE.puzzle_file("puzzle35"),
-               "inline": folder / "inline.py", "plain": folder / "plain.py"}
+               "inline": folder / "inline.py", "plain": folder / "plain.py",
+               "inline_ptx": folder / "inline_ptx.py"}
     report = grade_many(COURSE, [("puzzle35", path) for path in targets.values()], Options(timeout=60), jobs=2)
     return dict(zip(targets, report.results))
 
@@ -89,10 +95,18 @@ def test_a_plain_function_is_told_what_a_helion_kernel_is(graded):
 
 @pytest.mark.slow
 @needs_helion
-def test_what_helions_interpreter_cannot_run_is_not_a_fail(graded):
+def test_inline_triton_is_judged_by_the_tiled_run_where_helions_interpreter_lacks_it(graded):
+    """Helion's interpreter has no hl.inline_triton; its Triton runs in the tiled run, which judges."""
     result = graded["inline"]
+    assert result.status == Status.PASS, result.message
+
+
+@pytest.mark.slow
+@needs_helion
+def test_what_neither_interpreter_can_run_is_not_a_fail(graded):
+    result = graded["inline_ptx"]
     assert result.status == Status.INTERPRETER_LIMIT, result.message
-    assert "inline_triton does not have a ref mode implementation" in result.message
+    assert "`tl.inline_asm_elementwise` (\"add.f32 $0, $1, $2;\") runs PTX" in result.message
     assert "not a mistake of yours" in result.message and "line 12" in result.message
 
 
@@ -124,6 +138,26 @@ def test_grading_a_triton_puzzle_never_imports_helion():
 
 
 # ---- what needs no helion -------------------------------------------------------------------
+@pytest.mark.slow
+@needs_helion
+def test_reading_a_helion_puzzle_file_does_not_import_helion():
+    """The command reads a Helion puzzle file for its PUZZLE with helion stood in for (its import
+    is seconds of CPU, and only the worker runs the kernel); afterwards helion imports for real."""
+    script = textwrap.dedent(f'''
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from grader.course.loader import Course
+        course = Course(__import__("pathlib").Path({str(ROOT)!r}))
+        puzzle = course.puzzle("puzzle42")
+        print(puzzle.kernel, sorted(m for m in sys.modules if m.split(".")[0] == "helion"))
+        import helion.language as hl
+        print(type(hl.tile).__module__.split(".")[0], hl.__file__ is not None)
+    ''')
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines() == ["helion_causal_attention []", "builtins True"]
+
+
 def test_a_stub_is_a_kernel_whose_tile_loops_do_nothing():
     import linecache
 
@@ -486,3 +520,42 @@ def test_a_tiled_run_that_cannot_run_is_the_interpreters_limit_at_the_learners_l
     assert "`v_5 = lacking(v_4)`, is Helion's lowering of your step" in limit.error
     assert "not judged on Helion's own interpreter alone" in limit.error
     assert host.kind == "exception" and "raised before launching it (on a GPU too)" in host.error
+
+
+def test_the_sm_90_compile_takes_each_launch_as_its_case_brings_it_and_keeps_the_first_refusal():
+    """Beside the cases: every launch queued is taken (none left behind to block), the first
+    refusal is the check's result, nothing after it is compiled; no launch starts no checker."""
+    import contextlib
+    import queue
+
+    from grader.channel import wire
+    from grader.judge.grade_helion import HelionGrader
+    asked = []
+
+    class Fake(HelionGrader):
+        def __init__(self):
+            self.options = Options()
+
+        @contextlib.contextmanager
+        def _checker_session(self):
+            asked.append("session")
+            yield "checker"
+
+        def _ask(self, message, timeout=None, worker=None):
+            asked.append(message.kernel)
+            if message.kernel == "bad":
+                return wire.Failure("compile", error="tl.dot needs 16", source="x = tl.dot(a, b)"), []
+            return wire.Compiled(variants=1), []
+
+    def launch(name):
+        return ("@triton.jit\ndef k():\n    pass\n",
+                wire.HelionLaunch(kernel=name, signature={}, constexprs={}, options={}, grid=(1,)), f"case {name}")
+    launches = queue.SimpleQueue()
+    for item in (launch("good"), launch("bad"), launch("later"), None):
+        launches.put(item)
+    result = Fake()._compile_generated(launches)
+    assert not result.passed and "the Triton Helion generated for case bad" in result.message
+    assert asked == ["session", "good", "bad"] and launches.empty()
+    empty = queue.SimpleQueue()
+    empty.put(None)
+    assert Fake()._compile_generated(empty) is None and asked == ["session", "good", "bad"]

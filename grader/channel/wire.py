@@ -561,6 +561,7 @@ class HelionRan(Reply):
     tiled: tuple[TensorInfo, ...] = ()
     tiled_failure: Failure | None = None
     fixed: tuple[FixedTile, ...] = ()  # the tile sizes the kernel fixes, kept (the config says so)
+    one_tile_limit: str = ""  # what Helion's interpreter could not run: ``tiled`` alone is judged
 
     def blobs_expected(self) -> int:
         return sum(r.tensor for r in self.returned) + sum(r.tensor for r in self.tiled)

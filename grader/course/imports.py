@@ -8,6 +8,7 @@ outside the installed packages; the imported module keeps its own references to 
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import sys
@@ -60,3 +61,36 @@ def _forget(before: set[str]) -> None:
         origin = os.path.realpath(origin)
         if not origin.startswith(installed) and not origin.startswith(package):
             sys.modules.pop(name, None)
+
+
+class _StandIn(types.ModuleType):
+    """Any attribute, any call, any decoration: what a course file's kernel code touches of a
+    package when only its ``PUZZLE`` is wanted."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _StandIn(f"{self.__name__}.{name}")
+
+    def __call__(self, *args, **kwargs):
+        return self
+
+
+@contextlib.contextmanager
+def standing_in(*packages: str):
+    """Stand-ins for ``packages`` (installed, not imported yet) while a course file is imported for
+    its ``PUZZLE``: a Helion puzzle's file decorates its kernel with ``@helion.kernel``, and
+    importing helion costs seconds of the command's CPU (torch's compiler stack), though only the
+    worker runs the kernel, and imports helion itself. Removed after, so a real import still works;
+    a package not installed is left missing, so the file still says that it needs it."""
+    with _LOCK:
+        stood = [p for p in packages if p not in sys.modules and importlib.util.find_spec(p) is not None]
+        for package in stood:
+            sys.modules[package] = _StandIn(package)
+            sys.modules[package + ".language"] = sys.modules[package].language
+        try:
+            yield
+        finally:
+            for name in [n for n in sys.modules if n.split(".")[0] in stood]:
+                if isinstance(sys.modules[name], _StandIn):
+                    del sys.modules[name]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from grader.course.imports import import_file
+from grader.course.imports import import_file, standing_in
 from grader.course.puzzle import Puzzle
 from grader.course.syntax import parse
 from grader.course.variant import VARIANT_FILE, StudentVariant, drawn
@@ -182,7 +182,8 @@ def load_puzzle(path: str) -> Puzzle:
     try:
         # What the file prints goes to stderr: stdout may be carrying the one --json document.
         with contextlib.redirect_stdout(sys.stderr):
-            module = import_file(path, name)  # an autograd puzzle imports the kernels of the puzzles before it
+            with standing_in(*STOOD_IN):  # only PUZZLE is wanted here; the worker imports helion
+                module = import_file(path, name)  # an autograd puzzle imports the kernels of the puzzles before it
     except SyntaxError as exc:
         raise _syntax_error(path, exc) from None
     except (Exception, SystemExit) as exc:  # the learner's code at import time; only a Ctrl-C goes through
@@ -227,6 +228,9 @@ def _syntax_error(path: str, exc: SyntaxError) -> PuzzleLoadError:
 # Packages only one track's puzzle files import, and how to add each: without it, those puzzles
 # are unsupported here, not failed.
 TRACK_PACKAGES = {"helion": "pip install -e '.[helion]' -c constraints.txt"}
+# Packages a course file's kernel code needs only when the kernel runs (in the worker): stood in
+# for while the grader reads the file's PUZZLE.
+STOOD_IN = ("helion",)
 
 
 def _import_error(path: str, exc: BaseException) -> PuzzleLoadError:

@@ -96,13 +96,37 @@ def load(worker, obj, name: str):
 
 
 # ---- one case ---------------------------------------------------------------------------------
+_COPIES: dict[int, tuple] = {}  # id(learner's kernel) -> (it, its compiler copy), for this worker
+
+
 def _compiler_copy(kernel):
-    """The learner's kernel with Helion's interpreter off: its compiler traces and lowers it."""
+    """The learner's kernel with Helion's interpreter off: its compiler traces and lowers it. One
+    copy per kernel and worker, so that Helion's own cache of bound kernels (keyed on the
+    arguments' shapes, dtypes and specialisations) spares cases of the same signature a second
+    trace; what is checked per case (host work, the values, the tiled run) still runs per case."""
     import helion
     from helion.runtime.ref_mode import RefMode
+    kept = _COPIES.get(id(kernel))
+    if kept is not None and kept[0] is kernel:
+        return kept[1]
     settings = copy.copy(kernel.settings)
     settings.ref_mode = RefMode.OFF
-    return helion.Kernel(kernel.fn, settings=settings, configs=list(kernel.configs))
+    compiler = helion.Kernel(kernel.fn, settings=settings, configs=list(kernel.configs))
+    _COPIES[id(kernel)] = (kernel, compiler)
+    return compiler
+
+
+_CODE: dict[tuple, tuple] = {}  # (id(bound kernel), config) -> (it, the Triton text for that config)
+
+
+def _triton_code(bound, config) -> str:
+    """The Triton Helion generates for ``config``, once per bound kernel and config (cases of the
+    same signature and tile sizes: puzzle 38's three 3x150 cases)."""
+    key = (id(bound), repr(config))
+    kept = _CODE.get(key)
+    if kept is None or kept[0] is not bound:
+        kept = _CODE[key] = (bound, bound.to_triton_code(config))
+    return kept[1]
 
 
 def _place(location, path: str) -> tuple[int | None, str]:
@@ -179,7 +203,7 @@ def _compile(compiler, views, values, tiling: tuple, path: str, name: str, reply
         config, note, fixed = case_config(bound, *tiling)
         reply["config"] = f"block_sizes={config.config.get('block_sizes', [])}" + (f": {note}" if note else "")
         reply["fixed"] = tuple(wire.FixedTile(name=f.name, extent=f.extent, size=f.size) for f in fixed)
-        reply["triton"] = bound.to_triton_code(config)
+        reply["triton"] = _triton_code(bound, config)
         host = host_work(bound, config, args, path)
     except helion_exc.NoDeviceLoopsInKernel:
         reply["outside"] = wire.HostWork(line=inspect.getsourcelines(compiler.fn)[1], source=f"def {name}(...)",
@@ -229,6 +253,7 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
     args, bound, config = compiled
 
     # 2. The values: Helion's interpreter on a CPU, the compiled kernel on a GPU.
+    one_tile_limit = None  # what Helion's interpreter cannot run: the tiled run's values judge alone
     try:
         with printed.capturing():
             if worker.device == "cpu":
@@ -239,13 +264,18 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
     except Exception as error:  # noqa: BLE001 (the learner's code, run by Helion)
         limit = _interpreter_limit(error)
         line, source = learner_frame(error, path)
-        if limit is not None:
-            return finish(wire.Failure("interpreter_limit", error=f"Helion's interpreter: {limit}",
-                                       line=line, source=source))
-        return finish(wire.Failure("exception", error=f"{type(error).__name__}: {error}", line=line,
-                                   source=source))
-    reply["returned"], out = _described(result, torch)
-    reply["modified"] = tuple(filter(None, (_changed(spec.name, a, b) for spec, a, b in zip(msg.buffers, before, views))))
+        if limit is None:
+            return finish(wire.Failure("exception", error=f"{type(error).__name__}: {error}", line=line,
+                                       source=source))
+        one_tile_limit = wire.Failure("interpreter_limit", error=f"Helion's interpreter: {limit}", line=line,
+                                      source=source)
+        if worker.device != "cpu" or not msg.tiled:
+            return finish(one_tile_limit)
+        out = []
+    if one_tile_limit is None:  # (a kernel that returns None is described as such, and fails)
+        reply["returned"], out = _described(result, torch)
+        reply["modified"] = tuple(filter(None, (_changed(spec.name, a, b)
+                                                for spec, a, b in zip(msg.buffers, before, views))))
 
     # 3. The Triton Helion generated, launched through Helion's own host code: written down for
     # the compile check, and on a CPU run tile by tile in Triton's interpreter.
@@ -261,6 +291,12 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
             reply["tiled_failure"] = tiled_limit(error, files, path, reply.get("config", "").partition(": ")[2])
         interpret = False
     reply["launches"] = tuple(launches)
+    if one_tile_limit is not None:  # e.g. hl.inline_triton: its Triton runs in the tiled run only
+        if not interpret:
+            return finish(reply.pop("tiled_failure", None) or one_tile_limit)
+        reply["one_tile_limit"] = one_tile_limit.error
+        reply["modified"] = tuple(filter(None, (_changed(spec.name, a, b)
+                                                for spec, a, b in zip(msg.buffers, before, fresh))))
     if interpret:
         reply["tiled"], more = _described(tiled, torch)
         out += more
