@@ -193,16 +193,16 @@ def test_replies_of_every_operation_go_through_json_unchanged():
                          "label": "", "disagrees": ""}),
         (wire.Compiled, {"reply": "compiled", "variants": 2, "stats": [
             {"label": "", "registers": 40, "spill_bytes": 0, "shared": 0, "num_warps": 4, "num_stages": 3,
-             "tensor_cores": "wgmma"}]}),
+             "tensor_cores": "wgmma", "alu": 120, "slow": 4, "loops": 1}]}),
         (wire.Profiled, {"reply": "profiled", "launches": [{
             "kernel": "k", "group": 0, "config": "", "grid": [4, 1, 1], "interpreted": 2, "num_warps": 4,
             "num_stages": 3, "accesses": [{"tensor": "x", "op": "load", "line": 7, "source": "tl.load(x)",
                                            "requests": 2, "lanes": 256, "active": 200, "bytes": 800, "sectors": 26,
                                            "program_unique": 26, "union": 26, "tensor_bytes": 1600,
-                                           "same_address": 0, "conflicts": 0}],
+                                           "same_address": 0, "conflicts": 0, "fresh": 20}],
             "dots": [{"precision": "fp16", "calls": 1, "flops": 1024, "shape": [16, 16, 2]}], "alu": 512, "sfu": 0,
             "seconds": 0.1, "path": ["k"], "hops": 1, "arguments": [{"pointer": "float32"}, 4],
-            "keywords": {"B": 128}}], "torch_ops": [{"name": "aten.sum.dim_IntList", "count": 1, "bytes": 64}],
+            "keywords": {"B": 128}, "planned": 4, "loops_sampled": 1, "reductions": 2}], "torch_ops": [{"name": "aten.sum.dim_IntList", "count": 1, "bytes": 64}],
             "seconds": 0.2, "printed": "", "failure": None}),
         (wire.Compiled, failure | {"kind": "compile", "access": None, "config": "BLOCK: 64"}),
     ]
