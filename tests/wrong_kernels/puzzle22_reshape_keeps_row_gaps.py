@@ -52,19 +52,13 @@ def _warps(block: int) -> int:
     return max(1, min(16, block // 256))
 
 
-_sm_count = {}
 H100_SMS = 132  # off a GPU (the interpreter, --perf): the grid an H100 would run
 
 
 def _programs_for(rows: int, device: torch.device) -> int:
-    # One program per SM: as fast as 2 or 4 per SM on an H200 (benchmarks/tune_issue23.py), and
-    # the fewest partial rows for the host to sum. The step is host-bound (autograd's bookkeeping,
-    # two launches, the final sum), so the SM count is asked once per device, not on every call.
-    if device.type != "cuda":
-        return min(rows, H100_SMS)
-    if device not in _sm_count:
-        _sm_count[device] = torch.cuda.get_device_properties(device).multi_processor_count
-    return min(rows, _sm_count[device])
+    # One program per SM of an H100, on every device: a wrapper that asks which device it is on
+    # is refused (the solution does the same).
+    return min(rows, H100_SMS)
 
 
 class RMSNormFunc(torch.autograd.Function):
