@@ -253,6 +253,10 @@ def test_a_note_looks_only_at_the_graded_kernel_and_what_it_calls():
     helper = both.replace('other=float("-inf")', "other=pad()") + (
         "\n\n@triton.jit\ndef pad():\n    return tl.load(p, other=0)\n")
     assert note.seen_in(kernel_code(helper, "softmax_kernel"))
+    # a module constant the kernel reads is kept (puzzle 12's `GROUP = 8` note reads it), others not
+    constants = "GROUP = tl.constexpr(8)\nOTHER = 3\n\n@triton.jit\ndef k(x):\n    return x * GROUP\n"
+    kept = kernel_code(constants, "k")
+    assert "GROUP = tl.constexpr(8)" in kept and "OTHER" not in kept
 
 
 def test_file_given_a_folder_says_it_is_one_and_what_to_pass(tmp_path):

@@ -79,10 +79,14 @@ def kernel_code(text: str, kernel: str) -> str:
             continue
         reached.add(name)
         todo += [n.id for n in ast.walk(defined[name]) if isinstance(n, ast.Name) and n.id in defined]
+    used = {n.id for name in reached for n in ast.walk(defined[name]) if isinstance(n, ast.Name)}
+    # the module's constants the kernel reads (`GROUP = tl.constexpr(8)`) are part of what it computes
+    constants = [node for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                 and (part is None or node.lineno in part)
+                 and {t.id for t in ast.walk(node) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)} & used]
     kept = [""] * len(lines)
-    for name in reached:
-        node = defined[name]
-        first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+    for node in [defined[name] for name in reached] + constants:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())]) - 1
         kept[first:node.end_lineno] = lines[first:node.end_lineno]
     return learner_code("".join(line if line else "\n" for line in kept))
 
