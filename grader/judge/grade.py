@@ -512,14 +512,10 @@ class PuzzleGrader:
         failure = next((r.failure for r in runs if r.failure is not None), reply if isinstance(reply, wire.Failure)
                        else None)
         if failure is None:
-            across = next((r.sampled.foreign_reads[0] for r in runs if getattr(r, "sampled", None) is not None
-                           and r.sampled.foreign_reads), None)
-            if across is None:
-                return None
-            sample = next(r.sampled for r in runs if getattr(r, "sampled", None) is not None)
-            facts = failures.ReadAcross(across.tensor, across.program, across.index, across.shape, across.written,
-                                        sample.ran, sample.programs, across.line, across.source)
-            return failures.Worded(facts.kind, failures.word(facts) + failures.READ_BESIDE)
+            across = next(filter(None, (_read_across(r.sampled) for r in runs
+                                        if getattr(r, "sampled", None) is not None)), None)
+            return None if across is None else failures.Worded(across.kind,
+                                                                failures.word(across) + failures.READ_BESIDE)
         kind = failures.reported(failure.kind)
         if kind == FailureKind.OUT_OF_BOUNDS:
             return failures.Worded(kind, messages.out_of_bounds(
@@ -595,10 +591,9 @@ class PuzzleGrader:
     def _sampled(plan, sampled: wire.SampledRun) -> "Stands | failures.ReadAcross | None":
         """A sampled run: a program that read another's part fails it; else the elements to
         compare, or None where the sample does not stand for the launch (grader.judge.sampled)."""
-        if sampled.foreign_reads:
-            read = sampled.foreign_reads[0]
-            return failures.ReadAcross(read.tensor, tuple(read.program), read.index, tuple(read.shape), read.written,
-                                       sampled.ran, sampled.programs, read.line, read.source)
+        across = _read_across(sampled)
+        if across is not None:
+            return across
         judged = stands(plan.buffers, len(plan.inputs), sampled)
         return judged if isinstance(judged, Stands) else None
 
@@ -714,3 +709,12 @@ class PuzzleGrader:
                 refused = failures.CompileCheck(blocks, failed)
                 return CheckResult(False, failures.word(refused), refused.kind)
         return CheckResult(True, f"compiles for sm_90 ({len(seen)} block configuration(s))")
+
+
+def _read_across(sampled: wire.SampledRun) -> "failures.ReadAcross | None":
+    """A sampled run's first load of an output element the loading program had not stored itself."""
+    if not sampled.foreign_reads:
+        return None
+    read = sampled.foreign_reads[0]
+    return failures.ReadAcross(read.tensor, tuple(read.program), read.index, tuple(read.shape), read.written,
+                               sampled.ran, sampled.programs, read.line, read.source)
