@@ -455,3 +455,14 @@ def test_release_refuses_a_course_it_cannot_read(tmp_path):
                                               "needs one `# ---- your part: ... ----` line"):
         release(Course(course_copy), tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_selftest_names_what_went_wrong_after_the_table():
+    """The rows not as expected come again below the table, with their messages, so that the tail
+    of a long log (CI keeps only its end) says which entry failed and why."""
+    from grader.app import selftest
+    rows = [selftest.Row("solution puzzle01", "pass", "pass", True, "")] * 300 + [
+        selftest.Row("puzzle02_missing_mask", "fail: out_of_bounds", "pass", False, "every case passed")]
+    tail = selftest.render(rows).splitlines()[-4:]
+    assert tail == ["not as expected (1):", "  puzzle02_missing_mask: expected fail: out_of_bounds, got pass",
+                    "    every case passed", "300/301 as expected"]

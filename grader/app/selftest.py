@@ -73,9 +73,10 @@ def render(rows: list[Row]) -> str:
     lines = [f"{'target':{width}}  {'expected':26}  {'got':26}  ok"]
     for r in rows:
         lines.append(f"{r.target:{width}}  {r.expected:26}  {r.got:26}  {'✓' if r.ok else '✗'}")
-        if not r.ok:
-            lines.append(f"{'':{width}}  {r.message[:200]}")
     bad = sum(not r.ok for r in rows)
+    if bad:  # again after the table, where a log's tail (CI's) still shows them
+        lines.append(f"\nnot as expected ({bad}):")
+        lines.extend(f"  {r.target}: expected {r.expected}, got {r.got}\n    {r.message[:600]}" for r in rows if not r.ok)
     skipped = sum(r.got == Status.UNSUPPORTED for r in rows)
     lines.append(f"{len(rows) - bad}/{len(rows)} as expected"
                  + (f" ({skipped} unsupported)" if skipped else ""))
