@@ -122,7 +122,7 @@ def test_errors_exit_1_and_warnings_exit_0():
 
 def test_outside_a_course_grading_is_not_tried(monkeypatch):
     # helion's import probe (seconds, a minute on a busy machine) has tests of its own
-    monkeypatch.setattr(doctor, "helion_finding", lambda version: doctor.Finding("ok", "helion", "not probed here"))
+    monkeypatch.setattr(doctor, "package_finding", lambda spec, version: doctor.Finding("ok", spec.package, "not probed here"))
     report = doctor.checkup(None)
     assert only(report.findings, "grading", "warning").message.startswith("not tried: no course here")
 

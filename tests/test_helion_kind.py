@@ -291,9 +291,12 @@ def test_without_helion_its_puzzles_are_unsupported_not_failed(monkeypatch):
 
 
 def test_the_doctor_says_how_to_add_helion():
-    from grader.app.doctor import helion_finding
-    missing = helion_finding(None)
-    assert missing.severity == "warning" and "helion is not installed" in missing.message
+    from grader.app.doctor import package_finding
+    from grader.course.kinds import SPECS
+    missing = package_finding(SPECS["helion"], None)
+    assert missing.severity == "warning" and missing.message == (
+        "helion is not installed: the Helion track's puzzles are graded `unsupported` (the other tracks do not "
+        "need it).")
     assert missing.fix == "pip install -e '.[helion]' -c constraints.txt"
 
 

@@ -141,3 +141,46 @@ def test_no_module_outside_the_registries_compares_a_kind_with_a_name():
             continue
         found += [f"{path.relative_to(PACKAGE.parent)}:{line}" for line in kind_comparisons(path.read_text())]
     assert not found, "ask grader.judge.kinds (or grader.sandbox.kinds) instead: " + ", ".join(found)
+
+
+def _decorator_says(source: str) -> str | None:
+    """What the definition rules say of the first definition's first decorator in ``source``."""
+    import ast as syntax
+    from grader.source.definition_rules import bindings_of, decorator_problem
+    tree = syntax.parse(source)
+    return decorator_problem(tree.body[-1].decorator_list[0], bindings_of(tree))
+
+
+def test_a_kinds_own_decorator_is_judged_from_its_spec():
+    """Helion's decorator and its config options, as grader.course.kinds describes them."""
+    head = "import helion\n"
+    assert _decorator_says(head + "@helion.kernel(static_shapes=True)\ndef k(x): pass") is None
+    assert _decorator_says(head + "@helion.kernel(config=helion.Config(block_sizes=[32]))\ndef k(x): pass") is None
+    assert _decorator_says(head + "@helion.kernel(True)\ndef k(x): pass") == \
+        "`helion.kernel(...)` takes options by keyword only"
+    assert _decorator_says(head + "C = helion.Config(block_sizes=[32])\n@helion.kernel(config=C)\ndef k(x): pass") == \
+        ("option `config` of `helion.kernel` must be written out as "
+         "`helion.Config(block_sizes=[...], num_warps=...)` with literal values")
+    assert _decorator_says(head + "@helion.kernel(configs=[helion.Config(block_sizes=[n])])\ndef k(x): pass") == \
+        ("option `configs` of `helion.kernel` must be written out as "
+         "`helion.Config(block_sizes=[...], num_warps=...)` with literal values")
+
+
+def test_a_fourth_kind_is_one_spec_for_the_course_and_the_definition_rules(monkeypatch):
+    """A toy kind with a decorator of its own: registering its spec is all the definition rules,
+    the loader's package list and the puzzle's kind check need (none of them names a kind)."""
+    from grader.course import kinds as course_kinds
+    toy = course_kinds.KindSpec(
+        "toy", decorator=course_kinds.Decorator("toy.kernel", frozenset({"toy.kernel"}), family="Toy's (kernel)",
+                                                config_name="toy.Config", config_origins=frozenset({"toy.Config"}),
+                                                config_options=("config",), config_example="toy.Config(tile=...)"),
+        package="toy", install="pip install toy")
+    monkeypatch.setitem(course_kinds.SPECS, "toy", toy)
+    assert course_kinds.packages() == {"helion": "pip install -e '.[helion]' -c constraints.txt",
+                                       "toy": "pip install toy"}
+    assert _decorator_says("import toy\n@toy.kernel(config=toy.Config(tile=4))\ndef k(x): pass") is None
+    assert _decorator_says("import toy\n@toy.kernel(config=3 + x)\ndef k(x): pass") == \
+        "option `config` of `toy.kernel` must be written out as `toy.Config(tile=...)` with literal values"
+    refused = _decorator_says("import tile\n@tile.kernel\ndef k(x): pass")
+    assert refused.startswith("decorator `tile.kernel` is not one of Triton's (jit, autotune, heuristics, "
+                              "constexpr, constexpr_function), Helion's (kernel), Toy's (kernel) or Python's")

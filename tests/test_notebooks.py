@@ -10,6 +10,7 @@ import nbformat
 import pytest
 
 from grader.app import notebook_build
+from grader.course import kinds
 from grader.source.capture import from_notebook, source_of
 from grader.app.notebook import ProgressFile, hint
 from paths import ROOT
@@ -143,7 +144,8 @@ def test_no_notebook_installs_a_cuda_build_of_torch():
     """On Linux PyPI's `torch` is the 5 GB CUDA build: every `pip install torch` the generated
     notebooks show (and `release` ships) takes PyTorch's CPU index. The generator's own text is
     read: the puzzles add no install line (the generated notebooks are checked up to date above)."""
-    texts = [text for _, text in notebook_build.START_HERE] + [notebook_build.SETUP, notebook_build.HELION_SETUP]
+    setups = [k.notebook_setup for k in kinds.SPECS.values() if k.notebook_setup]  # Helion's
+    texts = [text for _, text in notebook_build.START_HERE] + [notebook_build.SETUP, *setups]
     lines = [line for text in texts for line in text.splitlines() if "pip install torch" in line]
     assert lines == ["pip install torch --index-url https://download.pytorch.org/whl/cpu"]
     shipped = (ROOT / "notebooks" / "00_start_here.ipynb").read_text()

@@ -17,19 +17,20 @@ from importlib import metadata
 from pathlib import Path
 from typing import Mapping
 
+from grader.course import kinds
 from grader.app.versions import release
 from grader.judge.results import ExitCode
 
 # Distributions as pip names them. The optional ones are only reported.
 REQUIRED = ("torch", "triton", "numpy", "jaxtyping")
-OPTIONAL = ("triton-viz", "jupyterlab", "notebook", "helion")
+OPTIONAL = ("triton-viz", "jupyterlab", "notebook", *kinds.packages())
 
 TESTED_SET = "pip install -e . -c constraints.txt"
 TESTED_TRITON = "pip install -c constraints.txt triton numpy"
 CPU_TORCH = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
-HELION_EXTRA = "pip install -e '.[helion]' -c constraints.txt"
-# Helion's first import (with torch's) takes seconds; more than this and something is wrong.
-HELION_IMPORT_LIMIT_S = 180
+# A kind's package's first import (Helion's, with torch's) takes seconds; more than this and
+# something is wrong.
+PACKAGE_IMPORT_LIMIT_S = 180
 
 # Puzzle 1 solved, graded in a learner's copy (no solutions/) to prove the grading path works.
 KNOWN_GOOD_PUZZLE01 = """\
@@ -175,33 +176,35 @@ def tested_pins(root: Path | None) -> dict[str, str]:
     return pins
 
 
-def helion_finding(version: str | None) -> Finding:
-    """Whether the Helion track can be graded here: helion installed, and importing (timed, in a
-    process of its own with Helion's interpreter on, as a grading worker imports it: this one
-    never imports helion)."""
+def package_finding(spec: kinds.KindSpec, version: str | None) -> Finding:
+    """Whether a kind's puzzles (the Helion track) can be graded here: its package installed, and
+    importing (timed, in a process of its own set up as a grading worker imports it: this one
+    never imports the package)."""
+    import os
     import subprocess
     import sys
+    package, install = spec.package, spec.install or ""
     if version is None:
-        return Finding("warning", "helion", "helion is not installed: the Helion track's puzzles are graded "
-                       "`unsupported` (the other tracks do not need it).", HELION_EXTRA)
-    probe = ("import time; t = time.perf_counter(); import helion, helion.language; "
+        return Finding("warning", package, f"{package} is not installed: {spec.track}'s puzzles are graded "
+                       "`unsupported` (the other tracks do not need it).", install)
+    probe = (f"import time; t = time.perf_counter(); import {spec.probe_modules or package}; "
              "print(f'{time.perf_counter() - t:.1f}')")
-    env = {**__import__("os").environ, "HELION_INTERPRET": "1"}
+    env = {**os.environ, **dict(spec.probe_env)}
     env.pop("TRITON_INTERPRET", None)
     try:
         done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
-                              timeout=HELION_IMPORT_LIMIT_S)
+                              timeout=PACKAGE_IMPORT_LIMIT_S)
     except subprocess.TimeoutExpired:
-        return Finding("warning", "helion", f"helion {version} did not import within {HELION_IMPORT_LIMIT_S} s: "
-                       "grading a Helion puzzle would time out.", HELION_EXTRA + "   (in a fresh environment)")
+        return Finding("warning", package, f"{package} {version} did not import within {PACKAGE_IMPORT_LIMIT_S} s: "
+                       f"grading {spec.one_puzzle} would time out.", install + "   (in a fresh environment)")
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no error message"])[-1]
-        return Finding("warning", "helion", f"helion {version} is installed but does not import: {last}. The "
-                       "Helion track cannot be graded here.", HELION_EXTRA + "   (it also adds `packaging`, which "
-                       "helion imports without declaring)")
+        note = f"   ({spec.install_note})" if spec.install_note else ""
+        return Finding("warning", package, f"{package} {version} is installed but does not import: {last}. "
+                       f"{spec.track[0].upper()}{spec.track[1:]} cannot be graded here.", install + note)
     seconds = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "?"
-    return Finding("ok", "helion", f"helion {version} imports ({seconds} s, with torch): the Helion track is "
-                   "graded in Helion's interpreter, and its Triton compile-checked for sm_90.")
+    return Finding("ok", package, f"{package} {version} imports ({seconds} s, with torch): {spec.track} is "
+                   f"{spec.graded_how}.")
 
 
 def interpreter_finding() -> Finding:
@@ -253,7 +256,8 @@ def checkup(course=None, grade: bool = True) -> Checkup:
     gpu = detect_gpu()
     findings = diagnose(versions, gpu, tested_pins(course.root if course else None))
     if grade:
-        findings.append(helion_finding(versions.get("helion")))
+        findings.extend(package_finding(spec, versions.get(spec.package)) for spec in kinds.SPECS.values()
+                        if spec.package)
         if not any(f.severity == "error" and f.topic in REQUIRED for f in findings):
             findings.append(interpreter_finding())
     if not grade:

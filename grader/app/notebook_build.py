@@ -11,6 +11,7 @@ from pathlib import Path
 
 import nbformat
 
+from grader.course import kinds
 from grader.course.loader import Course, PuzzleLoadError
 from grader.source.source_lines import marker_lines, statement_start
 from grader.judge.failures import FailureKind
@@ -35,24 +36,9 @@ from torch import Tensor
 
 from grader.notebook import check, course_panel, hint, perf'''
 
-# Helion's track: its kernels are PyTorch functions, so no triton import; without a GPU Helion's
-# own interpreter runs them (set before helion is imported), as the grader does.
-HELION_SETUP = '''\
-# Set-up: run this first. Without a GPU, Helion kernels run in Helion's interpreter.
-import os
-
-import torch
-
-if not torch.cuda.is_available():
-    os.environ["HELION_INTERPRET"] = "1"
-import helion
-import helion.language as hl
-from jaxtyping import Float32, Int32
-from torch import Tensor
-
-from grader.notebook import check, course_panel, hint'''
-# The modules a puzzle file imports beyond its track's set-up go in after this line.
-_IMPORTS_AFTER = {SETUP: "import triton.language as tl\n", HELION_SETUP: "import helion.language as hl\n"}
+# The modules a puzzle file imports beyond the Triton set-up go in after this line; a kind with a
+# set-up of its own (grader.course.kinds) says its own line.
+_TRITON_IMPORTS_AFTER = "import triton.language as tl\n"
 from grader.course.syntax import parse
 from grader.course.variant import shown
 
@@ -138,7 +124,8 @@ def _setup(course: Course, ids: list[str], base: str = SETUP) -> str:
     the modules (``math``, ``torch.nn.functional as F``) that those puzzle files import beyond
     it, since their specs' annotations and bodies need them. Imports of the grader and of
     earlier puzzles' files are left out: in a notebook those kernels are earlier cells."""
-    bound = {"torch", "triton", "tl", "Tensor", "Float32", "Int32", "os", "helion", "hl"}  # what the set-ups import
+    bound = {"torch", "triton", "tl", "Tensor", "Float32", "Int32", "os"}  # what the set-ups import
+    bound.update(name for spec in kinds.SPECS.values() for name in spec.notebook_binds)
     dtypes, modules = {"Float32", "Int32"}, []
     for puzzle_id in ids:
         for node in parse(course.puzzle_file(puzzle_id).read_text()).body:
@@ -151,9 +138,18 @@ def _setup(course: Course, ids: list[str], base: str = SETUP) -> str:
                         modules.append(ast.unparse(ast.Import(names=[alias])))
     setup = base.replace("from jaxtyping import Float32, Int32", f"from jaxtyping import {', '.join(sorted(dtypes))}")
     if modules:
-        anchor = _IMPORTS_AFTER[base]
+        anchor = next((k.imports_after for k in kinds.SPECS.values() if k.notebook_setup == base), _TRITON_IMPORTS_AFTER)
         setup = setup.replace(anchor, anchor + "".join(f"{line}\n" for line in sorted(modules)))
     return setup
+
+
+def _track_setup(course: Course, ids: list[str]) -> str:
+    """The set-up a track's notebook starts from: that of its puzzles' kind where the kind has one
+    of its own (Helion's), else the Triton one."""
+    own = {kinds.SPECS[course.puzzle(p).kind].notebook_setup for p in ids} - {None}
+    if len(own) > 1:
+        raise ValueError(f"the puzzles {', '.join(ids)} need more than one notebook set-up")
+    return own.pop() if own else SETUP
 
 
 def _puzzle_cells(course: Course, puzzle_id: str) -> list:
@@ -193,7 +189,7 @@ def build(course: Course) -> dict[str, nbformat.NotebookNode]:
                                                "`python -m grader`, which grades the same kernels written in "
                                                "`puzzles/` instead: each puzzle keeps its best result.",
                                                id=f"{name}-title"),
-                 nbformat.v4.new_code_cell(_setup(course, ids, HELION_SETUP if track == "helion" else SETUP),
+                 nbformat.v4.new_code_cell(_setup(course, ids, _track_setup(course, ids)),
                                            id=f"{name}-setup"),
                  nbformat.v4.new_code_cell("course_panel()  # every puzzle's status, with Check and Hint buttons",
                                            id=f"{name}-panel")]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from grader.course import kinds
 from grader.course.imports import import_file, standing_in
 from grader.course.puzzle import Puzzle
 from grader.course.syntax import parse
@@ -225,12 +226,11 @@ def _syntax_error(path: str, exc: SyntaxError) -> PuzzleLoadError:
     return PuzzleLoadError(message, kind="syntax", line=exc.lineno)
 
 
-# Packages only one track's puzzle files import, and how to add each: without it, those puzzles
-# are unsupported here, not failed.
-TRACK_PACKAGES = {"helion": "pip install -e '.[helion]' -c constraints.txt"}
-# Packages a course file's kernel code needs only when the kernel runs (in the worker): stood in
-# for while the grader reads the file's PUZZLE.
-STOOD_IN = ("helion",)
+# Packages only one kind's puzzle files import, and how to add each: without it, those puzzles
+# are unsupported here, not failed. Their kernel code needs them only when it runs (in the
+# worker), so they are stood in for while the grader reads a file's PUZZLE.
+TRACK_PACKAGES = kinds.packages()
+STOOD_IN = tuple(TRACK_PACKAGES)
 
 
 def _import_error(path: str, exc: BaseException) -> PuzzleLoadError:

@@ -17,6 +17,7 @@ from typing import Callable, Mapping
 
 from grader.course.case import EDGES, LAYOUTS, Case, seeds  # noqa: F401 (what puzzle files import)
 from grader.course.dtypes import FLOATS, dtype_named
+from grader.course.kinds import SPECS
 from grader.course.variant import Variant, restate, shown, tex  # noqa: F401 (tex: what puzzle files import)
 
 Sizes = Mapping[str, int]
@@ -143,11 +144,12 @@ class Check:
 # The parts of the course, in order; grader/app/notebook_build.py gives each its notebook.
 TRACKS = ("classic", "cs336", "transformer", "helion")
 
-# What a puzzle's ``kind`` may be, and those the grader launches on the puzzle's ``grid`` (an
-# autograd Function launches its own kernels). How each is graded is its entry in grader.judge.kinds
-# (and, in the worker, grader.sandbox.kinds): tests/test_kinds.py holds both to these names.
-KINDS = ("kernel", "function", "helion")
-ON_GRID = ("kernel",)
+# What a puzzle's ``kind`` may be (grader.course.kinds), and those the grader launches on the
+# puzzle's ``grid`` (an autograd Function launches its own kernels). How each is graded is its
+# entry in grader.judge.kinds (and, in the worker, grader.sandbox.kinds): tests/test_kinds.py
+# holds all three to these names.
+KINDS = tuple(SPECS)
+ON_GRID = tuple(name for name, spec in SPECS.items() if spec.on_grid)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import ast
 import builtins
 from dataclasses import dataclass
 
+from grader.course import kinds
 from grader.source.literals import ARITHMETIC, autotune_problem, import_try, is_literal, keywords_problem  # noqa: F401 (import_try, is_literal: the rules' API)
 
 AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Function"}
@@ -23,10 +24,6 @@ PLAIN_DECORATORS = {"builtins.staticmethod", "builtins.classmethod",
                     "torch.autograd.function.once_differentiable"}
 HEURISTIC_CALLS = {"triton.next_power_of_2", "triton.cdiv", "builtins.min", "builtins.max",
                    "builtins.int", "builtins.bool", "builtins.abs"}
-# Helion's kernel decorator (a Helion puzzle's): decorating traces nothing until it is called.
-HELION_KERNEL = {"helion.kernel", "helion.runtime.kernel", "helion.runtime.kernel.kernel"}
-HELION_CONFIG = {"helion.Config", "helion.runtime.config.Config", "helion.runtime.Config"}
-HELION_CONFIGS = ("config", "configs")
 # star imports known not to rebind triton, torch or a decorator, with the builtins they do shadow
 HARMLESS_STAR = {"math": (), "triton.language": ("min", "max", "abs")}
 
@@ -190,21 +187,27 @@ def _heuristic_expression(node: ast.expr, param: str, bindings: Bindings) -> boo
     return False
 
 
-def _helion_options_problem(call: ast.Call, bindings: Bindings) -> str | None:
-    """``@helion.kernel(...)``'s options: literals, and its ``config``/``configs`` written out as
-    ``helion.Config(...)`` calls of literal keywords (a list of them for ``configs``)."""
-    plain = ast.Call(func=call.func, args=[], keywords=[k for k in call.keywords if k.arg not in HELION_CONFIGS])
-    problem = keywords_problem(plain, "`helion.kernel`")
+def _kind_decorator_problem(decorator: kinds.Decorator, call: ast.Call | None, bindings: Bindings) -> str | None:
+    """A kind's own kernel decorator (``@helion.kernel(...)``, grader.course.kinds): its options are
+    keywords of literals, as triton.jit's, and its config options are written out as calls of the
+    kind's config class with literal keywords (a list of them for a plural option)."""
+    if call is None:
+        return None
+    if call.args:
+        return f"`{decorator.name}(...)` takes options by keyword only"
+    configs = decorator.config_options
+    plain = ast.Call(func=call.func, args=[], keywords=[k for k in call.keywords if k.arg not in configs])
+    problem = keywords_problem(plain, f"`{decorator.name}`")
     if problem is not None:
         return problem
-    for keyword in (k for k in call.keywords if k.arg in HELION_CONFIGS):
-        values = keyword.value.elts if keyword.arg == "configs" and isinstance(keyword.value, (ast.List, ast.Tuple)) \
-            else [keyword.value]
+    for keyword in (k for k in call.keywords if k.arg in configs):
+        values = keyword.value.elts if keyword.arg in decorator.plural_options \
+            and isinstance(keyword.value, (ast.List, ast.Tuple)) else [keyword.value]
         for value in values:
-            if not (isinstance(value, ast.Call) and bindings.origin(value.func) in HELION_CONFIG and not value.args
-                    and keywords_problem(value, "`helion.Config`") is None):
-                return (f"option `{keyword.arg}` of `helion.kernel` must be written out as "
-                        f"`helion.Config(block_sizes=[...], num_warps=...)` with literal values")
+            if not (isinstance(value, ast.Call) and bindings.origin(value.func) in decorator.config_origins
+                    and not value.args and keywords_problem(value, f"`{decorator.config_name}`") is None):
+                return (f"option `{keyword.arg}` of `{decorator.name}` must be written out as "
+                        f"`{decorator.config_example}` with literal values")
     return None
 
 
@@ -219,10 +222,9 @@ def decorator_problem(node: ast.expr, bindings: Bindings) -> str | None:
         return call and keywords_problem(call, "`triton.jit`")
     if origin == "triton.autotune" and call:
         return autotune_problem(call, bindings)
-    if origin in HELION_KERNEL:  # a Helion puzzle's kernel: its options are literals, as triton.jit's
-        if call and call.args:
-            return "`helion.kernel(...)` takes options by keyword only"
-        return call and _helion_options_problem(call, bindings)
+    own = next((d for d in kinds.decorators() if origin in d.origins), None)
+    if own is not None:  # a kind's own kernel decorator (Helion's)
+        return _kind_decorator_problem(own, call, bindings)
     if origin == "triton.heuristics" and call:
         values = call.args + [k.value for k in call.keywords if k.arg == "values"]
         if len(call.args) + len(call.keywords) != 1 or len(values) != 1 or not isinstance(values[0], ast.Dict):
@@ -234,6 +236,7 @@ def decorator_problem(node: ast.expr, bindings: Bindings) -> str | None:
         return None
     if origin in CONSTEXPR_HELPER:
         return f"`@{ast.unparse(target)}` takes no arguments: write it bare, above `def`" if call else None
+    families = "".join(f"{d.family}, " for d in kinds.decorators()).rstrip(", ")
     return (f"decorator `{ast.unparse(target)}` is not one of Triton's (jit, autotune, heuristics, "
-            f"constexpr, constexpr_function), Helion's (kernel) or "
+            f"constexpr, constexpr_function), {families} or "
             f"Python's (staticmethod, classmethod, once_differentiable){bindings.why_untrusted(target)}")
