@@ -152,11 +152,31 @@ def test_the_wall_clock_backstop_grows_with_the_load(monkeypatch):
     """The limit is CPU time; the wall clock waits at least three times as long, and more per
     unit of load per core: at load 8 on 2 cores a 30 s case is waited for 6 minutes."""
     from grader.channel import worker_pool
-    monkeypatch.setattr(worker_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(worker_pool, "usable_cpus", lambda: 2)
     monkeypatch.setattr(worker_pool.os, "getloadavg", lambda: (8.0, 8.0, 8.0))
     assert worker_pool.backstop(30.0) == 360.0
     monkeypatch.setattr(worker_pool.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
     assert worker_pool.backstop(30.0) == 90.0
+
+
+def test_the_load_is_counted_per_cpu_the_container_may_use(monkeypatch, tmp_path):
+    """A runner limited to 2 CPUs of a 64-core host: os.cpu_count() says 64, the cgroup's quota 2.
+    Dividing the load by 64 would wait too short a time for a starved correct kernel."""
+    from grader.channel import worker_pool
+    monkeypatch.setattr(worker_pool.os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(worker_pool.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    monkeypatch.setattr(worker_pool, "CGROUP", tmp_path)
+    assert worker_pool.usable_cpus() == 64  # no quota file: the host's count
+    (tmp_path / "cpu.max").write_text("200000 100000\n")
+    assert worker_pool.usable_cpus() == 2
+    (tmp_path / "cpu.max").write_text("150000 100000\n")  # 1.5 CPUs: the load is spread over 2
+    assert worker_pool.usable_cpus() == 2
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    monkeypatch.setattr(worker_pool.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    assert worker_pool.usable_cpus() == 3  # no quota, an affinity of 3 CPUs
+    (tmp_path / "cpu.max").write_text("200000 100000\n")
+    monkeypatch.setattr(worker_pool.os, "getloadavg", lambda: (8.0, 8.0, 8.0))
+    assert worker_pool.backstop(20.0) == 240.0  # load 4 per usable CPU: 12 times the CPU limit
 
 
 def test_a_timeout_says_which_clock_ran_out():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import select
 import signal
@@ -53,10 +54,32 @@ class WorkerTimedOut(Exception):
 WALL_FACTOR = 3.0
 
 
+CGROUP = Path("/sys/fs/cgroup")
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may use: a container's share, not the host's count that
+    ``os.cpu_count()`` gives (a CI runner limited to 2 CPUs of a 64-core host). The fewest of the
+    host's CPUs, this process's affinity, and a cgroup quota (v2 ``cpu.max``, v1 ``cfs_quota_us``)."""
+    counts = [os.cpu_count() or 1]
+    if hasattr(os, "sched_getaffinity"):
+        counts.append(len(os.sched_getaffinity(0)))
+    quotas = [(CGROUP / "cpu.max", None), (CGROUP / "cpu" / "cpu.cfs_quota_us", CGROUP / "cpu" / "cpu.cfs_period_us")]
+    for quota, period in quotas:
+        try:
+            text = quota.read_text().split()
+            amount, per = (text[0], text[1]) if period is None else (text[0], period.read_text().split()[0])
+            if amount not in ("max", "-1") and float(per) > 0:
+                counts.append(max(1, math.ceil(float(amount) / float(per))))
+        except (OSError, ValueError, IndexError):
+            continue
+    return max(1, min(counts))
+
+
 def backstop(limit: float) -> float:
     """The wall-clock seconds a request with ``limit`` CPU seconds is waited for, at this load."""
     try:
-        load = os.getloadavg()[0] / (os.cpu_count() or 1)
+        load = os.getloadavg()[0] / usable_cpus()
     except OSError:
         load = 1.0
     return limit * max(WALL_FACTOR, WALL_FACTOR * load)
