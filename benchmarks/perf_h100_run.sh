@@ -25,7 +25,7 @@ case " $* " in *" latency "*)
     ids=$(ls solutions | sed -n 's/^puzzle\([0-9][0-9]\)_.*\.py$/\1/p' | sort -u)
     for lane in 0 1 2 3 4 5; do
         mine=$(echo $ids | tr ' ' '\n' | awk -v l=$lane 'NR % 6 == l' | paste -sd, -)
-        (CUDA_VISIBLE_DEVICES= timeout 540 taskset -c $((2 * lane)),$((2 * lane + 1)) python3 benchmarks/latency.py \
+        (CUDA_VISIBLE_DEVICES= timeout 520 taskset -c $((2 * lane)),$((2 * lane + 1)) python3 benchmarks/latency.py \
             --only perf --puzzles "$mine" > "$OUT/latency$lane.txt" 2>&1
          echo "latency $lane ($mine): exit $?" >> "$OUT/steps.txt") &
     done ;;
