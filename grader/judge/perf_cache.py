@@ -1,5 +1,7 @@
 """The reference's ``--perf`` counts, kept between runs: the course's solution is the same every
-time a learner asks, so its interpreter run and its compile are done once per machine.
+time a learner asks, so its interpreter run and its compile are done once per machine. A
+learner's compiled figures are kept too, by the file's text and the launch: a second ``--perf``
+of an unchanged kernel starts no compile worker (Triton keeps compiles the same way).
 
 The key is what the counts depend on: the solution's text, the puzzle file's, the request (the
 sizes, the sample), and the grader's own counting code (the worker's hooks and sampler, the
@@ -53,3 +55,30 @@ def store(name: str, reply: wire.Profiled, stats: list) -> None:
         (folder() / f"{name}.json").write_text(json.dumps(doc))
     except OSError:
         pass  # a cache that cannot be written costs the reference's run next time, nothing else
+
+
+def compiled_key(kernel_file: Path, message: wire.Compile) -> str | None:
+    """The key of one launch's sm_90 figures: the file's text, the launch, the compile's code."""
+    digest = hashlib.sha256()
+    try:
+        digest.update(Path(kernel_file).read_bytes())
+        digest.update((Path(__file__).resolve().parent.parent / "sandbox/compile_stats.py").read_bytes())
+    except OSError:
+        return None
+    digest.update(json.dumps(wire.header(message), sort_keys=True).encode())
+    return "compiled-" + digest.hexdigest()[:32]
+
+
+def load_compiled(name: str) -> wire.KernelStats | None:
+    try:
+        return wire.convert(json.loads((folder() / f"{name}.json").read_text()), wire.KernelStats)
+    except (OSError, ValueError, TypeError, wire.WireError):
+        return None
+
+
+def store_compiled(name: str, stats: wire.KernelStats) -> None:
+    try:
+        folder().mkdir(parents=True, exist_ok=True)
+        (folder() / f"{name}.json").write_text(json.dumps(msgspec.to_builtins(stats)))
+    except OSError:
+        pass  # the compile runs again next time
