@@ -246,11 +246,15 @@ def profile_one(grading: Grading, puzzle: Puzzle, who: str, kernel_file: Path, r
 def verdict(grading: Grading, puzzle_id: str, kernel_file: Path) -> str:
     """"" where the kernel passes grading, else the grader's one-line reason: an estimate of a
     wrong kernel is marked as such."""
+    kept = perf_cache.verdict_key(Path(kernel_file), grading.course.puzzle_file(puzzle_id))
+    if kept and (said := perf_cache.load_verdict(kept)) is not None:
+        return said
     result = grading.grade([(puzzle_id, Path(kernel_file))]).results[0]
-    if result.passed:
-        return ""
-    said = (result.message or result.status.value).split(". (")[0]  # the case and what differs, not each element
-    return said if len(said) <= 240 else said[:237] + "..."
+    said = "" if result.passed else (result.message or result.status.value).split(". (")[0]  # the case, what differs
+    said = said if len(said) <= 240 else said[:237] + "..."
+    if kept and result.passed:  # a failure (a timeout on a busy machine, say) is graded again
+        perf_cache.store_verdict(kept, said)
+    return said
 
 
 def run_perf(grading: Grading, puzzle_id: str, kernel_file: Path, programs: int = PROGRAMS,

@@ -1,7 +1,8 @@
 """The reference's ``--perf`` counts, kept between runs: the course's solution is the same every
 time a learner asks, so its interpreter run and its compile are done once per machine. A
-learner's compiled figures are kept too, by the file's text and the launch: a second ``--perf``
-of an unchanged kernel starts no compile worker (Triton keeps compiles the same way).
+learner's compiled figures are kept too, by the file's text and the launch, and a passing verdict,
+by the file's, the puzzle's and the grader's text: a second ``--perf`` of an unchanged kernel
+starts no compile worker and grades nothing again (Triton keeps compiles the same way).
 
 The key is what the counts depend on: the solution's text, the puzzle file's, the request (the
 sizes, the sample), and the grader's own counting code (the worker's hooks and sampler, the
@@ -82,3 +83,30 @@ def store_compiled(name: str, stats: wire.KernelStats) -> None:
         (folder() / f"{name}.json").write_text(json.dumps(msgspec.to_builtins(stats)))
     except OSError:
         pass  # the compile runs again next time
+
+
+def verdict_key(kernel_file: Path, puzzle_file: Path) -> str | None:
+    """The key of a kernel's verdict: its file, the puzzle's, and every module of the grader."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent.parent
+    try:
+        for path in (kernel_file, puzzle_file, *sorted(package.rglob("*.py"))):
+            digest.update(Path(path).read_bytes())
+    except OSError:
+        return None
+    return "verdict-" + digest.hexdigest()[:32]
+
+
+def load_verdict(name: str) -> str | None:
+    try:
+        return json.loads((folder() / f"{name}.json").read_text())["wrong"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def store_verdict(name: str, wrong: str) -> None:
+    try:
+        folder().mkdir(parents=True, exist_ok=True)
+        (folder() / f"{name}.json").write_text(json.dumps({"wrong": wrong}))
+    except OSError:
+        pass
