@@ -58,9 +58,21 @@ def store(name: str, reply: wire.Profiled, stats: list) -> None:
         pass  # a cache that cannot be written costs the reference's run next time, nothing else
 
 
+def _versions() -> bytes:
+    """Triton's and torch's versions: a new compiler or interpreter is a new key."""
+    from importlib.metadata import PackageNotFoundError, version
+    found = []
+    for name in ("triton", "torch"):
+        try:
+            found.append(version(name))
+        except PackageNotFoundError:
+            found.append("")
+    return " ".join(found).encode()
+
+
 def compiled_key(kernel_file: Path, message: wire.Compile) -> str | None:
     """The key of one launch's sm_90 figures: the file's text, the launch, the compile's code."""
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(_versions())
     try:
         digest.update(Path(kernel_file).read_bytes())
         digest.update((Path(__file__).resolve().parent.parent / "sandbox/compile_stats.py").read_bytes())
@@ -87,7 +99,7 @@ def store_compiled(name: str, stats: wire.KernelStats) -> None:
 
 def verdict_key(kernel_file: Path, puzzle_file: Path) -> str | None:
     """The key of a kernel's verdict: its file, the puzzle's, and every module of the grader."""
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(_versions())
     package = Path(__file__).resolve().parent.parent
     try:
         for path in (kernel_file, puzzle_file, *sorted(package.rglob("*.py"))):
