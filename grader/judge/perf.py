@@ -123,7 +123,11 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
     per_sm = model.resident(device, warps, stats.registers if stats else None, stats.shared if stats else None)
     held = min(programs, per_sm * device.sms)
     flow = model.traffic(launch.accesses, scale, programs, held, c, device)
+    # an atomic is done by the L2 slice owning its line: a small tensor's (a histogram's 1 KB, 8 lines) queue there
     atomics = sum(a.active for a in launch.accesses if a.op == "atomic") * scale
+    queued = sum(a.active * scale * max(1.0, device.l2_slices / max(1.0, min(a.union * scale, a.tensor_bytes
+                                                                             / model.SECTOR) / 4))
+                 for a in launch.accesses if a.op == "atomic")
     conflicts = sum(a.conflicts for a in launch.accesses if a.op == "atomic") * scale
     same = 0.0
     for a in launch.accesses:
@@ -145,7 +149,7 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
         slow_ops = stats.slow * 32 * warps * programs
     seconds = model.terms(traffic_=flow, flops=flops, tensor_cores=cores if stats else "wgmma",
                           lane_ops=lane_ops, slow_ops=slow_ops, compiled_ops=compiled_ops,
-                          atomics=atomics, conflicts=conflicts,
+                          atomics=queued, conflicts=conflicts,
                           same_address=same, rounds=rounds, stages=launch.num_stages if rounds > 1 else 1,
                           # a tl.dot's tiles are reduced along rows each warp holds (shuffles, no
                           # barrier); elsewhere a block's reduction crosses warps through shared memory
