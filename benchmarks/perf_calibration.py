@@ -227,7 +227,7 @@ BOUNDS = {"dram_eff": (0.5, 1.0), "l2_keeps": (0.05, 1.0), "cross_miss": (0.0, 1
           "fp16_eff": (0.2, 1.0), "tf32_eff": (0.05, 1.0), "fp32_eff": (0.05, 1.0), "mma_factor": (0.1, 1.0),
           "alu_eff": (0.05, 8.0), "slow_eff": (0.05, 8.0), "spill_factor": (0.0, 64.0), "p": (1.0, 16.0),
           "latency_s": (1e-7, 2e-6), "same_address_s": (0.0, 1e-7), "ptx_eff": (0.25, 4.0),
-          "reduce_s": (0.0, 3e-6)}
+          "reduce_s": (0.0, 0.3e-6)}
 
 
 def fit(counts: dict, measured: dict, names, start: dict, sweeps: int = 12) -> dict:

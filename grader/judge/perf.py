@@ -151,9 +151,9 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
                           lane_ops=lane_ops, slow_ops=slow_ops, compiled_ops=compiled_ops,
                           atomics=queued, conflicts=conflicts,
                           same_address=same, rounds=rounds, stages=launch.num_stages if rounds > 1 else 1,
-                          # a tl.dot's tiles are reduced along rows each warp holds (shuffles, no
-                          # barrier); elsewhere a block's reduction crosses warps through shared memory
-                          reductions=0.0 if launch.dots else launch.reductions / max(1, launch.interpreted),
+                          # a tl.dot's tiles are reduced in rows each warp holds; elsewhere a tree of levels
+                          reductions=0.0 if launch.dots else launch.reductions / max(1, launch.interpreted)
+                          * model.tree_levels(launch.accesses, 32 * warps),
                           programs=programs, held=held,
                           spill_bytes=stats.spill_bytes if stats else None, threads=32 * warps, c=c, device=device)
     total, bound = model.combine(seconds, c)

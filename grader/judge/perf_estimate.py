@@ -68,8 +68,9 @@ DEFAULTS = {"dram_eff": 0.90, "l2_bytes_per_s": 12.0e12, "l2_keeps": 0.5, "cross
             # PTX, counted per thread); alu_eff is the rate of the interpreter's lane operations,
             # which count what the compiler folds (above 1)
             "ptx_eff": 1.0,
-            # a reduction or scan across the block's lanes: shuffles, shared memory and a barrier
-            "reduce_s": 0.3e-6}
+            # one level of a reduction's or scan's tree across the threads: a shuffle, or past a
+            # warp shared memory and a barrier (see tree_levels)
+            "reduce_s": 0.03e-6}
 
 
 def _fitted() -> dict:
@@ -162,6 +163,15 @@ def rounds(accesses) -> float:
         per_request = max(1.0, a.sectors / a.requests)
         out = max(out, min(a.requests, a.program_unique / per_request))
     return out
+
+
+def tree_levels(accesses, threads: int) -> float:
+    """Levels of a reduction's tree across the threads that hold the block, each waited for in
+    turn: log2 of the threads the block's lanes cover (a thread adds its own elements in
+    registers first, which the ALU counts). The block is the widest load's lanes per request;
+    the reduced axis is not recorded, so a tile reduced along its short axis counts its width."""
+    width = max((a.lanes / a.requests for a in accesses if a.op == "load" and a.requests), default=32.0)
+    return math.log2(max(2.0, min(width, threads)))
 
 
 def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float, slow_ops: float,
