@@ -48,11 +48,15 @@ def families() -> dict[str, str]:
 
 def kernels(only: list[str] | None = None) -> list[tuple[str, str, Path]]:
     """(kernel name, puzzle id, file) for every reference with a Bench and every corpus file."""
-    from grader.course.loader import Course
+    from grader.course.loader import Course, PuzzleLoadError
     course = Course(ROOT)
     found = []
     for puzzle_id in course.ids:
-        if course.puzzle(puzzle_id).bench is not None:
+        try:
+            bench = course.puzzle(puzzle_id).bench
+        except PuzzleLoadError:  # a Helion puzzle where helion is not installed: --perf counts none of them
+            continue
+        if bench is not None:
             found.append((f"{puzzle_id}_reference", puzzle_id, course.solution_file(puzzle_id)))
     for path in sorted(CORPUS.glob("puzzle*.py")):
         found.append((path.stem, path.stem[:8], path))
@@ -223,7 +227,7 @@ BOUNDS = {"dram_eff": (0.5, 1.0), "l2_keeps": (0.05, 1.0), "cross_miss": (0.0, 1
           "fp16_eff": (0.2, 1.0), "tf32_eff": (0.05, 1.0), "fp32_eff": (0.05, 1.0), "mma_factor": (0.1, 1.0),
           "alu_eff": (0.05, 8.0), "slow_eff": (0.05, 8.0), "spill_factor": (0.0, 64.0), "p": (1.0, 16.0),
           "latency_s": (1e-7, 2e-6), "same_address_s": (0.0, 1e-7), "ptx_eff": (0.25, 4.0),
-          "reduce_s": (0.0, 3e-6)}
+          "reduce_s": (0.0, 0.3e-6)}
 
 
 def fit(counts: dict, measured: dict, names, start: dict, sweeps: int = 12) -> dict:

@@ -32,6 +32,11 @@ from grader.judge.perf_model import LaunchCost, LineCost, PerfProfile, PerfResul
 from grader.judge.session import Grading
 
 PROGRAMS = 16          # programs interpreted per launch, at most
+# Helion's kernels become Triton only inside Helion's compiler, where the interpreter's hooks do
+# not reach: nothing of theirs is counted, so --perf says so rather than print an empty table
+HELION = ("no estimate for a Helion kernel: --perf counts what a Triton kernel does in Triton's "
+          "interpreter, and a Helion kernel becomes Triton only inside Helion's compiler, out of its "
+          "reach. On a GPU, time it with --bench; run --verbose to see the Triton it becomes")
 BUDGET = 2.0           # CPU seconds of interpreting a launch's programs after its first two (then fewer)
 PROFILE_TIMEOUT = 300  # seconds: long loops are sampled, programs stop at the budget
 COMPILE_TIMEOUT = 600
@@ -93,12 +98,17 @@ def compile_stats(worker, kernel_file: Path, kernel: str, launch: wire.LaunchPro
                            stage="cubin", stats=True,
                            options={"num_warps": launch.num_warps, "num_stages": launch.num_stages})
     key = json.dumps(wire.header(message), sort_keys=True)
+    kept = perf_cache.compiled_key(kernel_file, message)
+    if key not in memo and kept and (stats := perf_cache.load_compiled(kept)) is not None:
+        memo[key] = wire.Compiled(variants=1, stats=(stats,))
     if key not in memo:
         try:
             reply, _ = worker.request(message, timeout=COMPILE_TIMEOUT)
         except (WorkerDied, WorkerTimedOut) as exc:
             reply = wire.Failure("error", error=f"the compile worker stopped: {type(exc).__name__}")
         memo[key] = reply
+        if kept and not isinstance(reply, wire.Failure) and reply.stats:
+            perf_cache.store_compiled(kept, reply.stats[0])
     reply = memo[key]
     if isinstance(reply, wire.Failure) or not reply.stats:
         return None, f"the sm_90 compile failed: {getattr(reply, 'error', '')[:200]}"
@@ -113,7 +123,11 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
     per_sm = model.resident(device, warps, stats.registers if stats else None, stats.shared if stats else None)
     held = min(programs, per_sm * device.sms)
     flow = model.traffic(launch.accesses, scale, programs, held, c, device)
+    # an atomic is done by the L2 slice owning its line: a small tensor's (a histogram's 1 KB, 8 lines) queue there
     atomics = sum(a.active for a in launch.accesses if a.op == "atomic") * scale
+    queued = sum(a.active * scale * max(1.0, device.l2_slices / max(1.0, min(a.union * scale, a.tensor_bytes
+                                                                             / model.SECTOR) / 4))
+                 for a in launch.accesses if a.op == "atomic")
     conflicts = sum(a.conflicts for a in launch.accesses if a.op == "atomic") * scale
     same = 0.0
     for a in launch.accesses:
@@ -135,11 +149,11 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
         slow_ops = stats.slow * 32 * warps * programs
     seconds = model.terms(traffic_=flow, flops=flops, tensor_cores=cores if stats else "wgmma",
                           lane_ops=lane_ops, slow_ops=slow_ops, compiled_ops=compiled_ops,
-                          atomics=atomics, conflicts=conflicts,
+                          atomics=queued, conflicts=conflicts,
                           same_address=same, rounds=rounds, stages=launch.num_stages if rounds > 1 else 1,
-                          # a tl.dot's tiles are reduced along rows each warp holds (shuffles, no
-                          # barrier); elsewhere a block's reduction crosses warps through shared memory
-                          reductions=0.0 if launch.dots else launch.reductions / max(1, launch.interpreted),
+                          # a tl.dot's tiles are reduced in rows each warp holds; elsewhere a tree of levels
+                          reductions=0.0 if launch.dots else launch.reductions / max(1, launch.interpreted)
+                          * model.tree_levels(launch.accesses, 32 * warps),
                           programs=programs, held=held,
                           spill_bytes=stats.spill_bytes if stats else None, threads=32 * warps, c=c, device=device)
     total, bound = model.combine(seconds, c)
@@ -236,11 +250,15 @@ def profile_one(grading: Grading, puzzle: Puzzle, who: str, kernel_file: Path, r
 def verdict(grading: Grading, puzzle_id: str, kernel_file: Path) -> str:
     """"" where the kernel passes grading, else the grader's one-line reason: an estimate of a
     wrong kernel is marked as such."""
+    kept = perf_cache.verdict_key(Path(kernel_file), grading.course.puzzle_file(puzzle_id))
+    if kept and (said := perf_cache.load_verdict(kept)) is not None:
+        return said
     result = grading.grade([(puzzle_id, Path(kernel_file))]).results[0]
-    if result.passed:
-        return ""
-    said = (result.message or result.status.value).split(". (")[0]  # the case and what differs, not each element
-    return said if len(said) <= 240 else said[:237] + "..."
+    said = "" if result.passed else (result.message or result.status.value).split(". (")[0]  # the case, what differs
+    said = said if len(said) <= 240 else said[:237] + "..."
+    if kept and result.passed:  # a failure (a timeout on a busy machine, say) is graded again
+        perf_cache.store_verdict(kept, said)
+    return said
 
 
 def run_perf(grading: Grading, puzzle_id: str, kernel_file: Path, programs: int = PROGRAMS,
@@ -252,6 +270,10 @@ def run_perf(grading: Grading, puzzle_id: str, kernel_file: Path, programs: int 
     course = grading.course
     puzzle = course.puzzle(puzzle_id)
     case, label = perf_case(puzzle)
+    if puzzle.kind == "helion":  # before any worker starts: nothing would be counted
+        return PerfResult(puzzle=puzzle.id, title=puzzle.title, case=label, sizes=dict(case.sizes),
+                          device=model.H100.name, minimum_bytes=0, minimum_flops=None, limit_ms=0.0,
+                          limit_by="", yours=PerfProfile("yours", str(kernel_file), error=HELION))
     c = model.coefficients()
     request, least = profile_request(course, puzzle, case, kernel_file, programs, BUDGET)
     values = {**case.blocks, **case.sizes}

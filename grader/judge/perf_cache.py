@@ -1,5 +1,8 @@
 """The reference's ``--perf`` counts, kept between runs: the course's solution is the same every
-time a learner asks, so its interpreter run and its compile are done once per machine.
+time a learner asks, so its interpreter run and its compile are done once per machine. A
+learner's compiled figures are kept too, by the file's text and the launch, and a passing verdict,
+by the file's, the puzzle's and the grader's text: a second ``--perf`` of an unchanged kernel
+starts no compile worker and grades nothing again (Triton keeps compiles the same way).
 
 The key is what the counts depend on: the solution's text, the puzzle file's, the request (the
 sizes, the sample), and the grader's own counting code (the worker's hooks and sampler, the
@@ -53,3 +56,69 @@ def store(name: str, reply: wire.Profiled, stats: list) -> None:
         (folder() / f"{name}.json").write_text(json.dumps(doc))
     except OSError:
         pass  # a cache that cannot be written costs the reference's run next time, nothing else
+
+
+def _versions() -> bytes:
+    """Triton's and torch's versions: a new compiler or interpreter is a new key."""
+    from importlib.metadata import PackageNotFoundError, version
+    found = []
+    for name in ("triton", "torch"):
+        try:
+            found.append(version(name))
+        except PackageNotFoundError:
+            found.append("")
+    return " ".join(found).encode()
+
+
+def compiled_key(kernel_file: Path, message: wire.Compile) -> str | None:
+    """The key of one launch's sm_90 figures: the file's text, the launch, the compile's code."""
+    digest = hashlib.sha256(_versions())
+    try:
+        digest.update(Path(kernel_file).read_bytes())
+        digest.update((Path(__file__).resolve().parent.parent / "sandbox/compile_stats.py").read_bytes())
+    except OSError:
+        return None
+    digest.update(json.dumps(wire.header(message), sort_keys=True).encode())
+    return "compiled-" + digest.hexdigest()[:32]
+
+
+def load_compiled(name: str) -> wire.KernelStats | None:
+    try:
+        return wire.convert(json.loads((folder() / f"{name}.json").read_text()), wire.KernelStats)
+    except (OSError, ValueError, TypeError, wire.WireError):
+        return None
+
+
+def store_compiled(name: str, stats: wire.KernelStats) -> None:
+    try:
+        folder().mkdir(parents=True, exist_ok=True)
+        (folder() / f"{name}.json").write_text(json.dumps(msgspec.to_builtins(stats)))
+    except OSError:
+        pass  # the compile runs again next time
+
+
+def verdict_key(kernel_file: Path, puzzle_file: Path) -> str | None:
+    """The key of a kernel's verdict: its file, the puzzle's, and every module of the grader."""
+    digest = hashlib.sha256(_versions())
+    package = Path(__file__).resolve().parent.parent
+    try:
+        for path in (kernel_file, puzzle_file, *sorted(package.rglob("*.py"))):
+            digest.update(Path(path).read_bytes())
+    except OSError:
+        return None
+    return "verdict-" + digest.hexdigest()[:32]
+
+
+def load_verdict(name: str) -> str | None:
+    try:
+        return json.loads((folder() / f"{name}.json").read_text())["wrong"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def store_verdict(name: str, wrong: str) -> None:
+    try:
+        folder().mkdir(parents=True, exist_ok=True)
+        (folder() / f"{name}.json").write_text(json.dumps({"wrong": wrong}))
+    except OSError:
+        pass

@@ -12,8 +12,9 @@ Each launch is costed by the resources it uses, each alone at its rate on an H10
   less where ptxas used ``mma.sync`` rather than Hopper's ``wgmma``; a ``tl.dot`` with no
   matrix instruction runs on the FMA units;
 - **ALU** lane operations, and the slow ones (exp, log, sqrt, division) on the SFUs;
-- **atomics**: their throughput, the lanes of one request that meet at one address (they queue
-  in L2, one after another), and the queue at the address the most programs hit;
+- **atomics**: their throughput at the L2 slices that own their lines (all of them for a large
+  tensor, a few for a histogram's bins), the lanes of one request that meet at one address (they
+  queue in L2, one after another), and the queue at the address the most programs hit;
 - **latency**: the waves of programs (the grid over the SMs times the programs each holds
   at once) times each program's rounds of loads, each a trip to memory;
 - a fixed **launch** cost.
@@ -41,6 +42,9 @@ class Device:
     clock_hz: float = 1.755e9
     dram_bytes_per_s: float = 3.35e12
     l2_bytes: int = 50 * 2 ** 20
+    # L2 slices, each owning its lines and their atomics: about 100 (the A100's 40 MB is 80
+    # slices of 512 KB; the H100's 50 MB taken alike)
+    l2_slices: int = 100
     # dense peak FLOP/s by tl.dot precision (tf32x3 is three TF32 products)
     peak: tuple = (("fp16", 989e12), ("tf32", 494e12), ("tf32x3", 165e12), ("fp8", 1979e12),
                    ("int8", 1979e12), ("fp32", 67e12))
@@ -64,8 +68,9 @@ DEFAULTS = {"dram_eff": 0.90, "l2_bytes_per_s": 12.0e12, "l2_keeps": 0.5, "cross
             # PTX, counted per thread); alu_eff is the rate of the interpreter's lane operations,
             # which count what the compiler folds (above 1)
             "ptx_eff": 1.0,
-            # a reduction or scan across the block's lanes: shuffles, shared memory and a barrier
-            "reduce_s": 0.3e-6}
+            # one level of a reduction's or scan's tree across the threads: a shuffle, or past a
+            # warp shared memory and a barrier (see tree_levels)
+            "reduce_s": 0.03e-6}
 
 
 def _fitted() -> dict:
@@ -158,6 +163,15 @@ def rounds(accesses) -> float:
         per_request = max(1.0, a.sectors / a.requests)
         out = max(out, min(a.requests, a.program_unique / per_request))
     return out
+
+
+def tree_levels(accesses, threads: int) -> float:
+    """Levels of a reduction's tree across the threads that hold the block, each waited for in
+    turn: log2 of the threads the block's lanes cover (a thread adds its own elements in
+    registers first, which the ALU counts). The block is the widest load's lanes per request;
+    the reduced axis is not recorded, so a tile reduced along its short axis counts its width."""
+    width = max((a.lanes / a.requests for a in accesses if a.op == "load" and a.requests), default=32.0)
+    return math.log2(max(2.0, min(width, threads)))
 
 
 def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float, slow_ops: float,

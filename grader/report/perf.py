@@ -80,6 +80,8 @@ def render_text(result: PerfResult) -> str:
     lines = [f"{result.puzzle} {result.title} — estimated for an {result.device}",
              f"at {result.case} ({_sizes(result.sizes)}); no GPU was used: the kernel ran in the interpreter on a "
              f"sample of its programs, and was compiled for sm_90.", ""]
+    if not result.yours.ok and result.reference is None:  # nothing counted (a Helion kernel): the reason alone
+        return "\n".join([lines[0], "", result.yours.error[:1].upper() + result.yours.error[1:] + "."])
     if result.yours.wrong:
         lines += [f"Your kernel fails grading ({result.yours.wrong}): the figures of \"yours\" are those of a "
                   f"wrong kernel. Make it pass first.", ""]

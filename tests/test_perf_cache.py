@@ -1,0 +1,51 @@
+"""What --perf keeps between runs of an unchanged kernel: its sm_90 figures and a passing verdict."""
+from types import SimpleNamespace
+
+from grader.channel import wire
+from grader.judge import perf
+from grader.judge.perf import compile_stats, verdict
+
+STATS = wire.KernelStats(label="", registers=40, spill_bytes=0, shared=0, num_warps=4, num_stages=3,
+                         tensor_cores="", alu=12)
+LAUNCH = wire.LaunchProfile(kernel="add_kernel", group=0, config="", grid=(8, 1, 1), interpreted=8, num_warps=4,
+                            num_stages=3, accesses=(), dots=(), alu=0, sfu=0, seconds=0.0, path=("add_kernel",))
+
+
+class Compiler:
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def request(self, message, timeout=None):
+        self.asked += 1
+        return wire.Compiled(variants=1, stats=(STATS,)), []
+
+
+def test_a_kernels_compiled_figures_are_kept_until_its_text_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text("# one\n")
+    compiler = Compiler()
+    assert compile_stats(compiler, kernel, "add_kernel", LAUNCH, {}) == (STATS, "")
+    assert compile_stats(compiler, kernel, "add_kernel", LAUNCH, {}) == (STATS, "") and compiler.asked == 1
+    kernel.write_text("# two\n")
+    compile_stats(compiler, kernel, "add_kernel", LAUNCH, {})
+    assert compiler.asked == 2
+
+
+def test_a_passing_verdict_is_kept_and_a_failing_one_asked_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    kernel, puzzle = tmp_path / "kernel.py", tmp_path / "puzzle.py"
+    kernel.write_text("# a kernel\n")
+    puzzle.write_text("# its puzzle\n")
+    graded = []
+
+    def grade(targets, passed):
+        graded.append(targets)
+        return SimpleNamespace(results=[SimpleNamespace(passed=passed, message="case x: wrong values",
+                                                        status=SimpleNamespace(value="fail"))])
+    for passed, expected in ((False, "case x: wrong values"), (False, "case x: wrong values"), (True, ""), (True, "")):
+        grading = SimpleNamespace(course=SimpleNamespace(puzzle_file=lambda pid: puzzle),
+                                  grade=lambda targets, passed=passed: grade(targets, passed))
+        assert verdict(grading, "puzzle01", kernel) == expected
+    assert len(graded) == 3  # twice failing, once passing; the second pass was kept
+    assert perf.perf_cache.folder().is_dir()
