@@ -318,9 +318,15 @@ class BoundsChecker:
         b.create_atomic_rmw, b.create_atomic_cas = atomic_rmw, atomic_cas
 
     def uninstall(self) -> None:
-        for name in self._saved:
-            try:
-                delattr(self.builder, name)
-            except AttributeError:
-                pass
+        restore(self.builder, self._saved)
         self._saved = {}
+
+
+def restore(builder, saved) -> None:
+    """Undo a patch of the interpreter's builder: the patches are instance attributes over its
+    class's methods (``saved`` names them), so deleting them lets the class's show through."""
+    for name in saved:
+        try:
+            delattr(builder, name)
+        except AttributeError:
+            pass
