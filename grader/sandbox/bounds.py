@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grader.sandbox.interpreter_hooks import restore
 from grader.source.source_lines import pointer_names
 
 
@@ -320,13 +321,3 @@ class BoundsChecker:
     def uninstall(self) -> None:
         restore(self.builder, self._saved)
         self._saved = {}
-
-
-def restore(builder, saved) -> None:
-    """Undo a patch of the interpreter's builder: the patches are instance attributes over its
-    class's methods (``saved`` names them), so deleting them lets the class's show through."""
-    for name in saved:
-        try:
-            delattr(builder, name)
-        except AttributeError:
-            pass

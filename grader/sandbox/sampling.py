@@ -24,6 +24,7 @@ import sys
 import numpy as np
 
 from grader.course.limits import refusal
+from grader.sandbox.interpreter_hooks import RangePatch
 
 DRAWN = 2  # programs drawn at random along axis 0, beside the first two and the last
 
@@ -49,24 +50,6 @@ def planned(grid: tuple[int, ...], seed: int) -> int:
     for axis, n in enumerate(grid):
         count *= len(chosen(int(n), seed, axis))
     return count
-
-
-class RangePatch:
-    """The one way the sandbox steers the interpreter's grid loop (reversed, sampled): while
-    active, ``range`` in the interpreter's module is a function of the subclass's, which tells
-    the loop's calls from the others by their frame. ``range`` there is the builtin, so the
-    patch is a module global, and deleting it lets the builtin show through again."""
-
-    module = None
-
-    def _patch(self, interpreter, grid_range) -> None:
-        self.module = interpreter
-        interpreter.range = grid_range
-
-    def __exit__(self, *exc) -> None:
-        if self.module is not None:
-            del self.module.range
-            self.module = None
 
 
 class sampled_grid(RangePatch):
