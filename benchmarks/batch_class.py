@@ -1,4 +1,5 @@
-"""A synthetic class of 40 students, graded in the interpreter with `python -m grader batch`.
+"""Measures the wall time of a synthetic class of 40 students graded in the interpreter with
+`python -m grader batch` (about 5 minutes on 2 cores; twice that with --sandbox both).
 
     python benchmarks/batch_class.py [--students 40] [--jobs 2] [--sandbox on|off|both]
 

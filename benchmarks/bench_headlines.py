@@ -1,5 +1,5 @@
-"""``--bench`` at each puzzle's headline size only (the first of its sweep), for a quick
-figure per puzzle when GPU time is short:
+"""Measures ``--bench`` at each named puzzle's headline size only (the first of its sweep), about
+half a minute to a minute a puzzle on a GPU: a quick figure per puzzle when GPU time is short:
 
     python benchmarks/bench_headlines.py puzzle18 puzzle31 ... [--json OUT]
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 23's GPU figures (docs/benchmarks.md, "Bench integrity"). Run from the repository's
-# root on a GPU; logs go to $OUT: the probe (benchmarks/bench_integrity_probe.py), the sweeps
+# Measures the bench guard's GPU figures (docs/benchmarks.md, "Bench integrity"), in under 9
+# minutes (each step has a limit). Run from the repository's root on a GPU; logs go to $OUT: the probe (benchmarks/bench_integrity_probe.py), the sweeps
 # of puzzles 28, 32, 29 and 30 with their reference solutions, and the trick corpus
 # (benchmarks/bench_tricks_gpu.py). Each step has a time limit, so that one slow step leaves
 # the others' logs.

@@ -1,7 +1,8 @@
-"""What the bench's guard sees on this GPU with nothing hostile running (issue 23, "Bench
-integrity"): the device's peaks as the driver gives them, the L2 controls, whether honest
-PyTorch and Triton work changes any watched name, switch or thread, the clocks' overhead, and
-the alternatives considered for two baselines. Run on the GPU; prints one report.
+"""Measures what the bench's guard sees on this GPU with nothing hostile running, in under 30 s
+(docs/benchmarks.md, "Bench integrity"): the device's peaks as the driver gives them, the L2
+controls, whether honest PyTorch and Triton work changes any watched name, switch or thread,
+the clocks' overhead, and the alternatives considered for two baselines. Run on the GPU; prints
+one report.
 
     python benchmarks/bench_integrity_probe.py
 """

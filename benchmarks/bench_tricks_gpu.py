@@ -1,6 +1,6 @@
-"""The bench's trick corpus (tests/bench_tricks/) and two honest solutions, benched on this GPU
-as tests/test_bench_integrity.py does, one JSON document per file in $OUT and a line each on
-stdout: what docs/benchmarks.md ("Bench integrity") records.
+"""Measures the bench's trick corpus (tests/bench_tricks/) and two honest solutions on this GPU,
+in 3 to 4 minutes, as tests/test_bench_integrity.py benches them: one JSON document per file in
+$OUT and a line each on stdout, what docs/benchmarks.md ("Bench integrity") records.
 
     OUT=logs python benchmarks/bench_tricks_gpu.py
 """

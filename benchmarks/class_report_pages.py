@@ -1,6 +1,7 @@
-"""Two class pages to look at: a class of 5 (the teacher's first batch of issue 34: the students
-passed 2, 4, 1, 0 and 3 puzzles; one progress file) and a class of 40, from typed results
-(nothing is graded), written as report.html and, where chromium is installed, screenshotted.
+"""Measures nothing: writes two class pages to look at, in seconds (plus chromium's screenshots):
+a class of 5 (the teacher's first batch of issue 34: the students passed 2, 4, 1, 0 and 3
+puzzles; one progress file) and a class of 40, from typed results (nothing is graded), written
+as report.html and, where chromium is installed, screenshotted.
 
     PYTHONPATH=$PWD python benchmarks/class_report_pages.py OUT_DIR [--shots docs/images]
 """

@@ -1,6 +1,6 @@
-"""The golden run: every verdict and every report file the grader writes, made comparable
-byte for byte between two runs, before and after a change that must not alter behaviour
-(issue 22's refactor).
+"""The golden run: records every verdict and every report file the grader writes, made
+comparable byte for byte between two runs, before and after a change that must not alter
+behaviour (some 600 grader commands: roughly half an hour on 2 cores, --parallel 2).
 
     python benchmarks/golden_run.py --out DIR [--root COURSE] [--parallel 2]
     python benchmarks/golden_run.py --compare A B      # unified diff; exit 1 if they differ

@@ -1,4 +1,5 @@
-"""Wall time of the grader's everyday commands, as a learner or CI runs them.
+"""Measures the wall time of the grader's everyday commands, as a learner or CI runs them (about
+2 minutes on 2 cores at --repeat 3).
 
     python benchmarks/grading_speed.py [--repeat 3]
 

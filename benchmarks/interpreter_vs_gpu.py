@@ -1,5 +1,6 @@
-"""Where Triton's interpreter and an sm_90 GPU compute different values: one small kernel per
-difference, run on the device at hand, each value set beside what we believe the GPU gives.
+"""Measures where Triton's interpreter and an sm_90 GPU compute different values (about a
+minute): one small kernel per difference, run on the device at hand, each value set beside what
+we believe the GPU gives.
 
     python benchmarks/interpreter_vs_gpu.py --device cuda --json h100.json       # on a GPU
     python benchmarks/interpreter_vs_gpu.py --device interpreter --json raw.json  # Triton's own

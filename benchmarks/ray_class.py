@@ -1,4 +1,5 @@
-"""Students per minute with the local engine and with Ray, and a large class through Ray.
+"""Measures students per minute with the local engine and with Ray (compare: a few minutes), and
+a large class through Ray (large: --minutes, 30 by default).
 
     python benchmarks/ray_class.py compare [--students 24] [--puzzles 4]
     python benchmarks/ray_class.py large [--students 1000] [--minutes 30] [--puzzles 4]

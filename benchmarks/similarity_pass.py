@@ -1,4 +1,5 @@
-"""What the similarity pass costs a 40-student batch, and how well its thresholds separate copies.
+"""Measures what the similarity pass costs a 40-student batch, and how well its thresholds
+separate copies (about 5 minutes on 2 cores at the defaults).
 
     python benchmarks/similarity_pass.py [--seeds 10] [--repeat 3]
 

@@ -1,4 +1,5 @@
-"""Where the host time of puzzle 15's forward + backward step goes, and what cuts it.
+"""Measures where the host time of puzzle 15's forward + backward step goes, and what cuts it
+(a few minutes on a GPU at the default 12 rounds).
 
     python benchmarks/step_profile.py [--rounds N]
 

@@ -1,5 +1,5 @@
-"""Grade the solutions, the wrong-kernel corpus and the old-signature variants on one device,
-and compare the verdicts of two devices.
+"""Records the verdicts of the solutions, the wrong-kernel corpus and the old-signature variants
+on one device (some 300 files: about 10 minutes at --jobs 2), and compares two devices' in seconds.
 
     python benchmarks/verdicts.py run --device cuda --out cuda.json
     python benchmarks/verdicts.py run --device cpu --out cpu.json

@@ -130,7 +130,7 @@ PUZZLE = Puzzle(
     requires=("make_block_ptr",),
     instead="puzzle16",
     # --bench: x is read once; w and the output are small. PyTorch's way is a tensordot.
-    # Tiles, warps and register cap from benchmarks/tune_forward.py on an H200: with a cap, the
+    # Tiles, warps and register cap from benchmarks/tuning/weighted_sum_forward_tiles.py on an H200: with a cap, the
     # compiler keeps every load of a 4 x 1024 tile in flight at once (93 % of copy against 90 %).
     bench=Bench(
         sizes=({"ROWS": 65536, "D": 1024}, {"ROWS": 4096, "D": 1024}, {"ROWS": 16384, "D": 1024},

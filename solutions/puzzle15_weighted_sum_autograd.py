@@ -7,7 +7,7 @@ from puzzle16_weighted_sum_forward_descriptors import weighted_sum_fwd_desc
 from puzzle17_weighted_sum_backward_descriptors import weighted_sum_bwd_desc
 
 # Tiles, warps and register cap measured fastest on an H200 at 65536 x 1024 (benchmarks/
-# tune_forward.py, benchmarks/tune_weighted_sum.py): whole rows of D per program, and for the
+# tuning/weighted_sum_forward_tiles.py, tuning/weighted_sum_tiles.py): whole rows of D per program, and for the
 # backward a partial buffer 32 times smaller than x.
 FWD = {"ROWS_TILE_SIZE": 4, "D_TILE_SIZE": 1024, "num_warps": 8, "num_stages": 1, "maxnreg": 128}
 BWD = {"ROWS_TILE_SIZE": 32, "D_TILE_SIZE": 1024, "num_warps": 8, "num_stages": 2}

@@ -4,7 +4,7 @@ import triton
 from puzzle31_flash_attention_forward import attention_fwd_kernel
 from puzzle32_flash_attention_backward import attention_bwd_kernel
 
-# Tiles measured fastest on an H200 at the bench's sizes (head dim 128; benchmarks/tune_issue23.py);
+# Tiles measured fastest on an H200 at the bench's sizes (head dim 128; benchmarks/tuning/model_answer_tiles.py);
 # the interpreter runs them too. The backward's blocks of 128 are walked in steps of 64 (see
 # puzzle 32's solution): 128 x 64 score tiles beside two 128 x 128 accumulators.
 FWD = {"BQ": 128, "BK": 64, "num_warps": 8, "num_stages": 3}

@@ -84,6 +84,20 @@ def test_each_kind_names_its_grader():
     assert kinds.KINDS["function"].grader() is FunctionGrader and not FunctionGrader.compile_beside
 
 
+def test_every_registered_kind_is_whole():
+    """Each kind of both registries, whichever there are: a grader of PuzzleGrader's interface,
+    the words messages name it by, a --bench plan, and the worker's load, run, bench and profile."""
+    from grader.judge.grade import PuzzleGrader
+    for name, kind in kinds.KINDS.items():
+        grader_class = kind.grader()
+        assert isinstance(grader_class, type) and issubclass(grader_class, PuzzleGrader), name
+        assert isinstance(grader_class.compile_beside, bool), name
+        assert kind.called.startswith(("a ", "an ")) and kind.bench.what, name
+    for name, kind in worker_kinds.KINDS.items():
+        assert worker_kinds.named(name) is kind
+        assert all(callable(step) for step in (kind.load, kind.ran, kind.bench, kind.profile)), name
+
+
 def test_load_asks_the_object_not_the_puzzle():
     def plain(x):
         return x
@@ -135,6 +149,7 @@ def test_the_detector_finds_the_comparisons_it_forbids():
 
 
 def test_no_module_outside_the_registries_compares_a_kind_with_a_name():
+    assert all(path.exists() for path in REGISTRIES), "a registry moved: REGISTRIES must follow it"
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         if path in REGISTRIES or path.parent in REGISTRIES:

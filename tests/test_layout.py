@@ -27,8 +27,8 @@ ROOMS = {
 # What the sandbox may take from the channel: the messages and their framing, and how buffers bind.
 SANDBOX_FROM_CHANNEL = {"grader.channel.wire", "grader.channel.protocol", "grader.channel.binding"}
 # What renderers may take from the judge: the result model, plain data.
-REPORT_FROM_JUDGE = {"grader.judge.results", "grader.judge.bench_model", "grader.judge.perf_model",
-                     "grader.judge.failures", "grader.judge.similarity_model"}
+REPORT_FROM_JUDGE = {"grader.judge.results", "grader.judge.status", "grader.judge.bench_model",
+                     "grader.judge.perf_model", "grader.judge.failures", "grader.judge.similarity_model"}
 # The viewer's child process is a front-end and a worker at once: it imports the learner's file
 # (definitions only, as the worker does) and runs one case under triton-viz, outside the sandbox,
 # on the learner's own machine (never for a class: docs/architecture.md).

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from grader.course.loader import Course
 from grader.judge.results import Status
+from grader.judge.status import RANK
 from grader.source.attempts import PROGRESS_FILE, TIME_FORMAT, recorded
 
 
@@ -99,12 +100,9 @@ class ProgressFile:
 PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
 """A path that overrides where progress is kept: tests point it at a temporary file."""
 
-# The words a result's status is saved as; the same as check() in a notebook saves.
-STATUS_WORDS = {Status.PASS: "passed", Status.FAIL: "failing", Status.NOT_ATTEMPTED: "not attempted",
-                Status.UNSUPPORTED: "unsupported", Status.INTERPRETER_LIMIT: "grade on a GPU", Status.ERROR: "failing"}
-
-# How far a status word is along the way: the best one is kept.
-RANK = {"not attempted": 0, "unsupported": 1, "failing": 2, "grade on a GPU": 2, "passed": 3}
+# The words a result's status is saved as (the same as check() in a notebook saves), and how far
+# each is along the way: the best one is kept. Both from the one catalogue of statuses.
+STATUS_WORDS = {status: status.outcome.words for status in Status}
 
 
 def progress_file(course: Course) -> Path:

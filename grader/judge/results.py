@@ -12,20 +12,9 @@ from typing import Mapping, Sequence
 
 # The kinds and the words telling_rank looks for live in the failures' catalogue; imported
 # from here as they always were.
-from grader.judge.failures import LOOKS_LIKE, READ_EARLY, FailureKind, StrEnum, points
+from grader.judge.failures import LOOKS_LIKE, READ_EARLY, FailureKind, points
+from grader.judge.status import Status  # how a puzzle ended, and what each ending is called
 from grader.source.attempts import Attempts  # noqa: F401  (a student's attempts, from their progress file)
-
-
-class Status(StrEnum):
-    """How grading one puzzle ended. A ``StrEnum``: each member is its own text, so JSON, CSV
-    and every report read exactly as they did when statuses were plain strings."""
-
-    PASS = "pass"
-    FAIL = "fail"                    # tried, and wrong: the case or check that failed has a kind
-    NOT_ATTEMPTED = "not_attempted"  # still the stub
-    UNSUPPORTED = "unsupported"      # the installed Triton lacks an API the puzzle needs
-    INTERPRETER_LIMIT = "interpreter_limit"  # compiles for a GPU, but the interpreter cannot run it
-    ERROR = "error"                  # the grader itself broke
 
 
 def _kind(value) -> FailureKind | None:
@@ -206,8 +195,7 @@ class Report:
         attempted; 3: the grader itself broke (as pytest's INTERNAL_ERROR)."""
         if any(r.status == Status.ERROR for r in self.results):
             return ExitCode.INTERNAL_ERROR
-        passed = self.results and all(r.status in (Status.PASS, Status.UNSUPPORTED, Status.INTERPRETER_LIMIT)
-                                         for r in self.results)
+        passed = self.results and all(r.passed or not r.status.outcome.counts for r in self.results)
         return ExitCode.OK if passed else ExitCode.FAILED
 
 

@@ -15,7 +15,6 @@ from grader.judge.results import Status, StudentResult, to_dict
 from grader.judge.similarity_model import SimilarityReport
 from grader.report.class_page import class_page
 
-UNDECIDED = (Status.NOT_ATTEMPTED, Status.UNSUPPORTED, Status.INTERPRETER_LIMIT)  # neither passed nor failed: skipped
 
 
 def _cell(text: str) -> str:
@@ -24,22 +23,15 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-# A puzzle's cell in grades.csv: 1 passed, 0 failed (tried, and wrong), empty: never attempted, so
-# a spreadsheet's SUM still counts the passes and COUNTBLANK the puzzles nobody tried. "n/a": the
-# installed Triton cannot run the puzzle; "gpu": the interpreter cannot run the kernel, which
-# compiles: grade it on a GPU; "error": the grader broke. None of the three counts either way.
-CSV_CELL = {Status.PASS: 1, Status.FAIL: 0, Status.NOT_ATTEMPTED: "", Status.UNSUPPORTED: "n/a",
-            Status.INTERPRETER_LIMIT: "gpu", Status.ERROR: "error"}
-
 
 def grades_csv(results: list[StudentResult], puzzle_ids: list[str]) -> str:
-    """A row per student: a cell per puzzle (:data:`CSV_CELL`), the total and the problems."""
+    """A row per student: a cell per puzzle (its status's ``csv``), the total and the problems."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["student", *puzzle_ids, "total", "problems"])
     for student in results:
         status = {r.puzzle: r.status for r in student.results}
-        cells = [CSV_CELL[status[p]] if p in status else "" for p in puzzle_ids]
+        cells = [status[p].outcome.csv if p in status else "" for p in puzzle_ids]
         writer.writerow([_cell(student.student), *cells, student.total, _cell("; ".join(student.problems))])
     return out.getvalue()
 
@@ -61,24 +53,25 @@ def junit_xml(results: list[StudentResult]) -> str:
     Triton cannot run) is skipped, not failed; a grader error and a problem line are errors."""
     suites = ET.Element("testsuites")
     for student in results:
-        statuses = [r.status for r in student.results]
+        elements = [r.status.outcome.junit for r in student.results]
         suite = ET.SubElement(suites, "testsuite", name=student.student,
                               tests=str(len(student.results) + len(student.problems)),
-                              failures=str(statuses.count(Status.FAIL)),
-                              errors=str(statuses.count(Status.ERROR) + len(student.problems)),
-                              skipped=str(sum(statuses.count(s) for s in UNDECIDED)),
+                              failures=str(elements.count("failure")),
+                              errors=str(elements.count("error") + len(student.problems)),
+                              skipped=str(elements.count("skipped")),
                               time=f"{student.seconds:.2f}")
         for problem in student.problems:
             case = ET.SubElement(suite, "testcase", classname=student.student, name="submission")
             ET.SubElement(case, "error", message=problem)
         for r in student.results:
             case = ET.SubElement(suite, "testcase", classname=student.student, name=r.puzzle, time=f"{r.seconds:.2f}")
-            if r.status in UNDECIDED:
-                ET.SubElement(case, "skipped", message=r.message or "not attempted")
-            elif r.status == Status.ERROR:
-                ET.SubElement(case, "error", message=r.message[:500])
-            elif r.status == Status.FAIL:
-                ET.SubElement(case, "failure", message=r.message[:500]).text = r.message
+            element = r.status.outcome.junit
+            if element == "skipped":
+                ET.SubElement(case, element, message=r.message or "not attempted")
+            elif element == "error":
+                ET.SubElement(case, element, message=r.message[:500])
+            elif element == "failure":
+                ET.SubElement(case, element, message=r.message[:500]).text = r.message
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)
 
@@ -86,8 +79,7 @@ def junit_xml(results: list[StudentResult]) -> str:
 def gradescope(student: StudentResult) -> str:
     """Gradescope autograder results: one test per puzzle, one point each."""
     # A puzzle this Triton cannot run, or that only a GPU can grade, has no point either way.
-    counted = lambda r: r.status not in (Status.UNSUPPORTED, Status.INTERPRETER_LIMIT)  # noqa: E731
-    tests = [{"name": r.puzzle, "score": int(r.passed), "max_score": int(counted(r)),
+    tests = [{"name": r.puzzle, "score": int(r.passed), "max_score": int(r.status.outcome.counts),
               "status": "passed" if r.passed else "failed",
               "output": r.message} for r in student.results]
     return json.dumps({"score": student.total, "tests": tests,

@@ -13,6 +13,7 @@ import statistics
 from html import escape
 
 from grader.judge.results import Status, StudentResult
+from grader.judge.status import GROUP_COLOURS
 from grader.judge.similarity_model import SimilarityReport
 from grader.report.charts import column_chart, legend, ranked_bars, stacked_rows
 from grader.report.class_summary import MIN_ATTEMPT_STUDENTS, PuzzleSummary, summarise, totals
@@ -20,9 +21,6 @@ from grader.report.html import code_markup
 from grader.report.html import render
 from grader.report.progress import duration
 
-COLOURS = {"passed": "#2e7d32", "failed": "#c62828", "not attempted": "#bdbdbd", "not decided here": "#8d6e63"}
-CELL = {Status.PASS: ("✓", "pass"), Status.FAIL: ("✗", "fail"), Status.NOT_ATTEMPTED: ("–", "none"),
-        Status.UNSUPPORTED: ("n/a", "none"), Status.INTERPRETER_LIMIT: ("gpu", "none"), Status.ERROR: ("!", "error")}
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1400px;padding:0 1em;color:#212121;line-height:1.4}
 h1{font-size:1.6em}h2{margin-top:1.8em;border-bottom:1px solid #e0e0e0}h3{margin:.3em 0}
@@ -56,9 +54,9 @@ def _summary(results: list[StudentResult], puzzle_ids: list[str], summaries: lis
     head = (f"<p>{len(graded)} students graded on {len(puzzle_ids)} puzzles; a median of {median:g} "
             f"puzzle{'' if median == 1 else 's'} passed.</p>")
     distribution = _passed_chart(graded, counts)
-    rows = [(f"{s.puzzle} {s.title}", [(s.passed, COLOURS["passed"], "passed"), (s.failed, COLOURS["failed"], "failed"),
-                                       (s.not_attempted, COLOURS["not attempted"], "not attempted"),
-                                       (s.undecided, COLOURS["not decided here"], "not decided here")])
+    # A puzzle's students in GROUP_COLOURS' order: passed, failed, not attempted, not decided here.
+    rows = [(f"{s.puzzle} {s.title}", [(n, colour, group) for n, (group, colour) in
+                                       zip((s.passed, s.failed, s.not_attempted, s.undecided), GROUP_COLOURS.items())])
             for s in summaries]
     rates = stacked_rows(rows, len(graded), "each puzzle's outcomes", [f"{s.pass_rate:.0%} passed" for s in summaries])
     mistakes = []
@@ -71,7 +69,7 @@ def _summary(results: list[StudentResult], puzzle_ids: list[str], summaries: lis
                      else "<p>No puzzle failed for anyone.</p>")
     effort = _attempts(summaries)
     return (f"<h2 id='summary'>Class summary</h2>{head}<h3>Puzzles passed per student</h3>{distribution}"
-            f"<h3>Each puzzle</h3>{legend([(c, w) for w, c in COLOURS.items()])}{rates}"
+            f"<h3>Each puzzle</h3>{legend([(c, w) for w, c in GROUP_COLOURS.items()])}{rates}"
             f"<h3>What went wrong most often</h3>{mistakes_html}{effort}")
 
 
@@ -145,7 +143,7 @@ def _students_table(results: list[StudentResult], puzzle_ids: list[str], flagged
         cells = []
         for p in puzzle_ids:
             result = by_id.get(p)
-            mark, css = CELL[result.status] if result else ("", "none")
+            mark, css = (result.status.outcome.cell, result.status.outcome.css) if result else ("", "none")
             tip = escape(f"{p}: {result.message or result.status}" if result else p, quote=True)
             cells.append(f"<td class='c {css}'><a href='#{_anchor(student.student, p)}' title='{tip}'>{mark}</a></td>")
         spent = sum(a.seconds for a in student.attempts)
@@ -186,12 +184,13 @@ def _student(student: StudentResult, titles: dict[str, str]) -> str:
         anchor = _anchor(student.student, result.puzzle)
         title = escape(result.title) + _variant(result)
         if result.status == Status.PASS:
-            parts.append(f"<p id='{anchor}'>✓ {result.puzzle} {title}: all {len(result.cases)} cases pass</p>")
+            parts.append(f"<p id='{anchor}'>{result.status.outcome.cell} {result.puzzle} {title}: "
+                         f"all {len(result.cases)} cases pass</p>")
         elif result.status == Status.NOT_ATTEMPTED:
-            parts.append(f"<p id='{anchor}' class='tp-note'>– {result.puzzle} {title}: "
+            parts.append(f"<p id='{anchor}' class='tp-note'>{result.status.outcome.cell} {result.puzzle} {title}: "
                          f"{code_markup(result.message or 'not attempted')}</p>")
         else:
-            parts.append(f"<details id='{anchor}'><summary>{CELL[result.status][0]} {result.puzzle} "
+            parts.append(f"<details id='{anchor}'><summary>{result.status.outcome.cell} {result.puzzle} "
                          f"{title}: {code_markup(result.message[:200])}</summary>{render(result)}</details>")
     return "".join(parts) + "</section>"
 

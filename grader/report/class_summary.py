@@ -13,7 +13,7 @@ from grader.judge.results import PuzzleResult, Status, StudentResult
 
 # "... It looks like the output stored transposed (an N0 x N1 matrix): store element ..." -> its name
 _LOOK_ALIKE = re.compile(re.escape(LOOKS_LIKE) + r" (.+?): ")
-UNDECIDED = (Status.UNSUPPORTED, Status.INTERPRETER_LIMIT, Status.ERROR)
+UNDECIDED = tuple(s for s in Status if s.outcome.group == "not decided here")
 # Attempt figures need progress files from this many students: one student's 36 minutes on
 # puzzle 1 is that student's afternoon, not the class's.
 MIN_ATTEMPT_STUDENTS = 3

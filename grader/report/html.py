@@ -17,8 +17,6 @@ from grader.judge.failures import label
 from grader.judge.results import PuzzleResult, Status
 
 MARK = {True: '<span style="color:#2e7d32">✓</span>', False: '<span style="color:#c62828">✗</span>'}
-HEADLINE = {Status.PASS: "#2e7d32", Status.FAIL: "#c62828", Status.NOT_ATTEMPTED: "#757575",
-            Status.UNSUPPORTED: "#757575", Status.INTERPRETER_LIMIT: "#757575", Status.ERROR: "#e65100"}
 # Notebook 7 and JupyterLab lay tables out fixed, centred and right-aligned: undo that here.
 TABLE = "width:100%;table-layout:auto;border-collapse:collapse;margin:0 0 .5em 0"
 CELL = "text-align:left;padding:.25em .6em;vertical-align:top;white-space:nowrap"
@@ -70,17 +68,12 @@ def _failures(result: PuzzleResult) -> list[str]:
 
 
 def render(result: PuzzleResult, picture: Path | None = None) -> str:
-    color = HEADLINE[result.status]
-    if result.status == Status.PASS:
+    outcome = result.status.outcome
+    color = outcome.colour
+    if outcome.notebook:  # not attempted, unsupported, the interpreter's limit, a grader error
+        head = outcome.notebook.format(puzzle=result.puzzle, title=escape(result.title), message=escape(result.message))
+    elif result.status == Status.PASS:
         head = f"{result.puzzle} {escape(result.title)}: all {len(result.cases)} cases pass"
-    elif result.status == Status.NOT_ATTEMPTED:
-        head = f"{result.puzzle} {escape(result.title)}: not attempted yet (the kernel is still the stub)"
-    elif result.status == Status.UNSUPPORTED:
-        head = f"{result.puzzle} {escape(result.title)}: {escape(result.message)}"
-    elif result.status == Status.INTERPRETER_LIMIT:
-        head = f"{result.puzzle} {escape(result.title)}: not graded here (not a fail): {escape(result.message)}"
-    elif result.status == Status.ERROR:
-        head = f"{result.puzzle}: grader error (not your fault): {escape(result.message)}"
     else:
         head = f"{result.puzzle} {escape(result.title)}: {sum(c.passed for c in result.cases)}/{len(result.cases)} cases pass"
     rows = []

@@ -4,17 +4,17 @@ the code styled instead, and as it is elsewhere: the code is always set apart fr
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Report, Status
 
-MARKS = {Status.PASS: "✓", Status.FAIL: "✗", Status.NOT_ATTEMPTED: "·", Status.UNSUPPORTED: "–",
-         Status.INTERPRETER_LIMIT: "?", Status.ERROR: "!"}
-
 
 def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
-    mark = MARKS[result.status]
-    head = f"{mark} {result.puzzle} {result.title}"
-    if result.status == Status.PASS:
+    outcome = result.status.outcome
+    head = f"{outcome.mark} {result.puzzle} {result.title}"
+    if outcome.terminal:  # not attempted, unsupported, the interpreter's limit, a grader error
+        line = outcome.terminal.format(head=head, message=result.message)
+    elif result.status == Status.PASS:
         cases = len(result.cases)
         compiled = " + GPU compile check" if "gpu_compile" in result.checks else ""
         line = f"{head}: {cases}/{cases} cases pass{compiled} ({result.seconds:.1f} s)"
@@ -22,14 +22,6 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         graded_at = first.partition(" cases pass")[2].strip()  # what the pass was graded at, where said
         line += f"\n    {graded_at.strip('()')}" if graded_at else ""
         line += "".join(f"\n    {said}" for said in more if said.startswith("Note: "))
-    elif result.status == Status.NOT_ATTEMPTED:
-        line = f"{head}: not attempted"
-    elif result.status == Status.UNSUPPORTED:
-        line = f"{head}: unsupported, not a fail\n    {result.message}"
-    elif result.status == Status.INTERPRETER_LIMIT:
-        line = f"{head}: not graded here, the interpreter cannot run it (not a fail)\n    {result.message}"
-    elif result.status == Status.ERROR:
-        line = f"{head}: GRADER ERROR (not your fault; please report it)\n    {result.message}"
     elif not result.cases:
         line = f"{head}\n    {result.message}"
     elif any(not check.passed for check in result.checks.values()):  # ran beside a failed compile check
@@ -74,19 +66,10 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
 
 
 def render(report: Report, verbose: bool = False) -> str:
-    s = report.summary
     body = [render_puzzle(r, verbose) for r in report.results]
-    tail = f"{s.passed}/{s.total} passed"
-    if s.failed:
-        tail += f", {s.failed} failed"
-    if s.not_attempted:
-        tail += f", {s.not_attempted} not attempted"
-    if s.unsupported:
-        tail += f", {s.unsupported} unsupported"
-    if s.interpreter_limit:
-        tail += f", {s.interpreter_limit} to grade on a GPU (the interpreter cannot run them)"
-    if s.errors:
-        tail += f", {s.errors} grader error(s)"
+    counts = Counter(r.status for r in report.results)
+    tail = f"{counts[Status.PASS]}/{len(report.results)} {Status.PASS.outcome.tally}"
+    tail += "".join(f", {counts[s]} {s.outcome.tally}" for s in Status if s != Status.PASS and counts[s])
     tail += f" ({report.seconds:.1f} s)"
     return "\n".join(body + [tail])
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grader.sandbox.interpreter_hooks import restore
 from grader.source.source_lines import pointer_names
 
 
@@ -318,9 +319,5 @@ class BoundsChecker:
         b.create_atomic_rmw, b.create_atomic_cas = atomic_rmw, atomic_cas
 
     def uninstall(self) -> None:
-        for name in self._saved:
-            try:
-                delattr(self.builder, name)
-            except AttributeError:
-                pass
+        restore(self.builder, self._saved)
         self._saved = {}

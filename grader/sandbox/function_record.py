@@ -160,7 +160,7 @@ class Tape(TorchDispatchMode):
         step = {"phase": self.phase, "op": f"{name}.{func._overloadname}",
                 "args": self.encode(list(args), what), "kwargs": self.encode(dict(kwargs), what)["dict"]}
         if self.unseen is not None and any(_is_fake(t) and t.fake_mode is not self.mode
-                                           for t in _flat([list(args), list(kwargs.values())]) if isinstance(t, torch.Tensor)):
+                                           for t in flat([list(args), list(kwargs.values())]) if isinstance(t, torch.Tensor)):
             raise _KeptFromElsewhere()
         try:
             out = func(*args, **kwargs)
@@ -170,7 +170,7 @@ class Tape(TorchDispatchMode):
                 self.host_values = {"phase": self.phase, "op": _asked(name, exc), "file": file, "line": line,
                                     "source": source}
             raise
-        made = [t for t in _flat([out]) if isinstance(t, torch.Tensor)]
+        made = [t for t in flat([out]) if isinstance(t, torch.Tensor)]
         if not made:  # a Python value (a size, a constant's item): nothing for the replay to make
             return out
         step["out"] = [self.add(t) for t in made]
@@ -239,11 +239,12 @@ def _descriptor(value) -> dict | None:
             "block_shape": list(value.block_shape), "padding": getattr(value, "padding", "zero")}
 
 
-def _flat(items) -> list:
+def flat(items) -> list:
+    """The leaves of nested lists and tuples, in order: the tensors a call takes or returns."""
     out = []
     for item in items:
         if isinstance(item, (list, tuple)):
-            out.extend(_flat(item))
+            out.extend(flat(item))
         else:
             out.append(item)
     return out

@@ -16,6 +16,7 @@ from __future__ import annotations
 import torch
 
 from grader.course.dtypes import dtype_name
+from grader.sandbox.function_record import flat
 
 # Operators that read or write files: a recorded program never gets them.
 REFUSED = {"from_file", "_local_scalar_dense", "save", "load"}
@@ -125,7 +126,7 @@ class Replayer:
     def _operator(self, step) -> None:
         op = operator(step.op)
         out = op(*self.decode(list(step.args)), **{k: self.decode(v) for k, v in step.kwargs.items()})
-        made = [t for t in _flat([out]) if isinstance(t, torch.Tensor)]
+        made = [t for t in flat([out]) if isinstance(t, torch.Tensor)]
         if len(made) != len(step.out):
             raise Disagrees(f"made {len(made)} tensors, where the recording has {len(step.out)}")
         for ref, tensor in zip(step.out, made):
@@ -194,16 +195,6 @@ def find_kernel(module, path, hops: int):
     for _ in range(hops):
         obj = getattr(obj, "fn", None)
     return obj
-
-
-def _flat(items) -> list:
-    out = []
-    for item in items:
-        if isinstance(item, (list, tuple)):
-            out.extend(_flat(item))
-        else:
-            out.append(item)
-    return out
 
 
 def replay(program, tensors: list[torch.Tensor], device: str, module, config: int = 0, on_allocate=None):

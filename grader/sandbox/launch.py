@@ -16,6 +16,8 @@ import builtins
 import inspect
 from dataclasses import dataclass, field
 
+from grader.sandbox.interpreter_hooks import RangePatch
+from grader.sandbox.sampling import grid_loop
 from grader.source.wrapped import python_function
 
 
@@ -147,7 +149,7 @@ def compiled_builtins() -> dict:
             "max": _compiled_minmax(builtins.max, lambda a, b: tl.maximum(a, b))}
 
 
-class program_order:
+class program_order(RangePatch):
     """Run the interpreter's programs in reverse order while active.
 
     The interpreter walks the grid in a fixed order, so a race between programs never shows.
@@ -156,7 +158,6 @@ class program_order:
 
     def __init__(self, reverse: bool) -> None:
         self.reverse = reverse
-        self.module = None
 
     def __enter__(self):
         if not self.reverse:
@@ -164,19 +165,11 @@ class program_order:
         import sys
 
         from triton.runtime import interpreter
-
-        from grader.sandbox.sampling import grid_loop
         loop = grid_loop(interpreter)
 
         def grid_range(*args):
             if sys._getframe(1).f_code is loop:
                 return builtins.range(*args)[::-1]
             return builtins.range(*args)
-        self.module = interpreter
-        interpreter.range = grid_range
+        self._patch(interpreter, grid_range)
         return self
-
-    def __exit__(self, *exc) -> None:
-        if self.module is not None:
-            del self.module.range
-            self.module = None

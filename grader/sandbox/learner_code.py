@@ -88,11 +88,16 @@ def root_cause(exc: BaseException) -> BaseException:
     return exc
 
 
-def is_stub(fn) -> bool:
-    """Whether a function's body is a stub (``source_lines.is_stub_body``), read from its source."""
+def is_stub(fn, device_loop=None) -> bool:
+    """Whether a function's body is a stub (``source_lines.is_stub_body``), read from its source;
+    given ``device_loop`` (a kind's test of an AST node), also when there are such loops and
+    every one's body is a stub, as a Helion kernel's host code around its ``hl.tile`` loops."""
     try:
         tree = parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
         return False
     func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
-    return func is not None and is_stub_body(func)
+    if func is None:
+        return False
+    loops = [n for n in ast.walk(func) if device_loop(n)] if device_loop else []
+    return is_stub_body(func) or (bool(loops) and all(is_stub_body(loop) for loop in loops))

@@ -24,6 +24,7 @@ import sys
 import numpy as np
 
 from grader.course.limits import refusal
+from grader.sandbox.interpreter_hooks import RangePatch
 
 DRAWN = 2  # programs drawn at random along axis 0, beside the first two and the last
 
@@ -51,7 +52,7 @@ def planned(grid: tuple[int, ...], seed: int) -> int:
     return count
 
 
-class sampled_grid:
+class sampled_grid(RangePatch):
     """While active, the interpreter's grid loop runs ``chosen`` indices along every axis.
 
     The loop (``GridExecutor.__call__``) calls ``range`` once per axis; those calls, and only
@@ -59,7 +60,6 @@ class sampled_grid:
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        self.module = None
         self.launches: list[dict] = []  # {"grid": (x, y, z), "ran": programs run}
         self._frame = None  # the grid loop's frame of the launch counted last
         self._axes: dict[int, int] = {}  # the loop's line -> its axis (x, then y, then z)
@@ -79,15 +79,12 @@ class sampled_grid:
                 self.launches.append({"grid": grid, "ran": planned(grid, self.seed)})
             axis = self._axes.setdefault(frame.f_lineno, len(self._axes))
             return chosen(int(args[0]), self.seed, axis)
-        self.module = interpreter
-        interpreter.range = grid_range
+        self._patch(interpreter, grid_range)
         return self
 
     def __exit__(self, *exc) -> None:
         self._frame = None
-        if self.module is not None:
-            del self.module.range
-            self.module = None
+        super().__exit__(*exc)
 
     @property
     def ran(self) -> int:

@@ -1,8 +1,9 @@
-"""Sweep tile sizes and warps for the weighted-sum reference kernels (puzzles 13, 14, 16, 17)
-on a GPU, to choose the ones the puzzles' --bench uses. Prints GB/s and the share of the
-device's copy bandwidth at ROWS=65536, D=1024, fp32.
+"""Measures tile sizes and warps of the weighted-sum reference kernels (puzzles 13, 14, 16, 17)
+on a GPU, 720 configurations, roughly 15 minutes: a finished tuning record, which chose the
+ones the puzzles' --bench uses; its figures are in docs/benchmarks.md ("Weighted sum"). Prints
+GB/s and the share of the device's copy bandwidth at ROWS=65536, D=1024, fp32.
 
-    python benchmarks/tune_weighted_sum.py
+    python benchmarks/tuning/weighted_sum_tiles.py
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import torch
 import triton
 import triton.testing
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "solutions"))
 sys.path.insert(0, str(ROOT))
 

@@ -1,9 +1,12 @@
-"""Issue 23's model answers on a GPU: puzzles 22, 26, 27, 31, 32 and 33, each kernel at several
-tiles and warps (and a few variants of its source), beside its baseline and yardsticks, at the
-headline size of the puzzle's --bench.
+"""Measures the model answers of puzzles 22, 26, 27, 31, 32 and 33 on a GPU at several tiles and
+warps, within --budget (520 s by default): a finished tuning record, which chose the tiles the
+solutions use; its figures are in docs/benchmarks.md ("Issue 23: model answers" and after).
 
-    python benchmarks/tune_issue23.py [--old DIR] [--only dropout,histogram,rmsnorm,fwd,bwd,step]
-                                      [--budget SECONDS] [--json OUT]
+Each kernel at several tiles and warps (and a few variants of its source), beside its baseline
+and yardsticks, at the headline size of the puzzle's --bench.
+
+    python benchmarks/tuning/model_answer_tiles.py [--old DIR] [--budget SECONDS] [--json OUT]
+                                      [--only dropout,histogram,rmsnorm,fwd,bwd,step]
 
 --old DIR: a folder with the solutions before the change (same file names), timed beside the
 current ones, for the before -> after figures. Each time is triton.testing.do_bench's median,
@@ -35,7 +38,7 @@ import triton
 import triton.language as tl
 import triton.testing
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "solutions"))
 
