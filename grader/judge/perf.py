@@ -34,9 +34,6 @@ from grader.judge.session import Grading
 PROGRAMS = 16          # programs interpreted per launch, at most
 # Helion's kernels become Triton only inside Helion's compiler, where the interpreter's hooks do
 # not reach: nothing of theirs is counted, so --perf says so rather than print an empty table
-HELION = ("no estimate for a Helion kernel: --perf counts what a Triton kernel does in Triton's "
-          "interpreter, and a Helion kernel becomes Triton only inside Helion's compiler, out of its "
-          "reach. On a GPU, time it with --bench; run --verbose to see the Triton it becomes")
 BUDGET = 2.0           # CPU seconds of interpreting a launch's programs after its first two (then fewer)
 PROFILE_TIMEOUT = 300  # seconds: long loops are sampled, programs stop at the budget
 COMPILE_TIMEOUT = 600
@@ -270,10 +267,11 @@ def run_perf(grading: Grading, puzzle_id: str, kernel_file: Path, programs: int 
     course = grading.course
     puzzle = course.puzzle(puzzle_id)
     case, label = perf_case(puzzle)
-    if puzzle.kind == "helion":  # before any worker starts: nothing would be counted
+    refused = kind_of(puzzle).perf_refused
+    if refused:  # before any worker starts: nothing would be counted
         return PerfResult(puzzle=puzzle.id, title=puzzle.title, case=label, sizes=dict(case.sizes),
                           device=model.H100.name, minimum_bytes=0, minimum_flops=None, limit_ms=0.0,
-                          limit_by="", yours=PerfProfile("yours", str(kernel_file), error=HELION))
+                          limit_by="", yours=PerfProfile("yours", str(kernel_file), error=refused))
     c = model.coefficients()
     request, least = profile_request(course, puzzle, case, kernel_file, programs, BUDGET)
     values = {**case.blocks, **case.sizes}

@@ -19,4 +19,7 @@ KIND = PuzzleKind(
     # Timed as the learner calls it, compiled by Helion with the Bench's one config
     # (grader.sandbox.helion_bench): planned, judged and compared as a kernel's size is.
     bench=BenchPlan(blocks=True, plan=KERNEL.bench.plan, what="kernel (compiled by Helion, one config)",
-                    baseline_results=KERNEL.bench.baseline_results))
+                    baseline_results=KERNEL.bench.baseline_results),
+    perf_refused=("no estimate for a Helion kernel: --perf counts what a Triton kernel does in Triton's "
+                  "interpreter, and a Helion kernel becomes Triton only inside Helion's compiler, out of its "
+                  "reach. On a GPU, time it with --bench; run --verbose to see the Triton it becomes"))

@@ -62,3 +62,5 @@ class PuzzleKind:
     # --perf: the tensors a run is sent, from the spec's (name, dtype, shape) inputs and outputs:
     # (made in the worker, passed to the run) -> (inputs, outputs the grader allocates)
     perf_tensors: Callable[[list, list], tuple[list, list]] = lambda inputs, outputs: (inputs, outputs)
+    # --perf: why it gives no estimate for this kind, said before any worker starts; "": it gives one
+    perf_refused: str = ""
