@@ -42,6 +42,13 @@ NEEDS_ASSEMBLER = ("inline_asm", "maxnreg")
 BLOCK_TRUTH = "BlockTruth:"
 
 
+class Unstood(str):
+    """Why a large case's sample does not stand for its launch, and how many programs the launch has:
+    the case then runs whole (grader.judge.sampled)."""
+
+    programs: int = 0
+
+
 class Unanswered(Exception):
     """A request the worker gave no reply to judge: it timed out, died, or sent what its
     request does not allow. ``facts`` are the learner's failure (``kind`` and ``text`` from
@@ -104,6 +111,9 @@ class PuzzleGrader:
         self.last_trace: dict | None = None
         self._unchecked: failures.BesideUnchecked | None = None  # why the check beside a GPU could not run
         self.info: wire.Loaded | None = None
+        # The first case that failed: a large case whose sample does not stand then is not run whole
+        # (minutes in the interpreter, for a puzzle that already fails).
+        self.failed_first: str | None = None
 
     # ---- the one way to ask the worker and read its reply -----------------------------------
     def _ask(self, message: wire.Request, blobs=(), timeout: float | None = None, worker=None):
@@ -314,6 +324,8 @@ class PuzzleGrader:
             result, _, abort = self._run_case(case, params)
             cases.append(result)
             self._tell(result)
+            if not result.passed and self.failed_first is None:
+                self.failed_first = case.label
         return cases
 
     def traced(self, case: Case) -> tuple[CaseResult | None, dict | None, str]:
@@ -343,8 +355,14 @@ class PuzzleGrader:
             return self._run_case_once(case, params, True, self.options.check_bounds)
         if case.large and self.puzzle.samples and self.options.check_bounds and self.options.device == "cpu":
             sampled = self._run_case_once(case, params, False, True, sample=True)
-            if sampled is not None:  # else the sample did not stand for the launch: every program runs
+            if not isinstance(sampled, Unstood):
                 return sampled
+            if self.failed_first is not None:  # the puzzle fails already: its whole run would tell nothing sooner
+                skipped = failures.Skipped(f"its sample does not stand for its launch ({sampled}), so all "
+                                           f"{sampled.programs} of its programs would run in the interpreter, "
+                                           f"and case {self.failed_first} already failed: fix that one first")
+                return failed_case(case, self.puzzle, skipped, describe_case(case, self.puzzle)), None, None
+            # else every program runs
         return self._hooks_if_failed(case, lambda hooks: self._run_case_once(case, params, False, hooks))
 
     def _hooks_if_failed(self, case: Case, run):
@@ -364,7 +382,7 @@ class PuzzleGrader:
                        sample: bool = False):
         """The case's result (see _run_case). ``capture``: a rerun of a property check, whose outputs
         are kept there, not judged. With ``sample``, a sample of the programs runs
-        (grader.judge.sampled), and None comes back where it does not stand for the launch."""
+        (grader.judge.sampled), and Unstood comes back where it does not stand for the launch."""
         plan = self.shapes.plan(case, self.options.secret)
         describe = describe_case(case, self.puzzle)
         try:
@@ -421,8 +439,8 @@ class PuzzleGrader:
             masks = None
             if run.sampled is not None:
                 judged = self._sampled(plan, run.sampled)
-                if judged is None:
-                    return None
+                if isinstance(judged, Unstood):
+                    return judged
                 if not isinstance(judged, Stands):
                     return failed_case(case, self.puzzle, judged, where, **extra), binding, None
                 masks, where = judged.masks, f"{where} ({judged.ran} of its {judged.programs} programs run)"
@@ -588,14 +606,18 @@ class PuzzleGrader:
         return "".join(notes)
 
     @staticmethod
-    def _sampled(plan, sampled: wire.SampledRun) -> "Stands | failures.ReadAcross | None":
+    def _sampled(plan, sampled: wire.SampledRun) -> "Stands | failures.ReadAcross | Unstood":
         """A sampled run: a program that read another's part fails it; else the elements to
-        compare, or None where the sample does not stand for the launch (grader.judge.sampled)."""
+        compare, or why the sample does not stand for the launch (grader.judge.sampled)."""
         across = _read_across(sampled)
         if across is not None:
             return across
         judged = stands(plan.buffers, len(plan.inputs), sampled)
-        return judged if isinstance(judged, Stands) else None
+        if isinstance(judged, Stands):
+            return judged
+        unstood = Unstood(judged)
+        unstood.programs = sampled.programs
+        return unstood
 
     def _race(self, plan, runs, results) -> "failures.Overlap | failures.OrderDependent | None":
         """Two programs storing different values to one element, or a result that changes
