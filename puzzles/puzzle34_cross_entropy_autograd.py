@@ -154,6 +154,9 @@ PUZZLE = Puzzle(
         # A model's vocabulary, a multiple of no block: a kernel that reads one chunk of the row
         # (a block capped at 1024 or 8192 logits, no loop) misses most of it.
         Case("vocabulary", sizes={"N": 4, "V": 32771}, blocks={}, seed=7, large=True, vary={"V": (32769, 40000)}),
+        # x a slice of wider logits (a padded vocabulary cut to V): its rows lie 16 elements apart.
+        Case("logits_a_slice", sizes={"N": 6, "V": 90}, blocks={}, seed=8, edges=IGNORED,
+             layouts={"x": "row_strided"}),
     ),
     # fp32: the loss of order 1 to 100s; the gradient of order 1/(n V) times G.
     atol=1e-6,

@@ -23,7 +23,7 @@ from grader.judge.compare import compare, look_alike_note, order_changed, recogn
 from grader.course.loader import Course, stub_signature
 from grader.judge.fence import pack
 from grader.judge.options import Options
-from grader.judge.plan import SpecShapes, case_seed
+from grader.judge.plan import SpecShapes, case_seed, row_gaps_look_alike
 from grader.judge.sampled import Stands, stands
 from grader.course.puzzle import Case, Puzzle, Run
 from grader.course.variant import shown
@@ -458,9 +458,13 @@ class PuzzleGrader:
                     read = early[0]
                     text = failures.word(failures.ReadEarly(outcome.kind, read.tensor, read.program, read.index,
                                                             read.shape, read.line, read.source))
+                kind = outcome.kind
                 if outcome.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE) and text == outcome.message:
                     text = self._look_alike(case, plan, got, outcome)
-                return (case_result(case, self.puzzle, False, outcome.kind, f"{where}: {text}",
+                gaps = self._gap_fill(case, plan, got, outcome) if text == outcome.message else None
+                if gaps is not None:
+                    kind, text = gaps.kind, failures.word(gaps)
+                return (case_result(case, self.puzzle, False, kind, f"{where}: {text}",
                                     max_abs_err=outcome.max_abs_err, **extra), binding, None)
             worst = max(worst, outcome.max_abs_err or 0.0)
             if self.puzzle.check is not None:
@@ -572,6 +576,22 @@ class PuzzleGrader:
         look = recognise(looks, plan.inputs, plan.expected, actual, atol, rtol,
                          {**self.puzzle.variant_values, **self.puzzle.sizes(case), **case.blocks}, case.layouts)
         return message if look is None else look_alike_note(outcome.finding or message, look)
+
+    def _gap_fill(self, case: Case, plan, got, outcome) -> "failures.LooksLike | None":
+        """Elements "never written" that a kernel reading between a strided input's rows wrote: they
+        hold the fill the gaps hold. Then the values are wrong, and the look-alike says where."""
+        if outcome.kind != FailureKind.UNWRITTEN or not isinstance(outcome.facts, failures.Unwritten):
+            return None
+        look = row_gaps_look_alike(self.puzzle, case, kernel=True)
+        if look is None:
+            return None
+        actual = written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce)
+        atol, rtol = map(max, zip(*(self.puzzle.tolerance(b.dtype) for b in plan.output_buffers)))
+        if recognise((look,), plan.inputs, plan.expected, actual, atol, rtol,
+                     {**self.puzzle.variant_values, **self.puzzle.sizes(case), **case.blocks}, case.layouts) is None:
+            return None
+        f = outcome.facts
+        return failures.LooksLike(FailureKind.MISMATCH, failures.GapFill(f.name, f.count, f.total, f.first), look)
 
     def _source(self) -> str:
         try:
