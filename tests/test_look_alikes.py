@@ -198,7 +198,9 @@ COINCIDE = {
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]
 LOOKS = [(p, look) for p in PUZZLES for look in p.look_alikes]
 # Look-alikes a case's layout makes rather than the puzzle's list: a row-strided input read as contiguous.
-BY_LAYOUT = {"puzzle22_reshape_keeps_row_gaps": "`x` read as if its rows were contiguous"}
+BY_LAYOUT = {"puzzle22_reshape_keeps_row_gaps": "`x` read as if its rows were contiguous",
+             "puzzle15_x_strides_taken_as_contiguous": "`x` read as if its rows were contiguous",
+             "puzzle29_a_taken_as_row_major": "`a` read as if its rows were contiguous"}
 
 # A look-alike may explain wrong values, or a NaN where the spec has a number (a row whose
 # softmax is 0 / 0): the corpus kernels failing either way are checked for what they are named.
