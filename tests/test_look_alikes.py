@@ -134,8 +134,10 @@ COINCIDE = {
         ("large_magnitude[seed=5]", "max_in_last_chunk[seed=6]"),
     ("puzzle10", "a convolution with the filter flipped"): ("one_by_one_filter[seed=6]",),
     # Strides matter only where the case stores x column-major.
-    ("puzzle13", "x read as if row-major (its strides ignored)"): (*CONTIGUOUS_13, "smaller_than_tiles[seed=5]"),
-    ("puzzle14", "grad_x stored with x's strides"): (*CONTIGUOUS_13, "many_row_tiles[seed=5]"),
+    # x a slice: these two model a column-major x; reading a slice's gaps is its layout's look-alike.
+    ("puzzle13", "x read as if row-major (its strides ignored)"): (*CONTIGUOUS_13, "smaller_than_tiles[seed=5]",
+                                                                   "x_a_slice[seed=7]"),
+    ("puzzle14", "grad_x stored with x's strides"): (*CONTIGUOUS_13, "many_row_tiles[seed=5]", "x_a_slice[seed=7]"),
     # One program: its tile index 0 is also its first row.
     ("puzzle16", "the program id used as a row coordinate (a tile index, not an element index)"):
         ("smaller_than_tiles[seed=5]",),
