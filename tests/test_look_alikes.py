@@ -179,7 +179,8 @@ COINCIDE = {
         ("single_tile[seed=1]", "long_k[seed=4]", "a_column_major[seed=6]"),
     ("puzzle28", "a and b read as if row-major (their strides ignored)"):
         ("classic[seed=0]", "single_tile[seed=1]", "k_smaller_than_block[seed=2]",
-         "short_last_group[seed=3]", "long_k[seed=4]"),
+         "short_last_group[seed=3]", "long_k[seed=4]",
+         "a_a_slice[seed=9]"),  # models a column-major a or b; a slice's gaps are its layout's look-alike
     # More rows than columns: a bias read per row runs past its end (out of bounds, not wrong values).
     ("puzzle30", "the bias added per row (bias[i] on row i) instead of per column"):
         ("k_smaller_than_block[seed=2]", "short_last_group[seed=3]"),
