@@ -49,6 +49,8 @@ The traps the cases spring:
   a row is ignored, in the loss and in every gradient.
 * **The backward's `grad_output` is not always 1**: the grader hands a random one.
 * **bf16 logits**: the loss stays float32, the gradient has `x`'s dtype.
+* **Logits a slice**: in one case `x` is a slice of wider logits, its rows apart in memory. Puzzle
+  23's kernel reads row `r` at `r * V`: pass it `x.contiguous()` (a copy only where one is needed).
 * **Sizes.** One case has 1030 rows: the mean runs over more rows than one
   block of 1024 holds, and a batch draws its sizes within a range, so fit nothing to the sizes you see.
 """
@@ -115,7 +117,8 @@ IGNORED = {"target": "ignore_index"}
 
 def _hints(ignore: int) -> tuple[str, ...]:
     return (
-        "Forward: `weights = torch.empty(N, dtype=torch.float32, device=x.device)`, "
+        "Forward: `x = x.contiguous()` (x may be a slice whose rows lie apart in memory, and the kernel takes "
+        "no row stride), `weights = torch.empty(N, dtype=torch.float32, device=x.device)`, "
         "`mean_weights_kernel[(1,)](target, weights, N, BLOCK=1024)`; then `loss_rows = torch.empty_like(weights)`, "
         "`dx = torch.empty_like(x)`, `cross_entropy_kernel[(N,)](x, target, weights, loss_rows, dx, N, V, B1=...)`; "
         "then `weighted_sum_kernel[(1,)]` into `loss = torch.empty((), dtype=torch.float32, device=x.device)`. "
