@@ -89,6 +89,9 @@ class PuzzleGrader:
     # passes (where a compile checker is given): a kind that compiles otherwise says False.
     compile_beside = True
     decorator = "@triton.jit"  # what the expected signature is written with, in messages
+    # The first case that failed (set as the cases run): a large case whose sample does not stand is
+    # then not run whole (minutes in the interpreter, for a puzzle that already fails).
+    failed_first: str | None = None
 
     def __init__(self, course: Course, puzzle_id: str, kernel_file: Path, worker: WorkerProcess,
                  options: Options, compiler: "CompileChecker | None" = None, bounds: WorkerProcess | None = None,
@@ -111,9 +114,6 @@ class PuzzleGrader:
         self.last_trace: dict | None = None
         self._unchecked: failures.BesideUnchecked | None = None  # why the check beside a GPU could not run
         self.info: wire.Loaded | None = None
-        # The first case that failed: a large case whose sample does not stand then is not run whole
-        # (minutes in the interpreter, for a puzzle that already fails).
-        self.failed_first: str | None = None
 
     # ---- the one way to ask the worker and read its reply -----------------------------------
     def _ask(self, message: wire.Request, blobs=(), timeout: float | None = None, worker=None):
@@ -317,6 +317,7 @@ class PuzzleGrader:
         """Every case in order; after a crash or a timeout the rest are skipped."""
         cases: list[CaseResult] = []
         abort: str | None = None
+        self.failed_first = None  # this grading's own
         for case in self.puzzle.cases:
             if abort is not None:
                 cases.append(failed_case(case, self.puzzle, failures.Skipped(abort)))
