@@ -125,6 +125,10 @@ PUZZLE = Puzzle(
         # Past anything a kernel could hard-code: more than 1024 rows, a column-major x past 16-bit offsets.
         Case("many_rows", sizes={"ROWS": 1100, "D": 40}, blocks={"ROWS_TILE_SIZE": 64, "D_TILE_SIZE": 16},
              seed=6, layouts={"x": "transposed"}, large=True, vary={"ROWS": (1030, 1300)}),
+        # x a slice of a wider tensor: each row starts 16 elements past the previous row's end, and
+        # only x_stride_row tells (a kernel indexing `r * D` reads the gaps).
+        Case("x_a_slice", sizes={"ROWS": 40, "D": 40}, blocks={"ROWS_TILE_SIZE": 16, "D_TILE_SIZE": 16},
+             seed=7, layouts={"x": "row_strided"}),
     ),
     # fp32 sums of a few hundred products, added in another order than torch's.
     requires=("make_block_ptr",),

@@ -114,6 +114,9 @@ PUZZLE = Puzzle(
         Case("no_leading_dims", sizes={"batch": (), "D": 40}, blocks={}, seed=4),
         # Past anything a kernel could hard-code: more than 1024 rows, past 16-bit offsets.
         Case("many_rows", sizes={"batch": (1100,), "D": 40}, blocks={}, seed=5, large=True),
+        # x a slice of a wider tensor (a model's activations often are): its rows lie 16 elements
+        # apart, and reshape(-1, D) keeps those strides for the kernels to use.
+        Case("x_a_slice", sizes={"batch": (3, 5), "D": 96}, blocks={}, seed=6, layouts={"x": "row_strided"}),
     ),
     atol=1e-4,
     rtol=1e-4,

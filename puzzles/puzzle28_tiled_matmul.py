@@ -131,6 +131,9 @@ PUZZLE = Puzzle(
         # K past any unroll (129 or more chunks), a sample of the tiles run.
         Case("k_past_any_unroll", sizes={"M": 136, "N": 72, "K": 4100}, blocks=_blocks(32, 32, 32, 2), seed=8,
              layouts={"b": "transposed"}, large=True, vary={"K": (4097, 5000)}),
+        # a a slice of a wider matrix: its rows start 16 elements past the previous row's end.
+        Case("a_a_slice", sizes={"M": 40, "N": 24, "K": 56}, blocks=_blocks(32, 32, 16, 2), seed=9,
+             layouts={"a": "row_strided"}),
     ),
     # c is fp16. A correct kernel differs from the spec only in the order of its fp32 sums,
     # which can move the final rounding by one fp16 step: at most 2^-10 of the value.

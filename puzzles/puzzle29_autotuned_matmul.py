@@ -123,6 +123,9 @@ PUZZLE = Puzzle(
         # a column-major b past 16-bit offsets.
         Case("many_chunks", sizes={"M": 40, "N": 40, "K": 1100}, blocks={}, seed=4,
              layouts={"b": "transposed"}, large=True, vary={"M": (33, 64), "K": (1090, 1300)}),
+        # a column-major, then a slice of a wider matrix: only the strides the kernel is passed tell.
+        Case("a_column_major", sizes={"M": 72, "N": 36, "K": 40}, blocks={}, seed=5, layouts={"a": "transposed"}),
+        Case("a_a_slice", sizes={"M": 40, "N": 24, "K": 48}, blocks={}, seed=6, layouts={"a": "row_strided"}),
     ),
     # As in puzzle 28: fp32 sums in another order can move c's rounding by one fp16 step.
     atol=1e-3,

@@ -29,7 +29,8 @@ without values and replays it (as in puzzle 15), and checks, for every case:
 4. the three gradients against PyTorch autograd through the spec.
 
 `grad_output` may arrive non-contiguous: the backward kernel assumes contiguous rows, so
-pass `grad_output.contiguous()`. Pick the blocks from `D`; for the interpreter's small cases,
+pass `grad_output.contiguous()`. So may `q`, `k` and `v` (a model's are views of one projection):
+make them contiguous before the forward's launch, and save those copies. Pick the blocks from `D`; for the interpreter's small cases,
 16 by 16 is plenty.
 
 **Sizes.** One case has about 280 queries and keys, offsets past 16 bits and a non-
@@ -98,6 +99,10 @@ def _cases(causal: int) -> tuple[Case, ...]:
         # Several batches and several heads at once: a (batch, head) flattened in one order in one
         # place and in the other elsewhere is right whenever either is 1.
         _case("batches_and_heads", 5, B=2, H=3, NQ=queries(33, 45), NK=keys(33, 45), D=64),
+        # q, k and v as a model hands them: views of one projection, not contiguous (here their dims in
+        # reverse memory order). The kernels assume contiguous rows: make them so before the launch.
+        _case("inputs_not_contiguous", 6, B=2, H=2, NQ=queries(24, 40), NK=keys(24, 40), D=64,
+              layouts={"q": "transposed", "k": "transposed", "v": "transposed"}),
         # Past anything a kernel could hard-code: more than 256 rows of queries and keys, offsets past
         # 16 bits, and a non-contiguous grad_output. Causal: NK follows the NQ drawn (derive).
         _case("many_rows", 4, H=1, NQ=280, NK=280, D=128, layouts={"grad_output": "transposed"}, large=True,
@@ -127,7 +132,8 @@ PUZZLE = Puzzle(
                 "`attention_bwd_kernel` in the backward, and let PyTorch only allocate."),
     ),
     hints=(
-        "Forward: `o = torch.empty_like(q)`, `lse = q.new_empty(q.shape[:-1], dtype=torch.float32)`, grid "
+        "Forward: `q, k, v = q.contiguous(), k.contiguous(), v.contiguous()` (they may arrive strided), "
+        "`o = torch.empty_like(q)`, `lse = q.new_empty(q.shape[:-1], dtype=torch.float32)`, grid "
         "`(triton.cdiv(NQ, BQ), B * H)`, then `ctx.save_for_backward(q, k, v, o, lse)`.",
         "Backward: `grad_q, grad_k, grad_v = (torch.empty_like(t) for t in (q, k, v))`, grid "
         "`(triton.cdiv(NK, BK) + triton.cdiv(NQ, BQ), B * H)`, and the kernel gets "

@@ -49,6 +49,8 @@ The traps the cases spring:
   a row is ignored, in the loss and in every gradient.
 * **The backward's `grad_output` is not always 1**: the grader hands a random one.
 * **bf16 logits**: the loss stays float32, the gradient has `x`'s dtype.
+* **Logits a slice**: in one case `x` is a slice of wider logits, its rows apart in memory. Puzzle
+  23's kernel reads row `r` at `r * V`: pass it `x.contiguous()` (a copy only where one is needed).
 * **Sizes.** One case has 1030 rows: the mean runs over more rows than one
   block of 1024 holds, and a batch draws its sizes within a range, so fit nothing to the sizes you see.
 """
@@ -115,7 +117,8 @@ IGNORED = {"target": "ignore_index"}
 
 def _hints(ignore: int) -> tuple[str, ...]:
     return (
-        "Forward: `weights = torch.empty(N, dtype=torch.float32, device=x.device)`, "
+        "Forward: `x = x.contiguous()` (x may be a slice whose rows lie apart in memory, and the kernel takes "
+        "no row stride), `weights = torch.empty(N, dtype=torch.float32, device=x.device)`, "
         "`mean_weights_kernel[(1,)](target, weights, N, BLOCK=1024)`; then `loss_rows = torch.empty_like(weights)`, "
         "`dx = torch.empty_like(x)`, `cross_entropy_kernel[(N,)](x, target, weights, loss_rows, dx, N, V, B1=...)`; "
         "then `weighted_sum_kernel[(1,)]` into `loss = torch.empty((), dtype=torch.float32, device=x.device)`. "
@@ -154,6 +157,9 @@ PUZZLE = Puzzle(
         # A model's vocabulary, a multiple of no block: a kernel that reads one chunk of the row
         # (a block capped at 1024 or 8192 logits, no loop) misses most of it.
         Case("vocabulary", sizes={"N": 4, "V": 32771}, blocks={}, seed=7, large=True, vary={"V": (32769, 40000)}),
+        # x a slice of wider logits (a padded vocabulary cut to V): its rows lie 16 elements apart.
+        Case("logits_a_slice", sizes={"N": 6, "V": 90}, blocks={}, seed=8, edges=IGNORED,
+             layouts={"x": "row_strided"}),
     ),
     # fp32: the loss of order 1 to 100s; the gradient of order 1/(n V) times G.
     atol=1e-6,

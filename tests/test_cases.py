@@ -166,6 +166,42 @@ def test_a_large_case_that_timed_out_is_not_run_again():
     assert asked == [False]
 
 
+def _unstood_then(whole: CaseResult, failed_first):
+    """A grader whose sampled run does not stand (5 of 65600 programs), and whose whole run gives ``whole``."""
+    from grader.judge.grade import Unstood
+    grader, asked = _grader(), []
+    grader.failed_first = failed_first
+
+    def once(case, params, trace, hooks, capture=None, sample=False):
+        asked.append("sample" if sample else "whole")
+        if sample:
+            unstood = Unstood("not every program that ran stored to `z`")
+            unstood.programs = 65600
+            return unstood
+        return whole, None, None
+    grader._run_case_once = once
+    return grader, asked
+
+
+def test_a_large_case_whose_sample_does_not_stand_runs_whole_while_every_case_passed():
+    grader, asked = _unstood_then(_result(True), None)
+    case = next(c for c in grader.puzzle.cases if c.large)
+    assert grader._run_case(case, [])[0].passed
+    assert asked == ["sample", "whole"]
+
+
+def test_once_a_case_failed_a_large_case_whose_sample_does_not_stand_is_not_run_whole():
+    grader, asked = _unstood_then(_result(True), "classic[seed=0]")
+    case = next(c for c in grader.puzzle.cases if c.large)
+    result, _, abort = grader._run_case(case, [])
+    assert asked == ["sample"] and abort is None
+    assert result.kind == FailureKind.SKIPPED and not result.passed
+    assert result.message.endswith(
+        "not run: its sample does not stand for its launch (not every program that ran stored to `z`), so all "
+        "65600 of its programs would run in the interpreter, and case classic[seed=0] already failed: fix that "
+        "one first")
+
+
 @pytest.mark.parametrize("grader, case, hooks", [
     (_grader(), replace(BIG, large=False), [True]),            # a small case: hooks, as always
     (_grader(device="cuda"), BIG, [True]),                     # a GPU: the worker has no hooks to leave out

@@ -129,6 +129,18 @@ def test_each_kind_of_facts_is_worded_by_its_own_kind_only():
         "dtype=tl.float32)`), and store `z` once it is final.")
 
 
+def test_elements_holding_a_strided_inputs_gap_fill_are_wrong_values_with_the_layouts_look_alike():
+    from grader.course.puzzle import LookAlike
+    look = LookAlike("`a` read as if its rows were contiguous", lambda *a, **k: (),
+                     "in this case `a` is a slice of a wider tensor: step from row to row by its row stride")
+    gaps = failures.LooksLike(K.MISMATCH, failures.GapFill("c", 720, 960, ((1, 0), (1, 1))), look)
+    assert gaps.kind == K.MISMATCH
+    assert word(gaps) == (
+        "720 of 960 elements of `c` hold the fill the grader leaves between an input's rows (first at (1, 0), "
+        "(1, 1)): your kernel read memory between rows. It looks like `a` read as if its rows were contiguous: in "
+        "this case `a` is a slice of a wider tensor: step from row to row by its row stride.")
+
+
 def test_a_kind_has_one_message_per_kind_of_facts():
     assert word(failures.Timeout(2.5, importing=True)) == (
         "the kernel did not finish within 2.5 s of CPU time. Look for a loop whose bound never becomes true (a `while`, or a "

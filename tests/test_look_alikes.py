@@ -134,8 +134,10 @@ COINCIDE = {
         ("large_magnitude[seed=5]", "max_in_last_chunk[seed=6]"),
     ("puzzle10", "a convolution with the filter flipped"): ("one_by_one_filter[seed=6]",),
     # Strides matter only where the case stores x column-major.
-    ("puzzle13", "x read as if row-major (its strides ignored)"): (*CONTIGUOUS_13, "smaller_than_tiles[seed=5]"),
-    ("puzzle14", "grad_x stored with x's strides"): (*CONTIGUOUS_13, "many_row_tiles[seed=5]"),
+    # x a slice: these two model a column-major x; reading a slice's gaps is its layout's look-alike.
+    ("puzzle13", "x read as if row-major (its strides ignored)"): (*CONTIGUOUS_13, "smaller_than_tiles[seed=5]",
+                                                                   "x_a_slice[seed=7]"),
+    ("puzzle14", "grad_x stored with x's strides"): (*CONTIGUOUS_13, "many_row_tiles[seed=5]", "x_a_slice[seed=7]"),
     # One program: its tile index 0 is also its first row.
     ("puzzle16", "the program id used as a row coordinate (a tile index, not an element index)"):
         ("smaller_than_tiles[seed=5]",),
@@ -177,7 +179,8 @@ COINCIDE = {
         ("single_tile[seed=1]", "long_k[seed=4]", "a_column_major[seed=6]"),
     ("puzzle28", "a and b read as if row-major (their strides ignored)"):
         ("classic[seed=0]", "single_tile[seed=1]", "k_smaller_than_block[seed=2]",
-         "short_last_group[seed=3]", "long_k[seed=4]"),
+         "short_last_group[seed=3]", "long_k[seed=4]",
+         "a_a_slice[seed=9]"),  # models a column-major a or b; a slice's gaps are its layout's look-alike
     # More rows than columns: a bias read per row runs past its end (out of bounds, not wrong values).
     ("puzzle30", "the bias added per row (bias[i] on row i) instead of per column"):
         ("k_smaller_than_block[seed=2]", "short_last_group[seed=3]"),
@@ -198,7 +201,9 @@ COINCIDE = {
 PUZZLES = [COURSE.puzzle(p) for p in PUZZLE_IDS]
 LOOKS = [(p, look) for p in PUZZLES for look in p.look_alikes]
 # Look-alikes a case's layout makes rather than the puzzle's list: a row-strided input read as contiguous.
-BY_LAYOUT = {"puzzle22_reshape_keeps_row_gaps": "`x` read as if its rows were contiguous"}
+BY_LAYOUT = {"puzzle22_reshape_keeps_row_gaps": "`x` read as if its rows were contiguous",
+             "puzzle15_x_strides_taken_as_contiguous": "`x` read as if its rows were contiguous",
+             "puzzle29_a_taken_as_row_major": "`a` read as if its rows were contiguous"}
 
 # A look-alike may explain wrong values, or a NaN where the spec has a number (a row whose
 # softmax is 0 / 0): the corpus kernels failing either way are checked for what they are named.

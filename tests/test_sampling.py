@@ -172,6 +172,24 @@ def test_a_large_case_under_sampling_catches_what_the_whole_launch_would(name, k
     assert failing[0].kind == kind and says in failing[0].message
 
 
+@pytest.mark.slow
+def test_a_large_case_whose_sample_does_not_stand_is_not_run_whole_once_a_case_failed():
+    """rstd never stored: the small cases fail at once, and the large cases' samples do not stand
+    (programs that stored nothing to rstd); their tens of thousands of programs are not run whole
+    for a puzzle that already fails, and the case says why."""
+    from grader.judge.options import Options
+    from grader.judge.session import grade_many
+    result = grade_many(COURSE, [("puzzle20", WRONG / "puzzle20_rstd_not_saved.py")],
+                        Options(timeout=20, compile_check=False)).results[0]
+    cases = {c.name: c for c in result.cases}
+    assert cases["classic"].kind == "unwritten" and "`rstd`" in result.message
+    rows = cases["rows_past_65535"]
+    assert rows.kind == "skipped" and rows.seconds == 0.0
+    assert ("not run: its sample does not stand for its launch (not every program that ran stored to `rstd`), "
+            "so all 65600 of its programs would run in the interpreter, and case classic[seed=0] already "
+            "failed: fix that one first") in rows.message
+
+
 def test_a_recorded_launch_a_gpu_refuses_names_the_line_and_the_limit():
     from grader.judge.grade_function import refused_launch
     step = wire.Step(phase="forward", args=(), kwargs={"num_warps": 4}, line=79, source="k[(1, n)](x)",

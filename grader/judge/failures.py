@@ -239,6 +239,25 @@ def _looks_like(f: LooksLike) -> str:
 
 
 @dataclass(frozen=True)
+class GapFill:
+    """Output elements holding the fill the grader leaves in the gaps between a strided input's
+    rows: the kernel stored what it read there. Elements never stored hold that same fill, so
+    these are told apart only by a look-alike that reads the gaps (grader.judge.plan.row_gaps_look_alike)."""
+
+    kind: ClassVar = FailureKind.MISMATCH
+    name: str
+    count: int
+    total: int
+    first: tuple[tuple[int, ...], ...]
+
+
+def _gap_fill(f: GapFill) -> str:
+    where = ", ".join(fmt_index(index) for index in f.first)
+    return (f"{f.count} of {f.total} elements of `{f.name}` hold the fill the grader leaves between an input's "
+            f"rows (first at {where}): your kernel read memory between rows")
+
+
+@dataclass(frozen=True)
 class ReadEarly:
     """An output loaded before anything was stored to it (interpreter only): the cause of the
     wrong values, NaN or unwritten elements ``kind`` says, and their message instead."""
@@ -1350,7 +1369,7 @@ class Entry:
 _VALUES = {ReadEarly: _read_early, TimedCall: _timed_call, LooksLike: _looks_like}  # a value check's failure that carries its own kind
 
 CATALOGUE: dict[FailureKind, Entry] = {
-    FailureKind.MISMATCH: Entry("wrong values", {Mismatch: _mismatch, LoweringDisagrees: _lowering_disagrees,
+    FailureKind.MISMATCH: Entry("wrong values", {Mismatch: _mismatch, LoweringDisagrees: _lowering_disagrees, GapFill: _gap_fill,
                                                  PropertyFailed: _property_failed, **_VALUES}),
     FailureKind.UNWRITTEN: Entry("not written", {Unwritten: _unwritten, NeverComputed: _never_computed, **_VALUES}),
     FailureKind.NONFINITE: Entry("NaN/Inf", {Nonfinite: _nonfinite, **_VALUES}),

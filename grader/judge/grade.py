@@ -23,7 +23,7 @@ from grader.judge.compare import compare, look_alike_note, order_changed, recogn
 from grader.course.loader import Course, stub_signature
 from grader.judge.fence import pack
 from grader.judge.options import Options
-from grader.judge.plan import SpecShapes, case_seed
+from grader.judge.plan import SpecShapes, case_seed, row_gaps_look_alike
 from grader.judge.sampled import Stands, stands
 from grader.course.puzzle import Case, Puzzle, Run
 from grader.course.variant import shown
@@ -40,6 +40,13 @@ NEEDS_ASSEMBLER = ("inline_asm", "maxnreg")
 # How the worker reports the interpreter's refusal of a block's truth (`and` between masks:
 # sandbox.interpreter_limits.BlockTruth): the learner's mistake on every device, found beside a GPU too.
 BLOCK_TRUTH = "BlockTruth:"
+
+
+class Unstood(str):
+    """Why a large case's sample does not stand for its launch, and how many programs the launch has:
+    the case then runs whole (grader.judge.sampled)."""
+
+    programs: int = 0
 
 
 class Unanswered(Exception):
@@ -82,6 +89,9 @@ class PuzzleGrader:
     # passes (where a compile checker is given): a kind that compiles otherwise says False.
     compile_beside = True
     decorator = "@triton.jit"  # what the expected signature is written with, in messages
+    # The first case that failed (set as the cases run): a large case whose sample does not stand is
+    # then not run whole (minutes in the interpreter, for a puzzle that already fails).
+    failed_first: str | None = None
 
     def __init__(self, course: Course, puzzle_id: str, kernel_file: Path, worker: WorkerProcess,
                  options: Options, compiler: "CompileChecker | None" = None, bounds: WorkerProcess | None = None,
@@ -307,6 +317,7 @@ class PuzzleGrader:
         """Every case in order; after a crash or a timeout the rest are skipped."""
         cases: list[CaseResult] = []
         abort: str | None = None
+        self.failed_first = None  # this grading's own
         for case in self.puzzle.cases:
             if abort is not None:
                 cases.append(failed_case(case, self.puzzle, failures.Skipped(abort)))
@@ -314,6 +325,8 @@ class PuzzleGrader:
             result, _, abort = self._run_case(case, params)
             cases.append(result)
             self._tell(result)
+            if not result.passed and self.failed_first is None:
+                self.failed_first = case.label
         return cases
 
     def traced(self, case: Case) -> tuple[CaseResult | None, dict | None, str]:
@@ -343,8 +356,14 @@ class PuzzleGrader:
             return self._run_case_once(case, params, True, self.options.check_bounds)
         if case.large and self.puzzle.samples and self.options.check_bounds and self.options.device == "cpu":
             sampled = self._run_case_once(case, params, False, True, sample=True)
-            if sampled is not None:  # else the sample did not stand for the launch: every program runs
+            if not isinstance(sampled, Unstood):
                 return sampled
+            if self.failed_first is not None:  # the puzzle fails already: its whole run would tell nothing sooner
+                skipped = failures.Skipped(f"its sample does not stand for its launch ({sampled}), so all "
+                                           f"{sampled.programs} of its programs would run in the interpreter, "
+                                           f"and case {self.failed_first} already failed: fix that one first")
+                return failed_case(case, self.puzzle, skipped, describe_case(case, self.puzzle)), None, None
+            # else every program runs
         return self._hooks_if_failed(case, lambda hooks: self._run_case_once(case, params, False, hooks))
 
     def _hooks_if_failed(self, case: Case, run):
@@ -364,7 +383,7 @@ class PuzzleGrader:
                        sample: bool = False):
         """The case's result (see _run_case). ``capture``: a rerun of a property check, whose outputs
         are kept there, not judged. With ``sample``, a sample of the programs runs
-        (grader.judge.sampled), and None comes back where it does not stand for the launch."""
+        (grader.judge.sampled), and Unstood comes back where it does not stand for the launch."""
         plan = self.shapes.plan(case, self.options.secret)
         describe = describe_case(case, self.puzzle)
         try:
@@ -421,8 +440,8 @@ class PuzzleGrader:
             masks = None
             if run.sampled is not None:
                 judged = self._sampled(plan, run.sampled)
-                if judged is None:
-                    return None
+                if isinstance(judged, Unstood):
+                    return judged
                 if not isinstance(judged, Stands):
                     return failed_case(case, self.puzzle, judged, where, **extra), binding, None
                 masks, where = judged.masks, f"{where} ({judged.ran} of its {judged.programs} programs run)"
@@ -440,9 +459,13 @@ class PuzzleGrader:
                     read = early[0]
                     text = failures.word(failures.ReadEarly(outcome.kind, read.tensor, read.program, read.index,
                                                             read.shape, read.line, read.source))
+                kind = outcome.kind
                 if outcome.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE) and text == outcome.message:
                     text = self._look_alike(case, plan, got, outcome)
-                return (case_result(case, self.puzzle, False, outcome.kind, f"{where}: {text}",
+                gaps = self._gap_fill(case, plan, got, outcome) if text == outcome.message else None
+                if gaps is not None:
+                    kind, text = gaps.kind, failures.word(gaps)
+                return (case_result(case, self.puzzle, False, kind, f"{where}: {text}",
                                     max_abs_err=outcome.max_abs_err, **extra), binding, None)
             worst = max(worst, outcome.max_abs_err or 0.0)
             if self.puzzle.check is not None:
@@ -555,6 +578,22 @@ class PuzzleGrader:
                          {**self.puzzle.variant_values, **self.puzzle.sizes(case), **case.blocks}, case.layouts)
         return message if look is None else look_alike_note(outcome.finding or message, look)
 
+    def _gap_fill(self, case: Case, plan, got, outcome) -> "failures.LooksLike | None":
+        """Elements "never written" that a kernel reading between a strided input's rows wrote: they
+        hold the fill the gaps hold. Then the values are wrong, and the look-alike says where."""
+        if outcome.kind != FailureKind.UNWRITTEN or not isinstance(outcome.facts, failures.Unwritten):
+            return None
+        look = row_gaps_look_alike(self.puzzle, case, kernel=True)
+        if look is None:
+            return None
+        actual = written_outputs(plan.buffers, got, len(plan.inputs), self.puzzle.host_reduce)
+        atol, rtol = map(max, zip(*(self.puzzle.tolerance(b.dtype) for b in plan.output_buffers)))
+        if recognise((look,), plan.inputs, plan.expected, actual, atol, rtol,
+                     {**self.puzzle.variant_values, **self.puzzle.sizes(case), **case.blocks}, case.layouts) is None:
+            return None
+        f = outcome.facts
+        return failures.LooksLike(FailureKind.MISMATCH, failures.GapFill(f.name, f.count, f.total, f.first), look)
+
     def _source(self) -> str:
         try:
             return self.kernel_file.read_text(encoding="utf-8")
@@ -588,14 +627,18 @@ class PuzzleGrader:
         return "".join(notes)
 
     @staticmethod
-    def _sampled(plan, sampled: wire.SampledRun) -> "Stands | failures.ReadAcross | None":
+    def _sampled(plan, sampled: wire.SampledRun) -> "Stands | failures.ReadAcross | Unstood":
         """A sampled run: a program that read another's part fails it; else the elements to
-        compare, or None where the sample does not stand for the launch (grader.judge.sampled)."""
+        compare, or why the sample does not stand for the launch (grader.judge.sampled)."""
         across = _read_across(sampled)
         if across is not None:
             return across
         judged = stands(plan.buffers, len(plan.inputs), sampled)
-        return judged if isinstance(judged, Stands) else None
+        if isinstance(judged, Stands):
+            return judged
+        unstood = Unstood(judged)
+        unstood.programs = sampled.programs
+        return unstood
 
     def _race(self, plan, runs, results) -> "failures.Overlap | failures.OrderDependent | None":
         """Two programs storing different values to one element, or a result that changes

@@ -32,7 +32,8 @@ from grader.judge.results import CaseResult, FailureKind
 
 # What a case the interpreter cannot afford says (Case.interpreted): it passed what was checked.
 NOT_INTERPRETED = ("recorded, its launches checked against a GPU's limits; not run in the interpreter, whose "
-                   "programs run one after another (a GPU grades its values)")
+                   "programs run one after another, and where no sample of them can stand for the rest: a later "
+                   "step reads what every program wrote (a GPU grades its values)")
 
 
 def refused_launch(program: wire.Program) -> "failures.LaunchRefused | None":

@@ -128,9 +128,10 @@ def rows_read_as_contiguous(x: torch.Tensor) -> torch.Tensor:
     return stored.reshape(-1)[:x.numel()].reshape(x.shape)
 
 
-def row_gaps_look_alike(puzzle: Puzzle, case: Case) -> LookAlike | None:
+def row_gaps_look_alike(puzzle: Puzzle, case: Case, kernel: bool = False) -> LookAlike | None:
     """The spec on the case's ``row_strided`` inputs read as if contiguous: what a wrapper that
-    flattens them with ``reshape`` (which keeps the row stride) and indexes ``row * D`` computes."""
+    flattens them with ``reshape`` (which keeps the row stride) and indexes ``row * D`` computes,
+    or (``kernel``) a kernel that steps between rows by the row length, not the stride it is passed."""
     names = [name for name, layout in case.layouts.items() if layout == "row_strided"]
     if not names:
         return None
@@ -140,6 +141,11 @@ def row_gaps_look_alike(puzzle: Puzzle, case: Case) -> LookAlike | None:
     def spec(*inputs, sizes):
         return puzzle.run_spec([rows_read_as_contiguous(x) if gap else x for x, gap in zip(inputs, which)], sizes)
     shown = ", ".join(f"`{n}`" for n in names)
+    if kernel:
+        return LookAlike(f"{shown} read as if its rows were contiguous", spec,
+                         f"in this case {shown} is a slice of a wider tensor, its rows {ROW_GAP} elements apart in "
+                         f"memory: step from row to row by the row stride your kernel is passed, never by the "
+                         f"row's length")
     return LookAlike(f"{shown} read as if its rows were contiguous", spec,
                      f"in this case {shown} is a slice of a wider tensor, its rows {ROW_GAP} elements apart in memory, "
                      f"and `reshape(-1, D)` keeps that row stride (it copies only when it must): make the rows "

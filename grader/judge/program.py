@@ -242,9 +242,24 @@ def check(program: Program, input_names: list[str], output_name: str, wants_grad
     return None
 
 
+# Operators whose result, of its argument's shape and dtype, holds the argument's values: a
+# contiguous copy of a strided input (``q.contiguous()`` is ``clone``) saved is that input saved.
+COPIES = {"clone", "contiguous", "_to_copy"}
+
+
 def saved_inputs(program: Program) -> list[bool]:
-    """For each tensor ctx saved: whether it is an input (or a view of one)."""
+    """For each tensor ctx saved: whether it is an input, a view of one, or a copy of one with its
+    shape and dtype (the same values, in a layout the kernels can take)."""
     inputs = {program.metas[i].storage for i in range(program.inputs)}
+    for step in program.steps:
+        if not step.op or base_name(step.op) not in COPIES or not step.args or len(step.out) != 1:
+            continue
+        source = refs_in(step.args[0])
+        if len(source) != 1 or program.metas[source[0]].storage not in inputs:
+            continue
+        made, copied = program.metas[step.out[0]], program.metas[source[0]]
+        if (tuple(made.shape), made.dtype) == (tuple(copied.shape), copied.dtype):
+            inputs.add(made.storage)
     return [ref is not None and program.metas[ref].storage in inputs for ref in program.saved]
 
 
