@@ -22,6 +22,8 @@ import math
 import sys
 import time
 
+from grader.sandbox.interpreter_hooks import RangePatch
+
 LONG = 24     # iterations: a loop this long or shorter runs whole
 FIRST = 16    # a longer loop runs its first this many iterations (whose new sectors tell its rate)...
 RUN = 4       # ...then this many in its middle and at its end
@@ -75,7 +77,7 @@ def per_axis(grid: tuple[int, int, int], budget: int) -> tuple[int, int, int]:
     return tuple(max(1, t) for t in taken)
 
 
-class Sample:
+class Sample(RangePatch):
     """The interpreter's grid loop over a sample, and the kernel's long loops over a sample of
     their iterations: the ``range`` calls of the grid loop return the chosen indices of their
     axis (told apart by the loop's line: x, then y, then z); those of the kernel's code (its
@@ -158,14 +160,8 @@ class Sample:
             if axis == 0:
                 return self._outer()
             return self.chosen[min(axis, 2)] if axis < 3 else builtins.range(*args)
-        self.module = interpreter
-        interpreter.range = grid_range
+        self._patch(interpreter, grid_range)
         return self
-
-    def __exit__(self, *exc) -> None:
-        if self.module is not None:
-            del self.module.range
-            self.module = None
 
     def kernel_loops(self, fn_globals: dict):
         """While a launch of the kernel whose globals these are runs, its ``range`` is sampled."""
