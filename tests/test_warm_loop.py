@@ -300,3 +300,28 @@ def test_a_compile_failure_is_reported_with_the_cases_that_ran_beside_it():
         "✗ puzzle01 Constant add: does not compile for a GPU (the interpreter ran 2 of 3 case(s) beside the check, "
         "1 passing: none counts until it compiles)",
         f"    {compile_failure}"]
+
+
+def test_a_zygote_whose_grader_went_away_ends_without_pythons_shutdown(tmp_path):
+    """Python's shutdown of a process that imported torch and helion took seconds, which a command
+    waited for as it ended (twice: the interpreter's zygote, then the checker's). A zygote whose
+    control socket closes reaps its worker and ends at once, with status 0: an exit hook never runs."""
+    import os
+    import socket
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    marker = tmp_path / "shutdown-ran"
+    (hooks / "sitecustomize.py").write_text(
+        f"import atexit\natexit.register(lambda: open({str(marker)!r}, 'w').close())\n")
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hooks), str(ROOT)]))
+    zygote = subprocess.Popen([sys.executable, "-m", "grader.sandbox.zygote", "--device", "compile",
+                               "--control-fd", str(theirs.fileno())], pass_fds=(theirs.fileno(),), env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    theirs.close()
+    try:
+        assert b'"ready"' in ours.recv(1 << 16)
+    finally:
+        ours.close()  # the grader goes away
+    assert zygote.wait(timeout=60) == 0, zygote.stderr.read().decode()[-2000:]
+    assert not marker.exists()
