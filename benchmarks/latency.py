@@ -22,6 +22,10 @@ sandboxed workers are forked by zygotes and are not all waited for, so most of t
 interpreter's own time is left out: the figure is the grader's side (planning, packing,
 comparing, the compile checks' launch), which the size of a case's tensors drives.
 * ``class``: the same for 6 such students: the class throughput the README quotes.
+* ``helion`` (only when asked): each Helion puzzle (35-42) with ``--solutions``, cold (``python -m
+  grader puzzleNN --solutions`` in a fresh process, an empty compile cache) and warm (the
+  notebook's ``check()`` of the solution's kernel, the second in one process): wall and the CPU
+  seconds of every process under it (targets, issue 31: 10 s cold, 5 s warm on 2 idle cores).
 * ``perf`` (only when asked): ``python -m grader puzzleNN --perf`` for every puzzle in the solved
   copy (the learner's file beside the reference), cold then warm, wall and CPU seconds
   (targets: 30 s cold, 10 s warm on 2 idle cores).
@@ -57,6 +61,38 @@ for _ in range(1 + int(sys.argv[2])):
     assert check(add_kernel, "puzzle01", progress=progress).passed
     times.append(time.perf_counter() - started)
 print(json.dumps(times))
+'''
+
+
+HELION_NOTEBOOK = r'''
+import importlib.util, json, sys, tempfile, time
+import psutil
+from grader.app.notebook import check
+from grader.app.learner import ProgressFile
+from grader.course.loader import load_puzzle
+progress, me = ProgressFile(tempfile.mktemp(suffix=".json")), psutil.Process()
+
+
+def cpu():  # this process and every one under it, with what those reaped had used
+    total = 0.0
+    for p in [me, *me.children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system + t.children_user + t.children_system
+        except psutil.Error:
+            pass
+    return total
+
+
+for solution, puzzle in zip(sys.argv[1::2], sys.argv[2::2]):
+    spec = importlib.util.spec_from_file_location(f"solution_{puzzle}", solution)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kernel = getattr(module, load_puzzle(solution.replace("solutions", "puzzles")).kernel)
+    for _ in range(2):
+        started, used = time.perf_counter(), cpu()
+        passed = check(kernel, puzzle, progress=progress, picture=False).passed
+        print(json.dumps([puzzle, passed, time.perf_counter() - started, cpu() - used]), flush=True)
 '''
 
 
@@ -200,6 +236,34 @@ def _perf_twice(root: Path, course: Path, pid: str, resource) -> str:
     return f"| {pid} | {' | '.join(figures)} | {os.getloadavg()[0]:.1f} |"
 
 
+def helion_latency(root: Path, ids: list[str]) -> list[str]:
+    """Each Helion puzzle's solution checked cold (the command, a fresh process) and warm (the
+    notebook's second check), wall and CPU seconds, with the load at the time."""
+    rows = ["| puzzle | cold wall | cold CPU | warm wall | warm CPU | load |", "|---|---|---|---|---|---|"]
+    print("\n".join(rows), flush=True)
+    solutions = {pid: next((root / "solutions").glob(f"{pid}_*.py")) for pid in ids}
+    cold = {}
+    for pid in ids:
+        with tempfile.TemporaryDirectory() as cache:
+            cold[pid] = tree_cpu(grader(pid, "--solutions", "--device", "cpu"), root, environment(root, cache))
+    with tempfile.TemporaryDirectory() as cache:
+        run = subprocess.run([sys.executable, "-c", HELION_NOTEBOOK,
+                              *[str(x) for pid in ids for x in (solutions[pid].resolve(), pid)]],
+                             cwd=root / "notebooks", env=environment(root, cache), capture_output=True, text=True)
+    checks = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("[")]
+    warm = {pid: (wall, used, passed) for pid, passed, wall, used in checks}  # the second of each puzzle
+    for pid in ids:
+        wall, used, code = cold[pid]
+        warm_wall, warm_cpu, passed = warm.get(pid, (float("nan"), float("nan"), False))
+        rows.append(f"| {pid} | {wall:.1f} s | {used:.1f} s{'' if code in (0, 1) else f' (exit {code})'} | "
+                    f"{warm_wall:.1f} s | {warm_cpu:.1f} s{'' if passed else ' (not passed)'} | "
+                    f"{os.getloadavg()[0]:.1f} |")
+        print(rows[-1], flush=True)
+    if run.returncode != 0:
+        print(f"the notebook's checks failed:\n{run.stderr[-2000:]}")
+    return rows
+
+
 def class_of(root: Path, students: int) -> float:
     """Seconds of ``batch --jobs 2`` for ``students`` copies of solutions/."""
     with tempfile.TemporaryDirectory() as folder:
@@ -242,6 +306,10 @@ def main() -> int:
               f"({60 * args.students / seconds:.1f} students a minute) | |", flush=True)
     if "puzzles" in wanted:
         print("\n".join(puzzles(root, chosen)), flush=True)
+    if "helion" in wanted:  # not by default: two checks a puzzle, seconds each
+        ids = sorted(p.name[:8] for p in (root / "solutions").glob("puzzle[0-9][0-9]_*.py")
+                     if 35 <= int(p.name[6:8]) <= 42)
+        helion_latency(root, [pid for pid in ids if not chosen or pid in chosen])  # prints
     if "perf" in wanted:  # not by default: two --perf runs a puzzle
         ids = sorted(p.name[:8] for p in (root / "solutions").glob("puzzle[0-9][0-9]_*.py"))
         perf_latency(root, [pid for pid in ids if not chosen or pid in chosen])  # prints

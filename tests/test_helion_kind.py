@@ -562,3 +562,49 @@ def test_the_sm_90_compile_takes_each_launch_as_its_case_brings_it_and_keeps_the
     empty = queue.SimpleQueue()
     empty.put(None)
     assert Fake()._compile_generated(empty) is None and asked == ["session", "good", "bad"]
+
+
+NAN_REDUCTIONS = '''
+import torch
+import triton
+import triton.language as tl
+from helion.runtime.triton import helpers
+from triton.runtime import interpreter
+
+from grader.sandbox.helion_cpu import interpreted_launch
+
+
+def slow(self, input):
+    raise AssertionError("reduced element by element")
+
+
+interpreter.ReduceOps.generic_reduce = slow
+
+
+@triton.jit
+def extremes(x, hi, lo, R: tl.constexpr, C: tl.constexpr):
+    rows, cols = tl.arange(0, R), tl.arange(0, C)
+    block = tl.load(x + rows[:, None] * C + cols[None, :])
+    tl.store(hi + rows, helpers.max_propagate_nan(block, 1))
+    tl.store(lo + rows, helpers.min_propagate_nan(block, 1))
+
+
+x = torch.randn(4, 8)
+x[1, 5] = float("nan")
+hi, lo = torch.empty(4), torch.empty(4)
+interpreted_launch(extremes, (1,), (x, hi, lo, 4, 8), {})
+torch.testing.assert_close(hi, x.amax(1), equal_nan=True)
+torch.testing.assert_close(lo, x.amin(1), equal_nan=True)
+print("ok", hi.isnan().tolist())
+'''
+
+
+@needs_helion
+def test_helions_nan_propagating_maxima_are_reduced_by_numpy_with_the_gpus_nan(tmp_path):
+    """torch.amax in a Helion kernel becomes tl.reduce with Helion's own combine, which Triton's
+    interpreter would run element by element; here it is numpy's, and a NaN still wins."""
+    script = tmp_path / "nan_reductions.py"  # @triton.jit reads its source from a file
+    script.write_text(NAN_REDUCTIONS)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split("\n")[-2] == "ok [False, True, False, False]"

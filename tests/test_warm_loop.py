@@ -68,7 +68,7 @@ def test_a_zygote_warms_what_a_fork_asks_once_and_ignores_the_unknown(monkeypatc
     assert warmup.prepare("cuda").pending == []  # fake tensors would initialise CUDA in the zygote
     done.clear()
     compile_only = warmup.prepare("compile")
-    assert done == ["compiler"] and compile_only.pending == ["torch"] and not compile_only.warm_idle()
+    assert done == ["compiler"] and compile_only.pending == ["torch", "helion"] and not compile_only.warm_idle()
     warmup.prepare("compile", ["torch"])  # a learner's puzzle file imports torch: before it is ready
     assert done == ["compiler", "compiler", "torch"]
 
@@ -80,6 +80,35 @@ def test_the_compile_checkers_import_torch_first_where_the_files_do(tmp_path):
     puzzle_file.write_text((ROOT / "puzzles" / "puzzle01_constant_add.py").read_text())
     assert _compile_warm([solution]) == frozenset()
     assert _compile_warm([solution, puzzle_file, tmp_path / "missing.py"]) == {"torch"}
+    # a Helion puzzle's file: helion too, which only the interpreter's zygote imports as it starts
+    helion_file = ROOT / "puzzles" / "puzzle35_helion_vector_add.py"
+    assert _compile_warm([helion_file]) == {"torch", "helion"}
+    from grader.judge.options import Options as Asked
+    from grader.judge.session import start_workers
+    crew, = start_workers(Asked(device="cpu"), None, 1, now=False, compile_warm=frozenset({"torch", "helion"}))
+    assert crew.worker.warm == {"helion"} and crew.compiler.worker.warm == {"torch"}
+
+
+def test_helions_import_keeps_its_autotuners_scikit_learn_out_and_lets_it_in_after(monkeypatch):
+    """Helion's autotuner would import scikit-learn (and SciPy), a second of its import, for a
+    surrogate the grader never runs: kept out while helion is imported, then let in again."""
+    import sys
+    from grader.sandbox import warmup
+    seen = []
+    monkeypatch.setitem(sys.modules, "helion", type(sys)("helion"))
+    monkeypatch.setitem(sys.modules, "helion.language", type(sys)("helion.language"))
+    monkeypatch.setitem(sys.modules, "grader.sandbox.helion_run", type(sys)("helion_run"))
+    monkeypatch.delitem(sys.modules, "sklearn", raising=False)
+    real_import = __builtins__["__import__"] if isinstance(__builtins__, dict) else __builtins__.__import__
+
+    def importing(name, *args, **kwargs):
+        if name.startswith("helion"):
+            seen.append(sys.modules.get("sklearn", "absent"))
+        return real_import(name, *args, **kwargs)
+    monkeypatch.setattr("builtins.__import__", importing)
+    warmup.helion()
+    assert seen and all(entry is None for entry in seen)  # an import of sklearn raises ImportError then
+    assert "sklearn" not in sys.modules
 
 
 def _stage_asked(monkeypatch, tmp_path, source: str) -> set[str]:
@@ -271,3 +300,28 @@ def test_a_compile_failure_is_reported_with_the_cases_that_ran_beside_it():
         "✗ puzzle01 Constant add: does not compile for a GPU (the interpreter ran 2 of 3 case(s) beside the check, "
         "1 passing: none counts until it compiles)",
         f"    {compile_failure}"]
+
+
+def test_a_zygote_whose_grader_went_away_ends_without_pythons_shutdown(tmp_path):
+    """Python's shutdown of a process that imported torch and helion took seconds, which a command
+    waited for as it ended (twice: the interpreter's zygote, then the checker's). A zygote whose
+    control socket closes reaps its worker and ends at once, with status 0: an exit hook never runs."""
+    import os
+    import socket
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    marker = tmp_path / "shutdown-ran"
+    (hooks / "sitecustomize.py").write_text(
+        f"import atexit\natexit.register(lambda: open({str(marker)!r}, 'w').close())\n")
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hooks), str(ROOT)]))
+    zygote = subprocess.Popen([sys.executable, "-m", "grader.sandbox.zygote", "--device", "compile",
+                               "--control-fd", str(theirs.fileno())], pass_fds=(theirs.fileno(),), env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    theirs.close()
+    try:
+        assert b'"ready"' in ours.recv(1 << 16)
+    finally:
+        ours.close()  # the grader goes away
+    assert zygote.wait(timeout=60) == 0, zygote.stderr.read().decode()[-2000:]
+    assert not marker.exists()

@@ -25,6 +25,7 @@ from grader.judge.compare import compare_tensor, look_alike_note, recognise
 from grader.judge.fence import pack
 from grader.judge.grade import COMPILE_STAGE, PuzzleGrader, Unanswered, case_result, describe_case, failed_case
 from grader.judge.results import CaseResult, CheckResult, FailureKind, Status
+from grader.source.source_lines import imports_helion
 
 
 class HelionGrader(PuzzleGrader):
@@ -281,6 +282,8 @@ class HelionGrader(PuzzleGrader):
         if first is None:  # no case launched anything: nothing to compile, no checker started
             return None
         result, count = None, 0
+        if imports_helion(kernel_only(first[0])):  # Helion's helpers: imported once, in the checker's zygote
+            self.compiler.worker.warm |= {"helion"}
         with self._checker_session() as compiler:
             for source, launch, describe in itertools.chain([first], iter(launches.get, None)):
                 if result is not None:

@@ -98,7 +98,9 @@ def start_workers(options: Options, jail: Jail, count: int, now: bool = True,
              for _ in range(count)]
     for crew in crews:
         if crew.compiler is not None:
-            crew.compiler.worker.warm = compile_warm
+            crew.compiler.worker.warm = compile_warm - {"helion"}  # its fork asks, where Helion's Triton needs it
+        if "helion" in compile_warm and crew.worker.device == "cpu":
+            crew.worker.warm = frozenset({"helion"})  # seconds, beside the grader's own start
     for worker in _processes(crews) if now else ():
         worker.start()
     return crews
@@ -252,16 +254,19 @@ class Grading:
 
 
 def _compile_warm(files: Sequence[Path]) -> frozenset[str]:
-    """What the compile checkers' zygotes should import before they are ready: torch, if a file
-    to be graded imports it (a learner's puzzle file does; a solution does not)."""
-    from grader.source.source_lines import imports_torch
+    """What the zygotes should import before they are ready: torch in the compile checkers', if a
+    file to be graded imports it (a learner's puzzle file does; a solution does not); helion
+    in the interpreter's, if one imports helion (a Helion puzzle's file)."""
+    from grader.source.source_lines import imports_helion, imports_torch
+    warm = set()
     for path in files:
         try:
-            if imports_torch(Path(path).read_text(encoding="utf-8")):
-                return frozenset({"torch"})
+            text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-    return frozenset()
+        warm |= {"torch"} if imports_torch(text) else set()
+        warm |= {"helion"} if imports_helion(text) else set()
+    return frozenset(warm)
 
 
 def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options, jobs: int = 1,

@@ -15,12 +15,19 @@ CLOSING = re.compile(r"^# -{10,}$")
 
 
 IMPORTS_TORCH = re.compile(r"^\s*(?:import|from)\s+(?:torch|jaxtyping)\b", re.MULTILINE)
+IMPORTS_HELION = re.compile(r"^\s*(?:import|from)\s+helion\b", re.MULTILINE)
 
 
 def imports_torch(text: str) -> bool:
     """Whether a learner's file imports torch (a puzzle file does, for its spec): its compile
     checker then imports it once, in its zygote, rather than in each worker (1.8 s each)."""
     return IMPORTS_TORCH.search(text) is not None
+
+
+def imports_helion(text: str) -> bool:
+    """Whether a file imports helion (a Helion puzzle's does; so does the Triton Helion generates
+    where it calls Helion's helpers): its zygote then imports it once, as it starts."""
+    return IMPORTS_HELION.search(text) is not None
 
 
 def marker_lines(lines: list[str]) -> tuple[list[int], list[int]]:
