@@ -27,7 +27,6 @@ import copy
 import inspect
 import os
 import re
-import textwrap
 import time
 
 from grader.channel import wire
@@ -36,9 +35,8 @@ from grader.sandbox.helion_config import case_config
 from grader.sandbox.helion_cpu import register_mixed_dots
 from grader.sandbox.helion_host import host_work, host_work_eager
 from grader.sandbox.helion_tiled import launcher, tiled_limit
+from grader.sandbox import learner_code
 from grader.sandbox.learner_code import captured_output, learner_frame
-from grader.source.source_lines import is_stub_body
-from grader.course.syntax import parse
 
 DEVICE_LOOPS = ("tile", "grid")  # hl.tile, hl.grid: the loops whose bodies become the Triton kernel
 
@@ -76,15 +74,7 @@ def _is_device_loop(node: ast.AST) -> bool:
 
 def is_stub(fn) -> bool:
     """A stub: a body of only ``pass`` (and the like), or every device loop's body so."""
-    try:
-        tree = parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
-        return False
-    func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
-    if func is None:
-        return False
-    loops = [n for n in ast.walk(func) if _is_device_loop(n)]
-    return is_stub_body(func) or (bool(loops) and all(is_stub_body(loop) for loop in loops))
+    return learner_code.is_stub(fn, _is_device_loop)
 
 
 def load(worker, obj, name: str):
