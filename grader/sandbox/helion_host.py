@@ -18,6 +18,7 @@ nothing is said.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -227,6 +228,25 @@ def host_work(bound, config, args: tuple, path: str) -> HostOp | None:
     copies, names = _copies(bound.kernel.fn, args)
     recorder = _Recorder(host.__code__, lambda frame: _source_line(generated, frame.f_lineno - 1, path), path, names)
     return _recorded(lambda: host(*copies, _launcher=_no_launch), recorder)
+
+
+@contextlib.contextmanager
+def watching(host, fn, args: tuple, path: str, launch):
+    """Records host work while a judged run's host code runs: ``host`` (Helion's host function for
+    one config) called on ``args`` (``fn``'s, normalised), launching through ``launch``, whose own
+    work is the device's. host_work looks at the host code in a run of its own; a kernel whose
+    host code computes only on some calls, or only while no mode records it, is caught here, in
+    the run whose values are judged. Yields the recorder: its ``found`` after the run."""
+    import inspect
+    import linecache
+    generated = linecache.getlines(host.__code__.co_filename)
+    params = list(inspect.signature(fn).parameters)
+    names = {_storage(a): p for p, a in zip(params, args) if _storage(a) is not None}
+    recorder = _Recorder(host.__code__, lambda frame: _source_line(generated, frame.f_lineno - 1, path), path, names,
+                         launch)
+    escapes, data = _modes(recorder)
+    with escapes, data:
+        yield recorder
 
 
 def device_loop_lines(fn, loops=("tile", "grid")) -> list[range]:

@@ -33,7 +33,7 @@ from grader.channel import wire
 from grader.course.dtypes import dtype_name, tensor_bytes
 from grader.sandbox.helion_config import case_config
 from grader.sandbox.helion_cpu import register_mixed_dots
-from grader.sandbox.helion_host import host_work, host_work_eager
+from grader.sandbox.helion_host import host_work, host_work_eager, watching
 from grader.sandbox.helion_tiled import launcher, tiled_limit
 from grader.sandbox import learner_code
 from grader.sandbox.learner_code import captured_output, learner_frame
@@ -217,6 +217,31 @@ def _compile(compiler, views, values, tiling: tuple, path: str, name: str, reply
     return args, bound, config
 
 
+def _watched_run(bound, config, args: tuple, path: str, launch, reply: dict):
+    """Helion's host code for ``config`` on ``args``, launching through ``launch``, with its host
+    work recorded as it runs (helion_host.watching): the first found goes in ``reply``."""
+    host = bound.compile_config(config, allow_print=False)
+    with watching(host, bound.kernel.fn, args, path, launch) as watched:
+        try:
+            return host(*args, _launcher=launch)
+        finally:
+            found = watched.found
+            if found is not None and "outside" not in reply:
+                reply["outside"] = wire.HostWork(line=found.line, source=found.source, ops=found.ops,
+                                                 tensors=found.tensors, called=found.called,
+                                                 called_line=found.called_line, called_source=found.called_source)
+
+
+def _gpu_launcher():
+    """Helion's own launcher, behind a function of ours, so that what runs inside it (the launch
+    of the compiled Triton) is told from the host code's work."""
+    from helion.runtime import default_launcher
+
+    def launch(*args, **options):
+        return default_launcher(*args, **options)
+    return launch
+
+
 def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
     torch = worker.torch
     path = os.path.abspath(msg.file)
@@ -248,8 +273,8 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
         with printed.capturing():
             if worker.device == "cpu":
                 result = kernel(*views, **values)
-            else:
-                result = bound.compile_config(config, allow_print=False)(*args)
+            else:  # the values judged: their host code is watched as it runs
+                result = _watched_run(bound, config, args, path, _gpu_launcher(), reply)
                 torch.cuda.synchronize()
     except Exception as error:  # noqa: BLE001 (the learner's code, run by Helion)
         limit = _interpreter_limit(error)
@@ -274,13 +299,14 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
     try:
         with printed.capturing():
             fresh = compiler.normalize_args(*(b.clone() for b in before), **values)
-            tiled = bound.compile_config(config, allow_print=False)(*fresh, _launcher=launcher(launches, interpret,
-                                                                                                files))
+            tiled = _watched_run(bound, config, fresh, path, launcher(launches, interpret, files), reply)
     except Exception as error:  # noqa: BLE001 (Triton's interpreter on Helion's code: not the learner's)
         if interpret:  # on a GPU the values came from the compiled kernel: only launches would be missing
             reply["tiled_failure"] = tiled_limit(error, files, path, reply.get("config", "").partition(": ")[2])
         interpret = False
     reply["launches"] = tuple(launches)
+    if "outside" in reply:  # the host code computed in a run that is judged: that decides the case
+        return finish(out=out)
     if one_tile_limit is not None:  # e.g. hl.inline_triton: its Triton runs in the tiled run only
         if not interpret:
             return finish(reply.pop("tiled_failure", None) or one_tile_limit)

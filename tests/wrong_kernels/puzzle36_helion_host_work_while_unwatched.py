@@ -1,0 +1,26 @@
+"""The outer product made by PyTorch on the host, except while a dispatch mode records it: a
+look at the host code in a run of its own sees only an allocation. The runs whose values are
+judged are watched the same way, so there the product is left zero and the values are wrong."""
+import helion
+import helion.language as hl
+import torch
+from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+EXPECT_KIND = "mismatch"
+EXPECT_SAYS = "`z`"
+
+
+def outer(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    if _get_current_dispatch_mode() is not None:
+        return torch.zeros([y.size(0), x.size(0)], dtype=x.dtype, device=x.device)
+    return torch.mul(y[:, None], x[None, :])
+
+
+@helion.kernel(autotune_effort="none")
+def helion_mul_relu(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    n0, n1 = x.size(0), y.size(0)
+    product = outer(x, y)
+    z = torch.empty([n1, n0], dtype=x.dtype, device=x.device)
+    for rows, cols in hl.tile([n1, n0]):
+        z[rows, cols] = torch.relu(product[rows, cols])
+    return z
