@@ -175,9 +175,7 @@ def _unstood_then(whole: CaseResult, failed_first):
     def once(case, params, trace, hooks, capture=None, sample=False):
         asked.append("sample" if sample else "whole")
         if sample:
-            unstood = Unstood("not every program that ran stored to `z`")
-            unstood.programs = 65600
-            return unstood
+            return Unstood("not every program that ran stored to `z`", 65600)
         return whole, None, None
     grader._run_case_once = once
     return grader, asked

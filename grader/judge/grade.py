@@ -10,7 +10,7 @@ import json
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import msgspec
@@ -42,11 +42,13 @@ NEEDS_ASSEMBLER = ("inline_asm", "maxnreg")
 BLOCK_TRUTH = "BlockTruth:"
 
 
-class Unstood(str):
+@dataclass(frozen=True)
+class Unstood:
     """Why a large case's sample does not stand for its launch, and how many programs the launch has:
     the case then runs whole (grader.judge.sampled)."""
 
-    programs: int = 0
+    why: str
+    programs: int
 
 
 class Unanswered(Exception):
@@ -359,7 +361,7 @@ class PuzzleGrader:
             if not isinstance(sampled, Unstood):
                 return sampled
             if self.failed_first is not None:  # the puzzle fails already: its whole run would tell nothing sooner
-                skipped = failures.Skipped(f"its sample does not stand for its launch ({sampled}), so all "
+                skipped = failures.Skipped(f"its sample does not stand for its launch ({sampled.why}), so all "
                                            f"{sampled.programs} of its programs would run in the interpreter, "
                                            f"and case {self.failed_first} already failed: fix that one first")
                 return failed_case(case, self.puzzle, skipped, describe_case(case, self.puzzle)), None, None
@@ -636,9 +638,7 @@ class PuzzleGrader:
         judged = stands(plan.buffers, len(plan.inputs), sampled)
         if isinstance(judged, Stands):
             return judged
-        unstood = Unstood(judged)
-        unstood.programs = sampled.programs
-        return unstood
+        return Unstood(judged, sampled.programs)
 
     def _race(self, plan, runs, results) -> "failures.Overlap | failures.OrderDependent | None":
         """Two programs storing different values to one element, or a result that changes

@@ -209,24 +209,35 @@ def _recorded(call, recorder: _Recorder) -> HostOp | None:
     return recorder.found
 
 
+def _names(fn, args: tuple) -> dict:
+    """The arguments' storages, each by the name of ``fn``'s parameter it was passed as."""
+    import inspect
+    params = list(inspect.signature(fn).parameters)
+    return {_storage(a): p for p, a in zip(params, args) if _storage(a) is not None}
+
+
 def _copies(fn, args: tuple) -> tuple[tuple, dict]:
     """Copies of the arguments (the host code may write into them), and their storages' names."""
-    import inspect
-
     import torch
     copies = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
-    params = list(inspect.signature(fn).parameters)
-    return copies, {_storage(c): p for p, c in zip(params, copies) if _storage(c) is not None}
+    return copies, _names(fn, copies)
+
+
+def _host_recorder(host, fn, args: tuple, path: str, launch=None) -> _Recorder:
+    """A recorder of the host function ``host`` (Helion's, for one config) run on ``args``, the
+    learner's lines read from the ``# src[...]`` comments of the code Helion generated."""
+    import linecache
+    generated = linecache.getlines(host.__code__.co_filename)
+    return _Recorder(host.__code__, lambda frame: _source_line(generated, frame.f_lineno - 1, path), path,
+                     _names(fn, args), launch)
 
 
 def host_work(bound, config, args: tuple, path: str) -> HostOp | None:
     """The first statement of the host code Helion generated for ``config`` that touches tensor
     data when run on ``args`` (the kernel's normalised arguments), or None."""
-    import linecache
     host = bound.compile_config(config, allow_print=False)
-    generated = linecache.getlines(host.__code__.co_filename)
-    copies, names = _copies(bound.kernel.fn, args)
-    recorder = _Recorder(host.__code__, lambda frame: _source_line(generated, frame.f_lineno - 1, path), path, names)
+    copies, _ = _copies(bound.kernel.fn, args)
+    recorder = _host_recorder(host, bound.kernel.fn, copies, path)
     return _recorded(lambda: host(*copies, _launcher=_no_launch), recorder)
 
 
@@ -237,13 +248,7 @@ def watching(host, fn, args: tuple, path: str, launch):
     work is the device's. host_work looks at the host code in a run of its own; a kernel whose
     host code computes only on some calls, or only while no mode records it, is caught here, in
     the run whose values are judged. Yields the recorder: its ``found`` after the run."""
-    import inspect
-    import linecache
-    generated = linecache.getlines(host.__code__.co_filename)
-    params = list(inspect.signature(fn).parameters)
-    names = {_storage(a): p for p, a in zip(params, args) if _storage(a) is not None}
-    recorder = _Recorder(host.__code__, lambda frame: _source_line(generated, frame.f_lineno - 1, path), path, names,
-                         launch)
+    recorder = _host_recorder(host, fn, args, path, launch)
     escapes, data = _modes(recorder)
     with escapes, data:
         yield recorder

@@ -210,11 +210,15 @@ def _compile(compiler, views, values, tiling: tuple, path: str, name: str, reply
         text = f"{type(error).__name__}: {error}".split("\nWhile processing:")[0]
         return wire.Failure("exception", error=text, line=line, source=source)
     if host is not None:
-        reply["outside"] = wire.HostWork(line=host.line, source=host.source, ops=host.ops, tensors=host.tensors,
-                                         called=host.called, called_line=host.called_line,
-                                         called_source=host.called_source)
+        reply["outside"] = _outside(host)
         return None
     return args, bound, config
+
+
+def _outside(found) -> wire.HostWork:
+    """The wire's words for host work found (a helion_host.HostOp)."""
+    return wire.HostWork(line=found.line, source=found.source, ops=found.ops, tensors=found.tensors,
+                         called=found.called, called_line=found.called_line, called_source=found.called_source)
 
 
 def _watched_run(bound, config, args: tuple, path: str, launch, reply: dict):
@@ -225,11 +229,8 @@ def _watched_run(bound, config, args: tuple, path: str, launch, reply: dict):
         try:
             return host(*args, _launcher=launch)
         finally:
-            found = watched.found
-            if found is not None and "outside" not in reply:
-                reply["outside"] = wire.HostWork(line=found.line, source=found.source, ops=found.ops,
-                                                 tensors=found.tensors, called=found.called,
-                                                 called_line=found.called_line, called_source=found.called_source)
+            if watched.found is not None and "outside" not in reply:
+                reply["outside"] = _outside(watched.found)
 
 
 def _gpu_launcher():
