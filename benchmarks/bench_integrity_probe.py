@@ -18,7 +18,7 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 from grader.judge.bench_integrity import device_peaks, limit_ms  # noqa: E402
-from grader.sandbox import bench_guard as guard  # noqa: E402
+from grader.sandbox.bench import guard  # noqa: E402
 
 
 @triton.jit

@@ -1,6 +1,6 @@
 """The Helion track's solutions timed on a GPU with ``triton.testing.do_bench``, beside PyTorch,
 at each puzzle's Bench sizes: a quick figure without the grader's harness (the grader's own
-``--bench`` times a Helion kernel through its guarded loop, grader/sandbox/helion_bench.py):
+``--bench`` times a Helion kernel through its guarded loop, grader/sandbox/kinds/helion/bench.py):
 
     python benchmarks/helion_bench.py puzzle37 puzzle42 ... [--sizes 1] [--json OUT]
 

@@ -22,7 +22,7 @@ try:
     spec = importlib.util.spec_from_file_location("p35", ROOT / "solutions/puzzle35_helion_vector_add.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    from grader.sandbox.helion_bench import compiled
+    from grader.sandbox.kinds.helion.bench import compiled
     x, y = (torch.randn(5000, device="cuda") for _ in range(2))
     fn, args, config = compiled(module.helion_add, [x, y], {}, {"B0": 1024}, {})
     z = fn(*args)

@@ -41,7 +41,7 @@ import triton.language as tl  # noqa: E402
 
 if ARGS.follow_gpu:
     sys.path.insert(0, str(ROOT))
-    from grader.sandbox.interpreter_semantics import install  # noqa: E402
+    from grader.sandbox.interpreter.semantics import install  # noqa: E402
     install()
 from triton.language.extra import libdevice  # noqa: E402
 

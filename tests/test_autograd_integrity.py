@@ -3,7 +3,7 @@ not be able to tell the grader's look from real use.
 
 Three parts, each tested here beside the corpus (tests/wrong_kernels/puzzle15_*, puzzle22_*):
 
-* the recording (grader/sandbox/function_record.py): the wrapper runs on tensors without
+* the recording (grader/sandbox/kinds/function/record.py): the wrapper runs on tensors without
   values; its operators and launches are written down; host code that needs values fails with
   its line; what PyTorch computes out of the recording's sight reaches the program as a tensor
   no step made;
@@ -152,7 +152,7 @@ _tuned = triton.autotune(configs=[triton.Config({"BLOCK": 16}), triton.Config({"
 
 def _record(forward, backward=None, shape=(40,)):
     """The program of a Function made of ``forward`` and ``backward`` (x -> y of x's shape)."""
-    from grader.sandbox.function_record import record
+    from grader.sandbox.kinds.function.record import record
     backward = backward or (lambda ctx, g: torch.empty_like(g))
     cls = type("Wrapper", (torch.autograd.Function,), {"forward": staticmethod(forward),
                                                        "backward": staticmethod(backward)})
@@ -189,7 +189,7 @@ def test_an_autotuned_launch_gets_its_grid_for_every_config():
 
 
 def test_host_code_that_needs_values_fails_with_its_line():
-    from grader.sandbox.function_record import RecordingFailed
+    from grader.sandbox.kinds.function.record import RecordingFailed
 
     def forward(ctx, x):
         rows = int(x.sum().item())
@@ -426,8 +426,8 @@ def test_a_size_one_dimensions_stride_is_no_difference_between_recording_and_rep
     """``empty_like`` of ``q.transpose(1, 2).contiguous()`` with one head: fake tensors give the head's
     dimension another stride than real ones do. That stride addresses nothing, so the replay does not
     hold the wrapper to it; a stride of a longer dimension still must agree."""
-    from grader.sandbox.function_record import record
-    from grader.sandbox.function_replay import Disagrees, replay, same_strides
+    from grader.sandbox.kinds.function.record import record
+    from grader.sandbox.kinds.function.replay import Disagrees, replay, same_strides
 
     def forward(ctx, q):
         return torch.empty_like(q.transpose(1, 2).contiguous()).transpose(1, 2).contiguous()

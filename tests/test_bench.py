@@ -9,7 +9,7 @@ import torch
 from grader.judge.bench import BenchResult, Row, check_size, plan_size, summarise
 from grader.judge.plan import SpecShapes
 from grader.report.bench import as_json, render_json, render_text
-from grader.sandbox.bench_run import raw
+from grader.sandbox.bench.run import raw
 
 SMALL = {"ROWS": 64, "D": 32}
 

@@ -17,7 +17,7 @@ from grader.judge.bench_tolerance import MARGIN, compare, measure
 from grader.judge.options import Options
 from grader.judge.session import Grading
 from grader.report.bench import as_json, render_text
-from grader.sandbox.bench_loop import draw_sets
+from grader.sandbox.bench.loop import draw_sets
 
 from conftest import COURSE, ROOT
 
@@ -312,7 +312,7 @@ def test_each_trick_is_caught_on_a_gpu(gpu_grading, path):
 def test_the_l2_is_cleared_and_read_back_on_a_gpu():
     if not CUDA:
         pytest.skip("no CUDA device")
-    from grader.sandbox.bench_guard import L2
+    from grader.sandbox.bench.guard import L2
     l2 = L2(torch.cuda.current_stream())
     l2.clear()
     assert l2.state() in ((0, 0), (None, None))

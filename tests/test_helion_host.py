@@ -1,4 +1,4 @@
-"""Host work in a Helion kernel, found by what runs (grader.sandbox.helion_host), and host code
+"""Host work in a Helion kernel, found by what runs (grader.sandbox.kinds.helion.host), and host code
 that branches on the device (grader.source.helion_device). The wrong kernels of each hole are
 in tests/wrong_kernels/ (puzzle35_helion_*, puzzle36_helion_*_outside, puzzle40_helion_helper_*),
 graded by test_wrong_kernels.py; here are the pieces, and correct kernels that must pass."""
@@ -21,7 +21,7 @@ CORRECT = sorted((ROOT / "tests" / "helion_host").glob("puzzle*.py"))
 def test_allocations_views_and_constant_fills_touch_no_data():
     import torch
 
-    from grader.sandbox.helion_host import touches_data
+    from grader.sandbox.kinds.helion.host import touches_data
     aten = torch.ops.aten
     x = torch.ones(4)
     fresh = torch.empty(4)
@@ -37,7 +37,7 @@ def test_allocations_views_and_constant_fills_touch_no_data():
 def test_arithmetic_copies_in_place_ops_and_item_touch_data():
     import torch
 
-    from grader.sandbox.helion_host import touches_data
+    from grader.sandbox.kinds.helion.host import touches_data
     aten = torch.ops.aten
     x = torch.ones(4)
     for op in (aten.add.Tensor, aten.mul.Tensor, aten.masked_fill.Scalar, aten.copy_.default, aten.mul_.Tensor,
@@ -49,7 +49,7 @@ def test_arithmetic_copies_in_place_ops_and_item_touch_data():
 
 
 def test_a_generated_line_maps_to_the_first_line_of_its_statement():
-    from grader.sandbox.helion_host import _source_line
+    from grader.sandbox.kinds.helion.host import _source_line
     generated = ["def k(x, *, _launcher=None):",
                  "    # src[mine.py:11]: if x.device.type == 'cpu':",
                  "    # src[mine.py:12]:     s = s + 1",
@@ -164,7 +164,7 @@ def torch_module():
 def _record(host):
     import inspect
 
-    from grader.sandbox.helion_host import _copies, _recorded, _Recorder
+    from grader.sandbox.kinds.helion.host import _copies, _recorded, _Recorder
     torch = torch_module()
     copies, names = _copies(host, (torch.ones(4), torch.ones(4)))
 

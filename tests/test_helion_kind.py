@@ -1,4 +1,4 @@
-"""The Helion kind (grader.judge.grade_helion, grader.sandbox.helion_run): a @helion.kernel graded in
+"""The Helion kind (grader.judge.grade_helion, grader.sandbox.kinds.helion.run): a @helion.kernel graded in
 Helion's interpreter and, tile by tile, as the Triton Helion generates, that Triton compiled
 for sm_90. The corpus (tests/wrong_kernels/puzzle35_*) is graded by test_wrong_kernels.py; here
 are the rest: the pilot's solution and stub, what is not a Helion kernel, what Helion's
@@ -161,7 +161,7 @@ def test_reading_a_helion_puzzle_file_does_not_import_helion():
 def test_a_stub_is_a_kernel_whose_tile_loops_do_nothing():
     import linecache
 
-    from grader.sandbox.helion_run import is_stub
+    from grader.sandbox.kinds.helion.run import is_stub
     source = textwrap.dedent('''
         def stub(x):
             z = x
@@ -420,8 +420,8 @@ def test_a_cases_tile_sizes_reach_the_kernels_own_loops_whatever_their_number(tm
 
     import torch
 
-    from grader.sandbox.helion_config import case_config
-    from grader.sandbox.helion_run import _compiler_copy
+    from grader.sandbox.kinds.helion.config import case_config
+    from grader.sandbox.kinds.helion.run import _compiler_copy
     (tmp_path / "kernels.py").write_text(textwrap.dedent('''\
         import helion
         import helion.language as hl
@@ -504,7 +504,7 @@ def test_helion_words_for_a_dropped_dimension_and_a_wrong_dtype():
 def test_a_tiled_run_that_cannot_run_is_the_interpreters_limit_at_the_learners_line(tmp_path):
     """Whatever Triton's interpreter lacks (today's libdevice function, tomorrow's op): the
     generated line that raised, the learner's line Helion lowered it from, never a pass."""
-    from grader.sandbox.helion_tiled import tiled_limit
+    from grader.sandbox.kinds.helion.tiled import tiled_limit
     learner = tmp_path / "mine.py"
     learner.write_text("\n" * 15 + "        z[tile] = x[tile] + torch.erfinv(x[tile] * 0)\n")
     generated = tmp_path / "generated.py"
@@ -571,7 +571,7 @@ import triton.language as tl
 from helion.runtime.triton import helpers
 from triton.runtime import interpreter
 
-from grader.sandbox.helion_cpu import interpreted_launch
+from grader.sandbox.kinds.helion.cpu import interpreted_launch
 
 
 def slow(self, input):

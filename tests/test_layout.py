@@ -207,8 +207,9 @@ def test_the_report_package_holds_the_renderers():
 
 
 def test_the_sandbox_package_holds_the_worker():
-    names = {p.stem for p in (PACKAGE / "sandbox").glob("*.py")}
-    assert {"zygote", "worker", "launch", "learner_import", "bounds", "function_record", "function_replay"} <= names
+    names = {p.relative_to(PACKAGE / "sandbox").with_suffix("").as_posix() for p in (PACKAGE / "sandbox").rglob("*.py")}
+    assert {"zygote", "worker", "launch", "learner_import", "bounds", "kinds/function/record",
+            "kinds/function/replay", "kinds/helion/run"} <= names
 
 
 def test_public_surfaces_are_pinned():

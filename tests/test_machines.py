@@ -228,7 +228,7 @@ def test_inline_ptx_is_graded_where_nothing_depends_on_it_and_beside_a_gpu_only_
 
 def test_a_stand_in_is_a_pure_function_of_its_operands_and_its_seed():
     import numpy as np
-    from grader.sandbox.interpreter_filling import as_dtype, values
+    from grader.sandbox.interpreter.filling import as_dtype, values
     x = np.arange(4096, dtype=np.float32)
     a, b = values(1, [x], x.shape, 1)[0], values(2, [x], x.shape, 1)[0]
     assert (a == values(1, [x.copy()], x.shape, 1)[0]).all() and (a != b).all()

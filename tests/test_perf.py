@@ -14,8 +14,8 @@ from grader.judge.perf import launch_cost
 from grader.judge.perf_findings import findings
 from grader.judge.perf_model import PerfProfile
 from grader.sandbox.compile_stats import ptx_counts
-from grader.sandbox.perf_record import _weighted_unique, warp_sectors
-from grader.sandbox.perf_sample import per_axis, runs, spread, spread_order
+from grader.sandbox.perf.record import _weighted_unique, warp_sectors
+from grader.sandbox.perf.sample import per_axis, runs, spread, spread_order
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = Path(__file__).resolve().parent / "perf"
@@ -288,7 +288,7 @@ def test_a_notebook_estimates_a_kernel_it_defines(tmp_path, monkeypatch):
 def test_a_wrappers_operators_are_counted_unless_they_launch_nothing():
     import torch
 
-    from grader.sandbox.perf_run import torch_ops
+    from grader.sandbox.perf.run import torch_ops
 
     class Outside:
         inside = False

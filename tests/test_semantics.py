@@ -17,9 +17,9 @@ from grader.channel import wire
 from grader.report import batch_files, html, json_report, text
 from grader.judge.options import Options
 from grader.judge.results import CaseResult, ExitCode, PuzzleResult, Report, Status, StudentResult
-from grader.sandbox.interpreter_libdevice import compute
-from grader.sandbox.interpreter_limits import InterpreterLimit, find_limit
-from grader.sandbox.interpreter_semantics import bf16_to_f32, f32_to_bf16, float_to_int, to_tf32
+from grader.sandbox.interpreter.libdevice import compute
+from grader.sandbox.interpreter.limits import InterpreterLimit, find_limit
+from grader.sandbox.interpreter.semantics import bf16_to_f32, f32_to_bf16, float_to_int, to_tf32
 from grader.judge.session import grade_many
 
 PROBE = ROOT / "benchmarks" / "interpreter_vs_gpu.py"
@@ -202,7 +202,7 @@ def test_a_class_counts_interpreter_limits_apart_and_lists_them():
 
 
 def test_integer_division_and_remainder_by_zero_set_every_bit_as_a_gpu_does():
-    from grader.sandbox.interpreter_rules import divide, remainder
+    from grader.sandbox.interpreter.rules import divide, remainder
     x, zero = np.array([7, -7, 0, 9], dtype=np.int32), np.array([0, 0, 0, 2], dtype=np.int32)
     assert divide(x, zero).tolist() == [-1, -1, -1, 4] and remainder(x, zero).tolist() == [-1, -1, -1, 1]
     assert divide(np.array([-7], np.int32), np.array([2], np.int32)).tolist() == [-3]  # truncates, as compiled
@@ -215,7 +215,7 @@ KERNELS = '''
 import os, sys
 os.environ["TRITON_INTERPRET"] = "1"
 import torch, triton, triton.language as tl
-from grader.sandbox.interpreter_semantics import install
+from grader.sandbox.interpreter.semantics import install
 install()
 
 @triton.jit

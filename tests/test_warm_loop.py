@@ -97,7 +97,7 @@ def test_helions_import_keeps_its_autotuners_scikit_learn_out_and_lets_it_in_aft
     seen = []
     monkeypatch.setitem(sys.modules, "helion", type(sys)("helion"))
     monkeypatch.setitem(sys.modules, "helion.language", type(sys)("helion.language"))
-    monkeypatch.setitem(sys.modules, "grader.sandbox.helion_run", type(sys)("helion_run"))
+    monkeypatch.setitem(sys.modules, "grader.sandbox.kinds.helion.run", type(sys)("helion_run"))
     monkeypatch.delitem(sys.modules, "sklearn", raising=False)
     real_import = __builtins__["__import__"] if isinstance(__builtins__, dict) else __builtins__.__import__
 

@@ -10,7 +10,7 @@ and yardsticks, at the headline size of the puzzle's --bench.
 
 --old DIR: a folder with the solutions before the change (same file names), timed beside the
 current ones, for the before -> after figures. Each time is triton.testing.do_bench's median,
-the fastest of ROUNDS rounds, as --bench takes it (grader/sandbox/bench_run.py). The yardsticks:
+the fastest of ROUNDS rounds, as --bench takes it (grader/sandbox/bench/run.py). The yardsticks:
 
 * dropout, histogram: a device-to-device copy of the same bytes (read + written), at that size;
   for dropout also PyTorch's dropout, and two floors of the kernel's own: Philox alone (the
@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "solutions"))
 
-from grader.sandbox.bench_run import device_copy, warm_up  # noqa: E402
+from grader.sandbox.bench.run import device_copy, warm_up  # noqa: E402
 
 ROUNDS = 2
 RESULTS: list[dict] = []

@@ -25,7 +25,7 @@ import triton.testing
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from grader.sandbox.bench_run import STATISTIC, copy_bandwidth, warm_up  # noqa: E402
+from grader.sandbox.bench.run import STATISTIC, copy_bandwidth, warm_up  # noqa: E402
 
 ROWS, D = 65536, 1024
 SOURCE = (ROOT / "solutions" / "puzzle13_weighted_sum_forward.py").read_text()

@@ -24,7 +24,7 @@ from puzzle14_weighted_sum_backward import weighted_sum_bwd  # noqa: E402
 from puzzle16_weighted_sum_forward_descriptors import weighted_sum_fwd_desc  # noqa: E402
 from puzzle17_weighted_sum_backward_descriptors import weighted_sum_bwd_desc  # noqa: E402
 
-from grader.sandbox.bench_run import copy_bandwidth  # noqa: E402
+from grader.sandbox.bench.run import copy_bandwidth  # noqa: E402
 
 ROWS, D = 65536, 1024
 

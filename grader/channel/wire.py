@@ -616,7 +616,7 @@ class AuditEvent(Message):
 
 
 class BenchWatch(Message, omit_defaults=True):
-    """What the worker saw while the learner's code ran (grader.sandbox.bench_guard); the grader decides."""
+    """What the worker saw while the learner's code ran (grader.sandbox.bench.guard); the grader decides."""
 
     tampered: tuple[str, ...] = ()   # watched names that hold another object afterwards
     switched: tuple[str, ...] = ()   # switches (grad mode, TF32, SDPA backends, modes, hooks) thrown

@@ -5,7 +5,7 @@ This module runs the benchmark; its result (:class:`grader.judge.bench_model.Ben
 
 Each size of the puzzle's sweep is planned as a graded case is (:mod:`grader.judge.plan`: the same
 inputs, ``mantissa_bits`` included), twice, with two seeds: two input sets, which the worker
-alternates at random between timed calls (:mod:`grader.sandbox.bench_loop`). The worker runs the
+alternates at random between timed calls (:mod:`grader.sandbox.bench.loop`). The worker runs the
 kernel once on the first set, then times it against the baseline (and ``torch.compile`` of it,
 where the puzzle's Bench asks) and a device-to-device copy of the same byte count, and sends back
 what the first call, a timed call drawn at random and the last timed call wrote. Each is judged

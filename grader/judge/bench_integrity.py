@@ -1,6 +1,6 @@
 """Whether ``--bench`` can trust a size's timing: the GPU's physical limits, and the grader's
 verdict on what the worker watched while the learner's code ran
-(:mod:`grader.sandbox.bench_guard` saw it; nothing there decides).
+(:mod:`grader.sandbox.bench.guard` saw it; nothing there decides).
 
 **The physical limit.** No kernel finishes faster than its least memory traffic at the
 memory's peak bandwidth, nor than its floating-point operations at the tensor cores' peak.

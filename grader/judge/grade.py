@@ -38,7 +38,7 @@ from grader.channel.worker_pool import CompileChecker, WorkerDied, WorkerProcess
 COMPILE_STAGE = "llir"
 NEEDS_ASSEMBLER = ("inline_asm", "maxnreg")
 # How the worker reports the interpreter's refusal of a block's truth (`and` between masks:
-# sandbox.interpreter_limits.BlockTruth): the learner's mistake on every device, found beside a GPU too.
+# sandbox.interpreter.limits.BlockTruth): the learner's mistake on every device, found beside a GPU too.
 BLOCK_TRUTH = "BlockTruth:"
 
 

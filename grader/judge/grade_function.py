@@ -2,9 +2,9 @@
 
 The wrapper never sees data. For each case one worker runs its forward and backward on tensors
 that have the case's shapes, strides and dtypes but no values, and records what they do as a
-program (:mod:`grader.sandbox.function_record`). A second worker, forked fresh after the first
+program (:mod:`grader.sandbox.kinds.function.record`). A second worker, forked fresh after the first
 has ended, replays the program on the real inputs: PyTorch's operators and the learner's
-kernels, no other learner code (:mod:`grader.sandbox.function_replay`); once per autotuning
+kernels, no other learner code (:mod:`grader.sandbox.kinds.function.replay`); once per autotuning
 config, where a launched kernel has several. The verdict comes from the replay and from
 reading the program here (:mod:`grader.judge.program`): that the kernels computed the results and
 PyTorch only allocated, viewed and summed partial results, what ``ctx`` saved, and the output

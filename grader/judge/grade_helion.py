@@ -1,6 +1,6 @@
 """Grading a Helion puzzle: the learner's ``@helion.kernel``, case by case.
 
-The worker (:mod:`grader.sandbox.helion_run`) has Helion's compiler trace the kernel on each
+The worker (:mod:`grader.sandbox.kinds.helion.run`) has Helion's compiler trace the kernel on each
 case's inputs, then runs it: in Helion's interpreter on a CPU (and the Triton code Helion
 generated, tile by tile, in Triton's interpreter), compiled on a GPU. Here each case is judged:
 work outside the ``hl.tile`` loops is PyTorch's, not the kernel's; the values are the spec's,

@@ -39,7 +39,7 @@ def interpreter_fault() -> str | None:
 def _run_probe() -> str | None:
     env = {key: value for key, value in os.environ.items() if key != "TRITON_INTERPRET"}
     try:
-        done = subprocess.run([sys.executable, "-m", "grader.sandbox.interpreter_probe"], capture_output=True,
+        done = subprocess.run([sys.executable, "-m", "grader.sandbox.interpreter.probe"], capture_output=True,
                               text=True, timeout=PROBE_LIMIT_S, env=env)
     except subprocess.TimeoutExpired:
         return f"the probe kernel did not finish within {PROBE_LIMIT_S} s"

@@ -2,7 +2,7 @@
 
 The kernel runs once in the interpreter at one representative size: the bench's headline
 size where the puzzle has a Bench, else its largest case. Each launch interprets a spread
-sample of its programs (:mod:`grader.sandbox.perf_record`), which count every load, store,
+sample of its programs (:mod:`grader.sandbox.perf.record`), which count every load, store,
 atomic, ``tl.dot`` and lane operation; the counts are scaled to the grid. The same launch is
 compiled for sm_90 (:mod:`grader.sandbox.compile_stats`) for its registers, spills, shared
 memory and matrix instructions, which give its occupancy. :mod:`grader.judge.perf_estimate`

@@ -20,7 +20,7 @@ import msgspec
 
 from grader.channel import wire
 
-_COUNTING = ("sandbox/perf_record.py", "sandbox/perf_sample.py", "sandbox/perf_run.py", "sandbox/compile_stats.py",
+_COUNTING = ("sandbox/perf/record.py", "sandbox/perf/sample.py", "sandbox/perf/run.py", "sandbox/compile_stats.py",
              "channel/wire.py")
 
 

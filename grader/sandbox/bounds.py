@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grader.sandbox.interpreter_hooks import restore
+from grader.sandbox.interpreter.hooks import restore
 from grader.source.source_lines import pointer_names
 
 

@@ -16,7 +16,7 @@ import builtins
 import inspect
 from dataclasses import dataclass, field
 
-from grader.sandbox.interpreter_hooks import RangePatch
+from grader.sandbox.interpreter.hooks import RangePatch
 from grader.sandbox.sampling import grid_loop
 from grader.source.wrapped import python_function
 

@@ -24,7 +24,7 @@ import sys
 import numpy as np
 
 from grader.course.limits import refusal
-from grader.sandbox.interpreter_hooks import RangePatch
+from grader.sandbox.interpreter.hooks import RangePatch
 
 DRAWN = 2  # programs drawn at random along axis 0, beside the first two and the last
 

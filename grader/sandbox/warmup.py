@@ -44,7 +44,7 @@ def helion() -> None:
     """Helion's import, seconds long, for a Helion puzzle's workers and, where its Triton calls
     Helion's helpers, its compile checker's (asked for by its grader only: no other track pays
     it). Its interpreter switch is read when a kernel is decorated, later, in the worker
-    (grader.sandbox.helion_run.before_import), so importing it here changes nothing.
+    (grader.sandbox.kinds.helion.run.before_import), so importing it here changes nothing.
 
     Helion's autotuner imports scikit-learn, and with it SciPy, for a surrogate model it may try
     if installed: 1 s of a 3 s import, for an autotuner the grader never runs. It is kept out of
@@ -60,7 +60,7 @@ def helion() -> None:
     finally:
         if keep_out and sys.modules.get("sklearn", 0) is None:
             del sys.modules["sklearn"]
-    import grader.sandbox.helion_run  # noqa: F401  (the worker's side of a case, and what it imports)
+    import grader.sandbox.kinds.helion.run  # noqa: F401  (the worker's side of a case, and what it imports)
 
 
 def compiler() -> None:

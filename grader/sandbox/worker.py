@@ -12,6 +12,7 @@ process fails.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import inspect
 import os
@@ -23,7 +24,7 @@ from grader.sandbox import kinds
 from grader.source.wrapped import python_function
 from grader.sandbox.learner_code import captured_output, compile_error_line, exception_chain, learner_frame, root_cause
 from grader.channel import wire
-from grader.course.dtypes import DTYPES, dtype_name, tensor_bytes
+from grader.course.dtypes import DTYPES
 from grader.channel.protocol import ChannelClosed, Reader, write_message
 
 
@@ -44,14 +45,14 @@ def prepare(device: str, warm=()):
     install(compiled_builtins() if device == "cpu" else None)
     if device == "cpu":  # the interpreter computes as an sm_90 GPU does (docs/interpreter-vs-gpu.md), and
         # patches triton.language once per launch rather than on every helper call
-        from grader.sandbox.interpreter_semantics import install as follow_gpu
-        from grader.sandbox.interpreter_speed import install as patch_once_per_launch
+        from grader.sandbox.interpreter.semantics import install as follow_gpu
+        from grader.sandbox.interpreter.speed import install as patch_once_per_launch
         from grader.sandbox.sampling import install_limits
         follow_gpu()
         patch_once_per_launch()
         install_limits()  # a grid or num_warps a GPU refuses is refused here too
     if device != "compile":  # --bench's clock and watch, captured before any learner code runs
-        import grader.sandbox.bench_guard  # noqa: F401
+        import grader.sandbox.bench.guard  # noqa: F401
     from grader.sandbox import warmup
     return warmup.prepare(device, warm)
 
@@ -141,7 +142,7 @@ class Worker:
         self._allocator_on = wanted
 
     # ---- running ---------------------------------------------------------------------------
-    def _tensors(self, buffers: tuple[wire.BufferSpec, ...], blobs: list[bytes]):
+    def tensors(self, buffers: tuple[wire.BufferSpec, ...], blobs: list[bytes]):
         torch = self.torch
         if len(blobs) != len(buffers) or any(len(raw) != spec.total for spec, raw in zip(buffers, blobs)):
             raise wire.WireError(f"{len(blobs)} blobs of {[len(b) for b in blobs]} bytes for buffers of "
@@ -172,10 +173,10 @@ class Worker:
         interpreted = self.device == "cpu"
         configs, error, printed, seconds = list(layers.configs), None, "", 0.0
         if getattr(layers.autotuner, "early_config_prune", None) is not None:  # the learner's Python: captured
-            configs, error, printed, seconds = self._run_learner(
+            configs, error, printed, seconds = self.run_learner(
                 lambda: tuned_configs(layers, msg.buffers, dict(msg.named), self.torch), None)
         if error is not None:  # the learner's early_config_prune raised, or kept nothing
-            failure = self._failure(error, path, kernel)
+            failure = self.failure_of(error, path, kernel)
             if getattr(error, "line", None) and failure.line is None:
                 failure = wire.Failure("exception", error=failure.error, line=error.line, source=error.source)
             return wire.Ran(runs=(wire.KernelRun(label="its early_config_prune", reversed=False, seconds=seconds,
@@ -185,10 +186,10 @@ class Worker:
         reorder = interpreted and msg.reorder and not sampling and self._programs(msg, layers) > 1
         runs, out = [], []
         for index, (label, config, reverse) in enumerate(plans):
-            whole, views = self._tensors(msg.buffers, blobs)
+            whole, views = self.tensors(msg.buffers, blobs)
             checker = recorder = None
             if interpreted and (msg.check_bounds or msg.trace or sampling):
-                checker = self._bounds_checker(msg.buffers, whole, path, msg.trace and not out,
+                checker = self.bounds_checker(msg.buffers, whole, path, msg.trace and not out,
                                                msg.check_bounds or sampling)
                 if sampling:  # every store written down: the grader compares what the programs that ran stored
                     from grader.sandbox.sampling import StoreRecorder
@@ -196,10 +197,10 @@ class Worker:
                 checker.install()
             named = dict(msg.named)
             with self._order(reverse, msg.sample if sampling else None) as order, self._standing_in(1) as stand:
-                _, error, printed, seconds = self._run_learner(
+                _, error, printed, seconds = self.run_learner(
                     lambda: launch(layers, grid, views, named, config), checker)
             run = {"label": label, "reversed": reverse, "seconds": seconds, "printed": printed,
-                   "failure": None if error is None else self._failure(error, path, kernel)}
+                   "failure": None if error is None else self.failure_of(error, path, kernel)}
             if stand is not None and stand.used:  # inline PTX, stood in for: graded only if nothing depends on it
                 run["failure"] = self._stood_in(stand, run["failure"], whole, path, msg, blobs,
                                                 lambda views2: launch(layers, grid, views2, dict(msg.named), config),
@@ -231,10 +232,10 @@ class Worker:
         return wire.Ran(runs=tuple(runs)), out
 
     def _standing_in(self, seed: int):
-        """In the interpreter, inline assembly stood in for under ``seed`` (interpreter_filling)."""
+        """In the interpreter, inline assembly stood in for under ``seed`` (interpreter.filling)."""
         if self.device != "cpu":
             return contextlib.nullcontext()
-        from grader.sandbox.interpreter_filling import standing_in
+        from grader.sandbox.interpreter.filling import standing_in
         return standing_in(seed)
 
     def _stood_in(self, stand, failure, whole, path: str, msg: wire.Run, blobs, run, reverse: bool,
@@ -249,18 +250,18 @@ class Worker:
         line = next((n for f, n in stack if f == path), None)
         source = linecache.getline(path, line).strip() if line else ""
         if failure is None:
-            again, views = self._tensors(msg.buffers, blobs)
+            again, views = self.tensors(msg.buffers, blobs)
             checker = None
             if msg.check_bounds:  # the accesses under the second stand-in are checked too
-                checker = self._bounds_checker(msg.buffers, again, path, False, True)
+                checker = self.bounds_checker(msg.buffers, again, path, False, True)
                 checker.install()
             with self._order(reverse, sample), self._standing_in(2):
-                _, error, _, _ = self._run_learner(lambda: run(views), checker)
+                _, error, _, _ = self.run_learner(lambda: run(views), checker)
             if error is None and (msg.accesses_only or all(a.cpu().numpy().tobytes() == b.cpu().numpy().tobytes()
                                                            for a, b in zip(whole, again))):
                 return None
             why = "and the outputs depend on what it computes" if error is None else \
-                f"and with another stand-in for its values the run failed ({self._failure(error, path, None).kind})"
+                f"and with another stand-in for its values the run failed ({self.failure_of(error, path, None).kind})"
         else:
             why = f"and with a stand-in for its values the run failed ({failure.kind}: {failure.error[:200]})"
         return wire.Failure("interpreter_limit", error=f"{what}, {why}", line=line, source=source)
@@ -293,7 +294,7 @@ class Worker:
         except Exception:  # the grid needs a value only a config gives: assume several
             return 2
 
-    def _run_learner(self, call, checker):
+    def run_learner(self, call, checker):
         """Run learner code with its output captured; the bounds check (if any) is removed after.
         Returns (result, exception or None, printed text, seconds)."""
         start = time.perf_counter()
@@ -311,78 +312,11 @@ class Worker:
             return None, exc, printed[0] if printed else "", time.perf_counter() - start
         return result, None, printed[0] if printed else "", time.perf_counter() - start
 
-    def op_record(self, msg: wire.Record, blobs: list[bytes]):
-        """Record the learner's autograd.Function on tensors without values (function_record)."""
-        from grader.sandbox.function_record import record
-        path = os.path.abspath(msg.file)
-        os.environ.pop("TRITON_INTERPRET", None)  # launches are written down, never run: as on a GPU
-        cls = self.kernel(path, msg.kernel)
-        if not (isinstance(cls, type) and issubclass(cls, self.torch.autograd.Function)):
-            return wire.Failure("signature", error="not_function"), []
-        from grader.sandbox.learner_import import learner_files
-        device = "cuda" if self.device == "cuda" else "cpu"
-        files = {f: "" if f == path else os.path.basename(f) for f in learner_files()}
-        seen, error, printed, seconds = self._run_learner(
-            lambda: record(cls, self.modules[path], files, msg.buffers, device), None)
-        if error is None:
-            try:
-                program = wire.convert(seen, wire.Program)
-            except wire.WireError as exc:
-                error = exc
-        if error is not None:
-            from grader.sandbox.function_record import RecordingFailed
-            phase, host = (error.phase, error.host) if isinstance(error, RecordingFailed) else ("forward", None)
-            cause = error.__cause__ if isinstance(error, RecordingFailed) else error
-            if isinstance(cause, ImportError) and "torch" in str(cause):  # torch's own machinery broke
-                return wire.Failure("error", error=f"recording needs torch's fake tensors, which fail to import "
-                                    f"here ({cause}): run `python -m grader doctor`"), []
-            return wire.Recorded(seconds=seconds, printed=printed, failure=self._failure(cause, path, None),
-                                 host=host, phase=phase), []
-        return wire.Recorded(seconds=seconds, printed=printed, program=program), []
-
-    def op_replay(self, msg: wire.Replay, blobs: list[bytes]):
-        """Replay a recorded program on the grader's inputs: operators and kernels only
-        (function_replay). The output and the gradients go back to be judged."""
-        from grader.sandbox.function_replay import Disagrees, replay
-        path = os.path.abspath(msg.file)
-        module = self.module(path)
-        self.use_allocator(msg.allocator)
-        whole, views = self._tensors(msg.buffers, blobs)
-        checker = None
-        if self.device == "cpu" and msg.check_bounds:
-            checker = self._bounds_checker(msg.buffers, whole, path, False, True)
-            checker.install()
-        disagrees = []
-
-        def run():
-            try:
-                return replay(msg.program, views, self.device, module, msg.config,
-                              checker.allow if checker else None)
-            except Disagrees as exc:
-                disagrees.append(str(exc))
-                return None
-        result, error, printed, seconds = self._run_learner(run, checker)
-        if error is not None:
-            return wire.Replayed(seconds=seconds, printed=printed, failure=self._failure(error, path, None)), []
-        if disagrees:
-            return wire.Replayed(seconds=seconds, printed=printed, disagrees=disagrees[0]), []
-        returned, labels = result
-        described = tuple(wire.TensorInfo(tensor=True, shape=tuple(t.shape), dtype=dtype_name(t))
-                          if isinstance(t, self.torch.Tensor) else wire.TensorInfo(tensor=False, type=t.type or "None")
-                          for t in returned)
-        out = [tensor_bytes(t) for t in returned if isinstance(t, self.torch.Tensor)]
-        return wire.Replayed(seconds=seconds, printed=printed, returned=described, label="; ".join(labels)), out
-
-    def op_helionrun(self, msg: wire.HelionRun, blobs: list[bytes]):
-        """One case of a Helion puzzle: compiled by Helion, then run (grader.sandbox.helion_run)."""
-        from grader.sandbox.helion_run import run
-        return run(self, msg, blobs)
-
     def op_bench(self, msg: wire.Bench, blobs: list[bytes]):
         """Time the learner's kernel (or autograd function) at one size of the puzzle's sweep,
         on the inputs the grader planned; what it wrote goes back for the grader to judge. A cpu
         worker times in the interpreter with the host's clock: the test path, never a figure."""
-        from grader.sandbox.bench_run import METHOD, device_copy
+        from grader.sandbox.bench.run import METHOD, device_copy
         from grader.course.loader import load_puzzle
         if self.device == "compile":
             return wire.Failure("error", error="benchmarks need a CUDA device"), []
@@ -399,7 +333,7 @@ class Worker:
             copy = device_copy(self.device)
             result, out = kind.bench(puzzle, kernel, msg, blobs, self.device)
         except BaseException as exc:  # the learner's code may raise anything
-            return self._failure(exc, path, kinds.for_object(kernel).ran(kernel)), []
+            return self.failure_of(exc, path, kinds.for_object(kernel).ran(kernel)), []
         device = self.torch.cuda.get_device_name() if self.device == "cuda" else "CPU (Triton's interpreter)"
         return wire.Benched(device=device,
                             copy=wire.CopyBandwidth(**{k: copy[k] for k in ("gb_per_s", "cached", "bytes", "ms",
@@ -410,7 +344,7 @@ class Worker:
 
     def op_profile(self, msg: wire.Profile, blobs: list[bytes]):
         """``--perf``: run the learner's kernel (or autograd function) once at one size in the
-        interpreter, sampling each launch's programs, and send back what they did (perf_run)."""
+        interpreter, sampling each launch's programs, and send back what they did (perf.run)."""
         from grader.course.loader import load_puzzle
         if self.device != "cpu":
             return wire.Failure("error", error="--perf counts accesses in the interpreter: ask a cpu worker"), []
@@ -420,14 +354,14 @@ class Worker:
         if obj is None:
             return wire.Failure("not_found", defined=()), []
         kind = kinds.named(puzzle.kind)
-        result, error, printed, seconds = self._run_learner(
+        result, error, printed, seconds = self.run_learner(
             lambda: kind.profile(puzzle, obj, msg, path, self.modules[path]), None)
         if error is not None:
             return wire.Profiled(launches=(), seconds=seconds, printed=printed,
-                                 failure=self._failure(error, path, kinds.for_object(obj).ran(obj))), []
+                                 failure=self.failure_of(error, path, kinds.for_object(obj).ran(obj))), []
         return wire.convert({**result, "printed": printed}, wire.Profiled), []
 
-    def _bounds_checker(self, buffers: tuple[wire.BufferSpec, ...], whole, path, trace: bool, enforce: bool):
+    def bounds_checker(self, buffers: tuple[wire.BufferSpec, ...], whole, path, trace: bool, enforce: bool):
         from triton.runtime import interpreter
 
         from grader.sandbox.bounds import AccessTrace, BoundsChecker, Region
@@ -444,14 +378,14 @@ class Worker:
         return BoundsChecker(regions, path, interpreter.interpreter_builder,
                              AccessTrace(regions) if trace else None, enforce, outputs)
 
-    def _failure(self, exc: BaseException, path: str, kernel) -> wire.Failure:
+    def failure_of(self, exc: BaseException, path: str, kernel) -> wire.Failure:
         """What the learner's code raised, as the grader is told it. ``kernel`` is the kernel
         that ran, or None for an autograd function (whose kernels are found from the error)."""
         import re
 
         from grader.sandbox.bounds import OutOfBounds
         cause = root_cause(exc)
-        from grader.sandbox.interpreter_limits import find_limit
+        from grader.sandbox.interpreter.limits import find_limit
         limit = find_limit(exc) if self.device == "cpu" else None
         if limit is not None:  # what the interpreter cannot run: not the learner's failure
             line, source = learner_frame(exc, path)
@@ -502,14 +436,14 @@ class Worker:
         from grader.sandbox.launch import apply_heuristics, describe_config, unwrap
         path = os.path.abspath(msg.file) if not msg.source else self._written(msg.source)
         if msg.path:  # a kernel an autograd wrapper launched, found as its replay finds it
-            from grader.sandbox.function_replay import find_kernel
+            from grader.sandbox.kinds.function.replay import find_kernel
             layers = unwrap(find_kernel(self.module(path), msg.path, msg.hops), msg.kernel)
         else:
             layers = unwrap(self.kernel(path, msg.kernel), msg.kernel)
         fn = layers.base.fn
         base_signature, base_constexprs = dict(msg.signature), dict(msg.constexprs)
         if msg.path:
-            from grader.sandbox.function_replay import launch_signature
+            from grader.sandbox.kinds.function.replay import launch_signature
             base_signature, base_constexprs = launch_signature(fn, msg.arguments, msg.keywords, set(layers.provided))
         variants = [(describe_config(c), c.kwargs, {"num_warps": c.num_warps, "num_stages": c.num_stages})
                     for c in layers.configs] or [("", {}, dict(msg.options))]
@@ -577,8 +511,9 @@ class Worker:
 
     def serve(self, reader: Reader) -> None:
         handlers = {wire.Load: self.op_load, wire.Run: self.op_run, wire.Compile: self.op_compile,
-                    wire.Record: self.op_record, wire.Replay: self.op_replay, wire.HelionRun: self.op_helionrun,
                     wire.Bench: self.op_bench, wire.Profile: self.op_profile}
+        for kind in kinds.KINDS.values():  # each kind's own requests, answered by its wing
+            handlers |= {request: functools.partial(answer, self) for request, answer in kind.answers.items()}
         while True:
             try:
                 header, blobs = reader.read_message()

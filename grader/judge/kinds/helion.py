@@ -17,7 +17,7 @@ KIND = PuzzleKind(
     order=0,  # Helion's import and its compiler, per case: among the longest to grade
     pictures=False, viewer=False,  # Helion launches the kernel it generates: no one traced launch to draw
     # Timed as the learner calls it, compiled by Helion with the Bench's one config
-    # (grader.sandbox.helion_bench): planned, judged and compared as a kernel's size is.
+    # (grader.sandbox.kinds.helion.bench): planned, judged and compared as a kernel's size is.
     bench=BenchPlan(blocks=True, plan=KERNEL.bench.plan, what="kernel (compiled by Helion, one config)",
                     baseline_results=KERNEL.bench.baseline_results),
     perf_refused=("no estimate for a Helion kernel: --perf counts what a Triton kernel does in Triton's "

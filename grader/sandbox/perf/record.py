@@ -1,6 +1,6 @@
 """Counting what a kernel does, for ``--perf`` (runs inside an interpreter worker).
 
-Each launch interprets a spread sample of its programs (:mod:`.perf_sample`: a few along each
+Each launch interprets a spread sample of its programs (:mod:`.sample`: a few along each
 axis of the grid, the first and the last included) and counts, per line of the kernel and
 tensor: the lanes each load, store and atomic asks for, the lanes its mask lets through, the
 32-byte sectors they touch, and which sectors each program and the sample as a whole touch;
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from grader.sandbox.bounds import kernel_line
-from grader.sandbox.interpreter_hooks import restore
-from grader.sandbox.perf_sectors import SECTOR, precision_of, warp_sectors  # noqa: F401 (warp_sectors: tests)
+from grader.sandbox.interpreter.hooks import restore
+from grader.sandbox.perf.sectors import SECTOR, precision_of, warp_sectors  # noqa: F401 (warp_sectors: tests)
 
 SLOW = {np.exp, np.exp2, np.log, np.log2, np.sqrt, np.sin, np.cos}  # the SFU's: one per 8 lanes a clock
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
@@ -59,7 +59,7 @@ class LaunchCounts:
         self.alu = 0.0
         self.sfu = 0.0
         # what one iteration of the loops now running stands for: 1, or inside a sampled loop
-        # (:meth:`grader.sandbox.perf_sample.Sample.loop`) the iterations it skipped per one it ran
+        # (:meth:`grader.sandbox.perf.sample.Sample.loop`) the iterations it skipped per one it ran
         self.weight = 1.0
         # what a sector new to the program stands for: in a sampled loop, the new sectors of
         # the iterations its first run stands for (Sample._weighted)

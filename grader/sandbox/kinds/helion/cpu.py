@@ -100,8 +100,8 @@ def interpreted_launch(kernel, grid, args, options) -> None:
     from triton.runtime.interpreter import InterpretedFunction
     from triton.runtime.jit import JITFunction
 
-    from grader.sandbox import interpreter_semantics
-    interpreter_semantics.install()
+    from grader.sandbox.interpreter import semantics
+    semantics.install()
     numpy_nan_reductions(interpreter)
     swapped = [(module, name, value) for key, module in list(sys.modules.items())
                if key.startswith("triton.language") and module is not None

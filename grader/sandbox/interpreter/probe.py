@@ -1,4 +1,4 @@
-"""Does Triton's interpreter run correctly on this machine? ``python -m grader.sandbox.interpreter_probe``
+"""Does Triton's interpreter run correctly on this machine? ``python -m grader.sandbox.interpreter.probe``
 
 Some pairings of Triton and NumPy break the interpreter (triton 3.6 with numpy >= 2.4 fails
 loops whose bounds are run-time values; triton 3.1 with NumPy 2 leaves outputs at zero). On a
@@ -24,7 +24,7 @@ def probe() -> str | None:
     import triton
     import triton.language as tl
 
-    from grader.sandbox.interpreter_semantics import install
+    from grader.sandbox.interpreter.semantics import install
     install()
 
     @triton.jit

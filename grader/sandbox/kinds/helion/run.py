@@ -5,19 +5,19 @@ Each case goes through Helion twice over, and only here is helion imported:
 1. Helion's compiler (a copy of the kernel with its interpreter off) traces it on the case's
    inputs. It says where the work is: the host code it generates (all but the loops) is run
    once with nothing launched, and whatever that does to tensor data is PyTorch on the host
-   (:mod:`grader.sandbox.helion_host`); a kernel with no loop has no device code at all. It raises the
+   (:mod:`grader.sandbox.kinds.helion.host`); a kernel with no loop has no device code at all. It raises the
    learner's errors with their line (a shape that does not broadcast, an unsupported call),
    and it lowers the kernel to Triton for the case's tile sizes, on the CPU, without a GPU.
 2. On a CPU, Helion's interpreter (``HELION_INTERPRET=1``, set before helion is imported) runs
    the kernel as PyTorch, each ``hl.tile`` loop as one tile spanning its range; then the Triton
    code Helion generated runs in Triton's interpreter, tile by tile, with the case's tile sizes
    (its tails, its masks: what a GPU would run). On a GPU the compiled kernel runs, with the
-   same config (:mod:`grader.sandbox.helion_config`: the case's tile sizes on the kernel's own
+   same config (:mod:`grader.sandbox.kinds.helion.config`: the case's tile sizes on the kernel's own
    loops, never Helion's default).
 
 What either interpreter cannot run (an API without a reference implementation, a libdevice
 function Triton's interpreter lacks) is reported as the interpreter's limit, never as the
-learner's failure, and never as a pass (:mod:`grader.sandbox.helion_tiled`).
+learner's failure, and never as a pass (:mod:`grader.sandbox.kinds.helion.tiled`).
 """
 from __future__ import annotations
 
@@ -31,10 +31,10 @@ import time
 
 from grader.channel import wire
 from grader.course.dtypes import dtype_name, tensor_bytes
-from grader.sandbox.helion_config import case_config
-from grader.sandbox.helion_cpu import register_mixed_dots
-from grader.sandbox.helion_host import host_work, host_work_eager, watching
-from grader.sandbox.helion_tiled import launcher, tiled_limit
+from grader.sandbox.kinds.helion.config import case_config
+from grader.sandbox.kinds.helion.cpu import register_mixed_dots
+from grader.sandbox.kinds.helion.host import host_work, host_work_eager, watching
+from grader.sandbox.kinds.helion.tiled import launcher, tiled_limit
 from grader.sandbox import learner_code
 from grader.sandbox.learner_code import captured_output, learner_frame
 
@@ -216,14 +216,14 @@ def _compile(compiler, views, values, tiling: tuple, path: str, name: str, reply
 
 
 def _outside(found) -> wire.HostWork:
-    """The wire's words for host work found (a helion_host.HostOp)."""
+    """The wire's words for host work found (a host.HostOp)."""
     return wire.HostWork(line=found.line, source=found.source, ops=found.ops, tensors=found.tensors,
                          called=found.called, called_line=found.called_line, called_source=found.called_source)
 
 
 def _watched_run(bound, config, args: tuple, path: str, launch, reply: dict):
     """Helion's host code for ``config`` on ``args``, launching through ``launch``, with its host
-    work recorded as it runs (helion_host.watching): the first found goes in ``reply``."""
+    work recorded as it runs (host.watching): the first found goes in ``reply``."""
     host = bound.compile_config(config, allow_print=False)
     with watching(host, bound.kernel.fn, args, path, launch) as watched:
         try:
@@ -249,7 +249,7 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
     kernel = worker.kernel(path, msg.kernel)
     if not is_helion_kernel(kernel):
         return not_helion(kernel, msg.kernel), []
-    _, views = worker._tensors(msg.buffers, blobs)
+    _, views = worker.tensors(msg.buffers, blobs)
     values = dict(msg.values)
     before = [v.clone() for v in views]
     started, printed, reply = time.perf_counter(), _Printed(), {}

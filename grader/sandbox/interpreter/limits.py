@@ -22,7 +22,7 @@ class InterpreterLimit(Exception):
 
 class BlockTruth(Exception):
     """``and``/``or``/``not`` (or ``if``) on a block: the learner's mistake, refused in the
-    interpreter where it would silently keep one operand (interpreter_rules.block_truth)."""
+    interpreter where it would silently keep one operand (rules.block_truth)."""
 
 
 def find_limit(exc: BaseException | None) -> InterpreterLimit | None:

@@ -188,7 +188,7 @@ def started(before: tuple[frozenset, int], after: tuple[frozenset, int]) -> int:
 
 
 # ---- what may not change ------------------------------------------------------------------
-OWN = ("grader.sandbox.bench_guard", "grader.sandbox.bench_loop", "grader.sandbox.bench_run",
+OWN = ("grader.sandbox.bench.guard", "grader.sandbox.bench.loop", "grader.sandbox.bench.run",
        "grader.sandbox.learner_import")
 
 def _namespaces() -> dict:

@@ -12,7 +12,7 @@ import traceback
 
 from grader.channel import wire
 from grader.course.dtypes import DTYPES, dtype_name
-from grader.sandbox.helion_cpu import interpreted_launch
+from grader.sandbox.kinds.helion.cpu import interpreted_launch
 
 
 def _signature(jit, args: tuple, kwargs: dict) -> tuple[dict, dict]:

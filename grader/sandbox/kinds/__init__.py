@@ -4,12 +4,13 @@ and which kernel a failure's compile error is read from. The grader's side is
 
 A Load names the file and the object, not the puzzle's kind: the object says which kind's it
 is (a class is an autograd Function's). A Bench names the puzzle file, whose kind is looked up.
-Each kind's case-running requests are requests of their own (run; record and replay).
+A kind whose cases need requests of their own (an autograd puzzle's record and replay, a Helion
+case) answers them in its wing, ``kinds/<kind>/``: the worker routes them by ``answers``.
 """
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from grader.channel import wire
@@ -28,6 +29,8 @@ class WorkerKind:
     # (the worker's device) -> None: what must be set before the learner's file is first imported
     # (a Load that names the kind); None: nothing
     before_import: Callable[[str], None] | None = None
+    # the requests only this kind sends: request type -> (the worker, the request, blobs) -> (reply, blobs)
+    answers: dict[type[wire.Request], Callable] = field(default_factory=dict)
 
 
 def kernel_params(fn) -> list:
@@ -57,17 +60,17 @@ def _load_kernel(worker, kernel, name: str):
 
 
 def _bench_kernel(puzzle, kernel, msg: wire.Bench, blobs: list[bytes], device: str):
-    from grader.sandbox.bench_run import bench_kernel
+    from grader.sandbox.bench.run import bench_kernel
     return bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), msg, blobs, device)
 
 
 def _profile_kernel(puzzle, kernel, msg: wire.Profile, filename: str, module):
-    from grader.sandbox.perf_run import profile_kernel
+    from grader.sandbox.perf.run import profile_kernel
     return profile_kernel(puzzle, kernel, kernel_params(python_function(kernel)), msg, filename, module)
 
 
 def _profile_function(puzzle, cls, msg: wire.Profile, filename: str, module):
-    from grader.sandbox.perf_run import profile_function
+    from grader.sandbox.perf.run import profile_function
     return profile_function(puzzle, cls, msg, filename, module)
 
 
@@ -80,27 +83,43 @@ def _load_function(worker, cls, name: str):
 
 
 def _bench_function(puzzle, cls, msg: wire.Bench, blobs: list[bytes], device: str):
-    from grader.sandbox.bench_run import bench_function
+    from grader.sandbox.bench.run import bench_function
     return bench_function(puzzle, cls, msg, blobs, device)
 
 
+def _record_function(worker, msg: wire.Record, blobs: list[bytes]):
+    from grader.sandbox.kinds.function.answers import record
+    return record(worker, msg, blobs)
+
+
+def _replay_function(worker, msg: wire.Replay, blobs: list[bytes]):
+    from grader.sandbox.kinds.function.answers import replay
+    return replay(worker, msg, blobs)
+
+
+def _run_helion(worker, msg: wire.HelionRun, blobs: list[bytes]):
+    """One case of a Helion puzzle: compiled by Helion, then run (kinds.helion.run)."""
+    from grader.sandbox.kinds.helion.run import run
+    return run(worker, msg, blobs)
+
+
 def _load_helion(worker, kernel, name: str):
-    from grader.sandbox.helion_run import load
+    from grader.sandbox.kinds.helion.run import load
     return load(worker, kernel, name)
 
 
 def _helion_before_import(device: str) -> None:
-    from grader.sandbox.helion_run import before_import
+    from grader.sandbox.kinds.helion.run import before_import
     before_import(device)
 
 
 def _owns_helion(obj) -> bool:
-    from grader.sandbox.helion_run import is_helion_kernel  # reads the class: helion is not imported
+    from grader.sandbox.kinds.helion.run import is_helion_kernel  # reads the class: helion is not imported
     return is_helion_kernel(obj)
 
 
 def _bench_helion(puzzle, kernel, msg: wire.Bench, blobs: list[bytes], device: str):
-    from grader.sandbox.helion_bench import bench_helion
+    from grader.sandbox.kinds.helion.bench import bench_helion
     return bench_helion(puzzle, kernel, msg, blobs, device)
 
 
@@ -114,9 +133,10 @@ KINDS: dict[str, WorkerKind] = {kind.name: kind for kind in (
     WorkerKind("kernel", owns=None, load=_load_kernel, ran=lambda kernel: kernel, bench=_bench_kernel,
                profile=_profile_kernel),
     WorkerKind("function", owns=lambda obj: isinstance(obj, type), load=_load_function, ran=lambda cls: None,
-               bench=_bench_function, profile=_profile_function),
+               bench=_bench_function, profile=_profile_function,
+               answers={wire.Record: _record_function, wire.Replay: _replay_function}),
     WorkerKind("helion", owns=_owns_helion, load=_load_helion, ran=lambda kernel: None, bench=_bench_helion,
-               profile=_profile_helion, before_import=_helion_before_import),
+               profile=_profile_helion, before_import=_helion_before_import, answers={wire.HelionRun: _run_helion}),
 )}
 
 

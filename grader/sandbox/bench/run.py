@@ -3,8 +3,8 @@ inside a worker: on a GPU, or on the CPU in Triton's interpreter, the test path)
 
 The grader plans each size as it plans a graded case (``grader.judge.plan``: the same inputs,
 with the puzzle's ``mantissa_bits``), once per input set, and sends the sets; this side makes
-the learner's calls and the baselines' into :class:`grader.sandbox.bench_loop.Subject` s, and
-:class:`grader.sandbox.bench_loop.Measure` times them and keeps what the checked calls wrote,
+the learner's calls and the baselines' into :class:`grader.sandbox.bench.loop.Subject` s, and
+:class:`grader.sandbox.bench.loop.Measure` times them and keeps what the checked calls wrote,
 for the grader, not this process, to judge.
 
 Each size also times a device-to-device copy moving the same number of bytes, the yardstick
@@ -25,8 +25,8 @@ from grader.channel import wire
 from grader.channel.binding import Param, bind
 from grader.course.dtypes import DTYPES, dtype_name, tensor_bytes
 from grader.course.puzzle import Puzzle, with_case_values
-from grader.sandbox import bench_guard as guard
-from grader.sandbox.bench_loop import METHOD, STATISTIC, Measure, Subject
+from grader.sandbox.bench import guard
+from grader.sandbox.bench.loop import METHOD, STATISTIC, Measure, Subject
 from grader.sandbox.launch import parameters, unwrap
 
 __all__ = ["METHOD", "STATISTIC", "bench_function", "bench_kernel", "device_copy"]

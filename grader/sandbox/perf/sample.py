@@ -10,7 +10,7 @@ smaller than asked; the judge scales what ran to the grid and says so.
 
 A kernel's loop longer than :data:`LONG` iterations (``range``, ``tl.range``) runs its first
 :data:`FIRST` iterations and :data:`RUN` in its middle and at its end; each stands for the
-skipped ones (:attr:`grader.sandbox.perf_record.LaunchCounts.weight`). Loops of programs do
+skipped ones (:attr:`grader.sandbox.perf.record.LaunchCounts.weight`). Loops of programs do
 the same work on other data in nearly every kernel, as programs do: a matmul's K loop, a
 scan's chunks. Skipping iterations changes the values computed, never what is counted per
 iteration; the run's outputs are thrown away.
@@ -22,7 +22,7 @@ import math
 import sys
 import time
 
-from grader.sandbox.interpreter_hooks import RangePatch
+from grader.sandbox.interpreter.hooks import RangePatch
 
 LONG = 24     # iterations: a loop this long or shorter runs whole
 FIRST = 16    # a longer loop runs its first this many iterations (whose new sectors tell its rate)...

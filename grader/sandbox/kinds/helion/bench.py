@@ -1,10 +1,10 @@
 """``--bench`` of a Helion puzzle, one size per request (runs inside a worker).
 
 The learner's ``@helion.kernel`` is compiled by Helion once per size with exactly one config:
-the Bench's ``blocks`` on the kernel's own tile loops (:mod:`grader.sandbox.helion_config`, as a
+the Bench's ``blocks`` on the kernel's own tile loops (:mod:`grader.sandbox.kinds.helion.config`, as a
 case's) and its ``launch`` (num_warps, num_stages). Helion's autotuner is
 never run (it takes minutes). The compiled kernel is then called as a function, as the learner
-calls it, through the same guarded loop as the other kinds (:mod:`grader.sandbox.bench_loop`),
+calls it, through the same guarded loop as the other kinds (:mod:`grader.sandbox.bench.loop`),
 beside the Bench's baseline.
 
 The kernel allocates its own outputs, so they cannot be filled with NaN before each call as a
@@ -23,19 +23,19 @@ import torch
 
 from grader.channel import wire
 from grader.course.puzzle import Puzzle, keyword_values, tile_extents
-from grader.sandbox.bench_loop import Measure, Subject
-from grader.sandbox.bench_run import _baselines, _copy, _nothing, _poison, input_sets, raw
-from grader.sandbox.helion_cpu import interpreted_launch
+from grader.sandbox.bench.loop import Measure, Subject
+from grader.sandbox.bench.run import _baselines, _copy, _nothing, _poison, input_sets, raw
+from grader.sandbox.kinds.helion.cpu import interpreted_launch
 
 
 def compiled(kernel, tensors: list, values: dict, blocks: dict, launch: dict, extents: tuple[int, ...] = ()):
     """The learner's kernel compiled by Helion for these arguments and one config (the Bench's
-    tile sizes on the kernel's own loops: :mod:`grader.sandbox.helion_config`).
+    tile sizes on the kernel's own loops: :mod:`grader.sandbox.kinds.helion.config`).
     Returns (the compiled function, its arguments, the config)."""
     import helion
 
-    from grader.sandbox.helion_config import case_config
-    from grader.sandbox.helion_run import _compiler_copy
+    from grader.sandbox.kinds.helion.config import case_config
+    from grader.sandbox.kinds.helion.run import _compiler_copy
     compiler = _compiler_copy(kernel)  # Helion's interpreter off, on a CPU too
     args = compiler.normalize_args(*tensors, **values)
     bound = compiler.bind(args)

@@ -17,9 +17,9 @@ lists them all, with what is left and why):
   constants (``tl.full``, ``tl.zeros``) exist, atomic add works.
 * ``tl.dot`` of fp32 inputs at the default precision multiplies TF32 values (the tensor
   cores read 10 bits of mantissa).
-* integer ``//`` and ``%`` by zero, and ``and``/``or`` on blocks: :mod:`interpreter_rules`.
+* integer ``//`` and ``%`` by zero, and ``and``/``or`` on blocks: :mod:`rules`.
 * inline PTX cannot run: an honest :class:`InterpreterLimit`, unless the outputs do not depend on
-  it (:mod:`interpreter_filling`, two stand-ins compared).
+  it (:mod:`filling`, two stand-ins compared).
 
 Installed once in a ``cpu`` zygote (:func:`install`), before any worker is forked.
 """
@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.sandbox import interpreter_filling
-from grader.sandbox.interpreter_limits import InterpreterLimit
+from grader.sandbox.interpreter import filling
+from grader.sandbox.interpreter.limits import InterpreterLimit
 
 _installed = False
 
@@ -166,10 +166,10 @@ def _patch_builder(interpreter, tl) -> None:
     def create_inline_asm(self, asm, constraints, values, type, is_pure, pack):
         text = " ".join(str(asm).split())
         what = f"`tl.inline_asm_elementwise` (\"{text[:60]}\") runs PTX, which the interpreter cannot execute"
-        stand = interpreter_filling.current()
+        stand = filling.current()
         if stand is None or not is_pure:  # no second run to compare, or a side effect no stand-in has
             raise InterpreterLimit(what)
-        return interpreter_filling.stand_in(interpreter, tl, what, values, type, stand, f32_to_bf16)
+        return filling.stand_in(interpreter, tl, what, values, type, stand, f32_to_bf16)
     builder.create_inline_asm = create_inline_asm
 
 
@@ -255,10 +255,10 @@ def install() -> None:
     import triton.language as tl
     from triton.runtime import interpreter
 
-    from grader.sandbox import interpreter_libdevice, interpreter_rules
+    from grader.sandbox.interpreter import libdevice, rules
     _patch_builder(interpreter, tl)
     _patch_reductions(interpreter, tl)
     _patch_arguments(interpreter, tl)
-    interpreter_libdevice.install(interpreter)
-    interpreter_rules.install(interpreter)  # integer division by zero, the truth of a block
+    libdevice.install(interpreter)
+    rules.install(interpreter)  # integer division by zero, the truth of a block
     _installed = True

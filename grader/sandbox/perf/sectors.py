@@ -1,6 +1,6 @@
 """Where a warp's lanes land, and which tensor-core rate a ``tl.dot`` runs at: the two facts of
 ``--perf``'s counts that depend on the GPU rather than on the interpreter (inside an
-interpreter worker; :mod:`.perf_record` counts with them)."""
+interpreter worker; :mod:`.record` counts with them)."""
 from __future__ import annotations
 
 import numpy as np

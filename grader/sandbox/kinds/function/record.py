@@ -11,7 +11,7 @@ is written down as a :class:`grader.channel.wire.Program`:
   each autotuning config;
 * what ``ctx`` saved, and what forward and backward returned.
 
-Another worker replays the program on real data (:mod:`.function_replay`), and the verdict
+Another worker replays the program on real data (:mod:`.replay`), and the verdict
 comes from that replay, so there is no checking run here for a wrapper to recognise: a
 wrapper that hides an operator from the recording only makes the replay wrong. A wrapper that
 needs values on the host (``.item()``, ``.tolist()``, branching on data) fails here, with its

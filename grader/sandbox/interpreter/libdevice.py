@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-from grader.sandbox.interpreter_limits import InterpreterLimit
+from grader.sandbox.interpreter.limits import InterpreterLimit
 
 _vec = lambda f: np.vectorize(f, otypes=[np.float64])  # noqa: E731 (math functions numpy lacks)
 

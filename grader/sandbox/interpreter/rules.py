@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from grader.sandbox.interpreter_limits import BlockTruth
+from grader.sandbox.interpreter.limits import BlockTruth
 
 
 def all_bits(dtype: np.dtype):

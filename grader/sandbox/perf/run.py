@@ -1,5 +1,5 @@
 """``--perf``'s run (inside an interpreter worker): the learner's kernel or autograd function
-once, at one size, with each launch's programs sampled and counted (:mod:`.perf_record`).
+once, at one size, with each launch's programs sampled and counted (:mod:`.record`).
 
 Each launch of a ``@triton.jit`` kernel is caught where the interpreter starts it
 (``InterpretedFunction.run``): its arguments name the tensors it reads, its options say its
@@ -21,8 +21,8 @@ import torch
 
 from grader.channel import wire
 from grader.course.dtypes import dtype_name
-from grader.sandbox.perf_record import LAUNCH_OPTIONS, Counter, LaunchCounts, Region
-from grader.sandbox.perf_sample import Sample
+from grader.sandbox.perf.record import LAUNCH_OPTIONS, Counter, LaunchCounts, Region
+from grader.sandbox.perf.sample import Sample
 
 CHUNK = 1 << 20  # elements drawn at random, then repeated: gigabytes of inputs in a second
 
@@ -207,7 +207,7 @@ class Profiling:
     def __init__(self, msg: wire.Profile, filename: str, module) -> None:
         from triton.runtime import interpreter
 
-        from grader.sandbox.function_record import kernel_paths
+        from grader.sandbox.kinds.function.record import kernel_paths
         gen = torch.Generator().manual_seed(0)
         self.inputs = [make_tensor(spec, msg.ranges.get(spec.name), gen) for spec in msg.inputs]
         self.names = {x.untyped_storage().data_ptr(): spec.name for spec, x in zip(msg.inputs, self.inputs)}

@@ -16,7 +16,7 @@ The learner's calls:
    number. Which calls are checked, and each call's set, come from ``os.urandom`` as captured
    before any learner code ran.
 
-Each call is timed twice (:class:`grader.sandbox.bench_guard.Clock`): by two events on the
+Each call is timed twice (:class:`grader.sandbox.bench.guard.Clock`): by two events on the
 learner's stream, and by the host's clock to a device-wide synchronise. The re-writing and
 the flush run on the stream just before the call's first event, which keeps the GPU busy while
 the host issues the call (a launch's latency is not timed, as with ``triton.testing.do_bench``'s
@@ -32,7 +32,7 @@ from typing import Callable
 
 import torch
 
-from grader.sandbox import bench_guard as guard
+from grader.sandbox.bench import guard
 
 ROUNDS = 3
 STATISTIC = "median"
