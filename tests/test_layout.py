@@ -201,6 +201,47 @@ def test_the_import_graph_stays_shallow():
     assert len(chain) - 1 <= MAX_DEPTH, " -> ".join(chain)
 
 
+# The sandbox's inner rooms, a folder per feature, each with its face: the modules of it that the
+# rest may import. The others are its own.
+INNER_ROOMS = {
+    "grader.sandbox.interpreter": {"semantics", "speed", "limits", "filling", "hooks"},
+    "grader.sandbox.bench": {"run", "loop", "guard"},
+    "grader.sandbox.perf": {"run"},
+}
+# Each folder below it is one kind's wing, worker side; the package itself is the registry.
+WINGS = "grader.sandbox.kinds"
+
+
+def _wing(module: str) -> str | None:
+    parts = module.split(".")
+    return ".".join(parts[:4]) if module.startswith(WINGS + ".") else None
+
+
+def test_an_inner_room_is_reached_through_its_face():
+    through_the_back = []
+    for module, imported in graph().items():
+        for room, face in INNER_ROOMS.items():
+            if module != room and not module.startswith(room + "."):
+                through_the_back += [f"{module} -> {name}" for name in imported
+                                     if name.startswith(room + ".") and name.rsplit(".", 1)[1] not in face]
+    assert not through_the_back
+
+
+def test_a_kinds_wing_is_reached_only_through_the_registry():
+    """A kind is added as a wing and a name in the registry: nothing else in the grader imports a
+    wing (the worker routes the kind's requests by the registry's ``answers``), and no wing
+    imports another's."""
+    crossing = [f"{module} -> {name}" for module, imported in graph().items() for name in imported
+                if _wing(name) is not None and _wing(name) != _wing(module) and module != WINGS]
+    assert not crossing
+
+
+def test_the_wing_rule_sees_a_crossing():
+    assert _wing("grader.sandbox.kinds.helion.run") == "grader.sandbox.kinds.helion"
+    assert _wing("grader.sandbox.kinds.function") == "grader.sandbox.kinds.function"
+    assert _wing("grader.sandbox.kinds") is None and _wing("grader.sandbox.worker") is None
+
+
 def test_the_report_package_holds_the_renderers():
     names = {p.stem for p in (PACKAGE / "report").glob("*.py")}
     assert {"text", "json_report", "html", "batch_files", "pictures", "progress"} <= names

@@ -52,12 +52,10 @@ def _plus_ten(x):
 
 
 def test_a_zygote_warms_what_a_fork_asks_once_and_ignores_the_unknown(monkeypatch):
-    from grader.sandbox import warmup
+    from grader.sandbox import kinds, warmup
     done = []
-    monkeypatch.setattr(warmup, "_WARMERS", {step: (lambda step=step: done.append(step))
-                                             for step in ("interpreter", "fake_tensors", "compiler", "torch",
-                                                          "helion")})
-    warmth = warmup.prepare("cpu")
+    monkeypatch.setattr(warmup.Warmth, "_run", lambda self, step: done.append(step))
+    warmth = warmup.prepare("cpu", (), kinds.warm_steps())  # as the worker prepares a zygote
     # fake tensors: 1 s that kernel puzzles never use; helion: seconds that only its track pays
     assert done == ["interpreter"] and warmth.pending == ["fake_tensors", "helion"]
     warmth.warm(["fake_tensors", "no_such_step"])
@@ -65,11 +63,11 @@ def test_a_zygote_warms_what_a_fork_asks_once_and_ignores_the_unknown(monkeypatc
     assert done == ["interpreter", "fake_tensors"] and warmth.pending == ["helion"]
     warmth.warm(["helion"])
     assert done == ["interpreter", "fake_tensors", "helion"] and warmth.pending == []
-    assert warmup.prepare("cuda").pending == []  # fake tensors would initialise CUDA in the zygote
+    assert warmup.prepare("cuda", (), kinds.warm_steps()).pending == []  # fake tensors would initialise CUDA in the zygote
     done.clear()
-    compile_only = warmup.prepare("compile")
+    compile_only = warmup.prepare("compile", (), kinds.warm_steps())
     assert done == ["compiler"] and compile_only.pending == ["torch", "helion"] and not compile_only.warm_idle()
-    warmup.prepare("compile", ["torch"])  # a learner's puzzle file imports torch: before it is ready
+    warmup.prepare("compile", ["torch"], kinds.warm_steps())  # a learner's puzzle file imports torch: before it is ready
     assert done == ["compiler", "compiler", "torch"]
 
 
@@ -93,7 +91,7 @@ def test_helions_import_keeps_its_autotuners_scikit_learn_out_and_lets_it_in_aft
     """Helion's autotuner would import scikit-learn (and SciPy), a second of its import, for a
     surrogate the grader never runs: kept out while helion is imported, then let in again."""
     import sys
-    from grader.sandbox import warmup
+    from grader.sandbox.kinds import helion as helion_wing
     seen = []
     monkeypatch.setitem(sys.modules, "helion", type(sys)("helion"))
     monkeypatch.setitem(sys.modules, "helion.language", type(sys)("helion.language"))
@@ -106,7 +104,7 @@ def test_helions_import_keeps_its_autotuners_scikit_learn_out_and_lets_it_in_aft
             seen.append(sys.modules.get("sklearn", "absent"))
         return real_import(name, *args, **kwargs)
     monkeypatch.setattr("builtins.__import__", importing)
-    warmup.helion()
+    helion_wing.warm()
     assert seen and all(entry is None for entry in seen)  # an import of sklearn raises ImportError then
     assert "sklearn" not in sys.modules
 

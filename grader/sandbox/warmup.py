@@ -9,6 +9,9 @@ process that has used CUDA cannot fork workers that use it too.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 import triton
 import triton.language as tl
 
@@ -17,14 +20,6 @@ import triton.language as tl
 def _double(x_ptr, N: tl.constexpr):
     offsets = tl.arange(0, N)
     tl.store(x_ptr + offsets, tl.load(x_ptr + offsets) * 2)
-
-
-def fake_tensors() -> None:
-    import torch
-    from torch._subclasses.fake_tensor import FakeTensorMode
-    with FakeTensorMode():
-        x = torch.empty_strided((4, 8), (8, 1))
-        (x.reshape(-1).new_empty(3) + 1).sum(0).to(torch.float16)
 
 
 def interpreter() -> None:
@@ -40,29 +35,6 @@ def learner_imports() -> None:
     import torch  # noqa: F401
 
 
-def helion() -> None:
-    """Helion's import, seconds long, for a Helion puzzle's workers and, where its Triton calls
-    Helion's helpers, its compile checker's (asked for by its grader only: no other track pays
-    it). Its interpreter switch is read when a kernel is decorated, later, in the worker
-    (grader.sandbox.kinds.helion.run.before_import), so importing it here changes nothing.
-
-    Helion's autotuner imports scikit-learn, and with it SciPy, for a surrogate model it may try
-    if installed: 1 s of a 3 s import, for an autotuner the grader never runs. It is kept out of
-    this import (Helion falls back as it does where scikit-learn is absent), then let in again
-    for whatever asks for it later."""
-    import sys
-    keep_out = "sklearn" not in sys.modules
-    if keep_out:
-        sys.modules["sklearn"] = None  # an import of it raises ImportError
-    try:
-        import helion  # noqa: F401
-        import helion.language  # noqa: F401  (with helion: its compiler, torch._dynamo, the dispatch modes)
-    finally:
-        if keep_out and sys.modules.get("sklearn", 0) is None:
-            del sys.modules["sklearn"]
-    import grader.sandbox.kinds.helion.run  # noqa: F401  (the worker's side of a case, and what it imports)
-
-
 def compiler() -> None:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -71,15 +43,24 @@ def compiler() -> None:
     triton.compile(source, target=GPUTarget("cuda", 90, 32))
 
 
-# What a worker of each device may need warmed: ``EVERY`` before the zygote says it is ready; the
-# others when the grader asks (at the zygote's start or a fork: an autograd puzzle's recording
-# needs fake tensors, a learner's puzzle file imports torch); ``IDLE`` ones also while the zygote
-# has no worker and nothing to do (a notebook between checks).
-EVERY = {"cpu": ("interpreter",), "cuda": (), "compile": ("compiler",)}
-ASKED = {"cpu": ("fake_tensors", "helion"), "cuda": (), "compile": ("torch", "helion")}
-IDLE = {"cpu": ("fake_tensors",), "cuda": (), "compile": ()}
-_WARMERS = {"interpreter": lambda: interpreter(), "fake_tensors": lambda: fake_tensors(),
-            "compiler": lambda: compiler(), "torch": lambda: learner_imports(), "helion": lambda: helion()}
+@dataclass(frozen=True)
+class WarmStep:
+    """Something each worker would pay for on first use, done once in their zygote: before it
+    is ready on a device of ``every``; when the grader asks for ``name`` (at the zygote's start
+    or a fork) on a device of ``asked``; on a device of ``idle`` also while the zygote has no
+    worker and nothing to do (a notebook between checks). Each kind adds its own
+    (grader.sandbox.kinds: an autograd puzzle's recording needs fake tensors)."""
+    name: str
+    run: Callable[[], None]
+    every: tuple[str, ...] = ()
+    asked: tuple[str, ...] = ()
+    idle: tuple[str, ...] = ()
+
+
+# a learner's puzzle file imports torch, which a compile worker would not otherwise
+CORE = (WarmStep("interpreter", lambda: interpreter(), every=("cpu",)),
+        WarmStep("compiler", lambda: compiler(), every=("compile",)),
+        WarmStep("torch", lambda: learner_imports(), asked=("compile",)))
 
 
 class Warmth:
@@ -87,9 +68,11 @@ class Warmth:
     CUDA (seen with torch 2.11 on an H100), and a zygote that has used CUDA forks workers that
     cannot ("Cannot re-initialize CUDA in forked subprocess")."""
 
-    def __init__(self, device: str) -> None:
-        self.pending = list(EVERY[device] + ASKED[device])
-        self.idle = list(IDLE[device])
+    def __init__(self, device: str, steps: tuple[WarmStep, ...] = CORE) -> None:
+        self.runs = {step.name: step.run for step in steps}
+        self.every = [step.name for step in steps if device in step.every]
+        self.pending = self.every + [step.name for step in steps if device in step.asked]
+        self.idle = [step.name for step in steps if device in step.idle]
 
     def warm(self, wanted) -> None:
         """Warm the steps of ``wanted`` not warmed yet (unknown ones are ignored). A failure
@@ -99,9 +82,12 @@ class Warmth:
             if step in self.idle:
                 self.idle.remove(step)
             try:
-                _WARMERS[step]()
+                self._run(step)
             except Exception:  # noqa: BLE001 (a warm-up is an optimisation, never a requirement)
                 pass
+
+    def _run(self, step: str) -> None:
+        self.runs[step]()
 
     def warm_idle(self) -> bool:
         """Warm the next step worth warming while idle; False when there is none."""
@@ -111,9 +97,10 @@ class Warmth:
         return True
 
 
-def prepare(device: str, asked=()) -> Warmth:
+def prepare(device: str, asked=(), kinds_steps: tuple[WarmStep, ...] = ()) -> Warmth:
     """Warm what every worker of ``device`` uses, and the ``asked`` steps, before the zygote is
-    ready; the rest is left to the returned :class:`Warmth`."""
-    warmth = Warmth(device)
-    warmth.warm(EVERY[device] + tuple(asked))
+    ready; the rest (of the core's steps and the kinds' ``kinds_steps``) is left to the returned
+    :class:`Warmth`."""
+    warmth = Warmth(device, CORE + tuple(kinds_steps))
+    warmth.warm(warmth.every + list(asked))
     return warmth

@@ -54,7 +54,7 @@ def prepare(device: str, warm=()):
     if device != "compile":  # --bench's clock and watch, captured before any learner code runs
         import grader.sandbox.bench.guard  # noqa: F401
     from grader.sandbox import warmup
-    return warmup.prepare(device, warm)
+    return warmup.prepare(device, warm, kinds.warm_steps())
 
 
 def _track_versions(puzzle) -> dict:
@@ -436,14 +436,14 @@ class Worker:
         from grader.sandbox.launch import apply_heuristics, describe_config, unwrap
         path = os.path.abspath(msg.file) if not msg.source else self._written(msg.source)
         if msg.path:  # a kernel an autograd wrapper launched, found as its replay finds it
-            from grader.sandbox.kinds.function.replay import find_kernel
+            from grader.sandbox.recorded_launch import find_kernel
             layers = unwrap(find_kernel(self.module(path), msg.path, msg.hops), msg.kernel)
         else:
             layers = unwrap(self.kernel(path, msg.kernel), msg.kernel)
         fn = layers.base.fn
         base_signature, base_constexprs = dict(msg.signature), dict(msg.constexprs)
         if msg.path:
-            from grader.sandbox.kinds.function.replay import launch_signature
+            from grader.sandbox.recorded_launch import launch_signature
             base_signature, base_constexprs = launch_signature(fn, msg.arguments, msg.keywords, set(layers.provided))
         variants = [(describe_config(c), c.kwargs, {"num_warps": c.num_warps, "num_stages": c.num_stages})
                     for c in layers.configs] or [("", {}, dict(msg.options))]

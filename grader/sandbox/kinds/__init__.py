@@ -16,6 +16,7 @@ from typing import Callable
 from grader.channel import wire
 from grader.sandbox.launch import NotGenuine, parameters, python_function, unwrap
 from grader.sandbox.learner_code import is_stub
+from grader.sandbox.warmup import WarmStep
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class WorkerKind:
     before_import: Callable[[str], None] | None = None
     # the requests only this kind sends: request type -> (the worker, the request, blobs) -> (reply, blobs)
     answers: dict[type[wire.Request], Callable] = field(default_factory=dict)
+    warm: tuple[WarmStep, ...] = ()
 
 
 def kernel_params(fn) -> list:
@@ -103,6 +105,16 @@ def _run_helion(worker, msg: wire.HelionRun, blobs: list[bytes]):
     return run(worker, msg, blobs)
 
 
+def _warm_fake_tensors() -> None:
+    from grader.sandbox.kinds.function import warm
+    warm()
+
+
+def _warm_helion() -> None:
+    from grader.sandbox.kinds.helion import warm
+    warm()
+
+
 def _load_helion(worker, kernel, name: str):
     from grader.sandbox.kinds.helion.run import load
     return load(worker, kernel, name)
@@ -134,10 +146,17 @@ KINDS: dict[str, WorkerKind] = {kind.name: kind for kind in (
                profile=_profile_kernel),
     WorkerKind("function", owns=lambda obj: isinstance(obj, type), load=_load_function, ran=lambda cls: None,
                bench=_bench_function, profile=_profile_function,
-               answers={wire.Record: _record_function, wire.Replay: _replay_function}),
+               answers={wire.Record: _record_function, wire.Replay: _replay_function},
+               warm=(WarmStep("fake_tensors", _warm_fake_tensors, asked=("cpu",), idle=("cpu",)),)),
     WorkerKind("helion", owns=_owns_helion, load=_load_helion, ran=lambda kernel: None, bench=_bench_helion,
-               profile=_profile_helion, before_import=_helion_before_import, answers={wire.HelionRun: _run_helion}),
+               profile=_profile_helion, before_import=_helion_before_import, answers={wire.HelionRun: _run_helion},
+               warm=(WarmStep("helion", _warm_helion, asked=("cpu", "compile")),)),
 )}
+
+
+def warm_steps() -> tuple[WarmStep, ...]:
+    """Every kind's warm-up steps (grader.sandbox.warmup runs them in the zygote)."""
+    return tuple(step for kind in KINDS.values() for step in kind.warm)
 
 
 def for_object(obj) -> WorkerKind:

@@ -207,7 +207,7 @@ class Profiling:
     def __init__(self, msg: wire.Profile, filename: str, module) -> None:
         from triton.runtime import interpreter
 
-        from grader.sandbox.kinds.function.record import kernel_paths
+        from grader.sandbox.recorded_launch import kernel_paths
         gen = torch.Generator().manual_seed(0)
         self.inputs = [make_tensor(spec, msg.ranges.get(spec.name), gen) for spec in msg.inputs]
         self.names = {x.untyped_storage().data_ptr(): spec.name for spec, x in zip(msg.inputs, self.inputs)}

@@ -29,6 +29,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.weak import WeakIdKeyDictionary
 
 from grader.course.dtypes import dtype_name
+from grader.sandbox.recorded_launch import kernel_paths
 
 CONSTANT_LIMIT = 4096  # elements of a tensor made from Python data (torch.tensor([...])) kept as values
 # What records nothing: asking a tensor for its device.
@@ -367,42 +368,6 @@ def plausible_addresses(tape: Tape):
         yield
     finally:
         del FakeTensor.data_ptr
-
-
-def kernel_paths(module):
-    """A function that finds a kernel object from ``module``: the attribute names that reach it
-    (through modules it imported and classes it defines) and the ``.fn`` hops below them.
-    The replay follows the same path in its own import of the file."""
-    import types
-
-    from triton.runtime.jit import KernelInterface
-    found: dict[int, tuple[tuple[str, ...], int]] = {}
-
-    def add(obj, path: tuple[str, ...]) -> None:
-        for hops in range(8):
-            if not isinstance(obj, KernelInterface):
-                return
-            found.setdefault(id(obj), (path, hops))
-            obj = getattr(obj, "fn", None)
-
-    places = [((), vars(module))]
-    for name, value in vars(module).items():
-        if isinstance(value, types.ModuleType) and getattr(value, "__file__", None):
-            places.append(((name,), vars(value)))
-        elif isinstance(value, type):
-            places.append(((name,), dict(vars(value))))
-    for prefix, namespace in places:
-        for name, value in list(namespace.items()):
-            add(value, (*prefix, name))
-
-    def find(kernel) -> tuple[list[str], int]:
-        if id(kernel) not in found:
-            name = getattr(getattr(kernel, "fn", None), "__name__", type(kernel).__name__)
-            raise TypeError(f"the wrapper launches `{name}`, which is not defined at the top level of the "
-                            f"file or of a module it imports: define kernels at the top level")
-        path, hops = found[id(kernel)]
-        return list(path), hops
-    return find
 
 
 def record(cls, module, files: dict[str, str], layouts, device: str) -> dict:

@@ -17,13 +17,10 @@ import torch
 
 from grader.course.dtypes import dtype_name
 from grader.sandbox.kinds.function.record import flat
+from grader.sandbox.recorded_launch import Disagrees, find_kernel
 
 # Operators that read or write files: a recorded program never gets them.
 REFUSED = {"from_file", "_local_scalar_dense", "save", "load"}
-
-
-class Disagrees(Exception):
-    """The replay made a tensor other than the recording said: the recording is not to be believed."""
 
 
 def operator(name: str):
@@ -185,18 +182,6 @@ def grid_of(step, config: int) -> tuple:
     return tuple(step.grids[min(config, len(step.grids) - 1)])
 
 
-def find_kernel(module, path, hops: int):
-    """The object at ``path`` from ``module`` (through modules and classes), ``hops`` ``.fn`` below."""
-    obj = module
-    for name in path:
-        obj = vars(obj).get(name) if isinstance(obj, type) else getattr(obj, name, None)
-        if obj is None:
-            raise Disagrees(f"launches `{'.'.join(path)}`, which the file does not define")
-    for _ in range(hops):
-        obj = getattr(obj, "fn", None)
-    return obj
-
-
 def replay(program, tensors: list[torch.Tensor], device: str, module, config: int = 0, on_allocate=None):
     """Forward, then backward: the output and the gradients as returned, and the configs used."""
     replayer = Replayer(program, tensors, device, module, config, on_allocate)
@@ -204,37 +189,3 @@ def replay(program, tensors: list[torch.Tensor], device: str, module, config: in
     replayer.run("backward")
     take = lambda returned: replayer.refs[returned.ref] if returned.ref is not None else returned  # noqa: E731
     return [take(program.output), *map(take, program.grads)], replayer.labels
-
-
-def launch_signature(fn, arguments, keywords: dict, provided: set[str]) -> tuple[dict, dict]:
-    """What a GPU launch with these arguments would compile: ``ASTSource``'s signature and
-    constexprs, typed as Triton types a launch's values (a tensor ``{"pointer": dtype}``; an int
-    of 1 specialised into a constant, as Triton does; a float as fp32)."""
-    import inspect
-
-    from grader.course.dtypes import DTYPES
-    params = inspect.signature(fn).parameters
-    named = dict(zip(params, arguments))
-    named.update({k: v for k, v in keywords.items() if k in params})
-    signature, constexprs = {}, {}
-    for name, param in params.items():
-        if name in provided or (name not in named and param.default is inspect.Parameter.empty):
-            continue  # an autotuning config or a heuristic gives it (or nothing does: the worker says so)
-        value = named.get(name, param.default)
-        annotation = param.annotation
-        constexpr = annotation is not inspect.Parameter.empty and "constexpr" in (
-            annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation)))
-        if isinstance(value, dict) and "pointer" in value:
-            signature[name] = "*" + DTYPES[value["pointer"]].triton
-        elif isinstance(value, dict) and "tl_dtype" in value:
-            import triton.language as tl
-            signature[name], constexprs[name] = "constexpr", tl.dtype(value["tl_dtype"])
-        elif constexpr or value is None or isinstance(value, (str, list, dict)) or value == 1 and type(value) is int:
-            signature[name], constexprs[name] = "constexpr", value
-        elif isinstance(value, bool):
-            signature[name] = "i1"
-        elif isinstance(value, int):
-            signature[name] = "i32" if -2 ** 31 <= value < 2 ** 31 else "i64"
-        else:
-            signature[name] = "fp32"
-    return signature, constexprs
