@@ -17,7 +17,7 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
-from grader.judge.bench_integrity import device_peaks, limit_ms  # noqa: E402
+from grader.judge.bench.integrity import device_peaks, limit_ms  # noqa: E402
 from grader.sandbox.bench import guard  # noqa: E402
 
 

@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from grader.course.loader import Course  # noqa: E402
-from grader.judge.bench import run_bench  # noqa: E402
+from grader.judge.bench.run import run_bench  # noqa: E402
 from grader.judge.options import Options  # noqa: E402
 from grader.judge.session import Grading  # noqa: E402
 from grader.report.bench import as_json  # noqa: E402

@@ -14,7 +14,7 @@ The kernels are every reference solution with a Bench (puzzles 13-34) and every 
 per kernel, the bench's milliseconds (an autograd function: the step replayed as a CUDA graph,
 the GPU's share, which is what the model estimates). ``count`` keeps the raw counts, so that
 ``fit`` can cost them again under any coefficients. ``fit`` chooses the coefficients that
-minimise the mean |log(predicted / measured)|, writes them to ``grader/judge/perf_h100.json``
+minimise the mean |log(predicted / measured)|, writes them to ``grader/judge/perf/h100.json``
 and the per-kernel data to ``benchmarks/perf_calibration.json``, and prints the figures: the
 median and 90th percentile of |predicted/measured - 1|, the same for each kernel predicted by
 a fit that never saw its puzzle (held out), and the order of each pair of one puzzle's kernels.
@@ -66,7 +66,7 @@ def kernels(only: list[str] | None = None) -> list[tuple[str, str, Path]]:
 def measure(folder: Path, only) -> None:
     from bench_headlines import HeadlineCourse
 
-    from grader.judge.bench import run_bench
+    from grader.judge.bench.run import run_bench
     from grader.judge.options import Options
     from grader.judge.session import Grading
     course = HeadlineCourse(ROOT)
@@ -98,8 +98,8 @@ def _count_one(item) -> tuple[str, dict]:
     from grader.channel import wire
     from grader.course.loader import Course
     from grader.judge.options import Options
-    from grader.judge.perf import measure as measure_counts
-    from grader.judge.perf import perf_case, profile_request
+    from grader.judge.perf.run import measure as measure_counts
+    from grader.judge.perf.run import perf_case, profile_request
     from grader.judge.session import Grading
     course = Course(ROOT)
     puzzle = course.puzzle(puzzle_id)
@@ -152,7 +152,7 @@ def _restat_one(item) -> tuple[str, list]:
 
     from grader.course.loader import Course
     from grader.judge.options import Options
-    from grader.judge.perf import compile_stats
+    from grader.judge.perf.run import compile_stats
     from grader.judge.session import Grading
     course = Course(ROOT)
     puzzle = course.puzzle(entry["puzzle"])
@@ -201,7 +201,7 @@ def _parsed(name: str, entry: dict) -> tuple:
 
 
 def predictions(counts: dict, c: dict) -> dict[str, float]:
-    from grader.judge.perf import costed
+    from grader.judge.perf.run import costed
     out = {}
     for name, entry in counts.items():
         if entry.get("error") or not entry.get("reply"):
@@ -286,8 +286,8 @@ def _tolerance_only(entry: dict) -> bool:
 
 def uncertain(counts: dict, c: dict) -> dict[str, str]:
     """kernel -> why ``--perf`` calls its estimate uncertain ("" where it does not)."""
-    from grader.judge.perf import costed
-    from grader.judge.perf_findings import uncertainty
+    from grader.judge.perf.run import costed
+    from grader.judge.perf.findings import uncertainty
     out = {}
     for name, entry in counts.items():
         if entry.get("error") or not entry.get("reply"):
@@ -312,7 +312,7 @@ def held_out_by_family(counts: dict, measured: dict, names: list, family_of: dic
 
 
 def fit_main(folder: Path) -> None:
-    from grader.judge import perf_estimate as model
+    from grader.judge.perf import estimate as model
     counts = json.loads((folder / "counts.json").read_text())
     bench = json.loads((folder / "measured.json").read_text())
     measured = {n: (e["gpu_ms"] or e["ms"]) for n, e in bench.items()

@@ -30,7 +30,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import synthetic_class  # noqa: E402
 from grader.course.loader import Course  # noqa: E402
-from grader.judge.similarity import pair_scores, puzzle_codes, similar_submissions, threshold  # noqa: E402
+from grader.judge.similarity.find import pair_scores, puzzle_codes, similar_submissions, threshold  # noqa: E402
 from grader.source.intake import prepare_class  # noqa: E402
 
 

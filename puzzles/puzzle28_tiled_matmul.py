@@ -181,7 +181,7 @@ PUZZLE = Puzzle(
         flops=lambda s: 2 * s["M"] * s["N"] * s["K"],
         baseline=lambda a, b: torch.matmul(a, b),
         baseline_name="torch.matmul (cuBLAS)",
-        # At K up to 14336 cuBLAS's own error sets the tolerance (grader/judge/bench_tolerance.py).
+        # At K up to 14336 cuBLAS's own error sets the tolerance (grader/judge/bench/tolerance.py).
         baseline_outputs=("c",),
     ),
 )

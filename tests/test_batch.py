@@ -304,7 +304,7 @@ def test_a_class_grades_a_shared_kernel_only_for_the_puzzle_its_file_is_for(tmp_
     """Issue 32: a file holding only puzzle 8 failed puzzle 18, and the similarity pass paired
     its students on puzzle 18."""
     from grader.judge.classroom import _missing
-    from grader.judge.similarity import puzzle_codes
+    from grader.judge.similarity.find import puzzle_codes
     from grader.source.intake import prepare_class
     course = softmax_course
     subs = tmp_path / "subs"

@@ -6,7 +6,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from grader.judge.bench import BenchResult, Row, check_size, plan_size, summarise
+from grader.judge.bench.run import BenchResult, Row, check_size, plan_size, summarise
 from grader.judge.plan import SpecShapes
 from grader.report.bench import as_json, render_json, render_text
 from grader.sandbox.bench.run import raw
@@ -198,9 +198,9 @@ def test_puzzle32_is_timed_against_sdpas_backward_alone(course):
 
 
 def test_every_baseline_that_names_outputs_gives_them_at_a_graded_size(course):
-    """The yardstick of the bench's tolerance (grader/judge/bench_tolerance.py) is measured on each
+    """The yardstick of the bench's tolerance (grader/judge/bench/tolerance.py) is measured on each
     output a Bench's baseline names: on the CPU here, on the GPU at the sweep's sizes."""
-    from grader.judge.bench import yardsticks
+    from grader.judge.bench.run import yardsticks
     named = [p for p in course.ids if course.puzzle(p).bench is not None and course.puzzle(p).bench.baseline_outputs]
     assert {"puzzle28", "puzzle29", "puzzle30", "puzzle31", "puzzle32", "puzzle33"} <= set(named)
     for puzzle_id in named:

@@ -11,9 +11,9 @@ import pytest
 import torch
 
 from grader.judge import failures
-from grader.judge.bench import plan_size, run_bench, summarise, yardsticks
-from grader.judge.bench_integrity import Peaks, findings, limit_ms
-from grader.judge.bench_tolerance import MARGIN, compare, measure
+from grader.judge.bench.run import plan_size, run_bench, summarise, yardsticks
+from grader.judge.bench.integrity import Peaks, findings, limit_ms
+from grader.judge.bench.tolerance import MARGIN, compare, measure
 from grader.judge.options import Options
 from grader.judge.session import Grading
 from grader.report.bench import as_json, render_text

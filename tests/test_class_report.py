@@ -13,7 +13,7 @@ from grader.course.loader import Course
 from grader.judge.batch_resume import finished
 from grader.judge.results import (Attempts, CaseResult, CheckResult, FailureKind, PuzzleResult, Status,
                                   StudentResult)
-from grader.judge.similarity_model import Fragment, PuzzleThreshold, SimilarityReport, SimilarPair
+from grader.judge.similarity.model import Fragment, PuzzleThreshold, SimilarityReport, SimilarPair
 from grader.report.batch_files import summary, write_reports
 from grader.report.class_page import class_page
 from grader.source.attempts import IDLE, MAX_HISTORY, ProgressError, read_attempts

@@ -94,7 +94,7 @@ def test_correct_dropouts_of_other_streams_pass_with_a_note(tmp_path):
 def test_bench_judges_a_timed_call_by_the_same_properties():
     """--bench compares each call with what its own mask gives, and checks its keep rate and
     independence: the statement's stream and the tutorial's both pass, an unscaled one fails."""
-    from grader.judge.bench import check_size, plan_size
+    from grader.judge.bench.run import check_size, plan_size
     from grader.sandbox.bench.run import raw
     planned = plan_size(PUZZLE, {"N0": 64, "T": 256, "SEED": 1234, "P_PERCENT": 10})
     (x,) = planned.inputs

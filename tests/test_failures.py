@@ -178,7 +178,7 @@ def test_a_check_returns_facts_and_its_message_is_the_catalogues():
     assert nan.kind == K.NONFINITE and nan.finding == finding(nan.facts) == (
         "`z` has 1 NaN/Inf value(s) where the spec is finite, first at (1): yours nan, expected 2.")
     assert nan.message.startswith(nan.finding + " Look for a division by zero")
-    legacy = Outcome(False, "mismatch", "2 tensor(s) came back, 1 expected")  # as grader.judge.bench builds one
+    legacy = Outcome(False, "mismatch", "2 tensor(s) came back, 1 expected")  # as grader.judge.bench.run builds one
     assert legacy.message == "2 tensor(s) came back, 1 expected" and legacy.facts is None
 
 

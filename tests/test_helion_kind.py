@@ -328,7 +328,7 @@ def test_bench_times_the_kernel_helion_compiled_and_checks_what_it_returned(tmp_
     """--bench's test path: the kernel compiled by Helion with the Bench's one config, each
     launch run in Triton's interpreter, its outputs judged; a kernel that leaves the tail
     tile unwritten is caught on a call whose outputs reuse the block the call before wrote."""
-    from grader.judge.bench import run_bench
+    from grader.judge.bench.run import run_bench
     from grader.judge.session import Grading
     (tmp_path / "tail.py").write_text(UNWRITTEN_TAIL)
     solution = COURSE.solution_file("puzzle35")

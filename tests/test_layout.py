@@ -27,8 +27,8 @@ ROOMS = {
 # What the sandbox may take from the channel: the messages and their framing, and how buffers bind.
 SANDBOX_FROM_CHANNEL = {"grader.channel.wire", "grader.channel.protocol", "grader.channel.binding"}
 # What renderers may take from the judge: the result model, plain data.
-REPORT_FROM_JUDGE = {"grader.judge.results", "grader.judge.status", "grader.judge.bench_model",
-                     "grader.judge.perf_model", "grader.judge.failures", "grader.judge.similarity_model"}
+REPORT_FROM_JUDGE = {"grader.judge.results", "grader.judge.status", "grader.judge.bench.model",
+                     "grader.judge.perf.model", "grader.judge.failures", "grader.judge.similarity.model"}
 # The viewer's child process is a front-end and a worker at once: it imports the learner's file
 # (definitions only, as the worker does) and runs one case under triton-viz, outside the sandbox,
 # on the learner's own machine (never for a class: docs/architecture.md).
@@ -201,12 +201,15 @@ def test_the_import_graph_stays_shallow():
     assert len(chain) - 1 <= MAX_DEPTH, " -> ".join(chain)
 
 
-# The sandbox's inner rooms, a folder per feature, each with its face: the modules of it that the
+# The inner rooms of sandbox/ and judge/, a folder per feature, each with its face: the modules of it that the
 # rest may import. The others are its own.
 INNER_ROOMS = {
     "grader.sandbox.interpreter": {"semantics", "speed", "limits", "filling", "hooks"},
     "grader.sandbox.bench": {"run", "loop", "guard"},
     "grader.sandbox.perf": {"run"},
+    "grader.judge.bench": {"run", "model"},
+    "grader.judge.perf": {"run", "model"},
+    "grader.judge.similarity": {"find", "model"},
 }
 # Each folder below it is one kind's wing, worker side; the package itself is the registry.
 WINGS = "grader.sandbox.kinds"

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from grader.channel import wire
-from grader.judge import perf_estimate as model
-from grader.judge.perf import launch_cost
-from grader.judge.perf_findings import findings
-from grader.judge.perf_model import PerfProfile
+from grader.judge.perf import estimate as model
+from grader.judge.perf.run import launch_cost
+from grader.judge.perf.findings import findings
+from grader.judge.perf.model import PerfProfile
 from grader.sandbox.compile_stats import ptx_counts
 from grader.sandbox.perf.record import _weighted_unique, warp_sectors
 from grader.sandbox.perf.sample import per_axis, runs, spread, spread_order
@@ -154,7 +154,7 @@ def test_the_estimate_says_why_it_is_uncertain_where_the_calibration_missed_most
 
 
 def test_the_text_marks_a_wrong_kernels_figures_and_names_the_bound_the_change_and_the_band():
-    from grader.judge.perf_model import PerfResult
+    from grader.judge.perf.model import PerfResult
     from grader.report.perf import render_text
     c = model.coefficients()
     thrice = launch_cost(_launch([_access(line=n) for n in (7, 11, 15)] + [_access(tensor="z", op="store", line=19)]),
@@ -174,7 +174,7 @@ def test_the_text_marks_a_wrong_kernels_figures_and_names_the_bound_the_change_a
 
 
 def test_the_references_counts_are_kept_and_read_back(tmp_path, monkeypatch):
-    from grader.judge import perf_cache
+    from grader.judge.perf import cache as perf_cache
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     reply = wire.Profiled(launches=(_launch([_access()]),), seconds=1.5)
     perf_cache.store("k", reply, [(STATS, ""), (None, "not compiled")])

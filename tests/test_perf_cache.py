@@ -2,8 +2,8 @@
 from types import SimpleNamespace
 
 from grader.channel import wire
-from grader.judge import perf
-from grader.judge.perf import compile_stats, verdict
+from grader.judge.perf import cache as perf_cache
+from grader.judge.perf.run import compile_stats, verdict
 
 STATS = wire.KernelStats(label="", registers=40, spill_bytes=0, shared=0, num_warps=4, num_stages=3,
                          tensor_cores="", alu=12)
@@ -48,4 +48,4 @@ def test_a_passing_verdict_is_kept_and_a_failing_one_asked_again(tmp_path, monke
                                   grade=lambda targets, passed=passed: grade(targets, passed))
         assert verdict(grading, "puzzle01", kernel) == expected
     assert len(graded) == 3  # twice failing, once passing; the second pass was kept
-    assert perf.perf_cache.folder().is_dir()
+    assert perf_cache.folder().is_dir()

@@ -5,7 +5,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from grader.course.loader import Course
-from grader.judge.perf import run_perf
+from grader.judge.perf.run import run_perf
 from grader.report.perf import render_text
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ def _bench_reply(results: list[dict]) -> dict:
 
 
 def test_bench_report_shows_gpu_only_time_and_flags_a_host_bound_step(course):
-    from grader.judge.bench import summarise
+    from grader.judge.bench.run import summarise
     from grader.report.bench import render_text
     row = {"sizes": {"batch": [65536], "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 1e-6,
            "baseline_ms": 0.317}
@@ -27,7 +27,7 @@ def test_bench_report_shows_gpu_only_time_and_flags_a_host_bound_step(course):
 
 
 def test_bench_report_of_a_kernel_has_no_gpu_only_column_and_flags_impossible_speed(course):
-    from grader.judge.bench import summarise
+    from grader.judge.bench.run import summarise
     from grader.report.bench import render_text
     fast = {"sizes": {"ROWS": 65536, "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 0.0,
             "ms": 0.02, "baseline_ms": 0.075}

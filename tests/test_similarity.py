@@ -11,8 +11,8 @@ import pytest
 
 import synthetic_class
 from grader.course.loader import Course
-from grader.judge.similarity import similar_submissions, threshold
-from grader.judge.similarity_model import SimilarityReport
+from grader.judge.similarity.find import similar_submissions, threshold
+from grader.judge.similarity.model import SimilarityReport
 from grader.source.fingerprint import fingerprint, normalised_tokens
 from grader.source.intake import prepare_class
 from paths import ROOT

@@ -72,7 +72,7 @@ def bench_main(args, course: Course, targets: list[Target]) -> int:
     if broken is not None:  # the learner's puzzle file: a failure to fix, not a usage error
         print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
         return ExitCode.FAILED
-    from grader.judge.bench import run_bench
+    from grader.judge.bench.run import run_bench
     from grader.report import bench
     from grader.judge.session import Grading
     with Grading(course, [targets[0].path], Options(device="cuda", check_bounds=False, compile_check=False),
@@ -91,7 +91,7 @@ def perf_main(args, course: Course, targets: list[Target]) -> int:
     if broken is not None:
         print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
         return ExitCode.FAILED
-    from grader.judge.perf import run_perf
+    from grader.judge.perf.run import run_perf
     from grader.judge.session import Grading
     from grader.report import perf
     with Grading(course, [targets[0].path], Options(device="cpu", compile_check=False), now=False) as grading:

@@ -97,7 +97,7 @@ class Estimated:
     """What ``perf`` returns: displays itself as the estimate's table."""
 
     text: str
-    result: object  # grader.judge.perf_model.PerfResult
+    result: object  # grader.judge.perf.model.PerfResult
 
     def _repr_html_(self) -> str:
         import html
@@ -110,7 +110,7 @@ class Estimated:
 def perf(kernel, puzzle: str) -> Estimated:
     """Estimate ``kernel``'s time on an H100 at the puzzle's benchmark size, with no GPU: its
     memory traffic, coalescing, FLOPs, registers and occupancy, beside the reference's."""
-    from grader.judge.perf import run_perf
+    from grader.judge.perf.run import run_perf
     from grader.report.perf import render_text
     from grader.source.capture import captured
     course = _course()

@@ -43,7 +43,7 @@ class Bench:
     where a backward kernel competes with SDPA's backward alone) and returns the function timed.
     ``baseline_outputs`` names the outputs the baseline computes as the spec does, in the
     bench's dtypes (an autograd puzzle's ``grad_<input>``): at each size, PyTorch's own error
-    there sets the tolerance (:mod:`grader.judge.bench_tolerance`).
+    there sets the tolerance (:mod:`grader.judge.bench.tolerance`).
     """
 
     sizes: tuple[Mapping[str, int], ...]

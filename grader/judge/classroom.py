@@ -34,8 +34,8 @@ from grader.judge.batch_resume import not_graded
 from grader.judge.options import Options
 from grader.judge.results import CheckResult, FailureKind, PuzzleResult, Status, StudentResult
 from grader.judge.session import Grading, run_pool
-from grader.judge.similarity import similar_submissions
-from grader.judge.similarity_model import SimilarityReport
+from grader.judge.similarity.find import similar_submissions
+from grader.judge.similarity.model import SimilarityReport
 from grader.source.intake import Student, one_id_clashes, prepare_class, submissions
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from grader.judge.results import Status, StudentResult, to_dict
-from grader.judge.similarity_model import SimilarityReport
+from grader.judge.similarity.model import SimilarityReport
 from grader.report.class_page import class_page
 
 

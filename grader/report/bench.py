@@ -1,12 +1,12 @@
 """``--bench`` rendered: the table (text), the document (JSON) and the plot of the size sweep,
-each from a :class:`grader.judge.bench_model.BenchResult`."""
+each from a :class:`grader.judge.bench.model.BenchResult`."""
 from __future__ import annotations
 
 import json
 from dataclasses import asdict
 from pathlib import Path
 
-from grader.judge.bench_model import BenchResult, Row
+from grader.judge.bench.model import BenchResult, Row
 
 
 def _sizes(row: Row) -> str:

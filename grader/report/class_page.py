@@ -14,7 +14,7 @@ from html import escape
 
 from grader.judge.results import Status, StudentResult
 from grader.judge.status import GROUP_COLOURS
-from grader.judge.similarity_model import SimilarityReport
+from grader.judge.similarity.model import SimilarityReport
 from grader.report.charts import column_chart, legend, ranked_bars, stacked_rows
 from grader.report.class_summary import MIN_ATTEMPT_STUDENTS, PuzzleSummary, summarise, totals
 from grader.report.html import code_markup

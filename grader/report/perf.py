@@ -1,11 +1,11 @@
-"""Rendering ``--perf``'s :class:`grader.judge.perf_model.PerfResult`: a table of yours beside the
+"""Rendering ``--perf``'s :class:`grader.judge.perf.model.PerfResult`: a table of yours beside the
 reference, each launch, and what the counts say; or JSON."""
 from __future__ import annotations
 
 import json
 from dataclasses import asdict
 
-from grader.judge.perf_model import LaunchCost, PerfProfile, PerfResult
+from grader.judge.perf.model import LaunchCost, PerfProfile, PerfResult
 
 
 def _time(ms: float) -> str:

@@ -33,7 +33,7 @@ def described(x) -> dict:
 
 @dataclass(frozen=True)
 class BenchPlan:
-    """How ``--bench`` (:mod:`grader.judge.bench`) plans a puzzle of the kind, and names what it timed."""
+    """How ``--bench`` (:mod:`grader.judge.bench.run`) plans a puzzle of the kind, and names what it timed."""
 
     blocks: bool  # whether the Bench's blocks are given to each size, as a case's (a kernel's tile sizes)
     # (puzzle, its SpecShapes, the size planned as a case, the header so far, where the spec runs) -> SizePlan

@@ -23,7 +23,7 @@ learner file was imported or run (:func:`grader.sandbox.worker.prepare`):
   window cleared through the driver (``cuCtxSetLimit``, ``cuStreamSetAttribute``), and read
   back after each call.
 
-All of it is reported as facts; the grader (:mod:`grader.judge.bench_integrity`) decides.
+All of it is reported as facts; the grader (:mod:`grader.judge.bench.integrity`) decides.
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ tensor: the lanes each load, store and atomic asks for, the lanes its mask lets 
 32-byte sectors they touch, and which sectors each program and the sample as a whole touch;
 the ``tl.dot`` FLOPs by precision; the lane operations, and how many are the slow ones
 (exp, log, sqrt, sin, cos: the SFU's). Programs of one launch do the same work on other data in
-nearly every kernel, so the judge scales the sample to the grid (:mod:`grader.judge.perf`).
+nearly every kernel, so the judge scales the sample to the grid (:mod:`grader.judge.perf.run`).
 
 Nothing here decides anything: the counts go to the grader as :class:`grader.channel.wire.LaunchProfile`.
 The hooks wrap the interpreter's builder, as the bounds check does (:mod:`.bounds`), whose

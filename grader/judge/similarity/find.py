@@ -26,7 +26,7 @@ from itertools import combinations
 from pathlib import Path, PurePosixPath
 
 from grader.course.loader import Course, CourseError
-from grader.judge.similarity_model import Fragment, PuzzleThreshold, SimilarityReport, SimilarPair
+from grader.judge.similarity.model import Fragment, PuzzleThreshold, SimilarityReport, SimilarPair
 from grader.source.fingerprint import K, WINDOW, Fingerprints, fingerprint, part_names
 from grader.source.intake import Student
 

@@ -28,7 +28,7 @@ class Row:
     baseline_ms_rounds: tuple = ()
     compiled_ms_rounds: tuple = ()
     flops: int | None = None       # compute-bound puzzles: the floating-point operations at this size
-    rejected: str = ""             # why the timing cannot be trusted (grader.judge.bench_integrity); "" if it can
+    rejected: str = ""             # why the timing cannot be trusted (grader.judge.bench.integrity); "" if it can
     limit_ms: float = 0.0          # the GPU's physical limit at this size (0: unknown)
     wall_ms: float | None = None   # the same round by the host's clock, to a device-wide synchronise
     calls: int = 0                 # timed calls per round

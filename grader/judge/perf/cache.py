@@ -31,7 +31,7 @@ def folder() -> Path:
 
 def key(solution: Path, puzzle_file: Path, request: wire.Profile) -> str:
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent.parent
+    package = Path(__file__).resolve().parents[2]
     for path in (solution, puzzle_file, *(package / p for p in _COUNTING)):
         digest.update(Path(path).read_bytes())
     digest.update(json.dumps(wire.header(request), sort_keys=True).encode())
@@ -75,7 +75,7 @@ def compiled_key(kernel_file: Path, message: wire.Compile) -> str | None:
     digest = hashlib.sha256(_versions())
     try:
         digest.update(Path(kernel_file).read_bytes())
-        digest.update((Path(__file__).resolve().parent.parent / "sandbox/compile_stats.py").read_bytes())
+        digest.update((Path(__file__).resolve().parents[2] / "sandbox/compile_stats.py").read_bytes())
     except OSError:
         return None
     digest.update(json.dumps(wire.header(message), sort_keys=True).encode())
@@ -100,7 +100,7 @@ def store_compiled(name: str, stats: wire.KernelStats) -> None:
 def verdict_key(kernel_file: Path, puzzle_file: Path) -> str | None:
     """The key of a kernel's verdict: its file, the puzzle's, and every module of the grader."""
     digest = hashlib.sha256(_versions())
-    package = Path(__file__).resolve().parent.parent
+    package = Path(__file__).resolve().parents[2]
     try:
         for path in (kernel_file, puzzle_file, *sorted(package.rglob("*.py"))):
             digest.update(Path(path).read_bytes())

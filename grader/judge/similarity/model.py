@@ -1,4 +1,4 @@
-"""What the similarity pass found (:mod:`grader.judge.similarity`): plain frozen dataclasses,
+"""What the similarity pass found (:mod:`grader.judge.similarity.find`): plain frozen dataclasses,
 written as ``similarity.json`` and shown in ``report.html``."""
 from __future__ import annotations
 

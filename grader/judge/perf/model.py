@@ -1,8 +1,8 @@
 """The result of ``--perf``: what a kernel would cost on an H100, estimated without one.
 
-Plain data, as :mod:`grader.judge.bench_model` is for ``--bench``, so that the renderers in
-:mod:`grader.report` never reach a worker. :mod:`grader.judge.perf` makes it;
-:mod:`grader.judge.perf_estimate` holds the model its times come from.
+Plain data, as :mod:`grader.judge.bench.model` is for ``--bench``, so that the renderers in
+:mod:`grader.report` never reach a worker. :mod:`grader.judge.perf.run` makes it;
+:mod:`grader.judge.perf.estimate` holds the model its times come from.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``--bench``: time a puzzle's kernel on the GPU and report it against the device and PyTorch.
 
-This module runs the benchmark; its result (:class:`grader.judge.bench_model.BenchResult`, one
+This module runs the benchmark; its result (:class:`grader.judge.bench.model.BenchResult`, one
 ``Row`` per size) is rendered by :mod:`grader.report.bench` (text, JSON, a plot).
 
 Each size of the puzzle's sweep is planned as a graded case is (:mod:`grader.judge.plan`: the same
@@ -9,11 +9,11 @@ alternates at random between timed calls (:mod:`grader.sandbox.bench.loop`). The
 kernel once on the first set, then times it against the baseline (and ``torch.compile`` of it,
 where the puzzle's Bench asks) and a device-to-device copy of the same byte count, and sends back
 what the first call, a timed call drawn at random and the last timed call wrote. Each is judged
-here against its own set's expected results (:mod:`grader.judge.bench_tolerance`: at these sizes
+here against its own set's expected results (:mod:`grader.judge.bench.tolerance`: at these sizes
 the tolerance follows PyTorch's own error), so a fast wrong kernel is not reported as fast,
 nor one that is right only on the first calls.
 
-What the worker watched, and the GPU's physical limits (:mod:`grader.judge.bench_integrity`),
+What the worker watched, and the GPU's physical limits (:mod:`grader.judge.bench.integrity`),
 decide whether the timing can be trusted at all: a size it cannot is REJECTED, and the sweep
 stops there.
 
@@ -29,8 +29,8 @@ from typing import Mapping, Sequence
 from grader.channel import wire
 from grader.channel.protocol import MAX_MESSAGE
 from grader.judge import failures
-from grader.judge.bench_integrity import device_peaks, findings, limit_ms
-from grader.judge.bench_model import BenchResult, Row
+from grader.judge.bench.integrity import device_peaks, findings, limit_ms
+from grader.judge.bench.model import BenchResult, Row
 from grader.course.loader import CourseError
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.judge.kinds import kind_of
@@ -68,7 +68,7 @@ def plan_size(puzzle: Puzzle, sizes: Mapping, shapes=None, device: str = "cpu", 
 def yardsticks(puzzle: Puzzle, planned: SizePlan, device: str) -> dict:
     """PyTorch's own error on each output the Bench's baseline computes (``Bench.baseline_outputs``),
     measured here, in the grader's process, on the size's first input set."""
-    from grader.judge.bench_tolerance import measure
+    from grader.judge.bench.tolerance import measure
     names = puzzle.bench.baseline_outputs
     if not names:
         return {}
@@ -103,9 +103,9 @@ def judge_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, st
                device: str = "cpu"):
     """(the outcome, the largest share of its allowance any element used) of what came back for
     one call: each output against its set's expected result, as the bench's tolerance says
-    (:mod:`grader.judge.bench_tolerance`), after the host's reduction of a partial buffer.
+    (:mod:`grader.judge.bench.tolerance`), after the host's reduction of a partial buffer.
     ``device``: where to compare (the GPU's 67M-element outputs take seconds on a CPU)."""
-    from grader.judge.bench_tolerance import compare, headroom
+    from grader.judge.bench.tolerance import compare, headroom
     from grader.judge.compare import Outcome
     if len(described) != len(planned.names) or len(raw) != len(planned.names):
         return Outcome(False, FailureKind.MISMATCH, f"{len(raw)} tensor(s) came back, {len(planned.names)} expected"), 0.0

@@ -22,7 +22,7 @@ Each launch is costed by the resources it uses, each alone at its rate on an H10
 The launch takes the smooth maximum of these (a p-norm: resources overlap, not perfectly).
 The rates are the H100's; the efficiencies, the latency, the L2 share, the launch cost and p
 were fitted on an H100 against ``--bench`` (``benchmarks/perf_calibration.py``; method and
-figures in ``docs/perf-model.md``), and live in ``perf_h100.json`` beside this module.
+figures in ``docs/perf-model.md``), and live in ``h100.json`` beside this module.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-COEFFICIENTS = Path(__file__).with_name("perf_h100.json")
+COEFFICIENTS = Path(__file__).with_name("h100.json")
 SECTOR = 32  # bytes: what L2 moves to an SM per request, at the least (the worker counts in sectors)
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from grader.judge.perf_estimate import H100
-from grader.judge.perf_model import LaunchCost, PerfProfile
+from grader.judge.perf.estimate import H100
+from grader.judge.perf.model import LaunchCost, PerfProfile
 
 SIGNIFICANT = 0.10  # a line matters when it moves at least this share of its launch's sectors
 # a serial chain longer than the calibration's well-estimated ones (a matmul's 128 K steps)

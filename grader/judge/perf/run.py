@@ -5,7 +5,7 @@ size where the puzzle has a Bench, else its largest case. Each launch interprets
 sample of its programs (:mod:`grader.sandbox.perf.record`), which count every load, store,
 atomic, ``tl.dot`` and lane operation; the counts are scaled to the grid. The same launch is
 compiled for sm_90 (:mod:`grader.sandbox.compile_stats`) for its registers, spills, shared
-memory and matrix instructions, which give its occupancy. :mod:`grader.judge.perf_estimate`
+memory and matrix instructions, which give its occupancy. :mod:`grader.judge.perf.estimate`
 turns both into a time, and says what bounds it. The course's reference solution gets the
 same treatment, in a jail of its own, so that the learner sees theirs beside it.
 """
@@ -24,11 +24,11 @@ from grader.channel.worker_pool import WorkerDied, WorkerTimedOut
 from grader.course.dtypes import DTYPES
 from grader.course.loader import Course
 from grader.course.puzzle import Case, Puzzle
-from grader.judge import perf_cache
-from grader.judge import perf_estimate as model
+from grader.judge.perf import cache as perf_cache
+from grader.judge.perf import estimate as model
 from grader.judge.kinds import kind_of
-from grader.judge.perf_findings import findings
-from grader.judge.perf_model import LaunchCost, LineCost, PerfProfile, PerfResult
+from grader.judge.perf.findings import findings
+from grader.judge.perf.model import LaunchCost, LineCost, PerfProfile, PerfResult
 from grader.judge.session import Grading
 
 PROGRAMS = 16          # programs interpreted per launch, at most
@@ -42,7 +42,7 @@ COMPILE_TIMEOUT = 600
 def perf_case(puzzle: Puzzle) -> tuple[Case, str]:
     """The size ``--perf`` runs: the bench's headline size, else the largest case."""
     if puzzle.bench is not None:
-        from grader.judge.bench import bench_case
+        from grader.judge.bench.run import bench_case
         return bench_case(puzzle, puzzle.bench.sizes[0]), "the bench's headline size"
     large = [c for c in puzzle.cases if c.large]
     case = large[0] if large else max(puzzle.cases, key=lambda c: math.prod(
