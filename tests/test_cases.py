@@ -11,7 +11,9 @@ import pytest
 from conftest import COURSE, PUZZLE_IDS, WRONG
 
 from grader.course.case import Case, draw
+from grader.judge.case_run import CaseOutcome, hooks_if_failed
 from grader.judge.grade import PuzzleGrader
+from grader.judge.kinds import kind_of
 from grader.judge.options import Options
 from grader.judge.plan import SpecShapes
 from grader.course.puzzle import Puzzle
@@ -82,10 +84,10 @@ def test_every_drawn_case_stays_in_range_and_launches(puzzle_id):
 
 
 def test_the_grader_grades_and_describes_the_drawn_sizes():
-    from grader.judge.grade import describe_case
-    solution = COURSE.solution_file("puzzle02")
-    plain = PuzzleGrader(COURSE, "puzzle02", solution, worker=None, options=Options())
-    secret = PuzzleGrader(COURSE, "puzzle02", solution, worker=None, options=Options(secret=11))
+    from grader.judge.case_run import describe_case
+    solution, kind = COURSE.solution_file("puzzle02"), kind_of(COURSE.puzzle("puzzle02"))
+    plain = PuzzleGrader(COURSE, "puzzle02", solution, worker=None, options=Options(), kind=kind)
+    secret = PuzzleGrader(COURSE, "puzzle02", solution, worker=None, options=Options(secret=11), kind=kind)
     declared, drawn = (next(c for c in g.puzzle.cases if c.large) for g in (plain, secret))
     assert declared.sizes["N0"] == 40000 and drawn.sizes["N0"] == draw(declared, "puzzle02", 11).sizes["N0"] != 40000
     assert describe_case(drawn, secret.puzzle) == f"case past_16_bit_offsets[seed=8] (N0={drawn.sizes['N0']}, B0=1024)"
@@ -122,11 +124,11 @@ def test_autograd_puzzles_pass_a_non_contiguous_grad_output(puzzle_id):
 
 
 # ---- large cases: hook-free first, hooks when wrong ---------------------------------------
-def _grader(device: str = "cpu", check_bounds: bool = True) -> PuzzleGrader:
-    grader = PuzzleGrader.__new__(PuzzleGrader)
-    grader.options = Options(device=device, check_bounds=check_bounds)
-    grader.puzzle = COURSE.puzzle("puzzle02")
-    return grader
+def _grader(device: str = "cpu", check_bounds: bool = True):
+    """What a runner reads of its grader, for a large case's choices (nothing runs)."""
+    from types import SimpleNamespace
+    return SimpleNamespace(options=Options(device=device, check_bounds=check_bounds), puzzle=COURSE.puzzle("puzzle02"),
+                           failed_first=None, bounds=None)
 
 
 def _runner(outcomes: dict[bool, CaseResult]):
@@ -134,7 +136,7 @@ def _runner(outcomes: dict[bool, CaseResult]):
 
     def run(hooks):
         asked.append(hooks)
-        return outcomes[hooks], None, None
+        return CaseOutcome(outcomes[hooks])
     return run, asked
 
 
@@ -145,53 +147,55 @@ def _result(passed: bool, kind=None) -> CaseResult:
 
 def test_a_passing_large_case_runs_once_without_hooks():
     run, asked = _runner({False: _result(True)})
-    assert _grader()._hooks_if_failed(BIG, run)[0].passed
+    assert hooks_if_failed(_grader(), BIG, run).result.passed
     assert asked == [False]
 
 
 def test_a_failing_large_case_runs_again_with_hooks_and_says_what_they_found():
     run, asked = _runner({False: _result(False, "mismatch"), True: _result(False, "out_of_bounds")})
-    assert _grader()._hooks_if_failed(BIG, run)[0].kind == "out_of_bounds"
+    assert hooks_if_failed(_grader(), BIG, run).result.kind == "out_of_bounds"
     assert asked == [False, True]
 
 
 def test_a_failure_the_hooks_do_not_reproduce_keeps_the_first_verdict():
     run, asked = _runner({False: _result(False, "mismatch"), True: _result(True)})
-    assert _grader()._hooks_if_failed(BIG, run)[0].kind == "mismatch"
+    assert hooks_if_failed(_grader(), BIG, run).result.kind == "mismatch"
 
 
 def test_a_large_case_that_timed_out_is_not_run_again():
     run, asked = _runner({False: _result(False, FailureKind.TIMEOUT)})
-    assert _grader()._hooks_if_failed(BIG, run)[0].kind == "timeout"
+    assert hooks_if_failed(_grader(), BIG, run).result.kind == "timeout"
     assert asked == [False]
 
 
 def _unstood_then(whole: CaseResult, failed_first):
     """A grader whose sampled run does not stand (5 of 65600 programs), and whose whole run gives ``whole``."""
-    from grader.judge.grade import Unstood
+    from grader.judge.kinds.kernel.run import KernelRunner, Unstood
     grader, asked = _grader(), []
     grader.failed_first = failed_first
+    runner = KernelRunner(grader)
 
     def once(case, params, trace, hooks, capture=None, sample=False):
         asked.append("sample" if sample else "whole")
         if sample:
             return Unstood("not every program that ran stored to `z`", 65600)
-        return whole, None, None
-    grader._run_case_once = once
-    return grader, asked
+        return CaseOutcome(whole)
+    runner.run_once = once
+    return runner, asked
 
 
 def test_a_large_case_whose_sample_does_not_stand_runs_whole_while_every_case_passed():
     grader, asked = _unstood_then(_result(True), None)
     case = next(c for c in grader.puzzle.cases if c.large)
-    assert grader._run_case(case, [])[0].passed
+    assert grader.run_case(case, []).result.passed
     assert asked == ["sample", "whole"]
 
 
 def test_once_a_case_failed_a_large_case_whose_sample_does_not_stand_is_not_run_whole():
     grader, asked = _unstood_then(_result(True), "classic[seed=0]")
     case = next(c for c in grader.puzzle.cases if c.large)
-    result, _, abort = grader._run_case(case, [])
+    outcome = grader.run_case(case, [])
+    result, abort = outcome.result, outcome.abort
     assert asked == ["sample"] and abort is None
     assert result.kind == FailureKind.SKIPPED and not result.passed
     assert result.message.endswith(
@@ -207,13 +211,20 @@ def test_once_a_case_failed_a_large_case_whose_sample_does_not_stand_is_not_run_
 ])
 def test_only_a_large_case_in_the_interpreter_leaves_the_hooks_out(grader, case, hooks):
     run, asked = _runner({True: _result(True), False: _result(True)})
-    grader._hooks_if_failed(case, run)
+    hooks_if_failed(grader, case, run)
     assert asked == hooks
 
 
 def test_large_cases_are_not_run_again_beside_a_gpu():
+    from types import SimpleNamespace
+
+    from grader.judge.bounds_beside import BoundsBeside
     grader = _grader(device="cuda")
-    assert grader._large_labels() == {"past_16_bit_offsets[seed=8]"}
+    grader.bounds = "the interpreter beside the GPU"
+    grader.ask = lambda *args, **kwargs: pytest.fail("a large case ran again beside the GPU")
+    large = [c for c in grader.puzzle.cases if c.large]
+    assert [c.label for c in large] == ["past_16_bit_offsets[seed=8]"]
+    assert BoundsBeside(grader, lambda access: ()).checked(SimpleNamespace(sample=None), [], large[0]) is None
 
 
 @pytest.mark.slow

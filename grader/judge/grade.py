@@ -190,7 +190,7 @@ class PuzzleGrader:
 
     def _cases(self) -> list[CaseResult]:
         """Every case the runner brings, pass by pass, in order; after a crash or a timeout the rest
-        are skipped. A case a pass carries goes on to the next (an autograd case: recorded, replayed)."""
+        are skipped. A case a pass carries goes on to the next (recorded in one, replayed in the next)."""
         results: dict[str, CaseResult] = {}
         order: dict[str, None] = {}  # labels, as first met
         carried: dict[str, object] = {}
