@@ -261,3 +261,55 @@ def test_a_kernel_fitted_to_the_public_sizes_fails_under_a_secret(tmp_path):
     n0 = draw(big, "puzzle07", 1).sizes["N0"]
     assert re.match(rf"case many_chunks\[seed=7\] \(N0={n0}, N1={t}, T={t}, B0=1, B1=64\) \(\d+ of its {n0} programs "
                     rf"run\): wrong values in `z`", secret.first_failure.message), secret.first_failure.message
+
+
+# ---- the life cycle's one loop over the cases ----------------------------------------------
+class _Passes:
+    """A runner of two passes: each case carried to the second, where ``aborts`` stops the rest;
+    ``early`` fails in the first pass, told to no one."""
+
+    def __init__(self, grader, aborts: str, early: str) -> None:
+        self.grader, self.aborts, self.early, self.ran, self.settled = grader, aborts, early, [], None
+
+    def cases(self):
+        return list(self.grader.puzzle.cases)
+
+    def run(self, case, carried):
+        from grader.judge.case_run import case_result
+        self.ran.append((case.label, carried))
+        if carried is None and case.label == self.early:
+            return CaseOutcome(case_result(case, self.grader.puzzle, False, "exception", "raised"), tell=False)
+        if carried is None:
+            return CaseOutcome(carried=f"recorded {case.label}")
+        if case.label == self.aborts:
+            return CaseOutcome(case_result(case, self.grader.puzzle, False, "crash", "died"), f"{case.label} crashed")
+        return CaseOutcome(case_result(case, self.grader.puzzle, True))
+
+    def next_pass(self, carried, aborted):
+        return [c for c in self.grader.puzzle.cases if c.label in carried]
+
+    def settle(self, results):
+        self.settled = sorted(results)
+
+
+def test_the_life_cycle_runs_every_pass_in_one_loop_and_skips_after_an_abort():
+    from grader.judge.kinds.kind import PuzzleKind
+    puzzle = COURSE.puzzle("puzzle02")
+    names = [c.label for c in puzzle.cases]
+    kind = replace(kind_of(puzzle), runner=lambda: lambda grader: _Passes(grader, names[1], names[-1]),
+                   checks=lambda: ())
+    told = []
+    grader = PuzzleGrader(COURSE, "puzzle02", COURSE.solution_file("puzzle02"), None, Options(), kind=kind,
+                          on_case=lambda puzzle_id, result: told.append(result.seed))
+    assert isinstance(kind, PuzzleKind) and not grader.compile_beside
+    results = grader._cases()
+    runner = grader.runner
+    # the first pass carries all but the last; the second stops after names[1] crashed
+    assert runner.ran == [(n, None) for n in names] + [(n, f"recorded {n}") for n in names[:2]]
+    assert [r.name for r in results] == [c.name for c in puzzle.cases]  # the puzzle's order, whichever pass decided each
+    assert [r.passed for r in results] == [True] + [False] * (len(names) - 1)
+    assert [r.kind for r in results[2:-1]] == [FailureKind.SKIPPED] * (len(names) - 3)
+    assert results[2].message.endswith(f"{names[1]} crashed")
+    assert results[-1].kind == "exception"  # decided in the first pass: not run again, not skipped
+    assert told == [0, 1] and grader.failed_first == names[-1]  # the first to fail, as the loop met it
+    assert runner.settled == sorted(c.label for c in puzzle.cases)
