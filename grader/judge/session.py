@@ -213,7 +213,7 @@ class Grading:
         course, options = self.course, self.options
         for kind in KINDS.values():  # each runner's imports (torch): while the workers import, before the threads
             kind.runner(), kind.checks()
-        import grader.judge.grade  # noqa: F401 (the life cycle, imported here rather than in a thread)
+        from grader.judge import grade  # noqa: F401 (the life cycle, imported here rather than in a thread)
         # Load every puzzle here, before the threads start (and while the workers import).
         broken = {pid: error for pid in dict.fromkeys(pid for pid, _ in targets)
                   if (error := course.load_error(pid)) is not None}

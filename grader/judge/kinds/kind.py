@@ -61,7 +61,7 @@ class Check:
 
 @dataclass(frozen=True)
 class PuzzleKind:
-    """One kind of puzzle, as its module in :mod:`grader.judge.kinds` describes it."""
+    """One kind of puzzle, as its package in :mod:`grader.judge.kinds` describes it."""
 
     name: str            # as a puzzle file writes it: Puzzle(kind="kernel")
     called: str          # how messages name such a puzzle: "an autograd puzzle"
