@@ -11,7 +11,9 @@ import pytest
 from conftest import COURSE, PUZZLE_IDS, WRONG
 
 from grader.course.case import Case, draw
+from grader.judge.case_run import CaseOutcome, hooks_if_failed
 from grader.judge.grade import PuzzleGrader
+from grader.judge.kinds import kind_of
 from grader.judge.options import Options
 from grader.judge.plan import SpecShapes
 from grader.course.puzzle import Puzzle
@@ -82,10 +84,10 @@ def test_every_drawn_case_stays_in_range_and_launches(puzzle_id):
 
 
 def test_the_grader_grades_and_describes_the_drawn_sizes():
-    from grader.judge.grade import describe_case
-    solution = COURSE.solution_file("puzzle02")
-    plain = PuzzleGrader(COURSE, "puzzle02", solution, worker=None, options=Options())
-    secret = PuzzleGrader(COURSE, "puzzle02", solution, worker=None, options=Options(secret=11))
+    from grader.judge.case_run import describe_case
+    solution, kind = COURSE.solution_file("puzzle02"), kind_of(COURSE.puzzle("puzzle02"))
+    plain = PuzzleGrader(COURSE, "puzzle02", solution, worker=None, options=Options(), kind=kind)
+    secret = PuzzleGrader(COURSE, "puzzle02", solution, worker=None, options=Options(secret=11), kind=kind)
     declared, drawn = (next(c for c in g.puzzle.cases if c.large) for g in (plain, secret))
     assert declared.sizes["N0"] == 40000 and drawn.sizes["N0"] == draw(declared, "puzzle02", 11).sizes["N0"] != 40000
     assert describe_case(drawn, secret.puzzle) == f"case past_16_bit_offsets[seed=8] (N0={drawn.sizes['N0']}, B0=1024)"
@@ -122,11 +124,11 @@ def test_autograd_puzzles_pass_a_non_contiguous_grad_output(puzzle_id):
 
 
 # ---- large cases: hook-free first, hooks when wrong ---------------------------------------
-def _grader(device: str = "cpu", check_bounds: bool = True) -> PuzzleGrader:
-    grader = PuzzleGrader.__new__(PuzzleGrader)
-    grader.options = Options(device=device, check_bounds=check_bounds)
-    grader.puzzle = COURSE.puzzle("puzzle02")
-    return grader
+def _grader(device: str = "cpu", check_bounds: bool = True):
+    """What a runner reads of its grader, for a large case's choices (nothing runs)."""
+    from types import SimpleNamespace
+    return SimpleNamespace(options=Options(device=device, check_bounds=check_bounds), puzzle=COURSE.puzzle("puzzle02"),
+                           failed_first=None, bounds=None)
 
 
 def _runner(outcomes: dict[bool, CaseResult]):
@@ -134,7 +136,7 @@ def _runner(outcomes: dict[bool, CaseResult]):
 
     def run(hooks):
         asked.append(hooks)
-        return outcomes[hooks], None, None
+        return CaseOutcome(outcomes[hooks])
     return run, asked
 
 
@@ -145,53 +147,55 @@ def _result(passed: bool, kind=None) -> CaseResult:
 
 def test_a_passing_large_case_runs_once_without_hooks():
     run, asked = _runner({False: _result(True)})
-    assert _grader()._hooks_if_failed(BIG, run)[0].passed
+    assert hooks_if_failed(_grader(), BIG, run).result.passed
     assert asked == [False]
 
 
 def test_a_failing_large_case_runs_again_with_hooks_and_says_what_they_found():
     run, asked = _runner({False: _result(False, "mismatch"), True: _result(False, "out_of_bounds")})
-    assert _grader()._hooks_if_failed(BIG, run)[0].kind == "out_of_bounds"
+    assert hooks_if_failed(_grader(), BIG, run).result.kind == "out_of_bounds"
     assert asked == [False, True]
 
 
 def test_a_failure_the_hooks_do_not_reproduce_keeps_the_first_verdict():
     run, asked = _runner({False: _result(False, "mismatch"), True: _result(True)})
-    assert _grader()._hooks_if_failed(BIG, run)[0].kind == "mismatch"
+    assert hooks_if_failed(_grader(), BIG, run).result.kind == "mismatch"
 
 
 def test_a_large_case_that_timed_out_is_not_run_again():
     run, asked = _runner({False: _result(False, FailureKind.TIMEOUT)})
-    assert _grader()._hooks_if_failed(BIG, run)[0].kind == "timeout"
+    assert hooks_if_failed(_grader(), BIG, run).result.kind == "timeout"
     assert asked == [False]
 
 
 def _unstood_then(whole: CaseResult, failed_first):
     """A grader whose sampled run does not stand (5 of 65600 programs), and whose whole run gives ``whole``."""
-    from grader.judge.grade import Unstood
+    from grader.judge.kinds.kernel.run import KernelRunner, Unstood
     grader, asked = _grader(), []
     grader.failed_first = failed_first
+    runner = KernelRunner(grader)
 
     def once(case, params, trace, hooks, capture=None, sample=False):
         asked.append("sample" if sample else "whole")
         if sample:
             return Unstood("not every program that ran stored to `z`", 65600)
-        return whole, None, None
-    grader._run_case_once = once
-    return grader, asked
+        return CaseOutcome(whole)
+    runner.run_once = once
+    return runner, asked
 
 
 def test_a_large_case_whose_sample_does_not_stand_runs_whole_while_every_case_passed():
     grader, asked = _unstood_then(_result(True), None)
     case = next(c for c in grader.puzzle.cases if c.large)
-    assert grader._run_case(case, [])[0].passed
+    assert grader.run_case(case, []).result.passed
     assert asked == ["sample", "whole"]
 
 
 def test_once_a_case_failed_a_large_case_whose_sample_does_not_stand_is_not_run_whole():
     grader, asked = _unstood_then(_result(True), "classic[seed=0]")
     case = next(c for c in grader.puzzle.cases if c.large)
-    result, _, abort = grader._run_case(case, [])
+    outcome = grader.run_case(case, [])
+    result, abort = outcome.result, outcome.abort
     assert asked == ["sample"] and abort is None
     assert result.kind == FailureKind.SKIPPED and not result.passed
     assert result.message.endswith(
@@ -207,13 +211,20 @@ def test_once_a_case_failed_a_large_case_whose_sample_does_not_stand_is_not_run_
 ])
 def test_only_a_large_case_in_the_interpreter_leaves_the_hooks_out(grader, case, hooks):
     run, asked = _runner({True: _result(True), False: _result(True)})
-    grader._hooks_if_failed(case, run)
+    hooks_if_failed(grader, case, run)
     assert asked == hooks
 
 
 def test_large_cases_are_not_run_again_beside_a_gpu():
+    from types import SimpleNamespace
+
+    from grader.judge.bounds_beside import BoundsBeside
     grader = _grader(device="cuda")
-    assert grader._large_labels() == {"past_16_bit_offsets[seed=8]"}
+    grader.bounds = "the interpreter beside the GPU"
+    grader.ask = lambda *args, **kwargs: pytest.fail("a large case ran again beside the GPU")
+    large = [c for c in grader.puzzle.cases if c.large]
+    assert [c.label for c in large] == ["past_16_bit_offsets[seed=8]"]
+    assert BoundsBeside(grader, lambda access: ()).checked(SimpleNamespace(sample=None), [], large[0]) is None
 
 
 @pytest.mark.slow
@@ -250,3 +261,55 @@ def test_a_kernel_fitted_to_the_public_sizes_fails_under_a_secret(tmp_path):
     n0 = draw(big, "puzzle07", 1).sizes["N0"]
     assert re.match(rf"case many_chunks\[seed=7\] \(N0={n0}, N1={t}, T={t}, B0=1, B1=64\) \(\d+ of its {n0} programs "
                     rf"run\): wrong values in `z`", secret.first_failure.message), secret.first_failure.message
+
+
+# ---- the life cycle's one loop over the cases ----------------------------------------------
+class _Passes:
+    """A runner of two passes: each case carried to the second, where ``aborts`` stops the rest;
+    ``early`` fails in the first pass, told to no one."""
+
+    def __init__(self, grader, aborts: str, early: str) -> None:
+        self.grader, self.aborts, self.early, self.ran, self.settled = grader, aborts, early, [], None
+
+    def cases(self):
+        return list(self.grader.puzzle.cases)
+
+    def run(self, case, carried):
+        from grader.judge.case_run import case_result
+        self.ran.append((case.label, carried))
+        if carried is None and case.label == self.early:
+            return CaseOutcome(case_result(case, self.grader.puzzle, False, "exception", "raised"), tell=False)
+        if carried is None:
+            return CaseOutcome(carried=f"recorded {case.label}")
+        if case.label == self.aborts:
+            return CaseOutcome(case_result(case, self.grader.puzzle, False, "crash", "died"), f"{case.label} crashed")
+        return CaseOutcome(case_result(case, self.grader.puzzle, True))
+
+    def next_pass(self, carried, aborted):
+        return [c for c in self.grader.puzzle.cases if c.label in carried]
+
+    def settle(self, results):
+        self.settled = sorted(results)
+
+
+def test_the_life_cycle_runs_every_pass_in_one_loop_and_skips_after_an_abort():
+    from grader.judge.kinds.kind import PuzzleKind
+    puzzle = COURSE.puzzle("puzzle02")
+    names = [c.label for c in puzzle.cases]
+    kind = replace(kind_of(puzzle), runner=lambda: lambda grader: _Passes(grader, names[1], names[-1]),
+                   checks=lambda: ())
+    told = []
+    grader = PuzzleGrader(COURSE, "puzzle02", COURSE.solution_file("puzzle02"), None, Options(), kind=kind,
+                          on_case=lambda puzzle_id, result: told.append(result.seed))
+    assert isinstance(kind, PuzzleKind) and not grader.compile_beside
+    results = grader._cases()
+    runner = grader.runner
+    # the first pass carries all but the last; the second stops after names[1] crashed
+    assert runner.ran == [(n, None) for n in names] + [(n, f"recorded {n}") for n in names[:2]]
+    assert [r.name for r in results] == [c.name for c in puzzle.cases]  # the puzzle's order, whichever pass decided each
+    assert [r.passed for r in results] == [True] + [False] * (len(names) - 1)
+    assert [r.kind for r in results[2:-1]] == [FailureKind.SKIPPED] * (len(names) - 3)
+    assert results[2].message.endswith(f"{names[1]} crashed")
+    assert results[-1].kind == "exception"  # decided in the first pass: not run again, not skipped
+    assert told == [0, 1] and grader.failed_first == names[-1]  # the first to fail, as the loop met it
+    assert runner.settled == sorted(c.label for c in puzzle.cases)

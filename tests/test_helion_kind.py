@@ -1,4 +1,4 @@
-"""The Helion kind (grader.judge.grade_helion, grader.sandbox.kinds.helion.run): a @helion.kernel graded in
+"""The Helion kind (grader.judge.kinds.helion, grader.sandbox.kinds.helion.run): a @helion.kernel graded in
 Helion's interpreter and, tile by tile, as the Triton Helion generates, that Triton compiled
 for sm_90. The corpus (tests/wrong_kernels/puzzle35_*) is graded by test_wrong_kernels.py; here
 are the rest: the pilot's solution and stub, what is not a Helion kernel, what Helion's
@@ -188,7 +188,7 @@ def test_a_stub_is_a_kernel_whose_tile_loops_do_nothing():
 
 
 def test_only_the_kernels_of_helions_module_go_to_the_compile_check():
-    from grader.judge.grade_helion import kernel_only
+    from grader.judge.kinds.helion.gpu_compile import kernel_only
     generated = textwrap.dedent('''\
         import triton
         import triton.language as tl
@@ -215,7 +215,7 @@ def test_only_the_kernels_of_helions_module_go_to_the_compile_check():
 def test_the_learners_module_helions_host_code_reads_is_not_imported_by_the_compile_check():
     """A kernel reading a module-level constant: Helion passes it to the Triton kernel as an
     argument, and imports the learner's module (by the worker's name for it) for the host code."""
-    from grader.judge.grade_helion import kernel_only
+    from grader.judge.kinds.helion.gpu_compile import kernel_only
     generated = textwrap.dedent('''\
         import triton
         import triton.language as tl
@@ -474,17 +474,20 @@ def test_a_cases_tile_sizes_reach_the_kernels_own_loops_whatever_their_number(tm
 
 
 def test_a_fixed_tile_size_no_case_leaves_a_tail_of_gets_one_more_case():
-    from grader.judge.grade_helion import HelionGrader
+    from types import SimpleNamespace
+
+    from grader.judge.kinds.helion.run import HelionRunner
     puzzle = COURSE.puzzle("puzzle35")
     exact = next(c for c in puzzle.cases if c.name == "exact_multiple")  # N0=256
-    grader = object.__new__(HelionGrader)
-    grader._fixed = {("`tile`", 64): {"tails": [], "whole": [(exact, 256)]}}
-    more = grader._tail_cases()
+    runner = HelionRunner(SimpleNamespace(puzzle=puzzle, options=Options()))
+    runner.fixed = {("`tile`", 64): {"tails": [], "whole": [(exact, 256)]}}
+    more = runner.tail_cases()
     assert [(c.name, dict(c.sizes)) for c in more] == [("exact_multiple_tail_of_tile", {"N0": 257})]
-    assert "no case has a tail of it" in grader._fixed_note()
-    grader._fixed[("`tile`", 64)]["tails"].append((more[0], 257))
-    assert grader._tail_cases() == []
-    assert "`tile` at 64: graded at that size, its tail runs in case exact_multiple_tail_of_tile" in grader._fixed_note()
+    assert "no case has a tail of it" in runner.pass_note()
+    assert runner.next_pass({}, aborted=False) == more and runner.next_pass({}, aborted=False) == []  # once
+    runner.fixed[("`tile`", 64)]["tails"].append((more[0], 257))
+    assert runner.tail_cases() == []
+    assert "`tile` at 64: graded at that size, its tail runs in case exact_multiple_tail_of_tile" in runner.pass_note()
 
 
 def test_helion_words_for_a_dropped_dimension_and_a_wrong_dtype():
@@ -532,19 +535,18 @@ def test_the_sm_90_compile_takes_each_launch_as_its_case_brings_it_and_keeps_the
     import queue
 
     from grader.channel import wire
-    from grader.judge.grade_helion import HelionGrader
+    from grader.judge.kinds.helion.gpu_compile import compile_generated
     asked = []
 
-    class Fake(HelionGrader):
-        def __init__(self):
-            self.options = Options()
+    class Fake:  # the grader, as the check asks it
+        options = Options()
 
         @contextlib.contextmanager
-        def _checker_session(self):
+        def checker_session(self):
             asked.append("session")
             yield "checker"
 
-        def _ask(self, message, timeout=None, worker=None):
+        def ask(self, message, timeout=None, worker=None):
             asked.append(message.kernel)
             if message.kernel == "bad":
                 return wire.Failure("compile", error="tl.dot needs 16", source="x = tl.dot(a, b)"), []
@@ -556,12 +558,12 @@ def test_the_sm_90_compile_takes_each_launch_as_its_case_brings_it_and_keeps_the
     launches = queue.SimpleQueue()
     for item in (launch("good"), launch("bad"), launch("later"), None):
         launches.put(item)
-    result = Fake()._compile_generated(launches)
+    result = compile_generated(Fake(), launches)
     assert not result.passed and "the Triton Helion generated for case bad" in result.message
     assert asked == ["session", "good", "bad"] and launches.empty()
     empty = queue.SimpleQueue()
     empty.put(None)
-    assert Fake()._compile_generated(empty) is None and asked == ["session", "good", "bad"]
+    assert compile_generated(Fake(), empty) is None and asked == ["session", "good", "bad"]
 
 
 NAN_REDUCTIONS = '''

@@ -34,8 +34,9 @@ def test_the_registries_hold_the_kinds_a_puzzle_may_name():
 
 
 def test_each_module_of_grader_kinds_is_a_registered_kind():
-    """A new kind is a module here: forgetting to register it fails here, not at grading."""
-    found = sorted((PACKAGE / "judge" / "kinds").glob("*.py"))
+    """A new kind is a module or a package here: forgetting to register it fails here, not at grading."""
+    root = PACKAGE / "judge" / "kinds"
+    found = sorted([*root.glob("*.py"), *(p.parent for p in root.glob("*/__init__.py"))])
     assert len(found) > 2, "grader/judge/kinds/ moved: this test must follow it"
     for path in found:
         if path.stem in ("__init__", "kind"):
@@ -77,25 +78,69 @@ def test_what_each_kind_says():
     assert function.called == "an autograd puzzle"
 
 
-def test_each_kind_names_its_grader():
-    from grader.judge.grade import PuzzleGrader
-    from grader.judge.grade_function import FunctionGrader
-    assert kinds.KINDS["kernel"].grader() is PuzzleGrader and PuzzleGrader.compile_beside
-    assert kinds.KINDS["function"].grader() is FunctionGrader and not FunctionGrader.compile_beside
+def test_each_kind_names_its_runner_and_the_checks_it_lists():
+    from grader.judge.kinds.function.run import FunctionRunner
+    from grader.judge.kinds.helion.run import HelionRunner
+    from grader.judge.kinds.kernel.run import KernelRunner
+    kernel, function, helion = (kinds.KINDS[name] for name in ("kernel", "function", "helion"))
+    assert (kernel.runner(), function.runner(), helion.runner()) == (KernelRunner, FunctionRunner, HelionRunner)
+    # The sm_90 compile: beside a kernel's cases, gating them; after Helion's; an autograd case's
+    # launches compile beside its replays, inside its runner (they fail the case, not the puzzle).
+    assert [(c.name, c.gate) for c in kernel.checks()] == [("gpu_compile", True)]
+    assert [(c.name, c.gate) for c in helion.checks()] == [("gpu_compile", False)]
+    assert function.checks() == ()
+    assert (kernel.warm, function.warm, helion.warm) == (frozenset(), {"fake_tensors"}, {"helion"})
+    assert (kernel.decorator, function.decorator, helion.decorator) == ("@triton.jit", "@triton.jit",
+                                                                        "@helion.kernel")
 
 
 def test_every_registered_kind_is_whole():
-    """Each kind of both registries, whichever there are: a grader of PuzzleGrader's interface,
-    the words messages name it by, a --bench plan, and the worker's load, run, bench and profile."""
-    from grader.judge.grade import PuzzleGrader
+    """Each kind of both registries, whichever there are: a runner that answers every step the life
+    cycle asks, its checks, the words messages name it by, a --bench plan, and the worker's load,
+    run, bench and profile."""
+    from grader.judge.case_run import CaseRunner
+    from grader.judge.kinds.kind import Check
+    steps = [name for name in vars(CaseRunner) if not name.startswith("_")]
+    assert len(steps) == 10, steps
     for name, kind in kinds.KINDS.items():
-        grader_class = kind.grader()
-        assert isinstance(grader_class, type) and issubclass(grader_class, PuzzleGrader), name
-        assert isinstance(grader_class.compile_beside, bool), name
+        runner = kind.runner()
+        assert isinstance(runner, type) and all(callable(getattr(runner, step, None)) for step in steps), name
+        assert all(isinstance(check, Check) and isinstance(check.gate, bool) for check in kind.checks()), name
         assert kind.called.startswith(("a ", "an ")) and kind.bench.what, name
     for name, kind in worker_kinds.KINDS.items():
         assert worker_kinds.named(name) is kind
         assert all(callable(step) for step in (kind.load, kind.ran, kind.bench, kind.profile)), name
+
+
+def test_no_kind_overrides_the_life_cycle():
+    """A kind supplies steps to the one life cycle (grader.judge.grade); no class in grader/ extends
+    it, nor the runners it is given: each kind's runner stands alone."""
+    from grader.judge.grade import PuzzleGrader
+    extending = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
+                if bases & {"PuzzleGrader", "KernelRunner", "FunctionRunner", "HelionRunner"}:
+                    extending.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {node.name}")
+    assert not extending, extending
+    for kind in kinds.KINDS.values():  # and at run time, whatever a module's text spells
+        runner = kind.runner()
+        assert not issubclass(runner, PuzzleGrader) and runner.__mro__ == (runner, object), runner
+
+
+def test_the_life_cycle_names_no_kind():
+    """grader/judge/grade.py: no kind's name, no module of a kind, no kind's own words."""
+    path = PACKAGE / "judge" / "grade.py"
+    source = path.read_text()
+    tree = ast.parse(source)
+    named = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value in AUTHORED]
+    imported = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and (node.module or "").startswith("grader.judge.kinds")]
+    imported += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+                 if alias.name.startswith("grader.judge.kinds")]
+    words = [word for word in ("helion", "autograd", "triton.jit", "torch.autograd") if word in source.lower()]
+    assert (named, imported, words) == ([], [], [])
 
 
 def test_load_asks_the_object_not_the_puzzle():
@@ -152,7 +197,7 @@ def test_no_module_outside_the_registries_compares_a_kind_with_a_name():
     assert all(path.exists() for path in REGISTRIES), "a registry moved: REGISTRIES must follow it"
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if REGISTRIES & set(path.parents):
+        if path in REGISTRIES or any(path.is_relative_to(r) for r in REGISTRIES if r.is_dir()):
             continue
         found += [f"{path.relative_to(PACKAGE.parent)}:{line}" for line in kind_comparisons(path.read_text())]
     assert not found, "ask grader.judge.kinds (or grader.sandbox.kinds) instead: " + ", ".join(found)

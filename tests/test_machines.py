@@ -14,6 +14,7 @@ from grader.channel import wire
 from grader.channel.worker_pool import WorkerProcess, WorkerTimedOut
 from grader.judge import machine
 from grader.judge.grade import PuzzleGrader
+from grader.judge.kinds import kind_of
 from grader.judge.options import Options
 from grader.judge.results import Status
 
@@ -45,7 +46,7 @@ def _grade(course, path, beside, puzzle_id="puzzle01", **options):
     worker = WorkerProcess("cpu")
     try:
         return PuzzleGrader(course, puzzle_id, path, worker, Options(compile_check=False, **options),
-                            bounds=beside).grade()
+                            bounds=beside, kind=kind_of(course.puzzle(puzzle_id))).grade()
     finally:
         worker.close()
 
@@ -60,7 +61,7 @@ def test_a_machine_whose_interpreter_is_broken_refuses_with_the_fix(course, monk
     monkeypatch.setattr(machine, "_version", lambda name: versions[name])
     beside = Beside(lambda message: pytest.fail("nothing runs on a machine that cannot check"))
     result = PuzzleGrader(course, "puzzle23", WRONG / "puzzle23_target_load_unmasked.py", beside, Options(),
-                          bounds=beside).grade()
+                          bounds=beside, kind=kind_of(course.puzzle("puzzle23"))).grade()
     assert result.status == Status.UNSUPPORTED and not beside.asked
     assert result.message == (
         "not graded on this machine: the bounds check that runs each case again in Triton's interpreter, beside "
@@ -207,13 +208,13 @@ def test_inline_ptx_is_graded_where_nothing_depends_on_it_and_beside_a_gpu_only_
     worker = WorkerProcess("cpu")
     try:
         grader = PuzzleGrader(course, "puzzle01", ROOT / "tests" / "hostile" / "puzzle01_inline_asm.py", worker,
-                              Options(compile_check=False))
-        ask = grader._ask
+                              Options(compile_check=False), kind=kind_of(course.puzzle("puzzle01")))
+        ask = grader.ask
 
         def recording(message, blobs=(), timeout=None, worker=None):
             sent.append((message, list(blobs)))
             return ask(message, blobs, timeout, worker)
-        grader._ask = recording
+        grader.ask = recording
         limited = grader.grade()
         assert limited.status == Status.INTERPRETER_LIMIT
         assert ("runs PTX, which the interpreter cannot execute, and the outputs depend on what it computes at "

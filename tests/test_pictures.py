@@ -7,6 +7,7 @@ import pytest
 
 from grader.sandbox.bounds import AccessTrace, Region
 from grader.judge.grade import PuzzleGrader
+from grader.judge.kinds import kind_of
 from grader.judge.options import Options
 from grader.judge.pictures import choose_case
 from grader.report.pictures import MASKED, OOB, READ, READ_WRITTEN, WRITTEN, Panel, cells_by_program
@@ -50,7 +51,7 @@ def test_traced_run_of_a_missing_store_mask(course):
     worker = WorkerProcess("cpu")
     try:
         grader = PuzzleGrader(course, "puzzle02", ROOT / "tests/wrong_kernels/puzzle02_missing_store_mask.py",
-                              worker, Options(compile_check=False))
+                              worker, Options(compile_check=False), kind=kind_of(course.puzzle("puzzle02")))
         result, trace, note = grader.traced(course.puzzle("puzzle02").cases[0])
     finally:
         worker.close()

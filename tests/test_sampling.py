@@ -191,7 +191,7 @@ def test_a_large_case_whose_sample_does_not_stand_is_not_run_whole_once_a_case_f
 
 
 def test_a_recorded_launch_a_gpu_refuses_names_the_line_and_the_limit():
-    from grader.judge.grade_function import refused_launch
+    from grader.judge.kinds.function.check import refused_launch
     step = wire.Step(phase="forward", args=(), kwargs={"num_warps": 4}, line=79, source="k[(1, n)](x)",
                      kernel=wire.KernelPath(path=("rms_norm_fwd",)), grids=((1, 65600),))
     from types import SimpleNamespace
@@ -203,7 +203,7 @@ def test_a_recorded_launch_a_gpu_refuses_names_the_line_and_the_limit():
 
 
 def test_a_case_recorded_but_not_run_says_so_in_the_report():
-    from grader.judge.grade_function import NOT_INTERPRETED
+    from grader.judge.kinds.function.check import NOT_INTERPRETED
     from grader.judge.results import CaseResult, PuzzleResult, Status
     from grader.report.text import render_puzzle
     cases = [CaseResult("classic", {}, {}, 0, (), True),

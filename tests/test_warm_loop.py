@@ -112,6 +112,7 @@ def test_helions_import_keeps_its_autotuners_scikit_learn_out_and_lets_it_in_aft
 def _stage_asked(monkeypatch, tmp_path, source: str) -> set[str]:
     """The stages the compile check asks for when grading ``source`` as puzzle 01 (nothing runs)."""
     from grader.judge.grade import PuzzleGrader
+    from grader.judge.kinds import kind_of
     from grader.channel.worker_pool import CompileChecker
     path = tmp_path / "puzzle01_constant_add.py"
     path.write_text(source)
@@ -119,12 +120,13 @@ def _stage_asked(monkeypatch, tmp_path, source: str) -> set[str]:
     asked = []
     monkeypatch.setattr(checker.worker, "request", lambda message, blobs=(), timeout=None:
                         (asked.append(message.stage), (wire.Compiled(variants=1), []))[1])
-    grader = PuzzleGrader(COURSE, "puzzle01", path, None, Options(), checker)
+    grader = PuzzleGrader(COURSE, "puzzle01", path, None, Options(), checker, kind=kind_of(COURSE.puzzle("puzzle01")))
     grader.info = wire.Loaded(params=[wire.KernelParam(n, c) for n, c in
                                       (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))],
                               stub=False, line=1)
     from grader.channel.binding import Param
-    assert grader._compile_check([Param(p.name, p.constexpr) for p in grader.info.params]).passed
+    from grader.judge.kinds.kernel.gpu_compile import compile_check
+    assert compile_check(grader, [Param(p.name, p.constexpr) for p in grader.info.params]).passed
     return set(asked)
 
 
@@ -137,6 +139,7 @@ def test_the_compile_check_stops_after_llvm_unless_the_file_needs_ptxas(monkeypa
 
 def test_the_compile_checker_remembers_by_file_and_request(monkeypatch, tmp_path):
     from grader.judge.grade import PuzzleGrader
+    from grader.judge.kinds import kind_of
     from grader.channel.worker_pool import CompileChecker
     path = tmp_path / "puzzle01_constant_add.py"
     checker = CompileChecker("compile")
@@ -145,13 +148,14 @@ def test_the_compile_checker_remembers_by_file_and_request(monkeypatch, tmp_path
                         (asked.append(message), (wire.Compiled(variants=1), []))[1])
     params = [wire.KernelParam(n, c) for n, c in (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))]
     from grader.channel.binding import Param
+    from grader.judge.kinds.kernel.gpu_compile import compile_check
 
     def check(source: str) -> int:
         path.write_text(source)
-        grader = PuzzleGrader(COURSE, "puzzle01", path, None, Options(), checker)
+        grader = PuzzleGrader(COURSE, "puzzle01", path, None, Options(), checker, kind=kind_of(COURSE.puzzle("puzzle01")))
         grader.info = wire.Loaded(params=params, stub=False, line=1)
         before = len(asked)
-        assert grader._compile_check([Param(p.name, p.constexpr) for p in params]).passed
+        assert compile_check(grader, [Param(p.name, p.constexpr) for p in params]).passed
         return len(asked) - before
     first = check(SOLUTION_01)
     assert first >= 1  # one per distinct specialisation of the small cases

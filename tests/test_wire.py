@@ -298,13 +298,13 @@ class _Worker:
 
 
 def _grade(course, puzzle_id, answer):
-    from grader.judge.grade_function import FunctionGrader
     from grader.judge.grade import PuzzleGrader
+    from grader.judge.kinds import kind_of
     from grader.judge.options import Options
-    grader_class = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
     worker = _Worker(answer)
     solution = ROOT / "solutions" / course.puzzle_file(puzzle_id).name
-    return grader_class(course, puzzle_id, solution, worker, Options(compile_check=False)).grade(), worker
+    return PuzzleGrader(course, puzzle_id, solution, worker, Options(compile_check=False),
+                        kind=kind_of(course.puzzle(puzzle_id))).grade(), worker
 
 
 COMPILE_ERROR = wire.Failure("compile", error="CompilationError: at 4:8:\n    y = x[0]\n        ^\nunsupported "
@@ -407,14 +407,16 @@ class WeightedSumFunc(torch.autograd.Function):
 def test_an_autograd_wrappers_kernel_that_does_not_compile_fails_as_compile_in_the_interpreter(course, tmp_path):
     """The interpreter would run `tl.arange(0, D)` with a runtime D as Python; the compile check
     of the wrapper's launches, as a GPU would compile them, fails the case instead."""
-    from grader.judge.grade_function import FunctionGrader
+    from grader.judge.grade import PuzzleGrader
+    from grader.judge.kinds import kind_of
     from grader.judge.options import Options
     from grader.channel.worker_pool import CompileChecker
     wrapper = tmp_path / "puzzle15_weighted_sum_function.py"
     wrapper.write_text(NOT_CONSTEXPR_WRAPPER)
     worker, compiler = WorkerProcess("cpu"), CompileChecker("compile")
     try:
-        result = FunctionGrader(course, "puzzle15", wrapper, worker, Options(), compiler).grade()
+        result = PuzzleGrader(course, "puzzle15", wrapper, worker, Options(), compiler,
+                              kind=kind_of(course.puzzle("puzzle15"))).grade()
     finally:
         worker.close()
         compiler.close()
@@ -427,13 +429,15 @@ def test_an_autograd_wrappers_kernel_that_does_not_compile_fails_as_compile_in_t
 
 @pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="a GPU compiles; the interpreter does not")
 def test_an_autograd_wrappers_kernel_that_does_not_compile_fails_as_compile_on_a_gpu(course, tmp_path):
-    from grader.judge.grade_function import FunctionGrader
+    from grader.judge.grade import PuzzleGrader
+    from grader.judge.kinds import kind_of
     from grader.judge.options import Options
     wrapper = tmp_path / "puzzle15_weighted_sum_function.py"
     wrapper.write_text(NOT_CONSTEXPR_WRAPPER)
     worker = WorkerProcess("cuda")
     try:
-        result = FunctionGrader(course, "puzzle15", wrapper, worker, Options(device="cuda")).grade()
+        result = PuzzleGrader(course, "puzzle15", wrapper, worker, Options(device="cuda"),
+                              kind=kind_of(course.puzzle("puzzle15"))).grade()
     finally:
         worker.close()
     first = result.cases[0]
@@ -447,7 +451,7 @@ def test_on_a_gpu_a_stray_load_the_interpreter_beside_it_finds_fails_the_case(co
     """The GPU run passes (its values are right) and the interpreter's run of the same case finds a
     load out of bounds: the case fails as out of bounds, saying where the finding came from."""
     from grader.judge.grade import PuzzleGrader
-    from grader.judge.grade_function import FunctionGrader
+    from grader.judge.kinds import kind_of
     from grader.judge.options import Options
     access = {"op": "load", "tensor": "x", "shape": [200], "numel": 200, "first_index": 200, "bad_lanes": 24,
               "lanes": 32, "program": [6, 0, 0], "line": 9, "source": "x = tl.load(x_ptr + i)", "via": None}
@@ -459,13 +463,12 @@ def test_on_a_gpu_a_stray_load_the_interpreter_beside_it_finds_fails_the_case(co
             return wire.Ran(runs=(run,)), []
         return wire.Replayed(seconds=0.1, printed="", failure=stray), []
 
-    grader_class = FunctionGrader if course.puzzle(puzzle_id).kind == "function" else PuzzleGrader
     solution = ROOT / "solutions" / course.puzzle_file(puzzle_id).name
     interpreter = _Worker(beside)
     worker = WorkerProcess("cpu")  # the real one: it grades the solution, which passes
     try:
-        result = grader_class(course, puzzle_id, solution, worker, Options(compile_check=False),
-                              bounds=interpreter).grade()
+        result = PuzzleGrader(course, puzzle_id, solution, worker, Options(compile_check=False),
+                              bounds=interpreter, kind=kind_of(course.puzzle(puzzle_id))).grade()
     finally:
         worker.close()
     first = result.cases[0]

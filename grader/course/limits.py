@@ -1,6 +1,6 @@
 """The launch limits every NVIDIA GPU holds a Triton launch to, said as the refusal a learner
 reads: the interpreter (grader.sandbox.sampling) and the recording of an autograd wrapper
-(grader.judge.grade_function) refuse what CUDA or Triton would."""
+(grader.judge.kinds.function.check) refuse what CUDA or Triton would."""
 from __future__ import annotations
 
 AXIS_LIMITS = (2**31 - 1, 65535, 65535)  # CUDA's gridDim.x, .y, .z

@@ -68,6 +68,7 @@ def traced(grading: Grading, puzzle_id: str, kernel_file: Path, case_name: str |
     """One case traced by ``grading``'s interpreter worker, and the course's solution beside it by
     a worker of the context's that alone reads it. Each worker is recycled after its trace."""
     from grader.judge.grade import PuzzleGrader
+    from grader.judge.kinds import kind_of
 
     course = grading.course
     puzzle = course.puzzle(puzzle_id)
@@ -76,7 +77,7 @@ def traced(grading: Grading, puzzle_id: str, kernel_file: Path, case_name: str |
 
     def trace(file: Path, worker: WorkerProcess):
         try:
-            return PuzzleGrader(course, puzzle_id, file, worker, options).traced(case)
+            return PuzzleGrader(course, puzzle_id, file, worker, options, kind=kind_of(puzzle)).traced(case)
         finally:
             worker.recycle()
 

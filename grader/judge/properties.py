@@ -7,7 +7,7 @@ then the case runs again on the same inputs with other values (``Check.reruns``)
 together are judged (``Check.judge``). A look-alike of the spec still names a failure; a look-alike
 of a correct alternative (``Check.notes``) is said beside a pass, never as a fail.
 
-The reruns go through the grader (:meth:`grader.judge.grade.PuzzleGrader._run_case_once`); what
+The reruns go through the grader (:meth:`grader.judge.kinds.kernel.run.KernelRunner.run_once`); what
 is decided here runs in the grader's process, on tensors.
 """
 from __future__ import annotations

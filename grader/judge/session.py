@@ -134,11 +134,13 @@ def stop_workers(crews: list[Crew], wait: bool = True) -> None:
 
 def grade_puzzle(course: Course, puzzle_id: str, path: Path, crew: Crew, options: Options,
                  on_case=None) -> PuzzleResult:
-    """One puzzle graded by the grader of its kind: an autograd Function's or a kernel's.
+    """One puzzle graded through the life cycle (grader.judge.grade), with its kind's runner and checks.
     ``on_case(puzzle_id, CaseResult)`` sees each case as soon as it is judged."""
-    grader = kind_of(course.puzzle(puzzle_id)).grader()  # imports torch: only once the workers are starting too
+    from grader.judge.grade import PuzzleGrader
+    kind = kind_of(course.puzzle(puzzle_id))
     try:
-        made = grader(course, puzzle_id, path, crew.worker, options, crew.compiler, crew.bounds, on_case)
+        made = PuzzleGrader(course, puzzle_id, path, crew.worker, options, crew.compiler, crew.bounds, on_case,
+                            kind=kind)
     except Exception as exc:  # noqa: BLE001 (the grader's own bug before grading began: this puzzle's
         # result says so; raised here, it would end the pool's thread and leave the puzzle out of the report)
         return PuzzleResult(puzzle=puzzle_id, title=course.title(puzzle_id), status=Status.ERROR, source=str(path),
@@ -209,8 +211,9 @@ class Grading:
         """
         started = time.perf_counter()
         course, options = self.course, self.options
-        for kind in KINDS.values():  # each grader's imports (torch): while the workers import, before the threads
-            kind.grader()
+        for kind in KINDS.values():  # each runner's imports (torch): while the workers import, before the threads
+            kind.runner(), kind.checks()
+        from grader.judge import grade  # noqa: F401 (the life cycle, imported here rather than in a thread)
         # Load every puzzle here, before the threads start (and while the workers import).
         broken = {pid: error for pid in dict.fromkeys(pid for pid, _ in targets)
                   if (error := course.load_error(pid)) is not None}

@@ -1,7 +1,7 @@
 """A static check of an autograd wrapper for code that could tell the grader's recording from real use.
 
 The grader records a wrapper on tensors without values and grades the replay of what it
-recorded (:mod:`grader.judge.grade_function`). A wrapper that could tell it is being recorded could
+recorded (:mod:`grader.judge.kinds.function.run`). A wrapper that could tell it is being recorded could
 launch its kernels then and compute with PyTorch everywhere else: right only while someone is
 looking. An honest wrapper allocates, reshapes, launches and saves; it never asks what kind of
 object a tensor is, which frames called it, what the process's environment or PyTorch's

@@ -1,11 +1,13 @@
 """The kinds of puzzle, looked up by the name a puzzle file gives (``Puzzle(kind="function")``).
 
-Each kind is a module of this package holding one :class:`~grader.judge.kinds.kind.PuzzleKind`: its
-grader, its benchmark plan, whether it is drawn and shown in the viewer. The rest of
-the grader asks the kind and never compares a puzzle's kind to a name (tests/test_kinds.py).
+Each kind is a package of this one whose ``__init__`` holds one
+:class:`~grader.judge.kinds.kind.PuzzleKind`: its case runner and the checks it lists beside its
+cases (the life cycle, :mod:`grader.judge.grade`, runs them), its benchmark plan, whether it is
+drawn and shown in the viewer. The rest of the grader asks the kind and never compares a
+puzzle's kind to a name (tests/test_kinds.py).
 
 The worker has a registry of its own, :mod:`grader.sandbox.kinds`: the sandbox must not reach
-the graders this one names. A new kind is a module here, an entry there, and its name in
+the runners this one names. A new kind is a package here, an entry there, and its name in
 :data:`grader.course.puzzle.KINDS`, which a puzzle file is checked against.
 """
 from __future__ import annotations

@@ -46,15 +46,29 @@ class BenchPlan:
 
 
 @dataclass(frozen=True)
+class Check:
+    """A check a kind lists beside its cases (the sm_90 compile): begun before the first case, on a
+    thread of its own, its CheckResult (None: nothing was checked) awaited once the cases are done."""
+
+    name: str  # its entry in the result's checks: "gpu_compile"
+    # (the grader, the kernel's parameters) -> what ``.result()`` gives its CheckResult, or None where it
+    # does not run (no compile checker)
+    start: Callable[[object, list], object]
+    # True: no case counts until it passes (its failure is the verdict, the cases shown beside it);
+    # False: judged after the cases, where it can only fail a pass
+    gate: bool
+
+
+@dataclass(frozen=True)
 class PuzzleKind:
-    """One kind of puzzle, as its module in :mod:`grader.judge.kinds` describes it."""
+    """One kind of puzzle, as its package in :mod:`grader.judge.kinds` describes it."""
 
     name: str            # as a puzzle file writes it: Puzzle(kind="kernel")
     called: str          # how messages name such a puzzle: "an autograd puzzle"
-    # Its grader class (grader.judge.grade.PuzzleGrader's interface), imported when first asked: it
-    # imports torch. Whether the GPU compile check runs beside the cases is the class's own
-    # (``compile_beside``): the grader cannot ask this registry, which names it.
-    grader: Callable[[], type]
+    # Its case runner's class (grader.judge.case_run.CaseRunner), imported when first asked: it imports
+    # torch. The life cycle (grader.judge.grade) is given the kind: it cannot ask this registry, which
+    # names the runners (a circle), and the import chain through them is at its cap.
+    runner: Callable[[], type]
     order: int           # when many are graded, lower first: the longest kinds start first
     pictures: bool       # whether a failing case is drawn as memory-access pictures (one traced launch)
     viewer: bool         # whether triton-viz can show a case (it traces one kernel launch)
@@ -64,3 +78,7 @@ class PuzzleKind:
     perf_tensors: Callable[[list, list], tuple[list, list]] = lambda inputs, outputs: (inputs, outputs)
     # --perf: why it gives no estimate for this kind, said before any worker starts; "": it gives one
     perf_refused: str = ""
+    # The checks beside its cases, imported when first asked (each a Check)
+    checks: Callable[[], tuple[Check, ...]] = lambda: ()
+    warm: frozenset[str] = frozenset()  # what its worker's zygote imports once, before its forks
+    decorator: str = "@triton.jit"      # what the expected signature is written with, in messages

@@ -1,15 +1,16 @@
 """An autograd puzzle: the learner writes a ``torch.autograd.Function`` whose forward and
 backward launch their own kernels; it is recorded on tensors without values, then replayed
-(:class:`grader.judge.grade_function.FunctionGrader`)."""
+(:class:`grader.judge.kinds.function.run.FunctionRunner`). It lists no check beside its cases: each
+launch the wrapper made compiles beside the replays, and fails the cases it belongs to."""
 from __future__ import annotations
 
 from grader.course.dtypes import tensor_bytes
 from grader.judge.kinds.kind import BenchPlan, PuzzleKind, SizePlan, described
 
 
-def _grader() -> type:
-    from grader.judge.grade_function import FunctionGrader  # imports torch: only once a puzzle is graded
-    return FunctionGrader
+def _runner() -> type:
+    from grader.judge.kinds.function.run import FunctionRunner  # imports torch: only once a puzzle is graded
+    return FunctionRunner
 
 
 def _bench_plan(puzzle, shapes, plan, header: dict, device: str) -> SizePlan:
@@ -48,7 +49,8 @@ def _perf_tensors(inputs: list, outputs: list) -> tuple[list, list]:
 
 
 KIND = PuzzleKind(
-    name="function", called="an autograd puzzle", grader=_grader,
+    name="function", called="an autograd puzzle", runner=_runner,
+    warm=frozenset({"fake_tensors"}),  # the recording's: warmed once in the zygote, before its fork
     order=0,  # recorded, then replayed with each launch compiled: the longest to grade
     pictures=False, viewer=False,  # a case is many launches of the learner's choosing
     bench=BenchPlan(blocks=False, plan=_bench_plan, what="forward + backward", baseline_results=_baseline_results,

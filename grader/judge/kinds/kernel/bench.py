@@ -1,17 +1,12 @@
-"""A kernel puzzle: the learner writes one ``@triton.jit`` kernel, which the grader launches on
-the puzzle's grid with each case's fenced buffers (:class:`grader.judge.grade.PuzzleGrader`)."""
+"""How ``--bench`` plans and judges a size of a kernel's sweep (a Helion kernel's too: it is
+planned as a kernel's). Plain data and torch, nothing of the runner."""
 from __future__ import annotations
 
 from grader.course.dtypes import tensor_bytes
-from grader.judge.kinds.kind import BenchPlan, PuzzleKind, SizePlan, described
+from grader.judge.kinds.kind import SizePlan, described
 
 
-def _grader() -> type:
-    from grader.judge.grade import PuzzleGrader  # imports torch: only once a puzzle is graded
-    return PuzzleGrader
-
-
-def _bench_plan(puzzle, shapes, plan, header: dict, device: str) -> SizePlan:
+def bench_plan(puzzle, shapes, plan, header: dict, device: str) -> SizePlan:
     """The size's inputs and the output buffers the kernel writes, judged against the spec's outputs."""
     header = header | {"inputs": [described(x) for x in plan.inputs],
                        "outputs": [{"name": b.name, "dtype": b.dtype, "shape": list(b.shape)}
@@ -21,7 +16,7 @@ def _bench_plan(puzzle, shapes, plan, header: dict, device: str) -> SizePlan:
                     tuple(tuple(b.shape) for b in plan.output_buffers), plan.expected, tuple(plan.inputs), filled=True)
 
 
-def _baseline_results(puzzle, planned: SizePlan, device: str) -> dict:
+def baseline_results(puzzle, planned: SizePlan, device: str) -> dict:
     """The Bench's baseline on the size's inputs: its results, named by ``Bench.baseline_outputs``."""
     from grader.course.puzzle import with_case_values
     bench = puzzle.bench
@@ -29,8 +24,3 @@ def _baseline_results(puzzle, planned: SizePlan, device: str) -> dict:
                            {**puzzle.variant_values, **planned.header["values"]})
     got = got() if bench.baseline_prepares else got
     return dict(zip(bench.baseline_outputs, got if isinstance(got, tuple) else (got,)))
-
-
-KIND = PuzzleKind(
-    name="kernel", called="a kernel puzzle", grader=_grader, order=1, pictures=True, viewer=True,
-    bench=BenchPlan(blocks=True, plan=_bench_plan, what="kernel", baseline_results=_baseline_results))
