@@ -286,3 +286,19 @@ def test_each_family_registers_its_own_words_and_none_twice():
         "grader.judge.failures.races"
     with pytest.raises(ValueError, match=r"^race: ReadAcross worded twice$"):
         catalogue.register(failures.FailureKind.RACE, {failures.ReadAcross: str})
+
+
+def test_a_family_words_anothers_facts_through_the_catalogue():
+    """Helion's generated-code compile failure holds the compile family's facts and words them
+    through the catalogue, importing no other family (the families stay one floor deep)."""
+    failed = failures.CompileFailed("at 3:4: error: Expected dtype [fp32, fp64] but got fp16", 12, "y = tl.exp(x)",
+                                    case="classic", inputs={"x": "float16"}, outputs={"y": "float16"})
+    said = failures.word(failures.GeneratedCompile("add_kernel", "classic[seed=0]", failed))
+    assert said == ("GPU compile check of `add_kernel`, the Triton Helion generated for classic[seed=0]: "
+                    + failures.word(failed))
+    assert "at line 12: `y = tl.exp(x)`" in said and "Upcast with `.to(tl.float32)` before `tl.exp`" in said
+    for path in (ROOT / "grader" / "judge" / "failures").glob("*.py"):
+        if path.stem not in ("__init__", "catalogue", "words"):
+            imported = {node.module for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ImportFrom)}
+            assert {m for m in imported if m and m.startswith("grader.judge.failures.")} <= {
+                "grader.judge.failures.catalogue", "grader.judge.failures.words"}, path.name
