@@ -236,7 +236,9 @@ def test_a_new_kind_needs_only_its_catalogue_entry(monkeypatch):
         kind: ClassVar = extended.DEADLOCK
         programs: int
 
+    from grader.judge.failures import catalogue
     monkeypatch.setattr(failures, "FailureKind", extended)
+    monkeypatch.setattr(catalogue, "FailureKind", extended)  # where label() reads a kind
     monkeypatch.setattr(results, "FailureKind", extended)  # where results check a kind
     monkeypatch.setitem(CATALOGUE, extended.DEADLOCK, Entry("waits forever", {
         Deadlock: lambda f: f"{f.programs} programs wait on each other: no program may wait for another."}))
@@ -249,10 +251,13 @@ def test_a_new_kind_needs_only_its_catalogue_entry(monkeypatch):
 
 
 def test_the_catalogue_is_words_only():
-    tree = ast.parse((ROOT / "grader" / "judge" / "failures.py").read_text())
-    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    assert {m for m in imported if m.startswith("grader")} <= {"grader.course.dtypes"}
+    imported = set()
+    for path in (ROOT / "grader" / "judge" / "failures").glob("*.py"):  # the catalogue and its families
+        tree = ast.parse(path.read_text())
+        imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert {m for m in imported if m.startswith("grader") and not m.startswith("grader.judge.failures.")} \
+        <= {"grader.course.dtypes"}
     loaded = subprocess.run([sys.executable, "-c", "import sys, grader.judge.failures; print(sorted(sys.modules))"],
                             capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert "'torch'" not in loaded and "'grader.judge.results'" not in loaded
@@ -269,3 +274,31 @@ def test_every_failure_the_worker_reports_is_a_kind_of_the_catalogue():
     reported = set(typing.get_args(WorkerFailureKind))
     assert reported - {"error"} <= {kind.value for kind in FailureKind}
     assert all(FailureKind(kind) in CATALOGUE for kind in reported - {"error"})
+
+
+def test_each_family_registers_its_own_words_and_none_twice():
+    """The catalogue's table holds labels only; each family's module words its facts, and a facts
+    type worded twice under one kind is refused (a family cannot silently replace another's words)."""
+    from grader.judge import failures
+    from grader.judge.failures import catalogue
+    assert all(entry.words for entry in failures.CATALOGUE.values())
+    assert failures.CATALOGUE[failures.FailureKind.RACE].words[failures.ReadAcross].__module__ == \
+        "grader.judge.failures.races"
+    with pytest.raises(ValueError, match=r"^race: ReadAcross worded twice$"):
+        catalogue.register(failures.FailureKind.RACE, {failures.ReadAcross: str})
+
+
+def test_a_family_words_anothers_facts_through_the_catalogue():
+    """Helion's generated-code compile failure holds the compile family's facts and words them
+    through the catalogue, importing no other family (the families stay one floor deep)."""
+    failed = failures.CompileFailed("at 3:4: error: Expected dtype [fp32, fp64] but got fp16", 12, "y = tl.exp(x)",
+                                    case="classic", inputs={"x": "float16"}, outputs={"y": "float16"})
+    said = failures.word(failures.GeneratedCompile("add_kernel", "classic[seed=0]", failed))
+    assert said == ("GPU compile check of `add_kernel`, the Triton Helion generated for classic[seed=0]: "
+                    + failures.word(failed))
+    assert "at line 12: `y = tl.exp(x)`" in said and "Upcast with `.to(tl.float32)` before `tl.exp`" in said
+    for path in (ROOT / "grader" / "judge" / "failures").glob("*.py"):
+        if path.stem not in ("__init__", "catalogue", "words"):
+            imported = {node.module for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ImportFrom)}
+            assert {m for m in imported if m and m.startswith("grader.judge.failures.")} <= {
+                "grader.judge.failures.catalogue", "grader.judge.failures.words"}, path.name

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.judge.failures import StrEnum
+from grader.judge.failures.catalogue import StrEnum
 
 
 class Status(StrEnum):

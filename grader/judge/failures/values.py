@@ -1,0 +1,187 @@
+"""Wrong values: mismatch, unwritten, nonfinite, a property that fails, an output read too early."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from grader.judge.failures.catalogue import FailureKind, VALUE_KINDS, register, word
+from grader.judge.failures.words import READ_EARLY, _element, at_line, fmt_index, fmt_value, look_alike_note, plural
+
+
+_REDUCED = " (after the host's reduction of what the kernel wrote)"
+
+
+_STRAY_LOADS = (" Some values are huge or infinite, as when a load strays past its tensor into the "
+                "grader's guard region: run with --device cpu to have every load checked.")
+
+
+@dataclass(frozen=True)
+class Element:
+    """One element of an output: where it is, the kernel's value and the spec's."""
+
+    index: tuple[int, ...]
+    yours: float
+    expected: float
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    kind: ClassVar = FailureKind.MISMATCH
+    name: str
+    wrong: int
+    total: int
+    max_err: float
+    atol: float
+    rtol: float
+    shown: tuple[Element, ...]
+    reduced: bool = False  # compared after the host's reduction of what the kernel wrote
+    stray: bool = False    # on a GPU, values that look read from the guard region
+    baseline: str = ""     # --bench: the tolerance also allows twice this baseline's own error...
+    allowance: float = 0.0  # ... which is at most this...
+    strays: int = -1        # ... for at most this many elements whatever their magnitude
+    row_zero_only: bool = False  # row 0 right, every later row wrong (3 rows or more)
+
+
+# Row 0 right and every later row wrong: what a row offset of `row * stride` with a wrong stride gives.
+def _stride_signature(f: Mismatch) -> str:
+    what = (f"`{f.name}[0]` is right and every later element is wrong" if len(f.shown[0].index) == 1 else
+            f"Row 0 of `{f.name}` is right and every later row is wrong")
+    return (f" {what}: the signature of a wrong row stride. A row's offset is `row * stride`, and the "
+            f"stride is the tensor's row length, not a block size.")
+
+
+def _mismatch(f: Mismatch) -> str:
+    shown = "; ".join(f"{fmt_index(e.index)}: yours {fmt_value(e.yours)}, expected {fmt_value(e.expected)}"
+                      for e in f.shown)
+    widened = (f" plus twice {f.baseline}'s own error at that magnitude on the same inputs; up to twice its "
+               f"largest, {f.allowance:.3g}, for at most {plural(max(f.strays, 0), 'element')}" if f.baseline else "")
+    return (f"wrong values in `{f.name}`{_REDUCED if f.reduced else ''}: {f.wrong} of {f.total} elements differ "
+            f"(max abs err {f.max_err:.3g}, tolerance atol={f.atol:g}, rtol={f.rtol:g}{widened}). {shown}"
+            + ("." + _stride_signature(f) if f.row_zero_only else "") + (_STRAY_LOADS if f.stray else ""))
+
+
+@dataclass(frozen=True)
+class PropertyFailed:
+    """Graded by properties (``Puzzle.check``): what the runs of a case show wrong, in the
+    puzzle's words, which say what was yours and what was expected."""
+
+    kind: ClassVar = FailureKind.MISMATCH
+    name: str
+    what: str
+
+
+def _property_failed(f: PropertyFailed) -> str:
+    return f"wrong values in `{f.name}`: {f.what}"
+
+
+@dataclass(frozen=True)
+class Unwritten:
+    kind: ClassVar = FailureKind.UNWRITTEN
+    name: str
+    count: int
+    total: int
+    first: tuple[tuple[int, ...], ...]  # the first few never written
+
+
+def _unwritten(f: Unwritten) -> str:
+    where = ", ".join(fmt_index(index) for index in f.first)
+    what = f"no element of `{f.name}` was written" if f.count == f.total else \
+        f"{f.count} of {f.total} elements of `{f.name}` were never written (first at {where})"
+    return (f"{what}. Every output element must be stored: check that the grid and your offsets cover "
+            f"all of `{f.name}` and that the store's mask is not too strict.")
+
+
+@dataclass(frozen=True)
+class Nonfinite:
+    kind: ClassVar = FailureKind.NONFINITE
+    name: str
+    count: int
+    first: Element
+    large_inputs: bool = False  # the case's inputs are scaled up: exp() of them overflows
+    reduced: bool = False
+    stray: bool = False
+
+
+def _nonfinite_finding(f: Nonfinite) -> str:
+    """What went wrong, without the general advice a look-alike's note replaces."""
+    return (f"`{f.name}`{_REDUCED if f.reduced else ''} has {f.count} NaN/Inf value(s) where the spec is "
+            f"finite, first at {fmt_index(f.first.index)}: yours {fmt_value(f.first.yours)}, "
+            f"expected {fmt_value(f.first.expected)}.")
+
+
+def _nonfinite(f: Nonfinite) -> str:
+    hint = ("This case's inputs are large: exp() of them overflows float32, or underflows to 0 so that "
+            "a sum of them is 0. Subtract the row's true maximum before exponentiating (exp(x - max) is at "
+            "most 1): start it at -inf, not 0, and take it over every chunk." if f.large_inputs else
+            "Look for a division by zero, a log of a non-positive value, or exp() overflowing.")
+    return f"{_nonfinite_finding(f)} {hint}{_STRAY_LOADS if f.stray else ''}"
+
+
+@dataclass(frozen=True)
+class LooksLike:
+    """Wrong values that a look-alike (:class:`grader.course.puzzle.LookAlike`) computes too: the
+    value check's own facts (of ``kind``), and the look-alike its message then names."""
+
+    kind: FailureKind
+    facts: Any
+    look: Any
+
+
+def _looks_like(f: LooksLike) -> str:
+    return look_alike_note(finding(f.facts) or word(f.facts), f.look)
+
+
+@dataclass(frozen=True)
+class GapFill:
+    """Output elements holding the fill the grader leaves in the gaps between a strided input's
+    rows: the kernel stored what it read there. Elements never stored hold that same fill, so
+    these are told apart only by a look-alike that reads the gaps (grader.judge.plan.row_gaps_look_alike)."""
+
+    kind: ClassVar = FailureKind.MISMATCH
+    name: str
+    count: int
+    total: int
+    first: tuple[tuple[int, ...], ...]
+
+
+def _gap_fill(f: GapFill) -> str:
+    where = ", ".join(fmt_index(index) for index in f.first)
+    return (f"{f.count} of {f.total} elements of `{f.name}` hold the fill the grader leaves between an input's "
+            f"rows (first at {where}): your kernel read memory between rows")
+
+
+@dataclass(frozen=True)
+class ReadEarly:
+    """An output loaded before anything was stored to it (interpreter only): the cause of the
+    wrong values, NaN or unwritten elements ``kind`` says, and their message instead."""
+
+    kind: FailureKind
+    tensor: str
+    program: tuple[int, ...]
+    index: int
+    shape: tuple[int, ...]
+    line: int | None = None
+    source: str = ""
+
+
+def _read_early(f: ReadEarly) -> str:
+    tensor = f.tensor
+    return (f"loaded `{tensor}` {READ_EARLY}: program {tuple(f.program)} read "
+            f"{tensor}{_element(f.index, f.shape)}{at_line(f.line, f.source)}, "
+            f"which no program had stored yet. An output holds garbage until your kernel stores to it (the grader "
+            f"fills it with NaN), so the value loaded means nothing. Fix: keep the running value in a variable "
+            f"(`acc = tl.zeros([B0], dtype=tl.float32)`), and store `{tensor}` once it is final.")
+
+
+def finding(facts) -> str:
+    """The message without its general advice ("Look for a division by zero, ..."): what a
+    look-alike's note replaces, since it names the cause itself. "" where there is none."""
+    if isinstance(facts, Mismatch) and facts.row_zero_only:  # a look-alike names the cause better than a signature
+        return _mismatch(replace(facts, row_zero_only=False))
+    return _nonfinite_finding(facts) if isinstance(facts, Nonfinite) else ""
+
+
+register(FailureKind.MISMATCH, {Mismatch: _mismatch, PropertyFailed: _property_failed, GapFill: _gap_fill})
+register(FailureKind.UNWRITTEN, {Unwritten: _unwritten})
+register(FailureKind.NONFINITE, {Nonfinite: _nonfinite})
+register(VALUE_KINDS, {ReadEarly: _read_early, LooksLike: _looks_like})
