@@ -125,6 +125,7 @@ def test_grading_a_triton_puzzle_never_imports_helion():
         from grader.judge.session import grade_many
         from grader.sandbox.worker import Worker, prepare
         from grader.channel import wire
+        from grader.channel.kinds import helion as helion_wire
         course = Course(__import__("pathlib").Path({str(ROOT)!r}))
         result = grade_many(course, [("puzzle01", course.solution_file("puzzle01"))], Options()).results[0]
         prepare("cpu")
@@ -552,7 +553,7 @@ def test_the_sm_90_compile_takes_each_launch_as_its_case_brings_it_and_keeps_the
 
     def launch(name):
         return ("@triton.jit\ndef k():\n    pass\n",
-                wire.HelionLaunch(kernel=name, signature={}, constexprs={}, options={}, grid=(1,)), f"case {name}")
+                helion_wire.HelionLaunch(kernel=name, signature={}, constexprs={}, options={}, grid=(1,)), f"case {name}")
     launches = queue.SimpleQueue()
     for item in (launch("good"), launch("bad"), launch("later"), None):
         launches.put(item)

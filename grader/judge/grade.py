@@ -17,6 +17,7 @@ import msgspec
 
 from grader.judge import failures, messages, properties
 from grader.channel import wire
+from grader.channel.kinds import function as function_wire
 from grader.channel.binding import BindingError, Param, bind
 from grader.course.case import draw
 from grader.judge.compare import compare, look_alike_note, order_changed, recognise, written_outputs
@@ -533,7 +534,7 @@ class PuzzleGrader:
                 else f"its worker died ({unanswered.text[:200]})"
             self._unchecked = failures.BesideUnchecked(f"{why} (in case {case.label})")
             return self._unchecked
-        runs = reply.runs if isinstance(reply, wire.Ran) else [reply] if isinstance(reply, wire.Replayed) else []
+        runs = reply.runs if isinstance(reply, wire.Ran) else [reply] if isinstance(reply, function_wire.Replayed) else []
         failure = next((r.failure for r in runs if r.failure is not None), reply if isinstance(reply, wire.Failure)
                        else None)
         if failure is None:

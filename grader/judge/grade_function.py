@@ -18,6 +18,7 @@ import torch
 
 from grader.judge import failures, program as programs
 from grader.channel import wire
+from grader.channel.kinds import function as function_wire
 from grader.course.annotations import TensorSpec
 from grader.judge.compare import compare_tensor, recognise
 from grader.course.dtypes import DTYPES, dtype_name
@@ -36,7 +37,7 @@ NOT_INTERPRETED = ("recorded, its launches checked against a GPU's limits; not r
                    "step reads what every program wrote (a GPU grades its values)")
 
 
-def refused_launch(program: wire.Program) -> "failures.LaunchRefused | None":
+def refused_launch(program: function_wire.Program) -> "failures.LaunchRefused | None":
     """The first recorded launch a GPU would refuse (its grid, its num_warps), as it would raise."""
     for step in program.launches():
         warps = step.kwargs.get("num_warps")
@@ -100,7 +101,7 @@ class FunctionGrader(PuzzleGrader):
                 results[case.label] = failed_case(case, self.puzzle, failed, describe_case(case, self.puzzle))
         return [results[case.label] for case in self.puzzle.cases]
 
-    def _compile_launches(self, recorded: list[wire.Program]) -> dict:
+    def _compile_launches(self, recorded: list[function_wire.Program]) -> dict:
         """In the interpreter, every distinct launch the wrapper made is compiled for sm_90 too, as
         a kernel puzzle's kernel is: a kernel that runs only as Python fails here. Returns, per
         launch, the failure found (None where it compiles)."""
@@ -116,7 +117,7 @@ class FunctionGrader(PuzzleGrader):
                     verdicts[key] = self._compile_one(step, program, compiler)
         return verdicts
 
-    def _compile_one(self, step: wire.Step, program: wire.Program, compiler):
+    def _compile_one(self, step: function_wire.Step, program: function_wire.Program, compiler):
         typed = lambda value: programs.typed_argument(value, program)  # noqa: E731
         arguments, keywords = [typed(a) for a in step.args], {k: typed(v) for k, v in step.kwargs.items()}
         if step.compiled:  # the handle took every parameter in order; warmup's values were compiled
@@ -167,7 +168,7 @@ class FunctionGrader(PuzzleGrader):
         describe = describe_case(case, self.puzzle)
         specs = tuple(b.spec() for b in buffers)
         try:
-            reply, _ = self._ask(wire.Record(file=str(self.kernel_file), kernel=self.puzzle.kernel, buffers=specs))
+            reply, _ = self._ask(function_wire.Record(file=str(self.kernel_file), kernel=self.puzzle.kernel, buffers=specs))
         except Unanswered as unanswered:
             result, _, abort = self._unanswered_case(case, describe, unanswered)
             return result, abort
@@ -190,24 +191,24 @@ class FunctionGrader(PuzzleGrader):
         return (expected, buffers, blobs, reply), None
 
     # ---- replaying and judging ---------------------------------------------------------------
-    def _replay(self, case: Case, expected, buffers, blobs, recorded: wire.Recorded, hooks: bool = True):
+    def _replay(self, case: Case, expected, buffers, blobs, recorded: function_wire.Recorded, hooks: bool = True):
         """(the case's result, why the remaining cases are not run or None)."""
         program = recorded.program
         seconds, printed = recorded.seconds, recorded.printed
         finding_checked = False
         for config in range(program.replays()):
             describe = describe_case(case, self.puzzle)
-            message = wire.Replay(file=str(self.kernel_file), program=program, buffers=tuple(
+            message = function_wire.Replay(file=str(self.kernel_file), program=program, buffers=tuple(
                 b.spec() for b in buffers), config=config,
                 check_bounds=hooks, allocator=self.options.device == "cuda")
             try:
                 reply, raw = self._ask(message, blobs)
-                if isinstance(reply, wire.Replayed) and len(raw) != reply.blobs_expected():
+                if isinstance(reply, function_wire.Replayed) and len(raw) != reply.blobs_expected():
                     self._malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
             except Unanswered as unanswered:
                 result, _, abort = self._unanswered_case(case, describe, unanswered)
                 return result, abort
-            if isinstance(reply, wire.Replayed):
+            if isinstance(reply, function_wire.Replayed):
                 seconds += reply.seconds
                 printed += reply.printed
                 describe += f" with {reply.label}" if reply.label else ""
@@ -233,7 +234,7 @@ class FunctionGrader(PuzzleGrader):
                 return fail(stray)
         return case_result(case, self.puzzle, True, seconds=seconds, printed=printed), None
 
-    def _read_program(self, program: wire.Program, case: Case):
+    def _read_program(self, program: function_wire.Program, case: Case):
         names = [s.name for s in self.shapes.inputs]
         wants = [DTYPES[s.dtype].is_float for s in self.shapes.inputs]
         finding = programs.check(program, names, self.puzzle.outputs[0], wants, dict(self.puzzle.host_reductions))
@@ -242,7 +243,7 @@ class FunctionGrader(PuzzleGrader):
         saved = self._check_saved(program, case)
         return None if saved is None else programs.Finding(saved)
 
-    def _check_values(self, reply: wire.Replayed, raw: list[bytes], expected, case: Case):
+    def _check_values(self, reply: function_wire.Replayed, raw: list[bytes], expected, case: Case):
         blobs = iter(raw)
         got = [self._tensor(d, next(blobs)) if d.tensor else None for d in reply.returned]
         if not got:
@@ -298,7 +299,7 @@ class FunctionGrader(PuzzleGrader):
                                  on_gpu=self.options.device == "cuda", filled=False)
         return None if outcome.passed else outcome.facts
 
-    def _check_saved(self, program: wire.Program, case: Case) -> "failures.CtxAttribute | failures.SavedExtra | None":
+    def _check_saved(self, program: function_wire.Program, case: Case) -> "failures.CtxAttribute | failures.SavedExtra | None":
         names = [s.name for s in self.shapes.inputs]
         for attribute in program.attributes:
             return failures.CtxAttribute(attribute)
@@ -339,7 +340,7 @@ class FunctionGrader(PuzzleGrader):
         return None
 
 
-def _storage_kept(program: wire.Program, kept: dict[int, list[int]], saves: tuple[str, ...]):
+def _storage_kept(program: function_wire.Program, kept: dict[int, list[int]], saves: tuple[str, ...]):
     """Saving a tensor keeps its whole storage alive, and the backward may read all of it: each
     storage ctx keeps may hold no more bytes than the allowed tensors saved from it take. A storage's
     bytes are the furthest any tensor of the program reaches into it (the replay has checked every
@@ -354,7 +355,7 @@ def _storage_kept(program: wire.Program, kept: dict[int, list[int]], saves: tupl
     return None
 
 
-def _reach(meta: wire.TensorMeta) -> int:
+def _reach(meta: function_wire.TensorMeta) -> int:
     """Bytes from the start of its storage to the end of the last element ``meta`` addresses."""
     if not meta.shape or 0 not in meta.shape:
         last = meta.offset + sum((size - 1) * abs(stride) for size, stride in zip(meta.shape, meta.strides))
@@ -362,7 +363,7 @@ def _reach(meta: wire.TensorMeta) -> int:
     return 0
 
 
-def _made_by(program: wire.Program, storage: int) -> str:
+def _made_by(program: function_wire.Program, storage: int) -> str:
     step = next((s for s in program.steps if s.op and any(program.metas[r].storage == storage for r in s.out)), None)
     if step is None:
         return ""

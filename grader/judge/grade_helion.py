@@ -18,6 +18,7 @@ from pathlib import Path
 import msgspec
 
 from grader.channel import wire
+from grader.channel.kinds import helion as helion_wire
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.course.puzzle import Case, keyword_values, tile_extents
 from grader.judge import failures
@@ -150,7 +151,7 @@ class HelionGrader(PuzzleGrader):
         describe = describe_case(case, self.puzzle)
         inputs = plan.buffers[:len(plan.inputs)]
         keyword_only = keyword_values(self.puzzle.spec, plan.values)
-        message = wire.HelionRun(file=str(self.kernel_file), kernel=self.puzzle.kernel,
+        message = helion_wire.HelionRun(file=str(self.kernel_file), kernel=self.puzzle.kernel,
                                  buffers=tuple(b.spec() for b in inputs), values=keyword_only,
                                  blocks=tuple(int(v) for v in case.blocks.values()),
                                  extents=tile_extents(self.puzzle.tiles, case.blocks, self.puzzle.sizes(case)),
@@ -159,7 +160,7 @@ class HelionGrader(PuzzleGrader):
         blobs = [pack(b, x) for b, x in zip(inputs, plan.inputs)]
         try:
             reply, raw = self._ask(message, blobs)
-            if isinstance(reply, wire.HelionRan) and len(raw) != reply.blobs_expected():
+            if isinstance(reply, helion_wire.HelionRan) and len(raw) != reply.blobs_expected():
                 self._malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
         except Unanswered as unanswered:
             result, _, abort = self._unanswered_case(case, describe, unanswered)
