@@ -125,7 +125,6 @@ def test_grading_a_triton_puzzle_never_imports_helion():
         from grader.judge.session import grade_many
         from grader.sandbox.worker import Worker, prepare
         from grader.channel import wire
-        from grader.channel.kinds import helion as helion_wire
         course = Course(__import__("pathlib").Path({str(ROOT)!r}))
         result = grade_many(course, [("puzzle01", course.solution_file("puzzle01"))], Options()).results[0]
         prepare("cpu")
@@ -533,6 +532,7 @@ def test_the_sm_90_compile_takes_each_launch_as_its_case_brings_it_and_keeps_the
     import queue
 
     from grader.channel import wire
+    from grader.channel.kinds import helion as helion_wire
     from grader.judge.grade_helion import HelionGrader
     asked = []
 
