@@ -7,7 +7,7 @@ Three parts, each tested here beside the corpus (tests/wrong_kernels/puzzle15_*,
   values; its operators and launches are written down; host code that needs values fails with
   its line; what PyTorch computes out of the recording's sight reaches the program as a tensor
   no step made;
-* the reading of the program (grader/judge/program.py): PyTorch may allocate, view, copy and sum the
+* the reading of the program (grader/judge/kinds/function/program.py): PyTorch may allocate, view, copy and sum the
   kernels' partial results, nothing else, and every result must be memory a kernel wrote;
 * the static wrapper check (grader/source/wrapper_check.py): no reflection that could tell a recording
   from real use.
@@ -23,8 +23,9 @@ import triton
 import triton.language as tl
 
 from conftest import COURSE
-from grader.judge import program as programs
+import grader.judge.kinds.function.program as programs
 from grader.channel import wire
+from grader.channel.kinds import function as function_wire
 from grader.judge.options import Options
 from grader.judge.session import grade_many
 from grader.source.wrapper_check import find
@@ -160,7 +161,7 @@ def _record(forward, backward=None, shape=(40,)):
     module.add_one, module.tuned = _add_one, _tuned
     layout = wire.BufferSpec(name="x", role="input", dtype="float32", shape=shape, strides=(1,), guard=0,
                              nbytes=4 * shape[0], total=4 * shape[0])
-    return wire.convert(record(cls, module, {__file__: ""}, [layout, layout], "cpu"), wire.Program)
+    return wire.convert(record(cls, module, {__file__: ""}, [layout, layout], "cpu"), function_wire.Program)
 
 
 def test_the_recording_writes_down_operators_and_launches_with_their_lines():
@@ -237,7 +238,7 @@ def _program(steps, output=3, grads=(4,), metas=None):
     metas = metas or [_meta(0), _meta(1), _meta(2), _meta(3), _meta(4)]
     return wire.convert({
         "inputs": 1, "metas": metas, "steps": steps, "output": {"ref": output},
-        "grads": [{"ref": g} for g in grads], "saved": [], "attributes": [], "unseen": None}, wire.Program)
+        "grads": [{"ref": g} for g in grads], "saved": [], "attributes": [], "unseen": None}, function_wire.Program)
 
 
 def _op(name, args, out, phase="forward", line=7, source="..."):
@@ -438,7 +439,7 @@ def test_a_size_one_dimensions_stride_is_no_difference_between_recording_and_rep
     layout = wire.BufferSpec(name="q", role="input", dtype="float32", shape=shape, strides=strides, guard=0,
                              nbytes=4 * 48, total=4 * 48)
     program = wire.convert(record(cls, types.ModuleType("learner"), {__file__: ""}, [layout, layout], "cpu"),
-                           wire.Program)
+                           function_wire.Program)
     made = program.metas[program.steps[-1].out[0]] if program.steps else None
     q, g = torch.randn(shape), torch.randn(shape)
     returned, _ = replay(program, [q, g], "cpu", types.ModuleType("learner"))  # raises Disagrees if held to it

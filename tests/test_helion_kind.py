@@ -535,6 +535,7 @@ def test_the_sm_90_compile_takes_each_launch_as_its_case_brings_it_and_keeps_the
     import queue
 
     from grader.channel import wire
+    from grader.channel.kinds import helion as helion_wire
     from grader.judge.kinds.helion.gpu_compile import compile_generated
     asked = []
 
@@ -554,7 +555,7 @@ def test_the_sm_90_compile_takes_each_launch_as_its_case_brings_it_and_keeps_the
 
     def launch(name):
         return ("@triton.jit\ndef k():\n    pass\n",
-                wire.HelionLaunch(kernel=name, signature={}, constexprs={}, options={}, grid=(1,)), f"case {name}")
+                helion_wire.HelionLaunch(kernel=name, signature={}, constexprs={}, options={}, grid=(1,)), f"case {name}")
     launches = queue.SimpleQueue()
     for item in (launch("good"), launch("bad"), launch("later"), None):
         launches.put(item)

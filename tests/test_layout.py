@@ -73,8 +73,12 @@ def graph() -> dict[str, frozenset[str]]:
     for path in PACKAGE.rglob("*.py"):
         parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
         modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    rooms = {f"grader.{r}" for r in ROOMS}  # `from grader.judge import x` imports x; the room's __init__ is a docstring
-    return {name: frozenset(t for t in _imports(path, name) if t in modules and t not in (name, "grader", *rooms))
+    # `from grader.judge import x` imports x: a package whose __init__ is a docstring alone (a room,
+    # an inner room, a kind's wing of messages) is no edge of its own
+    hollow = {name for name, path in modules.items() if path.name == "__init__.py"
+              and all(isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                      for node in ast.parse(path.read_text()).body)}
+    return {name: frozenset(t for t in _imports(path, name) if t in modules and t not in (name, "grader", *hollow))
             for name, path in modules.items()}
 
 
@@ -128,7 +132,7 @@ def test_rooms_import_only_downwards():
             elif here == there:
                 ok = True
             elif here == "sandbox" and there == "channel":
-                ok = target in SANDBOX_FROM_CHANNEL
+                ok = target in SANDBOX_FROM_CHANNEL or target.startswith("grader.channel.kinds.")  # a kind's messages
             elif here == "report" and there == "judge":
                 ok = target in REPORT_FROM_JUDGE
             else:
@@ -207,17 +211,18 @@ INNER_ROOMS = {
     "grader.sandbox.interpreter": {"semantics", "speed", "limits", "filling", "hooks"},
     "grader.sandbox.bench": {"run", "loop", "guard"},
     "grader.sandbox.perf": {"run"},
-    "grader.judge.bench": {"run", "model"},
+    "grader.judge.bench": {"run", "model", "plan"},
     "grader.judge.perf": {"run", "model"},
     "grader.judge.similarity": {"find", "model"},
 }
-# Each folder below it is one kind's wing, worker side; the package itself is the registry.
-WINGS = "grader.sandbox.kinds"
+# A kind's wing: a folder (or module) of its own below each of these, which are the registries.
+WINGS = ("grader.sandbox.kinds", "grader.channel.kinds", "grader.judge.kinds")
 
 
 def _wing(module: str) -> str | None:
+    """The kind whose wing ``module`` is in (``grader.sandbox.kinds.helion.run``: helion), or None."""
     parts = module.split(".")
-    return ".".join(parts[:4]) if module.startswith(WINGS + ".") else None
+    return parts[3] if len(parts) > 3 and ".".join(parts[:3]) in WINGS and parts[3] != "kind" else None
 
 
 def test_an_inner_room_is_reached_through_its_face():
@@ -230,19 +235,20 @@ def test_an_inner_room_is_reached_through_its_face():
     assert not through_the_back
 
 
-def test_a_kinds_wing_is_reached_only_through_the_registry():
-    """A kind is added as a wing and a name in the registry: nothing else in the grader imports a
-    wing (the worker routes the kind's requests by the registry's ``answers``), and no wing
-    imports another's."""
+def test_a_kinds_wing_is_reached_only_through_the_registries():
+    """A kind is added as wings (its messages, its worker side, its grader side) and a name in each
+    registry: nothing else in the grader imports a wing (the worker routes the kind's requests by
+    the registry's ``answers``), and no kind's wing imports another kind's."""
     crossing = [f"{module} -> {name}" for module, imported in graph().items() for name in imported
-                if _wing(name) is not None and _wing(name) != _wing(module) and module != WINGS]
+                if _wing(name) is not None and _wing(name) != _wing(module) and module not in WINGS]
     assert not crossing
 
 
 def test_the_wing_rule_sees_a_crossing():
-    assert _wing("grader.sandbox.kinds.helion.run") == "grader.sandbox.kinds.helion"
-    assert _wing("grader.sandbox.kinds.function") == "grader.sandbox.kinds.function"
+    assert _wing("grader.sandbox.kinds.helion.run") == _wing("grader.channel.kinds.helion") == "helion"
+    assert _wing("grader.sandbox.kinds.function") == _wing("grader.judge.kinds.function.runner") == "function"
     assert _wing("grader.sandbox.kinds") is None and _wing("grader.sandbox.worker") is None
+    assert _wing("grader.judge.kinds.kind") is None  # the judge registry's own description of a kind
 
 
 def test_the_report_package_holds_the_renderers():

@@ -13,6 +13,7 @@ import torch
 from conftest import COURSE, WRONG
 
 from grader.channel import wire
+from grader.channel.kinds import function as function_wire
 from grader.judge import failures
 from grader.judge.compare import compare
 from grader.judge.fence import Buffer, pack
@@ -192,8 +193,8 @@ def test_a_large_case_whose_sample_does_not_stand_is_not_run_whole_once_a_case_f
 
 def test_a_recorded_launch_a_gpu_refuses_names_the_line_and_the_limit():
     from grader.judge.kinds.function.check import refused_launch
-    step = wire.Step(phase="forward", args=(), kwargs={"num_warps": 4}, line=79, source="k[(1, n)](x)",
-                     kernel=wire.KernelPath(path=("rms_norm_fwd",)), grids=((1, 65600),))
+    step = function_wire.Step(phase="forward", args=(), kwargs={"num_warps": 4}, line=79, source="k[(1, n)](x)",
+                     kernel=function_wire.KernelPath(path=("rms_norm_fwd",)), grids=((1, 65600),))
     from types import SimpleNamespace
     text = failures.word(refused_launch(SimpleNamespace(launches=lambda: [step])))
     assert text.startswith("your forward's launch of `rms_norm_fwd` at line 79: `k[(1, n)](x)` is refused on a GPU")

@@ -57,6 +57,7 @@ def test_every_kind_the_grader_and_the_corpus_name_is_a_failure_kind():
 
 # ---- the wire: checked when sent, checked when read ----------------------------------------
 from grader.channel import wire  # noqa: E402
+from grader.channel.kinds import function as function_wire
 from grader.channel.worker_pool import WorkerDied, WorkerProcess  # noqa: E402
 
 
@@ -99,7 +100,7 @@ def test_a_rule_across_fields_is_kept_when_built_and_when_read():
     with pytest.raises(wire.WireError, match="^Program: a ref outside the 1 the program has$"):
         wire.convert({"inputs": 0, "metas": [{"shape": [], "strides": [], "dtype": "float32", "offset": 0,
                                              "storage": 0}], "steps": [], "output": {"ref": 3}, "grads": [],
-                      "saved": []}, wire.Program)
+                      "saved": []}, function_wire.Program)
 
 
 def test_a_str_or_int_of_a_class_of_its_own_is_sent_as_plain_json():
@@ -186,9 +187,9 @@ def test_replies_of_every_operation_go_through_json_unchanged():
                                                   "foreign_reads": [{"tensor": "z", "index": 0, "shape": [40],
                                                                      "program": [1, 0, 0], "written": True,
                                                                      "line": 9, "source": "tl.load(z)"}]}}]}),
-        (wire.Recorded, {"reply": "recorded", "seconds": 1.0, "printed": "hi", "program": program, "failure": None,
+        (function_wire.Recorded, {"reply": "recorded", "seconds": 1.0, "printed": "hi", "program": program, "failure": None,
                          "host": None, "phase": "forward"}),
-        (wire.Replayed, {"reply": "replayed", "seconds": 1.0, "printed": "", "returned": [tensor, {
+        (function_wire.Replayed, {"reply": "replayed", "seconds": 1.0, "printed": "", "returned": [tensor, {
                          **tensor, "tensor": False, "shape": [], "dtype": "", "type": "NoneType"}], "failure": None,
                          "label": "", "disagrees": ""}),
         (wire.Compiled, {"reply": "compiled", "variants": 2, "stats": [
@@ -210,8 +211,8 @@ def test_replies_of_every_operation_go_through_json_unchanged():
         reply = wire.parse_reply(cls, {**header, "blobs": 0})
         assert isinstance(reply, cls if header["reply"] != "failure" else wire.Failure)
         assert wire.envelope(reply) == header
-    assert wire.parse_reply(wire.Replayed, replies[3][1]).blobs_expected() == 1
-    assert wire.parse_reply(wire.Recorded, replies[2][1]).program.replays() == 2
+    assert wire.parse_reply(function_wire.Replayed, replies[3][1]).blobs_expected() == 1
+    assert wire.parse_reply(function_wire.Recorded, replies[2][1]).program.replays() == 2
     assert wire.parse_reply(wire.Loaded, replies[0][1]).defaults == {"B0": 32, "scale": 0.5, "flag": True}
     ran = wire.parse_reply(wire.Ran, replies[1][1])
     assert ran.head.failure.access == wire.convert(access, wire.OutOfBoundsAccess) and ran.head.failure.access.program \
@@ -461,7 +462,7 @@ def test_on_a_gpu_a_stray_load_the_interpreter_beside_it_finds_fails_the_case(co
         if isinstance(message, wire.Run):
             run = wire.KernelRun(label="", reversed=False, seconds=0.1, printed="", failure=stray)
             return wire.Ran(runs=(run,)), []
-        return wire.Replayed(seconds=0.1, printed="", failure=stray), []
+        return function_wire.Replayed(seconds=0.1, printed="", failure=stray), []
 
     solution = ROOT / "solutions" / course.puzzle_file(puzzle_id).name
     interpreter = _Worker(beside)
@@ -475,4 +476,4 @@ def test_on_a_gpu_a_stray_load_the_interpreter_beside_it_finds_fails_the_case(co
     assert result.status == "fail" and first.kind == "out_of_bounds", first.message
     assert "in program (6, 0, 0)" in first.message and "Found by the bounds check that runs each case in the " \
                                                        "interpreter beside the GPU" in first.message
-    assert any(isinstance(m, (wire.Run, wire.Replay)) and m.check_bounds for m in interpreter.asked)
+    assert any(isinstance(m, (wire.Run, function_wire.Replay)) and m.check_bounds for m in interpreter.asked)

@@ -1,9 +1,10 @@
 """What the grader and its worker say to each other: one typed message per operation.
 
 :mod:`grader.channel.protocol` moves JSON headers and byte blobs; this module says what a header may
-hold. Each request (``Load``, ``Run``, ``Compile``, ``Record``, ``Replay``, ``Bench``, ``Exit``)
-and each reply (``Loaded``, ``Ran``, ``Compiled``, ``Recorded``, ``Replayed``, ``Benched``, or
-a ``Failure``) is a frozen :class:`msgspec.Struct`. A header names its message by a tag
+hold. Each request (``Load``, ``Run``, ``Compile``, ``Bench``, ``Profile``, ``Exit``) and each
+reply (``Loaded``, ``Ran``, ``Compiled``, ``Benched``, ``Profiled``, or a ``Failure``) is a frozen
+:class:`msgspec.Struct`; a puzzle kind whose cases need requests of their own declares them in
+its wing, :mod:`grader.channel.kinds`, and registers them (:func:`register_requests`). A header names its message by a tag
 (``op`` for a request, ``reply`` for a reply). :func:`header` checks a message as its reader
 will before it is sent, so the side that sends cannot send what the other side would not
 accept; the reader checks it again (:func:`parse_request`, :func:`parse_reply`): a field that
@@ -328,7 +329,7 @@ class Compile(Request):
     source: str = ""
 
 
-# function: record, then replay -------------------------------------------------------------
+# a value a wrapper or a kernel returned ------------------------------------------------------
 class TensorInfo(Message):
     """A value the wrapper returned: a tensor's shape and dtype, or the type of what it is instead."""
 
@@ -336,250 +337,6 @@ class TensorInfo(Message):
     type: str = ""
     shape: tuple[int, ...] = ()
     dtype: str = ""
-
-
-class TensorMeta(Message):
-    """A tensor of a recorded program: its layout, and which storage it views (same number,
-    same memory)."""
-
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-    dtype: str
-    offset: int
-    storage: int
-
-    def __post_init__(self) -> None:
-        if len(self.shape) != len(self.strides) or min((*self.shape, self.offset, self.storage), default=0) < 0:
-            raise WireError(f"TensorMeta: shape {self.shape}, strides {self.strides}, offset {self.offset}")
-
-
-class KernelPath(Message):
-    """A kernel as found from the learner's module: attribute names (through imported modules
-    and classes), then how many ``.fn`` to follow (a jit function under an autotuner)."""
-
-    path: tuple[str, ...]
-    hops: int = 0
-
-    def __post_init__(self) -> None:
-        if not self.path or not 0 <= self.hops <= 8:
-            raise WireError(f"KernelPath: {self.path} and {self.hops} hops")
-
-
-class Step(Message):
-    """One thing a wrapper did: a PyTorch operator (``op``, e.g. ``aten::view.default``, and the
-    refs of the tensors it made) or a Triton launch (``kernel``, and its grid per autotuning
-    config). Arguments are JSON: a tensor is ``{"ref": N}``."""
-
-    phase: Literal["forward", "backward"]
-    args: tuple[JSON, ...]
-    kwargs: dict[str, JSON]
-    file: str = ""
-    line: int | None = None
-    source: str = ""
-    op: str = ""
-    out: tuple[int, ...] = ()
-    kernel: KernelPath | None = None
-    grids: tuple[tuple[int, ...], ...] = ()
-    compiled: bool = False  # launched through the handle kernel.warmup(...) returned
-    options: dict[str, JSON] = {}  # that warmup's constexprs and options
-
-    def __post_init__(self) -> None:
-        if bool(self.op) == (self.kernel is not None):
-            raise WireError("Step: an operator or a launch, one of the two")
-        if self.kernel is not None and (not self.grids or any(not 1 <= len(g) <= 3 or min(g) < 1 for g in self.grids)):
-            raise WireError(f"Step: a launch needs a grid of 1 to 3 positive ints per config, not {self.grids}")
-
-
-class Returned(Message):
-    """What forward or backward returned in one place: a tensor's ref, or the type of what it was."""
-
-    ref: int | None = None
-    type: str = ""
-
-
-class Unseen(Message):
-    """A tensor the wrapper passed on that no recorded step made."""
-
-    phase: Literal["forward", "backward"]
-    what: str
-    shape: tuple[int, ...]
-    file: str = ""
-    line: int | None = None
-    source: str = ""
-
-
-class HostRead(Message):
-    """The wrapper asked for a tensor's values, which a recording does not have, or
-    (``escaped``) computed below the recording, with PyTorch's dispatch turned off."""
-
-    phase: Literal["forward", "backward"]
-    op: str
-    file: str = ""
-    line: int | None = None
-    source: str = ""
-    escaped: bool = False
-
-
-class Program(Message):
-    """A wrapper's forward and backward as recorded: refs ``0 .. inputs-1`` are the forward's
-    inputs, ref ``inputs`` is ``grad_output``; ``metas`` has every ref's layout."""
-
-    inputs: int
-    metas: tuple[TensorMeta, ...]
-    steps: tuple[Step, ...]
-    output: Returned
-    grads: tuple[Returned, ...]
-    saved: tuple[Union[int, None], ...]
-    attributes: tuple[str, ...] = ()  # ctx attributes that hold a tensor
-    unseen: Unseen | None = None
-
-    def __post_init__(self) -> None:
-        refs = len(self.metas)
-        made = [r for s in self.steps for r in s.out]
-        returned = [r.ref for r in (self.output, *self.grads) if r.ref is not None]
-        if self.inputs < 0 or refs <= self.inputs or any(not 0 <= r < refs for r in (*made, *returned)) \
-                or any(r is not None and not 0 <= r < refs for r in self.saved):
-            raise WireError(f"Program: a ref outside the {refs} the program has")
-
-    def launches(self):
-        return [s for s in self.steps if s.kernel is not None]
-
-    def replays(self) -> int:
-        """Runs needed to grade every autotuning config: the most configs any launch has."""
-        return max((len(s.grids) for s in self.launches()), default=1)
-
-
-class Recorded(Reply):
-    """The wrapper recorded as a program, or how recording it failed (``host``: it asked for values)."""
-
-    seconds: float
-    printed: str
-    program: Program | None = None
-    failure: Failure | None = None
-    host: HostRead | None = None
-    phase: Literal["forward", "backward"] = "forward"  # where it failed
-
-    def __post_init__(self) -> None:
-        if (self.failure is None) == (self.program is None):
-            raise WireError("Recorded: a program or a failure, one of the two")
-
-
-class Record(Request):
-    """Run the wrapper's forward and backward on tensors without values, and write down what it does."""
-
-    REPLY: ClassVar[type] = Recorded
-    file: str
-    kernel: str
-    buffers: tuple[BufferSpec, ...]  # the inputs, then grad_output: their layouts only
-
-
-class Replayed(Reply):
-    """A program replayed on the grader's inputs: the output and the gradients (the blobs are
-    the tensors among them), or how the replay failed."""
-
-    seconds: float
-    printed: str
-    returned: tuple[TensorInfo, ...] = ()
-    failure: Failure | None = None
-    label: str = ""  # the autotuning configs this replay used
-    disagrees: str = ""  # where the replay made a tensor other than the recording said
-
-    def blobs_expected(self) -> int:
-        return sum(r.tensor for r in self.returned)
-
-
-class Replay(Request):
-    """Replay a recorded program on real data: its operators and its kernels, nothing else."""
-
-    REPLY: ClassVar[type] = Replayed
-    file: str
-    program: Program
-    buffers: tuple[BufferSpec, ...]  # the inputs, then grad_output, fenced
-    config: int = 0  # the autotuning config of each autotuned launch (its last, past its count)
-    check_bounds: bool = True
-    allocator: bool = False
-
-
-# helion: a @helion.kernel run on one case ------------------------------------------------------
-class HostWork(Message):
-    """Work a Helion kernel does outside its ``hl.tile`` loops: whole-tensor PyTorch on the host
-    (``loops`` False: the kernel has no device loop at all). ``line`` is the learner's; ``ops`` the
-    PyTorch operations that ran there on tensor data, on the kernel's parameters ``tensors``, in
-    the helper function ``called`` (at its ``called_line``) where the kernel called one."""
-
-    line: int | None
-    source: str = ""
-    loops: bool = True
-    ops: tuple[str, ...] = ()
-    tensors: tuple[str, ...] = ()
-    called: str = ""
-    called_line: int | None = None
-    called_source: str = ""
-
-
-class HelionLaunch(Message):
-    """The Triton kernel Helion generated and one launch of it, as the compile check needs it."""
-
-    kernel: str
-    signature: dict[str, str]
-    constexprs: dict[str, JSON]
-    options: dict[str, int]
-    grid: tuple[int, ...]
-
-
-class FixedTile(Message):
-    """A tile size a Helion kernel fixes itself (``hl.tile(n, block_size=64)``), over ``extent``."""
-
-    name: str
-    extent: int
-    size: int
-
-
-class Changed(Message):
-    """An input the kernel wrote into: how many elements changed, and the first."""
-
-    name: str
-    count: int
-    first: tuple[int, ...]
-
-
-class HelionRan(Reply):
-    """A Helion kernel on one case: what it returned (the blobs are the tensors among them, those
-    of Helion's interpreter, then those of the tiled run), or why it could not run. ``triton``:
-    the Triton code Helion generated for the case's tile sizes (``config``); ``tiled``: what that
-    code returned in Triton's interpreter, tile by tile; ``tiled_failure``: why it could not."""
-
-    seconds: float
-    printed: str
-    returned: tuple[TensorInfo, ...] = ()
-    failure: Failure | None = None
-    outside: HostWork | None = None
-    modified: tuple[Changed, ...] = ()  # inputs whose values the kernel changed
-    triton: str = ""
-    config: str = ""
-    launches: tuple[HelionLaunch, ...] = ()
-    tiled: tuple[TensorInfo, ...] = ()
-    tiled_failure: Failure | None = None
-    fixed: tuple[FixedTile, ...] = ()  # the tile sizes the kernel fixes, kept (the config says so)
-    one_tile_limit: str = ""  # what Helion's interpreter could not run: ``tiled`` alone is judged
-
-    def blobs_expected(self) -> int:
-        return sum(r.tensor for r in self.returned) + sum(r.tensor for r in self.tiled)
-
-
-class HelionRun(Request):
-    """Run a Helion kernel on one case's inputs: compiled by Helion (which reads where the work
-    is, and lowers it to Triton with the case's tile sizes), then run for its values."""
-
-    REPLY: ClassVar[type] = HelionRan
-    file: str
-    kernel: str
-    buffers: tuple[BufferSpec, ...]  # the inputs, fenced
-    values: dict[str, Value] = {}    # the spec's keyword-only parameters, by name
-    blocks: tuple[int, ...] = ()     # the case's tile sizes, mapped onto the kernel's own loops
-    extents: tuple[int, ...] = ()    # the extent each of them tiles (0: the puzzle does not say)
-    names: tuple[str, ...] = ()      # their names (B0...), for the config's note
-    tiled: bool = True               # also run the generated Triton, tile by tile, in Triton's interpreter
 
 
 # bench --------------------------------------------------------------------------------------
@@ -790,7 +547,24 @@ class Exit(Request):
     """The worker's last request: it exits without a reply."""
 
 
-AnyRequest = Union[Load, Run, Compile, Record, Replay, HelionRun, Bench, Profile, Exit]
+# Every request the worker may read: the core's, then each kind's own, which its wing registers
+# (grader.channel.kinds) when imported, as the worker's registry of kinds imports it.
+_REQUESTS: list[type[Request]] = [Load, Run, Compile, Bench, Profile, Exit]
+
+
+def register_requests(*requests: type[Request]) -> None:
+    """Let the worker read these requests too (a kind's own: an autograd puzzle's record and
+    replay). Registering one twice changes nothing."""
+    for request in requests:
+        if not (isinstance(request, type) and issubclass(request, Request)):
+            raise TypeError(f"not a request: {request!r}")
+        if request not in _REQUESTS:
+            _REQUESTS.append(request)
+
+
+def requests() -> tuple[type[Request], ...]:
+    """The requests the worker reads now."""
+    return tuple(_REQUESTS)
 
 
 # ---- sending and reading -------------------------------------------------------------------
@@ -860,4 +634,4 @@ def parse_reply(expected: type[Reply], header) -> "Reply | Failure":
 
 def parse_request(header) -> Request:
     """A request as the worker reads it; anything else is a WireError."""
-    return _typed(_body(header), AnyRequest, "request")
+    return _typed(_body(header), Union[tuple(_REQUESTS)], "request")

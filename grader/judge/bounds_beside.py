@@ -42,7 +42,8 @@ class BoundsBeside:
                 else f"its worker died ({unanswered.text[:200]})"
             self.unchecked = failures.BesideUnchecked(f"{why} (in case {case.label})")
             return self.unchecked
-        runs = reply.runs if isinstance(reply, wire.Ran) else [reply] if isinstance(reply, wire.Replayed) else []
+        # a kernel's runs, or a kind's own reply that is one run (an autograd replay's)
+        runs = reply.runs if isinstance(reply, wire.Ran) else [reply] if hasattr(reply, "failure") else []
         failure = next((r.failure for r in runs if r.failure is not None), reply if isinstance(reply, wire.Failure)
                        else None)
         if failure is None:

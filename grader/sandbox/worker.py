@@ -627,5 +627,5 @@ def _fatal(reply) -> bool:
     """A crash this process cannot go on from (a CUDA error): it exits after replying."""
     failures = [reply] if isinstance(reply, wire.Failure) else \
         [r.failure for r in reply.runs] if isinstance(reply, wire.Ran) else \
-        [reply.failure] if isinstance(reply, (wire.Recorded, wire.Replayed)) else []
+        [getattr(reply, "failure", None)]  # a kind's own reply (a replay's, a Helion case's) holds one too
     return any(f is not None and f.fatal for f in failures)

@@ -1,7 +1,7 @@
 """The catalogue of failures: for each :class:`FailureKind`, the facts a check finds, the label
 every report prints for it, and the message a learner reads, worded from those facts.
 
-A check (``grader.judge.compare``, ``grader.judge.grade``, ``grader.judge.program``, ...) says
+A check (``grader.judge.compare``, ``grader.judge.grade``, ``grader.judge.kinds.function.program``, ...) says
 what it found as a frozen dataclass of facts; :func:`word` turns the facts into the message
 through their kind's :class:`Entry` in :data:`CATALOGUE`. The kinds and their labels are in
 :mod:`.catalogue`; the facts and their words are in one module per family (:mod:`.values`,

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from grader.channel import wire
+from grader.channel.kinds import function as function_wire
+from grader.channel.kinds import helion as helion_wire
 from grader.sandbox.launch import NotGenuine, parameters, python_function, unwrap
 from grader.sandbox.learner_code import is_stub
 from grader.sandbox.warmup import WarmStep
@@ -89,17 +91,17 @@ def _bench_function(puzzle, cls, msg: wire.Bench, blobs: list[bytes], device: st
     return bench_function(puzzle, cls, msg, blobs, device)
 
 
-def _record_function(worker, msg: wire.Record, blobs: list[bytes]):
+def _record_function(worker, msg: function_wire.Record, blobs: list[bytes]):
     from grader.sandbox.kinds.function.answers import record
     return record(worker, msg, blobs)
 
 
-def _replay_function(worker, msg: wire.Replay, blobs: list[bytes]):
+def _replay_function(worker, msg: function_wire.Replay, blobs: list[bytes]):
     from grader.sandbox.kinds.function.answers import replay
     return replay(worker, msg, blobs)
 
 
-def _run_helion(worker, msg: wire.HelionRun, blobs: list[bytes]):
+def _run_helion(worker, msg: helion_wire.HelionRun, blobs: list[bytes]):
     """One case of a Helion puzzle: compiled by Helion, then run (kinds.helion.run)."""
     from grader.sandbox.kinds.helion.run import run
     return run(worker, msg, blobs)
@@ -146,10 +148,10 @@ KINDS: dict[str, WorkerKind] = {kind.name: kind for kind in (
                profile=_profile_kernel),
     WorkerKind("function", owns=lambda obj: isinstance(obj, type), load=_load_function, ran=lambda cls: None,
                bench=_bench_function, profile=_profile_function,
-               answers={wire.Record: _record_function, wire.Replay: _replay_function},
+               answers={function_wire.Record: _record_function, function_wire.Replay: _replay_function},
                warm=(WarmStep("fake_tensors", _warm_fake_tensors, asked=("cpu",), idle=("cpu",)),)),
     WorkerKind("helion", owns=_owns_helion, load=_load_helion, ran=lambda kernel: None, bench=_bench_helion,
-               profile=_profile_helion, before_import=_helion_before_import, answers={wire.HelionRun: _run_helion},
+               profile=_profile_helion, before_import=_helion_before_import, answers={helion_wire.HelionRun: _run_helion},
                warm=(WarmStep("helion", _warm_helion, asked=("cpu", "compile")),)),
 )}
 

@@ -1,5 +1,5 @@
 """What an autograd case's recording and replay are judged on: the launches a GPU would refuse,
-the program read (:mod:`grader.judge.program`), what ``ctx`` saved, and the output and both
+the program read (:mod:`grader.judge.kinds.function.program`), what ``ctx`` saved, and the output and both
 gradients against PyTorch autograd of the spec. ``grader`` is the life cycle's (the puzzle, its
 shapes and options, ``malformed`` for bytes that do not fit).
 """
@@ -10,11 +10,13 @@ import math
 import torch
 
 from grader.channel import wire
+from grader.channel.kinds import function as function_wire
 from grader.course.annotations import TensorSpec
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.course.limits import refusal
 from grader.course.puzzle import Case
-from grader.judge import failures, program as programs
+from grader.judge import failures
+import grader.judge.kinds.function.program as programs
 from grader.judge.compare import compare_tensor, recognise
 from grader.judge.plan import row_gaps_look_alike
 from grader.judge.results import FailureKind
@@ -25,7 +27,7 @@ NOT_INTERPRETED = ("recorded, its launches checked against a GPU's limits; not r
                    "step reads what every program wrote (a GPU grades its values)")
 
 
-def refused_launch(program: wire.Program) -> "failures.LaunchRefused | None":
+def refused_launch(program: function_wire.Program) -> "failures.LaunchRefused | None":
     """The first recorded launch a GPU would refuse (its grid, its num_warps), as it would raise."""
     for step in program.launches():
         warps = step.kwargs.get("num_warps")
@@ -37,7 +39,7 @@ def refused_launch(program: wire.Program) -> "failures.LaunchRefused | None":
     return None
 
 
-def read_program(grader, program: wire.Program, case: Case):
+def read_program(grader, program: function_wire.Program, case: Case):
     names = [s.name for s in grader.shapes.inputs]
     wants = [DTYPES[s.dtype].is_float for s in grader.shapes.inputs]
     finding = programs.check(program, names, grader.puzzle.outputs[0], wants, dict(grader.puzzle.host_reductions))
@@ -47,7 +49,7 @@ def read_program(grader, program: wire.Program, case: Case):
     return None if saved is None else programs.Finding(saved)
 
 
-def check_values(grader, reply: wire.Replayed, raw: list[bytes], expected, case: Case, inputs):
+def check_values(grader, reply: function_wire.Replayed, raw: list[bytes], expected, case: Case, inputs):
     """The replay's output and gradients against the spec's; ``inputs``: the case's, for a look-alike."""
     blobs = iter(raw)
     got = [_tensor(grader, d, next(blobs)) if d.tensor else None for d in reply.returned]
@@ -100,7 +102,7 @@ def _check_output(grader, name, got, described: wire.TensorInfo, expected):
     return None if outcome.passed else outcome.facts
 
 
-def check_saved(grader, program: wire.Program, case: Case) -> "failures.CtxAttribute | failures.SavedExtra | None":
+def check_saved(grader, program: function_wire.Program, case: Case) -> "failures.CtxAttribute | failures.SavedExtra | None":
     puzzle = grader.puzzle
     names = [s.name for s in grader.shapes.inputs]
     for attribute in program.attributes:
@@ -142,7 +144,7 @@ def _check_grads(grader, got, described, expected):
     return None
 
 
-def _storage_kept(program: wire.Program, kept: dict[int, list[int]], saves: tuple[str, ...]):
+def _storage_kept(program: function_wire.Program, kept: dict[int, list[int]], saves: tuple[str, ...]):
     """Saving a tensor keeps its whole storage alive, and the backward may read all of it: each
     storage ctx keeps may hold no more bytes than the allowed tensors saved from it take. A storage's
     bytes are the furthest any tensor of the program reaches into it (the replay has checked every
@@ -157,7 +159,7 @@ def _storage_kept(program: wire.Program, kept: dict[int, list[int]], saves: tupl
     return None
 
 
-def _reach(meta: wire.TensorMeta) -> int:
+def _reach(meta: function_wire.TensorMeta) -> int:
     """Bytes from the start of its storage to the end of the last element ``meta`` addresses."""
     if not meta.shape or 0 not in meta.shape:
         last = meta.offset + sum((size - 1) * abs(stride) for size, stride in zip(meta.shape, meta.strides))
@@ -165,7 +167,7 @@ def _reach(meta: wire.TensorMeta) -> int:
     return 0
 
 
-def _made_by(program: wire.Program, storage: int) -> str:
+def _made_by(program: function_wire.Program, storage: int) -> str:
     step = next((s for s in program.steps if s.op and any(program.metas[r].storage == storage for r in s.out)), None)
     if step is None:
         return ""

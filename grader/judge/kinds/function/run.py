@@ -14,9 +14,11 @@ from __future__ import annotations
 import torch
 
 from grader.channel import wire
+from grader.channel.kinds import function as function_wire
 from grader.course.dtypes import dtype_name
 from grader.course.puzzle import Case
-from grader.judge import failures, program as programs
+from grader.judge import failures
+import grader.judge.kinds.function.program as programs
 from grader.judge.asking import Unanswered
 from grader.judge.bounds_beside import BoundsBeside
 from grader.judge.case_run import (CaseOutcome, case_failure, case_result, describe_case, failed_case,
@@ -102,7 +104,7 @@ class FunctionRunner:
         return result
 
     # ---- the launches, compiled for sm_90 -----------------------------------------------------
-    def _compile_launches(self, recorded: list[wire.Program]) -> dict:
+    def _compile_launches(self, recorded: list[function_wire.Program]) -> dict:
         """In the interpreter, every distinct launch the wrapper made is compiled for sm_90 too, as
         a kernel puzzle's kernel is: a kernel that runs only as Python fails here. Returns, per
         launch, the failure found (None where it compiles)."""
@@ -118,7 +120,7 @@ class FunctionRunner:
                     verdicts[key] = self._compile_one(step, program, compiler)
         return verdicts
 
-    def _compile_one(self, step: wire.Step, program: wire.Program, compiler):
+    def _compile_one(self, step: function_wire.Step, program: function_wire.Program, compiler):
         typed = lambda value: programs.typed_argument(value, program)  # noqa: E731
         arguments, keywords = [typed(a) for a in step.args], {k: typed(v) for k, v in step.kwargs.items()}
         if step.compiled:  # the handle took every parameter in order; warmup's values were compiled
@@ -160,7 +162,7 @@ class FunctionRunner:
         describe = describe_case(case, self.puzzle)
         specs = tuple(b.spec() for b in buffers)
         try:
-            reply, _ = self.grader.ask(wire.Record(file=str(self.grader.kernel_file), kernel=self.puzzle.kernel,
+            reply, _ = self.grader.ask(function_wire.Record(file=str(self.grader.kernel_file), kernel=self.puzzle.kernel,
                                                    buffers=specs))
         except Unanswered as unanswered:
             return _untold(unanswered_case(case, self.puzzle, describe, unanswered))
@@ -183,23 +185,23 @@ class FunctionRunner:
         return CaseOutcome(carried=(expected, buffers, blobs, reply))
 
     # ---- replaying and judging ---------------------------------------------------------------
-    def _replay(self, case: Case, expected, buffers, blobs, recorded: wire.Recorded, hooks: bool = True):
+    def _replay(self, case: Case, expected, buffers, blobs, recorded: function_wire.Recorded, hooks: bool = True):
         grader, puzzle = self.grader, self.puzzle
         program = recorded.program
         seconds, printed = recorded.seconds, recorded.printed
         finding_checked = False
         for config in range(program.replays()):
             describe = describe_case(case, puzzle)
-            message = wire.Replay(file=str(grader.kernel_file), program=program, buffers=tuple(
+            message = function_wire.Replay(file=str(grader.kernel_file), program=program, buffers=tuple(
                 b.spec() for b in buffers), config=config,
                 check_bounds=hooks, allocator=self.options.device == "cuda")
             try:
                 reply, raw = grader.ask(message, blobs)
-                if isinstance(reply, wire.Replayed) and len(raw) != reply.blobs_expected():
+                if isinstance(reply, function_wire.Replayed) and len(raw) != reply.blobs_expected():
                     grader.malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
             except Unanswered as unanswered:
                 return unanswered_case(case, puzzle, describe, unanswered)
-            if isinstance(reply, wire.Replayed):
+            if isinstance(reply, function_wire.Replayed):
                 seconds += reply.seconds
                 printed += reply.printed
                 describe += f" with {reply.label}" if reply.label else ""

@@ -4,7 +4,7 @@ returns its outputs, its work inside ``hl.tile`` loops; Helion lowers it to Trit
 and judged after them (:mod:`grader.judge.kinds.helion.gpu_compile`). Nothing here imports helion."""
 from __future__ import annotations
 
-from grader.judge.kinds.kernel.bench import baseline_results, bench_plan
+from grader.judge.bench.plan import baseline_results, bench_plan
 from grader.judge.kinds.kind import BenchPlan, PuzzleKind
 
 

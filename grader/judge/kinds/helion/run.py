@@ -17,6 +17,7 @@ from pathlib import Path
 import msgspec
 
 from grader.channel import wire
+from grader.channel.kinds import helion as helion_wire
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.course.puzzle import Case, keyword_values, tile_extents
 from grader.judge import failures
@@ -128,7 +129,7 @@ class HelionRunner:
         describe = describe_case(case, self.puzzle)
         inputs = plan.buffers[:len(plan.inputs)]
         keyword_only = keyword_values(self.puzzle.spec, plan.values)
-        message = wire.HelionRun(file=str(self.grader.kernel_file), kernel=self.puzzle.kernel,
+        message = helion_wire.HelionRun(file=str(self.grader.kernel_file), kernel=self.puzzle.kernel,
                                  buffers=tuple(b.spec() for b in inputs), values=keyword_only,
                                  blocks=tuple(int(v) for v in case.blocks.values()),
                                  extents=tile_extents(self.puzzle.tiles, case.blocks, self.puzzle.sizes(case)),
@@ -137,7 +138,7 @@ class HelionRunner:
         blobs = [pack(b, x) for b, x in zip(inputs, plan.inputs)]
         try:
             reply, raw = self.grader.ask(message, blobs)
-            if isinstance(reply, wire.HelionRan) and len(raw) != reply.blobs_expected():
+            if isinstance(reply, helion_wire.HelionRan) and len(raw) != reply.blobs_expected():
                 self.grader.malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
         except Unanswered as unanswered:
             return unanswered_case(case, self.puzzle, describe, unanswered)

@@ -3,7 +3,7 @@ the puzzle's grid with each case's fenced buffers (:class:`grader.judge.kinds.ke
 compiled for sm_90 beside the cases (:mod:`grader.judge.kinds.kernel.gpu_compile`)."""
 from __future__ import annotations
 
-from grader.judge.kinds.kernel.bench import baseline_results, bench_plan
+from grader.judge.bench.plan import baseline_results, bench_plan
 from grader.judge.kinds.kind import BenchPlan, PuzzleKind
 
 

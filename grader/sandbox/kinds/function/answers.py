@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 
 from grader.channel import wire
+from grader.channel.kinds import function as function_wire
 from grader.course.dtypes import dtype_name, tensor_bytes
 
 
-def record(worker, msg: wire.Record, blobs: list[bytes]):
+def record(worker, msg: function_wire.Record, blobs: list[bytes]):
     """Record the learner's autograd.Function on tensors without values (:mod:`.record`)."""
     from grader.sandbox.kinds.function.record import RecordingFailed, record as record_function
     from grader.sandbox.learner_import import learner_files
@@ -27,7 +28,7 @@ def record(worker, msg: wire.Record, blobs: list[bytes]):
         lambda: record_function(cls, worker.modules[path], files, msg.buffers, device), None)
     if error is None:
         try:
-            program = wire.convert(seen, wire.Program)
+            program = wire.convert(seen, function_wire.Program)
         except wire.WireError as exc:
             error = exc
     if error is not None:
@@ -36,12 +37,12 @@ def record(worker, msg: wire.Record, blobs: list[bytes]):
         if isinstance(cause, ImportError) and "torch" in str(cause):  # torch's own machinery broke
             return wire.Failure("error", error=f"recording needs torch's fake tensors, which fail to import "
                                 f"here ({cause}): run `python -m grader doctor`"), []
-        return wire.Recorded(seconds=seconds, printed=printed, failure=worker.failure_of(cause, path, None),
+        return function_wire.Recorded(seconds=seconds, printed=printed, failure=worker.failure_of(cause, path, None),
                              host=host, phase=phase), []
-    return wire.Recorded(seconds=seconds, printed=printed, program=program), []
+    return function_wire.Recorded(seconds=seconds, printed=printed, program=program), []
 
 
-def replay(worker, msg: wire.Replay, blobs: list[bytes]):
+def replay(worker, msg: function_wire.Replay, blobs: list[bytes]):
     """Replay a recorded program on the grader's inputs, operators and kernels only
     (:mod:`.replay`). The output and the gradients go back to be judged."""
     from grader.sandbox.kinds.function.replay import Disagrees, replay as replay_program
@@ -64,13 +65,13 @@ def replay(worker, msg: wire.Replay, blobs: list[bytes]):
             return None
     result, error, printed, seconds = worker.run_learner(run, checker)
     if error is not None:
-        return wire.Replayed(seconds=seconds, printed=printed, failure=worker.failure_of(error, path, None)), []
+        return function_wire.Replayed(seconds=seconds, printed=printed, failure=worker.failure_of(error, path, None)), []
     if disagrees:
-        return wire.Replayed(seconds=seconds, printed=printed, disagrees=disagrees[0]), []
+        return function_wire.Replayed(seconds=seconds, printed=printed, disagrees=disagrees[0]), []
     returned, labels = result
     torch = worker.torch
     described = tuple(wire.TensorInfo(tensor=True, shape=tuple(t.shape), dtype=dtype_name(t))
                       if isinstance(t, torch.Tensor) else wire.TensorInfo(tensor=False, type=t.type or "None")
                       for t in returned)
     out = [tensor_bytes(t) for t in returned if isinstance(t, torch.Tensor)]
-    return wire.Replayed(seconds=seconds, printed=printed, returned=described, label="; ".join(labels)), out
+    return function_wire.Replayed(seconds=seconds, printed=printed, returned=described, label="; ".join(labels)), out

@@ -2,7 +2,7 @@
 
 The wrapper's forward and backward run once, on fake tensors: they carry the case's shapes,
 strides, dtypes and device, and no values (PyTorch's ``FakeTensorMode``). Everything they do
-is written down as a :class:`grader.channel.wire.Program`:
+is written down as a :class:`grader.channel.kinds.function.Program`:
 
 * each PyTorch operator (``aten::view.default``, ``aten::sum.dim_IntList``, ...), with its
   arguments, the tensors it made, and the learner's line that called it;

@@ -1,6 +1,6 @@
 """Replaying a recorded autograd wrapper on real data (inside a worker that never ran it).
 
-The program (:class:`grader.channel.wire.Program`, made by :mod:`.record`) is run step by
+The program (:class:`grader.channel.kinds.function.Program`, made by :mod:`.record`) is run step by
 step: PyTorch operators are looked up in ``torch.ops.aten`` by name and called, kernels are
 found from the learner's module by the path the recording gave and launched, with the grid
 the recording worked out. No other learner Python runs here: not the wrapper, not its grid

@@ -30,6 +30,7 @@ import re
 import time
 
 from grader.channel import wire
+from grader.channel.kinds import helion as helion_wire
 from grader.course.dtypes import dtype_name, tensor_bytes
 from grader.sandbox.kinds.helion.config import case_config
 from grader.sandbox.kinds.helion.cpu import register_mixed_dots
@@ -154,14 +155,14 @@ def _interpreter_limit(exc: BaseException) -> str | None:
     return None
 
 
-def _changed(name: str, a, b) -> wire.Changed | None:
+def _changed(name: str, a, b) -> helion_wire.Changed | None:
     """How the kernel changed input ``name`` (``a`` before, ``b`` after), or None."""
     import torch
     differs = (a != b) & ~(a.isnan() & b.isnan()) if a.is_floating_point() else a != b
     if not bool(differs.any()):
         return None
     first = torch.nonzero(differs)[0]
-    return wire.Changed(name=name, count=int(differs.sum()), first=tuple(int(i) for i in first))
+    return helion_wire.Changed(name=name, count=int(differs.sum()), first=tuple(int(i) for i in first))
 
 
 class _Printed:
@@ -192,11 +193,11 @@ def _compile(compiler, views, values, tiling: tuple, path: str, name: str, reply
         bound = compiler.bind(args)
         config, note, fixed = case_config(bound, *tiling)
         reply["config"] = f"block_sizes={config.config.get('block_sizes', [])}" + (f": {note}" if note else "")
-        reply["fixed"] = tuple(wire.FixedTile(name=f.name, extent=f.extent, size=f.size) for f in fixed)
+        reply["fixed"] = tuple(helion_wire.FixedTile(name=f.name, extent=f.extent, size=f.size) for f in fixed)
         reply["triton"] = _triton_code(bound, config)
         host = host_work(bound, config, args, path)
     except helion_exc.NoDeviceLoopsInKernel:
-        reply["outside"] = wire.HostWork(line=inspect.getsourcelines(compiler.fn)[1], source=f"def {name}(...)",
+        reply["outside"] = helion_wire.HostWork(line=inspect.getsourcelines(compiler.fn)[1], source=f"def {name}(...)",
                                          loops=False)
         return None
     except helion_exc.EmptyDeviceLoopAfterDCE as error:  # loops that do nothing: does the rest compute?
@@ -215,9 +216,9 @@ def _compile(compiler, views, values, tiling: tuple, path: str, name: str, reply
     return args, bound, config
 
 
-def _outside(found) -> wire.HostWork:
+def _outside(found) -> helion_wire.HostWork:
     """The wire's words for host work found (a host.HostOp)."""
-    return wire.HostWork(line=found.line, source=found.source, ops=found.ops, tensors=found.tensors,
+    return helion_wire.HostWork(line=found.line, source=found.source, ops=found.ops, tensors=found.tensors,
                          called=found.called, called_line=found.called_line, called_source=found.called_source)
 
 
@@ -243,7 +244,7 @@ def _gpu_launcher():
     return launch
 
 
-def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
+def run(worker, msg: helion_wire.HelionRun, blobs: list[bytes]):
     torch = worker.torch
     path = os.path.abspath(msg.file)
     kernel = worker.kernel(path, msg.kernel)
@@ -255,7 +256,7 @@ def run(worker, msg: wire.HelionRun, blobs: list[bytes]):
     started, printed, reply = time.perf_counter(), _Printed(), {}
 
     def finish(failure=None, out=()):
-        return (wire.HelionRan(seconds=time.perf_counter() - started, printed=printed.text, failure=failure,
+        return (helion_wire.HelionRan(seconds=time.perf_counter() - started, printed=printed.text, failure=failure,
                                **reply), list(out))
 
     if worker.device == "cpu":

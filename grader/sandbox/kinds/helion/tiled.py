@@ -11,6 +11,7 @@ import re
 import traceback
 
 from grader.channel import wire
+from grader.channel.kinds import helion as helion_wire
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.sandbox.kinds.helion.cpu import interpreted_launch
 
@@ -36,7 +37,7 @@ def launcher(launches: list, interpret: bool, files: set):
     in Triton's interpreter where ``interpret``. ``files`` gets the generated module's file."""
     def launch(kernel, grid, *args, **options):
         files.add(kernel.fn.__code__.co_filename)
-        launches.append(wire.HelionLaunch(
+        launches.append(helion_wire.HelionLaunch(
             kernel=kernel.fn.__name__, grid=tuple(int(g) for g in grid),
             options={k: int(v) for k, v in options.items() if isinstance(v, int)},
             **dict(zip(("signature", "constexprs"), _signature(kernel, args, options)))))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from grader.judge import failures
 from grader.judge.failures import (HostReduction, NeverComputed, NoLaunch, NotReplayable, ReturnsInput, TorchOp,
                                    Unseen, fmt_index, word)
-from grader.channel.wire import Program, Step
+from grader.channel.kinds.function import Program, Step
 
 # Operators that make fresh memory: `x.new_empty(...)` reads x's dtype and device, never its values.
 ALLOCATING = {
