@@ -73,7 +73,7 @@ def test_a_grader_that_breaks_before_grading_is_that_puzzle_s_error(monkeypatch,
     def broken(*args, **kwargs):
         raise SystemError("AST constructor recursion depth mismatch (before=30, after=28)")
     from dataclasses import replace
-    kind = replace(kind_of(COURSE.puzzle("puzzle01")), grader=lambda: broken)
+    kind = replace(kind_of(COURSE.puzzle("puzzle01")), runner=lambda: broken)
     monkeypatch.setattr(session, "kind_of", lambda puzzle: kind)
     crew = session.Crew(worker=None)
     result = session.grade_puzzle(COURSE, "puzzle01", COURSE.puzzle_file("puzzle01"), crew, Options())
