@@ -174,7 +174,8 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
         flops=flops, lane_ops=int(lane_ops + compiled_ops), slow_ops=int(slow_ops), atomics=int(atomics),
         ms=total * 1e3, terms={k: v * 1e3 for k, v in seconds.items()}, bound=bound, lines=lines,
         reads=reads, compile_note=note, planned=launch.planned, loops_sampled=launch.loops_sampled,
-        rounds=rounds, reductions=launch.reductions / max(1, launch.interpreted))
+        rounds=rounds, reductions=launch.reductions / max(1, launch.interpreted),
+        staged=stats.loop_shared if stats and launch.dots else 0)
 
 
 def profile_costs(reply: wire.Profiled, stats: list, c: dict, device=model.H100) -> tuple[tuple[LaunchCost, ...], float]:
