@@ -3,6 +3,8 @@ calibration kernel its held-out fit missed by more than ×2 (issue 36)."""
 import json
 from pathlib import Path
 
+import pytest
+
 from grader.channel import wire
 from grader.judge import perf_estimate as model
 from grader.judge.perf import launch_cost
@@ -41,11 +43,17 @@ def test_a_dot_loop_that_stages_its_tiles_in_its_threads_is_said_uncertain():
     launch = wire.LaunchProfile(kernel="matmul_kernel", group=0, config="", grid=(2048, 1, 1), interpreted=16,
                                 num_warps=8, num_stages=3, accesses=(), dots=(dot,), alu=0, sfu=0, seconds=1.0)
 
-    def said(shared: int) -> tuple[str, ...]:
+    def cost(shared: int):
         stats = wire.KernelStats(label="", registers=254, spill_bytes=0, shared=163840, num_warps=8, num_stages=3,
                                  tensor_cores="wgmma", loops=1, loop_shared=shared)
-        cost = launch_cost(launch, stats, "", model.coefficients())
-        return findings(PerfProfile("yours", "k.py", ms=cost.ms, launches=(cost,)), None, 0).uncertain
+        return launch_cost(launch, stats, "", model.coefficients())
+
+    def said(shared: int) -> tuple[str, ...]:
+        return findings(PerfProfile("yours", "k.py", ms=cost(shared).ms, launches=(cost(shared),)), None, 0).uncertain
+
+    # each trip's conversions are waited for: 16 waves x 1 trip x 104 round trips to shared memory
+    c = model.coefficients()
+    assert cost(104).terms["latency"] - cost(0).terms["latency"] == pytest.approx(16 * 104 * c["stage_s"] * 1e3)
 
     assert said(104) == ("`matmul_kernel`'s loop moves its tiles through shared memory in its threads (104 "
                          "shared-memory loads and stores per thread and trip: layout conversions for the `tl.dot`s), "

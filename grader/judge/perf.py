@@ -152,6 +152,8 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
                           reductions=0.0 if launch.dots else launch.reductions / max(1, launch.interpreted)
                           * model.tree_levels(launch.accesses, 32 * warps),
                           programs=programs, held=held,
+                          # the threads moving a dot's tiles through shared memory, each trip
+                          staged=(stats.loop_shared if stats and launch.dots else 0) * max(1.0, rounds),
                           spill_bytes=stats.spill_bytes if stats else None, threads=32 * warps, c=c, device=device)
     total, bound = model.combine(seconds, c)
     lines = tuple(LineCost(launch.kernel, a.tensor, a.op, a.line, a.source, int(a.bytes * scale),
