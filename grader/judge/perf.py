@@ -198,9 +198,11 @@ def profile_costs(reply: wire.Profiled, stats: list, c: dict, device=model.H100)
 
 
 def measure(grading: Grading, puzzle: Puzzle, kernel_file: Path, request: wire.Profile,
-            solution: Path | None) -> tuple[wire.Profiled | None, list, str]:
+            solution: Path | None, ran=None) -> tuple[wire.Profiled | None, list, str]:
     """What one implementation did at the size: the worker's counts, ptxas's figures for each
-    launch ((KernelStats or None, note) each), or why there are none."""
+    launch ((KernelStats or None, note) each), or why there are none. ``ran()`` is called once
+    the run has counted and its worker is free, before the compiles (the learner's grading
+    goes on beside them)."""
     worker = grading.reference(solution) if solution is not None else grading.tracer()
     try:
         reply, _ = worker.request(request, timeout=PROFILE_TIMEOUT)
@@ -215,6 +217,8 @@ def measure(grading: Grading, puzzle: Puzzle, kernel_file: Path, request: wire.P
         return reply, [], f"{f.error or f.kind}" + (f" (line {f.line}: {f.source})" if f.line else "")
     if not reply.launches:
         return reply, [], "it launched no kernel"
+    if ran is not None:
+        ran()
     compiler, memo = grading.compiler(solution), {}
     return reply, [compile_stats(compiler, kernel_file, puzzle.kernel, launch, memo) for launch in reply.launches], ""
 
@@ -231,11 +235,11 @@ def costed(who: str, kernel_file: Path, reply: wire.Profiled | None, stats: list
 
 
 def profile_one(grading: Grading, puzzle: Puzzle, who: str, kernel_file: Path, request: wire.Profile,
-                solution: Path | None, c: dict) -> PerfProfile:
+                solution: Path | None, c: dict, ran=None) -> PerfProfile:
     """One implementation profiled, compiled and costed; the course's solution's counts are kept
-    between runs (:mod:`.perf_cache`)."""
+    between runs (:mod:`.perf_cache`). ``ran``: see :func:`measure` (the learner's only)."""
     if solution is None:
-        return costed(who, kernel_file, *measure(grading, puzzle, kernel_file, request, None), c)
+        return costed(who, kernel_file, *measure(grading, puzzle, kernel_file, request, None, ran), c)
     name = perf_cache.key(solution, grading.course.puzzle_file(puzzle.id), request)
     kept = perf_cache.load(name)
     if kept is None:
@@ -285,12 +289,17 @@ def run_perf(grading: Grading, puzzle_id: str, kernel_file: Path, programs: int 
     if flops and flops / peak > limit_s:
         limit_s, limit_by = flops / peak, "tensor cores"
     solution = reference_file(course, puzzle_id, kernel_file) if reference else None
-    with ThreadPoolExecutor(max_workers=1) as beside:
+    with ThreadPoolExecutor(max_workers=2) as beside:
         pending = None if solution is None else beside.submit(
             profile_one, grading, puzzle, "reference", solution,
             msgspec.structs.replace(request, file=str(solution)), solution, c)
-        yours = profile_one(grading, puzzle, "yours", Path(kernel_file), request, None, c)
-        wrong = verdict(grading, puzzle_id, kernel_file) if check and yours.ok else ""
+        graded = []  # the learner's grading, started once its run is done, beside its sm_90 compile
+
+        def ran() -> None:
+            if check:
+                graded.append(beside.submit(verdict, grading, puzzle_id, kernel_file))
+        yours = profile_one(grading, puzzle, "yours", Path(kernel_file), request, None, c, ran)
+        wrong = graded[0].result() if graded and yours.ok else ""
         theirs = pending.result() if pending is not None else None
     yours = replace(findings(yours, theirs, least), wrong=wrong)
     if theirs is not None:
