@@ -236,17 +236,18 @@ def costed(who: str, kernel_file: Path, reply: wire.Profiled | None, stats: list
 
 def profile_one(grading: Grading, puzzle: Puzzle, who: str, kernel_file: Path, request: wire.Profile,
                 solution: Path | None, c: dict, ran=None) -> PerfProfile:
-    """One implementation profiled, compiled and costed; the course's solution's counts are kept
-    between runs (:mod:`.perf_cache`). ``ran``: see :func:`measure` (the learner's only)."""
-    if solution is None:
-        return costed(who, kernel_file, *measure(grading, puzzle, kernel_file, request, None, ran), c)
-    name = perf_cache.key(solution, grading.course.puzzle_file(puzzle.id), request)
-    kept = perf_cache.load(name)
+    """One implementation profiled, compiled and costed; its counts and figures are kept between
+    runs (:mod:`.perf_cache`): the course's solution's, and the learner's until its file or a
+    neighbour changes. ``ran``: see :func:`measure` (not called where the counts were kept)."""
+    name = perf_cache.key(solution or kernel_file, grading.course.puzzle_file(puzzle.id), request,
+                          "" if solution is not None else "yours-")
+    kept = perf_cache.load(name) if name else None
     if kept is None:
-        reply, stats, error = measure(grading, puzzle, kernel_file, request, solution)
+        reply, stats, error = measure(grading, puzzle, kernel_file, request, solution, ran)
         if error or reply is None:
             return costed(who, kernel_file, reply, stats, error, c)
-        perf_cache.store(name, reply, stats)
+        if name:
+            perf_cache.store(name, reply, stats)
         kept = (reply, stats)
     return costed(who, kernel_file, *kept, "", c)
 
@@ -299,6 +300,8 @@ def run_perf(grading: Grading, puzzle_id: str, kernel_file: Path, programs: int 
             if check:
                 graded.append(beside.submit(verdict, grading, puzzle_id, kernel_file))
         yours = profile_one(grading, puzzle, "yours", Path(kernel_file), request, None, c, ran)
+        if not graded and check and yours.ok:  # its counts were kept: its verdict likely too
+            graded.append(beside.submit(verdict, grading, puzzle_id, kernel_file))
         wrong = graded[0].result() if graded and yours.ok else ""
         theirs = pending.result() if pending is not None else None
     yours = replace(findings(yours, theirs, least), wrong=wrong)
