@@ -27,7 +27,8 @@ comparing, the compile checks' launch), which the size of a case's tensors drive
   notebook's ``check()`` of the solution's kernel, the second in one process): wall and the CPU
   seconds of every process under it (targets, issue 31: 10 s cold, 5 s warm on 2 idle cores).
 * ``perf`` (only when asked): ``python -m grader puzzleNN --perf`` for every puzzle in the solved
-  copy (the learner's file beside the reference), cold then warm, wall and CPU seconds
+  copy (the learner's file beside the reference), cold, warm, then with the learner's part
+  changed, wall and CPU seconds
   (targets: 30 s cold, 10 s warm on 2 idle cores).
 
 ``--root`` measures another checkout (an older commit, for the figures before a change): its
@@ -188,11 +189,13 @@ def puzzles(root: Path, only: list[str] = ()) -> list[str]:
 def perf_latency(root: Path, ids: list[str]) -> list[str]:
     """``python -m grader puzzleNN --perf`` for each puzzle, in a copy of the course whose puzzle
     files hold the solutions (the learner's file, beside the course's reference): cold (empty
-    compile cache, no kept reference counts), then warm (both kept, as a learner's second try);
+    compile cache, no kept reference counts), then warm (both kept, as a learner's second try),
+    then changed (a line added to the learner's part: what a learner who edits the kernel waits for);
     wall seconds and the CPU seconds of the command and every process under it (its workers).
     The load is printed: on a shared machine the CPU time is the steadier figure."""
     import resource
-    rows = ["| puzzle | cold wall | cold CPU | warm wall | warm CPU | load |", "|---|---|---|---|---|---|"]
+    rows = ["| puzzle | cold wall | cold CPU | warm wall | warm CPU | changed wall | changed CPU | load |",
+            "|---|---|---|---|---|---|---|---|"]
     print("\n".join(rows), flush=True)
     with tempfile.TemporaryDirectory() as folder:
         course = solved_course(root, Path(folder))
@@ -230,10 +233,19 @@ def _perf_twice(root: Path, course: Path, pid: str, resource) -> str:
     figures = []
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as kept:
         env = dict(environment(root, cache), XDG_CACHE_HOME=kept)
-        for _ in ("cold", "warm"):
+        for step in ("cold", "warm", "changed"):
+            if step == "changed":  # a learner's edit: a new line in their part of the puzzle file
+                _edit(next((course / "puzzles").glob(f"{pid}_*.py")))
             wall, cpu, code = tree_cpu(grader(pid, "--perf"), course, env)
             figures.append(f"{wall:.1f} s | {cpu:.1f} s" + ("" if code in (0, 1) else f" (exit {code})"))
     return f"| {pid} | {' | '.join(figures)} | {os.getloadavg()[0]:.1f} |"
+
+
+def _edit(puzzle: Path) -> None:
+    from grader.source.source_lines import marker_lines
+    lines = puzzle.read_text().splitlines()
+    (opening,), _ = marker_lines(lines)
+    puzzle.write_text("\n".join(lines[:opening + 1] + [f"NONCE = {time.time_ns()}"] + lines[opening + 1:]) + "\n")
 
 
 def helion_latency(root: Path, ids: list[str]) -> list[str]:

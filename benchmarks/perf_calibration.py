@@ -220,14 +220,14 @@ def _loss(predicted: dict, measured: dict, names) -> float:
 # cannot see them; they stay at what an empty launch takes on an H100 (perf_estimate.DEFAULTS).
 FITTED = ("dram_eff", "l2_bytes_per_s", "l2_keeps", "cross_miss", "partial_miss", "fp16_eff", "tf32_eff", "fp32_eff",
           "mma_factor", "alu_eff", "slow_eff", "atomics_per_s", "conflicts_per_s", "same_address_s", "latency_s",
-          "spill_factor", "p", "ptx_eff", "reduce_s")
+          "spill_factor", "p", "ptx_eff", "reduce_s", "stage_s")
 # where a coefficient is a share of a peak, at most the peak; an ALU "efficiency" above 1 says the
 # interpreter counts more operations than the compiled code runs (address arithmetic it folds)
 BOUNDS = {"dram_eff": (0.5, 1.0), "l2_keeps": (0.05, 1.0), "cross_miss": (0.0, 1.0), "partial_miss": (0.0, 1.0),
           "fp16_eff": (0.2, 1.0), "tf32_eff": (0.05, 1.0), "fp32_eff": (0.05, 1.0), "mma_factor": (0.1, 1.0),
           "alu_eff": (0.05, 8.0), "slow_eff": (0.05, 8.0), "spill_factor": (0.0, 64.0), "p": (1.0, 16.0),
           "latency_s": (1e-7, 2e-6), "same_address_s": (0.0, 1e-7), "ptx_eff": (0.25, 4.0),
-          "reduce_s": (0.0, 0.3e-6)}
+          "reduce_s": (0.0, 0.3e-6), "stage_s": (0.0, 0.3e-6)}
 
 
 def fit(counts: dict, measured: dict, names, start: dict, sweeps: int = 12) -> dict:

@@ -49,3 +49,31 @@ def test_a_passing_verdict_is_kept_and_a_failing_one_asked_again(tmp_path, monke
         assert verdict(grading, "puzzle01", kernel) == expected
     assert len(graded) == 3  # twice failing, once passing; the second pass was kept
     assert perf_cache.folder().is_dir()
+
+
+def test_a_learners_counts_are_kept_until_its_file_or_a_neighbour_changes(tmp_path, monkeypatch):
+    """Puzzle 33's file imports puzzle 31's kernel: a change beside the file is a new key too."""
+    from grader.judge.perf import cache as perf_cache
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "puzzles"
+    folder.mkdir()
+    kernel, neighbour, puzzle = folder / "puzzle33.py", folder / "puzzle31.py", tmp_path / "spec.py"
+    for path, text in ((kernel, "from puzzle31 import k\n"), (neighbour, "k = 1\n"), (puzzle, "# spec\n")):
+        path.write_text(text)
+    request = wire.Profile(puzzle_file=str(puzzle), file=str(kernel), inputs=(), outputs=(), ranges={}, values={},
+                           grid=(8, 1, 1), programs=16, seconds=2.0)
+    first = perf_cache.key(kernel, puzzle, request, "yours-")
+    assert first.startswith("yours-") and perf_cache.key(kernel, puzzle, request, "yours-") == first
+    assert perf_cache.key(kernel, puzzle, request) != first  # the course's solution's are kept apart
+    neighbour.write_text("k = 2\n")
+    assert perf_cache.key(kernel, puzzle, request, "yours-") != first
+    solution = tmp_path / "solutions" / "puzzle33.py"
+    solution.parent.mkdir()
+    solution.write_text("def k(): pass\n")
+    puzzle.write_text("spec = 1\n# ---- your part (the kernel)\nmine = 1\n# ----------------------------------\n")
+    theirs = perf_cache.key(solution, puzzle, request)
+    puzzle.write_text("spec = 1\n# ---- your part (the kernel)\nmine = 2\n# ----------------------------------\n")
+    assert perf_cache.key(solution, puzzle, request) == theirs  # the learner's edit keeps the reference's
+    puzzle.write_text("spec = 2\n# ---- your part (the kernel)\nmine = 2\n# ----------------------------------\n")
+    assert perf_cache.key(solution, puzzle, request) != theirs
+    assert perf_cache.key(folder / "gone.py", puzzle, request) is None

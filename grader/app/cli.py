@@ -87,14 +87,17 @@ def bench_main(args, course: Course, targets: list[Target]) -> int:
 def perf_main(args, course: Course, targets: list[Target]) -> int:
     if len(targets) != 1:
         raise UsageProblem("--perf estimates one puzzle: name exactly one")
-    broken = course.load_error(targets[0].puzzle)
-    if broken is not None:
-        print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
-        return ExitCode.FAILED
-    from grader.judge.perf.run import run_perf
     from grader.judge.session import Grading
-    from grader.report import perf
-    with Grading(course, [targets[0].path], Options(device="cpu", compile_check=False), now=False) as grading:
+    # the interpreter worker starts at once: its zygote's imports (torch, triton) overlap the
+    # puzzle's load here, which imports torch too; a context left unused (the puzzle does not
+    # load, a Helion puzzle's refusal) kills it at once
+    with Grading(course, [targets[0].path], Options(device="cpu", compile_check=False), now=True) as grading:
+        broken = course.load_error(targets[0].puzzle)
+        if broken is not None:
+            print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
+            return ExitCode.FAILED
+        from grader.judge.perf.run import run_perf
+        from grader.report import perf
         doc = run_perf(grading, targets[0].puzzle, targets[0].path)
     print(perf.render_json(doc) if args.json else perf.render_text(doc))
     return ExitCode.OK if doc.yours.ok else ExitCode.FAILED

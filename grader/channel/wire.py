@@ -298,6 +298,7 @@ class KernelStats(Message):
     alu: int = 0
     slow: int = 0
     loops: int = 0
+    loop_shared: int = 0    # shared-memory loads and stores per thread in its loops (compile_stats.loop_shared)
 
 
 class Compiled(Reply):

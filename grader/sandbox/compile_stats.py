@@ -97,6 +97,29 @@ def ptx_counts(ptx: str) -> tuple[int, int, int]:
     return alu, slow, loops
 
 
+_SHARED = ("ld.shared", "st.shared", "ldmatrix", "stmatrix")
+
+
+def loop_shared(ptx: str) -> int:
+    """Shared-memory loads and stores per thread in the PTX's loop bodies (the lines from a label
+    to the backward branch that returns to it), as written once. Around a ``tl.dot`` they are the
+    threads moving its tiles (a layout conversion, fp16 tiles converted to fp32 for TF32), which
+    the copy engine does alone in a matmul that feeds the tensor cores straight from its copies."""
+    starts: dict[str, int] = {}
+    count = 0
+    lines = [raw.strip() for raw in ptx.splitlines()]
+    for index, line in enumerate(lines):
+        label = _LABEL.match(line)
+        if label:
+            starts[label.group(1)] = index
+        branch = _BRANCH.search(line)
+        if branch and branch.group(1) in starts:
+            body = lines[starts[branch.group(1)] + 1:index]
+            count += sum((code.split(None, 1)[-1] if code.startswith("@") else code).startswith(_SHARED)
+                         for code in body)
+    return count
+
+
 def ptxas_report(ptx: str, arch: int) -> str:
     """ptxas's ``-v`` report of ``ptx``, run as Triton runs it."""
     from triton.backends.nvidia.compiler import get_ptxas
@@ -126,6 +149,7 @@ def kernel_stats(kernel, label: str, log: str, options: dict, arch: int = 90) ->
     tensor_cores = "wgmma" if "wgmma.mma_async" in ptx else "mma" if "mma.sync" in ptx else ""
     alu, slow, loops = ptx_counts(ptx)
     return wire.KernelStats(label=label, registers=figures[0], spill_bytes=figures[1], alu=alu, slow=slow, loops=loops,
+                            loop_shared=loop_shared(ptx),
                             shared=int(getattr(metadata, "shared", 0) or 0),
                             num_warps=int(getattr(metadata, "num_warps", options.get("num_warps", 4))),
                             num_stages=int(options.get("num_stages", getattr(metadata, "num_stages", 3))),

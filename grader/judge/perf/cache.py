@@ -1,13 +1,16 @@
-"""The reference's ``--perf`` counts, kept between runs: the course's solution is the same every
-time a learner asks, so its interpreter run and its compile are done once per machine. A
-learner's compiled figures are kept too, by the file's text and the launch, and a passing verdict,
-by the file's, the puzzle's and the grader's text: a second ``--perf`` of an unchanged kernel
-starts no compile worker and grades nothing again (Triton keeps compiles the same way).
+"""``--perf``'s counts, kept between runs: the course's solution is the same every time a learner
+asks, so its interpreter run and its compile are done once per machine; a learner's counts are
+kept as well, and its compiled figures by the launch, and a passing verdict by the puzzle's and
+the grader's text: a second ``--perf`` of an unchanged kernel starts no worker, compiles and
+grades nothing again (Triton keeps compiles the same way).
 
-The key is what the counts depend on: the solution's text, the puzzle file's, the request (the
-sizes, the sample), and the grader's own counting code (the worker's hooks and sampler, the
-compile's figures, the wire). A change to any of them is a new key. The entries are plain
-JSON under the user's cache folder; one that does not read back is ignored and made again.
+The key is what the counts depend on: the kernel file's text and that of every Python file
+beside it (a file may import its neighbour's kernel: puzzle 33's imports puzzle 31's), the
+puzzle file's less the learner's part (which the course's solution never runs: a learner's edit
+keeps the reference's counts), the request (the sizes, the sample), and the grader's own counting code (the
+worker's hooks and sampler, the compile's figures, the wire). A change to any of them is a new
+key. The entries are plain JSON under the user's cache folder; one that does not read back is
+ignored and made again.
 """
 from __future__ import annotations
 
@@ -29,13 +32,35 @@ def folder() -> Path:
     return Path(base) / "triton-puzzles" / "perf"
 
 
-def key(solution: Path, puzzle_file: Path, request: wire.Profile) -> str:
-    digest = hashlib.sha256()
+def _beside(kernel_file: Path) -> list[Path]:
+    """The kernel's file and the Python files beside it, which it may import."""
+    kernel_file = Path(kernel_file)
+    return [kernel_file, *sorted(p for p in kernel_file.parent.glob("*.py") if p.name != kernel_file.name)]
+
+
+def _course_part(puzzle_file: Path) -> bytes:
+    """The puzzle file's text less the learner's part between its markers, where it has one."""
+    from grader.source.source_lines import marker_lines
+    lines = Path(puzzle_file).read_text(encoding="utf-8", errors="replace").splitlines()
+    opening, closing = marker_lines(lines)
+    if len(opening) == 1 and len(closing) == 1 and opening[0] < closing[0]:
+        lines = lines[:opening[0] + 1] + lines[closing[0]:]
+    return "\n".join(lines).encode()
+
+
+def key(kernel_file: Path, puzzle_file: Path, request: wire.Profile, who: str = "") -> str | None:
+    """The key of one implementation's counts and figures (``who``: "" for the course's solution,
+    "yours-" for the learner's); None where a file cannot be read."""
+    digest = hashlib.sha256(_versions())
     package = Path(__file__).resolve().parents[2]
-    for path in (solution, puzzle_file, *(package / p for p in _COUNTING)):
-        digest.update(Path(path).read_bytes())
+    try:
+        for path in (*_beside(kernel_file), *(package / p for p in _COUNTING)):
+            digest.update(Path(path).read_bytes())
+        digest.update(_course_part(puzzle_file))
+    except OSError:
+        return None
     digest.update(json.dumps(wire.header(request), sort_keys=True).encode())
-    return digest.hexdigest()[:32]
+    return who + digest.hexdigest()[:32]
 
 
 def load(name: str) -> tuple[wire.Profiled, list] | None:
@@ -74,7 +99,8 @@ def compiled_key(kernel_file: Path, message: wire.Compile) -> str | None:
     """The key of one launch's sm_90 figures: the file's text, the launch, the compile's code."""
     digest = hashlib.sha256(_versions())
     try:
-        digest.update(Path(kernel_file).read_bytes())
+        for path in _beside(kernel_file):
+            digest.update(Path(path).read_bytes())
         digest.update((Path(__file__).resolve().parents[2] / "sandbox/compile_stats.py").read_bytes())
     except OSError:
         return None
@@ -102,7 +128,7 @@ def verdict_key(kernel_file: Path, puzzle_file: Path) -> str | None:
     digest = hashlib.sha256(_versions())
     package = Path(__file__).resolve().parents[2]
     try:
-        for path in (kernel_file, puzzle_file, *sorted(package.rglob("*.py"))):
+        for path in (*_beside(kernel_file), puzzle_file, *sorted(package.rglob("*.py"))):
             digest.update(Path(path).read_bytes())
     except OSError:
         return None

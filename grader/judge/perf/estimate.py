@@ -16,7 +16,9 @@ Each launch is costed by the resources it uses, each alone at its rate on an H10
   tensor, a few for a histogram's bins), the lanes of one request that meet at one address (they
   queue in L2, one after another), and the queue at the address the most programs hit;
 - **latency**: the waves of programs (the grid over the SMs times the programs each holds
-  at once) times each program's rounds of loads, each a trip to memory;
+  at once) times each program's rounds of loads, each a trip to memory, and the shared-memory
+  loads and stores a ``tl.dot`` loop's threads make each trip (tiles converted or laid out
+  again for the matrix instructions), each a round trip to shared memory;
 - a fixed **launch** cost.
 
 The launch takes the smooth maximum of these (a p-norm: resources overlap, not perfectly).
@@ -70,7 +72,10 @@ DEFAULTS = {"dram_eff": 0.90, "l2_bytes_per_s": 12.0e12, "l2_keeps": 0.5, "cross
             "ptx_eff": 1.0,
             # one level of a reduction's or scan's tree across the threads: a shuffle, or past a
             # warp shared memory and a barrier (see tree_levels)
-            "reduce_s": 0.03e-6}
+            "reduce_s": 0.03e-6,
+            # a shared-memory load or store a dot loop's threads make each trip, waited for in turn:
+            # a round trip to shared memory (about 30 clocks) without bank conflicts
+            "stage_s": 30 / 1.755e9}
 
 
 def _fitted() -> dict:
@@ -176,7 +181,7 @@ def tree_levels(accesses, threads: int) -> float:
 
 def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float, slow_ops: float,
           atomics: float, conflicts: float, same_address: float, rounds: float, stages: int, programs: int, held: int,
-          reductions: float = 0.0, compiled_ops: float = 0.0,
+          reductions: float = 0.0, compiled_ops: float = 0.0, staged: float = 0.0,
           spill_bytes: int | None,
           threads: int, c: dict, device: Device = H100) -> dict[str, float]:
     """Seconds each resource alone would take."""
@@ -204,7 +209,7 @@ def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float,
     # a loop's later loads are issued ``stages - 1`` iterations ahead (software pipelining)
     # and each reduction waits for its tree across the lanes, one after another
     out["latency"] = math.ceil(programs / held) * (max(1.0, rounds) * c["latency_s"] / max(1, stages - 1)
-                                                   + reductions * c["reduce_s"])
+                                                   + reductions * c["reduce_s"] + staged * c["stage_s"])
     return out
 
 

@@ -13,6 +13,9 @@ SIGNIFICANT = 0.10  # a line matters when it moves at least this share of its la
 # a serial chain longer than the calibration's well-estimated ones (a matmul's 128 K steps)
 SERIAL_ROUNDS = 128
 SERIAL_REDUCTIONS = 64
+# shared-memory instructions per thread in a tl.dot's loop past which the threads, not the copy
+# engine, move its tiles (the calibration's well-estimated attentions have 21 at most)
+STAGED = 32
 
 
 def _mb(n: float) -> str:
@@ -102,6 +105,10 @@ def uncertainty(profile: PerfProfile) -> list[str]:
         if launch.flops and launch.tensor_cores in ("", "mma"):
             why.append(f"{name}'s `tl.dot`s compile to {'mma.sync' if launch.tensor_cores else 'FMA'} "
                        f"instructions, which few calibration kernels use")
+        if launch.staged > STAGED:
+            why.append(f"{name}'s loop moves its tiles through shared memory in its threads ({launch.staged} "
+                       f"shared-memory loads and stores per thread and trip: layout conversions for the `tl.dot`s), "
+                       f"and what their bank conflicts cost is not modelled")
         if launch.atomics:
             why.append(f"{name} issues atomics: how L2 queues those that meet at one address varies with the data, "
                        f"and few calibration kernels use them")

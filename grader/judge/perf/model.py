@@ -65,6 +65,7 @@ class LaunchCost:
     loops_sampled: int = 0   # loops of which a sample of iterations ran, summed over the programs interpreted
     rounds: float = 0.0      # trips to memory each program waits for in turn
     reductions: float = 0.0  # reductions and scans per program
+    staged: int = 0          # shared-memory loads and stores per thread in the loops of a launch with tl.dot
 
 
 @dataclass(frozen=True)

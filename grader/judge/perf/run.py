@@ -152,6 +152,8 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
                           reductions=0.0 if launch.dots else launch.reductions / max(1, launch.interpreted)
                           * model.tree_levels(launch.accesses, 32 * warps),
                           programs=programs, held=held,
+                          # the threads moving a dot's tiles through shared memory, each trip
+                          staged=(stats.loop_shared if stats and launch.dots else 0) * max(1.0, rounds),
                           spill_bytes=stats.spill_bytes if stats else None, threads=32 * warps, c=c, device=device)
     total, bound = model.combine(seconds, c)
     lines = tuple(LineCost(launch.kernel, a.tensor, a.op, a.line, a.source, int(a.bytes * scale),
@@ -174,7 +176,8 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
         flops=flops, lane_ops=int(lane_ops + compiled_ops), slow_ops=int(slow_ops), atomics=int(atomics),
         ms=total * 1e3, terms={k: v * 1e3 for k, v in seconds.items()}, bound=bound, lines=lines,
         reads=reads, compile_note=note, planned=launch.planned, loops_sampled=launch.loops_sampled,
-        rounds=rounds, reductions=launch.reductions / max(1, launch.interpreted))
+        rounds=rounds, reductions=launch.reductions / max(1, launch.interpreted),
+        staged=stats.loop_shared if stats and launch.dots else 0)
 
 
 def profile_costs(reply: wire.Profiled, stats: list, c: dict, device=model.H100) -> tuple[tuple[LaunchCost, ...], float]:
@@ -195,9 +198,11 @@ def profile_costs(reply: wire.Profiled, stats: list, c: dict, device=model.H100)
 
 
 def measure(grading: Grading, puzzle: Puzzle, kernel_file: Path, request: wire.Profile,
-            solution: Path | None) -> tuple[wire.Profiled | None, list, str]:
+            solution: Path | None, ran=None) -> tuple[wire.Profiled | None, list, str]:
     """What one implementation did at the size: the worker's counts, ptxas's figures for each
-    launch ((KernelStats or None, note) each), or why there are none."""
+    launch ((KernelStats or None, note) each), or why there are none. ``ran()`` is called once
+    the run has counted and its worker is free, before the compiles (the learner's grading
+    goes on beside them)."""
     worker = grading.reference(solution) if solution is not None else grading.tracer()
     try:
         reply, _ = worker.request(request, timeout=PROFILE_TIMEOUT)
@@ -212,6 +217,8 @@ def measure(grading: Grading, puzzle: Puzzle, kernel_file: Path, request: wire.P
         return reply, [], f"{f.error or f.kind}" + (f" (line {f.line}: {f.source})" if f.line else "")
     if not reply.launches:
         return reply, [], "it launched no kernel"
+    if ran is not None:
+        ran()
     compiler, memo = grading.compiler(solution), {}
     return reply, [compile_stats(compiler, kernel_file, puzzle.kernel, launch, memo) for launch in reply.launches], ""
 
@@ -228,18 +235,19 @@ def costed(who: str, kernel_file: Path, reply: wire.Profiled | None, stats: list
 
 
 def profile_one(grading: Grading, puzzle: Puzzle, who: str, kernel_file: Path, request: wire.Profile,
-                solution: Path | None, c: dict) -> PerfProfile:
-    """One implementation profiled, compiled and costed; the course's solution's counts are kept
-    between runs (:mod:`.perf_cache`)."""
-    if solution is None:
-        return costed(who, kernel_file, *measure(grading, puzzle, kernel_file, request, None), c)
-    name = perf_cache.key(solution, grading.course.puzzle_file(puzzle.id), request)
-    kept = perf_cache.load(name)
+                solution: Path | None, c: dict, ran=None) -> PerfProfile:
+    """One implementation profiled, compiled and costed; its counts and figures are kept between
+    runs (:mod:`.perf_cache`): the course's solution's, and the learner's until its file or a
+    neighbour changes. ``ran``: see :func:`measure` (not called where the counts were kept)."""
+    name = perf_cache.key(solution or kernel_file, grading.course.puzzle_file(puzzle.id), request,
+                          "" if solution is not None else "yours-")
+    kept = perf_cache.load(name) if name else None
     if kept is None:
-        reply, stats, error = measure(grading, puzzle, kernel_file, request, solution)
+        reply, stats, error = measure(grading, puzzle, kernel_file, request, solution, ran)
         if error or reply is None:
             return costed(who, kernel_file, reply, stats, error, c)
-        perf_cache.store(name, reply, stats)
+        if name:
+            perf_cache.store(name, reply, stats)
         kept = (reply, stats)
     return costed(who, kernel_file, *kept, "", c)
 
@@ -282,12 +290,19 @@ def run_perf(grading: Grading, puzzle_id: str, kernel_file: Path, programs: int 
     if flops and flops / peak > limit_s:
         limit_s, limit_by = flops / peak, "tensor cores"
     solution = reference_file(course, puzzle_id, kernel_file) if reference else None
-    with ThreadPoolExecutor(max_workers=1) as beside:
+    with ThreadPoolExecutor(max_workers=2) as beside:
         pending = None if solution is None else beside.submit(
             profile_one, grading, puzzle, "reference", solution,
             msgspec.structs.replace(request, file=str(solution)), solution, c)
-        yours = profile_one(grading, puzzle, "yours", Path(kernel_file), request, None, c)
-        wrong = verdict(grading, puzzle_id, kernel_file) if check and yours.ok else ""
+        graded = []  # the learner's grading, started once its run is done, beside its sm_90 compile
+
+        def ran() -> None:
+            if check:
+                graded.append(beside.submit(verdict, grading, puzzle_id, kernel_file))
+        yours = profile_one(grading, puzzle, "yours", Path(kernel_file), request, None, c, ran)
+        if not graded and check and yours.ok:  # its counts were kept: its verdict likely too
+            graded.append(beside.submit(verdict, grading, puzzle_id, kernel_file))
+        wrong = graded[0].result() if graded and yours.ok else ""
         theirs = pending.result() if pending is not None else None
     yours = replace(findings(yours, theirs, least), wrong=wrong)
     if theirs is not None:

@@ -73,6 +73,7 @@ class Launches:
         self.tuning = False
         self.inside = False  # in a launch: PyTorch calls are the interpreter's own, not the wrapper's
         self._saved: list = []
+        self._threads = 1
 
     def _regions(self, fn, args, kwargs) -> list[Region]:
         params = list(inspect.signature(fn).parameters)
@@ -150,6 +151,10 @@ class Launches:
 
     def __enter__(self):
         from triton.runtime.autotuner import Autotuner
+        # one thread: the interpreter's work is small operations, which PyTorch's pool of threads
+        # only spins for on a machine whose cores the reference's run (and neighbours) share
+        self._threads = torch.get_num_threads()
+        torch.set_num_threads(1)
         from triton.runtime.interpreter import InterpretedFunction
         run, tune = InterpretedFunction.run, Autotuner.run
         self._saved = [(InterpretedFunction, "run", run), (Autotuner, "run", tune)]
@@ -163,6 +168,7 @@ class Launches:
         for owner, name, value in self._saved:
             setattr(owner, name, value)
         self._saved = []
+        torch.set_num_threads(self._threads)
 
 
 # Operators that launch no kernel: allocations without a fill, and views. By exact name: a
