@@ -21,6 +21,7 @@ msgspec's JSON would send as null. msgspec types what ``json.loads`` gave, stric
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, ClassVar, Literal, Union
 
 import msgspec
@@ -212,6 +213,40 @@ class SampledRun(Message):
     ran: int
     writes: tuple[ProgramWrites, ...] = ()
     foreign_reads: tuple[ForeignRead, ...] = ()
+    grid: tuple[int, ...] = ()  # the launch's grid
+    along: tuple[tuple[int, ...], ...] = ()  # its indices run, per axis
+
+
+class SampledLaunch(Message):
+    """One launch of a sampled replay: its grid, the indices run along each axis, and what each
+    program stored in the tensors returned (``buffer``: which of them; runs of its elements in
+    row-major order)."""
+
+    kernel: str
+    grid: tuple[int, ...]
+    along: tuple[tuple[int, ...], ...]
+    writes: tuple[ProgramWrites, ...] = ()
+
+
+class SampledChain(Message):
+    """A replay that ran a sample of every launch's programs (Replay.sample): the sampled axes,
+    the launches, and per tensor returned the elements whose values the sample gives, as
+    (start, length) runs in row-major order; or why no sample stood (``falls``), or the first
+    load of what another program of the same launch stored."""
+
+    axes: tuple[int, ...] = ()
+    launches: tuple[SampledLaunch, ...] = ()
+    known: tuple[tuple[int, ...], ...] = ()
+    falls: tuple[str, ...] = ()  # why each sample tried did not stand, where none did
+    foreign_reads: tuple[ForeignRead, ...] = ()
+
+    @property
+    def programs(self) -> int:
+        return sum(math.prod(launch.grid) for launch in self.launches)
+
+    @property
+    def ran(self) -> int:
+        return sum(math.prod(len(a) for a in launch.along) for launch in self.launches)
 
 
 class TraceRecord(Message):
@@ -483,6 +518,7 @@ class Replayed(Reply):
     failure: Failure | None = None
     label: str = ""  # the autotuning configs this replay used
     disagrees: str = ""  # where the replay made a tensor other than the recording said
+    sampled: SampledChain | None = None  # only some programs of each launch ran (Replay.sample)
 
     def blobs_expected(self) -> int:
         return sum(r.tensor for r in self.returned)
@@ -498,6 +534,7 @@ class Replay(Request):
     config: int = 0  # the autotuning config of each autotuned launch (its last, past its count)
     check_bounds: bool = True
     allocator: bool = False
+    sample: int | None = None  # in the interpreter: run a sample of each launch's programs, from this seed
 
 
 # helion: a @helion.kernel run on one case ------------------------------------------------------

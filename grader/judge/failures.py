@@ -402,6 +402,27 @@ def _read_across(f: ReadAcross) -> str:
             f"without loading it back from another program's part.")
 
 
+@dataclass(frozen=True)
+class ReadAcrossLaunch:
+    """In a large case of an autograd puzzle, where only a sample of each launch's programs runs:
+    a program loaded what another program of the same launch had stored."""
+
+    kind: ClassVar = FailureKind.RACE
+    tensor: str  # which memory: an input by name, or a tensor the wrapper allocated, by its shape
+    program: tuple[int, ...]
+    index: int  # the element, in that memory
+    line: int | None = None
+    source: str = ""
+
+
+def _read_across_launch(f: ReadAcrossLaunch) -> str:
+    return (f"a race: program {tuple(f.program)} loaded element {f.index} of {f.tensor}{at_line(f.line, f.source)}, "
+            f"which another program of the same launch had stored. On a GPU the programs of a launch run at the "
+            f"same time, in no set order, and what another program stores may not be there yet. Fix: have each "
+            f"program compute its part from what earlier launches stored, and launch again where a result needs "
+            f"every program's part.")
+
+
 # ---- compile errors and the usual fixes of a compiler's complaint -------------------------
 
 # Usual reasons a kernel runs in the interpreter but not on a GPU, and the one-line fix.
@@ -1398,7 +1419,7 @@ CATALOGUE: dict[FailureKind, Entry] = {
     FailureKind.SAVED: Entry("saved", {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra,
                                                 SavedStorage: _saved_storage}, points=True),
     FailureKind.RACE: Entry("race", {Overlap: _overlap, OrderDependent: _order_dependent, ReadAcross: _read_across,
-                                     Worded: _said}, points=True),
+                                     ReadAcrossLaunch: _read_across_launch, Worded: _said}, points=True),
     FailureKind.SNIFFING: Entry("sniffing", {Worded: _said}, points=True),
     FailureKind.SYNTAX: Entry("syntax", {Worded: _said}, points=True),
     FailureKind.INTERPRETER_LIMIT: Entry("interpreter limit", {InterpreterLimit: _interpreter_limit,

@@ -22,11 +22,12 @@ from grader.course.annotations import TensorSpec
 from grader.judge.compare import compare_tensor, recognise
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.judge.fence import Buffer, pack
-from grader.judge.grade import PuzzleGrader, Unanswered, case_result, describe_case, failed_case
+from grader.judge.grade import PuzzleGrader, Unanswered, Unstood, case_result, describe_case, failed_case
 from grader.judge.plan import case_seed, row_gaps_look_alike
 from grader.course.limits import refusal
 from grader.course.puzzle import Case
 from grader.judge.results import CaseResult, FailureKind
+from grader.judge.sampled import Stands, chain_stands
 
 
 
@@ -61,6 +62,7 @@ class FunctionGrader(PuzzleGrader):
         """Record every case in this puzzle's first worker, then replay them in a fresh one."""
         recorded: dict[str, tuple] = {}
         results: dict[str, CaseResult] = {}
+        self.failed_first = None
         abort = None
         for case in self.puzzle.cases:
             if abort is not None:
@@ -81,12 +83,9 @@ class FunctionGrader(PuzzleGrader):
                 if abort is not None:
                     results[case.label] = failed_case(case, self.puzzle, failures.Skipped(abort))
                     continue
-                if not case.interpreted and self.options.device == "cpu":  # recorded and checked, not run
-                    results[case.label] = case_result(case, self.puzzle, True, message=NOT_INTERPRETED,
-                                                      seconds=recorded[case.label][-1].seconds)
-                    continue
-                results[case.label], abort = self._hooks_if_failed(
-                    case, lambda hooks: self._replay(case, *recorded[case.label], hooks=hooks))
+                results[case.label], abort = self._replay_case(case, recorded[case.label])
+                if not results[case.label].passed and self.failed_first is None:
+                    self.failed_first = case.label
                 self._tell(results[case.label])
         finally:
             compiled = compiling.result()
@@ -190,8 +189,45 @@ class FunctionGrader(PuzzleGrader):
         return (expected, buffers, blobs, reply), None
 
     # ---- replaying and judging ---------------------------------------------------------------
-    def _replay(self, case: Case, expected, buffers, blobs, recorded: wire.Recorded, hooks: bool = True):
-        """(the case's result, why the remaining cases are not run or None)."""
+    def _replay_case(self, case: Case, recorded: tuple):
+        """(the case's result, why the remaining cases are not run or None). A large case in the
+        interpreter replays a sample of each launch's programs first (grader.sandbox.chain_sampling);
+        where no sample stands, every program, or (a case the interpreter cannot afford) none."""
+        cpu = self.options.device == "cpu"
+        why = ""
+        if case.large and cpu and self.options.check_bounds and not self.puzzle.dependent:
+            sampled = self._replay(case, *recorded, hooks=True, sample=True)
+            if not isinstance(sampled[0], Unstood):
+                return sampled
+            why = sampled[0].why
+            if case.interpreted and self.failed_first is not None:
+                skipped = failures.Skipped(f"its sample does not stand for its launches ({why}), so all "
+                                           f"{sampled[0].programs} of their programs would run in the interpreter, "
+                                           f"and case {self.failed_first} already failed: fix that one first")
+                return failed_case(case, self.puzzle, skipped, describe_case(case, self.puzzle)), None
+        if not case.interpreted and cpu:  # recorded and checked, not run
+            said = NOT_INTERPRETED + (f" (no sample stands: {why})" if why else "")
+            return case_result(case, self.puzzle, True, message=said, seconds=recorded[-1].seconds), None
+        return self._hooks_if_failed(case, lambda hooks: self._replay(case, *recorded, hooks=hooks))
+
+    def _sampled(self, reply: wire.Replayed, case: Case):
+        """A sampled replay's verdict: the elements to compare (Stands), a program that read another's
+        store (ReadAcrossLaunch), or why no sample stands (Unstood)."""
+        chain = reply.sampled
+        if chain.foreign_reads:
+            read = chain.foreign_reads[0]
+            return failures.ReadAcrossLaunch(read.tensor, tuple(read.program), read.index, read.line, read.source)
+        if not chain.launches:
+            return Unstood("; ".join(chain.falls) or "no launch has fewer programs to run", chain.programs)
+        names = [self.puzzle.outputs[0], *(f"grad_{s.name}" for s in self.shapes.inputs)]
+        names = [name if info.tensor else "" for name, info in zip(names, reply.returned)]
+        judged = chain_stands(names, [info.shape for info in reply.returned], chain)
+        return judged if isinstance(judged, Stands) else Unstood(judged, chain.programs)
+
+    def _replay(self, case: Case, expected, buffers, blobs, recorded: wire.Recorded, hooks: bool = True,
+                sample: bool = False):
+        """(the case's result, why the remaining cases are not run or None); with ``sample`` (a sample
+        of each launch's programs), (Unstood, None) where it does not stand."""
         program = recorded.program
         seconds, printed = recorded.seconds, recorded.printed
         finding_checked = False
@@ -199,7 +235,8 @@ class FunctionGrader(PuzzleGrader):
             describe = describe_case(case, self.puzzle)
             message = wire.Replay(file=str(self.kernel_file), program=program, buffers=tuple(
                 b.spec() for b in buffers), config=config,
-                check_bounds=hooks, allocator=self.options.device == "cuda")
+                check_bounds=hooks, allocator=self.options.device == "cuda",
+                sample=case_seed(self.puzzle, case, self.options.secret) if sample else None)
             try:
                 reply, raw = self._ask(message, blobs)
                 if isinstance(reply, wire.Replayed) and len(raw) != reply.blobs_expected():
@@ -220,12 +257,22 @@ class FunctionGrader(PuzzleGrader):
                 return result, (f"{case.label} {abort}" if abort else None)
             if reply.disagrees:
                 return fail(failures.ReplayDisagrees(reply.disagrees))
+            masks = None
+            if sample:
+                judged = self._sampled(reply, case) if reply.sampled is not None else \
+                    Unstood("the worker ran every program", 0)
+                if isinstance(judged, Unstood):
+                    return judged, None
+                if not isinstance(judged, Stands):
+                    return fail(judged)
+                masks = judged.masks
+                describe += f" ({judged.ran} of its {judged.programs} programs run)"
             if not finding_checked:  # the replay has checked what the recording claims: now read it
                 finding = self._read_program(program, case)
                 if finding is not None:
                     return fail(finding.facts)
                 finding_checked = True
-            verdict = self._check_values(reply, raw, expected, case)
+            verdict = self._check_values(reply, raw, expected, case, masks)
             if verdict is not None:
                 return fail(verdict)
             stray = self._checked_beside(message, blobs, case)
@@ -242,11 +289,16 @@ class FunctionGrader(PuzzleGrader):
         saved = self._check_saved(program, case)
         return None if saved is None else programs.Finding(saved)
 
-    def _check_values(self, reply: wire.Replayed, raw: list[bytes], expected, case: Case):
+    def _check_values(self, reply: wire.Replayed, raw: list[bytes], expected, case: Case, masks=None):
+        """The first wrong value among the output and the gradients, or None. ``masks``: a sampled
+        replay's known elements per name; the others are taken as the spec's."""
         blobs = iter(raw)
         got = [self._tensor(d, next(blobs)) if d.tensor else None for d in reply.returned]
         if not got:
             self._malformed(wire.WireError("a replay that returned nothing"))
+        if masks:
+            names = [self.puzzle.outputs[0], *(f"grad_{s.name}" for s in self.shapes.inputs)]
+            got = [_known(t, masks.get(name), want) for t, name, want in zip(got, names, expected)]
         verdict = self._check_output(self.puzzle.outputs[0], got[0], reply.returned[0], expected[0])
         if verdict is not None and verdict.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE):
             verdict = self._another_students(verdict, case, got[0])
@@ -337,6 +389,13 @@ class FunctionGrader(PuzzleGrader):
             if not outcome.passed:
                 return outcome.facts
         return None
+
+
+def _known(got, mask, want):
+    """``got`` with the elements a sampled replay does not know taken from ``want``."""
+    if got is None or mask is None or want is None or got.shape != want.shape or mask.shape != got.shape:
+        return got
+    return torch.where(mask, got, want.to(got.dtype))
 
 
 def _storage_kept(program: wire.Program, kept: dict[int, list[int]], saves: tuple[str, ...]):

@@ -205,9 +205,12 @@ class Worker:
                                                 lambda views2: launch(layers, grid, views2, dict(msg.named), config),
                                                 reverse, msg.sample if sampling else None)
             if recorder is not None:
+                last = order.launches[-1] if len(order.launches) == 1 else {}  # one launch: its grid is told
                 run["sampled"] = wire.convert({"programs": order.programs, "ran": order.ran,
                                                "writes": recorder.writes(checker.log.decode),
-                                               "foreign_reads": checker.log.foreign_reads}, wire.SampledRun)
+                                               "foreign_reads": checker.log.foreign_reads,
+                                               "grid": last.get("grid", ()), "along": last.get("along", ())},
+                                              wire.SampledRun)
             if checker is not None:  # the bounds check writes down plain values
                 run["overlaps"] = wire.convert(checker.overlaps, tuple[wire.Overlap, ...])
                 run["early_reads"] = wire.convert(checker.early_reads, tuple[wire.EarlyRead, ...])
@@ -343,30 +346,100 @@ class Worker:
     def op_replay(self, msg: wire.Replay, blobs: list[bytes]):
         """Replay a recorded program on the grader's inputs: operators and kernels only
         (function_replay). The output and the gradients go back to be judged."""
-        from grader.sandbox.function_replay import Disagrees, replay
         path = os.path.abspath(msg.file)
-        module = self.module(path)
         self.use_allocator(msg.allocator)
+        if self.device == "cpu" and msg.sample is not None:
+            return self._replay_sampled(msg, blobs, path)
+        reply, result = self._replay_once(msg, blobs, path)
+        if reply is not None:
+            return reply, []
+        return self._replayed(*result)
+
+    def _replay_once(self, msg: wire.Replay, blobs: list[bytes], path: str, chain=None, axes=None):
+        """(the failed reply, None) or (None, (returned tensors, labels, seconds, printed)). With
+        ``chain`` (grader.sandbox.chain_sampling), a sample of each launch's programs runs, along
+        ``axes``; its launches are counted in ``chain.counted``."""
+        from grader.sandbox.function_replay import Disagrees, replay
+        module = self.module(path)
         whole, views = self._tensors(msg.buffers, blobs)
         checker = None
-        if self.device == "cpu" and msg.check_bounds:
+        if self.device == "cpu" and (msg.check_bounds or chain is not None):
             checker = self._bounds_checker(msg.buffers, whole, path, False, True)
             checker.install()
+        allocate = checker.allow if checker else None
+        if chain is not None:
+            checker.chain, chain.decode = chain, checker._decode
+            for spec, tensor in zip(msg.buffers, views):
+                chain.add(tensor, True, f"`{spec.name}`")
+
+            def allocate(tensor):
+                checker.allow(tensor)
+                chain.add(tensor, False, f"a tensor of shape {tuple(tensor.shape)} your code allocated")
         disagrees = []
 
         def run():
             try:
-                return replay(msg.program, views, self.device, module, msg.config,
-                              checker.allow if checker else None)
+                return replay(msg.program, views, self.device, module, msg.config, allocate, chain)
             except Disagrees as exc:
                 disagrees.append(str(exc))
                 return None
-        result, error, printed, seconds = self._run_learner(run, checker)
+        order = contextlib.nullcontext() if chain is None else self._sampled_order(msg.sample, axes)
+        with order as counted:
+            result, error, printed, seconds = self._run_learner(run, checker)
+        if chain is not None:
+            chain.counted = counted.launches
         if error is not None:
-            return wire.Replayed(seconds=seconds, printed=printed, failure=self._failure(error, path, None)), []
+            return wire.Replayed(seconds=seconds, printed=printed, failure=self._failure(error, path, None)), None
         if disagrees:
-            return wire.Replayed(seconds=seconds, printed=printed, disagrees=disagrees[0]), []
-        returned, labels = result
+            return wire.Replayed(seconds=seconds, printed=printed, disagrees=disagrees[0]), None
+        return None, (*result, seconds, printed)
+
+    @staticmethod
+    def _sampled_order(seed: int, axes):
+        from grader.sandbox.sampling import sampled_grid
+        return sampled_grid(seed, axes)
+
+    def _replay_sampled(self, msg: wire.Replay, blobs: list[bytes], path: str):
+        """A replay of a sample of each launch's programs: along every grid axis, else along all but
+        axis 0 (FlashAttention's backward reads every query block's rows of the forward's output,
+        so only its heads can be sampled); where neither stands, the reply says why, and the
+        grader replays every program (grader.sandbox.chain_sampling)."""
+        import math
+
+        import msgspec
+
+        from grader.sandbox.chain_sampling import ChainLog, SampleFalls
+        from grader.sandbox.function_replay import grid_of
+        from grader.sandbox.sampling import planned
+        falls, spent, said = [], 0.0, ""
+        grids = [grid_of(step, msg.config) for step in msg.program.launches()]
+        for axes in (None, frozenset({1, 2})):
+            if sum(planned(g, msg.sample, axes) for g in grids) >= sum(math.prod(g) for g in grids):
+                continue  # a sample of every program: the grader runs them all, as it does when none stands
+            chain = ChainLog()
+            reply, result = self._replay_once(msg, blobs, path, chain, axes)
+            seconds = reply.seconds if reply is not None else result[2]
+            if chain.foreign is not None:  # another program's store read: a failure, however the sample ends
+                sampled = wire.convert({"foreign_reads": [chain.foreign]}, wire.SampledChain)
+                return wire.Replayed(seconds=spent + seconds, printed=said, sampled=sampled), []
+            if reply is not None and chain.fell is None:  # failed for a reason of its own
+                return reply, []
+            spent += seconds
+            try:
+                if reply is not None:
+                    raise SampleFalls(chain.fell)
+                returned, labels, _, printed = result
+                outcome = chain.outcome(returned, chain.counted)
+            except SampleFalls as exc:
+                falls.append(str(exc))
+                said += reply.printed if reply is not None else result[3]
+                continue
+            sampled = wire.convert({"axes": sorted(axes or (0, 1, 2)), **outcome}, wire.SampledChain)
+            replayed, out = self._replayed(returned, labels, spent, said + printed)
+            return msgspec.structs.replace(replayed, sampled=sampled), out
+        return wire.Replayed(seconds=spent, printed=said, sampled=wire.SampledChain(falls=tuple(falls))), []
+
+    def _replayed(self, returned, labels, seconds: float, printed: str):
         described = tuple(wire.TensorInfo(tensor=True, shape=tuple(t.shape), dtype=dtype_name(t))
                           if isinstance(t, self.torch.Tensor) else wire.TensorInfo(tensor=False, type=t.type or "None")
                           for t in returned)
