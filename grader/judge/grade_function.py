@@ -16,9 +16,8 @@ import math
 
 import torch
 
-from grader.judge import failures, program as programs
+from grader.judge import failures, program as programs, saved_tensors
 from grader.channel import wire
-from grader.course.annotations import TensorSpec
 from grader.judge.compare import compare_tensor, recognise
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.judge.fence import Buffer, pack
@@ -351,25 +350,7 @@ class FunctionGrader(PuzzleGrader):
         return None if outcome.passed else outcome.facts
 
     def _check_saved(self, program: wire.Program, case: Case) -> "failures.CtxAttribute | failures.SavedExtra | None":
-        names = [s.name for s in self.shapes.inputs]
-        for attribute in program.attributes:
-            return failures.CtxAttribute(attribute)
-        # Besides the inputs, a puzzle may let ctx keep a few results (say a row's mean and
-        # rstd): each by its shape, each shape as many times as the puzzle names it.
-        dims = {**self.puzzle.sizes(case), **case.blocks}
-        allowed = [TensorSpec(name, "float32", tuple(spec.split())).shape(dims)
-                   for name, spec in self.puzzle.saves.items()]
-        kept: dict[int, list[int]] = {}  # storage -> the saved refs that view it, each of an allowed shape
-        for ref, is_input in zip(program.saved, programs.saved_inputs(program)):
-            if ref is None or is_input:
-                continue
-            shape = tuple(program.metas[ref].shape)
-            if shape in allowed:
-                allowed.remove(shape)
-                kept.setdefault(program.metas[ref].storage, []).append(ref)
-                continue
-            return failures.SavedExtra(shape, tuple(self.puzzle.saves), tuple(names))
-        return _storage_kept(program, kept, tuple(self.puzzle.saves))
+        return saved_tensors.check(program, self.puzzle, case, tuple(s.name for s in self.shapes.inputs))
 
     def _check_grads(self, got, described, expected):
         names = [s.name for s in self.shapes.inputs]
@@ -396,34 +377,3 @@ def _known(got, mask, want):
     if got is None or mask is None or want is None or got.shape != want.shape or mask.shape != got.shape:
         return got
     return torch.where(mask, got, want.to(got.dtype))
-
-
-def _storage_kept(program: wire.Program, kept: dict[int, list[int]], saves: tuple[str, ...]):
-    """Saving a tensor keeps its whole storage alive, and the backward may read all of it: each
-    storage ctx keeps may hold no more bytes than the allowed tensors saved from it take. A storage's
-    bytes are the furthest any tensor of the program reaches into it (the replay has checked every
-    one's layout against real tensors)."""
-    for storage, refs in kept.items():
-        reach = max(_reach(meta) for meta in program.metas if meta.storage == storage)
-        allowed = sum(math.prod(program.metas[r].shape) * DTYPES[program.metas[r].dtype].itemsize for r in refs)
-        if reach > allowed:
-            meta = program.metas[refs[0]]
-            return failures.SavedStorage(tuple(meta.shape), meta.dtype, reach, allowed, _made_by(program, storage),
-                                         saves, len(refs))
-    return None
-
-
-def _reach(meta: wire.TensorMeta) -> int:
-    """Bytes from the start of its storage to the end of the last element ``meta`` addresses."""
-    if not meta.shape or 0 not in meta.shape:
-        last = meta.offset + sum((size - 1) * abs(stride) for size, stride in zip(meta.shape, meta.strides))
-        return (last + 1) * DTYPES[meta.dtype].itemsize if meta.dtype in DTYPES else 0
-    return 0
-
-
-def _made_by(program: wire.Program, storage: int) -> str:
-    step = next((s for s in program.steps if s.op and any(program.metas[r].storage == storage for r in s.out)), None)
-    if step is None:
-        return ""
-    where = f" at line {step.line}: `{step.source}`" if step.line else ""
-    return f"`{programs.base_name(step.op)}`{where}"
