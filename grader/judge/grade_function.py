@@ -217,7 +217,7 @@ class FunctionGrader(PuzzleGrader):
             read = chain.foreign_reads[0]
             return failures.ReadAcrossLaunch(read.tensor, tuple(read.program), read.index, read.line, read.source)
         if not chain.launches:
-            return Unstood("; ".join(chain.falls) or "no launch has fewer programs to run", chain.programs)
+            return Unstood("; ".join(chain.falls) or "a sample would run most of the programs", chain.programs)
         names = [self.puzzle.outputs[0], *(f"grad_{s.name}" for s in self.shapes.inputs)]
         names = [name if info.tensor else "" for name, info in zip(names, reply.returned)]
         judged = chain_stands(names, [info.shape for info in reply.returned], chain)

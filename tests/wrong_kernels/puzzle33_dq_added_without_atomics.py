@@ -1,8 +1,8 @@
 # Puzzle 33 whose backward runs one program per key block, each adding its share of dQ to what the
 # key blocks before it stored: a load, an add and a store of grad_q, no atomic. The interpreter runs
 # the programs one after another, so every small case passes; on a GPU they run at once and lose
-# each other's sums. A large case runs a sample of the programs, and the second key block's program
-# loads the rows of grad_q the first one stored: a race, named.
+# each other's sums. A large case runs a sample of each launch's programs (keys_past_4096), and the
+# second key block's program loads the rows of grad_q the first one stored: a race, named.
 import torch
 import triton
 import triton.language as tl
@@ -10,7 +10,7 @@ import triton.language as tl
 from puzzle31_flash_attention_forward import attention_fwd_kernel
 
 EXPECT_KIND = "race"
-EXPECT_CASE = "many_rows"
+EXPECT_CASE = "keys_past_4096"
 EXPECT_SAYS = "another program of the same launch"
 
 FWD = {"BQ": 64, "BK": 64, "num_warps": 4}
