@@ -138,6 +138,10 @@ PUZZLE = Puzzle(
         _case("large_magnitude", 6, NQ=32, NK=32, D=64, scale=2.0),
         # Past anything a kernel could hard-code: 18 chunks of queries, offsets past 16 bits.
         _case("many_chunks", 7, H=1, NQ=280, NK=280, D=128, BQ=16, BK=32, causal=1, large=True),
+        # 2 batches of 3 heads at once, past 4096 queries and keys: a sample of the key blocks, the
+        # query blocks and the heads runs (the key blocks' programs store dK and dV, the rest dQ).
+        _case("long_sequences", 8, B=2, H=3, NQ=4100, NK=4100, D=64, BQ=128, BK=128, large=True,
+              vary={"NQ": (4097, 4500), "NK": (4097, 4500)}),
     ),
     # fp16 gradients, and P and dS rounded to fp16 before their dots.
     tolerances={"float16": (1e-2, 1e-2)},

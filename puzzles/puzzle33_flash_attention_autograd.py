@@ -107,7 +107,17 @@ def _cases(causal: int) -> tuple[Case, ...]:
         # 16 bits, and a non-contiguous grad_output. Causal: NK follows the NQ drawn (derive).
         _case("many_rows", 4, H=1, NQ=280, NK=280, D=128, layouts={"grad_output": "transposed"}, large=True,
               vary={"NQ": (260, 320)} if causal else {"NQ": (260, 320), "NK": (260, 320)}),
-    )
+    ) + (() if causal else (
+        # Sequences past 4096, a multiple of no block, with several batches and heads at once. In the
+        # interpreter each launch runs a sample of its programs (the same heads in every launch);
+        # the backward's key blocks read every query row of the forward's o and lse, so where the
+        # queries are long every query block of the sampled heads runs.
+        # Scores of spread 4 (scale 2): each query attends to a few keys, so keys left out show.
+        _case("keys_past_4096", 10, B=3, H=4, NQ=40, NK=4500, D=64, large=True, scale=2.0,
+              vary={"NQ": (33, 60), "NK": (4353, 4700)}),
+        _case("queries_past_4096", 11, B=4, H=3, NQ=4100, NK=40, D=64, large=True,
+              vary={"NQ": (4097, 4400), "NK": (33, 60)}),
+    ))
 
 
 PUZZLE = Puzzle(

@@ -186,15 +186,21 @@ def test_replies_of_every_operation_go_through_json_unchanged():
                                                       "runs": [0, 8]}],
                                                   "foreign_reads": [{"tensor": "z", "index": 0, "shape": [40],
                                                                      "program": [1, 0, 0], "written": True,
-                                                                     "line": 9, "source": "tl.load(z)"}]}}]}),
+                                                                     "line": 9, "source": "tl.load(z)"}],
+                                                  "grid": [40, 1, 1], "along": [[0, 1, 7, 20, 39], [0], [0]]}}]}),
         (function_wire.Recorded, {"reply": "recorded", "seconds": 1.0, "printed": "hi", "program": program, "failure": None,
                          "host": None, "phase": "forward"}),
         (function_wire.Replayed, {"reply": "replayed", "seconds": 1.0, "printed": "", "returned": [tensor, {
                          **tensor, "tensor": False, "shape": [], "dtype": "", "type": "NoneType"}], "failure": None,
-                         "label": "", "disagrees": ""}),
+                         "label": "", "disagrees": "", "sampled": {
+                             "axes": [1, 2], "launches": [{"kernel": "fwd", "grid": [3, 6, 1],
+                                                           "along": [[0, 1, 2], [0, 1, 4, 5], [0]], "writes": [{
+                                                               "program": [0, 0, 0], "buffer": 0, "count": 8,
+                                                               "runs": [0, 8]}]}],
+                             "known": [[0, 8], []], "falls": [], "foreign_reads": []}}),
         (wire.Compiled, {"reply": "compiled", "variants": 2, "stats": [
             {"label": "", "registers": 40, "spill_bytes": 0, "shared": 0, "num_warps": 4, "num_stages": 3,
-             "tensor_cores": "wgmma", "alu": 120, "slow": 4, "loops": 1}]}),
+             "tensor_cores": "wgmma", "alu": 120, "slow": 4, "loops": 1, "loop_shared": 0}]}),
         (wire.Profiled, {"reply": "profiled", "launches": [{
             "kernel": "k", "group": 0, "config": "", "grid": [4, 1, 1], "interpreted": 2, "num_warps": 4,
             "num_stages": 3, "accesses": [{"tensor": "x", "op": "load", "line": 7, "source": "tl.load(x)",

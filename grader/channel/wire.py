@@ -213,6 +213,8 @@ class SampledRun(Message):
     ran: int
     writes: tuple[ProgramWrites, ...] = ()
     foreign_reads: tuple[ForeignRead, ...] = ()
+    grid: tuple[int, ...] = ()  # the launch's grid
+    along: tuple[tuple[int, ...], ...] = ()  # its indices run, per axis
 
 
 class TraceRecord(Message):

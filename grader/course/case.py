@@ -62,7 +62,7 @@ class Case:
     ``interpreted=False`` marks a case of an autograd puzzle at a size whose replay the
     interpreter cannot afford (65536 rows, one program each, run one after another), and whose launches
     no sample of programs can stand for (a later step reads what every program wrote: a saved tensor,
-    partial rows the host sums; :mod:`grader.judge.sampled` samples only a kernel puzzle's launch): on the CPU
+    partial rows the host sums; a sample is tried first, :mod:`grader.sandbox.kinds.function.chain_sampling`): on the CPU
     it is recorded, and its launches checked against a GPU's limits (a grid axis past 65535,
     ``num_warps``), but not run; its result says so. A GPU runs it as any case.
 

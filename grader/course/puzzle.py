@@ -198,7 +198,8 @@ class Puzzle:
     * ``dependent`` says that the kernel's programs depend on each other (atomics into one
       output, a pass that reads what other programs stored): a large case then runs every
       program. Otherwise a large case of a kernel puzzle runs a sample of them in the
-      interpreter (:attr:`samples`).
+      interpreter (:attr:`samples`), and an autograd puzzle's a sample of each launch's, where one
+      stands (:mod:`grader.sandbox.kinds.function.chain_sampling`).
     * ``track`` is the part of the course the puzzle belongs to, one of :data:`TRACKS`: it
       picks the notebook the puzzle appears in.
     * ``variants`` are the puzzle's free constants (:class:`grader.course.variant.Variant`):

@@ -30,7 +30,16 @@ class Stands:
     programs: int
 
 
-def _offsets(runs: Sequence[int]) -> np.ndarray:
+@dataclass(frozen=True)
+class Unstood:
+    """Why a large case's sample does not stand for its launch, and how many programs the launch has:
+    the case then runs whole (grader.judge.sampled)."""
+
+    why: str
+    programs: int
+
+
+def run_offsets(runs: Sequence[int]) -> np.ndarray:
     pairs = np.asarray(runs, dtype=np.int64).reshape(-1, 2)
     return np.concatenate([np.arange(start, start + length) for start, length in pairs]) if len(pairs) else \
         np.zeros(0, dtype=np.int64)
@@ -45,9 +54,9 @@ def _coordinates(offsets: np.ndarray, buffer: Buffer) -> np.ndarray:
     return coords
 
 
-def _lattice(boxes: list[tuple[np.ndarray, np.ndarray]], shape: tuple[int, ...], programs: int) -> str | None:
+def lattice_gap(boxes: list[tuple[np.ndarray, np.ndarray]], shape: tuple[int, ...], writers) -> str | None:
     """Why these boxes (lowest and highest index per dim) are not one cell each of a lattice
-    of ``programs`` cells covering ``shape``; None if they are."""
+    covering ``shape`` with as many cells as ``writers`` allows; None if they are."""
     cell = np.max([high - low + 1 for low, high in boxes], axis=0)
     starts = set()
     for low, high in boxes:
@@ -58,9 +67,61 @@ def _lattice(boxes: list[tuple[np.ndarray, np.ndarray]], shape: tuple[int, ...],
     if len(starts) != len(boxes):
         return "two programs stored the same cell"
     cells = int(np.prod([-(-n // c) for n, c in zip(shape, cell)]))
-    if cells != programs:
-        return f"{cells} cells of {cell.tolist()} for {programs} programs"
-    return None
+    return writers(cells, cell.tolist())
+
+
+def writers(grid: Sequence[int], along: Sequence[Sequence[int]], wrote: set[tuple[int, ...]]):
+    """How many of the launch's programs store to an output, as a check of a count of cells: all
+    of them where every program that ran did; else, in a split grid (FlashAttention's backward:
+    key blocks first, then query blocks, along axis 0), the programs before a cut along one axis,
+    or after it, where the sample places the cut between the last index that stored and the first
+    that did not. Returns ``check(cells, cell) -> why not, or None``."""
+    grid = [int(n) for n in grid] + [1] * (3 - len(grid))
+    along = [list(a) for a in along] + [[0]] * (3 - len(along))
+    ran = {(x, y, z) for x in along[0] for y in along[1] for z in along[2]}
+    wrote = {tuple(list(p) + [0] * (3 - len(p))) for p in wrote}
+    programs = int(np.prod(grid))
+    if wrote == ran:
+        return _every(programs)
+    spans = []  # (programs per index along the axis, fewest indices, most indices)
+    for axis, indices in enumerate(along):
+        mine = sorted({p[axis] for p in wrote})
+        if {p for p in ran if p[axis] in mine} != wrote:
+            continue
+        others = [i for i in indices if i not in mine]
+        per = programs // grid[axis]
+        if others and max(mine) < min(others):  # before the cut
+            spans.append((per, max(mine) + 1, min(others)))
+        elif others and min(mine) > max(others):  # after it
+            spans.append((per, grid[axis] - min(mine), grid[axis] - max(others) - 1))
+
+    def check(cells: int, cell) -> str | None:
+        if any(cells % per == 0 and low <= cells // per <= high for per, low, high in spans):
+            return None
+        return f"{cells} cells of {cell} for the {len(wrote)} of {len(ran)} programs run that stored"
+    return check
+
+
+def _every(programs: int):
+    return lambda cells, cell: None if cells == programs else f"{cells} cells of {cell} for {programs} programs"
+
+
+def stored_boxes(writes, buffer: Buffer, size: int) -> tuple[list, np.ndarray] | str:
+    """Each program's box of ``buffer`` (its elements' lowest and highest index per dim), and the
+    elements stored, as a flat mask of ``size``; or why they are not boxes."""
+    flat = np.zeros(size, dtype=bool)
+    boxes = []
+    for w in writes:
+        offsets = run_offsets(w.runs)
+        if offsets.size != w.count or (offsets >= size).any():
+            return f"the stores to `{buffer.name}` came back garbled"
+        coords = _coordinates(offsets, buffer)
+        low, high = coords.min(axis=0), coords.max(axis=0)
+        if int(np.prod(high - low + 1)) != w.count:
+            return f"program {tuple(w.program)} stored `{buffer.name}` in more than one box"
+        boxes.append((low, high))
+        flat[offsets] = True
+    return boxes, flat
 
 
 def stands(buffers: Sequence[Buffer], n_inputs: int, sampled: wire.SampledRun) -> Stands | str:
@@ -70,25 +131,20 @@ def stands(buffers: Sequence[Buffer], n_inputs: int, sampled: wire.SampledRun) -
         if index < n_inputs:
             continue
         writes = [w for w in sampled.writes if w.buffer == index]
-        if len({tuple(w.program) for w in writes}) != sampled.ran:
+        wrote = {tuple(w.program) for w in writes}
+        if not wrote or not sampled.along and len(wrote) != sampled.ran:
             return f"not every program that ran stored to `{buffer.name}`"
-        flat = torch.zeros(buffer.nbytes // buffer.itemsize, dtype=torch.bool)
-        boxes = []
-        for w in writes:
-            offsets = _offsets(w.runs)
-            if offsets.size != w.count or (offsets >= flat.numel()).any():
-                return f"the stores to `{buffer.name}` came back garbled"
-            coords = _coordinates(offsets, buffer)
-            low, high = coords.min(axis=0), coords.max(axis=0)
-            if int(np.prod(high - low + 1)) != w.count:
-                return f"program {tuple(w.program)} stored `{buffer.name}` in more than one box"
-            boxes.append((low, high))
-            flat[torch.from_numpy(offsets)] = True
+        found = stored_boxes(writes, buffer, buffer.nbytes // buffer.itemsize)
+        if isinstance(found, str):
+            return found
+        boxes, flat = found
         if buffer.shape:
-            why = _lattice(boxes, tuple(buffer.shape), sampled.programs)
+            # (launches the worker did not tell apart: every program that ran stored, checked above)
+            check = writers(sampled.grid, sampled.along, wrote) if sampled.along else _every(sampled.programs)
+            why = lattice_gap(boxes, tuple(buffer.shape), check)
             if why is not None:
                 return f"`{buffer.name}`: {why}"
         elif sampled.programs != 1:
             return f"`{buffer.name}` is one element for {sampled.programs} programs"
-        masks[buffer.name] = flat.as_strided(tuple(buffer.shape), tuple(buffer.strides)).clone()
+        masks[buffer.name] = torch.from_numpy(flat).as_strided(tuple(buffer.shape), tuple(buffer.strides)).clone()
     return Stands(masks, sampled.ran, sampled.programs)

@@ -194,6 +194,7 @@ class BoundsChecker:
         self.enforce = enforce
         self.log = WriteLog(regions, outputs or {})
         self.log.decode = self._decode
+        self.chain = None  # a sampled replay's log of known memory (grader.sandbox.kinds.function.chain_sampling)
         self._saved: dict[str, object] = {}
 
     @property
@@ -294,25 +295,39 @@ class BoundsChecker:
                 np.broadcast_to(np.asarray(mask.data, dtype=bool), addresses.shape)
             return addresses, full
 
+        def width(ptrs) -> int:
+            return max(getattr(ptrs.get_element_ty(), "primitive_bitwidth", 8) // 8, 1)
+
+        def chained(ptrs, mask, atomic=None):  # atomic None: a load
+            if self.chain is not None:
+                if atomic is None:
+                    self.chain.load(self.program(), *lanes(ptrs, mask), width(ptrs), self._where)
+                else:
+                    self.chain.store(self.program(), *lanes(ptrs, mask), width(ptrs), atomic)
+
         def masked_load(ptrs, mask, other, *rest, **kw):
             self.check("load", ptrs.data, mask.data)
             self.log.load(self.program(), *lanes(ptrs, mask), self._where)
+            chained(ptrs, mask)
             return load(ptrs, mask, other, *rest, **kw)
 
         def masked_store(ptrs, value, mask, *rest, **kw):
             self.check("store", ptrs.data, mask.data)
             addresses, full = lanes(ptrs, mask)
             self.log.store(self.program(), addresses, np.asarray(value.data), full, False, self._where)
+            chained(ptrs, mask, False)
             return store(ptrs, value, mask, *rest, **kw)
 
         def atomic_rmw(op, ptr, val, mask, *rest, **kw):
             self.check("atomic", ptr.data, mask.data)
             self.log.store(self.program(), *lanes(ptr, mask)[:1], None, lanes(ptr, mask)[1], True, self._where)
+            chained(ptr, mask, True)
             return rmw(op, ptr, val, mask, *rest, **kw)
 
         def atomic_cas(ptr, cmp, val, *rest, **kw):
             self.check("atomic", ptr.data, None)
             self.log.store(self.program(), *lanes(ptr, None)[:1], None, lanes(ptr, None)[1], True, self._where)
+            chained(ptr, None, True)
             return cas(ptr, cmp, val, *rest, **kw)
 
         b.create_masked_load, b.create_masked_store = masked_load, masked_store

@@ -44,23 +44,32 @@ def chosen(n: int, seed: int, axis: int = 0) -> list[int]:
     return sorted({0, 1, n - 1, *draw})
 
 
-def planned(grid: tuple[int, ...], seed: int) -> int:
+def indices(n: int, seed: int, axis: int, axes=None) -> list[int]:
+    """The indices run along one axis: ``chosen`` where the axis is among the ``axes`` sampled
+    (all of them where None), else every one."""
+    return chosen(n, seed, axis) if axes is None or axis in axes else list(builtins.range(n))
+
+
+def along(grid: tuple[int, ...], seed: int, axes=None) -> list[list[int]]:
+    """The indices a sampled launch of ``grid`` runs along each axis."""
+    return [indices(int(n), seed, axis, axes) for axis, n in enumerate(grid)]
+
+
+def planned(grid: tuple[int, ...], seed: int, axes=None) -> int:
     """How many programs a sampled launch of ``grid`` runs."""
-    count = 1
-    for axis, n in enumerate(grid):
-        count *= len(chosen(int(n), seed, axis))
-    return count
+    return int(np.prod([len(indices) for indices in along(grid, seed, axes)]))
 
 
 class sampled_grid(RangePatch):
     """While active, the interpreter's grid loop runs ``chosen`` indices along every axis.
 
     The loop (``GridExecutor.__call__``) calls ``range`` once per axis; those calls, and only
-    those, return the chosen indices. Every launch made while active is counted."""
+    those, return the chosen indices. Every launch made while active is counted. ``axes``: the
+    grid axes sampled (None: all); along the others every program runs."""
 
-    def __init__(self, seed: int) -> None:
-        self.seed = seed
-        self.launches: list[dict] = []  # {"grid": (x, y, z), "ran": programs run}
+    def __init__(self, seed: int, axes: frozenset[int] | None = None) -> None:
+        self.seed, self.axes = seed, axes
+        self.launches: list[dict] = []  # {"grid": (x, y, z), "ran": programs run, "along": indices per axis}
         self._frame = None  # the grid loop's frame of the launch counted last
         self._axes: dict[int, int] = {}  # the loop's line -> its axis (x, then y, then z)
 
@@ -76,9 +85,10 @@ class sampled_grid(RangePatch):
             if frame is not self._frame:  # the loop's first axis: a new launch
                 self._frame = frame
                 grid = tuple(int(g) for g in builder.grid_dim)
-                self.launches.append({"grid": grid, "ran": planned(grid, self.seed)})
+                self.launches.append({"grid": grid, "ran": planned(grid, self.seed, self.axes),
+                                      "along": along(grid, self.seed, self.axes)})
             axis = self._axes.setdefault(frame.f_lineno, len(self._axes))
-            return chosen(int(args[0]), self.seed, axis)
+            return indices(int(args[0]), self.seed, axis, self.axes)
         self._patch(interpreter, grid_range)
         return self
 

@@ -206,9 +206,12 @@ class Worker:
                                                 lambda views2: launch(layers, grid, views2, dict(msg.named), config),
                                                 reverse, msg.sample if sampling else None)
             if recorder is not None:
+                last = order.launches[-1] if len(order.launches) == 1 else {}  # one launch: its grid is told
                 run["sampled"] = wire.convert({"programs": order.programs, "ran": order.ran,
                                                "writes": recorder.writes(checker.log.decode),
-                                               "foreign_reads": checker.log.foreign_reads}, wire.SampledRun)
+                                               "foreign_reads": checker.log.foreign_reads,
+                                               "grid": last.get("grid", ()), "along": last.get("along", ())},
+                                              wire.SampledRun)
             if checker is not None:  # the bounds check writes down plain values
                 run["overlaps"] = wire.convert(checker.overlaps, tuple[wire.Overlap, ...])
                 run["early_reads"] = wire.convert(checker.early_reads, tuple[wire.EarlyRead, ...])

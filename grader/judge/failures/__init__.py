@@ -30,7 +30,7 @@ from grader.judge.failures.memory import (  # noqa: F401
     FOUND_BESIDE, InputModified, RAISED_BESIDE, READ_BESIDE, StrayStore,
 )
 from grader.judge.failures.races import (  # noqa: F401
-    OrderDependent, Overlap, ReadAcross,
+    OrderDependent, Overlap, ReadAcross, ReadAcrossLaunch,
 )
 from grader.judge.failures.compile import (  # noqa: F401
     CheckUnfinished, CompileCheck, CompileFailed, LaunchCompile, dtype_fix,

@@ -76,4 +76,26 @@ def _read_across(f: ReadAcross) -> str:
             f"without loading it back from another program's part.")
 
 
-register(FailureKind.RACE, {Overlap: _overlap, OrderDependent: _order_dependent, ReadAcross: _read_across})
+@dataclass(frozen=True)
+class ReadAcrossLaunch:
+    """In a large case of an autograd puzzle, where only a sample of each launch's programs runs:
+    a program loaded what another program of the same launch had stored."""
+
+    kind: ClassVar = FailureKind.RACE
+    tensor: str  # which memory: an input by name, or a tensor the wrapper allocated, by its shape
+    program: tuple[int, ...]
+    index: int  # the element, in that memory
+    line: int | None = None
+    source: str = ""
+
+
+def _read_across_launch(f: ReadAcrossLaunch) -> str:
+    return (f"a race: program {tuple(f.program)} loaded element {f.index} of {f.tensor}{at_line(f.line, f.source)}, "
+            f"which another program of the same launch had stored. On a GPU the programs of a launch run at the "
+            f"same time, in no set order, and what another program stores may not be there yet. Fix: have each "
+            f"program compute its part from what earlier launches stored, and launch again where a result needs "
+            f"every program's part.")
+
+
+register(FailureKind.RACE, {Overlap: _overlap, OrderDependent: _order_dependent, ReadAcross: _read_across,
+                            ReadAcrossLaunch: _read_across_launch})

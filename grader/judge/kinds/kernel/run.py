@@ -4,7 +4,6 @@ check or a known mistake says about it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import msgspec
 
@@ -20,16 +19,7 @@ from grader.judge.compare import compare, look_alike_note, order_changed, recogn
 from grader.judge.fence import pack
 from grader.judge.plan import case_seed, row_gaps_look_alike
 from grader.judge.results import FailureKind
-from grader.judge.sampled import Stands, stands
-
-
-@dataclass(frozen=True)
-class Unstood:
-    """Why a large case's sample does not stand for its launch, and how many programs the launch has:
-    the case then runs whole (grader.judge.sampled)."""
-
-    why: str
-    programs: int
+from grader.judge.sampled import Stands, Unstood, stands
 
 
 def zeros(buffer):
