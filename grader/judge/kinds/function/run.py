@@ -11,6 +11,8 @@ comes from the replay and from reading the program here (:mod:`grader.judge.kind
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
 from grader.channel import wire
@@ -29,6 +31,10 @@ from grader.judge.kinds.function.check import NOT_INTERPRETED, check_values, rea
 from grader.judge.plan import case_seed
 from grader.judge.results import FailureKind
 from grader.judge.sampled import Stands, Unstood
+
+
+# Why a sampled replay was not tried (grader.sandbox.kinds.function.answers): it would run every program.
+MOST = "a sample would run every program"
 
 
 class FunctionRunner:
@@ -196,7 +202,8 @@ class FunctionRunner:
                 return sampled
             why = sampled.why
             failed_first = self.grader.failed_first
-            if case.interpreted and failed_first is not None:  # its whole run would tell nothing sooner
+            # its whole run would tell nothing sooner (unless no sample was tried: then it cost nothing)
+            if case.interpreted and failed_first is not None and why != MOST:
                 skipped = failures.Skipped(f"its sample does not stand for its launches ({why}), so all "
                                            f"{sampled.programs} of their programs would run in the interpreter, "
                                            f"and case {failed_first} already failed: fix that one first")
@@ -207,7 +214,8 @@ class FunctionRunner:
                                tell=False)
         return hooks_if_failed(self.grader, case, lambda hooks: self._replay(case, *recorded, hooks=hooks))
 
-    def _sampled(self, reply: function_wire.Replayed) -> "Stands | failures.ReadAcrossLaunch | Unstood":
+    def _sampled(self, reply: function_wire.Replayed, program: function_wire.Program) \
+            -> "Stands | failures.ReadAcrossLaunch | Unstood":
         """A sampled replay's verdict: the elements to compare (Stands), a program that read another's
         store (ReadAcrossLaunch), or why no sample stands (Unstood)."""
         chain = reply.sampled
@@ -215,7 +223,7 @@ class FunctionRunner:
             read = chain.foreign_reads[0]
             return failures.ReadAcrossLaunch(read.tensor, tuple(read.program), read.index, read.line, read.source)
         if not chain.launches:
-            return Unstood("; ".join(chain.falls) or "a sample would run most of the programs", chain.programs)
+            return Unstood("; ".join(chain.falls) or MOST, _programs(program))
         names = [self.puzzle.outputs[0], *(f"grad_{s.name}" for s in self.grader.shapes.inputs)]
         names = [name if info.tensor else "" for name, info in zip(names, reply.returned)]
         judged = chain_stands(names, [info.shape for info in reply.returned], chain)
@@ -256,7 +264,8 @@ class FunctionRunner:
                 return fail(failures.ReplayDisagrees(reply.disagrees))
             masks = None
             if sample:
-                judged = self._sampled(reply) if reply.sampled is not None else Unstood("the worker ran every program", 0)
+                judged = self._sampled(reply, program) if reply.sampled is not None else \
+                    Unstood("the worker ran every program", _programs(program))
                 if isinstance(judged, Unstood):
                     return judged
                 if not isinstance(judged, Stands):
@@ -275,6 +284,11 @@ class FunctionRunner:
             if stray is not None:
                 return fail(stray)
         return CaseOutcome(case_result(case, puzzle, True, seconds=seconds, printed=printed))
+
+
+def _programs(program: function_wire.Program) -> int:
+    """How many programs the recorded launches have in all (their first config's grids)."""
+    return sum(math.prod(step.grids[0]) for step in program.launches() if step.grids)
 
 
 def _untold(outcome: CaseOutcome) -> CaseOutcome:
