@@ -70,7 +70,9 @@ class RMSNormFunc(torch.autograd.Function):
         rows = x.reshape(-1, d).contiguous()
         n = rows.shape[0]
         block = min(triton.next_power_of_2(d), 512)
-        y = torch.empty_like(rows)
+        # zeros: the columns past 512, never stored, stay 0 on every device (empty memory's leftovers
+        # would make this a mismatch or NaN by chance)
+        y = torch.zeros_like(rows)
         rstd = torch.empty(n, dtype=torch.float32, device=x.device)
         rms_norm_fwd[(n,)](rows, w, y, rstd, d, EPS, BLOCK_D=block, num_warps=_warps(block))
         ctx.save_for_backward(x, w, rstd)

@@ -202,8 +202,11 @@ class FunctionRunner:
                 return sampled
             why = sampled.why
             failed_first = self.grader.failed_first
-            # its whole run would tell nothing sooner (unless no sample was tried: then it cost nothing)
-            if case.interpreted and failed_first is not None and why != MOST:
+            # its whole run would tell nothing sooner (unless no sample was tried: then it cost nothing);
+            # only a case before it counts, as its result comes first (a later case's recording may fail first)
+            labels = [c.label for c in self.puzzle.cases]
+            earlier = failed_first is not None and labels.index(failed_first) < labels.index(case.label)
+            if case.interpreted and earlier and why != MOST:
                 skipped = failures.Skipped(f"its sample does not stand for its launches ({why}), so all "
                                            f"{sampled.programs} of their programs would run in the interpreter, "
                                            f"and case {failed_first} already failed: fix that one first")
