@@ -565,11 +565,6 @@ def register_requests(*requests: type[Request]) -> None:
             _REQUESTS.append(request)
 
 
-def requests() -> tuple[type[Request], ...]:
-    """The requests the worker reads now."""
-    return tuple(_REQUESTS)
-
-
 # ---- sending and reading -------------------------------------------------------------------
 def _plain(value):
     """A str or a number of a class of its own (torch.__version__, a numpy float) as the plain
