@@ -79,3 +79,41 @@ def test_a_grader_that_breaks_before_grading_is_that_puzzle_s_error(monkeypatch,
     result = session.grade_puzzle(COURSE, "puzzle01", COURSE.puzzle_file("puzzle01"), crew, Options())
     assert result.status == "error"
     assert result.message == "grader error: SystemError: AST constructor recursion depth mismatch (before=30, after=28)"
+
+
+@pytest.mark.parametrize("status", [0, 1, 3])
+def test_python_m_grader_ends_with_the_command_s_status_its_output_and_its_exit_hooks(tmp_path, status):
+    """``python -m grader`` skips Python's teardown of its modules (torch's: a third of a second),
+    but only once the status is known, the output flushed and every exit hook run."""
+    import subprocess
+    import sys
+    marker = tmp_path / "hook-ran"
+    program = f"""
+import atexit, runpy, sys
+import grader.app.cli as cli
+def main():
+    atexit.register(lambda: open({str(marker)!r}, "w").write("yes"))
+    sys.stdout.write("x" * 100000)  # more than a pipe holds: left in the buffer until flushed
+    return {status}
+cli.main = main
+runpy.run_module("grader", run_name="__main__")
+"""
+    ran = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == status, ran.stderr
+    assert ran.stdout == "x" * 100000
+    assert marker.read_text() == "yes"
+
+
+def test_python_m_grader_that_raises_ends_as_python_does():
+    import subprocess
+    import sys
+    program = """
+import runpy
+import grader.app.cli as cli
+def main():
+    raise RuntimeError("a bug past run_command")
+cli.main = main
+runpy.run_module("grader", run_name="__main__")
+"""
+    ran = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 1 and "RuntimeError: a bug past run_command" in ran.stderr

@@ -1,5 +1,6 @@
 """Unit tests of planning and judging: random inputs and their edges, fences, crash messages (no worker
 process)."""
+import pytest
 import torch
 from jaxtyping import Float32, Int32
 from torch import Tensor
@@ -113,3 +114,39 @@ def test_crash_messages_tell_death_gpu_crash_and_a_broken_channel_apart():
     assert "Run with `--device cpu` to localise it" in gpu
     broken = crash(None, "frame of 123 bytes: the stream is corrupt", "cpu", corrupted=True)
     assert broken.startswith("the process running the kernel wrote garbage into the grader's channel")
+
+
+def _thread_spec(x: Float32[Tensor, "N0"]) -> Float32[Tensor, "N0"]:
+    import threading
+    _thread_spec.ran_on.append(threading.current_thread().name)
+    if _thread_spec.wrong:
+        return x[:-1]
+    return x * 2
+
+
+def _planned(large: bool, wrong: bool = False):
+    from grader.judge.plan import SpecShapes
+    _thread_spec.ran_on, _thread_spec.wrong = [], wrong
+    puzzle = Puzzle(id="puzzle99", title="t", statement="", spec=_thread_spec, kernel="k", grid=lambda s: (1,),
+                    cases=(Case("big", {"N0": 70000}, {"B0": 1024}, large=large),))
+    return SpecShapes(puzzle).plan(puzzle.cases[0])
+
+
+def test_a_large_case_s_spec_runs_beside_the_kernel_and_a_small_one_s_at_once():
+    import threading
+    small = _planned(large=False)
+    assert _thread_spec.ran_on == [threading.current_thread().name] and small.spec_result.done()
+    large = _planned(large=True)
+    assert torch.equal(large.expected[0], large.inputs[0] * 2)
+    assert _thread_spec.ran_on == ["spec beside the kernel"]
+    # the output buffers come from the annotations, not from the spec's result
+    assert [b.shape for b in large.output_buffers] == [(70000,)]
+
+
+def test_a_spec_that_breaks_its_annotation_is_said_where_its_result_is_read():
+    with pytest.raises(ValueError, match=r"puzzle99 spec returned \(69999,\) torch.float32 for z, but its "
+                                         r"annotation says"):
+        _planned(large=False, wrong=True)
+    large = _planned(large=True, wrong=True)  # planned: the kernel may run before the spec is done
+    with pytest.raises(ValueError, match=r"spec returned \(69999,\)"):
+        large.expected

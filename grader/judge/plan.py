@@ -11,8 +11,11 @@ maximum, all-negative rows, ignored targets).
 """
 from __future__ import annotations
 
+import threading
 import zlib
+from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
 
@@ -156,14 +159,38 @@ def row_gaps_look_alike(puzzle: Puzzle, case: Case, kernel: bool = False) -> Loo
 class CasePlan:
     case: Case
     inputs: tuple[torch.Tensor, ...]
-    expected: tuple[torch.Tensor, ...]   # what the spec returns, one per output
+    spec_result: Future                  # resolves to the spec's outputs: see ``expected``
     buffers: tuple[Buffer, ...]          # inputs, then outputs
     values: dict[str, int]               # sizes, blocks and strides, by name
     grid: tuple[int, ...]
 
     @property
+    def expected(self) -> tuple[torch.Tensor, ...]:
+        """What the spec returns, one tensor per output. A large case's is computed on a thread
+        of its own while the kernel runs (``SpecShapes.plan``): this waits for it, and raises
+        what the spec raised."""
+        return self.spec_result.result()
+
+    @property
     def output_buffers(self) -> tuple[Buffer, ...]:
         return self.buffers[len(self.inputs):]
+
+
+def computed(work: Callable[[], tuple], beside: bool) -> Future:
+    """``work()``'s result as a Future: computed now (what it raises, raised here), or
+    (``beside``) on a thread of its own (raised where the result is read)."""
+    future: Future = Future()
+    if not beside:
+        future.set_result(work())
+        return future
+
+    def run() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as exc:  # noqa: BLE001 (raised again where the result is read)
+            future.set_exception(exc)
+    threading.Thread(target=run, name="spec beside the kernel", daemon=True).start()
+    return future
 
 
 class SpecShapes:
@@ -218,21 +245,33 @@ class SpecShapes:
             inputs = [x.to(device) for x in inputs]
         if puzzle.prepare is not None:
             inputs = self._prepared(case, inputs, dims)
-        result = puzzle.run_spec([x.clone() for x in inputs], dims)
-        expected = result if isinstance(result, tuple) else (result,)
+        # A large case's spec (seconds of attention at 4096 queries) runs beside the kernel, which
+        # needs only the inputs; the output buffers are planned from the annotations.
+        spec_result = computed(lambda: self._expected([x.clone() for x in inputs], dims, output_specs),
+                               beside=case.large and device == "cpu")
         if device != "cpu":
-            inputs, expected = [x.cpu() for x in inputs], tuple(x.cpu() for x in expected)
+            inputs = [x.cpu() for x in inputs]
         buffers = [Buffer.plan(s.name, "input", s.dtype, tuple(x.shape), i, case.layouts.get(s.name, "contiguous"))
                    for i, (s, x) in enumerate(zip(input_specs, inputs))]
-        for spec, value in zip(output_specs, expected):
-            if tuple(value.shape) != spec.shape(dims) or value.dtype != getattr(torch, spec.dtype):
-                raise ValueError(f"{puzzle.id} spec returned {tuple(value.shape)} {value.dtype} for "
-                                 f"{spec.name}, but its annotation says {spec.describe()} = {spec.shape(dims)}")
-            buffer_spec = self.buffer_dims(spec)
-            buffers.append(Buffer.plan(spec.name, "output", spec.dtype, buffer_spec.shape(dims), len(buffers),
+        for spec in output_specs:
+            buffers.append(Buffer.plan(spec.name, "output", spec.dtype, self.buffer_dims(spec).shape(dims), len(buffers),
                                        case.layouts.get(spec.name, "contiguous")))
         values = dict(dims)
         for buffer in buffers:
             for name, stride in zip(puzzle.strides.get(buffer.name, ()), buffer.strides):
                 values[name] = stride
-        return CasePlan(case, tuple(inputs), tuple(expected), tuple(buffers), values, puzzle.launch_grid(case))
+        return CasePlan(case, tuple(inputs), spec_result, tuple(buffers), values, puzzle.launch_grid(case))
+
+    def _expected(self, inputs: list[torch.Tensor], dims, output_specs) -> tuple:
+        """The spec's outputs for ``inputs``, on the CPU, checked against its annotations."""
+        puzzle = self.puzzle
+        result = puzzle.run_spec(inputs, dims)
+        expected = tuple(x.cpu() for x in (result if isinstance(result, tuple) else (result,)))
+        if len(expected) != len(output_specs):
+            raise ValueError(f"{puzzle.id} spec returned {len(expected)} tensor(s), but its annotation names "
+                             f"{len(output_specs)}: {', '.join(s.name for s in output_specs)}")
+        for spec, value in zip(output_specs, expected):
+            if tuple(value.shape) != spec.shape(dims) or value.dtype != getattr(torch, spec.dtype):
+                raise ValueError(f"{puzzle.id} spec returned {tuple(value.shape)} {value.dtype} for "
+                                 f"{spec.name}, but its annotation says {spec.describe()} = {spec.shape(dims)}")
+        return expected
