@@ -10,7 +10,7 @@ import torch
 
 from conftest import COURSE, ROOT
 from grader.app.selftest import declared
-from grader.course.puzzle import Run
+from grader.course.puzzle_parts import Run
 from grader.judge.options import Options
 from grader.judge.session import grade_many
 

@@ -130,7 +130,7 @@ def test_each_kind_of_facts_is_worded_by_its_own_kind_only():
 
 
 def test_elements_holding_a_strided_inputs_gap_fill_are_wrong_values_with_the_layouts_look_alike():
-    from grader.course.puzzle import LookAlike
+    from grader.course.puzzle_parts import LookAlike
     look = LookAlike("`a` read as if its rows were contiguous", lambda *a, **k: (),
                      "in this case `a` is a slice of a wider tensor: step from row to row by its row stride")
     gaps = failures.LooksLike(K.MISMATCH, failures.GapFill("c", 720, 960, ((1, 0), (1, 1))), look)

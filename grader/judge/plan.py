@@ -23,7 +23,8 @@ from grader.course.annotations import TensorSpec, read_spec
 from grader.course.dtypes import DTYPES
 from grader.judge.fence import ROW_GAP, Buffer, unwritten_fill
 from grader.course.case import IGNORE_VARIANT
-from grader.course.puzzle import Case, LookAlike, Puzzle, with_case_values
+from grader.course.puzzle import Case, Puzzle, with_case_values
+from grader.course.puzzle_parts import LookAlike
 
 
 def case_seed(puzzle: Puzzle, case: Case, secret: int = 0) -> int:

@@ -17,7 +17,8 @@ from typing import Mapping, Sequence
 
 from grader.judge import failures
 from grader.judge.compare import close_enough, made_alike
-from grader.course.puzzle import Check, Puzzle, Run
+from grader.course.puzzle import Puzzle
+from grader.course.puzzle_parts import Check, Run
 
 
 def expected(check: Check, values: Mapping[str, int], inputs: Sequence, outputs: Sequence) -> tuple:

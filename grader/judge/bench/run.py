@@ -137,7 +137,7 @@ def judge_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, st
 def _by_properties(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, device: str):
     """(what the call should have written given its own choices, the properties' failure or None):
     ``Puzzle.check`` on this one call; the reruns are grading's."""
-    from grader.course.puzzle import Run
+    from grader.course.puzzle_parts import Run
     from grader.judge import properties
     got = [_returned(info, blob) for info, blob in zip(described, raw)]
     if any(g is None for g in got):

@@ -9,7 +9,8 @@ import msgspec
 
 from grader.channel import wire
 from grader.channel.binding import BindingError, Param
-from grader.course.puzzle import Case, Run
+from grader.course.puzzle import Case
+from grader.course.puzzle_parts import Run
 from grader.judge import failures, properties
 from grader.judge.asking import Unanswered
 from grader.judge.bounds_beside import BoundsBeside, read_across
