@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.source import intake
+from grader.source import submission_walk
 from grader.course.loader import Course
 from grader.course.imports import import_file
-from grader.source.intake import clean_name, prepare_class
+from grader.source.intake import prepare_class
+from grader.source.submission_walk import clean_name
 from paths import ROOT
 
 COURSE = Course(ROOT)
@@ -74,11 +75,11 @@ def test_a_fifo_does_not_hang_intake(subs, tmp_path):
 
 def test_a_fifo_swapped_in_after_the_walk_is_refused_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "late.py")
-    with pytest.raises(intake.Refused, match="not a regular file"):
-        intake._read_capped(str(tmp_path / "late.py"), None, 1 << 20)
+    with pytest.raises(submission_walk.Refused, match="not a regular file"):
+        submission_walk._read_capped(str(tmp_path / "late.py"), None, 1 << 20)
     (tmp_path / "late_link.py").symlink_to(SOLUTION)
-    with pytest.raises(intake.Refused, match="symbolic link"):
-        intake._read_capped(str(tmp_path / "late_link.py"), None, 1 << 20)
+    with pytest.raises(submission_walk.Refused, match="symbolic link"):
+        submission_walk._read_capped(str(tmp_path / "late_link.py"), None, 1 << 20)
 
 
 def test_names_colliding_after_cleaning_get_distinct_folders_and_a_note(subs, tmp_path):
@@ -167,8 +168,8 @@ def test_a_puzzle_file_still_imports_its_neighbours_by_module_name(subs, tmp_pat
 
 
 def test_caps_are_problems_not_exceptions(subs, tmp_path, monkeypatch):
-    monkeypatch.setattr(intake, "MAX_FILES", 5)
-    monkeypatch.setattr(intake, "MAX_DEPTH", 3)
+    monkeypatch.setattr(submission_walk, "MAX_FILES", 5)
+    monkeypatch.setattr(submission_walk, "MAX_DEPTH", 3)
     (subs / "huge").mkdir()
     (subs / "huge" / "big.py").write_bytes(b"#" * ((1 << 20) + 1))
     (subs / "many").mkdir()
@@ -219,7 +220,7 @@ def test_the_course_own_lines_are_not_reported(subs, tmp_path):
 
 
 def test_a_long_statement_is_cut_at_a_word_not_in_one():
-    from grader.source.intake import clip
+    from grader.source.submission_walk import clip
     assert clip("print('the weighted sum of every row', rows)", 30) == "print('the weighted sum of …"
     assert clip("short", 30) == "short"
     assert clip("x" * 50, 20) == "x" * 20 + " …"

@@ -232,7 +232,7 @@ IDS_OF_EVERY_KIND = {"Zoë Ñúñez": "Zoë_Ñúñez", "O'Brien": "O_Brien", "�
 def test_any_id_maps_to_one_folder_and_one_draw():
     import unicodedata
     from grader.course.variant import student_folder
-    from grader.source.intake import clean_name
+    from grader.source.submission_walk import clean_name
     for student, folder in IDS_OF_EVERY_KIND.items():
         assert student_folder(student) == folder == clean_name(student.strip())
         # the id, its folder handed back, its case and a Mac's decomposed accents: one student
