@@ -16,7 +16,7 @@ from __future__ import annotations
 import torch
 
 from grader.course.dtypes import dtype_name
-from grader.sandbox.kinds.function.record import flat
+from grader.sandbox.kinds.function.tape import flat
 from grader.sandbox.recorded_launch import Disagrees, find_kernel
 
 # Operators that read or write files: a recorded program never gets them.
