@@ -192,9 +192,9 @@ _PARSED: dict[str, tuple] = {}  # kernel -> (reply, stats): parsed once, costed 
 
 
 def _parsed(name: str, entry: dict) -> tuple:
-    from grader.channel import wire
+    from grader.channel import wire, wire_measure
     if name not in _PARSED:
-        reply = wire.parse_reply(wire.Profiled, entry["reply"])
+        reply = wire.parse_reply(wire_measure.Profiled, entry["reply"])
         stats = [(wire.convert(s, wire.KernelStats) if s else None, note) for s, note in entry["stats"]]
         _PARSED[name] = (reply, stats)
     return _PARSED[name]

@@ -25,7 +25,8 @@ ROOMS = {
     "app": {"judge", "report", "source", "course"},     # the front-ends
 }
 # What the sandbox may take from the channel: the messages and their framing, and how buffers bind.
-SANDBOX_FROM_CHANNEL = {"grader.channel.wire", "grader.channel.protocol", "grader.channel.binding"}
+SANDBOX_FROM_CHANNEL = {"grader.channel.wire", "grader.channel.wire_format", "grader.channel.wire_measure",
+                        "grader.channel.protocol", "grader.channel.binding"}
 # What renderers may take from the judge: the result model, plain data.
 REPORT_FROM_JUDGE = {"grader.judge.results", "grader.judge.status", "grader.judge.bench.model",
                      "grader.judge.perf.model", "grader.judge.failures", "grader.judge.similarity.model"}

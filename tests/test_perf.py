@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from grader.channel import wire
+from grader.channel import wire_measure
 from grader.judge.perf import estimate as model
 from grader.judge.perf.run import launch_cost
 from grader.judge.perf.findings import findings
@@ -93,17 +94,17 @@ def test_a_warp_moves_the_sectors_its_lanes_touch():
     assert warp_sectors(tile, np.ones(tile.shape, dtype=bool), 4) == 32
 
 
-def _access(**fields) -> wire.AccessCount:
+def _access(**fields) -> wire_measure.AccessCount:
     base = {"tensor": "x", "op": "load", "line": 7, "source": "tl.load(x)", "requests": 16, "lanes": 16 * 1024,
             "active": 16 * 1024, "bytes": 16 * 4096, "sectors": 16 * 128, "program_unique": 16 * 128,
             "union": 16 * 128, "tensor_bytes": 65536 * 4096}
-    return wire.AccessCount(**(base | fields))
+    return wire_measure.AccessCount(**(base | fields))
 
 
-def _launch(accesses, **fields) -> wire.LaunchProfile:
+def _launch(accesses, **fields) -> wire_measure.LaunchProfile:
     base = {"kernel": "k", "group": 0, "config": "", "grid": (65536, 1, 1), "interpreted": 16, "num_warps": 4,
             "num_stages": 3, "accesses": tuple(accesses), "dots": (), "alu": 16 * 4096, "sfu": 0, "seconds": 0.1}
-    return wire.LaunchProfile(**(base | fields))
+    return wire_measure.LaunchProfile(**(base | fields))
 
 
 STATS = wire.KernelStats(label="", registers=32, spill_bytes=0, shared=0, num_warps=4, num_stages=3, tensor_cores="")
@@ -132,7 +133,7 @@ def test_reading_a_row_three_times_costs_more_and_is_said_with_its_lines():
 def test_masked_lanes_spills_and_dots_without_tensor_cores_are_named():
     c = model.coefficients()
     wasteful = launch_cost(_launch([_access(active=16 * 300, bytes=16 * 1200, sectors=16 * 40)],
-                                   dots=(wire.DotCount(precision="tf32", calls=16, flops=16 * 2 ** 21,
+                                   dots=(wire_measure.DotCount(precision="tf32", calls=16, flops=16 * 2 ** 21,
                                                        shape=(64, 64, 256)),)),
                            wire.KernelStats(label="", registers=255, spill_bytes=96, shared=0, num_warps=4,
                                             num_stages=3, tensor_cores=""), "", c)
@@ -176,7 +177,7 @@ def test_the_text_marks_a_wrong_kernels_figures_and_names_the_bound_the_change_a
 def test_the_references_counts_are_kept_and_read_back(tmp_path, monkeypatch):
     from grader.judge.perf import cache as perf_cache
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    reply = wire.Profiled(launches=(_launch([_access()]),), seconds=1.5)
+    reply = wire_measure.Profiled(launches=(_launch([_access()]),), seconds=1.5)
     perf_cache.store("k", reply, [(STATS, ""), (None, "not compiled")])
     back, stats = perf_cache.load("k")
     assert back == reply and stats == [(STATS, ""), (None, "not compiled")]

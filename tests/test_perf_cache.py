@@ -2,12 +2,13 @@
 from types import SimpleNamespace
 
 from grader.channel import wire
+from grader.channel import wire_measure
 from grader.judge.perf import cache as perf_cache
 from grader.judge.perf.run import compile_stats, verdict
 
 STATS = wire.KernelStats(label="", registers=40, spill_bytes=0, shared=0, num_warps=4, num_stages=3,
                          tensor_cores="", alu=12)
-LAUNCH = wire.LaunchProfile(kernel="add_kernel", group=0, config="", grid=(8, 1, 1), interpreted=8, num_warps=4,
+LAUNCH = wire_measure.LaunchProfile(kernel="add_kernel", group=0, config="", grid=(8, 1, 1), interpreted=8, num_warps=4,
                             num_stages=3, accesses=(), dots=(), alu=0, sfu=0, seconds=0.0, path=("add_kernel",))
 
 
@@ -60,7 +61,7 @@ def test_a_learners_counts_are_kept_until_its_file_or_a_neighbour_changes(tmp_pa
     kernel, neighbour, puzzle = folder / "puzzle33.py", folder / "puzzle31.py", tmp_path / "spec.py"
     for path, text in ((kernel, "from puzzle31 import k\n"), (neighbour, "k = 1\n"), (puzzle, "# spec\n")):
         path.write_text(text)
-    request = wire.Profile(puzzle_file=str(puzzle), file=str(kernel), inputs=(), outputs=(), ranges={}, values={},
+    request = wire_measure.Profile(puzzle_file=str(puzzle), file=str(kernel), inputs=(), outputs=(), ranges={}, values={},
                            grid=(8, 1, 1), programs=16, seconds=2.0)
     first = perf_cache.key(kernel, puzzle, request, "yours-")
     assert first.startswith("yours-") and perf_cache.key(kernel, puzzle, request, "yours-") == first

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from grader.channel import wire
+from grader.channel import wire_measure
 from grader.judge.perf import estimate as model
 from grader.judge.perf.run import launch_cost
 from grader.judge.perf.findings import findings
@@ -39,8 +40,8 @@ def test_the_shared_memory_a_loop_moves_is_read_from_its_ptx():
 
 
 def test_a_dot_loop_that_stages_its_tiles_in_its_threads_is_said_uncertain():
-    dot = wire.DotCount(precision="fp16", calls=16 * 128, flops=16 * 128 * 2 * 128 * 256 * 64, shape=(128, 256, 64))
-    launch = wire.LaunchProfile(kernel="matmul_kernel", group=0, config="", grid=(2048, 1, 1), interpreted=16,
+    dot = wire_measure.DotCount(precision="fp16", calls=16 * 128, flops=16 * 128 * 2 * 128 * 256 * 64, shape=(128, 256, 64))
+    launch = wire_measure.LaunchProfile(kernel="matmul_kernel", group=0, config="", grid=(2048, 1, 1), interpreted=16,
                                 num_warps=8, num_stages=3, accesses=(), dots=(dot,), alu=0, sfu=0, seconds=1.0)
 
     def cost(shared: int):

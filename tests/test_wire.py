@@ -57,6 +57,7 @@ def test_every_kind_the_grader_and_the_corpus_name_is_a_failure_kind():
 
 # ---- the wire: checked when sent, checked when read ----------------------------------------
 from grader.channel import wire  # noqa: E402
+from grader.channel import wire_measure
 from grader.channel.kinds import function as function_wire
 from grader.channel.worker_pool import WorkerDied, WorkerProcess  # noqa: E402
 
@@ -112,12 +113,12 @@ def test_a_str_or_int_of_a_class_of_its_own_is_sent_as_plain_json():
     timing = {"sizes": {"batch": [4096], "D": 1024}, "blocks": {}, "outputs": [{"dtype": "float32", "shape": [4096]}],
               "copy_ms": 0.01, "ms": 1.0, "baseline_ms": 2.0, "ms_rounds": [1.0, 1.5, 1.25],
               "baseline_ms_rounds": [2.0, 2.0, 2.5]}
-    benched = wire.Benched(device="GPU", copy=wire.CopyBandwidth(gb_per_s=1000, cached=True, bytes=Count(8)),
-                           result=wire.convert(timing, wire.BenchTiming), statistic="median",
+    benched = wire_measure.Benched(device="GPU", copy=wire_measure.CopyBandwidth(gb_per_s=1000, cached=True, bytes=Count(8)),
+                           result=wire.convert(timing, wire_measure.BenchTiming), statistic="median",
                            versions={"torch": Version("2.11.0+cu130")})
     header = _sent(benched)
     assert type(wire.envelope(benched)["versions"]["torch"]) is str and header["copy"]["bytes"] == 8
-    parsed = wire.parse_reply(wire.Benched, header)
+    parsed = wire.parse_reply(wire_measure.Benched, header)
     assert parsed.versions == {"torch": "2.11.0+cu130"} and parsed.copy.gb_per_s == 1000.0
     assert wire.envelope(parsed)["result"] == timing  # no figure a puzzle lacks is sent as null
     with pytest.raises(wire.WireError, match="a value of type object cannot go on the wire"):
@@ -131,8 +132,8 @@ def test_a_float_that_is_not_finite_goes_on_the_wire():
 
 
 def test_a_size_of_several_dims_goes_on_the_wire():
-    bench = wire.Bench(puzzle_file="p.py", file="k.py", graphs=True, sizes={"batch": (4, 50), "D": 96}, traffic=8,
-                       inputs=(wire.TensorShape("float32", (4, 50, 96)),), values={"batch": (4, 50), "D": 96})
+    bench = wire_measure.Bench(puzzle_file="p.py", file="k.py", graphs=True, sizes={"batch": (4, 50), "D": 96}, traffic=8,
+                       inputs=(wire_measure.TensorShape("float32", (4, 50, 96)),), values={"batch": (4, 50), "D": 96})
     header = _sent(bench)
     parsed = wire.parse_request(header)
     assert header["values"] == {"batch": [4, 50], "D": 96} and parsed.values == {"batch": (4, 50), "D": 96}
@@ -201,7 +202,7 @@ def test_replies_of_every_operation_go_through_json_unchanged():
         (wire.Compiled, {"reply": "compiled", "variants": 2, "stats": [
             {"label": "", "registers": 40, "spill_bytes": 0, "shared": 0, "num_warps": 4, "num_stages": 3,
              "tensor_cores": "wgmma", "alu": 120, "slow": 4, "loops": 1, "loop_shared": 0}]}),
-        (wire.Profiled, {"reply": "profiled", "launches": [{
+        (wire_measure.Profiled, {"reply": "profiled", "launches": [{
             "kernel": "k", "group": 0, "config": "", "grid": [4, 1, 1], "interpreted": 2, "num_warps": 4,
             "num_stages": 3, "accesses": [{"tensor": "x", "op": "load", "line": 7, "source": "tl.load(x)",
                                            "requests": 2, "lanes": 256, "active": 200, "bytes": 800, "sectors": 26,

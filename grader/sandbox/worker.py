@@ -24,6 +24,7 @@ from grader.sandbox import kinds
 from grader.source.wrapped import python_function
 from grader.sandbox.learner_code import captured_output, compile_error_line, exception_chain, learner_frame, root_cause
 from grader.channel import wire
+from grader.channel import wire_measure
 from grader.course.dtypes import DTYPES
 from grader.channel.protocol import ChannelClosed, Reader, write_message
 from grader.sandbox.compile_request import AnswersCompile
@@ -178,7 +179,7 @@ class Worker(AnswersRun, AnswersCompile):
             return None, exc, printed[0] if printed else "", time.perf_counter() - start
         return result, None, printed[0] if printed else "", time.perf_counter() - start
 
-    def op_bench(self, msg: wire.Bench, blobs: list[bytes]):
+    def op_bench(self, msg: wire_measure.Bench, blobs: list[bytes]):
         """Time the learner's kernel (or autograd function) at one size of the puzzle's sweep,
         on the inputs the grader planned; what it wrote goes back for the grader to judge. A cpu
         worker times in the interpreter with the host's clock: the test path, never a figure."""
@@ -201,14 +202,14 @@ class Worker(AnswersRun, AnswersCompile):
         except BaseException as exc:  # the learner's code may raise anything
             return self.failure_of(exc, path, kinds.for_object(kernel).ran(kernel)), []
         device = self.torch.cuda.get_device_name() if self.device == "cuda" else "CPU (Triton's interpreter)"
-        return wire.Benched(device=device,
-                            copy=wire.CopyBandwidth(**{k: copy[k] for k in ("gb_per_s", "cached", "bytes", "ms",
+        return wire_measure.Benched(device=device,
+                            copy=wire_measure.CopyBandwidth(**{k: copy[k] for k in ("gb_per_s", "cached", "bytes", "ms",
                                                                             "statistic") if k in copy}),
-                            result=wire.convert(result, wire.BenchTiming), statistic=METHOD,
+                            result=wire.convert(result, wire_measure.BenchTiming), statistic=METHOD,
                             versions={"torch": str(self.torch.__version__),
                                       "triton": str(self.triton.__version__), **_track_versions(puzzle)}), out
 
-    def op_profile(self, msg: wire.Profile, blobs: list[bytes]):
+    def op_profile(self, msg: wire_measure.Profile, blobs: list[bytes]):
         """``--perf``: run the learner's kernel (or autograd function) once at one size in the
         interpreter, sampling each launch's programs, and send back what they did (perf.run)."""
         from grader.course.loader import load_puzzle
@@ -223,9 +224,9 @@ class Worker(AnswersRun, AnswersCompile):
         result, error, printed, seconds = self.run_learner(
             lambda: kind.profile(puzzle, obj, msg, path, self.modules[path]), None)
         if error is not None:
-            return wire.Profiled(launches=(), seconds=seconds, printed=printed,
+            return wire_measure.Profiled(launches=(), seconds=seconds, printed=printed,
                                  failure=self.failure_of(error, path, kinds.for_object(obj).ran(obj))), []
-        return wire.convert({**result, "printed": printed}, wire.Profiled), []
+        return wire.convert({**result, "printed": printed}, wire_measure.Profiled), []
 
     def bounds_checker(self, buffers: tuple[wire.BufferSpec, ...], whole, path, trace: bool, enforce: bool):
         from triton.runtime import interpreter
@@ -293,7 +294,7 @@ class Worker(AnswersRun, AnswersCompile):
 
     def serve(self, reader: Reader) -> None:
         handlers = {wire.Load: self.op_load, wire.Run: self.op_run, wire.Compile: self.op_compile,
-                    wire.Bench: self.op_bench, wire.Profile: self.op_profile}
+                    wire_measure.Bench: self.op_bench, wire_measure.Profile: self.op_profile}
         for kind in kinds.KINDS.values():  # each kind's own requests, answered by its wing
             handlers |= {request: functools.partial(answer, self) for request, answer in kind.answers.items()}
         while True:

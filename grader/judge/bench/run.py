@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from grader.channel import wire
+from grader.channel import wire_measure
 from grader.channel.protocol import MAX_MESSAGE
 from grader.judge import failures
 from grader.judge.bench.integrity import device_peaks, findings, limit_ms
@@ -200,7 +201,7 @@ def run_bench(grading: Grading, puzzle_id: str, kernel_file: Path, sizes: Sequen
                 planned = planned[:1]  # too large to send twice: the inputs are re-written, not varied
             sticks = yardsticks(puzzle, planned[0], device)
             _release_gpu_memory(device)  # the spec's: the worker times next, on the same GPU
-            message = wire.Bench(puzzle_file=str(course.puzzle_file(puzzle_id)), file=str(kernel_file),
+            message = wire_measure.Bench(puzzle_file=str(course.puzzle_file(puzzle_id)), file=str(kernel_file),
                                  graphs=not any(r.get("gpu_note") for r in rows), sets=len(planned), calls=calls,
                                  variant=dict(puzzle.chosen), **planned[0].header)
             started = time.monotonic()

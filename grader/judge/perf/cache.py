@@ -22,6 +22,7 @@ from pathlib import Path
 import msgspec
 
 from grader.channel import wire
+from grader.channel import wire_measure
 
 _COUNTING = ("sandbox/perf/record.py", "sandbox/perf/sample.py", "sandbox/perf/run.py", "sandbox/compile_stats.py",
              "channel/wire.py")
@@ -48,7 +49,7 @@ def _course_part(puzzle_file: Path) -> bytes:
     return "\n".join(lines).encode()
 
 
-def key(kernel_file: Path, puzzle_file: Path, request: wire.Profile, who: str = "") -> str | None:
+def key(kernel_file: Path, puzzle_file: Path, request: wire_measure.Profile, who: str = "") -> str | None:
     """The key of one implementation's counts and figures (``who``: "" for the course's solution,
     "yours-" for the learner's); None where a file cannot be read."""
     digest = hashlib.sha256(_versions())
@@ -63,18 +64,18 @@ def key(kernel_file: Path, puzzle_file: Path, request: wire.Profile, who: str = 
     return who + digest.hexdigest()[:32]
 
 
-def load(name: str) -> tuple[wire.Profiled, list] | None:
+def load(name: str) -> tuple[wire_measure.Profiled, list] | None:
     """The kept counts and figures ((KernelStats or None, note) per launch), or None."""
     try:
         doc = json.loads((folder() / f"{name}.json").read_text())
-        reply = wire.parse_reply(wire.Profiled, doc["reply"])
+        reply = wire.parse_reply(wire_measure.Profiled, doc["reply"])
         stats = [(wire.convert(s, wire.KernelStats) if s else None, note) for s, note in doc["stats"]]
     except (OSError, ValueError, KeyError, TypeError, wire.WireError):
         return None
-    return (reply, stats) if isinstance(reply, wire.Profiled) else None
+    return (reply, stats) if isinstance(reply, wire_measure.Profiled) else None
 
 
-def store(name: str, reply: wire.Profiled, stats: list) -> None:
+def store(name: str, reply: wire_measure.Profiled, stats: list) -> None:
     doc = {"reply": wire.header(reply), "stats": [[msgspec.to_builtins(s) if s else None, note] for s, note in stats]}
     try:
         folder().mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 import msgspec
 
 from grader.channel import wire
+from grader.channel import wire_measure
 from grader.channel.worker_pool import WorkerDied, WorkerTimedOut
 from grader.course.dtypes import DTYPES
 from grader.course.loader import Course
@@ -59,7 +60,7 @@ def _contiguous(shape) -> tuple[int, ...]:
 
 
 def profile_request(course: Course, puzzle: Puzzle, case: Case, kernel_file: Path,
-                    programs: int = PROGRAMS, seconds: float = 0.0) -> tuple[wire.Profile, int]:
+                    programs: int = PROGRAMS, seconds: float = 0.0) -> tuple[wire_measure.Profile, int]:
     """The request for one run at ``case``'s sizes, and the least traffic any implementation needs."""
     from grader.judge.plan import SpecShapes, integer_bounds
     shapes = SpecShapes(puzzle)
@@ -77,16 +78,16 @@ def profile_request(course: Course, puzzle: Puzzle, case: Case, kernel_file: Pat
         least = int(puzzle.bench.bytes({**puzzle.bench.blocks, **case.sizes}))
     else:
         least = sum(math.prod(shape) * DTYPES[dtype].itemsize for _, dtype, shape in (*inputs, *outputs))
-    request = wire.Profile(
+    request = wire_measure.Profile(
         puzzle_file=str(course.puzzle_file(puzzle.id)), file=str(kernel_file),
-        inputs=tuple(wire.NamedTensor(dtype=d, shape=tuple(s), name=n) for n, d, s in sent_in),
-        outputs=tuple(wire.NamedTensor(dtype=d, shape=tuple(s), name=n) for n, d, s in sent_out),
+        inputs=tuple(wire_measure.NamedTensor(dtype=d, shape=tuple(s), name=n) for n, d, s in sent_in),
+        outputs=tuple(wire_measure.NamedTensor(dtype=d, shape=tuple(s), name=n) for n, d, s in sent_out),
         ranges=ranges, values={k: v for k, v in values.items() if isinstance(v, (int, float, tuple))},
         grid=tuple(puzzle.launch_grid(case)), programs=programs, seconds=seconds)
     return request, least
 
 
-def compile_stats(worker, kernel_file: Path, kernel: str, launch: wire.LaunchProfile, memo: dict):
+def compile_stats(worker, kernel_file: Path, kernel: str, launch: wire_measure.LaunchProfile, memo: dict):
     """ptxas's figures for one launch (None, and why, where the sm_90 compile cannot be made)."""
     if not launch.path:
         return None, "the kernel is not defined at the top level of the file, so it was not compiled"
@@ -112,7 +113,7 @@ def compile_stats(worker, kernel_file: Path, kernel: str, launch: wire.LaunchPro
     return reply.stats[0], ""
 
 
-def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=model.H100) -> LaunchCost:
+def launch_cost(launch: wire_measure.LaunchProfile, stats, note: str, c: dict, device=model.H100) -> LaunchCost:
     """One launch's counts scaled to its grid, and its estimated time."""
     programs = math.prod(launch.grid)
     scale = programs / max(1, launch.interpreted)
@@ -180,7 +181,7 @@ def launch_cost(launch: wire.LaunchProfile, stats, note: str, c: dict, device=mo
         staged=stats.loop_shared if stats and launch.dots else 0)
 
 
-def profile_costs(reply: wire.Profiled, stats: list, c: dict, device=model.H100) -> tuple[tuple[LaunchCost, ...], float]:
+def profile_costs(reply: wire_measure.Profiled, stats: list, c: dict, device=model.H100) -> tuple[tuple[LaunchCost, ...], float]:
     """Each launch costed (an autotuned launch: its fastest config, the others as alternatives),
     and the wrapper's own PyTorch operators. ``stats``: (KernelStats or None, note) per launch."""
     groups: dict[int, list[LaunchCost]] = {}
@@ -197,8 +198,8 @@ def profile_costs(reply: wire.Profiled, stats: list, c: dict, device=model.H100)
     return tuple(chosen), torch_s * 1e3
 
 
-def measure(grading: Grading, puzzle: Puzzle, kernel_file: Path, request: wire.Profile,
-            solution: Path | None, ran=None) -> tuple[wire.Profiled | None, list, str]:
+def measure(grading: Grading, puzzle: Puzzle, kernel_file: Path, request: wire_measure.Profile,
+            solution: Path | None, ran=None) -> tuple[wire_measure.Profiled | None, list, str]:
     """What one implementation did at the size: the worker's counts, ptxas's figures for each
     launch ((KernelStats or None, note) each), or why there are none. ``ran()`` is called once
     the run has counted and its worker is free, before the compiles (the learner's grading
@@ -223,7 +224,7 @@ def measure(grading: Grading, puzzle: Puzzle, kernel_file: Path, request: wire.P
     return reply, [compile_stats(compiler, kernel_file, puzzle.kernel, launch, memo) for launch in reply.launches], ""
 
 
-def costed(who: str, kernel_file: Path, reply: wire.Profiled | None, stats: list, error: str, c: dict) -> PerfProfile:
+def costed(who: str, kernel_file: Path, reply: wire_measure.Profiled | None, stats: list, error: str, c: dict) -> PerfProfile:
     """One implementation's counts and figures, costed by the model with coefficients ``c``."""
     seconds = reply.seconds if reply is not None else 0.0
     if error:
@@ -234,7 +235,7 @@ def costed(who: str, kernel_file: Path, reply: wire.Profiled | None, stats: list
                        seconds=seconds)
 
 
-def profile_one(grading: Grading, puzzle: Puzzle, who: str, kernel_file: Path, request: wire.Profile,
+def profile_one(grading: Grading, puzzle: Puzzle, who: str, kernel_file: Path, request: wire_measure.Profile,
                 solution: Path | None, c: dict, ran=None) -> PerfProfile:
     """One implementation profiled, compiled and costed; its counts and figures are kept between
     runs (:mod:`.perf_cache`): the course's solution's, and the learner's until its file or a

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from grader.channel import wire
+from grader.channel import wire_measure
 from grader.channel.binding import Param, bind
 from grader.course.dtypes import DTYPES, dtype_name, tensor_bytes
 from grader.course.puzzle import Puzzle, with_case_values
@@ -88,7 +88,7 @@ def warm_up(seconds: float = 0.5) -> None:
         torch.cuda.synchronize()
 
 
-def input_sets(msg: wire.Bench, blobs: list[bytes], device: str) -> list[list[torch.Tensor]]:
+def input_sets(msg: wire_measure.Bench, blobs: list[bytes], device: str) -> list[list[torch.Tensor]]:
     """The grader's input sets (``msg.sets`` of them, one after another in the blobs), on ``device``."""
     count = len(msg.inputs)
     sets = []
@@ -145,7 +145,7 @@ def _baselines(puzzle: Puzzle, values: dict, subject) -> dict:
     return subjects
 
 
-def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], msg: wire.Bench, blobs: list[bytes],
+def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], msg: wire_measure.Bench, blobs: list[bytes],
                  device: str = "cuda") -> tuple[dict, list]:
     """One size: the kernel on the grader's inputs, its output buffers re-filled before each call."""
     sets = input_sets(msg, blobs, device)
@@ -186,7 +186,7 @@ def bench_kernel(puzzle: Puzzle, kernel, params: list[Param], msg: wire.Bench, b
             **result}, out
 
 
-def bench_function(puzzle: Puzzle, cls, msg: wire.Bench, blobs: list[bytes],
+def bench_function(puzzle: Puzzle, cls, msg: wire_measure.Bench, blobs: list[bytes],
                    device: str = "cuda") -> tuple[dict, list]:
     """One size of forward + backward of ``cls`` against autograd through the Bench's baseline (else
     the spec): the gradients ``cls`` gave go back; ``gpu_ms`` is the same step replayed as a CUDA
@@ -231,7 +231,7 @@ def bench_function(puzzle: Puzzle, cls, msg: wire.Bench, blobs: list[bytes],
     return {"sizes": msg.sizes, "blocks": {}, "copy_ms": _copy(measure, msg.traffic, device), **result}, out
 
 
-def _graphs(msg: wire.Bench, steps: dict, measure: Measure) -> dict:
+def _graphs(msg: wire_measure.Bench, steps: dict, measure: Measure) -> dict:
     """The step and autograd's replayed as CUDA graphs: the GPU's work without the host's.
     ``steps``: "ms" (the learner's) and "baseline_ms", each (the step, its leaves)."""
     gpu = {"gpu_ms": None, "baseline_gpu_ms": None,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from grader.channel import wire
+from grader.channel import wire_measure
 from grader.channel.kinds import function as function_wire
 from grader.channel.kinds import helion as helion_wire
 from grader.sandbox.launch import NotGenuine, parameters, python_function, unwrap
@@ -27,8 +28,8 @@ class WorkerKind:
     owns: Callable[[object], bool] | None  # whether a learner's object is this kind's; None: what no other kind owns
     load: Callable  # (the worker, the object, its name) -> wire.Loaded, or a wire.Failure that says why not
     ran: Callable[[object], object]  # the object -> the kernel a compile error is read from; None: found from the error
-    bench: Callable  # (puzzle, the object, the wire.Bench request, blobs, device) -> (result, blobs)
-    profile: Callable  # (puzzle, the object, the wire.Profile request, its file, its module) -> counts (--perf)
+    bench: Callable  # (puzzle, the object, the wire_measure.Bench request, blobs, device) -> (result, blobs)
+    profile: Callable  # (puzzle, the object, the wire_measure.Profile request, its file, its module) -> counts (--perf)
     # (the worker's device) -> None: what must be set before the learner's file is first imported
     # (a Load that names the kind); None: nothing
     before_import: Callable[[str], None] | None = None
@@ -63,17 +64,17 @@ def _load_kernel(worker, kernel, name: str):
                        line=inspect.getsourcelines(fn)[1] if inspect.getsourcefile(fn) else None)
 
 
-def _bench_kernel(puzzle, kernel, msg: wire.Bench, blobs: list[bytes], device: str):
+def _bench_kernel(puzzle, kernel, msg: wire_measure.Bench, blobs: list[bytes], device: str):
     from grader.sandbox.bench.run import bench_kernel
     return bench_kernel(puzzle, kernel, kernel_params(python_function(kernel)), msg, blobs, device)
 
 
-def _profile_kernel(puzzle, kernel, msg: wire.Profile, filename: str, module):
+def _profile_kernel(puzzle, kernel, msg: wire_measure.Profile, filename: str, module):
     from grader.sandbox.perf.run import profile_kernel
     return profile_kernel(puzzle, kernel, kernel_params(python_function(kernel)), msg, filename, module)
 
 
-def _profile_function(puzzle, cls, msg: wire.Profile, filename: str, module):
+def _profile_function(puzzle, cls, msg: wire_measure.Profile, filename: str, module):
     from grader.sandbox.perf.run import profile_function
     return profile_function(puzzle, cls, msg, filename, module)
 
@@ -86,7 +87,7 @@ def _load_function(worker, cls, name: str):
                        line=None)
 
 
-def _bench_function(puzzle, cls, msg: wire.Bench, blobs: list[bytes], device: str):
+def _bench_function(puzzle, cls, msg: wire_measure.Bench, blobs: list[bytes], device: str):
     from grader.sandbox.bench.run import bench_function
     return bench_function(puzzle, cls, msg, blobs, device)
 
@@ -132,12 +133,12 @@ def _owns_helion(obj) -> bool:
     return is_helion_kernel(obj)
 
 
-def _bench_helion(puzzle, kernel, msg: wire.Bench, blobs: list[bytes], device: str):
+def _bench_helion(puzzle, kernel, msg: wire_measure.Bench, blobs: list[bytes], device: str):
     from grader.sandbox.kinds.helion.bench import bench_helion
     return bench_helion(puzzle, kernel, msg, blobs, device)
 
 
-def _profile_helion(puzzle, kernel, msg: wire.Profile, filename: str, module):
+def _profile_helion(puzzle, kernel, msg: wire_measure.Profile, filename: str, module):
     raise NotImplementedError("--perf counts a Triton kernel's accesses in Triton's interpreter; a Helion "
                               "kernel's are not counted yet: run --verbose to see the Triton it becomes")
 

@@ -8,7 +8,7 @@ the ``tl.dot`` FLOPs by precision; the lane operations, and how many are the slo
 (exp, log, sqrt, sin, cos: the SFU's). Programs of one launch do the same work on other data in
 nearly every kernel, so the judge scales the sample to the grid (:mod:`grader.judge.perf.run`).
 
-Nothing here decides anything: the counts go to the grader as :class:`grader.channel.wire.LaunchProfile`.
+Nothing here decides anything: the counts go to the grader as :class:`grader.channel.wire_measure.LaunchProfile`.
 The hooks wrap the interpreter's builder, as the bounds check does (:mod:`.bounds`), whose
 walk to the learner's line they share.
 """

@@ -19,7 +19,7 @@ import time
 
 import torch
 
-from grader.channel import wire
+from grader.channel import wire_measure
 from grader.course.dtypes import dtype_name
 from grader.sandbox.perf.record import LAUNCH_OPTIONS, Counter, LaunchCounts, Region
 from grader.sandbox.perf.sample import Sample
@@ -27,7 +27,7 @@ from grader.sandbox.perf.sample import Sample
 CHUNK = 1 << 20  # elements drawn at random, then repeated: gigabytes of inputs in a second
 
 
-def make_tensor(spec: wire.NamedTensor, bounds, gen: torch.Generator) -> torch.Tensor:
+def make_tensor(spec: wire_measure.NamedTensor, bounds, gen: torch.Generator) -> torch.Tensor:
     dtype = getattr(torch, spec.dtype)
     out = torch.empty(spec.shape, dtype=dtype)
     flat = out.view(-1)
@@ -210,7 +210,7 @@ def torch_ops(launches: Launches):
 class Profiling:
     """One profiled run: the inputs made from their shapes, and the hooks that count."""
 
-    def __init__(self, msg: wire.Profile, filename: str, module) -> None:
+    def __init__(self, msg: wire_measure.Profile, filename: str, module) -> None:
         from triton.runtime import interpreter
 
         from grader.sandbox.recorded_launch import kernel_paths
@@ -228,7 +228,7 @@ class Profiling:
                 "seconds": time.perf_counter() - self.started}
 
 
-def profile_kernel(puzzle, kernel, params: list, msg: wire.Profile, filename: str, module) -> dict:
+def profile_kernel(puzzle, kernel, params: list, msg: wire_measure.Profile, filename: str, module) -> dict:
     """The kernel launched on the puzzle's grid, as ``--bench`` launches it (its Bench's options)."""
     from grader.channel.binding import bind
     from grader.sandbox.launch import parameters, unwrap
@@ -248,7 +248,7 @@ def profile_kernel(puzzle, kernel, params: list, msg: wire.Profile, filename: st
     return run.result()
 
 
-def profile_function(puzzle, cls, msg: wire.Profile, filename: str, module) -> dict:
+def profile_function(puzzle, cls, msg: wire_measure.Profile, filename: str, module) -> dict:
     """Forward and backward of the autograd Function, as ``--bench`` times them."""
     run = Profiling(msg, filename, module)
     *leaves, grad = run.inputs

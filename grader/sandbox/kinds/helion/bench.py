@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import torch
 
-from grader.channel import wire
+from grader.channel import wire_measure
 from grader.course.puzzle import Puzzle, keyword_values, tile_extents
 from grader.sandbox.bench.loop import Measure, Subject
 from grader.sandbox.bench.run import _baselines, _copy, _nothing, _poison, input_sets, raw
@@ -49,7 +49,7 @@ def _interpreted(kernel, grid, *args, **options) -> None:
     interpreted_launch(kernel, grid, args, {k: v for k, v in options.items() if k in ("num_warps", "num_stages")})
 
 
-def bench_helion(puzzle: Puzzle, kernel, msg: wire.Bench, blobs: list[bytes],
+def bench_helion(puzzle: Puzzle, kernel, msg: wire_measure.Bench, blobs: list[bytes],
                  device: str = "cuda") -> tuple[dict, list]:
     """One size: the compiled kernel called on the grader's inputs, against the Bench's baseline."""
     sets = input_sets(msg, blobs, device)
