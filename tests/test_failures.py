@@ -302,3 +302,20 @@ def test_a_family_words_anothers_facts_through_the_catalogue():
             imported = {node.module for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ImportFrom)}
             assert {m for m in imported if m and m.startswith("grader.judge.failures.")} <= {
                 "grader.judge.failures.catalogue", "grader.judge.failures.words"}, path.name
+
+
+def test_a_benchmark_or_profile_that_gives_no_answer_says_how_its_worker_ended():
+    from grader.channel.worker_pool import WorkerDied, WorkerTimedOut
+    from grader.judge.asking import unfinished
+    killed = unfinished("the benchmark", WorkerDied(-9, "timing 262144 x 1024\nKilled\n"))
+    assert killed.kind == FailureKind.CRASH
+    assert word(killed) == (
+        "the benchmark did not finish: the process running your code died (signal 9; its last words: Killed). "
+        "A process killed by signal 9 was most often out of memory: the largest size needs the most.")
+    assert word(unfinished("the run", WorkerDied(1, ""))) == \
+        "the run did not finish: the process running your code died (exit code 1; its last words: nothing on stderr)."
+    assert word(unfinished("the run", WorkerDied(0, "junk", corrupted=True))) == \
+        "the run did not finish: the process running your code broke the grader's channel (junk)."
+    late = unfinished("the benchmark", WorkerTimedOut(limit=120.0))
+    assert late.kind == FailureKind.TIMEOUT
+    assert word(late) == "the benchmark did not finish: it ran past its limit (past 120.0 s of CPU time)."

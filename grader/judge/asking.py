@@ -44,3 +44,10 @@ def malformed(worker: WorkerProcess, error: Exception, device: str) -> None:
         worker.malformed(error)
     except WorkerDied as died:
         raise died_so(died, device) from None
+
+
+def unfinished(what: str, exc: WorkerDied | WorkerTimedOut) -> failures.Unfinished:
+    """Why a worker gave ``what`` no answer, as the catalogue's facts."""
+    if isinstance(exc, WorkerTimedOut):
+        return failures.Unfinished(failures.FailureKind.TIMEOUT, what, limit=str(exc))
+    return failures.Unfinished(failures.FailureKind.CRASH, what, None if exc.corrupted else exc.returncode, exc.stderr_tail)

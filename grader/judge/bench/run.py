@@ -29,7 +29,7 @@ from typing import Mapping, Sequence
 from grader.channel import wire
 from grader.channel import wire_measure
 from grader.channel.protocol import MAX_MESSAGE
-from grader.judge import failures
+from grader.judge import asking, failures
 from grader.judge.bench.integrity import device_peaks, findings, limit_ms
 from grader.judge.bench.model import BenchResult, Row
 from grader.course.loader import CourseError
@@ -222,7 +222,7 @@ def run_bench(grading: Grading, puzzle_id: str, kernel_file: Path, sizes: Sequen
             if found:  # the process is not to be trusted any more: no figure after this one
                 break
     except (WorkerTimedOut, WorkerDied) as exc:
-        return BenchResult(puzzle_id, ok=False, error=f"the benchmark did not finish: {type(exc).__name__}")
+        return BenchResult(puzzle_id, ok=False, error=failures.word(asking.unfinished("the benchmark", exc)))
     finally:
         worker.recycle()  # the learner's code ran in it: it serves nothing else
     return summarise(puzzle, {**reply, "results": rows}, peaks)

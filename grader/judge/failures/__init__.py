@@ -48,7 +48,7 @@ from grader.judge.failures.wrappers import (  # noqa: F401
     WrongOutput,
 )
 from grader.judge.failures.bench import (  # noqa: F401
-    BelowLimit, HiddenWork, NotPlain, PersistingL2, Reached, Tampered, ThreadsStarted, TimedCall,
+    BelowLimit, HiddenWork, NotPlain, PersistingL2, Reached, Tampered, ThreadsStarted, TimedCall, Unfinished,
 )
 from grader.judge.failures.helion import (  # noqa: F401
     GeneratedCompile, HelionRejected, HelionWrongOutput, HostWork, LoweringDisagrees, ReturnCount,

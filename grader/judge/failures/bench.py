@@ -1,4 +1,4 @@
-"""``--bench``: a later call wrong, and a timing that cannot be trusted."""
+"""``--bench``: a later call wrong, a timing that cannot be trusted, and a run that gave no answer."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -132,7 +132,34 @@ def _persisting_l2(f: PersistingL2) -> str:
             f"call reads its inputs from memory, as in a model where the tensors do not stay in cache.")
 
 
+@dataclass(frozen=True)
+class Unfinished:
+    """The worker that timed ``--bench`` (or counted ``--perf``) gave no answer: it died
+    (``returncode``, None where it wrote garbage into the channel; ``stderr_tail``), or ran past
+    ``limit`` (its words, kind TIMEOUT)."""
+
+    kind: FailureKind
+    what: str  # "the benchmark", "the run"
+    returncode: int | None = None
+    stderr_tail: str = ""
+    limit: str = ""
+
+
+def _unfinished(f: Unfinished) -> str:
+    if f.kind == FailureKind.TIMEOUT:
+        return f"{f.what} did not finish: it ran past its limit ({f.limit})."
+    last = f.stderr_tail.strip().splitlines()[-1] if f.stderr_tail.strip() else "nothing on stderr"
+    if f.returncode is None:
+        return f"{f.what} did not finish: the process running your code broke the grader's channel ({last})."
+    how = f"signal {-f.returncode}" if f.returncode < 0 else f"exit code {f.returncode}"
+    said = f"{f.what} did not finish: the process running your code died ({how}; its last words: {last})."
+    if f.returncode == -9:
+        said += " A process killed by signal 9 was most often out of memory: the largest size needs the most."
+    return said
+
+
 register(VALUE_KINDS, {TimedCall: _timed_call})
+register((FailureKind.CRASH, FailureKind.TIMEOUT), {Unfinished: _unfinished})
 register(FailureKind.BENCH_REJECTED, {BelowLimit: _below_limit, Tampered: _tampered, HiddenWork: _hidden_work,
                             ThreadsStarted: _threads_started, Reached: _reached, NotPlain: _not_plain,
                             PersistingL2: _persisting_l2})

@@ -27,6 +27,7 @@ from grader.course.loader import Course
 from grader.course.puzzle import Case, Puzzle
 from grader.judge.perf import cache as perf_cache
 from grader.judge.perf import estimate as model
+from grader.judge import asking, failures
 from grader.judge.kinds import kind_of
 from grader.judge.perf.findings import findings
 from grader.judge.perf.model import LaunchCost, LineCost, PerfProfile, PerfResult
@@ -208,7 +209,7 @@ def measure(grading: Grading, puzzle: Puzzle, kernel_file: Path, request: wire_m
     try:
         reply, _ = worker.request(request, timeout=PROFILE_TIMEOUT)
     except (WorkerDied, WorkerTimedOut) as exc:
-        return None, [], f"the run did not finish: {type(exc).__name__}"
+        return None, [], failures.word(asking.unfinished("the run", exc))
     finally:
         worker.recycle()
     if isinstance(reply, wire.Failure):
