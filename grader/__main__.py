@@ -10,7 +10,7 @@ _status: list[int] = []
 
 def _end_without_teardown() -> None:
     # Registered before anything is imported, so it runs after every other exit hook.
-    if not _status:  # the command raised: Python's own ending prints it
+    if not _status or not isinstance(_status[0], int):  # the command raised: Python's own ending prints it
         return
     for stream in (sys.stdout, sys.stderr):
         try:
