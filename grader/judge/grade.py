@@ -11,7 +11,6 @@ file; only the learner's object comes from the learner's file, and only the work
 """
 from __future__ import annotations
 
-import threading
 import time
 from concurrent.futures import Future
 from dataclasses import replace
@@ -27,7 +26,7 @@ from grader.judge import asking, failures, messages
 from grader.judge.asking import Unanswered
 from grader.judge.case_run import failed_case
 from grader.judge.options import Options
-from grader.judge.plan import SpecShapes
+from grader.judge.plan import SpecShapes, computed
 from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
 from grader.source import variant_code
 from grader.source.source_lines import imports_torch, kernel_code
@@ -85,15 +84,7 @@ class PuzzleGrader:
     def beside(self, work, *args) -> Future:
         """``work(*args)`` on a thread of its own (the compile checker's requests, while this
         thread's worker runs cases); its result, or the exception it raised, comes in the Future."""
-        future: Future = Future()
-
-        def run() -> None:
-            try:
-                future.set_result(work(*args))
-            except BaseException as exc:  # a grader bug: raised again where the result is awaited
-                future.set_exception(exc)
-        threading.Thread(target=run, name=f"compile check of {self.puzzle.id}", daemon=True).start()
-        return future
+        return computed(lambda: work(*args), beside=True, name=f"compile check of {self.puzzle.id}")
 
     def checker_session(self):
         """The compile checker's worker for this puzzle. A file that imports torch (a learner's

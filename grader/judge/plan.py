@@ -177,9 +177,9 @@ class CasePlan:
         return self.buffers[len(self.inputs):]
 
 
-def computed(work: Callable[[], tuple], beside: bool) -> Future:
+def computed(work: Callable[[], object], beside: bool, name: str = "spec beside the kernel") -> Future:
     """``work()``'s result as a Future: computed now (what it raises, raised here), or
-    (``beside``) on a thread of its own (raised where the result is read)."""
+    (``beside``) on a thread of its own called ``name`` (raised where the result is read)."""
     future: Future = Future()
     if not beside:
         future.set_result(work())
@@ -190,7 +190,7 @@ def computed(work: Callable[[], tuple], beside: bool) -> Future:
             future.set_result(work())
         except BaseException as exc:  # noqa: BLE001 (raised again where the result is read)
             future.set_exception(exc)
-    threading.Thread(target=run, name="spec beside the kernel", daemon=True).start()
+    threading.Thread(target=run, name=name, daemon=True).start()
     return future
 
 
