@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from grader.judge.failures.catalogue import FailureKind, VALUE_KINDS, register, word
-from grader.judge.failures.words import plural
+from grader.judge.failures.words import ended, last_line, plural
 
 
 @dataclass(frozen=True)
@@ -148,11 +148,10 @@ class Unfinished:
 def _unfinished(f: Unfinished) -> str:
     if f.kind == FailureKind.TIMEOUT:
         return f"{f.what} did not finish: it ran past its limit ({f.limit})."
-    last = f.stderr_tail.strip().splitlines()[-1] if f.stderr_tail.strip() else "nothing on stderr"
+    last = last_line(f.stderr_tail, "nothing on stderr")
     if f.returncode is None:
         return f"{f.what} did not finish: the process running your code broke the grader's channel ({last})."
-    how = f"signal {-f.returncode}" if f.returncode < 0 else f"exit code {f.returncode}"
-    said = f"{f.what} did not finish: the process running your code died ({how}; its last words: {last})."
+    said = f"{f.what} did not finish: the process running your code died ({ended(f.returncode)}; its last words: {last})."
     if f.returncode == -9:
         said += " A process killed by signal 9 was most often out of memory: the largest size needs the most."
     return said

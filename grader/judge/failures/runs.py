@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from grader.judge.failures.catalogue import FailureKind, register
-from grader.judge.failures.words import at_line, usual_fix
+from grader.judge.failures.words import at_line, ended, last_line, usual_fix
 
 
 @dataclass(frozen=True)
@@ -82,15 +82,14 @@ class Crash:
 
 
 def _crash(f: Crash) -> str:
-    detail = f.stderr_tail.strip().splitlines()[-1] if f.stderr_tail.strip() else "no message"
+    detail = last_line(f.stderr_tail, "no message")
     if f.corrupted:
         return (f"the process running the kernel wrote garbage into the grader's channel ({detail}). "
                 f"Kernels must not write to file descriptors.")
     if f.returncode is None:
         text = f"the kernel crashed its process ({detail})."
     else:
-        how = f"signal {-f.returncode}" if f.returncode < 0 else f"exit code {f.returncode}"
-        text = f"the process running the kernel died ({how}: {detail})."
+        text = f"the process running the kernel died ({ended(f.returncode)}: {detail})."
         if f.returncode == -24:  # SIGXCPU
             text += " It used up its CPU time: the grader gives every worker a CPU-time budget."
     if f.device == "cuda":

@@ -25,6 +25,16 @@ def fmt_index(index: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, index)) + ")" if len(index) != 1 else f"({index[0]})"
 
 
+def ended(returncode: int) -> str:
+    """How a process ended, as a message says it: ``signal 9``, ``exit code 1``."""
+    return f"signal {-returncode}" if returncode < 0 else f"exit code {returncode}"
+
+
+def last_line(text: str, empty: str) -> str:
+    """The last line of a process's stderr, or ``empty`` where it wrote nothing."""
+    return text.strip().splitlines()[-1] if text.strip() else empty
+
+
 def plural(count: int, noun: str) -> str:
     """``1 element``, ``2 elements``."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
