@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from grader.channel import wire_measure
 from grader.judge import failures
 from grader.judge.bench.run import plan_size, run_bench, summarise, yardsticks
 from grader.judge.bench.integrity import Peaks, findings, limit_ms
@@ -267,6 +268,45 @@ def test_an_honest_solution_is_benched_checked_and_not_flagged(cpu_grading, puzz
     assert row.flag == "" and not doc.fails and row.correct and not row.rejected, (row.wrong, row.rejected)
     assert row.input_sets == 2 and len(row.checked) == 2 and row.checked[-1] == 3 * row.calls
     assert row.ms > 0 and row.wall_ms >= row.ms * 0.5 and row.baseline_ms > 0
+
+
+def test_a_checked_call_with_the_first_calls_bytes_on_its_inputs_sends_none_and_keeps_its_verdict(
+        cpu_grading, monkeypatch):
+    """One input set (as a sweep's largest sizes send): the checked calls gave the first call's
+    bytes, so only the first call's go back (three copies of puzzle 15's 1 GiB gradient did not fit
+    a message and the worker died), and the size is judged as before."""
+    from grader.channel.worker_pool import WorkerProcess
+    sent = []
+    asked = WorkerProcess.request
+
+    def request(self, message, blobs=(), timeout=None, **more):
+        reply, raw = asked(self, message, blobs, timeout=timeout, **more)
+        sent.append((reply, len(raw)))
+        return reply, raw
+    monkeypatch.setattr(WorkerProcess, "request", request)
+    doc = run_bench(cpu_grading, "puzzle15", COURSE.solution_file("puzzle15"), sizes=[TINY["puzzle15"]], calls=2,
+                    sets=1)
+    (row,) = doc.rows
+    assert doc.ok and row.correct and row.input_sets == 1 and len(row.checked) == 2, (doc.error, row.wrong)
+    (reply, blobs), = [(r, n) for r, n in sent if isinstance(r, wire_measure.Benched)]
+    assert [c.same_as for c in reply.result.checked] == [0, 0] and blobs == 2  # grad_x and grad_weight, once
+
+
+def test_a_checked_call_that_repeats_an_earlier_one_is_that_ones_verdict_and_others_are_judged(course):
+    from grader.judge.bench.run import _checked
+    puzzle = course.puzzle("puzzle13")
+    planned = plan_size(puzzle, TINY["puzzle13"])
+    outputs = [{"dtype": "float32", "shape": list(planned.expected[0].shape)}]
+    right = planned.expected[0].contiguous().numpy().tobytes()
+    wrong = (planned.expected[0] + 1).contiguous().numpy().tobytes()
+
+    def result(*checks):
+        return {"outputs": outputs, "checked": [{"call": c, "calls": 8, "input_set": 0, "outputs": outputs,
+                                                 "same_as": same} for c, same in checks]}
+    repeated = _checked(puzzle, [planned], result((3, 0), (8, 0)), [right], {})
+    assert repeated["correct"] and repeated["checked"] == [3, 8]
+    changed = _checked(puzzle, [planned], result((3, 0), (8, None)), [right, wrong], {})
+    assert not changed["correct"] and "timed call 8 of 8" in changed["wrong"], changed["wrong"]
 
 
 CORPUS = sorted(TRICKS.glob("puzzle*.py"))

@@ -27,7 +27,7 @@ class Beside:
     def __init__(self, answer) -> None:
         self.answer, self.asked = answer, []
 
-    def request(self, message, blobs=(), timeout=None):
+    def request(self, message, blobs=(), timeout=None, reply_bytes=None):
         self.asked.append(message)
         return self.answer(message)
 

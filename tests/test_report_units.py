@@ -41,6 +41,16 @@ def test_bench_report_of_a_kernel_has_no_gpu_only_column_and_flags_impossible_sp
                                                                                "copy_ms": 0.0304}]))
     row = read_heavy.rows[0]
     assert row.copy_fraction > 1.1 and row.flag == "above copy bandwidth: check" and not row.fails
+    # No physical limit where the traffic fits the L2; a copy there ran far below the device's
+    # bandwidth (puzzle 14's honest kernel at 1.24x of one on an H100, the copy at 58 % of 3006 GB/s):
+    # no yardstick for impossible. Near the bandwidth, far above the copy still is.
+    small = {"sizes": {"ROWS": 4096, "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 0.0,
+             "baseline_ms": 0.0274, "limit_ms": 0.0}
+    in_l2 = summarise(course.puzzle("puzzle14"), _bench_reply([small | {"ms": 0.0155, "copy_ms": 0.0193}])).rows[0]
+    assert not in_l2.copy_bound and in_l2.copy_fraction > 1.2
+    assert in_l2.flag == "above copy bandwidth: check" and not in_l2.fails
+    bound = summarise(course.puzzle("puzzle14"), _bench_reply([small | {"ms": 0.0065, "copy_ms": 0.0084}])).rows[0]
+    assert bound.copy_bound and bound.flag.startswith("IMPOSSIBLE") and bound.fails
     failed = summarise(course.puzzle("puzzle15"), _bench_reply([
         {"sizes": {"batch": [4096], "D": 1024}, "blocks": {}, "correct": True, "max_abs_err": 0.0,
          "ms": 0.3, "baseline_ms": 0.1, "gpu_ms": None, "baseline_gpu_ms": None,

@@ -239,7 +239,7 @@ class _Channel:
     def __init__(self, header):
         self.header = header
 
-    def read_message(self, timeout=None):
+    def read_message(self, timeout=None, most=None):
         return self.header, []
 
 
@@ -286,7 +286,7 @@ class _Worker:
     def __init__(self, answer):
         self.answer, self.killed, self.asked, self.warm = answer, 0, [], frozenset()
 
-    def request(self, message, blobs=(), timeout=None):
+    def request(self, message, blobs=(), timeout=None, reply_bytes=None):
         self.asked.append(message)
         if isinstance(message, wire.Load):
             params = () if "puzzle15" in message.file else tuple(
@@ -484,3 +484,45 @@ def test_on_a_gpu_a_stray_load_the_interpreter_beside_it_finds_fails_the_case(co
     assert "in program (6, 0, 0)" in first.message and "Found by the bounds check that runs each case in the " \
                                                        "interpreter beside the GPU" in first.message
     assert any(isinstance(m, (wire.Run, function_wire.Replay)) and m.check_bounds for m in interpreter.asked)
+
+
+def test_a_message_the_reader_would_refuse_is_not_written(monkeypatch):
+    """The worker learns its reply cannot go (and sends a Failure instead) rather than dying on
+    a closed pipe once the grader refused the stream, as puzzle 15's 3 GiB --bench reply did."""
+    import os
+
+    from grader.channel import protocol
+    read, write = os.pipe()
+    try:
+        with pytest.raises(protocol.MessageTooLarge, match=r"4097 blobs of 0 bytes.*past the channel's limits"):
+            protocol.write_message(write, {"op": "x"}, [b""] * 4097)
+        monkeypatch.setattr(protocol, "MAX_MESSAGE", 10)
+        with pytest.raises(protocol.MessageTooLarge, match="2 blobs of 13 bytes, the largest 9"):
+            protocol.write_message(write, {"op": "x"}, [b"a" * 4, memoryview(b"b" * 9)], most=10)
+        protocol.write_message(write, {"op": "x"}, [b"a" * 5, b"b" * 5], most=10)  # at the limit: written, read back
+        header, blobs = protocol.Reader(read).read_message(timeout=5, most=10)
+        # a request that allows its reply more (a --bench size's outputs): both sides hold to that
+        protocol.write_message(write, {"op": "y"}, [b"c" * 12], most=12)
+        with pytest.raises(protocol.ChannelClosed, match="frame of 12 bytes"):  # one blob past all it may hold
+            protocol.Reader(read).read_message(timeout=5, most=10)
+        protocol.write_message(write, {"op": "y"}, [b"c" * 6, b"d" * 6], most=12)
+        with pytest.raises(protocol.ChannelClosed, match="message of more than 10 bytes"):
+            protocol.Reader(read).read_message(timeout=5, most=10)
+    finally:
+        os.close(read)
+        os.close(write)
+    assert header == {"op": "x", "blobs": 2} and blobs == [b"aaaaa", b"bbbbb"]
+
+
+def test_a_requests_allowance_for_its_reply_rides_in_its_header_and_never_lowers_the_default():
+    sent = wire.header(wire.Exit()) | {wire.REPLY_BYTES: 3 << 31}
+    assert wire.reply_bytes(sent, 1 << 31) == 3 << 31 and wire.parse_request(sent) == wire.Exit()
+    for odd in (1 << 20, True, "3", None, -5):
+        assert wire.reply_bytes({wire.REPLY_BYTES: odd}, 1 << 31) == 1 << 31
+
+
+def test_a_checked_call_may_repeat_only_an_earlier_one():
+    shape = wire_measure.TensorShape(dtype="float32", shape=(2,))
+    assert wire_measure.CheckedCall(call=3, calls=4, input_set=0, outputs=(shape,), same_as=0).same_as == 0
+    with pytest.raises(wire.WireError, match="call 3 cannot repeat call 3"):
+        wire_measure.CheckedCall(call=3, calls=4, input_set=0, outputs=(shape,), same_as=3)

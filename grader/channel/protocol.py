@@ -15,10 +15,14 @@ import time
 
 _LEN = struct.Struct(">Q")
 # What one message may carry: a worker is untrusted, and a frame it claims is read into memory.
-# The largest real reply (a benchmark-sized output) is a few hundred MiB.
+# A header frame holds MAX_FRAME at most, a blob as much as its message. A request whose reply
+# must carry more says so (``most``: a --bench size's outputs, 2 GiB of puzzle 23's fp32
+# logits' gradient at 4096 x 128256).
 MAX_FRAME = 1 << 30
 MAX_MESSAGE = 1 << 31
 MAX_BLOBS = 4096
+# What the worker reads from the grader, which it trusts: a stream past this is corrupt.
+FROM_GRADER = 1 << 36
 
 
 class ChannelClosed(EOFError):
@@ -29,8 +33,17 @@ class ChannelTimeout(TimeoutError):
     """No full message arrived in time."""
 
 
-def write_message(fd: int, header: dict, blobs: list[bytes] = ()) -> None:
+class MessageTooLarge(ValueError):
+    """A message the reader would refuse as corrupt: nothing of it was written."""
+
+
+def write_message(fd: int, header: dict, blobs: list[bytes] = (), most: int = MAX_MESSAGE) -> None:
+    """One message; ``most``: the bytes its blobs may hold in all, as the reader was told."""
     header = {**header, "blobs": len(blobs)}
+    sizes = [memoryview(b).nbytes for b in blobs]
+    if len(blobs) > MAX_BLOBS or sum(sizes) > most:
+        raise MessageTooLarge(f"{len(blobs)} blobs of {sum(sizes)} bytes, the largest {max(sizes)}: past the "
+                              f"channel's limits ({MAX_BLOBS} blobs, {most} bytes in all)")
     payloads = [json.dumps(header).encode()] + [bytes(b) for b in blobs]
     data = b"".join(_LEN.pack(len(p)) + p for p in payloads)
     view = memoryview(data)
@@ -60,17 +73,18 @@ class Reader:
                 raise ChannelClosed()
             self.buffer += chunk
 
-    def _frame(self, deadline: float | None) -> bytes:
+    def _frame(self, deadline: float | None, most: int = MAX_FRAME) -> bytes:
         self._fill(_LEN.size, deadline)
         (length,) = _LEN.unpack_from(self.buffer)
-        if length > MAX_FRAME:
+        if length > most:
             raise ChannelClosed(f"frame of {length} bytes: the stream is corrupt")
         self._fill(_LEN.size + length, deadline)
         payload = bytes(self.buffer[_LEN.size:_LEN.size + length])
         del self.buffer[:_LEN.size + length]
         return payload
 
-    def read_message(self, timeout: float | None = None) -> tuple[dict, list[bytes]]:
+    def read_message(self, timeout: float | None = None, most: int = MAX_MESSAGE) -> tuple[dict, list[bytes]]:
+        """One message; ``most``: the bytes its blobs may hold in all."""
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
             header = json.loads(self._frame(deadline))
@@ -82,8 +96,8 @@ class Reader:
             raise ChannelClosed(f"message with {header['blobs']} blobs: the stream is corrupt")
         blobs, total = [], 0
         for _ in range(header["blobs"]):
-            blobs.append(self._frame(deadline))
+            blobs.append(self._frame(deadline, most))
             total += len(blobs[-1])
-            if total > MAX_MESSAGE:
-                raise ChannelClosed(f"message of more than {MAX_MESSAGE} bytes: the stream is corrupt")
+            if total > most:
+                raise ChannelClosed(f"message of more than {most} bytes: the stream is corrupt")
         return header, blobs

@@ -24,9 +24,9 @@ from __future__ import annotations
 from typing import ClassVar, Literal, Union
 
 from grader.channel.wire_format import (  # noqa: F401 (this module is where the grader reads the wire's names)
-    CPU_LIMIT, DEVICES, JSON, Failure, Message, Number, OutOfBoundsAccess, Ready, Reply, Request, Value,
-    WireError, WorkerFailureKind, convert, cpu_limit, envelope, header, parse_reply, parse_request,
-    register_requests,
+    CPU_LIMIT, DEVICES, JSON, REPLY_BYTES, Failure, Message, Number, OutOfBoundsAccess, Ready, Reply, Request,
+    Value, WireError, WorkerFailureKind, convert, cpu_limit, envelope, header, parse_reply, parse_request,
+    register_requests, reply_bytes,
 )
 
 

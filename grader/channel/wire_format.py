@@ -131,17 +131,25 @@ def _plain(value):
 # The CPU seconds a request may use, beside its typed fields: the worker holds itself to them
 # (RLIMIT_CPU), whatever the request. Not a field of any request: every one carries it alike.
 CPU_LIMIT = "cpu_limit_s"
+REPLY_BYTES = "reply_bytes"  # what the reply's blobs may hold, where more than the channel's default
 
 
 def _body(header):
     """A header without the protocol's blob count and the request's CPU limit."""
-    return {k: v for k, v in header.items() if k not in ("blobs", CPU_LIMIT)} if isinstance(header, dict) else header
+    return {k: v for k, v in header.items() if k not in ("blobs", CPU_LIMIT, REPLY_BYTES)} \
+        if isinstance(header, dict) else header
 
 
 def cpu_limit(header) -> float | None:
     """The CPU seconds a request's header allows, or None (no limit)."""
     value = header.get(CPU_LIMIT) if isinstance(header, dict) else None
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+
+def reply_bytes(header, default: int) -> int:
+    """The bytes a request's reply may carry: its header's allowance where it gives one."""
+    value = header.get(REPLY_BYTES) if isinstance(header, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > default else default
 
 
 def _typed(data, kind, what: str):

@@ -31,12 +31,20 @@ class CopyBandwidth(Message):
 
 
 class CheckedCall(Message):
-    """A timed call whose outputs went back to be judged: which of how many, on which input set."""
+    """A timed call whose outputs went back to be judged: which of how many, on which input set.
+    ``same_as``: the earlier call (0: the first, untimed one) on the same input set whose outputs
+    were the same bytes; then none of this call's go back (three copies of a 1 GiB gradient would
+    not fit one message), and its verdict is that call's."""
 
     call: int
     calls: int
     input_set: int
     outputs: tuple[TensorShape, ...]
+    same_as: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.same_as is not None and not 0 <= self.same_as < self.call:
+            raise WireError(f"CheckedCall: call {self.call} cannot repeat call {self.same_as}")
 
 
 class AuditEvent(Message):

@@ -24,7 +24,8 @@ from pathlib import Path
 
 from grader.channel import wire
 from grader.channel.isolation import Confined, Jail, start
-from grader.channel.protocol import ChannelClosed, ChannelTimeout, Reader, write_message
+from grader.channel.protocol import (FROM_GRADER, MAX_MESSAGE, ChannelClosed, ChannelTimeout, Reader,
+                                     write_message)
 
 STARTUP_TIMEOUT = 120.0  # importing torch and triton on a cold, busy machine
 CONTROL_TIMEOUT = 30.0   # a fork, or reaping a worker: the zygote does nothing else
@@ -209,11 +210,15 @@ class WorkerProcess:
         self.stderr.seek(max(self._stderr_mark, size - 4000))
         return self.stderr.read().decode("utf-8", "replace")
 
-    def request(self, message: wire.Request, blobs: list[bytes] = (), timeout: float | None = None):
+    def request(self, message: wire.Request, blobs: list[bytes] = (), timeout: float | None = None,
+                reply_bytes: int = MAX_MESSAGE):
         """Send one request; returns its reply (``message.REPLY`` or a ``wire.Failure``) and the
-        reply's blobs. A reply that is not what the request allows is the worker's failure: it
-        is killed, and that is reported as WorkerDied (a broken channel), as garbage is."""
+        reply's blobs (``reply_bytes`` of them at most: past that the stream is taken as corrupt).
+        A reply that is not what the request allows is the worker's failure: it is killed, and
+        that is reported as WorkerDied (a broken channel), as garbage is."""
         sent = wire.header(message)  # checked before any worker starts: a mistyped request is the grader's bug
+        if reply_bytes > MAX_MESSAGE:
+            sent[wire.REPLY_BYTES] = reply_bytes
         wall = None
         if timeout is not None:  # the worker holds itself to the CPU seconds; the wall clock is a backstop
             sent[wire.CPU_LIMIT] = timeout
@@ -228,8 +233,8 @@ class WorkerProcess:
                 except wire.WireError as exc:
                     raise ChannelClosed(str(exc)) from None
                 self._worker_ready = True
-            write_message(self.channel.fileno(), sent, list(blobs))
-            header, raw = self.reader.read_message(wall)
+            write_message(self.channel.fileno(), sent, list(blobs), most=FROM_GRADER)
+            header, raw = self.reader.read_message(wall, most=reply_bytes)
         except ChannelTimeout:
             self.kill()
             raise WorkerTimedOut(timeout, wall) from None

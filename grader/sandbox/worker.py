@@ -26,7 +26,7 @@ from grader.sandbox.learner_code import captured_output, compile_error_line, exc
 from grader.channel import wire
 from grader.channel import wire_measure
 from grader.course.dtypes import DTYPES
-from grader.channel.protocol import ChannelClosed, Reader, write_message
+from grader.channel.protocol import FROM_GRADER, MAX_MESSAGE, ChannelClosed, MessageTooLarge, Reader, write_message
 from grader.sandbox.compile_request import AnswersCompile
 from grader.sandbox.run_request import AnswersRun
 
@@ -299,7 +299,7 @@ class Worker(AnswersRun, AnswersCompile):
             handlers |= {request: functools.partial(answer, self) for request, answer in kind.answers.items()}
         while True:
             try:
-                header, blobs = reader.read_message()
+                header, blobs = reader.read_message(most=FROM_GRADER)
             except ChannelClosed:
                 return
             try:
@@ -312,7 +312,11 @@ class Worker(AnswersRun, AnswersCompile):
             except BaseException as exc:  # a grader bug: report it, keep serving
                 reply, out = wire.Failure("error", error="".join(traceback.format_exception(exc))[-4000:]), []
                 message = wire.header(reply)
-            write_message(self.out_fd, message, out)
+            try:
+                write_message(self.out_fd, message, out, most=wire.reply_bytes(header, MAX_MESSAGE))
+            except MessageTooLarge as exc:  # the grader would read it as a corrupt stream, and the worker as dead
+                reply = wire.Failure("error", error=f"the worker's reply is too large to send: {exc}")
+                write_message(self.out_fd, wire.header(reply), [])
             if _fatal(reply):
                 return
 

@@ -31,7 +31,7 @@ from grader.channel import wire_measure
 from grader.channel.protocol import MAX_MESSAGE
 from grader.judge import asking, failures
 from grader.judge.bench.integrity import device_peaks, findings, limit_ms
-from grader.judge.bench.model import BenchResult, Row
+from grader.judge.bench.model import COPY_BOUND, BenchResult, Row
 from grader.course.loader import CourseError
 from grader.course.dtypes import DTYPES, dtype_name
 from grader.judge.kinds import kind_of
@@ -161,6 +161,8 @@ def _checked(puzzle: Puzzle, sets: Sequence[SizePlan], result: dict, raw: list, 
            else first.message, "headroom": used, "checked": [c["call"] for c in result.get("checked", [])]}
     offset = n
     for check in result.pop("checked", []):
+        if check.get("same_as") is not None:  # the same bytes as an earlier call on the same inputs: its verdict
+            continue
         got = raw[offset:offset + len(check["outputs"])]
         offset += len(check["outputs"])
         if not row["correct"]:
@@ -173,6 +175,14 @@ def _checked(puzzle: Puzzle, sets: Sequence[SizePlan], result: dict, raw: list, 
             row["wrong"] = failures.word(failures.TimedCall(facts.kind, check["call"], check["calls"], facts)) \
                 if facts is not None else f"timed call {check['call']} of {check['calls']}: {outcome.message}"
     return row
+
+
+def reply_bytes(planned: SizePlan) -> int:
+    """What a size's reply may carry: its outputs three times (the first call's and two checked
+    calls', each sent unless the same bytes were sent for the same inputs), and room besides;
+    never less than the channel's default."""
+    outputs = sum(x.numel() * x.element_size() for x in planned.expected if x is not None)
+    return max(MAX_MESSAGE, 3 * outputs + (1 << 20))
 
 
 def run_bench(grading: Grading, puzzle_id: str, kernel_file: Path, sizes: Sequence[Mapping] | None = None,
@@ -205,7 +215,8 @@ def run_bench(grading: Grading, puzzle_id: str, kernel_file: Path, sizes: Sequen
                                  graphs=not any(r.get("gpu_note") for r in rows), sets=len(planned), calls=calls,
                                  variant=dict(puzzle.chosen), **planned[0].header)
             started = time.monotonic()
-            reply, raw = worker.request(message, [b for p in planned for b in p.blobs], timeout=max(1.0, left))
+            reply, raw = worker.request(message, [b for p in planned for b in p.blobs], timeout=max(1.0, left),
+                                        reply_bytes=reply_bytes(planned[0]))
             left -= time.monotonic() - started
             if isinstance(reply, wire.Failure):
                 return BenchResult(puzzle_id, ok=False, error=reply.error or "unknown error")
@@ -242,9 +253,10 @@ def summarise(puzzle: Puzzle, reply: dict, peaks=None) -> BenchResult:
         values = {**puzzle.bench.blocks, **r["sizes"]}  # a mode such as CAUSAL is a block
         traffic = int(puzzle.bench.bytes(values))
         copy_ms = r.get("copy_ms")
+        copy_here = traffic / (copy_ms * 1e-3) / 1e9 if copy_ms else copy
         rows.append(Row(
             sizes=r["sizes"], traffic=traffic, ms=r["ms"], baseline_ms=r["baseline_ms"],
-            copy_gb_per_s=traffic / (copy_ms * 1e-3) / 1e9 if copy_ms else copy,
+            copy_gb_per_s=copy_here, copy_bound=copy_here >= COPY_BOUND * copy,
             correct=r["correct"], max_abs_err=r["max_abs_err"], wrong=r.get("wrong", ""), copy_ms=copy_ms,
             compiled_ms=r.get("compiled_ms"), gpu_ms=r.get("gpu_ms"), baseline_gpu_ms=r.get("baseline_gpu_ms"),
             gpu_note=r.get("gpu_note", ""), ms_rounds=tuple(r.get("ms_rounds", ())),

@@ -14,7 +14,9 @@ The learner's calls:
    on set 1 after a call on set 0 (the first call's set), so a result kept from the first
    call or from the call before is caught there; what each wrote goes back with its set's
    number. Which calls are checked, and each call's set, come from ``os.urandom`` as captured
-   before any learner code ran.
+   before any learner code ran. A checked call whose outputs are the same bytes as an earlier
+   call's on the same set sends none (``same_as``): the same bytes on the same inputs get the
+   same verdict, and three copies of a 1 GiB gradient would not fit one message.
 
 Each call is timed twice (:class:`grader.sandbox.bench.guard.Clock`): by two events on the
 learner's stream, and by the host's clock to a device-wide synchronise. The re-writing and
@@ -162,6 +164,7 @@ class Measure:
         self.clock.sync()
         described, blobs, not_plain = subject.snapshot()
         kept = {"outputs": described}
+        sent = {0: (0, list(blobs))}  # call (0: this first one) -> its input set and the bytes sent for it
         n = self._calls(subject, True)
         sizes = {name: self._calls(b, False) for name, b in baselines.items()}
         total = ROUNDS * n
@@ -180,8 +183,13 @@ class Measure:
                 gaps.append(wall - event)
                 if index in {checked, total - 1}:
                     got, raw, odd = subject.snapshot()
-                    checks.append({"call": index + 1, "calls": total, "input_set": order[index], "outputs": got})
-                    blobs += raw
+                    same = next((call for call, (on, before) in sent.items() if on == order[index] and before == raw),
+                                None)
+                    checks.append({"call": index + 1, "calls": total, "input_set": order[index], "outputs": got,
+                                   "same_as": same})
+                    if same is None:
+                        blobs += raw
+                        sent[index + 1] = (order[index], raw)
                     not_plain += odd
             taken["ms"].append(statistics.median(events))
             taken["wall"].append(statistics.median(walls))
