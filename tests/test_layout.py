@@ -212,7 +212,7 @@ INNER_ROOMS = {
     "grader.sandbox.interpreter": {"semantics", "speed", "limits", "filling", "hooks"},
     "grader.sandbox.bench": {"run", "loop", "guard"},
     "grader.sandbox.perf": {"run"},
-    "grader.judge.bench": {"run", "model", "plan"},
+    "grader.judge.bench": {"run", "model"},
     "grader.judge.perf": {"run", "model"},
     "grader.judge.similarity": {"find", "model"},
 }

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from grader.course.dtypes import dtype_name
+from grader.course.dtypes import dtype_name, tensor_bytes
 
 if TYPE_CHECKING:
     from grader.judge.plan import CasePlan, SpecShapes
@@ -29,6 +29,28 @@ class SizePlan:
 def described(x) -> dict:
     """A tensor as a bench request's header names it."""
     return {"dtype": dtype_name(x), "shape": list(x.shape)}
+
+
+def kernel_size_plan(puzzle, shapes, plan, header: dict, device: str) -> SizePlan:
+    """A size of a kernel's sweep (a Helion kernel's too): the inputs and the output buffers the
+    kernel writes, judged against the spec's outputs. Here, beside ``BenchPlan``, because two kinds
+    name it and ``--bench`` (``grader.judge.bench``) asks the kinds, never the other way."""
+    header = header | {"inputs": [described(x) for x in plan.inputs],
+                       "outputs": [{"name": b.name, "dtype": b.dtype, "shape": list(b.shape)}
+                                   for b in plan.output_buffers],
+                       "values": dict(plan.values), "grid": list(plan.grid)}
+    return SizePlan(header, [tensor_bytes(x) for x in plan.inputs], puzzle.outputs,
+                    tuple(tuple(b.shape) for b in plan.output_buffers), plan.expected, tuple(plan.inputs), filled=True)
+
+
+def kernel_baseline_results(puzzle, planned: SizePlan, device: str) -> dict:
+    """The Bench's baseline on a kernel's size: its results, named by ``Bench.baseline_outputs``."""
+    from grader.course.puzzle import with_case_values
+    bench = puzzle.bench
+    got = with_case_values(bench.baseline, [x.to(device) for x in planned.inputs],
+                           {**puzzle.variant_values, **planned.header["values"]})
+    got = got() if bench.baseline_prepares else got
+    return dict(zip(bench.baseline_outputs, got if isinstance(got, tuple) else (got,)))
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,7 @@ returns its outputs, its work inside ``hl.tile`` loops; Helion lowers it to Trit
 and judged after them (:mod:`grader.judge.kinds.helion.gpu_compile`). Nothing here imports helion."""
 from __future__ import annotations
 
-from grader.judge.bench.plan import baseline_results, bench_plan
-from grader.judge.kinds.kind import BenchPlan, PuzzleKind
+from grader.judge.kinds.kind import BenchPlan, PuzzleKind, kernel_baseline_results, kernel_size_plan
 
 
 def _runner() -> type:
@@ -27,8 +26,8 @@ KIND = PuzzleKind(
     pictures=False, viewer=False,  # Helion launches the kernel it generates: no one traced launch to draw
     # Timed as the learner calls it, compiled by Helion with the Bench's one config
     # (grader.sandbox.kinds.helion.bench): planned, judged and compared as a kernel's size is.
-    bench=BenchPlan(blocks=True, plan=bench_plan, what="kernel (compiled by Helion, one config)",
-                    baseline_results=baseline_results),
+    bench=BenchPlan(blocks=True, plan=kernel_size_plan, what="kernel (compiled by Helion, one config)",
+                    baseline_results=kernel_baseline_results),
     perf_refused=("no estimate for a Helion kernel: --perf counts what a Triton kernel does in Triton's "
                   "interpreter, and a Helion kernel becomes Triton only inside Helion's compiler, out of its "
                   "reach. On a GPU, time it with --bench; run --verbose to see the Triton it becomes"))

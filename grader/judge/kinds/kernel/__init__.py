@@ -3,8 +3,7 @@ the puzzle's grid with each case's fenced buffers (:class:`grader.judge.kinds.ke
 compiled for sm_90 beside the cases (:mod:`grader.judge.kinds.kernel.gpu_compile`)."""
 from __future__ import annotations
 
-from grader.judge.bench.plan import baseline_results, bench_plan
-from grader.judge.kinds.kind import BenchPlan, PuzzleKind
+from grader.judge.kinds.kind import BenchPlan, PuzzleKind, kernel_baseline_results, kernel_size_plan
 
 
 def _runner() -> type:
@@ -19,4 +18,4 @@ def _checks() -> tuple:
 
 KIND = PuzzleKind(
     name="kernel", called="a kernel puzzle", runner=_runner, checks=_checks, order=1, pictures=True, viewer=True,
-    bench=BenchPlan(blocks=True, plan=bench_plan, what="kernel", baseline_results=baseline_results))
+    bench=BenchPlan(blocks=True, plan=kernel_size_plan, what="kernel", baseline_results=kernel_baseline_results))
