@@ -43,6 +43,9 @@ file; nothing else is touched, so verdicts, kinds, messages, case lists and orde
    (``tempfile``'s 8 characters) becomes ``<RANDOM>``.
 4. The hostile corpus's ``@@SLEEP@@`` token, a random number so that leftover processes can
    be found, becomes ``<SLEEP>``.
+5. The name a worker imports a learner's file under (``_learner_`` and 12 hex digits of its
+   path's hash, which Helion's generated code names) becomes ``_learner_<PATH>``; the class
+   page's ``graded in 83 s.`` becomes ``graded in <s> s.``.
 
 Runs are isolated from the machine's state: a fresh Triton cache and progress file in the
 scratch folder, which is removed at the end (``--keep-work`` keeps it).
@@ -84,7 +87,9 @@ HTML_CHECKS = (
 SECONDS_JSON = re.compile(r'("seconds": )-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?')
 SECONDS_TEXT = re.compile(r"\(\d+(?:\.\d+)? s\)")
 JUNIT_TIME = re.compile(r'\btime="[\d.]+"')
-BATCH_SECONDS = re.compile(r"\bgraded in \d+ s;")
+BATCH_SECONDS = re.compile(r"\bgraded in \d+ s(?=[;.])")  # the summary's, and the class page's
+# A module the worker loads a learner's file as, named from its path, which is a scratch folder's
+LEARNER_MODULE = re.compile(r"\b_learner_[0-9a-f]{12}\b")
 PROGRESS = re.compile(r"^\[\d+/(\d+)\] (.*?)(?: \([^()]*\))?$")
 # tempfile.mkdtemp's names: a prefix, then 8 of [a-z0-9_]; the prefix (what made it) is kept.
 TMP_NAME = re.compile(r"(/tmp/[\w.-]*?)[a-z0-9_]{8}(?=[/\s'\"`:),;\]]|$)", re.M)
@@ -98,7 +103,8 @@ def normalise(text: str, places: dict[str, str]) -> str:
     text = SECONDS_JSON.sub(r'\1"<s>"', text)
     text = SECONDS_TEXT.sub("(<s> s)", text)
     text = JUNIT_TIME.sub('time="<s>"', text)
-    text = BATCH_SECONDS.sub("graded in <s> s;", text)
+    text = BATCH_SECONDS.sub("graded in <s> s", text)
+    text = LEARNER_MODULE.sub("_learner_<PATH>", text)
     return sort_progress(text)
 
 

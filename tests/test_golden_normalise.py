@@ -37,3 +37,11 @@ def test_progress_lines_lose_count_and_timing_and_are_sorted_in_place():
             "[3/3] carol (10 s)\nlast\n")
     assert golden.normalise(text, {}) == ("warning: first\n[*/3] carol\n[*/3] puzzle01 fail\n[*/3] puzzle02 pass\n"
                                           "last\n")
+
+
+def test_the_class_pages_time_and_a_learner_modules_path_hash_become_placeholders():
+    text = ("<p class='tp-note'>3 submissions, graded in 83 s. <a href='#summary'>"
+            "import _learner_d8da2d793776 as _source_module\\n_learner_d8da2d79377 _learner_d8da2d7937761")
+    assert golden.normalise(text, PLACES) == (
+        "<p class='tp-note'>3 submissions, graded in <s> s. <a href='#summary'>"
+        "import _learner_<PATH> as _source_module\\n_learner_d8da2d79377 _learner_d8da2d7937761")
