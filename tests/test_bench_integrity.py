@@ -307,6 +307,12 @@ def test_a_checked_call_that_repeats_an_earlier_one_is_that_ones_verdict_and_oth
     assert repeated["correct"] and repeated["checked"] == [3, 8]
     changed = _checked(puzzle, [planned], result((3, 0), (8, None)), [right, wrong], {})
     assert not changed["correct"] and "timed call 8 of 8" in changed["wrong"], changed["wrong"]
+    # a repeat of a call on another input set cannot be: nothing of it was judged
+    elsewhere = result((3, None), (8, 3))
+    elsewhere["checked"][0]["input_set"] = 1
+    claimed = _checked(puzzle, [planned, planned], elsewhere, [right, right], {})
+    assert not claimed["correct"] and claimed["wrong"] == (
+        "timed call 8 of 8 was said to repeat call 3, which was not on its inputs: its results were not sent")
 
 
 CORPUS = sorted(TRICKS.glob("puzzle*.py"))

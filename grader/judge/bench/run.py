@@ -159,9 +159,14 @@ def _checked(puzzle: Puzzle, sets: Sequence[SizePlan], result: dict, raw: list, 
     first, used = judge_size(puzzle, sets[0], result.pop("outputs", []), raw[:n], sticks, device)
     row = {"correct": first.passed, "max_abs_err": first.max_abs_err or 0.0, "wrong": "" if first.passed
            else first.message, "headroom": used, "checked": [c["call"] for c in result.get("checked", [])]}
-    offset = n
+    offset, sets_of = n, {0: 0}  # call -> its input set (the first call's is set 0)
     for check in result.pop("checked", []):
+        sets_of[check["call"]] = check["input_set"]
         if check.get("same_as") is not None:  # the same bytes as an earlier call on the same inputs: its verdict
+            if sets_of.get(check["same_as"]) != check["input_set"] and row["correct"]:
+                row["correct"] = False
+                row["wrong"] = (f"timed call {check['call']} of {check['calls']} was said to repeat call "
+                                f"{check['same_as']}, which was not on its inputs: its results were not sent")
             continue
         got = raw[offset:offset + len(check["outputs"])]
         offset += len(check["outputs"])
