@@ -292,6 +292,19 @@ def test_a_checked_call_with_the_first_calls_bytes_on_its_inputs_sends_none_and_
     assert [c.same_as for c in reply.result.checked] == [0, 0] and blobs == 2  # grad_x and grad_weight, once
 
 
+def test_a_sizes_reply_may_carry_three_of_each_buffer_as_it_comes_back():
+    """Counted from the shapes that come back (a partial buffer is larger than the spec's output),
+    at 8 bytes an element where nothing is expected; never below the channel's default."""
+    from grader.channel.protocol import MAX_MESSAGE
+    from grader.judge.bench.run import reply_bytes
+    from grader.judge.kinds.kind import SizePlan
+    big = SizePlan({}, [], ("grad_x", "partial", "grad_target"), ((1 << 28,), (1 << 13, 1024), (4096,)),
+                   (torch.empty(0), torch.empty(1024), None))
+    assert reply_bytes(big) == 3 * ((1 << 28) * 4 + (1 << 23) * 4 + 4096 * 8) + (1 << 20)
+    small = SizePlan({}, [], ("y",), ((8, 16),), (torch.empty(8, 16),))
+    assert reply_bytes(small) == MAX_MESSAGE
+
+
 def test_a_checked_call_that_repeats_an_earlier_one_is_that_ones_verdict_and_others_are_judged(course):
     from grader.judge.bench.run import _checked
     puzzle = course.puzzle("puzzle13")

@@ -22,6 +22,7 @@ fraction of the copy's GB/s at that size, and the speed-up over each baseline.
 """
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -183,10 +184,13 @@ def _checked(puzzle: Puzzle, sets: Sequence[SizePlan], result: dict, raw: list, 
 
 
 def reply_bytes(planned: SizePlan) -> int:
-    """What a size's reply may carry: its outputs three times (the first call's and two checked
-    calls', each sent unless the same bytes were sent for the same inputs), and room besides;
-    never less than the channel's default."""
-    outputs = sum(x.numel() * x.element_size() for x in planned.expected if x is not None)
+    """What a size's reply may carry: what comes back three times (the first call's and two
+    checked calls', each sent unless the same bytes were sent for the same inputs), and room
+    besides; never less than the channel's default. What comes back is one tensor per name in
+    its own shape, which for a partial buffer is not the spec's output's; a name with nothing
+    expected (an integer input's gradient, sent as zeros) is counted at 8 bytes an element."""
+    outputs = sum(math.prod(shape) * (8 if want is None else want.element_size())
+                  for shape, want in zip(planned.shapes, planned.expected))
     return max(MAX_MESSAGE, 3 * outputs + (1 << 20))
 
 
