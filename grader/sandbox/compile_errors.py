@@ -17,7 +17,8 @@ import re
 import os
 import traceback
 
-from grader.sandbox.learner_code import compile_error_line, errors_behind
+from grader.sandbox.error_chain import errors_behind
+from grader.sandbox.learner_code import compile_error_line
 
 _AT = re.compile(r"at (\d+):(\d+):")
 

@@ -11,6 +11,7 @@ import tempfile
 import textwrap
 import traceback
 
+from grader.sandbox.error_chain import errors_behind
 from grader.source.source_lines import is_stub_body
 from grader.course.syntax import parse
 
@@ -36,16 +37,6 @@ def captured_output():
             os.close(saved[1])
             tmp.seek(0)
             text.append(tmp.read(1 << 20).decode("utf-8", "replace"))
-
-
-def errors_behind(exc: BaseException | None):
-    """``exc`` and the errors behind it, outermost first: each one's cause, or else its context
-    (Triton raises some errors ``from None``, and wraps kernel errors in InterpreterError)."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        yield exc
-        exc = exc.__cause__ or exc.__context__
 
 
 def learner_frame(exc: BaseException, filename: str) -> tuple[int | None, str]:

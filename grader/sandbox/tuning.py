@@ -90,6 +90,6 @@ def tuner_skips(exc: BaseException) -> bool:
     from triton.compiler.errors import CompileTimeAssertionFailure
     from triton.runtime.errors import OutOfResources, PTXASError
 
-    from grader.sandbox.learner_code import errors_behind
+    from grader.sandbox.error_chain import errors_behind
     return any(isinstance(link, (OutOfResources, CompileTimeAssertionFailure, PTXASError))
                for link in errors_behind(exc))

@@ -27,5 +27,5 @@ class BlockTruth(Exception):
 
 def find_limit(exc: BaseException | None) -> InterpreterLimit | None:
     """The InterpreterLimit behind ``exc`` (Triton wraps kernel errors in InterpreterError)."""
-    from grader.sandbox.learner_code import errors_behind
+    from grader.sandbox.error_chain import errors_behind
     return next((link for link in errors_behind(exc) if isinstance(link, InterpreterLimit)), None)
