@@ -40,7 +40,7 @@ from grader.judge.kinds.kind import SizePlan
 from grader.judge.options import Options
 from grader.judge.results import FailureKind
 from grader.course.puzzle import Case, Puzzle
-from grader.channel.worker_pool import WorkerDied, WorkerTimedOut
+from grader.channel.worker_errors import WorkerDied, WorkerTimedOut
 from grader.judge.session import Grading
 
 SETS = 2  # input sets per size: the worker alternates them at random between timed calls

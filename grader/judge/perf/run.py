@@ -21,7 +21,7 @@ import msgspec
 
 from grader.channel import wire
 from grader.channel import wire_measure
-from grader.channel.worker_pool import WorkerDied, WorkerTimedOut
+from grader.channel.worker_errors import WorkerDied, WorkerTimedOut
 from grader.course.dtypes import DTYPES
 from grader.course.loader import Course
 from grader.course.puzzle import Case, Puzzle
