@@ -120,7 +120,7 @@ def batch_main(argv) -> int:
             done = finished(args.resume, course.ids)
         except ResumeError as exc:
             raise UsageProblem(str(exc)) from None
-    from grader.judge.session import sandbox_missing
+    from grader.judge.session import Grading, sandbox_missing
     if args.no_sandbox:
         print("warning: --no-sandbox: submissions run with your rights; they can read your files, "
               "reach the network and outlive the batch. Use it only for code you trust.", file=sys.stderr)
@@ -142,7 +142,8 @@ def batch_main(argv) -> int:
                           engine=args.engine, address=args.address, done=done,
                           on_start=lambda total: bars.append(Progress(total)),
                           on_result=lambda r: bars[0].step(r.student, f"{r.total}/{len(course.ids)}"),
-                          similarity=not args.no_similarity)
+                          similarity=not args.no_similarity,
+                          grading=Grading)  # given: the class's grading sits below the session
     finally:
         for bar in bars:
             bar.close()

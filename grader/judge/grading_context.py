@@ -1,7 +1,8 @@
-"""What a grading context offers the tools that borrow one (pictures, ``--bench``, ``--perf``): the
-course, the options, its workers, and grading itself. :class:`grader.judge.session.Grading` is the
-one; the tools name it as this Protocol, so that they need not import the session, which sits
-above every kind's runner (tests/test_layout.py caps the import chain through them)."""
+"""What a grading context offers the tools that borrow one (pictures, ``--bench``, ``--perf``) and
+a class's grading, which opens one per student: the course, the options, its workers, and grading
+itself. :class:`grader.judge.session.Grading` is the one; they name it as this Protocol, so that
+they need not import the session, which sits above every kind's runner (tests/test_layout.py caps
+the import chain through them)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,3 +30,7 @@ class GradingContext(Protocol):
     def compiler(self, solution: Path | None = None) -> WorkerProcess: ...
 
     def grade(self, targets: list[tuple[str, Path]], on_result=None, on_case=None) -> Report: ...
+
+    def __enter__(self) -> GradingContext: ...
+
+    def __exit__(self, *exc) -> None: ...
