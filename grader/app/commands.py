@@ -168,7 +168,8 @@ def selftest_main(argv) -> int:
     if is_release(course):
         raise UsageProblem(instructor_only('selftest'))
     from grader.app import selftest
-    rows = selftest.run(course, Options(timeout=Options.SELFTEST_TIMEOUT), jobs=args.jobs)
+    from grader.judge.session import grade_many
+    rows = selftest.run(course, Options(timeout=Options.SELFTEST_TIMEOUT), jobs=args.jobs, grade_many=grade_many)
     print(selftest.render(rows))
     return 0 if all(r.ok for r in rows) else 1
 
@@ -220,8 +221,9 @@ def doctor_main(argv) -> int:
     parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
     args = parser.parse_args(argv)
     from grader.app import doctor
+    from grader.judge.session import grade_many
     course = course_at(args.root) if args.root else _course_here()
-    report = doctor.checkup(course)
+    report = doctor.checkup(course, grade_many=grade_many)
     if args.json:
         print(doctor.render_json(report))
     else:
