@@ -222,8 +222,9 @@ def interpreter_finding() -> Finding:
 
 def grade_puzzle01(course, grade_many: Callable[..., Report]) -> Finding:
     """Grade puzzle 1 exactly as `python -m grader` does: worker, interpreter, GPU compile check.
-    ``grade_many``: the session's (:func:`grader.judge.session.grade_many`), given by the command,
-    which sits above the session as this module does not (tests/test_layout.py caps the chain)."""
+    ``grade_many``: the session's (:func:`grader.judge.session.grade_many`), handed in by the command:
+    importing the session here would put this module above every kind's runner, and the command
+    above it (tests/test_layout.py caps the import chain)."""
     from grader.course.loader import CourseError
     from grader.judge.options import Options
     scratch = None

@@ -37,8 +37,8 @@ def declared(path: Path) -> dict:
 
 def run(course: Course, options: Options, jobs: int = Options.JOBS, *,
         grade_many: Callable[..., Report]) -> list[Row]:
-    # grade_many: the session's (grader.judge.session.grade_many), given by the command, which sits above
-    # the session as this module does not (tests/test_layout.py caps the import chain through it)
+    # grade_many: the session's (grader.judge.session.grade_many), handed in by the command: importing the
+    # session here would put this module above every kind's runner (tests/test_layout.py caps the chain)
     corpus = sorted((course.root / "tests" / "wrong_kernels").glob("puzzle*.py"))
     corpus = [p for p in corpus if p.name[:8] in course.ids]
     targets = [(p, course.solution_file(p)) for p in course.ids] + [(p.name[:8], p) for p in corpus]
