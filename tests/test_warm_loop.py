@@ -257,15 +257,16 @@ def test_the_command_line_prints_each_failure_once(tmp_path):
     assert (run.stdout + run.stderr).count("case classic[seed=0] (N0=32, B0=32): wrong values in `z`") == 1
 
 
-def test_a_lone_student_is_graded_on_every_job(monkeypatch, tmp_path):
+def test_a_lone_student_is_graded_on_every_job(tmp_path):
     from grader.judge import classroom as batch
     seen = []
-    monkeypatch.setattr(batch, "grade_student", lambda course, student, options, memory_mb, threads:
-                        seen.append(threads) or batch.StudentResult(student.name, (), (), 0.0))
+
+    def grade_student(course, student, options, memory_mb, threads):
+        return seen.append(threads) or batch.StudentResult(student.name, (), (), 0.0)
     students = [type("S", (), {"name": n, "problems": ()})() for n in ("ada",)]
-    batch._grade_here(COURSE, students, Options(), 2, 1024, lambda result: None)
+    batch._grade_here(COURSE, students, Options(), 2, 1024, lambda result: None, grade_student)
     students.append(type("S", (), {"name": "bob", "problems": ()})())
-    batch._grade_here(COURSE, students, Options(), 2, 1024, lambda result: None)
+    batch._grade_here(COURSE, students, Options(), 2, 1024, lambda result: None, grade_student)
     assert seen == [2, 1, 1]
 
 

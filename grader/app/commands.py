@@ -120,7 +120,7 @@ def batch_main(argv) -> int:
             done = finished(args.resume, course.ids)
         except ResumeError as exc:
             raise UsageProblem(str(exc)) from None
-    from grader.judge.session import sandbox_missing
+    from grader.judge.session import Grading, sandbox_missing
     if args.no_sandbox:
         print("warning: --no-sandbox: submissions run with your rights; they can read your files, "
               "reach the network and outlive the batch. Use it only for code you trust.", file=sys.stderr)
@@ -142,7 +142,8 @@ def batch_main(argv) -> int:
                           engine=args.engine, address=args.address, done=done,
                           on_start=lambda total: bars.append(Progress(total)),
                           on_result=lambda r: bars[0].step(r.student, f"{r.total}/{len(course.ids)}"),
-                          similarity=not args.no_similarity)
+                          similarity=not args.no_similarity,
+                          grading=Grading)  # given: the class's grading sits below the session
     finally:
         for bar in bars:
             bar.close()
@@ -167,7 +168,8 @@ def selftest_main(argv) -> int:
     if is_release(course):
         raise UsageProblem(instructor_only('selftest'))
     from grader.app import selftest
-    rows = selftest.run(course, Options(timeout=Options.SELFTEST_TIMEOUT), jobs=args.jobs)
+    from grader.judge.session import grade_many
+    rows = selftest.run(course, Options(timeout=Options.SELFTEST_TIMEOUT), jobs=args.jobs, grade_many=grade_many)
     print(selftest.render(rows))
     return 0 if all(r.ok for r in rows) else 1
 
@@ -219,8 +221,9 @@ def doctor_main(argv) -> int:
     parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
     args = parser.parse_args(argv)
     from grader.app import doctor
+    from grader.judge.session import grade_many
     course = course_at(args.root) if args.root else _course_here()
-    report = doctor.checkup(course)
+    report = doctor.checkup(course, grade_many=grade_many)
     if args.json:
         print(doctor.render_json(report))
     else:

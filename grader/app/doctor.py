@@ -15,11 +15,11 @@ import warnings
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 from grader.course import kinds
 from grader.app.versions import release
-from grader.judge.results import ExitCode
+from grader.judge.results import ExitCode, Report
 
 # Distributions as pip names them. The optional ones are only reported.
 REQUIRED = ("torch", "triton", "numpy", "jaxtyping")
@@ -220,11 +220,13 @@ def interpreter_finding() -> Finding:
                    "are refused.", machine.fix())
 
 
-def grade_puzzle01(course) -> Finding:
-    """Grade puzzle 1 exactly as `python -m grader` does: worker, interpreter, GPU compile check."""
+def grade_puzzle01(course, grade_many: Callable[..., Report]) -> Finding:
+    """Grade puzzle 1 exactly as `python -m grader` does: worker, interpreter, GPU compile check.
+    ``grade_many``: the session's (:func:`grader.judge.session.grade_many`), handed in by the command:
+    importing the session here would put this module above every kind's runner, and the command
+    above it (tests/test_layout.py caps the import chain)."""
     from grader.course.loader import CourseError
     from grader.judge.options import Options
-    from grader.judge.session import grade_many
     scratch = None
     try:
         path, what = course.solution_file("puzzle01"), "puzzle 1's reference solution"
@@ -251,7 +253,9 @@ def grade_puzzle01(course) -> Finding:
                    "fix the errors above; else install the tested set: " + TESTED_SET)
 
 
-def checkup(course=None, grade: bool = True) -> Checkup:
+def checkup(course=None, grade: bool = True, grade_many: Callable[..., Report] | None = None) -> Checkup:
+    """The versions, the machine and its packages, then, with ``grade`` and a course, puzzle 1 graded
+    by ``grade_many`` (see :func:`grade_puzzle01`; None only where no course is given)."""
     versions = installed_versions()
     gpu = detect_gpu()
     findings = diagnose(versions, gpu, tested_pins(course.root if course else None))
@@ -269,7 +273,7 @@ def checkup(course=None, grade: bool = True) -> Checkup:
         findings.append(Finding("error", "grading", "not tried: a required package is missing (above).",
                                 "install it, then run `python -m grader doctor` again"))
     else:
-        findings.append(grade_puzzle01(course))
+        findings.append(grade_puzzle01(course, grade_many))
     return Checkup(versions, gpu, tuple(findings))
 
 

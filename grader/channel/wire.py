@@ -24,29 +24,10 @@ from __future__ import annotations
 from typing import ClassVar, Literal, Union
 
 from grader.channel.wire_format import (  # noqa: F401 (this module is where the grader reads the wire's names)
-    CPU_LIMIT, DEVICES, JSON, REPLY_BYTES, Failure, Message, Number, OutOfBoundsAccess, Ready, Reply, Request,
-    Value, WireError, WorkerFailureKind, convert, cpu_limit, envelope, header, parse_reply, parse_request,
-    register_requests, reply_bytes,
+    CPU_LIMIT, DEVICES, JSON, REPLY_BYTES, BufferSpec, Failure, ForeignRead, Message, Number, OutOfBoundsAccess,
+    ProgramWrites, Ready, Reply, Request, TensorInfo, Value, WireError, WorkerFailureKind, convert, cpu_limit, envelope,
+    header, parse_reply, parse_request, register_requests, reply_bytes,
 )
-
-
-class BufferSpec(Message):
-    """Where one tensor lives in its fenced byte blob (see :class:`grader.judge.fence.Buffer`)."""
-
-    name: str
-    role: Literal["input", "output"]
-    dtype: str
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-    guard: int
-    nbytes: int
-    total: int
-    param: str = ""  # the kernel parameter it is passed as ("" for an autograd function)
-
-    def __post_init__(self) -> None:
-        if min(self.guard, self.nbytes) < 0 or self.guard * 2 + self.nbytes > self.total:
-            raise WireError(f"BufferSpec {self.name!r}: guard {self.guard} and {self.nbytes} bytes exceed "
-                            f"{self.total}")
 
 
 # load ---------------------------------------------------------------------------------------
@@ -101,28 +82,6 @@ class EarlyRead(Message):
     shape: tuple[int, ...]
     line: int | None = None
     source: str = ""
-
-
-class ForeignRead(Message):
-    """In a sampled run: a program loaded an output element it had not stored itself."""
-
-    tensor: str
-    index: int
-    shape: tuple[int, ...]
-    program: tuple[int, ...]
-    written: bool  # whether another program that ran had stored it
-    line: int | None = None
-    source: str = ""
-
-
-class ProgramWrites(Message):
-    """In a sampled run: the elements one program stored in one output (a buffer index), as
-    (start, length) runs of storage offsets."""
-
-    program: tuple[int, ...]
-    buffer: int
-    count: int
-    runs: tuple[int, ...]
 
 
 class SampledRun(Message):
@@ -249,16 +208,6 @@ class Compile(Request):
     # Code the grader was given rather than a file (Helion's Triton for a learner's kernel): the
     # worker writes it to a file of its own and compiles ``kernel`` from there; ``file`` names it.
     source: str = ""
-
-
-# a value a wrapper or a kernel returned ------------------------------------------------------
-class TensorInfo(Message):
-    """A value the wrapper returned: a tensor's shape and dtype, or the type of what it is instead."""
-
-    tensor: bool
-    type: str = ""
-    shape: tuple[int, ...] = ()
-    dtype: str = ""
 
 
 class Exit(Request):

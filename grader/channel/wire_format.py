@@ -5,7 +5,9 @@ tagged by ``op``, a reply by ``reply``, and any request may be answered by a :cl
 The worker reads only the requests registered here (:func:`register_requests`): the core's
 (:mod:`grader.channel.wire`), the measurements' (:mod:`grader.channel.wire_measure`) and each
 kind's (:mod:`grader.channel.kinds`), each registering its own when imported. The messages
-themselves are declared in those modules; this one imports nothing of the grader's.
+themselves are declared in those modules, but for the parts a kind's messages share with the
+core's (a fenced buffer's place, a foreign read, a program's writes, a returned value), which are
+here, below both; this one imports nothing of the grader's.
 
 The text is the standard library's JSON, not msgspec's: the wire carries floats that are not
 finite (a kernel's ``float("-inf")`` default, a wrapper's ``torch.full(..., -inf)``), which
@@ -60,6 +62,58 @@ class OutOfBoundsAccess(Message):
     line: int | None = None
     source: str = ""
     via: Literal["block_ptr", "descriptor"] | None = None
+
+
+# ---- parts the core's messages and a kind's share (grader.channel.kinds): here, below both, so that
+# a kind's messages and the judge's fenced buffers need not import the core's operations
+class BufferSpec(Message):
+    """Where one tensor lives in its fenced byte blob (see :class:`grader.judge.fence.Buffer`)."""
+
+    name: str
+    role: Literal["input", "output"]
+    dtype: str
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    guard: int
+    nbytes: int
+    total: int
+    param: str = ""  # the kernel parameter it is passed as ("" for an autograd function)
+
+    def __post_init__(self) -> None:
+        if min(self.guard, self.nbytes) < 0 or self.guard * 2 + self.nbytes > self.total:
+            raise WireError(f"BufferSpec {self.name!r}: guard {self.guard} and {self.nbytes} bytes exceed "
+                            f"{self.total}")
+
+
+class ForeignRead(Message):
+    """In a sampled run: a program loaded an output element it had not stored itself."""
+
+    tensor: str
+    index: int
+    shape: tuple[int, ...]
+    program: tuple[int, ...]
+    written: bool  # whether another program that ran had stored it
+    line: int | None = None
+    source: str = ""
+
+
+class ProgramWrites(Message):
+    """In a sampled run: the elements one program stored in one output (a buffer index), as
+    (start, length) runs of storage offsets."""
+
+    program: tuple[int, ...]
+    buffer: int
+    count: int
+    runs: tuple[int, ...]
+
+
+class TensorInfo(Message):
+    """A value the wrapper returned: a tensor's shape and dtype, or the type of what it is instead."""
+
+    tensor: bool
+    type: str = ""
+    shape: tuple[int, ...] = ()
+    dtype: str = ""
 
 
 # What went wrong, as the worker saw it: the one place this set is written down.

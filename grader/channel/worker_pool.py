@@ -26,27 +26,11 @@ from grader.channel import wire
 from grader.channel.isolation import Confined, Jail, start
 from grader.channel.protocol import (FROM_GRADER, MAX_MESSAGE, ChannelClosed, ChannelTimeout, Reader,
                                      write_message)
+from grader.channel.worker_errors import WorkerDied, WorkerTimedOut
 
 STARTUP_TIMEOUT = 120.0  # importing torch and triton on a cold, busy machine
 CONTROL_TIMEOUT = 30.0   # a fork, or reaping a worker: the zygote does nothing else
 EXIT_GRACE = 5.0         # a worker asked to exit gets this long before it is killed
-
-
-class WorkerDied(Exception):
-    def __init__(self, returncode: int | None, stderr_tail: str, corrupted: bool = False) -> None:
-        super().__init__(f"worker died ({returncode}): {stderr_tail[-500:]}")
-        self.returncode = returncode
-        self.stderr_tail = stderr_tail
-        self.corrupted = corrupted  # alive, but it wrote garbage into the channel
-
-
-class WorkerTimedOut(Exception):
-    """A request past its limit: ``limit`` CPU seconds, or (``wall``, where set) the wall-clock
-    backstop that was waited for a worker that spent little CPU time (sleeping, or starved)."""
-
-    def __init__(self, limit: float | None = None, wall: float | None = None) -> None:
-        super().__init__(f"past {limit} s of CPU time" if wall is None else f"no answer in {wall:.0f} s")
-        self.limit, self.wall = limit, wall
 
 
 # The wall clock a request may take, for a CPU limit of L seconds: L times the machine's load per

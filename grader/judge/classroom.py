@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Callable, Mapping
 
@@ -33,9 +34,10 @@ from grader.course.loader import Course, CourseError
 from grader.judge.batch_resume import not_graded
 from grader.judge.options import Options
 from grader.judge.results import CheckResult, FailureKind, PuzzleResult, Status, StudentResult
-from grader.judge.session import Grading, run_pool
+from grader.judge.grading_context import GradingContext
 from grader.judge.similarity.find import similar_submissions
 from grader.judge.similarity.model import SimilarityReport
+from grader.judge.thread_pool import run_pool
 from grader.source.intake import Student, one_id_clashes, prepare_class, submissions
 
 
@@ -52,14 +54,16 @@ class ClassRun:
 def grade_class(course: Course, folder: Path, options: Options, jobs: int = Options.JOBS,
                 memory_mb: int = Options.BATCH_MEMORY_MB, engine: str = "local", address: str | None = None,
                 done: Mapping[str, StudentResult] | None = None, on_start: Callable[[int], None] | None = None,
-                on_result: Callable[[StudentResult], None] | None = None, similarity: bool = True) -> ClassRun:
+                on_result: Callable[[StudentResult], None] | None = None, similarity: bool = True, *,
+                grading: Callable[..., GradingContext]) -> ClassRun:
     """Grade every student of ``folder``, except those in ``done`` (a resumed batch), whose
     results are kept. ``engine``: "local" (threads on this machine) or "ray" (one Ray task per
     student, on the cluster at ``address`` or a local Ray runtime). ``on_start`` is told how
     many students are to be graded, once their files are read; ``on_result`` sees each
     student's result as it comes (the command line's progress bar). ``similarity``: compare every
     student's code with every other's (all of them, a resumed batch's earlier ones included),
-    from the sanitised copies, before they are deleted."""
+    from the sanitised copies, before they are deleted. ``grading`` opens each student's grading
+    context: :class:`grader.judge.session.Grading`, given by the caller (see :func:`grade_student`)."""
     workdir = Path(tempfile.mkdtemp(prefix="triton-puzzles-batch-"))
     try:
         for puzzle_id in course.ids:
@@ -73,12 +77,13 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = Opti
         if on_start is not None:
             on_start(len(todo))
         finished = on_result or (lambda result: None)
+        one = partial(grade_student, grading=grading)  # a student, by either engine
         if engine == "ray":
             from grader.judge.cluster import grade_class_on_ray, gpus_per_task
-            graded, stopped = grade_class_on_ray(course, todo, options, memory_mb, grade_student, address, finished,
+            graded, stopped = grade_class_on_ray(course, todo, options, memory_mb, one, address, finished,
                                                  gpus_per_task(options))
         else:
-            graded, stopped = _grade_here(course, todo, options, jobs, memory_mb, finished)
+            graded, stopped = _grade_here(course, todo, options, jobs, memory_mb, finished, one)
         by_name = {**done, **{r.student: r for r in graded if r is not None}}
         similar = _similarity(course, students) if similarity else None
         return ClassRun([by_name.get(s.name) or not_graded(s.name, s.problems, "the batch was stopped (Ctrl-C)")
@@ -96,7 +101,7 @@ def _similarity(course: Course, students: list[Student]) -> SimilarityReport:
 
 
 def _grade_here(course: Course, students: list[Student], options: Options, jobs: int, memory_mb: int,
-                finished) -> tuple[list[StudentResult | None], bool]:
+                finished, grade_student: Callable[..., StudentResult]) -> tuple[list[StudentResult | None], bool]:
     """The local engine: ``jobs`` threads, each grading one student at a time in its own sandbox."""
     # Fewer students than jobs (one student, a resumed batch's last few): each grades with more threads.
     threads = max(1, jobs // max(1, len(students)))
@@ -150,17 +155,20 @@ def _unread_file(problem: str) -> str | None:
 
 
 def grade_student(course: Course, student: Student, options: Options,
-                  memory_mb: int = Options.BATCH_MEMORY_MB, threads: int = 1) -> StudentResult:
-    """Every puzzle of ``student``'s, on ``threads`` threads of workers in one jail of theirs."""
+                  memory_mb: int = Options.BATCH_MEMORY_MB, threads: int = 1, *,
+                  grading: Callable[..., GradingContext]) -> StudentResult:
+    """Every puzzle of ``student``'s, on ``threads`` threads of workers in one jail of theirs, which
+    ``grading`` opens (the session's ``Grading``, given by the caller: the session sits above this
+    module, above every kind's runner)."""
     started = time.perf_counter()
     # The student's own sanitised folder and the course's puzzles/, nothing else: not the other
     # students, not solutions/, not the reports. A student with no file starts no worker.
     targets = [(pid, student.files[pid]) for pid in course.ids if pid in student.files]
     # With variants on, the student's own values of the puzzles' free constants (grader.course.variant).
     whose = student.variant_id if options.variants else ""
-    with Grading(course, [student.folder / "_"], replace(options, memory_mb=memory_mb, student=whose), threads,
-                 now=False, kernels=[path for _, path in targets]) as grading:
-        graded = dict(zip((pid for pid, _ in targets), grading.grade(targets).results))
+    with grading(course, [student.folder / "_"], replace(options, memory_mb=memory_mb, student=whose), threads,
+                 now=False, kernels=[path for _, path in targets]) as context:
+        graded = dict(zip((pid for pid, _ in targets), context.grade(targets).results))
     results = []
     for puzzle_id in course.ids:
         path = student.files.get(puzzle_id)

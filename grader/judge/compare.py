@@ -11,9 +11,13 @@ from typing import Callable, Mapping, Sequence
 
 import torch
 
-from grader.judge import failures
-from grader.judge.failures import (Element, InputModified, Mismatch, Nonfinite, OrderDependent, StrayStore, Unwritten,
-                             fmt_index, fmt_value, index_of, look_alike_note, plural)
+# The families of the facts compared, not the failures' face: comparing sits below the case runners
+from grader.judge.failures.catalogue import word
+from grader.judge.failures.memory import InputModified, StrayStore
+from grader.judge.failures.races import OrderDependent
+from grader.judge.failures.values import Element, Mismatch, Nonfinite, Unwritten
+from grader.judge.failures.values import finding as value_finding
+from grader.judge.failures.words import fmt_index, fmt_value, index_of, look_alike_note, plural
 from grader.judge.fence import Buffer, GuardDamage, is_unwritten, unpack
 
 # What the checks find is worded by the failures' catalogue; fmt_index, fmt_value, index_of,
@@ -37,7 +41,7 @@ class Outcome:
 
     @classmethod
     def failed(cls, facts, max_abs_err: float | None = None) -> "Outcome":
-        return cls(False, facts.kind, failures.word(facts), max_abs_err, failures.finding(facts), facts)
+        return cls(False, facts.kind, word(facts), max_abs_err, value_finding(facts), facts)
 
 
 def _stray_store(buf: Buffer, damage: GuardDamage) -> StrayStore:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
-from grader.channel import wire
+from grader.channel.wire_format import BufferSpec
 from grader.course.dtypes import DTYPES
 
 # Guard bytes: 0x7F, 0x7E, ... one per buffer. As float32 they are huge (3.4e38, 8.5e37, ...),
@@ -91,9 +91,9 @@ class Buffer:
     def numel(self) -> int:
         return _numel(self.shape)
 
-    def spec(self, param: str = "") -> wire.BufferSpec:
+    def spec(self, param: str = "") -> BufferSpec:
         """The buffer as the worker is told of it, passed as kernel parameter ``param``."""
-        return wire.BufferSpec(self.name, self.role, self.dtype, tuple(self.shape), tuple(self.strides), self.guard,
+        return BufferSpec(self.name, self.role, self.dtype, tuple(self.shape), tuple(self.strides), self.guard,
                                self.nbytes, self.total, param)
 
 

@@ -11,8 +11,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Mapping, Sequence
 
 # The kinds and the words telling_rank looks for live in the failures' catalogue; imported
-# from here as they always were.
-from grader.judge.failures import LOOKS_LIKE, READ_EARLY, FailureKind, points
+# from here as they always were (from the catalogue's own modules: results sit below the case runners).
+from grader.judge.failures.catalogue import FailureKind, points
+from grader.judge.failures.words import LOOKS_LIKE, READ_EARLY
 from grader.judge.status import Status  # how a puzzle ended, and what each ending is called
 from grader.source.attempts import Attempts  # noqa: F401  (a student's attempts, from their progress file)
 

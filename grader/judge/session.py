@@ -4,73 +4,26 @@ Workers are started before anything else, so their imports (torch, triton: about
 overlap with the grader's own. A worker serves many puzzles and cases in turn; only a crash
 or a timeout costs a restart.
 
-The pool here is the only one: ``grade_many`` (``--all``, several puzzles, a notebook's
-``check()``) and ``classroom.grade_class`` (a class, one student per task) both run their tasks
-through :func:`run_pool`, and both grade a puzzle through :func:`grade_puzzle`, the one place
-that asks a puzzle's kind (:mod:`grader.judge.kinds`) for its grader.
+``grade_many`` (``--all``, several puzzles, a notebook's ``check()``) and
+``classroom.grade_class`` (a class, one student per task) both run their tasks through the one
+pool of threads (:mod:`grader.judge.thread_pool`), and both grade a puzzle through
+:func:`grade_puzzle`, the one place that asks a puzzle's kind (:mod:`grader.judge.kinds`) for its
+grader: a class is given :class:`Grading` by its caller, below which it sits.
 """
 from __future__ import annotations
 
-import queue
-import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Sequence, TypeVar
+from typing import Sequence
 
 from grader.course.loader import Course, PuzzleLoadError
 from grader.judge.kinds import KINDS, kind_of
 from grader.judge.options import Options
 from grader.judge.results import CheckResult, PuzzleResult, Report, Status
+from grader.judge.thread_pool import run_pool
 from grader.channel.isolation import Jail, worker_jail
 from grader.channel.worker_pool import CompileChecker, WorkerProcess
-
-Task = TypeVar("Task")
-Done = TypeVar("Done")
-
-
-def run_pool(tasks: Sequence[Task], threads: int, work: Callable[[int, Task], Done],
-             on_done: Callable[[Done], None] | None = None, stop: threading.Event | None = None) -> list[Done | None]:
-    """``work(thread, task)`` for every task, on ``threads`` threads; the results keep the order
-    of ``tasks``. ``thread`` (0 .. threads-1) says which thread runs the task, so that each can
-    own a worker. ``on_done`` sees every result as it comes (a progress bar). An exception in
-    ``work`` ends its thread (Python prints it) and leaves None in the task's place: a caller
-    that must account for every task catches inside ``work``.
-
-    With a ``stop`` event, Ctrl-C sets it instead of raising: the tasks under way finish, no
-    other starts, and theirs stay None (the caller sees ``stop.is_set()``)."""
-    results: list[Done | None] = [None] * len(tasks)
-    todo: queue.Queue = queue.Queue()
-    for item in enumerate(tasks):
-        todo.put(item)
-
-    def drive(thread: int) -> None:
-        while stop is None or not stop.is_set():
-            try:
-                index, task = todo.get_nowait()
-            except queue.Empty:
-                return
-            results[index] = work(thread, task)
-            if on_done is not None:
-                on_done(results[index])
-
-    pool = [threading.Thread(target=drive, args=(n,), daemon=True) for n in range(max(1, threads))]
-    for thread in pool:
-        thread.start()
-    try:
-        for thread in pool:
-            # A timed wait: Ctrl-C delivered to another of this process's threads interrupts no
-            # untimed join, which would then hold the KeyboardInterrupt until the pool had finished.
-            while thread.is_alive():
-                thread.join(0.2)
-    except KeyboardInterrupt:
-        if stop is None:
-            raise
-        stop.set()
-        for thread in pool:
-            thread.join()
-    return results
-
 
 @dataclass(frozen=True)
 class Crew:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar, Literal, Union
 
-from grader.channel.wire import JSON, BufferSpec, Failure, ForeignRead, Message, ProgramWrites, Reply, Request, TensorInfo, \
+from grader.channel.wire_format import JSON, BufferSpec, Failure, ForeignRead, Message, ProgramWrites, Reply, Request, TensorInfo, \
     WireError, register_requests
 
 

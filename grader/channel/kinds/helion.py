@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from grader.channel.wire import JSON, BufferSpec, Failure, Message, Reply, Request, TensorInfo, Value, \
+from grader.channel.wire_format import JSON, BufferSpec, Failure, Message, Reply, Request, TensorInfo, Value, \
     register_requests
 
 

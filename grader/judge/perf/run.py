@@ -21,7 +21,7 @@ import msgspec
 
 from grader.channel import wire
 from grader.channel import wire_measure
-from grader.channel.worker_pool import WorkerDied, WorkerTimedOut
+from grader.channel.worker_errors import WorkerDied, WorkerTimedOut
 from grader.course.dtypes import DTYPES
 from grader.course.loader import Course
 from grader.course.puzzle import Case, Puzzle
@@ -31,7 +31,7 @@ from grader.judge import asking, failures
 from grader.judge.kinds import kind_of
 from grader.judge.perf.findings import findings
 from grader.judge.perf.model import LaunchCost, LineCost, PerfProfile, PerfResult
-from grader.judge.session import Grading
+from grader.judge.grading_context import GradingContext
 
 PROGRAMS = 16          # programs interpreted per launch, at most
 # Helion's kernels become Triton only inside Helion's compiler, where the interpreter's hooks do
@@ -199,7 +199,7 @@ def profile_costs(reply: wire_measure.Profiled, stats: list, c: dict, device=mod
     return tuple(chosen), torch_s * 1e3
 
 
-def measure(grading: Grading, puzzle: Puzzle, kernel_file: Path, request: wire_measure.Profile,
+def measure(grading: GradingContext, puzzle: Puzzle, kernel_file: Path, request: wire_measure.Profile,
             solution: Path | None, ran=None) -> tuple[wire_measure.Profiled | None, list, str]:
     """What one implementation did at the size: the worker's counts, ptxas's figures for each
     launch ((KernelStats or None, note) each), or why there are none. ``ran()`` is called once
@@ -236,7 +236,7 @@ def costed(who: str, kernel_file: Path, reply: wire_measure.Profiled | None, sta
                        seconds=seconds)
 
 
-def profile_one(grading: Grading, puzzle: Puzzle, who: str, kernel_file: Path, request: wire_measure.Profile,
+def profile_one(grading: GradingContext, puzzle: Puzzle, who: str, kernel_file: Path, request: wire_measure.Profile,
                 solution: Path | None, c: dict, ran=None) -> PerfProfile:
     """One implementation profiled, compiled and costed; its counts and figures are kept between
     runs (:mod:`.perf_cache`): the course's solution's, and the learner's until its file or a
@@ -254,7 +254,7 @@ def profile_one(grading: Grading, puzzle: Puzzle, who: str, kernel_file: Path, r
     return costed(who, kernel_file, *kept, "", c)
 
 
-def verdict(grading: Grading, puzzle_id: str, kernel_file: Path) -> str:
+def verdict(grading: GradingContext, puzzle_id: str, kernel_file: Path) -> str:
     """"" where the kernel passes grading, else the grader's one-line reason: an estimate of a
     wrong kernel is marked as such."""
     kept = perf_cache.verdict_key(Path(kernel_file), grading.course.puzzle_file(puzzle_id))
@@ -268,7 +268,7 @@ def verdict(grading: Grading, puzzle_id: str, kernel_file: Path) -> str:
     return said
 
 
-def run_perf(grading: Grading, puzzle_id: str, kernel_file: Path, programs: int = PROGRAMS,
+def run_perf(grading: GradingContext, puzzle_id: str, kernel_file: Path, programs: int = PROGRAMS,
              reference: bool = True, check: bool = True) -> PerfResult:
     """``--perf`` for one puzzle: the learner's kernel, and the course's solution beside it (its
     run in a worker of its own, at the same time). With ``check``, the learner's kernel is

@@ -21,9 +21,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from grader.judge import failures
-from grader.judge.failures import (HostReduction, NeverComputed, NoLaunch, NotReplayable, ReturnsInput, TorchOp,
-                                   Unseen, fmt_index, word)
+# The family of its facts, not the failures' face: this check sits below the kind's runner
+from grader.judge.failures.catalogue import FailureKind, word
+from grader.judge.failures.words import fmt_index
+from grader.judge.failures.wrappers import (HostReduction, NeverComputed, NoLaunch, NotReplayable, ReturnsInput,
+                                            TorchOp, Unseen)
 from grader.channel.kinds.function import Program, Step
 
 # Operators that make fresh memory: `x.new_empty(...)` reads x's dtype and device, never its values.
@@ -50,7 +52,7 @@ class Finding:
     facts: object  # what the program shows (grader.judge.failures), worded by the catalogue
 
     @property
-    def kind(self) -> failures.FailureKind:
+    def kind(self) -> FailureKind:
         return self.facts.kind
 
     @property
