@@ -6,7 +6,7 @@ sample stands for the launch (grader/judge/sampled.py says when). The counts her
 grader as it judged each case, so the table is what grading did, not what a plan would do:
 
     python benchmarks/large_cases.py                      # a markdown table, puzzles 1-34
-    python benchmarks/large_cases.py --only puzzle22,puzzle33
+    python benchmarks/large_cases.py --only puzzle22,puzzle33 --every   # each large case
 """
 from __future__ import annotations
 
@@ -67,16 +67,17 @@ def _elements(sizes) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="puzzle ids, comma-separated (default: every Triton puzzle)")
+    parser.add_argument("--every", action="store_true", help="every large case, not only the largest")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
     course = Course(ROOT)
     wanted = [p for p in args.only.split(",") if p] or [p for p in course.ids if int(p[6:]) <= 34]
     _watch_runners()
     _watch(sampled.Stands, lambda s: f"{s.ran} of {s.programs}")
-    _watch(sampled.Unstood, lambda u: f"{u.programs} (no sample stands: {u.why})")
+    _watch(sampled.Unstood, lambda u: f"all {u.programs} (no sample stands: {u.why})")
     options = replace(Options(), device="cpu")
     report = grade_many(course, [(p, course.solution_file(p)) for p in wanted], options, jobs=args.jobs)
-    print("| puzzle | largest case | sizes | programs run | case time |")
+    print(f"| puzzle | {'large case' if args.every else 'largest case'} | sizes | programs run | case time |")
     print("|---|---|---|---|---|")
     for result in report.results:
         defined = {case.name: case for case in course.puzzle(result.puzzle).cases}
@@ -84,15 +85,13 @@ def main(argv=None) -> int:
         if not cases:
             print(f"| {result.puzzle} | ({result.status}) | | | |")
             continue
-        case = max(cases, key=lambda c: _elements(c.sizes))
-        sizes = ", ".join(f"{k}={v}" for k, v in case.sizes.items())
-        ran = "; ".join(dict.fromkeys(_seen.get((result.puzzle, case.name), []))) or "every one (not sampled)"
-        if not defined[case.name].interpreted:  # too many for the interpreter: recorded, launches checked
-            ran = f"none of {ran}: recorded and its launches checked"
-        elif ran[0].isdigit() and " of " not in ran:
-            ran = f"all {ran}"
-        status = "" if case.passed else " (failed)"
-        print(f"| {result.puzzle} | `{case.name}`{status} | {sizes} | {ran} | {case.seconds:.2f} s |")
+        for case in cases if args.every else [max(cases, key=lambda c: _elements(c.sizes))]:
+            sizes = ", ".join(f"{k}={v}" for k, v in case.sizes.items())
+            ran = "; ".join(dict.fromkeys(_seen.get((result.puzzle, case.name), []))) or "every one (not sampled)"
+            if not defined[case.name].interpreted:  # too many for the interpreter: recorded, launches checked
+                ran = f"none of {ran.removeprefix('all ')}: recorded and its launches checked"
+            status = "" if case.passed else " (failed)"
+            print(f"| {result.puzzle} | `{case.name}`{status} | {sizes} | {ran} | {case.seconds:.2f} s |")
     return 0
 
 
