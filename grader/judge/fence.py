@@ -94,7 +94,7 @@ class Buffer:
     def spec(self, param: str = "") -> BufferSpec:
         """The buffer as the worker is told of it, passed as kernel parameter ``param``."""
         return BufferSpec(self.name, self.role, self.dtype, tuple(self.shape), tuple(self.strides), self.guard,
-                               self.nbytes, self.total, param)
+                          self.nbytes, self.total, param)
 
 
 def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
