@@ -143,13 +143,11 @@ PUZZLE = Puzzle(
              layouts={"grad_output": "transposed"}),
         # A model's width: a block capped below the row (512, 1024, 4096 columns) leaves columns out.
         Case("model_width", sizes={"batch": (7,), "D": 8192}, blocks={}, seed=9, large=True, vary={"D": (5000, 8192)}),
-        # Rows past 65535, which a GPU refuses on grid axes 1 and 2: recorded here, its launches checked
-        # against the GPU's limits, not run on the CPU. A sample of programs cannot stand for either
-        # launch: every backward program reads the rstd its rows' forward programs stored, and every
-        # element of grad_w is the host's sum over all the backward programs' partial rows. Whole, the
-        # interpreter takes about 2.5 min of CPU (6560 rows: 7.5 s forward, 8.0 s backward, 2026-11-27).
-        Case("rows_past_65535", sizes={"batch": (65600,), "D": 8}, blocks={}, seed=11, large=True,
-             interpreted=False),
+        # Rows past 65535, which a GPU refuses on grid axes 1 and 2: a launch of one program per row
+        # must put its rows on axis 0. Every program runs, forward and backward: each backward program
+        # reads the rstd its rows' forward programs stored, and grad_w is the host's sum of the
+        # backward programs' partial rows.
+        Case("rows_past_65535", sizes={"batch": (65600,), "D": 8}, blocks={}, seed=11, large=True),
         # x a slice of a wider tensor: each row starts 16 elements past the previous row's end, and
         # reshape(-1, D) keeps those strides (a kernel indexing `row * D` reads the gaps).
         Case("rows_apart_in_memory", sizes={"batch": (3, 5), "D": 1000}, blocks={}, seed=10,

@@ -168,42 +168,6 @@ def test_a_large_case_that_timed_out_is_not_run_again():
     assert asked == [False]
 
 
-def _unstood_then(whole: CaseResult, failed_first):
-    """A grader whose sampled run does not stand (5 of 65600 programs), and whose whole run gives ``whole``."""
-    from grader.judge.kinds.kernel.run import KernelRunner, Unstood
-    grader, asked = _grader(), []
-    grader.failed_first = failed_first
-    runner = KernelRunner(grader)
-
-    def once(case, params, trace, hooks, capture=None, sample=False):
-        asked.append("sample" if sample else "whole")
-        if sample:
-            return Unstood("not every program that ran stored to `z`", 65600)
-        return CaseOutcome(whole)
-    runner.run_once = once
-    return runner, asked
-
-
-def test_a_large_case_whose_sample_does_not_stand_runs_whole_while_every_case_passed():
-    grader, asked = _unstood_then(_result(True), None)
-    case = next(c for c in grader.puzzle.cases if c.large)
-    assert grader.run_case(case, []).result.passed
-    assert asked == ["sample", "whole"]
-
-
-def test_once_a_case_failed_a_large_case_whose_sample_does_not_stand_is_not_run_whole():
-    grader, asked = _unstood_then(_result(True), "classic[seed=0]")
-    case = next(c for c in grader.puzzle.cases if c.large)
-    outcome = grader.run_case(case, [])
-    result, abort = outcome.result, outcome.abort
-    assert asked == ["sample"] and abort is None
-    assert result.kind == FailureKind.SKIPPED and not result.passed
-    assert result.message.endswith(
-        "not run: its sample does not stand for its launch (not every program that ran stored to `z`), so all "
-        "65600 of its programs would run in the interpreter, and case classic[seed=0] already failed: fix that "
-        "one first")
-
-
 @pytest.mark.parametrize("grader, case, hooks", [
     (_grader(), replace(BIG, large=False), [True]),            # a small case: hooks, as always
     (_grader(device="cuda"), BIG, [True]),                     # a GPU: the worker has no hooks to leave out
@@ -224,7 +188,7 @@ def test_large_cases_are_not_run_again_beside_a_gpu():
     grader.ask = lambda *args, **kwargs: pytest.fail("a large case ran again beside the GPU")
     large = [c for c in grader.puzzle.cases if c.large]
     assert [c.label for c in large] == ["past_16_bit_offsets[seed=8]"]
-    assert BoundsBeside(grader, lambda access: ()).checked(SimpleNamespace(sample=None), [], large[0]) is None
+    assert BoundsBeside(grader, lambda access: ()).checked(SimpleNamespace(), [], large[0]) is None
 
 
 @pytest.mark.slow

@@ -282,10 +282,10 @@ def test_each_family_registers_its_own_words_and_none_twice():
     from grader.judge import failures
     from grader.judge.failures import catalogue
     assert all(entry.words for entry in failures.CATALOGUE.values())
-    assert failures.CATALOGUE[failures.FailureKind.RACE].words[failures.ReadAcross].__module__ == \
+    assert failures.CATALOGUE[failures.FailureKind.RACE].words[failures.Overlap].__module__ == \
         "grader.judge.failures.races"
-    with pytest.raises(ValueError, match=r"^race: ReadAcross worded twice$"):
-        catalogue.register(failures.FailureKind.RACE, {failures.ReadAcross: str})
+    with pytest.raises(ValueError, match=r"^race: Overlap worded twice$"):
+        catalogue.register(failures.FailureKind.RACE, {failures.Overlap: str})
 
 
 def test_a_family_words_anothers_facts_through_the_catalogue():

@@ -24,8 +24,8 @@ from __future__ import annotations
 from typing import ClassVar, Literal, Union
 
 from grader.channel.wire_format import (  # noqa: F401 (this module is where the grader reads the wire's names)
-    CPU_LIMIT, DEVICES, JSON, REPLY_BYTES, BufferSpec, Failure, ForeignRead, Message, Number, OutOfBoundsAccess,
-    ProgramWrites, Ready, Reply, Request, TensorInfo, Value, WireError, WorkerFailureKind, convert, cpu_limit, envelope,
+    CPU_LIMIT, DEVICES, JSON, REPLY_BYTES, BufferSpec, Failure, Launched, Message, Number, OutOfBoundsAccess,
+    Ready, Reply, Request, TensorInfo, Value, WireError, WorkerFailureKind, convert, cpu_limit, envelope,
     header, parse_reply, parse_request, register_requests, reply_bytes,
 )
 
@@ -84,17 +84,6 @@ class EarlyRead(Message):
     source: str = ""
 
 
-class SampledRun(Message):
-    """What a run of a sample of the programs did: how many of how many ran, and their stores."""
-
-    programs: int
-    ran: int
-    writes: tuple[ProgramWrites, ...] = ()
-    foreign_reads: tuple[ForeignRead, ...] = ()
-    grid: tuple[int, ...] = ()  # the launch's grid
-    along: tuple[tuple[int, ...], ...] = ()  # its indices run, per axis
-
-
 class TraceRecord(Message):
     program: tuple[int, ...]
     tensor: str
@@ -123,7 +112,7 @@ class KernelRun(Message):
     early_reads: tuple[EarlyRead, ...] = ()
     trace: Trace | None = None
     heuristics: dict[str, Union[bool, int]] = {}
-    sampled: SampledRun | None = None  # only some programs ran (Run.sample)
+    launches: tuple[Launched, ...] = ()  # in the interpreter: how each launch ran
 
 
 class Ran(Reply):
@@ -159,7 +148,7 @@ class Run(Request):
     # Only the accesses are judged (the run beside a GPU): inline assembly stood in for need not
     # leave the outputs the same under two stand-ins, only keep every access in bounds under both.
     accesses_only: bool = False
-    sample: int | None = None  # run a sample of the programs, drawn from this seed (a large case)
+    serial: bool = False  # in the interpreter: one program after another, never batched (a check of the engine)
 
 
 # compile ------------------------------------------------------------------------------------

@@ -85,26 +85,14 @@ class BufferSpec(Message):
                             f"{self.total}")
 
 
-class ForeignRead(Message):
-    """In a sampled run: a program loaded an output element it had not stored itself."""
+class Launched(Message):
+    """How the interpreter ran one launch of a run: every program batched (in ``runs`` group runs,
+    one per path the programs took), or serially, and why (``serial``)."""
 
-    tensor: str
-    index: int
-    shape: tuple[int, ...]
-    program: tuple[int, ...]
-    written: bool  # whether another program that ran had stored it
-    line: int | None = None
-    source: str = ""
-
-
-class ProgramWrites(Message):
-    """In a sampled run: the elements one program stored in one output (a buffer index), as
-    (start, length) runs of storage offsets."""
-
-    program: tuple[int, ...]
-    buffer: int
-    count: int
-    runs: tuple[int, ...]
+    grid: tuple[int, ...]
+    programs: int
+    runs: int = 0
+    serial: str = ""
 
 
 class TensorInfo(Message):

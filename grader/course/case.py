@@ -59,13 +59,6 @@ class Case:
     wrong does it run again with them, so that the message still names a stray access. On a
     GPU it is not run again in the interpreter beside it.
 
-    ``interpreted=False`` marks a case of an autograd puzzle at a size whose replay the
-    interpreter cannot afford (65536 rows, one program each, run one after another), and whose launches
-    no sample of programs can stand for (a later step reads what every program wrote: a saved tensor,
-    partial rows the host sums; a sample is tried first, :mod:`grader.sandbox.kinds.function.chain_sampling`): on the CPU
-    it is recorded, and its launches checked against a GPU's limits (a grid axis past 65535,
-    ``num_warps``), but not run; its result says so. A GPU runs it as any case.
-
     ``vary`` gives named sizes a range ``(low, high)``, both included, that holds the declared
     size: a batch graded with a secret draws each from the secret, so that a kernel cannot be
     fitted to the public sizes. Without a secret the declared sizes are used.
@@ -81,12 +74,10 @@ class Case:
     dtypes: Mapping[str, str] = field(default_factory=dict)  # e.g. {"x": "float16", "z": "float16"}
     large: bool = False  # checked for values without bounds hooks; rerun with them on failure
     vary: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # e.g. {"N0": (40000, 50000)}
-    interpreted: bool = True  # False: on the CPU, recorded and its launches checked, not run
 
     def __post_init__(self) -> None:
-        for flag in ("large", "interpreted"):
-            if not isinstance(getattr(self, flag), bool):
-                raise ValueError(f"case {self.name!r}: {flag} must be True or False, not {getattr(self, flag)!r}")
+        if not isinstance(self.large, bool):
+            raise ValueError(f"case {self.name!r}: large must be True or False, not {self.large!r}")
         for name, bounds in self.vary.items():
             self._check_range(name, bounds)
         for name, layout in self.layouts.items():

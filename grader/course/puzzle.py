@@ -83,11 +83,6 @@ class Puzzle:
     * ``mantissa_bits`` rounds named float inputs to that many explicit mantissa bits. Dot
       puzzles use it so that TF32 ``tl.dot`` on a GPU is exact: a correct kernel then matches
       an fp32 reference tightly and a wrong one still fails.
-    * ``dependent`` says that the kernel's programs depend on each other (atomics into one
-      output, a pass that reads what other programs stored): a large case then runs every
-      program. Otherwise a large case of a kernel puzzle runs a sample of them in the
-      interpreter (:attr:`samples`), and an autograd puzzle's a sample of each launch's, where one
-      stands (:mod:`grader.sandbox.kinds.function.chain_sampling`).
     * ``track`` is the part of the course the puzzle belongs to, one of :data:`TRACKS`: it
       picks the notebook the puzzle appears in.
     * ``variants`` are the puzzle's free constants (:class:`grader.course.variant.Variant`):
@@ -134,7 +129,6 @@ class Puzzle:
     # Helion puzzles: the extent each of a case's tile sizes tiles, as a product of sizes
     # ({"BH": "B*H", "BQ": "NQ"}): how the case's sizes reach a kernel's own tile loops
     tiles: Mapping[str, str] = field(default_factory=dict)
-    dependent: bool = False  # programs depend on each other: large cases run whole, not sampled
     track: str = "classic"  # one of TRACKS; every puzzle file names its own
     variants: tuple[Variant, ...] = ()
     chosen: Mapping[str, object] = field(default_factory=dict)  # a student's values; the defaults if empty
@@ -226,15 +220,6 @@ class Puzzle:
                     f"{variant.what} is {shown(mine)} for you, as your statement says; "
                     f"use {shown(mine)}{_where_written(variant)}"))
         return tuple(looks)
-
-    @property
-    def samples(self) -> bool:
-        """Whether a large case may run a sample of the launch's programs: a kernel launched on the
-        puzzle's grid whose programs each store their own part of outputs the spec returns as they
-        are (a zeroed output, a host reduction or another allocation are summed over programs), and
-        judged element by element (a property check, as dropout's keep rate, reads every element)."""
-        return self.kind in ON_GRID and self.check is None and not (self.dependent or self.zeroed
-                                                                    or self.host_reduce or self.allocate)
 
     @property
     def number(self) -> int:

@@ -29,9 +29,8 @@ class BoundsBeside:
         the case is neither passed nor failed (BesideUnchecked), never passed in silence.
         The facts found, or None."""
         grader = self.grader
-        sampled = getattr(message, "sample", None) is not None  # a large case, on a sample of its programs
         large = {c.label for c in grader.puzzle.cases if c.large}  # the small cases find a stray load
-        if grader.bounds is None or (case.label in large and not sampled):
+        if grader.bounds is None or case.label in large:
             return None
         if self.unchecked is not None:  # it could not run for an earlier case: not tried again, said again
             return self.unchecked
@@ -47,10 +46,7 @@ class BoundsBeside:
         failure = next((r.failure for r in runs if r.failure is not None), reply if isinstance(reply, wire.Failure)
                        else None)
         if failure is None:
-            across = next(filter(None, (read_across(r.sampled) for r in runs
-                                        if getattr(r, "sampled", None) is not None)), None)
-            return None if across is None else failures.Worded(across.kind,
-                                                                failures.word(across) + failures.READ_BESIDE)
+            return None
         kind = failures.reported(failure.kind)
         if kind == FailureKind.OUT_OF_BOUNDS:
             return failures.Worded(kind, messages.out_of_bounds(failure.access, self.dims(failure.access))
@@ -68,12 +64,3 @@ class BoundsBeside:
             self.unchecked = failures.BesideUnchecked(f"it ended in a {what} in case {case.label}: "
                                                       f"{(failure.error or failure.reason)[:300]}")
         return self.unchecked
-
-
-def read_across(sampled: wire.SampledRun) -> "failures.ReadAcross | None":
-    """A sampled run's first load of an output element the loading program had not stored itself."""
-    if not sampled.foreign_reads:
-        return None
-    read = sampled.foreign_reads[0]
-    return failures.ReadAcross(read.tensor, tuple(read.program), read.index, tuple(read.shape), read.written,
-                               sampled.ran, sampled.programs, read.line, read.source)

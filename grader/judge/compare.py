@@ -55,12 +55,9 @@ def _positions(mask: torch.Tensor) -> list[int]:
 def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[torch.Tensor],
             expected: Sequence[torch.Tensor], tolerance: Callable[[str], tuple[float, float]],
             large_inputs: bool = False, on_gpu: bool = False,
-            host_reduce: Mapping[str, Callable] | None = None,
-            sampled: Mapping[str, torch.Tensor] | None = None) -> Outcome:
+            host_reduce: Mapping[str, Callable] | None = None) -> Outcome:
     """``buffers`` are the inputs', then the outputs'; ``expected`` has one tensor per output.
-    ``tolerance`` gives (atol, rtol) for an output's dtype name (``Puzzle.tolerance``).
-    ``sampled``: where only a sample of the programs ran, the elements of each output they
-    stored (:mod:`grader.judge.sampled`); only those are compared."""
+    ``tolerance`` gives (atol, rtol) for an output's dtype name (``Puzzle.tolerance``)."""
     unpacked = [unpack(b, r) for b, r in zip(buffers, raw)]
     for buf, (_, damage) in zip(buffers, unpacked):
         if damage is not None:
@@ -77,8 +74,6 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
     worst = 0.0
     outputs = list(zip(buffers[len(inputs):], unpacked[len(inputs):], expected))
     for buf, (actual, _), want in outputs:
-        if sampled is not None:  # the elements no program that ran stored: taken as the spec's
-            actual = torch.where(sampled[buf.name], actual, want.to(actual.dtype))
         buf_atol, buf_rtol = tolerance(buf.dtype)
         outcome = compare_tensor(buf.name, actual, want, buf_atol, buf_rtol, large_inputs, on_gpu,
                                  (host_reduce or {}).get(buf.name))

@@ -22,6 +22,7 @@ class Options:
     variants: bool = False       # batch: each student graded with their own values of the puzzles' variants
     student: str = ""            # with a secret: whose values of the puzzles' variants grade (set per student)
     check_bounds: bool = True    # interpreter: check every load and store (off only to measure its cost)
+    serial_interpreter: bool = False  # interpreter: one program after another, never batched (to check the engine)
     sandbox: str = "auto"        # "auto": bubblewrap where it works; "on": required; "off": rlimits only
     memory_mb: int | None = None  # address-space cap per worker
     library: tuple[str, ...] = ()  # folders learner files may import from (tests: solutions/ for the corpus)

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grader.sandbox.batched.lanes import current
 from grader.sandbox.interpreter.hooks import restore
+from grader.sandbox.write_log import WriteLog
 from grader.source.source_lines import pointer_names
 
 
@@ -100,91 +102,11 @@ class AccessTrace:
         return {"records": records, "truncated": self.truncated}
 
 
-ATOMIC = -2  # an element last written by an atomic: atomics may meet from any program
-SHOWN = 3     # overlapping stores reported per run
-
-
-class WriteLog:
-    """Which program last stored each element of each output, for two findings no result shows
-    in the interpreter (which runs programs one at a time, in order):
-
-    * two programs storing different values to one element without an atomic: a race;
-    * a program loading an output element nobody has stored yet: reading uninitialised memory.
-
-    When only a sample of the programs runs (:mod:`.sampling`), every store is also handed to
-    ``on_store``, and a load of an output element this program did not store itself is a
-    ``foreign_read``: what another program writes, which a program may never read.
-    """
-
-    def __init__(self, regions: list[Region], data: dict[int, np.ndarray | None]) -> None:
-        self.regions = regions
-        self.data = data  # region index -> the output's elements as numpy (the live memory), or None
-        self.writer = {i: np.full(regions[i].nbytes // regions[i].itemsize, -1, dtype=np.int64) for i in data}
-        self.overlaps: list[dict] = []
-        self.early_reads: list[dict] = []
-        self.sampled = False
-        self.on_store = None  # (program, region index, element indices) -> None
-        self.foreign_reads: list[dict] = []
-        # Whether any program loaded an output or updated one atomically: only then can the
-        # order programs run in change what is stored (inputs are read-only, checked apart).
-        self.outputs_read = False
-        self.decode = lambda program: (program, 0, 0)  # the checker knows the grid
-
-    def _lanes(self, addresses: np.ndarray, mask: np.ndarray):
-        flat, active = addresses.reshape(-1), mask.reshape(-1)
-        for i in self.writer:
-            r = self.regions[i]
-            inside = active & (flat >= r.start) & (flat < r.start + r.nbytes)
-            if inside.any():
-                yield i, r, inside, ((flat[inside] - r.start) // r.itemsize).astype(np.int64)
-
-    def store(self, program: int, addresses, values, mask, atomic: bool, where) -> None:
-        values = None if values is None else np.broadcast_to(values, addresses.shape).reshape(-1)
-        for i, r, inside, index in self._lanes(addresses, mask):
-            self.outputs_read |= atomic
-            before = self.writer[i][index]
-            if self.on_store is not None:
-                self.on_store(program, i, index)
-            if not atomic and values is not None and self.data.get(i) is not None and len(self.overlaps) < SHOWN:
-                other = (before >= 0) & (before != program)
-                if other.any():
-                    old, new = self.data[i][index[other]], values[inside][other]
-                    same = old == new
-                    if old.dtype.kind == "f":
-                        same |= np.isnan(old) & np.isnan(new)
-                    differ = np.flatnonzero(~same)
-                    if differ.size:
-                        k = differ[0]
-                        line, source = where()
-                        self.overlaps.append({"tensor": r.name, "shape": list(r.shape),
-                                              "index": int(index[other][k]),
-                                              "programs": [self.decode(int(before[other][k])), self.decode(program)],
-                                              "line": line, "source": source})
-            self.writer[i][index] = ATOMIC if atomic else program
-
-    def load(self, program: int, addresses, mask, where) -> None:
-        for i, r, inside, index in self._lanes(addresses, mask):
-            self.outputs_read = True
-            if self.sampled and not self.foreign_reads:
-                theirs = self.writer[i][index] != program
-                if theirs.any():
-                    line, source = where()
-                    k = int(np.flatnonzero(theirs)[0])
-                    self.foreign_reads.append({"tensor": r.name, "index": int(index[k]), "shape": list(r.shape),
-                                               "program": self.decode(program), "written": int(self.writer[i][index[k]]) != -1,
-                                               "line": line, "source": source})
-            if self.early_reads:
-                return
-            never = self.writer[i][index] == -1
-            if never.any():
-                line, source = where()
-                self.early_reads.append({"tensor": r.name, "index": int(index[never][0]),
-                                         "program": self.decode(program),
-                                         "shape": list(r.shape), "line": line, "source": source})
-                return
-
-
 class BoundsChecker:
+    """Every access checked against the tensors before memory is touched, and written down (the
+    write log, the access trace). In a batched run each access is every lane's: the first lane
+    out of bounds in the serial order is the one reported, with its rank for the engine."""
+
     def __init__(self, regions: list[Region], filename: str, builder, trace: AccessTrace | None = None,
                  enforce: bool = True, outputs: dict[int, np.ndarray] | None = None) -> None:
         self.regions = regions
@@ -194,7 +116,6 @@ class BoundsChecker:
         self.enforce = enforce
         self.log = WriteLog(regions, outputs or {})
         self.log.decode = self._decode
-        self.chain = None  # a sampled replay's log of known memory (grader.sandbox.kinds.function.chain_sampling)
         self._saved: dict[str, object] = {}
 
     @property
@@ -211,19 +132,25 @@ class BoundsChecker:
         gx, gy, _ = getattr(self.builder, "grid_dim", None) or (1, 1, 1)
         return int(x + gx * (y + gy * z))
 
+    def programs(self, group) -> np.ndarray:
+        """Each lane's program as one number."""
+        gx, gy, _ = getattr(self.builder, "grid_dim", None) or (1, 1, 1)
+        return (group.x + gx * (group.y + gy * group.z)).astype(np.int64)
+
     def _decode(self, program: int) -> list[int]:
         gx, gy, _ = getattr(self.builder, "grid_dim", None) or (1, 1, 1)
         return [program % gx, (program // gx) % gy, program // (gx * gy)]
 
     def _where(self):
-        return kernel_line(self.filename, depth=4)
+        return kernel_line(self.filename, depth=5)
 
-    def check(self, op: str, addresses: np.ndarray, mask) -> None:
+    def check(self, op: str, addresses: np.ndarray, mask, program=None) -> None:
         addresses = np.asarray(addresses).astype(np.uint64, copy=False)
         full_mask = np.ones(addresses.shape, dtype=bool) if mask is None else \
             np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)
+        program = list(self.builder.grid_idx or (0, 0, 0)) if program is None else program
         if self.trace is not None:
-            self.trace.record(op, tuple(self.builder.grid_idx or (0, 0, 0)), addresses, full_mask)
+            self.trace.record(op, tuple(program), addresses, full_mask)
         if not self.enforce:
             return
         active = addresses[full_mask]
@@ -236,7 +163,7 @@ class BoundsChecker:
             return
         bad = active[~inside]
         first = int(bad[0])
-        line, source = kernel_line(self.filename)
+        line, source = kernel_line(self.filename, depth=3)
         region = self._owner(first, op, source)
         # Counted against the tensor the access was meant for: a stray lane may land inside
         # another tensor, depending on where the allocator put it, and the message must not.
@@ -251,10 +178,28 @@ class BoundsChecker:
             "first_index": (first - region.start) // region.itemsize,
             "bad_lanes": int(bad.size),
             "lanes": int(active.size),
-            "program": list(self.builder.grid_idx or (0, 0, 0)),
+            "program": list(program),
             "line": line,
             "source": source,
         })
+
+    def check_lanes(self, group, op: str, addresses: np.ndarray, mask: np.ndarray) -> None:
+        """``check`` for every lane of a batched access (arrays of shape ``(lanes, *block)``):
+        where any is out of bounds, the lowest-ranked such lane's access is checked and raised."""
+        if not self.enforce:
+            return
+        inside = np.zeros(addresses.shape, dtype=bool)
+        for r in self.regions:
+            inside |= (addresses >= r.start) & (addresses < r.start + r.nbytes)
+        bad = (mask & ~inside).reshape(group.size, -1).any(axis=1)
+        if not bad.any():
+            return
+        lane = int(np.flatnonzero(bad)[0])  # lanes are in rank order
+        try:
+            self.check(op, addresses[lane], mask[lane], list(group.coords(lane)))
+        except OutOfBounds as exc:
+            exc.batched_rank = int(group.ranks[lane])
+            raise
 
     def allow(self, tensor) -> None:
         """A tensor the learner's wrapper allocated: accesses to it are in bounds."""
@@ -282,6 +227,33 @@ class BoundsChecker:
         below = [r for r in self.regions if r.start <= address]
         return max(below, key=lambda r: r.start) if below else min(self.regions, key=lambda r: r.start)
 
+    def _access(self, op: str, ptrs, mask, values=None, atomic: bool = False) -> None:
+        """Check one access and write it down, before the builder's own method touches memory."""
+        group = current()
+        if group is None:
+            addresses = np.asarray(ptrs.data).astype(np.uint64, copy=False)
+            full = np.ones(addresses.shape, dtype=bool) if mask is None else \
+                np.broadcast_to(np.asarray(mask.data, dtype=bool), addresses.shape)
+            self.check(op, addresses, None if mask is None else mask.data)
+            if op == "load":
+                self.log.load(self.program(), addresses, full, self._where)
+            else:
+                self.log.store(self.program(), addresses, None if values is None else np.asarray(values.data),
+                               full, atomic, self._where)
+            return
+        datas = [np.asarray(ptrs.data), np.ones((1,), bool) if mask is None else np.asarray(mask.data, dtype=bool)]
+        if values is not None:
+            datas.append(np.asarray(values.data))
+        shape = (group.size,) + tuple(np.broadcast_shapes(*(d.shape[1:] for d in datas)))
+        addresses, full, *rest = [np.broadcast_to(d, shape) for d in datas]
+        addresses = addresses.astype(np.uint64, copy=False)
+        self.check_lanes(group, op, addresses, full)
+        if op == "load":
+            self.log.load_lanes(group, self.programs(group), addresses, full, self._where)
+        else:
+            self.log.store_lanes(group, self.programs(group), addresses, rest[0] if rest else None, full, atomic,
+                                 self._where)
+
     def install(self) -> None:
         b = self.builder
         self._saved = {name: getattr(b, name) for name in
@@ -289,45 +261,20 @@ class BoundsChecker:
         load, store = self._saved["create_masked_load"], self._saved["create_masked_store"]
         rmw, cas = self._saved["create_atomic_rmw"], self._saved["create_atomic_cas"]
 
-        def lanes(ptrs, mask):
-            addresses = np.asarray(ptrs.data).astype(np.uint64, copy=False)
-            full = np.ones(addresses.shape, dtype=bool) if mask is None else \
-                np.broadcast_to(np.asarray(mask.data, dtype=bool), addresses.shape)
-            return addresses, full
-
-        def width(ptrs) -> int:
-            return max(getattr(ptrs.get_element_ty(), "primitive_bitwidth", 8) // 8, 1)
-
-        def chained(ptrs, mask, atomic=None):  # atomic None: a load
-            if self.chain is not None:
-                if atomic is None:
-                    self.chain.load(self.program(), *lanes(ptrs, mask), width(ptrs), self._where)
-                else:
-                    self.chain.store(self.program(), *lanes(ptrs, mask), width(ptrs), atomic)
-
         def masked_load(ptrs, mask, other, *rest, **kw):
-            self.check("load", ptrs.data, mask.data)
-            self.log.load(self.program(), *lanes(ptrs, mask), self._where)
-            chained(ptrs, mask)
+            self._access("load", ptrs, mask)
             return load(ptrs, mask, other, *rest, **kw)
 
         def masked_store(ptrs, value, mask, *rest, **kw):
-            self.check("store", ptrs.data, mask.data)
-            addresses, full = lanes(ptrs, mask)
-            self.log.store(self.program(), addresses, np.asarray(value.data), full, False, self._where)
-            chained(ptrs, mask, False)
+            self._access("store", ptrs, mask, value)
             return store(ptrs, value, mask, *rest, **kw)
 
         def atomic_rmw(op, ptr, val, mask, *rest, **kw):
-            self.check("atomic", ptr.data, mask.data)
-            self.log.store(self.program(), *lanes(ptr, mask)[:1], None, lanes(ptr, mask)[1], True, self._where)
-            chained(ptr, mask, True)
+            self._access("atomic", ptr, mask, atomic=True)
             return rmw(op, ptr, val, mask, *rest, **kw)
 
         def atomic_cas(ptr, cmp, val, *rest, **kw):
-            self.check("atomic", ptr.data, None)
-            self.log.store(self.program(), *lanes(ptr, None)[:1], None, lanes(ptr, None)[1], True, self._where)
-            chained(ptr, None, True)
+            self._access("atomic", ptr, None, atomic=True)
             return cas(ptr, cmp, val, *rest, **kw)
 
         b.create_masked_load, b.create_masked_store = masked_load, masked_store

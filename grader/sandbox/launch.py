@@ -17,7 +17,7 @@ import inspect
 from dataclasses import dataclass, field
 
 from grader.sandbox.interpreter.hooks import RangePatch
-from grader.sandbox.sampling import grid_loop
+from grader.sandbox.interpreter.hooks import grid_loop
 from grader.source.wrapped import python_function
 
 

@@ -2,9 +2,9 @@
 grader sent, once per autotuning config, and again with the programs in reverse order.
 
 It is apart from :mod:`grader.sandbox.worker` because it is the one request that orders the
-interpreter's programs (in order, reversed, or a large case's sample), stands in for inline
-assembly and runs again to see whether the outputs depend on it, and writes down what the
-bounds check saw for the grader; the worker keeps what every request shares (loading, the
+interpreter's programs (batched, in order or reversed: :mod:`grader.sandbox.batched`), stands in
+for inline assembly and runs again to see whether the outputs depend on it, and writes down what
+the bounds check saw for the grader; the worker keeps what every request shares (loading, the
 buffers as tensors, the bounds checker, running learner code and wording its failure).
 :class:`AnswersRun` is one of the worker's bases and uses those through ``self``.
 """
@@ -14,6 +14,7 @@ import contextlib
 import os
 
 from grader.channel import wire
+from grader.sandbox.batched import differential
 
 
 class AnswersRun:
@@ -26,7 +27,7 @@ class AnswersRun:
         reverse order (a race shows as a different result). Each run starts from the bytes the
         grader sent; each run's bytes go back to be judged."""
         from grader.sandbox.launch import apply_heuristics, describe_config, unwrap
-        from grader.sandbox.tuning import launch, tuned_configs, tuner_skips
+        from grader.sandbox.tuning import tuned_configs, tuner_skips
         path = os.path.abspath(msg.file)
         kernel = self.kernel(path, msg.kernel)
         layers = unwrap(kernel, msg.kernel)
@@ -44,43 +45,21 @@ class AnswersRun:
             return wire.Ran(runs=(wire.KernelRun(label="its early_config_prune", reversed=False, seconds=seconds,
                                                  printed=printed, failure=failure),)), []
         plans = [(describe_config(c), c, False) for c in configs] or [("", None, False)]
-        sampling = interpreted and msg.sample is not None  # a large case: some programs of each launch
-        reorder = interpreted and msg.reorder and not sampling and self._programs(msg, layers) > 1
+        reorder = interpreted and msg.reorder and self._programs(msg, layers) > 1
         runs, out = [], []
         for index, (label, config, reverse) in enumerate(plans):
-            whole, views = self.tensors(msg.buffers, blobs)
-            checker = recorder = None
-            if interpreted and (msg.check_bounds or msg.trace or sampling):
-                checker = self.bounds_checker(msg.buffers, whole, path, msg.trace and not out,
-                                               msg.check_bounds or sampling)
-                if sampling:  # every store written down: the grader compares what the programs that ran stored
-                    from grader.sandbox.sampling import StoreRecorder
-                    checker.log.sampled, checker.log.on_store = True, (recorder := StoreRecorder())
-                checker.install()
-            named = dict(msg.named)
-            with self._order(reverse, msg.sample if sampling else None) as order, self._standing_in(1) as stand:
-                _, error, printed, seconds = self.run_learner(
-                    lambda: launch(layers, grid, views, named, config), checker)
-            run = {"label": label, "reversed": reverse, "seconds": seconds, "printed": printed,
-                   "failure": None if error is None else self.failure_of(error, path, kernel)}
-            if stand is not None and stand.used:  # inline PTX, stood in for: graded only if nothing depends on it
-                run["failure"] = self._stood_in(stand, run["failure"], whole, path, msg, blobs,
-                                                lambda views2: launch(layers, grid, views2, dict(msg.named), config),
-                                                reverse, msg.sample if sampling else None)
-            if recorder is not None:
-                last = order.launches[-1] if len(order.launches) == 1 else {}  # one launch: its grid is told
-                run["sampled"] = wire.convert({"programs": order.programs, "ran": order.ran,
-                                               "writes": recorder.writes(checker.log.decode),
-                                               "foreign_reads": checker.log.foreign_reads,
-                                               "grid": last.get("grid", ()), "along": last.get("along", ())},
-                                              wire.SampledRun)
-            if checker is not None:  # the bounds check writes down plain values
-                run["overlaps"] = wire.convert(checker.overlaps, tuple[wire.Overlap, ...])
-                run["early_reads"] = wire.convert(checker.early_reads, tuple[wire.EarlyRead, ...])
-                if checker.trace is not None:
-                    run["trace"] = wire.convert(checker.trace.to_json(), wire.Trace)
+            if differential.enabled():
+                differential.fresh_warnings()
+            run, checker, whole, error = self._one_run(msg, blobs, layers, kernel, grid, path, label, config,
+                                                       reverse, traced=msg.trace and not out, serial=msg.serial)
+            if interpreted and differential.enabled() and not msg.serial and not msg.trace:
+                differential.fresh_warnings()
+                again, _, whole_again, _ = self._one_run(msg, blobs, layers, kernel, grid, path, label, config,
+                                                         reverse, traced=False, serial=True)
+                differential.agree(run, whole, again, whole_again, f"{msg.kernel}, {label or 'run'}"
+                                   f"{' reversed' if reverse else ''}")
             if layers.heuristics and config is None and error is None:
-                run["heuristics"] = {k: v for k, v in apply_heuristics(layers, {**msg.values, **named}).items()
+                run["heuristics"] = {k: v for k, v in apply_heuristics(layers, {**msg.values, **dict(msg.named)}).items()
                                      if isinstance(v, (int, bool))}
             if error is not None and config is not None and not interpreted and tuner_skips(error) \
                     and (runs or index < len(plans) - 1):  # as the tuner would, unless every config fails so
@@ -96,6 +75,34 @@ class AnswersRun:
                     plans.append((plans[0][0], plans[0][1], True))
         return wire.Ran(runs=tuple(runs)), out
 
+    def _one_run(self, msg: wire.Run, blobs, layers, kernel, grid, path: str, label: str, config, reverse: bool,
+                 traced: bool, serial: bool):
+        """One run of the case on fresh buffers: (the run's fields, its bounds checker, its storages,
+        what the learner's code raised)."""
+        from grader.sandbox.tuning import launch
+        whole, views = self.tensors(msg.buffers, blobs)
+        checker = None
+        interpreted = self.device == "cpu"
+        if interpreted and (msg.check_bounds or msg.trace):
+            checker = self.bounds_checker(msg.buffers, whole, path, traced, msg.check_bounds)
+            checker.install()
+        named = dict(msg.named)
+        with self.programs_run(reverse, serial, whole, msg.buffers, traced) as order, self._standing_in(1) as stand:
+            _, error, printed, seconds = self.run_learner(lambda: launch(layers, grid, views, named, config), checker)
+        run = {"label": label, "reversed": reverse, "seconds": seconds, "printed": printed,
+               "failure": None if error is None else self.failure_of(error, path, kernel),
+               "launches": launched(order)}
+        if stand is not None and stand.used:  # inline PTX, stood in for: graded only if nothing depends on it
+            run["failure"] = self._stood_in(stand, run["failure"], whole, path, msg, blobs,
+                                            lambda views2: launch(layers, grid, views2, dict(msg.named), config),
+                                            reverse, serial)
+        if checker is not None:  # the bounds check writes down plain values
+            run["overlaps"] = wire.convert(checker.overlaps, tuple[wire.Overlap, ...])
+            run["early_reads"] = wire.convert(checker.early_reads, tuple[wire.EarlyRead, ...])
+            if checker.trace is not None:
+                run["trace"] = wire.convert(checker.trace.to_json(), wire.Trace)
+        return run, checker, whole, error
+
     def _standing_in(self, seed: int):
         """In the interpreter, inline assembly stood in for under ``seed`` (interpreter.filling)."""
         if self.device != "cpu":
@@ -103,12 +110,10 @@ class AnswersRun:
         from grader.sandbox.interpreter.filling import standing_in
         return standing_in(seed)
 
-    def _stood_in(self, stand, failure, whole, path: str, msg: wire.Run, blobs, run, reverse: bool,
-                  sample: int | None):
+    def _stood_in(self, stand, failure, whole, path: str, msg: wire.Run, blobs, run, reverse: bool, serial: bool):
         """A run in which inline assembly was stood in for: its failure, unchanged where the case
         runs the same under a second stand-in (every buffer equal, bit for bit: the outputs do not
-        depend on the assembly), else the interpreter's limit, naming the assembly and its line. The
-        second run takes the same programs as the first (``sample``: a large case's sample)."""
+        depend on the assembly), else the interpreter's limit, naming the assembly and its line."""
         import linecache
 
         what, stack = stand.used[0]
@@ -120,7 +125,7 @@ class AnswersRun:
             if msg.check_bounds:  # the accesses under the second stand-in are checked too
                 checker = self.bounds_checker(msg.buffers, again, path, False, True)
                 checker.install()
-            with self._order(reverse, sample), self._standing_in(2):
+            with self.programs_run(reverse, serial, again, msg.buffers, False), self._standing_in(2):
                 _, error, _, _ = self.run_learner(lambda: run(views), checker)
             if error is None and (msg.accesses_only or all(a.cpu().numpy().tobytes() == b.cpu().numpy().tobytes()
                                                            for a, b in zip(whole, again))):
@@ -131,14 +136,19 @@ class AnswersRun:
             why = f"and with a stand-in for its values the run failed ({failure.kind}: {failure.error[:200]})"
         return wire.Failure("interpreter_limit", error=f"{what}, {why}", line=line, source=source)
 
-    @staticmethod
-    def _order(reverse: bool, sample: int | None):
-        """The grid loop as a run wants it: in order, reversed, or over a sample of the programs."""
-        from grader.sandbox.launch import program_order
-        if sample is None:
+    def programs_run(self, reverse: bool, serial: bool, whole, buffers, traced: bool):
+        """How the interpreter runs a launch's programs: batched, in order or reversed, with the
+        case's inputs read-only (:mod:`grader.sandbox.batched`); one after another where the run
+        is traced (the pictures record program by program) or ``serial`` asks for the serial
+        interpreter. Nothing to order beside a GPU."""
+        if self.device != "cpu":
+            return contextlib.nullcontext()
+        if traced or serial:
+            from grader.sandbox.launch import program_order
             return program_order(reverse)
-        from grader.sandbox.sampling import sampled_grid
-        return sampled_grid(sample)
+        from grader.sandbox.batched.engine import Batched
+        inputs = [(w.data_ptr(), w.data_ptr() + w.numel()) for spec, w in zip(buffers, whole) if spec.role == "input"]
+        return Batched(reverse=reverse, readonly=inputs)
 
     def _grid(self, msg: wire.Run):
         """The launch grid as a function of the launch's values: autotuning and heuristics may
@@ -158,3 +168,9 @@ class AnswersRun:
             return math.prod(self._grid(msg)(dict(msg.named)))
         except Exception:  # the grid needs a value only a config gives: assume several
             return 2
+
+
+def launched(order) -> tuple:
+    """What a run's engine says of each launch (nothing for the serial interpreter or a GPU)."""
+    return tuple(wire.Launched(grid=launch.grid, programs=launch.programs, runs=launch.runs,
+                               serial=launch.serial or "") for launch in getattr(order, "launches", ()))

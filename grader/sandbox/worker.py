@@ -45,15 +45,20 @@ def prepare(device: str, warm=()):
     import triton.runtime.interpreter  # noqa: F401
     from grader.sandbox.launch import compiled_builtins
     from grader.sandbox.learner_import import install
-    install(compiled_builtins() if device == "cpu" else None)
-    if device == "cpu":  # the interpreter computes as an sm_90 GPU does (docs/interpreter-vs-gpu.md), and
-        # patches triton.language once per launch rather than on every helper call
+    if device == "cpu":  # the interpreter computes as an sm_90 GPU does (docs/interpreter-vs-gpu.md),
+        # patches triton.language once per launch rather than on every helper call, and runs a
+        # launch's programs together (docs/batched-engine.md)
+        from grader.sandbox.batched import setup as batched
         from grader.sandbox.interpreter.semantics import install as follow_gpu
         from grader.sandbox.interpreter.speed import install as patch_once_per_launch
-        from grader.sandbox.sampling import install_limits
+        from grader.sandbox.interpreter.grid_limits import install_limits
         follow_gpu()
         patch_once_per_launch()
         install_limits()  # a grid or num_warps a GPU refuses is refused here too
+        batched.install()
+        install({**compiled_builtins(), **batched.learner_globals()})
+    else:
+        install(None)
     if device != "compile":  # --bench's clock and watch, captured before any learner code runs
         import grader.sandbox.bench.guard  # noqa: F401
     from grader.sandbox import warmup

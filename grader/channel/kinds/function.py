@@ -5,11 +5,10 @@ into the requests the worker reads.
 """
 from __future__ import annotations
 
-import math
 from typing import ClassVar, Literal, Union
 
-from grader.channel.wire_format import JSON, BufferSpec, Failure, ForeignRead, Message, ProgramWrites, Reply, Request, TensorInfo, \
-    WireError, register_requests
+from grader.channel.wire_format import JSON, BufferSpec, Failure, Launched, Message, Reply, Request, TensorInfo, WireError, \
+    register_requests
 
 
 class TensorMeta(Message):
@@ -123,38 +122,6 @@ class Program(Message):
         return max((len(s.grids) for s in self.launches()), default=1)
 
 
-class SampledLaunch(Message):
-    """One launch of a sampled replay: its grid, the indices run along each axis, and what each
-    program stored in the tensors returned (``buffer``: which of them; runs of its elements in
-    row-major order)."""
-
-    kernel: str
-    grid: tuple[int, ...]
-    along: tuple[tuple[int, ...], ...]
-    writes: tuple[ProgramWrites, ...] = ()
-
-
-class SampledChain(Message):
-    """A replay that ran a sample of every launch's programs (Replay.sample): the sampled axes,
-    the launches, and per tensor returned the elements whose values the sample gives, as
-    (start, length) runs in row-major order; or why no sample stood (``falls``), or the first
-    load of what another program of the same launch stored."""
-
-    axes: tuple[int, ...] = ()
-    launches: tuple[SampledLaunch, ...] = ()
-    known: tuple[tuple[int, ...], ...] = ()
-    falls: tuple[str, ...] = ()  # why each sample tried did not stand, where none did
-    foreign_reads: tuple[ForeignRead, ...] = ()
-
-    @property
-    def programs(self) -> int:
-        return sum(math.prod(launch.grid) for launch in self.launches)
-
-    @property
-    def ran(self) -> int:
-        return sum(math.prod(len(a) for a in launch.along) for launch in self.launches)
-
-
 class Recorded(Reply):
     """The wrapper recorded as a program, or how recording it failed (``host``: it asked for values)."""
 
@@ -189,7 +156,7 @@ class Replayed(Reply):
     failure: Failure | None = None
     label: str = ""  # the autotuning configs this replay used
     disagrees: str = ""  # where the replay made a tensor other than the recording said
-    sampled: SampledChain | None = None  # only some programs of each launch ran (Replay.sample)
+    launches: tuple[Launched, ...] = ()  # in the interpreter: how each launch ran
 
     def blobs_expected(self) -> int:
         return sum(r.tensor for r in self.returned)
@@ -205,7 +172,7 @@ class Replay(Request):
     config: int = 0  # the autotuning config of each autotuned launch (its last, past its count)
     check_bounds: bool = True
     allocator: bool = False
-    sample: int | None = None  # in the interpreter: run a sample of each launch's programs, from this seed
+    serial: bool = False  # in the interpreter: one program after another, never batched (a check of the engine)
 
 
 register_requests(Record, Replay)

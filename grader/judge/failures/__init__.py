@@ -30,10 +30,10 @@ from grader.judge.failures.values import (  # noqa: F401
     Element, GapFill, LooksLike, Mismatch, Nonfinite, PropertyFailed, ReadEarly, Unwritten, finding,
 )
 from grader.judge.failures.memory import (  # noqa: F401
-    FOUND_BESIDE, InputModified, RAISED_BESIDE, READ_BESIDE, StrayStore,
+    FOUND_BESIDE, InputModified, RAISED_BESIDE, StrayStore,
 )
 from grader.judge.failures.races import (  # noqa: F401
-    OrderDependent, Overlap, ReadAcross, ReadAcrossLaunch,
+    OrderDependent, Overlap,
 )
 from grader.judge.failures.compile import (  # noqa: F401
     CheckUnfinished, CompileCheck, CompileFailed, LaunchCompile, dtype_fix,

@@ -12,10 +12,6 @@ FOUND_BESIDE = (" (Found by the bounds check that runs each case in the interpre
                 "this access reads whatever lies past the tensor, or faults, and here its value went unused.)")
 
 
-READ_BESIDE = (" (Found by the run of each case in the interpreter beside the GPU, on the same sample of programs "
-               "the grader's CPU run takes: one verdict on every machine.)")
-
-
 RAISED_BESIDE = (" (Found by the run of each case in the interpreter beside the GPU, which the grader's CPU run "
                  "fails the same way: one verdict on every machine.)")
 

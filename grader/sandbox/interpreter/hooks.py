@@ -30,3 +30,9 @@ def restore(builder, saved) -> None:
             delattr(builder, name)
         except AttributeError:
             pass
+
+
+def grid_loop(interpreter):
+    """The code of the interpreter's grid loop (``GridExecutor.__call__``), below any wrapper."""
+    call = interpreter.GridExecutor.__call__
+    return getattr(call, "__wrapped__", call).__code__

@@ -19,6 +19,7 @@ import sys
 
 import numpy as np
 
+from grader.sandbox.batched.lanes import one_value
 from grader.sandbox.interpreter.limits import BlockTruth
 
 
@@ -76,7 +77,9 @@ def block_truth(tensor) -> bool:
                          f"`while` on it: in the interpreter a block counts as True, so `a and b` keeps only `b`, "
                          f"while compiled it is elementwise. Combine masks with `&`, `|` and `~`: "
                          f"`(a < n) & (b < m)`")
-    return bool(tensor.handle.data) if not tensor.type.is_block() else True
+    if tensor.type.is_block():
+        return True
+    return bool(one_value(tensor.handle.data, "an `if`, `while`, `and` or `or` on a value that differs between programs"))
 
 
 def _patch_truth(interpreter) -> None:

@@ -21,12 +21,6 @@ from grader.judge.compare import compare_tensor, recognise
 from grader.judge.plan import row_gaps_look_alike
 from grader.judge.results import FailureKind
 
-# What a case the interpreter cannot afford says (Case.interpreted): it passed what was checked.
-NOT_INTERPRETED = ("recorded, its launches checked against a GPU's limits; not run in the interpreter, whose "
-                   "programs run one after another, and where no sample of them can stand for the rest: a later "
-                   "step reads what every program wrote (a GPU grades its values)")
-
-
 def refused_launch(program: function_wire.Program) -> "failures.LaunchRefused | None":
     """The first recorded launch a GPU would refuse (its grid, its num_warps), as it would raise."""
     for step in program.launches():
@@ -49,16 +43,12 @@ def read_program(grader, program: function_wire.Program, case: Case):
     return None if saved is None else programs.Finding(saved)
 
 
-def check_values(grader, reply: function_wire.Replayed, raw: list[bytes], expected, case: Case, inputs, masks=None):
-    """The replay's output and gradients against the spec's; ``inputs``: the case's, for a look-alike;
-    ``masks``: a sampled replay's known elements per name, the others taken as the spec's."""
+def check_values(grader, reply: function_wire.Replayed, raw: list[bytes], expected, case: Case, inputs):
+    """The replay's output and gradients against the spec's; ``inputs``: the case's, for a look-alike."""
     blobs = iter(raw)
     got = [_tensor(grader, d, next(blobs)) if d.tensor else None for d in reply.returned]
     if not got:
         grader.malformed(wire.WireError("a replay that returned nothing"))
-    if masks:
-        names = [grader.puzzle.outputs[0], *(f"grad_{s.name}" for s in grader.shapes.inputs)]
-        got = [_known(t, masks.get(name), want) for t, name, want in zip(got, names, expected)]
     verdict = _check_output(grader, grader.puzzle.outputs[0], got[0], reply.returned[0], expected[0])
     if verdict is not None and verdict.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE):
         verdict = _another_students(grader.puzzle, verdict, case, got[0], inputs)
@@ -177,10 +167,3 @@ def _made_by(program: function_wire.Program, storage: int) -> str:
         return ""
     where = f" at line {step.line}: `{step.source}`" if step.line else ""
     return f"`{programs.base_name(step.op)}`{where}"
-
-
-def _known(got, mask, want):
-    """``got`` with the elements a sampled replay does not know taken from ``want``."""
-    if got is None or mask is None or want is None or got.shape != want.shape or mask.shape != got.shape:
-        return got
-    return torch.where(mask, got, want.to(got.dtype))

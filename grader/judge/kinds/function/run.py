@@ -11,8 +11,6 @@ comes from the replay and from reading the program here (:mod:`grader.judge.kind
 """
 from __future__ import annotations
 
-import math
-
 import torch
 
 from grader.channel import wire
@@ -26,15 +24,9 @@ from grader.judge.bounds_beside import BoundsBeside
 from grader.judge.case_run import (CaseOutcome, case_failure, case_result, describe_case, failed_case,
                                    hooks_if_failed, load_request, missing_apis, unanswered_case)
 from grader.judge.fence import Buffer, pack
-from grader.judge.kinds.function.chain import chain_stands
-from grader.judge.kinds.function.check import NOT_INTERPRETED, check_values, read_program, refused_launch
+from grader.judge.kinds.function.check import check_values, read_program, refused_launch
 from grader.judge.plan import case_seed
 from grader.judge.results import FailureKind
-from grader.judge.sampled import Stands, Unstood
-
-
-# Why a sampled replay was not tried (grader.sandbox.kinds.function.answers): it would run every program.
-MOST = "a sample would run every program"
 
 
 class FunctionRunner:
@@ -191,51 +183,12 @@ class FunctionRunner:
 
     # ---- replaying and judging ---------------------------------------------------------------
     def _replay_case(self, case: Case, recorded: tuple) -> CaseOutcome:
-        """A large case in the interpreter replays a sample of each launch's programs first
-        (grader.sandbox.kinds.function.chain_sampling); where no sample stands, every program, or
-        (a case the interpreter cannot afford) none: recorded and checked, not run."""
-        cpu = self.options.device == "cpu"
-        why = ""
-        if case.large and cpu and self.options.check_bounds and not self.puzzle.dependent:
-            sampled = self._replay(case, *recorded, hooks=True, sample=True)
-            if not isinstance(sampled, Unstood):
-                return sampled
-            why = sampled.why
-            failed_first = self.grader.failed_first
-            # its whole run would tell nothing sooner (unless no sample was tried: then it cost nothing);
-            # only a case before it counts, as its result comes first (a later case's recording may fail first)
-            labels = [c.label for c in self.puzzle.cases]
-            earlier = failed_first is not None and labels.index(failed_first) < labels.index(case.label)
-            if case.interpreted and earlier and why != MOST:
-                skipped = failures.Skipped(f"its sample does not stand for its launches ({why}), so all "
-                                           f"{sampled.programs} of their programs would run in the interpreter, "
-                                           f"and case {failed_first} already failed: fix that one first")
-                return CaseOutcome(failed_case(case, self.puzzle, skipped, describe_case(case, self.puzzle)))
-        if not case.interpreted and cpu:  # recorded and checked, not run
-            said = NOT_INTERPRETED + (f" (no sample stands: {why})" if why else "")
-            return CaseOutcome(case_result(case, self.puzzle, True, message=said, seconds=recorded[-1].seconds),
-                               tell=False)
+        """The case replayed: every program of every launch (batched in the interpreter)."""
         return hooks_if_failed(self.grader, case, lambda hooks: self._replay(case, *recorded, hooks=hooks))
 
-    def _sampled(self, reply: function_wire.Replayed, program: function_wire.Program) \
-            -> "Stands | failures.ReadAcrossLaunch | Unstood":
-        """A sampled replay's verdict: the elements to compare (Stands), a program that read another's
-        store (ReadAcrossLaunch), or why no sample stands (Unstood)."""
-        chain = reply.sampled
-        if chain.foreign_reads:
-            read = chain.foreign_reads[0]
-            return failures.ReadAcrossLaunch(read.tensor, tuple(read.program), read.index, read.line, read.source)
-        if not chain.launches:
-            return Unstood("; ".join(chain.falls) or MOST, _programs(program))
-        names = [self.puzzle.outputs[0], *(f"grad_{s.name}" for s in self.grader.shapes.inputs)]
-        names = [name if info.tensor else "" for name, info in zip(names, reply.returned)]
-        judged = chain_stands(names, [info.shape for info in reply.returned], chain)
-        return judged if isinstance(judged, Stands) else Unstood(judged, chain.programs)
-
-    def _replay(self, case: Case, expected, buffers, blobs, recorded: function_wire.Recorded, hooks: bool = True,
-                sample: bool = False) -> "CaseOutcome | Unstood":
-        """The case replayed, once per autotuning config; with ``sample`` (a sample of each launch's
-        programs), Unstood where the sample does not stand."""
+    def _replay(self, case: Case, expected, buffers, blobs, recorded: function_wire.Recorded,
+                hooks: bool = True) -> CaseOutcome:
+        """The case replayed, once per autotuning config."""
         grader, puzzle = self.grader, self.puzzle
         program = recorded.program
         seconds, printed = recorded.seconds, recorded.printed
@@ -245,7 +198,7 @@ class FunctionRunner:
             message = function_wire.Replay(file=str(grader.kernel_file), program=program, buffers=tuple(
                 b.spec() for b in buffers), config=config,
                 check_bounds=hooks, allocator=self.options.device == "cuda",
-                sample=case_seed(puzzle, case, self.options.secret) if sample else None)
+                serial=self.options.serial_interpreter)
             try:
                 reply, raw = grader.ask(message, blobs)
                 if isinstance(reply, function_wire.Replayed) and len(raw) != reply.blobs_expected():
@@ -265,33 +218,18 @@ class FunctionRunner:
                                    f"{case.label} {abort}" if abort else None)
             if reply.disagrees:
                 return fail(failures.ReplayDisagrees(reply.disagrees))
-            masks = None
-            if sample:
-                judged = self._sampled(reply, program) if reply.sampled is not None else \
-                    Unstood("the worker ran every program", _programs(program))
-                if isinstance(judged, Unstood):
-                    return judged
-                if not isinstance(judged, Stands):
-                    return fail(judged)
-                masks = judged.masks
-                describe += f" ({judged.ran} of its {judged.programs} programs run)"
             if not finding_checked:  # the replay has checked what the recording claims: now read it
                 finding = read_program(grader, program, case)
                 if finding is not None:
                     return fail(finding.facts)
                 finding_checked = True
-            verdict = check_values(grader, reply, raw, expected, case, self.inputs.get(case.label), masks)
+            verdict = check_values(grader, reply, raw, expected, case, self.inputs.get(case.label))
             if verdict is not None:
                 return fail(verdict)
             stray = self.beside.checked(message, blobs, case)
             if stray is not None:
                 return fail(stray)
         return CaseOutcome(case_result(case, puzzle, True, seconds=seconds, printed=printed))
-
-
-def _programs(program: function_wire.Program) -> int:
-    """How many programs the recorded launches have in all (their first config's grids)."""
-    return sum(math.prod(step.grids[0]) for step in program.launches() if step.grids)
 
 
 def _untold(outcome: CaseOutcome) -> CaseOutcome:

@@ -1,6 +1,6 @@
 """A kernel puzzle's case runner: each case's fenced buffers sent with the kernel's launch on the
-puzzle's grid; what comes back compared here, with what a race, a sample of programs, a property
-check or a known mistake says about it.
+puzzle's grid; what comes back compared here, with what a race, a property check or a known
+mistake says about it.
 """
 from __future__ import annotations
 
@@ -13,14 +13,13 @@ from grader.course.puzzle import Case
 from grader.course.puzzle_parts import Run
 from grader.judge import failures, properties
 from grader.judge.asking import Unanswered
-from grader.judge.bounds_beside import BoundsBeside, read_across
+from grader.judge.bounds_beside import BoundsBeside
 from grader.judge.case_run import (CaseOutcome, case_result, describe_case, failed_case, hooks_if_failed,
                                    load_request, missing_apis, reported_case, spec_dims, unanswered_case)
 from grader.judge.compare import compare, look_alike_note, order_changed, recognise, written_outputs
 from grader.judge.fence import pack
-from grader.judge.plan import case_seed, row_gaps_look_alike
+from grader.judge.plan import row_gaps_look_alike
 from grader.judge.results import FailureKind
-from grader.judge.sampled import Stands, Unstood, stands
 
 
 def zeros(buffer):
@@ -83,24 +82,12 @@ class KernelRunner:
         kernel; only when it fails does it run again with them, so that a stray access is named."""
         if trace:
             return self.run_once(case, params, True, self.options.check_bounds)
-        if case.large and self.puzzle.samples and self.options.check_bounds and self.options.device == "cpu":
-            sampled = self.run_once(case, params, False, True, sample=True)
-            if not isinstance(sampled, Unstood):
-                return sampled
-            failed_first = self.grader.failed_first
-            if failed_first is not None:  # the puzzle fails already: its whole run would tell nothing sooner
-                skipped = failures.Skipped(f"its sample does not stand for its launch ({sampled.why}), so all "
-                                           f"{sampled.programs} of its programs would run in the interpreter, "
-                                           f"and case {failed_first} already failed: fix that one first")
-                return CaseOutcome(failed_case(case, self.puzzle, skipped, describe_case(case, self.puzzle)))
-            # else every program runs
         return hooks_if_failed(self.grader, case, lambda hooks: self.run_once(case, params, False, hooks))
 
-    def run_once(self, case: Case, params: list[Param], trace: bool, hooks: bool, capture: list | None = None,
-                 sample: bool = False) -> "CaseOutcome | Unstood":
+    def run_once(self, case: Case, params: list[Param], trace: bool, hooks: bool,
+                 capture: list | None = None) -> CaseOutcome:
         """The case's outcome. ``capture``: a rerun of a property check, whose outputs are kept there,
-        not judged. With ``sample``, a sample of the programs runs (grader.judge.sampled), and Unstood
-        comes back where it does not stand for the launch."""
+        not judged."""
         grader, puzzle = self.grader, self.puzzle
         plan = grader.shapes.plan(case, self.options.secret)
         describe = describe_case(case, puzzle)
@@ -113,8 +100,8 @@ class KernelRunner:
             pack(b, zeros(b) if b.name in puzzle.zeroed else None) for b in plan.output_buffers]
         message = wire.Run(file=str(grader.kernel_file), kernel=puzzle.kernel, puzzle_file=str(grader.puzzle_path),
                            values=dict(plan.values), named=dict(binding.named), check_bounds=hooks,
-                           reorder=(hooks or not case.large) and not sample,  # a race shows in the small cases
-                           sample=case_seed(puzzle, case, self.options.secret) if sample else None,
+                           reorder=hooks or not case.large,  # a race shows in the small cases
+                           serial=self.options.serial_interpreter,
                            trace=trace, allocator="make_tensor_descriptor" in puzzle.requires,
                            buffers=tuple(b.spec(p) for b, p in zip(plan.buffers, binding.pointers)))
         try:
@@ -153,20 +140,12 @@ class KernelRunner:
                 capture.append(written_outputs(plan.buffers, got, len(plan.inputs), puzzle.host_reduce))
                 continue
             where = describe_case(case, puzzle) + (f" with {run.label}" if run.label else "")
-            masks = None
-            if run.sampled is not None:
-                judged = self._sampled(plan, run.sampled)
-                if isinstance(judged, Unstood):
-                    return judged
-                if not isinstance(judged, Stands):
-                    return CaseOutcome(failed_case(case, puzzle, judged, where, **extra))
-                masks, where = judged.masks, f"{where} ({judged.ran} of its {judged.programs} programs run)"
             expected = plan.expected if puzzle.check is None else properties.expected(
                 puzzle.check, {**puzzle.sizes(case), **case.blocks}, plan.inputs,
                 written_outputs(plan.buffers, got, len(plan.inputs), puzzle.host_reduce))
             outcome = compare(plan.buffers, got, plan.inputs, expected, puzzle.tolerance,
                               large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
-                              host_reduce=puzzle.host_reduce, sampled=masks)
+                              host_reduce=puzzle.host_reduce)
             if not outcome.passed:
                 kind, text = self._wrong(case, plan, got, run, outcome)
                 return CaseOutcome(case_result(case, puzzle, False, kind, f"{where}: {text}",
@@ -182,8 +161,6 @@ class KernelRunner:
         if race is not None:
             return CaseOutcome(failed_case(case, puzzle, race, describe, **extra))
         beside = msgspec.structs.replace(message, reorder=False, check_bounds=True, accesses_only=True)
-        if case.large and puzzle.samples:  # a sample of its programs, as the interpreter grades it
-            beside = msgspec.structs.replace(beside, sample=case_seed(puzzle, case, self.options.secret))
         stray = self.beside.checked(beside, blobs, case)
         if stray is not None:
             return CaseOutcome(failed_case(case, puzzle, stray, describe, **extra))
@@ -266,18 +243,6 @@ class KernelRunner:
             return None
         f = outcome.facts
         return failures.LooksLike(FailureKind.MISMATCH, failures.GapFill(f.name, f.count, f.total, f.first), look)
-
-    @staticmethod
-    def _sampled(plan, sampled: wire.SampledRun) -> "Stands | failures.ReadAcross | Unstood":
-        """A sampled run: a program that read another's part fails it; else the elements to
-        compare, or why the sample does not stand for the launch (grader.judge.sampled)."""
-        across = read_across(sampled)
-        if across is not None:
-            return across
-        judged = stands(plan.buffers, len(plan.inputs), sampled)
-        if isinstance(judged, Stands):
-            return judged
-        return Unstood(judged, sampled.programs)
 
     @staticmethod
     def _race(plan, runs, results) -> "failures.Overlap | failures.OrderDependent | None":

@@ -37,13 +37,12 @@ def operator(name: str):
 
 
 class Replayer:
-    def __init__(self, program, tensors: list[torch.Tensor], device: str, module, config: int, on_allocate=None,
-                 chain=None) -> None:
+    def __init__(self, program, tensors: list[torch.Tensor], device: str, module, config: int,
+                 on_allocate=None) -> None:
         self.program, self.device, self.module, self.config = program, device, module, config
         self.refs: list[torch.Tensor | None] = [None] * len(program.metas)
         self.storages: dict[int, tuple[int, int]] = {}  # recorded storage -> (address, offset shift)
         self.on_allocate = on_allocate
-        self.chain = chain  # a sampled replay's known memory (grader.sandbox.kinds.function.chain_sampling), told every step
         self.labels: list[str] = []
         for ref, tensor in enumerate(tensors):
             self._assign(ref, tensor)
@@ -131,9 +130,6 @@ class Replayer:
             raise Disagrees(f"made {len(made)} tensors, where the recording has {len(step.out)}")
         for ref, tensor in zip(step.out, made):
             self._assign(ref, tensor)
-        if self.chain is not None:
-            self.chain.operator(step.op, [t for t in flat([args, list(kwargs.values())]) if isinstance(t, torch.Tensor)],
-                                made)
 
     def kernel(self, step):
         return find_kernel(self.module, step.kernel.path, step.kernel.hops)
@@ -148,8 +144,6 @@ class Replayer:
             raise Disagrees(str(exc)) from None
         args = self.decode(list(step.args))
         kwargs = {k: self.decode(v) for k, v in step.kwargs.items()}
-        if self.chain is not None:
-            self.chain.begin(name)
         if step.compiled:  # the handle takes every parameter in order; what warmup compiled wins
             import inspect
             kwargs = dict(zip(inspect.signature(layers.base.fn).parameters, args))
@@ -164,8 +158,6 @@ class Replayer:
             launch(layers, grid, args, kwargs, config)  # below the tuner, as a kernel puzzle's configs are
         else:
             layers.outer[grid_of(step, self.config)](*args, **kwargs)
-        if self.chain is not None:
-            self.chain.end()
 
     def _kept(self, layers, args, kwargs) -> list:
         """The configs the tuner could pick for this launch: those its early_config_prune keeps,
@@ -192,10 +184,9 @@ def grid_of(step, config: int) -> tuple:
     return tuple(step.grids[min(config, len(step.grids) - 1)])
 
 
-def replay(program, tensors: list[torch.Tensor], device: str, module, config: int = 0, on_allocate=None,
-           chain=None):
+def replay(program, tensors: list[torch.Tensor], device: str, module, config: int = 0, on_allocate=None):
     """Forward, then backward: the output and the gradients as returned, and the configs used."""
-    replayer = Replayer(program, tensors, device, module, config, on_allocate, chain)
+    replayer = Replayer(program, tensors, device, module, config, on_allocate)
     replayer.run("forward")
     replayer.run("backward")
     take = lambda returned: replayer.refs[returned.ref] if returned.ref is not None else returned  # noqa: E731

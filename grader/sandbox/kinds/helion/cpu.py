@@ -92,7 +92,8 @@ def numpy_nan_reductions(interpreter) -> None:
 
 def interpreted_launch(kernel, grid, args, options) -> None:
     """Run one launch of Helion's generated ``kernel`` (a JITFunction) in Triton's interpreter,
-    with the grader's GPU semantics and libdevice (as the Triton puzzles' interpreter has them)."""
+    with the grader's GPU semantics and libdevice (as the Triton puzzles' interpreter has them),
+    its programs batched (:mod:`grader.sandbox.batched`)."""
     import sys
 
     import triton.experimental.gluon.nvidia.hopper  # noqa: F401 (asserts JITFunctions on import: not during the swap)
@@ -100,16 +101,20 @@ def interpreted_launch(kernel, grid, args, options) -> None:
     from triton.runtime.interpreter import InterpretedFunction
     from triton.runtime.jit import JITFunction
 
+    from grader.sandbox.batched import setup as batched
+    from grader.sandbox.batched.engine import Batched
     from grader.sandbox.interpreter import semantics
     semantics.install()
     numpy_nan_reductions(interpreter)
+    batched.install()
     swapped = [(module, name, value) for key, module in list(sys.modules.items())
                if key.startswith("triton.language") and module is not None
                for name, value in list(vars(module).items()) if isinstance(value, JITFunction)]
     for module, name, value in swapped:
         setattr(module, name, InterpretedFunction(value.fn))
     try:
-        InterpretedFunction(_interpretable(kernel.fn, {}))[grid](*args, **options)
+        with Batched():
+            InterpretedFunction(_interpretable(kernel.fn, {}))[grid](*args, **options)
     finally:
         for module, name, value in swapped:
             setattr(module, name, value)
