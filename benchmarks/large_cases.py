@@ -1,11 +1,11 @@
-"""The largest case each Triton puzzle grades, and how many of its launches' programs the interpreter
-ran for it: puzzles 1-34 with their solutions on the CPU, about 40 s on 2 idle cores.
+"""The largest case each puzzle grades on the CPU, and how the interpreter ran its launches: every
+program batched (in how many group runs), serially (and why), or not at all. Puzzles 1-34 and the
+Helion track with their solutions, a few minutes on 2 idle cores.
 
-A large case runs a sample of its programs (grader/sandbox/sampling.py), or all of them where no
-sample stands for the launch (grader/judge/sampled.py says when). The counts here are read from the
-grader as it judged each case, so the table is what grading did, not what a plan would do:
+Every case runs every program of every launch (grader/sandbox/batched); the records here are the
+worker's own replies as the grader judged each case, so the table is what grading did:
 
-    python benchmarks/large_cases.py                      # a markdown table, puzzles 1-34
+    python benchmarks/large_cases.py                      # a markdown table, the largest case each
     python benchmarks/large_cases.py --only puzzle22,puzzle33 --every   # each large case
 """
 from __future__ import annotations
@@ -22,16 +22,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from grader.course.loader import Course  # noqa: E402
-from grader.judge import sampled  # noqa: E402
+from grader.judge.grade import PuzzleGrader  # noqa: E402
 from grader.judge.kinds import KINDS  # noqa: E402
 from grader.judge.options import Options  # noqa: E402
 from grader.judge.session import grade_many  # noqa: E402
 
 _current = threading.local()  # the (puzzle, case name) a grading thread is judging
-_seen: dict[tuple[str, str], list[str]] = defaultdict(list)  # -> how each judging of it went
+_seen: dict[tuple[str, str], list] = defaultdict(list)  # -> the launches its replies told
 
 
-def _watch_runners() -> None:
+def _watch() -> None:
+    """Each runner's case and each reply's launches, written down per (puzzle, case)."""
     for kind in KINDS.values():
         runner = kind.runner()
         if getattr(runner.run, "watched", False):
@@ -46,17 +47,17 @@ def _watch_runners() -> None:
                 _current.key = None
         run.watched = True
         runner.run = run
+    asked = PuzzleGrader.ask
 
-
-def _watch(cls, word) -> None:
-    original = cls.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
+    def ask(self, message, *args, **kwargs):
+        reply, raw = asked(self, message, *args, **kwargs)
         key = getattr(_current, "key", None)
-        if key is not None:
-            _seen[key].append(word(self))
-    cls.__init__ = init
+        if key is not None and not getattr(message, "accesses_only", False):
+            for run in getattr(reply, "runs", None) or [reply]:
+                if not getattr(run, "reversed", False):
+                    _seen[key].extend(getattr(run, "launches", ()))
+        return reply, raw
+    PuzzleGrader.ask = ask
 
 
 def _elements(sizes) -> int:
@@ -64,20 +65,34 @@ def _elements(sizes) -> int:
     return math.prod(int(x) for v in sizes.values() for x in (v if isinstance(v, (tuple, list)) else (v,)))
 
 
+def how(launches) -> str:
+    """The launches of a case's first run, as the table says them."""
+    if not launches:
+        return "no launch run in the interpreter"
+    first = {}  # a launch per grid, as an autotuned kernel's configs or a replay's steps repeat them
+    for launch in launches:
+        first.setdefault((tuple(launch.grid), launch.serial), launch)
+    said = []
+    for launch in first.values():
+        grid = "x".join(str(g) for g in launch.grid[:next((i for i in (3, 2, 1) if launch.grid[i - 1] > 1), 1)])
+        said.append(f"{launch.programs} programs ({grid}) serially: {launch.serial}" if launch.serial else
+                    f"{launch.programs} programs ({grid}) batched in {launch.runs} run{'s' * (launch.runs != 1)}")
+    return "; ".join(said)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="", help="puzzle ids, comma-separated (default: every Triton puzzle)")
+    parser.add_argument("--only", default="", help="puzzle ids, comma-separated (default: every puzzle)")
     parser.add_argument("--every", action="store_true", help="every large case, not only the largest")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=Options.timeout)
     args = parser.parse_args(argv)
     course = Course(ROOT)
-    wanted = [p for p in args.only.split(",") if p] or [p for p in course.ids if int(p[6:]) <= 34]
-    _watch_runners()
-    _watch(sampled.Stands, lambda s: f"{s.ran} of {s.programs}")
-    _watch(sampled.Unstood, lambda u: f"all {u.programs} (no sample stands: {u.why})")
-    options = replace(Options(), device="cpu")
+    wanted = [p for p in args.only.split(",") if p] or list(course.ids)
+    _watch()
+    options = replace(Options(), device="cpu", timeout=args.timeout)
     report = grade_many(course, [(p, course.solution_file(p)) for p in wanted], options, jobs=args.jobs)
-    print(f"| puzzle | {'large case' if args.every else 'largest case'} | sizes | programs run | case time |")
+    print(f"| puzzle | {'large case' if args.every else 'largest case'} | sizes | how its launches ran | case time |")
     print("|---|---|---|---|---|")
     for result in report.results:
         defined = {case.name: case for case in course.puzzle(result.puzzle).cases}
@@ -87,11 +102,9 @@ def main(argv=None) -> int:
             continue
         for case in cases if args.every else [max(cases, key=lambda c: _elements(c.sizes))]:
             sizes = ", ".join(f"{k}={v}" for k, v in case.sizes.items())
-            ran = "; ".join(dict.fromkeys(_seen.get((result.puzzle, case.name), []))) or "every one (not sampled)"
-            if not defined[case.name].interpreted:  # too many for the interpreter: recorded, launches checked
-                ran = f"none of {ran.removeprefix('all ')}: recorded and its launches checked"
-            status = "" if case.passed else " (failed)"
-            print(f"| {result.puzzle} | `{case.name}`{status} | {sizes} | {ran} | {case.seconds:.2f} s |")
+            status = "" if case.passed else f" ({case.kind})"
+            print(f"| {result.puzzle} | `{case.name}`{status} | {sizes} | {how(_seen.get((result.puzzle, case.name)))} "
+                  f"| {case.seconds:.2f} s |")
     return 0
 
 

@@ -181,24 +181,16 @@ def test_replies_of_every_operation_go_through_json_unchanged():
                        "heuristics": []}),
         (wire.Ran, {"reply": "ran", "runs": [{"label": "", "reversed": False, "seconds": 0.5, "printed": "",
                                               "failure": failure, "overlaps": [], "early_reads": [], "trace": None,
-                                              "heuristics": {}, "sampled": {
-                                                  "programs": 40, "ran": 5, "writes": [{
-                                                      "program": [0, 0, 0], "buffer": 1, "count": 8,
-                                                      "runs": [0, 8]}],
-                                                  "foreign_reads": [{"tensor": "z", "index": 0, "shape": [40],
-                                                                     "program": [1, 0, 0], "written": True,
-                                                                     "line": 9, "source": "tl.load(z)"}],
-                                                  "grid": [40, 1, 1], "along": [[0, 1, 7, 20, 39], [0], [0]]}}]}),
+                                              "heuristics": {}, "launches": [
+                                                  {"grid": [40, 1, 1], "programs": 40, "runs": 3, "serial": ""},
+                                                  {"grid": [8, 2, 1], "programs": 16, "runs": 1,
+                                                   "serial": "a store into one of the case's inputs"}]}]}),
         (function_wire.Recorded, {"reply": "recorded", "seconds": 1.0, "printed": "hi", "program": program, "failure": None,
                          "host": None, "phase": "forward"}),
         (function_wire.Replayed, {"reply": "replayed", "seconds": 1.0, "printed": "", "returned": [tensor, {
                          **tensor, "tensor": False, "shape": [], "dtype": "", "type": "NoneType"}], "failure": None,
-                         "label": "", "disagrees": "", "sampled": {
-                             "axes": [1, 2], "launches": [{"kernel": "fwd", "grid": [3, 6, 1],
-                                                           "along": [[0, 1, 2], [0, 1, 4, 5], [0]], "writes": [{
-                                                               "program": [0, 0, 0], "buffer": 0, "count": 8,
-                                                               "runs": [0, 8]}]}],
-                             "known": [[0, 8], []], "falls": [], "foreign_reads": []}}),
+                         "label": "", "disagrees": "", "launches": [
+                             {"grid": [3, 6, 1], "programs": 18, "runs": 2, "serial": ""}]}),
         (wire.Compiled, {"reply": "compiled", "variants": 2, "stats": [
             {"label": "", "registers": 40, "spill_bytes": 0, "shared": 0, "num_warps": 4, "num_stages": 3,
              "tensor_cores": "wgmma", "alu": 120, "slow": 4, "loops": 1, "loop_shared": 0}]}),

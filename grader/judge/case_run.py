@@ -67,8 +67,15 @@ def describe_case(case: Case, puzzle: Puzzle) -> str:
     return f"case {case.label} ({sizes})"
 
 
-def unanswered_case(case: Case, puzzle: Puzzle, describe: str, unanswered: Unanswered) -> CaseOutcome:
-    """A case whose request got no reply: failed so, and the remaining cases not run."""
+def unanswered_case(case: Case, puzzle: Puzzle, describe: str, unanswered: Unanswered,
+                    interpreted: bool = False) -> CaseOutcome:
+    """A case whose request got no reply: failed so, and the remaining cases not run. A large case
+    the interpreter (``interpreted``) did not finish in time is not graded here, never failed: a
+    correct kernel may be merely slow on a CPU."""
+    if interpreted and case.large and unanswered.kind == FailureKind.TIMEOUT:
+        slow = failures.SlowHere(unanswered.facts.seconds, puzzle.id)
+        return CaseOutcome(case_result(case, puzzle, False, slow.kind, f"{describe}: {failures.word(slow)}",
+                                       seconds=unanswered.seconds), f"{case.label} {failures.stops(slow.kind)}")
     return CaseOutcome(case_result(case, puzzle, False, unanswered.kind, f"{describe}: {unanswered.text}",
                                    seconds=unanswered.seconds), f"{case.label} {unanswered.abort}")
 
@@ -118,12 +125,13 @@ def spec_dims(grader, access: wire.OutOfBoundsAccess) -> tuple[str, ...]:
 def hooks_if_failed(grader, case: Case, run: Callable[[bool], CaseOutcome]) -> CaseOutcome:
     """``run(hooks)``'s outcome. A large case in the interpreter runs without the bounds hooks
     first, and with them only when it fails (a timeout is not run again): a wild access then fails
-    as out_of_bounds, where it names the access."""
+    as out_of_bounds, where it names the access. One the interpreter could not finish or run is not
+    run again."""
     hooks = grader.options.check_bounds
     if not (case.large and hooks and grader.options.device == "cpu"):
         return run(hooks)
     fast = run(False)
-    if fast.result.passed or fast.result.kind == FailureKind.TIMEOUT:
+    if fast.result.passed or fast.result.kind in (FailureKind.TIMEOUT, FailureKind.INTERPRETER_LIMIT):
         return fast
     checked = run(True)
     return fast if checked.result.passed else checked

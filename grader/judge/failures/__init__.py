@@ -40,7 +40,7 @@ from grader.judge.failures.compile import (  # noqa: F401
 )
 from grader.judge.failures.runs import (  # noqa: F401
     BesideUnchecked, Crash, ImportFailed, InterpreterLimit, LaunchRefused, Raised, ReplayDisagrees,
-    Skipped, Timeout,
+    Skipped, SlowHere, Timeout,
 )
 from grader.judge.failures.file import (  # noqa: F401
     Dropped, NoKernel, NotCallable,

@@ -120,6 +120,24 @@ def _timeout(f: Timeout) -> str:
 
 
 @dataclass(frozen=True)
+class SlowHere:
+    """A large case the interpreter did not finish in its time: a correct kernel may be merely slow
+    on a CPU (small tiles make many programs and long loops), so it is neither a pass nor a fail."""
+
+    kind: ClassVar = FailureKind.INTERPRETER_LIMIT
+    seconds: float
+    puzzle: str
+
+
+def _slow_here(f: SlowHere) -> str:
+    return (f"not graded here: the interpreter did not finish this large case within {f.seconds:g} s of CPU "
+            f"time, running every program of its launches on the CPU. A correct kernel can be merely slow here "
+            f"(small tiles make many programs and long loops), so this is neither a pass nor a fail. Grade it on "
+            f"a GPU (python -m grader {f.puzzle} --device cuda), or give the interpreter more time "
+            f"(python -m grader {f.puzzle} --timeout {max(120, int(4 * f.seconds))})")
+
+
+@dataclass(frozen=True)
 class InterpreterLimit:
     """A correct-looking kernel the interpreter cannot run: its limit, never the learner's failure.
     ``compiled``: it passed the GPU compile check."""
@@ -172,4 +190,5 @@ register(FailureKind.EXCEPTION, {Raised: _raised, LaunchRefused: _launch_refused
 register(FailureKind.CRASH, {Crash: _crash})
 register(FailureKind.TIMEOUT, {Timeout: _timeout})
 register(FailureKind.SKIPPED, {Skipped: _skipped})
-register(FailureKind.INTERPRETER_LIMIT, {InterpreterLimit: _interpreter_limit, BesideUnchecked: _beside_unchecked})
+register(FailureKind.INTERPRETER_LIMIT, {InterpreterLimit: _interpreter_limit, BesideUnchecked: _beside_unchecked,
+                                         SlowHere: _slow_here})

@@ -204,7 +204,7 @@ class FunctionRunner:
                 if isinstance(reply, function_wire.Replayed) and len(raw) != reply.blobs_expected():
                     grader.malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
             except Unanswered as unanswered:
-                return unanswered_case(case, puzzle, describe, unanswered)
+                return unanswered_case(case, puzzle, describe, unanswered, self.options.device == "cpu")
             if isinstance(reply, function_wire.Replayed):
                 seconds += reply.seconds
                 printed += reply.printed

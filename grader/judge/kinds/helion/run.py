@@ -141,7 +141,7 @@ class HelionRunner:
             if isinstance(reply, helion_wire.HelionRan) and len(raw) != reply.blobs_expected():
                 self.grader.malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
         except Unanswered as unanswered:
-            return unanswered_case(case, self.puzzle, describe, unanswered)
+            return unanswered_case(case, self.puzzle, describe, unanswered, self.options.device == "cpu")
         if isinstance(reply, wire.Failure):
             return self._reported(case, reply, describe)
         extra = {"seconds": reply.seconds, "printed": reply.printed}

@@ -113,7 +113,7 @@ class KernelRunner:
                                                    zip(raw, plan.buffers * len(reply.runs))):
                 grader.malformed(wire.WireError("a buffer came back with a different size"))
         except Unanswered as unanswered:
-            return unanswered_case(case, puzzle, describe, unanswered)
+            return unanswered_case(case, puzzle, describe, unanswered, self.options.device == "cpu")
 
         head = reply.head if isinstance(reply, wire.Ran) else None
         # The pictures read the trace as the JSON it came as: plain dicts and lists.
