@@ -1,7 +1,8 @@
 """Runs tests/engine_kernels.py's kernels with the batched engine and with the serial interpreter,
 in this process as a cpu worker sets it up, and prints one JSON line per case: whether both
 left the same bytes, printed the same, raised the same and found the same (bounds checker), and
-how the engine ran each launch. ``python tests/engine_runner.py [case ...]``."""
+how the engine ran each launch. ``python tests/engine_runner.py [case ...]``; ``--check`` says only
+what differs and exits 1 if anything does."""
 from __future__ import annotations
 
 import contextlib
@@ -19,6 +20,7 @@ from grader.sandbox.worker import prepare  # noqa: E402
 
 prepare("cpu")
 
+import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from grader.sandbox.batched import lanes  # noqa: E402
@@ -127,10 +129,63 @@ def compare(name: str, reverse: bool = False, budget: int | None = None) -> dict
             "early_reads": batched["early_reads"], "serial_error": serial["error"]}
 
 
+def differential_catches() -> dict:
+    """With TP_DIFFERENTIAL set and the engine broken on purpose (``tl.arange`` one too far), the
+    launch raises EnginesDisagree; unbroken, it passes."""
+    from triton.runtime import interpreter
+
+    from grader.sandbox.batched.differential import EnginesDisagree
+    os.environ["TP_DIFFERENTIAL"] = "all"
+    said = {}
+    builder = interpreter.InterpreterBuilder
+    honest = builder.create_make_range
+    for broken in (False, True):
+        if broken:
+            builder.create_make_range = lambda self, ty, start, stop: (
+                honest(self, ty, start, stop) if lanes.current() is None else
+                interpreter.TensorHandle(np.arange(start + 1, stop + 1, dtype=np.int32)[None], ty.scalar))
+        args = CASES["rows_softmax"][2]()
+        try:
+            with Batched():
+                K.rows_softmax[(30,)](*args)
+            said[str(broken)] = "agreed"
+        except Exception as exc:  # noqa: BLE001
+            cause = exc
+            while cause.__cause__ is not None:
+                cause = cause.__cause__
+            said[str(broken)] = f"{type(cause).__name__}: {cause}" if isinstance(cause, EnginesDisagree) else repr(cause)
+        finally:
+            builder.create_make_range = honest
+    os.environ.pop("TP_DIFFERENTIAL")
+    return {"case": "differential", "reverse": False, "budget": None, "said": said}
+
+
+def check() -> int:
+    """``--check``: one line per case that differs from the serial interpreter, and exit 1 if any
+    does (CI runs it on each Triton it installs: the engine's reading of the interpreter's internals)."""
+    differing = 0
+    for name in CASES:
+        for reverse in (False, True):
+            run = compare(name, reverse)
+            if not all(run["same"].values()):
+                differing += 1
+                print(f"{name}{' reversed' if reverse else ''}: {run['same']}")
+    said = differential_catches()["said"]
+    if said != {"False": "agreed", "True": said["True"]} or not said["True"].startswith("EnginesDisagree"):
+        differing += 1
+        print(f"the differential check: {said}")
+    import triton
+    print(f"triton {triton.__version__}: {2 * len(CASES)} runs of {len(CASES)} kernels, {differing} differ")
+    return 1 if differing else 0
+
+
 if __name__ == "__main__":
+    if "--check" in sys.argv:
+        raise SystemExit(check())
     names = [a for a in sys.argv[1:] if a in CASES] or list(CASES)
     for name in names:
         for reverse in (False, True):
             print(json.dumps(compare(name, reverse), default=str), flush=True)
     print(json.dumps(compare("rows_softmax", False, budget=8192), default=str), flush=True)
     print(json.dumps(compare("triangle_sums", False, budget=256), default=str), flush=True)
+    print(json.dumps(differential_catches(), default=str), flush=True)

@@ -127,6 +127,13 @@ def test_arrays_past_the_budget_halve_the_group(runs, name, budget):
     assert all(run["same"].values()) and run["launches"][0]["runs"] > ran(runs, name)["launches"][0]["runs"]
 
 
+@pytest.mark.slow
+def test_the_differential_check_finds_an_engine_that_computes_otherwise(runs):
+    said = ran(runs, "differential")["said"]
+    assert said["False"] == "agreed"
+    assert said["True"].startswith("EnginesDisagree: the launch of grid 30x1x1: the batched engine's")
+
+
 # ---- the pieces, without a kernel ----------------------------------------------------------
 def _group(n: int) -> Group:
     idx = np.arange(n)

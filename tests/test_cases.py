@@ -128,7 +128,7 @@ def _grader(device: str = "cpu", check_bounds: bool = True):
     """What a runner reads of its grader, for a large case's choices (nothing runs)."""
     from types import SimpleNamespace
     return SimpleNamespace(options=Options(device=device, check_bounds=check_bounds), puzzle=COURSE.puzzle("puzzle02"),
-                           failed_first=None, bounds=None)
+                           bounds=None)
 
 
 def _runner(outcomes: dict[bool, CaseResult]):
@@ -275,5 +275,21 @@ def test_the_life_cycle_runs_every_pass_in_one_loop_and_skips_after_an_abort():
     assert [r.kind for r in results[2:-1]] == [FailureKind.SKIPPED] * (len(names) - 3)
     assert results[2].message.endswith(f"{names[1]} crashed")
     assert results[-1].kind == "exception"  # decided in the first pass: not run again, not skipped
-    assert told == [0, 1] and grader.failed_first == names[-1]  # the first to fail, as the loop met it
+    assert told == [0, 1]
     assert runner.settled == sorted(c.label for c in puzzle.cases)
+
+
+def test_under_a_secret_each_student_gets_their_own_inputs_and_drawn_sizes():
+    """A batch with --seed-secret mixes the student into every input seed and drawn size, so a
+    failure message one student reads says nothing of another's case."""
+    from grader.course.case import draw
+    from grader.judge.plan import case_seed, students_secret
+    assert students_secret(0, "ada") == 0 and students_secret(7, "") == 7
+    ada, bob = students_secret(7, "ada"), students_secret(7, "bob")
+    assert len({ada, bob, 7}) == 3 and students_secret(7, "ada") == ada
+    puzzle = COURSE.puzzle("puzzle02")
+    case = next(c for c in puzzle.cases if c.vary)
+    assert case_seed(puzzle, case, ada) != case_seed(puzzle, case, bob)
+    drawn = {tuple(sorted(draw(case, puzzle.id, students_secret(7, name)).sizes.items()))
+             for name in ("ada", "bob", "cy", "dee", "eve")}
+    assert len(drawn) > 1

@@ -26,6 +26,9 @@ from conftest import COURSE, ROOT
 
 HOSTILE = ROOT / "tests" / "hostile"
 FILES = sorted(HOSTILE.glob("puzzle*.py"))
+# Modules of a learner's own that submissions import (kernels kept apart from their wrapper): beside
+# every copy of a submission, graded as no puzzle.
+HELPERS = sorted(p for p in HOSTILE.glob("*.py") if not p.name.startswith("puzzle"))
 
 if not sandbox_available():
     if os.environ.get("TP_REQUIRE_SANDBOX"):
@@ -109,6 +112,10 @@ def arena(tmp_path_factory):
         student = arena.students / path.stem
         (student / "puzzles").mkdir(parents=True)
         (student / "puzzles" / path.name).write_text(arena.fill(path.read_text()))
+        for helper in HELPERS:
+            shutil.copy(helper, student / "puzzles" / helper.name)
+    for helper in HELPERS:
+        shutil.copy(helper, arena.alone / helper.name)
     yield arena
     arena.listener.close()
 

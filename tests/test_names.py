@@ -111,7 +111,7 @@ def test_every_worker_compiles_without_line_info():
         command = bwrap_command(["true"], Jail(), {}, 3, gpu=False)
         settings = {command[i + 1]: command[i + 2] for i, arg in enumerate(command) if arg == "--setenv"}
         assert settings["TRITON_DISABLE_LINE_INFO"] == "1"
-    assert WORKER_ENV == {"TRITON_DISABLE_LINE_INFO": "1", "OPENBLAS_NUM_THREADS": "1"}
+    assert WORKER_ENV == {"TRITON_DISABLE_LINE_INFO": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
 
 
 def test_a_ptxas_complaint_is_the_reason_shown():

@@ -253,3 +253,27 @@ def test_and_on_blocks_is_refused_in_the_interpreter_and_scalars_keep_their_trut
     assert lines[0] == "[1, -3, -1, 3]", done.stderr[-2000:]  # 7 // 0 + 7 % 5 = -1 + 2, ...
     assert "the truth of a block (shape (4,)) was asked, by `and`, `or`, `not`" in lines[1]
     assert "Combine masks with `&`, `|` and `~`" in lines[1]
+
+
+def test_half_conversions_are_numpys_bit_for_bit_and_warn_as_numpy_does():
+    """interpreter/halves.py converts fp32 <-> fp16 through torch, with numpy's bits: every fp16
+    pattern, a million random fp32 patterns (NaN payloads, overflow, subnormals) and the warning."""
+    import warnings
+
+    import numpy as np
+
+    from grader.sandbox.interpreter.halves import from_half, to_half
+    every = np.arange(65536, dtype=np.uint16).view(np.float16).reshape(64, 1024)
+    assert np.array_equal(from_half(every).view(np.uint32), every.astype(np.float32).view(np.uint32))
+    rng = np.random.default_rng(0)
+    bits = rng.integers(0, 2 ** 32, 1 << 20, dtype=np.uint64).astype(np.uint32).view(np.float32).reshape(256, -1)
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        mine = to_half(bits)
+    with warnings.catch_warnings(record=True) as theirs:
+        warnings.simplefilter("always")
+        want = bits.astype(np.float16)
+    assert np.array_equal(mine.view(np.uint16), want.view(np.uint16))
+    assert [str(w.message) for w in ours] == [str(w.message) for w in theirs] == ["overflow encountered in cast"]
+    across = np.transpose(rng.standard_normal((8, 64, 96)).astype(np.float32), (0, 2, 1))  # numpy keeps its layout
+    assert to_half(across).strides == across.astype(np.float16).strides

@@ -35,15 +35,18 @@ FILE_MB = 256  # largest file a worker may write, its stderr log included
 # Environment a worker may see: what Python, Triton, torch and the math libraries read.
 ENV_PASSED = ("PATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME",
               "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-              "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "PYTHONHASHSEED")
+              "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "PYTHONHASHSEED",
+              "TP_DIFFERENTIAL")  # the batched engine checked against the serial interpreter (tests)
 # Set for every worker, sandboxed or not. ptxas refuses PTX with a non-ASCII character, and
 # Triton's line info writes the kernel file's name into the PTX (`// José Müller.py:3:0`):
 # without it a learner's file may have any name. Compile errors still name the learner's line
 # (they come from Triton's front end, which line info does not touch).
 # OpenBLAS on one thread: the interpreter's tl.dot multiplies small tiles, and the threads a
 # larger pool wakes for each spin on a busy machine (measured: 8 ms of CPU for a 128 x 64 x 64 dot,
-# against 0.2 ms on one thread).
-WORKER_ENV = {"TRITON_DISABLE_LINE_INFO": "1", "OPENBLAS_NUM_THREADS": "1"}
+# against 0.2 ms on one thread). torch's own pool on one thread too, for the same reason: the
+# interpreter's fp32 <-> fp16 conversions go through it (interpreter/halves.py; puzzle 32's long case
+# took 13 s with two threads on 2 cores, 8 s with one).
+WORKER_ENV = {"TRITON_DISABLE_LINE_INFO": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
 
 
 class SandboxUnavailable(RuntimeError):

@@ -93,6 +93,7 @@ class Launched(Message):
     programs: int
     runs: int = 0
     serial: str = ""
+    crossed: bool = False  # serially because its programs read or wrote each other's elements
 
 
 class TensorInfo(Message):

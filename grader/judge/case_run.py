@@ -4,7 +4,7 @@ failure as the catalogue says it.
 
 A runner is the class a kind names (``PuzzleKind.runner``), made with the grader it runs for;
 it reads the grading's state from it (``puzzle``, ``shapes``, ``options``, ``kernel_file``,
-``worker``, ``compiler``, ``bounds``, ``info``, ``notes``, ``failed_first``) and asks through it
+``worker``, ``compiler``, ``bounds``, ``info``, ``notes``) and asks through it
 (``ask``, ``malformed``, ``bind``, ``beside``, ``checker_session``, ``source``). What it must
 answer is :class:`CaseRunner`.
 """
@@ -33,6 +33,9 @@ class CaseOutcome:
     abort: str | None = None          # why the remaining cases are not run (a crash, a timeout...)
     carried: object = None            # what the next pass needs of it (an autograd case's recording)
     tell: bool = True                 # whether ``on_case`` sees it as soon as it is known
+    # In the interpreter, programs read or wrote each other's elements (a launch went serial for
+    # it): a large case run without the bounds hooks runs again with them, whose write log judges it.
+    crossed: bool = False
 
 
 class CaseRunner(Protocol):
@@ -125,13 +128,15 @@ def spec_dims(grader, access: wire.OutOfBoundsAccess) -> tuple[str, ...]:
 def hooks_if_failed(grader, case: Case, run: Callable[[bool], CaseOutcome]) -> CaseOutcome:
     """``run(hooks)``'s outcome. A large case in the interpreter runs without the bounds hooks
     first, and with them only when it fails (a timeout is not run again): a wild access then fails
-    as out_of_bounds, where it names the access. One the interpreter could not finish or run is not
-    run again."""
+    as out_of_bounds, where it names the access; and when it passed but its programs read or wrote
+    each other's elements, so that the write log finds two programs storing one element without an
+    atomic. One the interpreter could not finish or run is not run again."""
     hooks = grader.options.check_bounds
     if not (case.large and hooks and grader.options.device == "cpu"):
         return run(hooks)
     fast = run(False)
-    if fast.result.passed or fast.result.kind in (FailureKind.TIMEOUT, FailureKind.INTERPRETER_LIMIT):
+    if (fast.result.passed and not fast.crossed) or \
+            fast.result.kind in (FailureKind.TIMEOUT, FailureKind.INTERPRETER_LIMIT):
         return fast
     checked = run(True)
     return fast if checked.result.passed else checked

@@ -166,7 +166,9 @@ def grade_student(course: Course, student: Student, options: Options,
     targets = [(pid, student.files[pid]) for pid in course.ids if pid in student.files]
     # With variants on, the student's own values of the puzzles' free constants (grader.course.variant).
     whose = student.variant_id if options.variants else ""
-    with grading(course, [student.folder / "_"], replace(options, memory_mb=memory_mb, student=whose), threads,
+    # With a secret, each student's inputs and drawn sizes come from the secret, the student and the puzzle.
+    mine = replace(options, memory_mb=memory_mb, student=whose, seeded_for=student.variant_id if options.secret else "")
+    with grading(course, [student.folder / "_"], mine, threads,
                  now=False, kernels=[path for _, path in targets]) as context:
         graded = dict(zip((pid for pid, _ in targets), context.grade(targets).results))
     results = []

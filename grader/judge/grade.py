@@ -26,7 +26,7 @@ from grader.judge import asking, failures, messages
 from grader.judge.asking import Unanswered
 from grader.judge.case_run import failed_case
 from grader.judge.options import Options
-from grader.judge.plan import SpecShapes, computed
+from grader.judge.plan import SpecShapes, computed, students_secret
 from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
 from grader.source import variant_code
 from grader.source.source_lines import imports_torch, kernel_code
@@ -44,7 +44,8 @@ class PuzzleGrader:
         self.puzzle_path = course.puzzle_file(puzzle_id)
         # A batch's student gets their own values of the puzzle's free constants (Variant).
         puzzle = course.puzzle_for(puzzle_id, options.secret, options.student)
-        # With a batch's secret, each case's varied sizes are drawn from it (Case.vary).
+        # With a batch's secret, each case's varied sizes and its inputs are drawn from it and the student.
+        options = replace(options, secret=students_secret(options.secret, options.seeded_for))
         self.puzzle = replace(puzzle, cases=tuple(draw(c, puzzle.id, options.secret) for c in puzzle.cases))
         self.kernel_file = Path(kernel_file).resolve()
         self.worker = worker
@@ -54,9 +55,6 @@ class PuzzleGrader:
         self.shapes = SpecShapes(self.puzzle)
         self.expected_signature = stub_signature(str(self.puzzle_path), self.puzzle.kernel)
         self.info: wire.Loaded | None = None
-        # The first case that failed (set as the cases run): a large case whose sample does not stand is
-        # then not run whole (minutes in the interpreter, for a puzzle that already fails).
-        self.failed_first: str | None = None
         self.kind = kind  # a grader.judge.kinds.kind.PuzzleKind
         self.checks = kind.checks()
         self.runner = kind.runner()(self)
@@ -186,7 +184,6 @@ class PuzzleGrader:
         order: dict[str, None] = {}  # labels, as first met
         carried: dict[str, object] = {}
         abort: str | None = None
-        self.failed_first = None  # this grading's own
         todo = self.runner.cases()
         try:
             while todo:
@@ -204,8 +201,6 @@ class PuzzleGrader:
                     results[case.label] = outcome.result
                     if outcome.tell and self.on_case is not None:
                         self.on_case(self.puzzle.id, outcome.result)
-                    if not outcome.result.passed and self.failed_first is None:
-                        self.failed_first = case.label
                 todo = self.runner.next_pass(carried, abort is not None)
         finally:
             self.runner.settle(results)

@@ -21,6 +21,7 @@ class Options:
     secret: int = 0              # mixed into input seeds (batch grading)
     variants: bool = False       # batch: each student graded with their own values of the puzzles' variants
     student: str = ""            # with a secret: whose values of the puzzles' variants grade (set per student)
+    seeded_for: str = ""         # with a secret: whose inputs and drawn sizes these are (set per student of a batch)
     check_bounds: bool = True    # interpreter: check every load and store (off only to measure its cost)
     serial_interpreter: bool = False  # interpreter: one program after another, never batched (to check the engine)
     sandbox: str = "auto"        # "auto": bubblewrap where it works; "on": required; "off": rlimits only

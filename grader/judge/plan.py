@@ -27,6 +27,14 @@ from grader.course.puzzle import Case, Puzzle, with_case_values
 from grader.course.puzzle_parts import LookAlike
 
 
+def students_secret(secret: int, student: str) -> int:
+    """A batch's secret mixed with one student's name: their inputs and drawn sizes are theirs alone,
+    so what a failure message shows one student says nothing of another's case. No secret: none."""
+    if not secret or not student:
+        return secret
+    return zlib.crc32(f"{secret}:{student}".encode()) or 1
+
+
 def case_seed(puzzle: Puzzle, case: Case, secret: int = 0) -> int:
     """A seed per (puzzle, case seed): the same everywhere, unless a batch adds a secret."""
     return zlib.crc32(f"{puzzle.id}:{case.seed}:{secret}".encode())

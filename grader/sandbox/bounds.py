@@ -126,6 +126,10 @@ class BoundsChecker:
     def early_reads(self) -> list[dict]:
         return self.log.early_reads
 
+    def findings(self) -> tuple:
+        """What the check has found so far (the batched engine's differential check compares it)."""
+        return list(self.log.overlaps), list(self.log.early_reads)
+
     def program(self) -> int:
         """The running program as one number, x + gx * (y + gy * z)."""
         x, y, z = self.builder.grid_idx or (0, 0, 0)

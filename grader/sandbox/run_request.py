@@ -14,7 +14,6 @@ import contextlib
 import os
 
 from grader.channel import wire
-from grader.sandbox.batched import differential
 
 
 class AnswersRun:
@@ -48,16 +47,8 @@ class AnswersRun:
         reorder = interpreted and msg.reorder and self._programs(msg, layers) > 1
         runs, out = [], []
         for index, (label, config, reverse) in enumerate(plans):
-            if differential.enabled():
-                differential.fresh_warnings()
             run, checker, whole, error = self._one_run(msg, blobs, layers, kernel, grid, path, label, config,
                                                        reverse, traced=msg.trace and not out, serial=msg.serial)
-            if interpreted and differential.enabled() and not msg.serial and not msg.trace:
-                differential.fresh_warnings()
-                again, _, whole_again, _ = self._one_run(msg, blobs, layers, kernel, grid, path, label, config,
-                                                         reverse, traced=False, serial=True)
-                differential.agree(run, whole, again, whole_again, f"{msg.kernel}, {label or 'run'}"
-                                   f"{' reversed' if reverse else ''}")
             if layers.heuristics and config is None and error is None:
                 run["heuristics"] = {k: v for k, v in apply_heuristics(layers, {**msg.values, **dict(msg.named)}).items()
                                      if isinstance(v, (int, bool))}
@@ -87,7 +78,8 @@ class AnswersRun:
             checker = self.bounds_checker(msg.buffers, whole, path, traced, msg.check_bounds)
             checker.install()
         named = dict(msg.named)
-        with self.programs_run(reverse, serial, whole, msg.buffers, traced) as order, self._standing_in(1) as stand:
+        with self.programs_run(reverse, serial, whole, msg.buffers, traced, checker) as order, \
+                self._standing_in(1) as stand:
             _, error, printed, seconds = self.run_learner(lambda: launch(layers, grid, views, named, config), checker)
         run = {"label": label, "reversed": reverse, "seconds": seconds, "printed": printed,
                "failure": None if error is None else self.failure_of(error, path, kernel),
@@ -136,7 +128,7 @@ class AnswersRun:
             why = f"and with a stand-in for its values the run failed ({failure.kind}: {failure.error[:200]})"
         return wire.Failure("interpreter_limit", error=f"{what}, {why}", line=line, source=source)
 
-    def programs_run(self, reverse: bool, serial: bool, whole, buffers, traced: bool):
+    def programs_run(self, reverse: bool, serial: bool, whole, buffers, traced: bool, checker=None):
         """How the interpreter runs a launch's programs: batched, in order or reversed, with the
         case's inputs read-only (:mod:`grader.sandbox.batched`); one after another where the run
         is traced (the pictures record program by program) or ``serial`` asks for the serial
@@ -148,7 +140,7 @@ class AnswersRun:
             return program_order(reverse)
         from grader.sandbox.batched.engine import Batched
         inputs = [(w.data_ptr(), w.data_ptr() + w.numel()) for spec, w in zip(buffers, whole) if spec.role == "input"]
-        return Batched(reverse=reverse, readonly=inputs)
+        return Batched(reverse=reverse, readonly=inputs, findings=checker.findings if checker is not None else None)
 
     def _grid(self, msg: wire.Run):
         """The launch grid as a function of the launch's values: autotuning and heuristics may
@@ -173,4 +165,5 @@ class AnswersRun:
 def launched(order) -> tuple:
     """What a run's engine says of each launch (nothing for the serial interpreter or a GPU)."""
     return tuple(wire.Launched(grid=launch.grid, programs=launch.programs, runs=launch.runs,
-                               serial=launch.serial or "") for launch in getattr(order, "launches", ()))
+                               serial=launch.serial or "", crossed=launch.crossed)
+                 for launch in getattr(order, "launches", ()))

@@ -1,51 +1,89 @@
-"""The batched engine checked against the serial interpreter, run by run (``TP_DIFFERENTIAL=1``).
+"""The batched engine checked against the serial interpreter, launch by launch (``TP_DIFFERENTIAL``).
 
-Where it is set, a worker runs every interpreted run twice: batched, as it grades, then with the
-serial interpreter on fresh copies of the same inputs. Every buffer must come back the same, bit
-for bit, and so must what the runs report: the failure and its words, the overlaps and reads of
-unwritten elements the bounds check found, and what the programs printed. A difference is the
-engine's bug, raised as the worker's own error (the grader's ``error`` status), naming the run and
-the first thing that differs. ``tests/test_engine_agrees.py`` grades the course and its corpora so.
+Where it is set, every interpreted launch runs twice: batched, as it grades, then, with the first
+run undone (its stores and the checks' records, from the launch's undo log), serially. Both must
+leave the same memory, byte for byte, in every tensor the launch was given, print the same lines,
+raise the same error and leave the same findings of the bounds check (overlapping stores, reads of
+nothing yet). A difference is the engine's bug, raised as :class:`EnginesDisagree`, which the
+worker reports as its own error (the grader's ``error`` status), naming the launch and the first
+thing that differs. A launch the engine ran serially itself has nothing to compare.
+
+``TP_DIFFERENTIAL=all`` compares every launch; a number compares the launches whose batched run
+took at most that many seconds (the serial run takes up to some twenty times longer): the tests
+grade the course and its corpora so (tests/conftest.py), the benchmark of every case with ``all``.
 """
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import io
 import os
-
-COMPARED = ("failure", "overlaps", "early_reads", "printed")
+import time
 
 
 class EnginesDisagree(Exception):
-    """The batched engine and the serial interpreter gave different results for one run."""
+    """The batched engine and the serial interpreter gave different results for one launch."""
 
 
 def enabled() -> bool:
-    return os.environ.get("TP_DIFFERENTIAL") == "1"
+    return bool(os.environ.get("TP_DIFFERENTIAL"))
 
 
-def fresh_warnings() -> None:
-    """Forget which warnings were shown, so that each of the two runs prints its own once (Python
-    shows a warning once per place; the second run would otherwise print none)."""
-    import sys
-    import warnings
-    for module in list(sys.modules.values()):
-        registry = getattr(module, "__warningregistry__", None)
-        if isinstance(registry, dict):
-            registry.clear()
-    warnings.filters[:] = warnings.filters  # invalidates the cached "already shown" decisions
-    getattr(warnings, "_filters_mutated", lambda: None)()
+def compares(seconds: float) -> bool:
+    """Whether a launch whose batched run took ``seconds`` is run again serially and compared."""
+    setting = os.environ.get("TP_DIFFERENTIAL", "")
+    if setting == "all":
+        return True
+    try:
+        return seconds <= float(setting)
+    except ValueError:
+        return False
 
 
-def agree(batched: dict, batched_memory, serial: dict, serial_memory, what: str) -> None:
-    """Raise EnginesDisagree where two runs of one case differ in a field or a byte."""
-    for field in COMPARED:
-        if batched.get(field) != serial.get(field):
-            raise EnginesDisagree(f"{what}: the batched engine's {field} is {batched.get(field)!r}, "
-                                  f"the serial interpreter's {serial.get(field)!r}")
-    if batched.get("failure") is not None:  # a failed run's buffers are not judged
+def _memory(regions) -> list[bytes]:
+    return [ctypes.string_at(start, size) for start, size, _ in regions]
+
+
+def _outcome(run, regions, findings) -> dict:
+    """Run ``run``: what it left in memory, printed and raised, and the findings after it."""
+    printed, raised = io.StringIO(), None
+    try:
+        with contextlib.redirect_stdout(printed):
+            run()
+    except Exception as exc:  # noqa: BLE001 (the kernel's error is part of the outcome)
+        raised = exc
+    return {"memory": _memory(regions), "printed": printed.getvalue(), "raised": raised,
+            "error": None if raised is None else f"{type(raised).__name__}: {raised}",
+            "findings": findings() if findings is not None else None}
+
+
+def launch(batched, went_serial, serial, undo, regions, findings, what: str) -> None:
+    """Run the launch batched, then undone and serially, and compare: raises the runs' error, or
+    EnginesDisagree. Where the batched run went serial itself (``went_serial()``), its outcome
+    stands, with nothing to compare."""
+    started = time.perf_counter()
+    first = _outcome(batched, regions, findings)
+    if went_serial() or not compares(time.perf_counter() - started):
+        _finish(first)
         return
-    for index, (a, b) in enumerate(zip(batched_memory, serial_memory)):
-        mine, theirs = a.cpu().numpy().tobytes(), b.cpu().numpy().tobytes()
-        if mine != theirs:
-            at = next(i for i, (x, y) in enumerate(zip(mine, theirs)) if x != y)
-            raise EnginesDisagree(f"{what}: buffer {index} differs from byte {at} "
-                                  f"({sum(x != y for x, y in zip(mine, theirs))} bytes in all)")
+    undo()
+    second = _outcome(serial, regions, findings)
+    for field in ("error", "printed", "findings"):
+        if first[field] != second[field]:
+            raise EnginesDisagree(f"{what}: the batched engine's {field} is {first[field]!r}, the serial "
+                                  f"interpreter's {second[field]!r}")
+    if second["raised"] is None:
+        for index, (mine, theirs) in enumerate(zip(first["memory"], second["memory"])):
+            if mine != theirs:
+                at = next(i for i, (x, y) in enumerate(zip(mine, theirs)) if x != y)
+                raise EnginesDisagree(f"{what}: tensor {index} of the launch differs from byte {at} "
+                                      f"({sum(x != y for x, y in zip(mine, theirs))} bytes in all)")
+    _finish(second)
+
+
+def _finish(outcome: dict) -> None:
+    """The run's lines printed and its error raised, as if it had run alone."""
+    import sys
+    sys.stdout.write(outcome["printed"])
+    if outcome["raised"] is not None:
+        raise outcome["raised"]

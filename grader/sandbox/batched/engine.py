@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grader.sandbox.batched import lanes
+from grader.sandbox.batched import differential, lanes
 from grader.sandbox.batched.control import Printed
 from grader.sandbox.batched.lanes import Divergence, Group, Oversized, Regroup, Unbatchable
-from grader.sandbox.batched.memory import LaunchMemory
+from grader.sandbox.batched.memory import Conflict, LaunchMemory
 from grader.sandbox.interpreter.hooks import RangePatch, grid_loop
 
 
@@ -42,6 +42,10 @@ class Launch:
     programs: int
     runs: int = 0
     serial: str | None = None  # None: batched
+    crossed: bool = False  # serially because programs met at elements out of the serial order
+
+    def launch_label(self) -> str:
+        return "x".join(str(g) for g in self.grid)
 
 
 @dataclass
@@ -53,6 +57,7 @@ class Batched(RangePatch):
     reverse: bool = False
     readonly: list = field(default_factory=list)
     launches: list = field(default_factory=list)
+    findings: object = None  # what the bounds check found so far: compared under TP_DIFFERENTIAL
 
     def __enter__(self):
         from triton.runtime import interpreter
@@ -106,13 +111,26 @@ def run_launch(engine: Batched, frame: dict) -> None:
     printed = Printed()
     root = Group(order // (gy * gz), (order // gz) % gy, order % gz, np.arange(count, dtype=np.int64),
                  len(engine.launches) - 1, 0, memory, printed)
+    builder = interpreter.interpreter_builder
+    run = lambda: _batched(executor.fn, args, root, memory, printed, record, builder)  # noqa: E731
+    if differential.enabled():
+        differential.launch(run, lambda: record.serial is not None, lambda: _serially(executor.fn, args, root, builder),
+                            lambda: memory.rollback(0), _regions(host), engine.findings,
+                            f"the launch of grid {record.launch_label()}")
+        return
+    run()
+
+
+def _batched(fn, args, root: Group, memory: LaunchMemory, printed: Printed, record: Launch, builder) -> None:
+    """The launch's programs in groups, or serially where the engine cannot order them as the serial
+    interpreter does; their lines printed, and the first failure raised, at the end."""
     try:
-        failed = _groups(executor.fn, args, root, memory, printed, record)
+        failed = _groups(fn, args, root, memory, printed, record)
         memory.settle()
     except Unbatchable as refused:
         memory.rollback(0)
-        record.serial = refused.what
-        _serially(executor.fn, args, root, interpreter.interpreter_builder)
+        record.serial, record.crossed = refused.what, isinstance(refused, Conflict)
+        _serially(fn, args, root, builder)
         return
     if failed is not None:
         printed.write(upto=failed[0])

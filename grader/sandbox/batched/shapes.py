@@ -32,10 +32,10 @@ ELEMENTWISE_PREFIXES = ("create_f", "create_icmp", "create_min", "create_max", "
                         "create_shl", "create_lshr", "create_udiv", "create_urem", "get_")
 # Patched elsewhere in this package (memory, pointers, reductions, printing).
 ELSEWHERE = {"create_masked_load", "create_masked_store", "create_atomic_rmw", "create_atomic_cas",
-             "create_make_block_ptr", "create_advance", "create_make_tensor_descriptor",
-             "create_descriptor_gather", "create_descriptor_scatter", "create_print", "create_assert"}
+             "create_make_block_ptr", "create_advance", "create_make_tensor_descriptor", "create_print",
+             "create_assert"}
 UNBATCHED = {"create_dot_scaled", "create_atomic_load", "create_atomic_store", "create_atomic_poll",
-             "create_splat_block"}
+             "create_descriptor_gather", "create_descriptor_scatter"}
 
 
 def _program_id(interpreter, tl):

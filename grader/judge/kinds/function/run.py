@@ -193,6 +193,7 @@ class FunctionRunner:
         program = recorded.program
         seconds, printed = recorded.seconds, recorded.printed
         finding_checked = False
+        crossed = False
         for config in range(program.replays()):
             describe = describe_case(case, puzzle)
             message = function_wire.Replay(file=str(grader.kernel_file), program=program, buffers=tuple(
@@ -206,6 +207,7 @@ class FunctionRunner:
             except Unanswered as unanswered:
                 return unanswered_case(case, puzzle, describe, unanswered, self.options.device == "cpu")
             if isinstance(reply, function_wire.Replayed):
+                crossed |= any(launch.crossed for launch in reply.launches)
                 seconds += reply.seconds
                 printed += reply.printed
                 describe += f" with {reply.label}" if reply.label else ""
@@ -229,7 +231,7 @@ class FunctionRunner:
             stray = self.beside.checked(message, blobs, case)
             if stray is not None:
                 return fail(stray)
-        return CaseOutcome(case_result(case, puzzle, True, seconds=seconds, printed=printed))
+        return CaseOutcome(case_result(case, puzzle, True, seconds=seconds, printed=printed), crossed=crossed)
 
 
 def _untold(outcome: CaseOutcome) -> CaseOutcome:

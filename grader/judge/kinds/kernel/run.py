@@ -164,7 +164,8 @@ class KernelRunner:
         stray = self.beside.checked(beside, blobs, case)
         if stray is not None:
             return CaseOutcome(failed_case(case, puzzle, stray, describe, **extra))
-        return CaseOutcome(case_result(case, puzzle, True, max_abs_err=worst, **extra))
+        crossed = any(launch.crossed for run in runs for launch in run.launches)
+        return CaseOutcome(case_result(case, puzzle, True, max_abs_err=worst, **extra), crossed=crossed)
 
     def _wrong(self, case: Case, plan, got, run, outcome) -> tuple[FailureKind, str]:
         """What wrong values say: read before they were written, a known mistake, a strided input's gaps."""
