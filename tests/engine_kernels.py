@@ -138,6 +138,17 @@ def reads_neighbour(x_ptr, y_ptr, n, B: tl.constexpr):
 
 
 @triton.jit
+def reads_previous(x_ptr, y_ptr, z_ptr, n, B: tl.constexpr):
+    """Each program stores its block, then loads the previous program's: in the serial order (no
+    conflict), yet a crossing of programs."""
+    pid = tl.program_id(0)
+    offs = pid * B + tl.arange(0, B)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+    before = offs - B
+    tl.store(z_ptr + offs, tl.load(y_ptr + before, mask=(before >= 0) & (offs < n), other=0.0), mask=offs < n)
+
+
+@triton.jit
 def same_element(y_ptr, B: tl.constexpr):
     """Every program stores its id over one block: overlapping stores of different values."""
     tl.store(y_ptr + tl.arange(0, B), tl.zeros([B], tl.int32) + tl.program_id(0))
@@ -156,8 +167,9 @@ def strays_in_one_program(x_ptr, y_ptr, n, B: tl.constexpr):
     """Program 3 (only) reads past the end: the first program out of bounds is what is reported."""
     pid = tl.program_id(0)
     offs = pid * B + tl.arange(0, B)
-    extra = tl.where(pid == 3, 1000, 0)
-    tl.store(y_ptr + offs, tl.load(x_ptr + offs + extra, mask=offs < n), mask=offs < n)
+    extra = tl.where(pid == 3, 1 << 30, 0)  # far past every tensor, wherever the allocator put them
+    x = tl.load(x_ptr + offs + extra, mask=offs < n)
+    tl.store(y_ptr + offs, x, mask=offs < n)
 
 
 @triton.jit

@@ -61,6 +61,7 @@ CASES = {
     "locked_sum": (K.locked_sum, (24,), lambda: [randn(24, 20), torch.zeros(20), torch.zeros(1, dtype=torch.int32),
                                                  20, 32], 1),
     "reads_neighbour": (K.reads_neighbour, (10,), lambda: [randn(80), nan(80), 80, 8], 1),
+    "reads_previous": (K.reads_previous, (10,), lambda: [randn(80), nan(80), nan(80), 80, 8], 1),
     "same_element": (K.same_element, (6,), lambda: [nan(4, dtype=torch.int32), 4], 0),
     "reads_unwritten": (K.reads_unwritten, (5,), lambda: [nan(20), nan(20), 4], 0),
     "strays_in_one_program": (K.strays_in_one_program, (8,), lambda: [randn(64), nan(64), 64, 8], 1),
@@ -77,13 +78,13 @@ CASES = {
 }
 
 
-def checker_for(tensors, inputs: int):
+def checker_for(tensors, inputs: int, params):
     regions, outputs = [], {}
-    for i, t in enumerate(tensors):
+    for i, (t, param) in enumerate(zip(tensors, params)):
         start, nbytes = t.data_ptr(), t.numel() * t.element_size()
         role = "input" if i < inputs else "output"
         regions.append(Region(f"t{i}", start, nbytes, start, start + nbytes, t.element_size(), tuple(t.shape),
-                              f"p{i}", role))
+                              param, role))
         if role == "output":
             outputs[i] = t.numpy().reshape(-1)
     from triton.runtime import interpreter
@@ -96,7 +97,8 @@ def run(name: str, batched: bool, reverse: bool, budget: int | None = None):
     gen.manual_seed(sum(map(ord, name)))
     args = make()
     tensors = [a for a in args if isinstance(a, torch.Tensor)]
-    checker = checker_for(tensors, inputs)
+    params = [p for p, a in zip(kernel.arg_names, args) if isinstance(a, torch.Tensor)]
+    checker = checker_for(tensors, inputs, params)
     readonly = [(t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()) for t in tensors[:inputs]]
     order = Batched(reverse=reverse, readonly=readonly) if batched else program_order(reverse)
     out, error = io.StringIO(), None
@@ -115,18 +117,20 @@ def run(name: str, batched: bool, reverse: bool, budget: int | None = None):
     finally:
         checker.uninstall()
         lanes.BUDGET = saved
-    launches = [{"programs": launch.programs, "runs": launch.runs, "serial": launch.serial}
+    launches = [{"programs": launch.programs, "runs": launch.runs, "serial": launch.serial, "crossed": launch.crossed}
                 for launch in getattr(order, "launches", [])]
     return {"bytes": [t.numpy().tobytes().hex() for t in tensors], "printed": out.getvalue(), "error": error,
-            "overlaps": checker.overlaps, "early_reads": checker.early_reads, "launches": launches}
+            "overlaps": checker.overlaps, "early_reads": checker.early_reads, "crossings": checker.log.crossings,
+            "launches": launches}
 
 
 def compare(name: str, reverse: bool = False, budget: int | None = None) -> dict:
     serial, batched = run(name, False, reverse), run(name, True, reverse, budget)
-    same = {key: serial[key] == batched[key] for key in ("bytes", "printed", "error", "overlaps", "early_reads")}
+    same = {key: serial[key] == batched[key]
+            for key in ("bytes", "printed", "error", "overlaps", "early_reads", "crossings")}
     return {"case": name, "reverse": reverse, "budget": budget, "same": same, "launches": batched["launches"],
             "error": batched["error"], "printed": batched["printed"], "overlaps": batched["overlaps"],
-            "early_reads": batched["early_reads"], "serial_error": serial["error"]}
+            "early_reads": batched["early_reads"], "crossings": batched["crossings"], "serial_error": serial["error"]}
 
 
 def differential_catches() -> dict:

@@ -38,7 +38,7 @@ def ran(runs, name, reverse=False, budget=None) -> dict:
 
 CASES = ["rows_softmax", "triangle_sums", "rows_per_program", "grid_stride", "early_exit", "halving_while",
          "count_then_branch", "histogram", "chunked_histogram", "float_accumulate", "ticket", "locked_sum",
-         "reads_neighbour", "same_element", "reads_unwritten", "strays_in_one_program", "prints", "shapes",
+         "reads_neighbour", "reads_previous", "same_element", "reads_unwritten", "strays_in_one_program", "prints", "shapes",
          "reductions", "dots", "randoms", "block_pointers", "descriptors", "uniform_store", "three_axes",
          "writes_input"]
 
@@ -56,8 +56,8 @@ def test_every_form_gives_the_serial_interpreters_bytes_prints_errors_and_findin
                                   "randoms", "block_pointers", "descriptors", "three_axes", "same_element",
                                   "uniform_store"])
 def test_programs_that_take_one_path_run_as_one_group(runs, name):
-    assert ran(runs, name)["launches"] == [{"programs": ran(runs, name)["launches"][0]["programs"], "runs": 1,
-                                            "serial": None}]
+    launch = ran(runs, name)["launches"][0]
+    assert launch["runs"] == 1 and launch["serial"] is None
 
 
 @pytest.mark.slow
@@ -114,6 +114,17 @@ def test_overlapping_stores_and_reads_of_nothing_are_found_as_serially(runs):
 
 
 @pytest.mark.slow
+def test_a_program_loading_anothers_store_is_a_crossing_found_as_serially(runs):
+    """In the serial order (nothing to undo), so still batched; the launch says its programs crossed,
+    and the write log names the first program that loaded another's element, as the serial run does."""
+    run = ran(runs, "reads_previous")
+    assert run["launches"][0]["serial"] is None and run["launches"][0]["crossed"]
+    crossing = run["crossings"][0]
+    assert crossing["program"] == [1, 0, 0] and crossing["other"] == [0, 0, 0] and crossing["loaded"]
+    assert not ran(runs, "rows_softmax")["launches"][0]["crossed"] and not ran(runs, "rows_softmax")["crossings"]
+
+
+@pytest.mark.slow
 def test_prints_come_program_after_program(runs):
     printed = ran(runs, "prints")["printed"]
     assert printed.index("program [0]") < printed.index("(0, 0, 0)  x:") < printed.index("even") < printed.index("program [1]")
@@ -131,7 +142,7 @@ def test_arrays_past_the_budget_halve_the_group(runs, name, budget):
 def test_the_differential_check_finds_an_engine_that_computes_otherwise(runs):
     said = ran(runs, "differential")["said"]
     assert said["False"] == "agreed"
-    assert said["True"].startswith("EnginesDisagree: the launch of grid 30x1x1: the batched engine's")
+    assert said["True"].startswith("EnginesDisagree: the launch of grid 30x1x1: tensor 1 of the launch differs from byte")
 
 
 # ---- the pieces, without a kernel ----------------------------------------------------------

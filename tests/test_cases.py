@@ -168,6 +168,40 @@ def test_a_large_case_that_timed_out_is_not_run_again():
     assert asked == [False]
 
 
+def test_a_passing_large_case_whose_programs_crossed_runs_again_with_hooks():
+    """A launch went serial because its programs read or wrote each other's elements: the hooks'
+    write log judges whether two of them stored one element without an atomic."""
+    asked = []
+
+    def run(hooks):
+        asked.append(hooks)
+        return CaseOutcome(_result(not hooks, None if not hooks else "race"), crossed=not hooks)
+    assert hooks_if_failed(_grader(), BIG, run).result.kind == "race"
+    assert asked == [False, True]
+
+
+@pytest.mark.parametrize("large, interpreted, kind", [
+    (True, True, FailureKind.INTERPRETER_LIMIT),   # the interpreter's time, not the learner's failure
+    (False, True, FailureKind.TIMEOUT),            # a small case that hangs: the kernel's
+    (True, False, FailureKind.TIMEOUT),            # a GPU that hangs: the kernel's
+])
+def test_a_large_case_the_interpreter_does_not_finish_is_not_graded_here(large, interpreted, kind):
+    from grader.judge.asking import Unanswered
+    from grader.judge.case_run import unanswered_case
+    from grader.judge.failures import Timeout
+    puzzle = COURSE.puzzle("puzzle02")
+    case = replace(BIG, large=large)
+    outcome = unanswered_case(case, puzzle, "case big", Unanswered(Timeout(30.0), "WorkerTimedOut", 30.0), interpreted)
+    assert outcome.result.kind == kind and not outcome.result.passed
+    if kind == FailureKind.INTERPRETER_LIMIT:
+        assert outcome.result.message == (
+            "case big: not graded here: the interpreter did not finish this large case within 30 s of CPU time, "
+            "running every program of its launches on the CPU. A correct kernel can be merely slow here (small "
+            "tiles make many programs and long loops), so this is neither a pass nor a fail. Grade it on a GPU "
+            "(python -m grader puzzle02 --device cuda), or give the interpreter more time (python -m grader "
+            "puzzle02 --timeout 120)")
+
+
 @pytest.mark.parametrize("grader, case, hooks", [
     (_grader(), replace(BIG, large=False), [True]),            # a small case: hooks, as always
     (_grader(device="cuda"), BIG, [True]),                     # a GPU: the worker has no hooks to leave out

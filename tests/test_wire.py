@@ -180,17 +180,23 @@ def test_replies_of_every_operation_go_through_json_unchanged():
                        "provided": [], "defaults": {"B0": 32, "scale": 0.5, "flag": True}, "configs": [],
                        "heuristics": []}),
         (wire.Ran, {"reply": "ran", "runs": [{"label": "", "reversed": False, "seconds": 0.5, "printed": "",
-                                              "failure": failure, "overlaps": [], "early_reads": [], "trace": None,
+                                              "failure": failure, "overlaps": [], "early_reads": [],
+                                              "crossings": [{"tensor": "z", "index": 3, "shape": [40],
+                                                             "program": [1, 0, 0], "other": [0, 0, 0],
+                                                             "loaded": True, "line": 9, "source": "tl.load(z)"}],
+                                              "atomics": False, "trace": None,
                                               "heuristics": {}, "launches": [
-                                                  {"grid": [40, 1, 1], "programs": 40, "runs": 3, "serial": ""},
+                                                  {"grid": [40, 1, 1], "programs": 40, "runs": 3, "serial": "",
+                                                   "crossed": True},
                                                   {"grid": [8, 2, 1], "programs": 16, "runs": 1,
-                                                   "serial": "a store into one of the case's inputs"}]}]}),
+                                                   "serial": "a store into one of the case's inputs",
+                                                   "crossed": False}]}]}),
         (function_wire.Recorded, {"reply": "recorded", "seconds": 1.0, "printed": "hi", "program": program, "failure": None,
                          "host": None, "phase": "forward"}),
         (function_wire.Replayed, {"reply": "replayed", "seconds": 1.0, "printed": "", "returned": [tensor, {
                          **tensor, "tensor": False, "shape": [], "dtype": "", "type": "NoneType"}], "failure": None,
                          "label": "", "disagrees": "", "launches": [
-                             {"grid": [3, 6, 1], "programs": 18, "runs": 2, "serial": ""}]}),
+                             {"grid": [3, 6, 1], "programs": 18, "runs": 2, "serial": "", "crossed": False}]}),
         (wire.Compiled, {"reply": "compiled", "variants": 2, "stats": [
             {"label": "", "registers": 40, "spill_bytes": 0, "shared": 0, "num_warps": 4, "num_stages": 3,
              "tensor_cores": "wgmma", "alu": 120, "slow": 4, "loops": 1, "loop_shared": 0}]}),

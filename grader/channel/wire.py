@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import ClassVar, Literal, Union
 
 from grader.channel.wire_format import (  # noqa: F401 (this module is where the grader reads the wire's names)
-    CPU_LIMIT, DEVICES, JSON, REPLY_BYTES, BufferSpec, Failure, Launched, Message, Number, OutOfBoundsAccess,
+    CPU_LIMIT, DEVICES, JSON, REPLY_BYTES, BufferSpec, Crossing, Failure, Launched, Message, Number, OutOfBoundsAccess,
     Ready, Reply, Request, TensorInfo, Value, WireError, WorkerFailureKind, convert, cpu_limit, envelope,
     header, parse_reply, parse_request, register_requests, reply_bytes,
 )
@@ -110,6 +110,8 @@ class KernelRun(Message):
     failure: Failure | None = None
     overlaps: tuple[Overlap, ...] = ()
     early_reads: tuple[EarlyRead, ...] = ()
+    crossings: tuple[Crossing, ...] = ()  # the first, where the run had one
+    atomics: bool = False  # a program updated an output atomically (which may order the programs)
     trace: Trace | None = None
     heuristics: dict[str, Union[bool, int]] = {}
     launches: tuple[Launched, ...] = ()  # in the interpreter: how each launch ran

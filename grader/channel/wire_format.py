@@ -85,6 +85,20 @@ class BufferSpec(Message):
                             f"{self.total}")
 
 
+class Crossing(Message):
+    """A program loaded what another program of the launch stored (``loaded``), or stored what
+    another had loaded: ``program`` is the one whose access met it, ``other`` the other one."""
+
+    tensor: str
+    index: int
+    shape: tuple[int, ...]
+    program: tuple[int, ...]
+    other: tuple[int, ...]
+    loaded: bool
+    line: int | None = None
+    source: str = ""
+
+
 class Launched(Message):
     """How the interpreter ran one launch of a run: every program batched (in ``runs`` group runs,
     one per path the programs took), or serially, and why (``serial``)."""
@@ -93,7 +107,7 @@ class Launched(Message):
     programs: int
     runs: int = 0
     serial: str = ""
-    crossed: bool = False  # serially because its programs read or wrote each other's elements
+    crossed: bool = False  # its programs read or wrote each other's elements (not atomically)
 
 
 class TensorInfo(Message):

@@ -128,7 +128,7 @@ class BoundsChecker:
 
     def findings(self) -> tuple:
         """What the check has found so far (the batched engine's differential check compares it)."""
-        return list(self.log.overlaps), list(self.log.early_reads)
+        return list(self.log.overlaps), list(self.log.early_reads), list(self.log.crossings)
 
     def program(self) -> int:
         """The running program as one number, x + gx * (y + gy * z)."""

@@ -91,6 +91,8 @@ class AnswersRun:
         if checker is not None:  # the bounds check writes down plain values
             run["overlaps"] = wire.convert(checker.overlaps, tuple[wire.Overlap, ...])
             run["early_reads"] = wire.convert(checker.early_reads, tuple[wire.EarlyRead, ...])
+            run["crossings"] = wire.convert(checker.log.crossings, tuple[wire.Crossing, ...])
+            run["atomics"] = checker.log.atomics
             if checker.trace is not None:
                 run["trace"] = wire.convert(checker.trace.to_json(), wire.Trace)
         return run, checker, whole, error

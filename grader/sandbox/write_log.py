@@ -2,7 +2,9 @@
 interpreter (which runs programs one at a time, in order):
 
 * two programs storing different values to one element without an atomic: a race (an overlap);
-* a program loading an output element nobody has stored yet: reading uninitialised memory.
+* a program loading an output element nobody has stored yet: reading uninitialised memory;
+* a program loading what another program of the launch stored, or storing what another loaded (a
+  crossing): without atomics to order them, a race on a GPU, whatever the values.
 
 A batched run (:mod:`grader.sandbox.batched`) makes one operation for many programs. Each finding
 then gets the key the serial run would have met it at (the launch, the program's rank, the
@@ -33,9 +35,13 @@ class WriteLog:
         self.regions = regions
         self.data = data  # region index -> the output's elements as numpy (the live memory), or None
         self.writer = {i: np.full(regions[i].nbytes // regions[i].itemsize, -1, dtype=np.int64) for i in data}
+        self.reader = {i: np.full(regions[i].nbytes // regions[i].itemsize, -1, dtype=np.int64) for i in data}
+        self.reader_rank: dict[int, np.ndarray] = {}  # a batched run's: the highest rank that loaded each element
         self.overlaps: list[dict] = []
         self.early_reads: list[dict] = []
-        self._keys: dict[int, list] = {id(self.overlaps): [], id(self.early_reads): []}
+        self.crossings: list[dict] = []
+        self.atomics = False  # any program updated an output atomically: programs may have ordered themselves
+        self._keys: dict[int, list] = {id(self.overlaps): [], id(self.early_reads): [], id(self.crossings): []}
         # Whether any program loaded an output or updated one atomically: only then can the
         # order programs run in change what is stored (inputs are read-only, checked apart).
         self.outputs_read = False
@@ -54,7 +60,15 @@ class WriteLog:
         values = None if values is None else np.broadcast_to(values, addresses.shape).reshape(-1)
         for i, r, inside, index in self._lanes(addresses, mask):
             self.outputs_read |= atomic
+            self.atomics |= atomic
             before = self.writer[i][index]
+            if not atomic and not self.crossings:
+                read_by = self.reader[i][index]
+                theirs = np.flatnonzero((read_by >= 0) & (read_by != program))
+                if theirs.size:
+                    k = theirs[0]
+                    self._append(self.crossings, self._crossing(r, int(index[k]), program, int(read_by[k]), False,
+                                                                where))
             if not atomic and values is not None and self.data.get(i) is not None and len(self.overlaps) < SHOWN:
                 other = (before >= 0) & (before != program)
                 if other.any():
@@ -66,14 +80,22 @@ class WriteLog:
             self.writer[i][index] = ATOMIC if atomic else program
 
     def load(self, program: int, addresses, mask, where) -> None:
+        early = bool(self.early_reads)
         for i, r, inside, index in self._lanes(addresses, mask):
             self.outputs_read = True
-            if self.early_reads:
-                return
-            never = self.writer[i][index] == -1
-            if never.any():
-                self._append(self.early_reads, self._early(r, int(index[never][0]), program, where))
-                return
+            written = self.writer[i][index]
+            if not self.crossings:
+                theirs = np.flatnonzero((written != -1) & (written != program))
+                if theirs.size:
+                    k = theirs[0]
+                    self._append(self.crossings, self._crossing(r, int(index[k]), program, int(written[k]), True,
+                                                                where))
+            self.reader[i][index] = program
+            if not early:
+                never = written == -1
+                if never.any():
+                    self._append(self.early_reads, self._early(r, int(index[never][0]), program, where))
+                    early = True
 
     def _append(self, kept: list, finding: dict) -> None:
         """A finding of the serial interpreter, met in its order: after every earlier launch's."""
@@ -85,6 +107,11 @@ class WriteLog:
         line, source = where()
         return {"tensor": r.name, "shape": list(r.shape), "index": index,
                 "programs": [self.decode(before), self.decode(program)], "line": line, "source": source}
+
+    def _crossing(self, r, index: int, program: int, other: int, loaded: bool, where) -> dict:
+        line, source = where()
+        return {"tensor": r.name, "index": index, "shape": list(r.shape), "program": self.decode(program),
+                "other": self.decode(other) if other >= 0 else [], "loaded": loaded, "line": line, "source": source}
 
     def _early(self, r, index: int, program: int, where) -> dict:
         line, source = where()
@@ -99,14 +126,35 @@ class WriteLog:
         lane_of = np.repeat(np.arange(group.size), block)
         flat_values = None if values is None else values.reshape(-1)
         found = []
+        crossed = []
         for i, r, inside, index in self._lanes(addresses, mask):
             self.outputs_read |= atomic
+            self.atomics |= atomic
             lane = lane_of[inside]
+            if not atomic:
+                read_by = self.reader[i][index]
+                crossed += self._crossing_lanes(group, programs, i, r, index, lane,
+                                                (read_by >= 0) & (read_by != programs[lane]), read_by, False, where)
             if not atomic and flat_values is not None and self.data.get(i) is not None:
                 found += self._overlapping(group, programs, i, r, index, lane, flat_values[inside], where)
             group.memory.keep(self.writer[i], index)
             self.writer[i][index] = ATOMIC if atomic else programs[lane]  # a repeated element: the last lane's
         self._merge(self.overlaps, found, SHOWN, group)
+        self._merge(self.crossings, crossed, 1, group)
+
+    def _crossing_lanes(self, group, programs, i, r, index, lane, hits, other, loaded: bool, where) -> list:
+        """Each lane's first element where ``hits`` (another program's), keyed as the serial run meets it."""
+        found = []
+        if not hits.any():
+            return found
+        at = np.flatnonzero(hits)
+        lanes = lane[at]
+        for first in np.flatnonzero(np.r_[True, lanes[1:] != lanes[:-1]]):
+            k, this = at[first], int(lanes[first])
+            key = (group.launch, int(group.ranks[this]), group.steps, i)
+            found.append((key, lambda k=k, p=int(programs[this]): self._crossing(r, int(index[k]), p, int(other[k]),
+                                                                                loaded, where)))
+        return found
 
     def _overlapping(self, group, programs, i, r, index, lane, values, where) -> list:
         """Overlaps this store makes, one per program at most (its first element), with their keys.
@@ -135,10 +183,15 @@ class WriteLog:
     def load_lanes(self, group, programs: np.ndarray, addresses, mask, where) -> None:
         block = int(np.prod(addresses.shape[1:], dtype=np.int64))
         lane_of = np.repeat(np.arange(group.size), block)
-        found, seen = [], set()
+        found, seen, crossed = [], set(), []
         for i, r, inside, index in self._lanes(addresses, mask):
             self.outputs_read = True
-            never = self.writer[i][index] == -1
+            written = self.writer[i][index]
+            lane = lane_of[inside]
+            crossed += self._crossing_lanes(group, programs, i, r, index, lane,
+                                            (written != -1) & (written != programs[lane]), written, True, where)
+            self._read_by(group, programs, i, index, lane)
+            never = written == -1
             if not never.any():
                 continue
             lanes = lane_of[inside][never]
@@ -152,6 +205,17 @@ class WriteLog:
                 element = int(index[never][first])
                 found.append((key, lambda e=element, p=int(programs[lane]): self._early(r, e, p, where)))
         self._merge(self.early_reads, found, 1, group)
+        self._merge(self.crossings, crossed, 1, group)
+
+    def _read_by(self, group, programs, i, index, lane) -> None:
+        """Each element's last reader in the serial order: the highest rank that loaded it."""
+        ranks = group.ranks[lane]
+        seen = self.reader_rank.setdefault(i, np.full(self.reader[i].shape, -1, dtype=np.int64))
+        later = ranks >= seen[index]
+        group.memory.keep(seen, index)
+        group.memory.keep(self.reader[i], index)
+        self.reader[i][index[later]] = programs[lane[later]]  # lanes in rank order: a repeated element keeps the last
+        seen[index] = np.maximum(seen[index], ranks)
 
     def _merge(self, kept: list, found: list, most: int, group) -> None:
         """Keep the ``most`` findings of lowest key among ``kept`` and ``found`` (made only if kept)."""

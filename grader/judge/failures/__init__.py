@@ -33,7 +33,7 @@ from grader.judge.failures.memory import (  # noqa: F401
     FOUND_BESIDE, InputModified, RAISED_BESIDE, StrayStore,
 )
 from grader.judge.failures.races import (  # noqa: F401
-    OrderDependent, Overlap,
+    OrderDependent, Overlap, ReadAcross,
 )
 from grader.judge.failures.compile import (  # noqa: F401
     CheckUnfinished, CompileCheck, CompileFailed, LaunchCompile, dtype_fix,

@@ -1,4 +1,4 @@
-"""Races: two programs storing one element, an order-dependent result."""
+"""Races: two programs storing one element, an order-dependent result, a program reading another's part."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -49,4 +49,33 @@ def _order_dependent(f: OrderDependent) -> str:
             f"combine the programs' contributions with atomics (`tl.atomic_add`).")
 
 
-register(FailureKind.RACE, {Overlap: _overlap, OrderDependent: _order_dependent})
+@dataclass(frozen=True)
+class ReadAcross:
+    """A program loaded an element of an output another program of the same launch stores
+    (``loaded``), or stored one another had loaded; nothing atomic could order them."""
+
+    kind: ClassVar = FailureKind.RACE
+    tensor: str
+    program: tuple[int, ...]
+    other: tuple[int, ...]
+    index: int
+    shape: tuple[int, ...]
+    loaded: bool
+    line: int | None = None
+    source: str = ""
+
+
+def _read_across(f: ReadAcross) -> str:
+    element = f"{f.tensor}{_element(f.index, f.shape)}"
+    other = f"program {tuple(f.other)}" if f.other else "another program"
+    met = (f"loaded {element}{at_line(f.line, f.source)}, an element of the output `{f.tensor}` it had not stored "
+           f"itself: {other} of the same launch stored it" if f.loaded else
+           f"stored {element}{at_line(f.line, f.source)}, which {other} of the same launch had loaded")
+    return (f"a race: program {tuple(f.program)} {met}. On a GPU the programs of a launch run at the same time, in "
+            f"no set order, so what one stores may or may not be there when another loads it (the interpreter runs "
+            f"them in one order, where it happened to be). Fix: have each program compute its part from the "
+            f"inputs alone, without loading back another program's part of `{f.tensor}`; combine parts with "
+            f"atomics (`tl.atomic_add`) or in a second launch.")
+
+
+register(FailureKind.RACE, {Overlap: _overlap, OrderDependent: _order_dependent, ReadAcross: _read_across})

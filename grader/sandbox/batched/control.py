@@ -25,10 +25,6 @@ def index_of(tensor) -> int:
     return int(one_value(tensor.handle.data, "an index or a loop bound that differs between programs"))
 
 
-def truth_of(tensor) -> bool:
-    return bool(one_value(tensor.handle.data, "an `if`, `while`, `and` or `or` on a value that differs between programs"))
-
-
 def text_of(tensor, show=str) -> str:
     """``str`` (or ``repr``) of a kernel's tensor: the serial interpreter's text of its data, where
     every lane's is the same."""
@@ -76,15 +72,17 @@ def loop_range(arg1, arg2=None, step=None, **options):
         raise Divergence(trips, "a loop whose trip count differs between programs")
     if np.all(starts == starts[0]) and np.all(steps == steps[0]):  # ends differ, trips agree
         return builtins.range(int(starts[0]), int(starts[0]) + int(trips[0]) * int(steps[0]), int(steps[0]))
-    return _lane_loop(tensors[0], starts, steps, int(trips[0]))
+    return _lane_loop(tensors, starts, steps, int(trips[0]))
 
 
-def _lane_loop(like, starts, steps, trips: int):
+def _lane_loop(bounds, starts, steps, trips: int):
+    """The loop variable of each lane, iteration by iteration: int32, as Triton types a loop over
+    int32 bounds, or int64 where a bound is or a value needs it."""
     import triton.language as tl
     from triton.runtime import interpreter
     last = starts + (trips - 1) * steps
     wide = trips and (np.abs(starts).max() >= 2 ** 31 or np.abs(last).max() >= 2 ** 31)
-    wide = wide or any(getattr(like, "dtype", None) == t for t in (tl.int64, tl.uint64))
+    wide = wide or any(getattr(b, "dtype", None) in (tl.int64, tl.uint64) for b in bounds)
     dtype, np_dtype = (tl.int64, np.int64) if wide else (tl.int32, np.int32)
     for k in builtins.range(trips):
         values = (starts + k * steps).astype(np_dtype)
@@ -96,6 +94,7 @@ def kernel_print(*args, sep=" ", end="\n", file=None, flush=False):
     group = current()
     if group is None or file is not None:
         return builtins.print(*args, sep=sep, end=end, file=file, flush=flush)
+    sep, end = " " if sep is None else sep, "\n" if end is None else end
     lines = [sep.join(_lane_text(a, lane) for a in args) + end for lane in builtins.range(group.size)]
     group.printed.add(group.ranks, lines)
 

@@ -42,7 +42,7 @@ class Launch:
     programs: int
     runs: int = 0
     serial: str | None = None  # None: batched
-    crossed: bool = False  # serially because programs met at elements out of the serial order
+    crossed: bool = False  # programs read or wrote each other's elements (not atomically)
 
     def launch_label(self) -> str:
         return "x".join(str(g) for g in self.grid)
@@ -127,6 +127,7 @@ def _batched(fn, args, root: Group, memory: LaunchMemory, printed: Printed, reco
     try:
         failed = _groups(fn, args, root, memory, printed, record)
         memory.settle()
+        record.crossed = memory.crossed
     except Unbatchable as refused:
         memory.rollback(0)
         record.serial, record.crossed = refused.what, isinstance(refused, Conflict)

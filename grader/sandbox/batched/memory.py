@@ -29,6 +29,23 @@ class Conflict(Unbatchable):
     """Two programs' accesses to one element came in the other order than the serial run's."""
 
 
+def _crosses(book: "_Ranks", kind: str, index: np.ndarray, ranks: np.ndarray) -> bool:
+    """Whether a plain access meets another program's at an element: a read of what another
+    stored, a store over what another read or stored (in this operation too). In the serial order
+    (no Conflict), so the others came first."""
+    wrote = book.wrote[index]
+    if np.any((wrote >= 0) & (wrote != ranks)):
+        return True
+    if kind == "read":
+        return False
+    read = book.read[index]
+    if np.any((read >= 0) & (read != ranks)):
+        return True
+    order = np.lexsort((ranks, index))
+    same = index[order][1:] == index[order][:-1]
+    return bool(np.any(same & (ranks[order][1:] != ranks[order][:-1])))
+
+
 class _Ranks:
     """Per element of a region: the highest rank that wrote, read and updated it atomically."""
 
@@ -51,6 +68,7 @@ class LaunchMemory:
         self.undo: list = []
         self.commuted = False       # commuting atomics met out of the serial order
         self.results_read = False   # and a program read what an atomic returned
+        self.crossed = False        # a program read or wrote, not atomically, an element another one wrote or read
 
     # ---- undoing -----------------------------------------------------------------------------
     def mark(self) -> int:
@@ -112,6 +130,8 @@ class LaunchMemory:
             if kind != "atomic" or not commuting:
                 raise Conflict("programs of one launch met at an element updated atomically, out of the serial order")
             self.commuted = True
+        if kind != "atomic" and not self.crossed:
+            self.crossed = _crosses(book, kind, index, ranks)
         mine = {"read": book.read, "write": book.wrote, "atomic": book.atomic}[kind]
         self.keep(mine, index)
         mine[index] = np.maximum(mine[index], ranks)  # lanes in rank order: a repeated element keeps the last

@@ -246,22 +246,25 @@ class KernelRunner:
         return failures.LooksLike(FailureKind.MISMATCH, failures.GapFill(f.name, f.count, f.total, f.first), look)
 
     @staticmethod
-    def _race(plan, runs, results) -> "failures.Overlap | failures.OrderDependent | None":
-        """Two programs storing different values to one element, or a result that changes
-        when the programs run in the other order: on a GPU the outcome depends on timing."""
+    def _race(plan, runs, results) -> "failures.Overlap | failures.OrderDependent | failures.ReadAcross | None":
+        """Two programs storing different values to one element, a result that changes when the
+        programs run in the other order, or a program loading what another stores (where no atomic
+        could order them): on a GPU the outcome depends on timing."""
         for run in runs:
             if run.overlaps:
                 overlap = run.overlaps[0]
                 return failures.Overlap(overlap.tensor, overlap.programs, overlap.index, overlap.shape, overlap.line,
                                         overlap.source)
         reversed_runs = [(r, got) for r, got in zip(runs, results) if r.reversed]
-        if not reversed_runs:
+        if reversed_runs:
+            run, got = reversed_runs[0]
+            for buffer, a, b in list(zip(plan.buffers, results[0], got))[len(plan.inputs):]:
+                if a != b:
+                    from grader.judge.fence import unpack
+                    before, after = unpack(buffer, a)[0], unpack(buffer, b)[0]
+                    return order_changed(buffer.name, before, after)
+        crossing = next((run.crossings[0] for run in runs if run.crossings and not run.atomics), None)
+        if crossing is None:
             return None
-        run, got = reversed_runs[0]
-        first = results[0]
-        for buffer, a, b in list(zip(plan.buffers, first, got))[len(plan.inputs):]:
-            if a != b:
-                from grader.judge.fence import unpack
-                before, after = unpack(buffer, a)[0], unpack(buffer, b)[0]
-                return order_changed(buffer.name, before, after)
-        return None
+        return failures.ReadAcross(crossing.tensor, tuple(crossing.program), tuple(crossing.other), crossing.index,
+                                   tuple(crossing.shape), crossing.loaded, crossing.line, crossing.source)
