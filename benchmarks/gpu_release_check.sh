@@ -7,6 +7,9 @@
 #                                                   # why), then numpy 2.3.5 and every verdict on the GPU
 #   bash benchmarks/gpu_release_check.sh rest       # Helion's truth corpus, the interpreter/GPU probe,
 #                                                   # the unit tests on Python 3.12
+#   bash benchmarks/gpu_release_check.sh cuda       # numpy 2.3.5, every verdict on the GPU
+#   bash benchmarks/gpu_release_check.sh interpreter  # the batched engine against this Triton's serial
+#                                                   # interpreter, then every verdict in the interpreter
 OUT=${OUT:-gpu-logs}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
@@ -38,12 +41,21 @@ verdicts)
     install numpy
     step verdicts_cuda 420 python3 benchmarks/verdicts.py run --device cuda --jobs 12 --out "$OUT/cuda.json"
     ;;
+cuda)  # every verdict on the GPU, numpy 2.3.5 only (the image's numpy refusal is the verdicts mode's)
+    install numpy
+    step verdicts_cuda 540 python3 benchmarks/verdicts.py run --device cuda --jobs 12 --out "$OUT/cuda.json"
+    ;;
+interpreter)
+    install numpy
+    step engine_check 300 python3 tests/engine_runner.py --check
+    step verdicts_cpu 480 python3 benchmarks/verdicts.py run --device cpu --jobs 14 --out "$OUT/cpu.json"
+    ;;
 rest)
     install numpy
     step helion_truth 240 python3 benchmarks/helion_truth.py --device cuda --jobs 8
     step probe 90 python3 benchmarks/interpreter_vs_gpu.py --device cuda --json "$OUT/probe.json"
     step units_py312 150 python3 -m pytest -q -p no:cacheprovider -m "not slow" tests/test_course_units.py \
         tests/test_judge_units.py tests/test_channel_units.py tests/test_report_units.py tests/test_failures.py \
-        tests/test_wire.py tests/test_semantics.py tests/test_sampling.py tests/test_helion_host.py tests/test_layout.py
+        tests/test_wire.py tests/test_semantics.py tests/test_launch_limits.py tests/test_helion_host.py tests/test_layout.py
     ;;
 esac

@@ -1,5 +1,6 @@
-"""Records the verdicts of the solutions, the wrong-kernel corpus and the old-signature variants
-on one device (some 300 files: about 10 minutes at --jobs 2), and compares two devices' in seconds.
+"""Records the verdicts of the solutions, the wrong-kernel corpus, the old-signature variants and
+the hostile corpus's correct idioms (those that need no sandbox token) on one device (some 320
+files: about 10 minutes at --jobs 2), and compares two devices' in seconds.
 
     python benchmarks/verdicts.py run --device cuda --out cuda.json
     python benchmarks/verdicts.py run --device cpu --out cpu.json
@@ -30,10 +31,14 @@ def targets(course: Course) -> list[tuple[str, str, Path]]:
     for folder, label in (("wrong_kernels", "wrong"), ("variants", "variant")):
         for path in sorted((ROOT / "tests" / folder).glob("puzzle*.py")):
             found.append((label, path.name[:8], path))
+    for path in sorted((ROOT / "tests" / "hostile").glob("puzzle*.py")):  # correct code written unusually
+        text = path.read_text()
+        if "@@" not in text and 'EXPECT_STATUS = "pass"' in text:
+            found.append(("idiom", path.name[:8], path))
     return found
 
 
-def run(device: str, out: Path, jobs: int) -> None:
+def run(device: str, out: Path, jobs: int, timeout: float = 30.0) -> None:
     course = Course(ROOT)
     todo = targets(course)
     started = time.perf_counter()
@@ -41,8 +46,8 @@ def run(device: str, out: Path, jobs: int) -> None:
     sol_report = grade_many(course, solutions, Options(device=device), jobs=jobs)
     rest = [(pid, path) for label, pid, path in todo if label != "solution"]
     # The corpus of the autograd puzzles imports the reference kernels, as the test suite grades it.
-    rest_report = grade_many(course, rest, Options(device=device, timeout=30, library=(str(ROOT / "solutions"),)),
-                             jobs=jobs)
+    rest_report = grade_many(course, rest, Options(device=device, timeout=timeout,
+                                                   library=(str(ROOT / "solutions"),)), jobs=jobs)
     verdicts = {}
     for (label, _, path), result in zip(todo, sol_report.results + rest_report.results):
         first = result.first_failure
@@ -94,12 +99,13 @@ def main() -> int:
     r.add_argument("--device", choices=("cpu", "cuda"), required=True)
     r.add_argument("--out", type=Path, required=True)
     r.add_argument("--jobs", type=int, default=2)
+    r.add_argument("--timeout", type=float, default=30.0, help="CPU seconds per case (the corpus)")
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
     args = parser.parse_args()
     if args.cmd == "run":
-        run(args.device, args.out, args.jobs)
+        run(args.device, args.out, args.jobs, args.timeout)
         return 0
     return compare(args.a, args.b)
 

@@ -133,6 +133,27 @@ def compare(name: str, reverse: bool = False, budget: int | None = None) -> dict
             "early_reads": batched["early_reads"], "crossings": batched["crossings"], "serial_error": serial["error"]}
 
 
+def fast_race() -> dict:
+    """reads_neighbour without a bounds check, failing fast: the crossing the batch met, raised."""
+    from grader.sandbox.batched.engine import ProgramsCrossed
+    kernel, grid, make, _ = CASES["reads_neighbour"]
+    args = make()
+    names = lambda address: ("y", (80,), (address - args[1].data_ptr()) // 4)  # noqa: E731
+    try:
+        from grader.sandbox.worker import Worker
+        with Batched(fail_fast=True, names=names, lines=Worker.learner_line,
+                     readonly=[(args[0].data_ptr(), args[0].data_ptr() + 320)]):
+            kernel[grid](*args)
+    except Exception as exc:  # noqa: BLE001
+        cause = exc
+        while cause.__cause__ is not None:
+            cause = cause.__cause__
+        if isinstance(cause, ProgramsCrossed):
+            return {"case": "fast_race", "reverse": False, "budget": None, "crossing": cause.crossing}
+        return {"case": "fast_race", "reverse": False, "budget": None, "crossing": repr(cause)}
+    return {"case": "fast_race", "reverse": False, "budget": None, "crossing": None}
+
+
 def differential_catches() -> dict:
     """With TP_DIFFERENTIAL set and the engine broken on purpose (``tl.arange`` one too far), the
     launch raises EnginesDisagree; unbroken, it passes."""
@@ -193,3 +214,4 @@ if __name__ == "__main__":
     print(json.dumps(compare("rows_softmax", False, budget=8192), default=str), flush=True)
     print(json.dumps(compare("triangle_sums", False, budget=256), default=str), flush=True)
     print(json.dumps(differential_catches(), default=str), flush=True)
+    print(json.dumps(fast_race(), default=str), flush=True)

@@ -86,7 +86,7 @@ def test_an_atomic_before_a_split_is_made_once_per_program(runs):
 @pytest.mark.parametrize("name, why", [
     ("float_accumulate", "programs of one launch met at an element updated atomically, out of the serial order"),
     ("ticket", "atomics met out of the serial order, and a program read what one returned"),
-    ("reads_neighbour", "programs of one launch read or wrote each other's elements out of the serial order"),
+    ("reads_neighbour", "programs of one launch loaded and stored one element, with no atomic to order them"),
     ("writes_input", "a store into one of the case's inputs"),
 ])
 def test_what_the_batch_cannot_order_as_the_serial_run_does_runs_serially_and_says_why(runs, name, why):
@@ -122,6 +122,17 @@ def test_a_program_loading_anothers_store_is_a_crossing_found_as_serially(runs):
     crossing = run["crossings"][0]
     assert crossing["program"] == [1, 0, 0] and crossing["other"] == [0, 0, 0] and crossing["loaded"]
     assert not ran(runs, "rows_softmax")["launches"][0]["crossed"] and not ran(runs, "rows_softmax")["crossings"]
+
+
+@pytest.mark.slow
+def test_without_the_bounds_check_a_race_of_plain_accesses_fails_fast(runs):
+    """Each program stores its block, then loads the next program's: program 0 loads what program 1
+    already stored in the batch, with no atomic in the launch, a race on any GPU; a large case's
+    first run (no bounds check) raises it at once rather than run serially."""
+    crossing = ran(runs, "fast_race")["crossing"]
+    assert crossing["tensor"] == "y" and crossing["index"] == 8 and crossing["loaded"] is True
+    assert crossing["program"] == [0, 0, 0] and crossing["other"] == [1, 0, 0]
+    assert crossing["line"] and "tl.load(y_ptr + nxt" in crossing["source"]
 
 
 @pytest.mark.slow

@@ -213,16 +213,25 @@ def test_only_a_large_case_in_the_interpreter_leaves_the_hooks_out(grader, case,
     assert asked == hooks
 
 
-def test_large_cases_are_not_run_again_beside_a_gpu():
+def test_large_cases_run_again_beside_a_gpu():
+    """Every case, the large ones too: a program loading what another stores shows in no value on a
+    GPU; the interpreter beside it finds it, as on the CPU."""
     from types import SimpleNamespace
 
+    from grader.channel import wire
     from grader.judge.bounds_beside import BoundsBeside
     grader = _grader(device="cuda")
     grader.bounds = "the interpreter beside the GPU"
-    grader.ask = lambda *args, **kwargs: pytest.fail("a large case ran again beside the GPU")
+    crossing = wire.Crossing(tensor="z", index=1024, shape=(40000,), program=(0, 0, 0), other=(1, 0, 0),
+                             loaded=True, line=22, source="before = tl.load(z_ptr + offsets - B0)")
+    asked = []
+    grader.ask = lambda *args, **kwargs: asked.append(args) or (wire.Ran(runs=(wire.KernelRun(
+        label="", reversed=False, seconds=0.1, printed="", crossings=(crossing,)),)), [])
     large = [c for c in grader.puzzle.cases if c.large]
-    assert [c.label for c in large] == ["past_16_bit_offsets[seed=8]"]
-    assert BoundsBeside(grader, lambda access: ()).checked(SimpleNamespace(), [], large[0]) is None
+    found = BoundsBeside(grader, lambda access: ()).checked(SimpleNamespace(), [], large[0])
+    assert asked and found.kind == "race"
+    assert found.text.startswith("a race: program (0, 0, 0) loaded z(1024) at line 22:")
+    assert found.text.endswith("fails the same way: one verdict on every machine.)")
 
 
 @pytest.mark.slow

@@ -149,6 +149,7 @@ def test_a_size_of_several_dims_goes_on_the_wire():
      r"unknown field `verdict` - at `\$.runs\[0\]`"),
     ({"reply": "failure", "kind": "pass"}, r"Invalid enum value 'pass' - at `\$.kind`"),
     ({"reply": "failure", "kind": "out_of_bounds"}, "an access comes with kind 'out_of_bounds'"),
+    ({"reply": "failure", "kind": "race"}, "a crossing comes with kind 'race'"),
     ({"reply": "failure", "kind": "exception", "access": {"op": "load", "tensor": "x", "shape": [1], "numel": 1,
                                                           "first_index": 1, "bad_lanes": 1, "lanes": 1,
                                                           "program": [0]}}, "and only with it"),
@@ -174,7 +175,7 @@ def test_replies_of_every_operation_go_through_json_unchanged():
                "output": {"ref": 2, "type": ""}, "grads": [{"ref": None, "type": "NoneType"}], "saved": [0, None],
                "attributes": [], "unseen": None}
     failure = {"reply": "failure", "kind": "out_of_bounds", "error": "", "line": None, "source": "", "defined": [],
-               "reason": "", "access": access, "config": "", "fatal": False}
+               "reason": "", "access": access, "config": "", "fatal": False, "crossing": None}
     replies = [
         (wire.Loaded, {"reply": "loaded", "params": [{"name": "x_ptr", "constexpr": False}], "stub": False, "line": 3,
                        "provided": [], "defaults": {"B0": 32, "scale": 0.5, "flag": True}, "configs": [],

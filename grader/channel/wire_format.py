@@ -121,7 +121,7 @@ class TensorInfo(Message):
 
 # What went wrong, as the worker saw it: the one place this set is written down.
 WorkerFailureKind = Literal["not_found", "signature", "exception", "compile", "out_of_bounds", "crash", "error",
-                            "interpreter_limit"]
+                            "interpreter_limit", "race"]
 
 
 class Failure(Message, tag_field="reply", tag="failure"):
@@ -131,7 +131,8 @@ class Failure(Message, tag_field="reply", tag="failure"):
     ``signature`` (not a kernel, or not an autograd.Function: ``reason``), ``exception``,
     ``compile`` (``config``: the autotuning config that failed), ``interpreter_limit`` (the
     interpreter cannot run what compiles: ``error`` names it), ``out_of_bounds``
-    (``access``), ``crash`` (the worker cannot go on, ``fatal``), or ``error`` (the worker
+    (``access``), ``race`` (``crossing``: programs of one launch read and wrote one element with
+    nothing to order them), ``crash`` (the worker cannot go on, ``fatal``), or ``error`` (the worker
     itself broke: a grader bug).
     """
 
@@ -144,10 +145,13 @@ class Failure(Message, tag_field="reply", tag="failure"):
     access: OutOfBoundsAccess | None = None
     config: str = ""
     fatal: bool = False
+    crossing: Crossing | None = None  # kind "race": programs of a launch met at an element, out of any order
 
     def __post_init__(self) -> None:
         if (self.kind == "out_of_bounds") != (self.access is not None):
             raise WireError("Failure: an access comes with kind 'out_of_bounds', and only with it")
+        if (self.kind == "race") != (self.crossing is not None):
+            raise WireError("Failure: a crossing comes with kind 'race', and only with it")
 
 
 class Ready(Message, tag_field="op", tag="ready"):

@@ -1,6 +1,8 @@
 """The bounds check beside a GPU: each case again in the interpreter, every load and store
 checked (a kernel's run, an autograd case's replay). A load out of bounds whose value is never
-used passes on a GPU, silently; the values stay the GPU's to judge.
+used passes on a GPU, silently; the values stay the GPU's to judge. So does a program loading what
+another program of its launch stores, where no value shows it: the interpreter's write log finds it,
+as on the CPU, so that a GPU and a laptop give one verdict.
 """
 from __future__ import annotations
 
@@ -29,8 +31,7 @@ class BoundsBeside:
         the case is neither passed nor failed (BesideUnchecked), never passed in silence.
         The facts found, or None."""
         grader = self.grader
-        large = {c.label for c in grader.puzzle.cases if c.large}  # the small cases find a stray load
-        if grader.bounds is None or case.label in large:
+        if grader.bounds is None:
             return None
         if self.unchecked is not None:  # it could not run for an earlier case: not tried again, said again
             return self.unchecked
@@ -46,8 +47,19 @@ class BoundsBeside:
         failure = next((r.failure for r in runs if r.failure is not None), reply if isinstance(reply, wire.Failure)
                        else None)
         if failure is None:
-            return None
+            crossing = next((r.crossings[0] for r in runs if getattr(r, "crossings", ()) and not r.atomics), None)
+            if crossing is None:
+                return None
+            c = crossing
+            across = failures.ReadAcross(c.tensor, tuple(c.program), tuple(c.other), c.index, tuple(c.shape),
+                                         c.loaded, c.line, c.source)
+            return failures.Worded(across.kind, failures.word(across) + failures.RAISED_BESIDE)
         kind = failures.reported(failure.kind)
+        if kind == FailureKind.RACE:  # the batch found programs crossing with nothing to order them
+            c = failure.crossing
+            across = failures.ReadAcross(c.tensor, tuple(c.program), tuple(c.other), c.index, tuple(c.shape),
+                                         c.loaded, c.line, c.source)
+            return failures.Worded(kind, failures.word(across) + failures.RAISED_BESIDE)
         if kind == FailureKind.OUT_OF_BOUNDS:
             return failures.Worded(kind, messages.out_of_bounds(failure.access, self.dims(failure.access))
                                    + failures.FOUND_BESIDE)

@@ -108,6 +108,10 @@ def case_failure(grader, failure: wire.Failure, not_callable: failures.NotCallab
     elif kind == FailureKind.INTERPRETER_LIMIT:  # a kernel's cases run once its GPU compile check passed
         facts = failures.InterpreterLimit(failure.error, failure.line, failure.source, grader.puzzle.id,
                                           grader.compiler is not None and grader.compile_beside)
+    elif kind == FailureKind.RACE:  # the batched engine's: programs met at an element, nothing to order them
+        c = failure.crossing
+        facts = failures.ReadAcross(c.tensor, tuple(c.program), tuple(c.other), c.index, tuple(c.shape), c.loaded,
+                                    c.line, c.source)
     elif kind == FailureKind.CRASH:
         grader.worker.kill()
         facts = failures.Crash(None, failure.error, grader.options.device)
@@ -136,8 +140,8 @@ def hooks_if_failed(grader, case: Case, run: Callable[[bool], CaseOutcome]) -> C
         return run(hooks)
     fast = run(False)
     if (fast.result.passed and not fast.crossed) or \
-            fast.result.kind in (FailureKind.TIMEOUT, FailureKind.INTERPRETER_LIMIT):
-        return fast
+            fast.result.kind in (FailureKind.TIMEOUT, FailureKind.INTERPRETER_LIMIT, FailureKind.RACE):
+        return fast  # (a race the batch found needs no rerun: the serial interpreter's would take long)
     checked = run(True)
     return fast if checked.result.passed else checked
 

@@ -78,7 +78,7 @@ class AnswersRun:
             checker = self.bounds_checker(msg.buffers, whole, path, traced, msg.check_bounds)
             checker.install()
         named = dict(msg.named)
-        with self.programs_run(reverse, serial, whole, msg.buffers, traced, checker) as order, \
+        with self.programs_run(reverse, serial, whole, msg.buffers, traced, checker, msg.accesses_only) as order, \
                 self._standing_in(1) as stand:
             _, error, printed, seconds = self.run_learner(lambda: launch(layers, grid, views, named, config), checker)
         run = {"label": label, "reversed": reverse, "seconds": seconds, "printed": printed,
@@ -130,7 +130,8 @@ class AnswersRun:
             why = f"and with a stand-in for its values the run failed ({failure.kind}: {failure.error[:200]})"
         return wire.Failure("interpreter_limit", error=f"{what}, {why}", line=line, source=source)
 
-    def programs_run(self, reverse: bool, serial: bool, whole, buffers, traced: bool, checker=None):
+    def programs_run(self, reverse: bool, serial: bool, whole, buffers, traced: bool, checker=None,
+                     accesses_only: bool = False):
         """How the interpreter runs a launch's programs: batched, in order or reversed, with the
         case's inputs read-only (:mod:`grader.sandbox.batched`); one after another where the run
         is traced (the pictures record program by program) or ``serial`` asks for the serial
@@ -142,7 +143,9 @@ class AnswersRun:
             return program_order(reverse)
         from grader.sandbox.batched.engine import Batched
         inputs = [(w.data_ptr(), w.data_ptr() + w.numel()) for spec, w in zip(buffers, whole) if spec.role == "input"]
-        return Batched(reverse=reverse, readonly=inputs, findings=checker.findings if checker is not None else None)
+        return Batched(reverse=reverse, readonly=inputs, findings=checker.findings if checker is not None else None,
+                       fail_fast=checker is None or accesses_only, names=self.names(buffers, whole),
+                       lines=self.learner_line)
 
     def _grid(self, msg: wire.Run):
         """The launch grid as a function of the launch's values: autotuning and heuristics may

@@ -233,6 +233,35 @@ class Worker(AnswersRun, AnswersCompile):
                                  failure=self.failure_of(error, path, kinds.for_object(obj).ran(obj))), []
         return wire.convert({**result, "printed": printed}, wire_measure.Profiled), []
 
+    @staticmethod
+    def learner_line(stack) -> tuple[int | None, str]:
+        """The innermost line of a learner's file in ``stack`` ((file, line), innermost first)."""
+        import linecache
+
+        from grader.sandbox.learner_import import learner_files
+        files = learner_files()
+        for filename, line in stack:
+            if filename in files:
+                return line, linecache.getline(filename, line).strip()
+        return None, ""
+
+    def names(self, buffers: tuple[wire.BufferSpec, ...], whole, allocated=()):
+        """Address -> (tensor, shape, element index), for a race the batched engine words: the
+        buffers by their names, the tensors the learner's code allocated by their shapes."""
+        known = [(storage.data_ptr() + spec.guard, spec.nbytes, self.torch.empty((), dtype=getattr(
+            self.torch, spec.dtype)).element_size(), spec.name, tuple(spec.shape))
+                 for spec, storage in zip(buffers, whole)]
+
+        def name(address: int):
+            mine = known + [(t.data_ptr(), t.numel() * t.element_size(), t.element_size(),
+                             f"a tensor of shape {tuple(t.shape)} your code allocated", tuple(t.shape))
+                            for t in allocated]
+            for start, size, itemsize, tensor, shape in mine:
+                if start <= address < start + size:
+                    return tensor, shape, (address - start) // itemsize
+            return f"the memory at {address:#x}", (), 0
+        return name
+
     def bounds_checker(self, buffers: tuple[wire.BufferSpec, ...], whole, path, trace: bool, enforce: bool):
         from triton.runtime import interpreter
 
@@ -264,6 +293,9 @@ class Worker(AnswersRun, AnswersCompile):
             return wire.Failure("interpreter_limit", error=limit.what, line=line, source=source)
         if isinstance(cause, OutOfBounds):
             return wire.Failure("out_of_bounds", access=wire.convert(cause.info, wire.OutOfBoundsAccess))
+        crossed = next((e for e in exception_chain(exc) if type(e).__name__ == "ProgramsCrossed"), None)
+        if crossed is not None:  # grader.sandbox.batched.engine: a race the batch found
+            return wire.Failure("race", crossing=wire.convert(crossed.crossing, wire.Crossing))
         compile_error = next((e for e in exception_chain(exc) if re.match(r"at \d+:\d+:", str(e))), None)
         if self.device == "cuda" and compile_error is not None:
             fn = python_function(kernel) if kernel is not None else self._compiled_function(compile_error)

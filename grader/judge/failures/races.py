@@ -66,16 +66,19 @@ class ReadAcross:
 
 
 def _read_across(f: ReadAcross) -> str:
-    element = f"{f.tensor}{_element(f.index, f.shape)}"
+    named = f.tensor.isidentifier()  # an output by its name, else "a tensor of shape (...) your code allocated"
+    element = f"{f.tensor}{_element(f.index, f.shape)}" if named else \
+        f"element {_element(f.index, f.shape)} of {f.tensor}"
+    part = f"`{f.tensor}`" if named else "it"
     other = f"program {tuple(f.other)}" if f.other else "another program"
-    met = (f"loaded {element}{at_line(f.line, f.source)}, an element of the output `{f.tensor}` it had not stored "
-           f"itself: {other} of the same launch stored it" if f.loaded else
-           f"stored {element}{at_line(f.line, f.source)}, which {other} of the same launch had loaded")
+    met = (f"loaded {element}{at_line(f.line, f.source)}, which it had not stored itself: {other} of the same "
+           f"launch stored it" if f.loaded else
+           f"stored {element}{at_line(f.line, f.source)}, which {other} of the same launch loaded")
     return (f"a race: program {tuple(f.program)} {met}. On a GPU the programs of a launch run at the same time, in "
-            f"no set order, so what one stores may or may not be there when another loads it (the interpreter runs "
-            f"them in one order, where it happened to be). Fix: have each program compute its part from the "
-            f"inputs alone, without loading back another program's part of `{f.tensor}`; combine parts with "
-            f"atomics (`tl.atomic_add`) or in a second launch.")
+            f"no set order, so what one stores may or may not be there when another loads it. Fix: have each "
+            f"program compute its part from the "
+            f"inputs alone, without loading back another program's part of {part}; combine parts with atomics "
+            f"(`tl.atomic_add`) or in a second launch.")
 
 
 register(FailureKind.RACE, {Overlap: _overlap, OrderDependent: _order_dependent, ReadAcross: _read_across})

@@ -15,7 +15,9 @@ the kernel once, each operation for all its lanes (:mod:`.lanes`), until:
   counts, as the serial run never reaches them;
 * it does something not batched, or its programs met out of the serial order
   (:class:`Unbatchable`): the whole launch is undone and runs in the serial interpreter, and
-  the launch's record says why.
+  the launch's record says why. Where they met at a plain load and store with no atomic in the
+  launch (:class:`Crossed`: a race on a GPU whatever the order), a run without the bounds check
+  (``fail_fast``: a large case's first run) stops there instead: :class:`ProgramsCrossed`.
 
 Lines printed by the programs are written at the launch's end, program after program.
 """
@@ -30,7 +32,7 @@ import numpy as np
 from grader.sandbox.batched import differential, lanes
 from grader.sandbox.batched.control import Printed
 from grader.sandbox.batched.lanes import Divergence, Group, Oversized, Regroup, Unbatchable
-from grader.sandbox.batched.memory import Conflict, LaunchMemory
+from grader.sandbox.batched.memory import Conflict, Crossed, LaunchMemory
 from grader.sandbox.interpreter.hooks import RangePatch, grid_loop
 
 
@@ -58,6 +60,9 @@ class Batched(RangePatch):
     readonly: list = field(default_factory=list)
     launches: list = field(default_factory=list)
     findings: object = None  # what the bounds check found so far: compared under TP_DIFFERENTIAL
+    fail_fast: bool = False  # a race of plain accesses ends the launch, not a serial run
+    names: object = None  # address -> (tensor, shape, element index), for a race's words
+    lines: object = None  # a stack of (file, line) -> the learner's (line, source) in it, for a race's words
 
     def __enter__(self):
         from triton.runtime import interpreter
@@ -112,7 +117,8 @@ def run_launch(engine: Batched, frame: dict) -> None:
     root = Group(order // (gy * gz), (order // gz) % gy, order % gz, np.arange(count, dtype=np.int64),
                  len(engine.launches) - 1, 0, memory, printed)
     builder = interpreter.interpreter_builder
-    run = lambda: _batched(executor.fn, args, root, memory, printed, record, builder)  # noqa: E731
+    fast = engine.fail_fast and not differential.enabled()
+    run = lambda: _batched(executor.fn, args, root, memory, printed, record, builder, fast and engine)  # noqa: E731
     if differential.enabled():
         differential.launch(run, lambda: record.serial is not None, lambda: _serially(executor.fn, args, root, builder),
                             lambda: memory.rollback(0), _regions(host), engine.findings,
@@ -121,13 +127,23 @@ def run_launch(engine: Batched, frame: dict) -> None:
     run()
 
 
-def _batched(fn, args, root: Group, memory: LaunchMemory, printed: Printed, record: Launch, builder) -> None:
+def _batched(fn, args, root: Group, memory: LaunchMemory, printed: Printed, record: Launch, builder,
+             fast: "Batched | None" = None) -> None:
     """The launch's programs in groups, or serially where the engine cannot order them as the serial
-    interpreter does; their lines printed, and the first failure raised, at the end."""
+    interpreter does; their lines printed, and the first failure raised, at the end. With ``fast``
+    (the engine), a race of plain accesses is raised as ProgramsCrossed instead."""
     try:
         failed = _groups(fn, args, root, memory, printed, record)
         memory.settle()
         record.crossed = memory.crossed
+    except Crossed as crossed:
+        memory.rollback(0)
+        record.crossed = True
+        if not fast:
+            record.serial = crossed.what
+            _serially(fn, args, root, builder)
+            return
+        raise ProgramsCrossed(_crossing(crossed, root, fast.names, fast.lines)) from None
     except Unbatchable as refused:
         memory.rollback(0)
         record.serial, record.crossed = refused.what, isinstance(refused, Conflict)
@@ -181,6 +197,22 @@ def _groups(fn, args, root: Group, memory: LaunchMemory, printed: Printed, recor
         finally:
             lanes.enter(None)
     return failed
+
+
+class ProgramsCrossed(Exception):
+    """A race the batch found: ``crossing`` says where, as the wire's Crossing has it."""
+
+    def __init__(self, crossing: dict) -> None:
+        super().__init__(f"programs {crossing['program']} and {crossing['other']} met at {crossing['tensor']}")
+        self.crossing = crossing
+
+
+def _crossing(crossed: Crossed, root: Group, names, lines) -> dict:
+    tensor, shape, index = names(crossed.address) if names is not None else \
+        (f"the memory at {crossed.address:#x}", (), 0)
+    line, source = lines(crossed.stack) if lines is not None else (None, "")
+    return {"tensor": tensor, "shape": list(shape), "index": int(index), "program": list(root.coords(crossed.rank)),
+            "other": list(root.coords(crossed.other)), "loaded": crossed.loaded, "line": line, "source": source}
 
 
 def _split(group: Group, values: np.ndarray) -> list[Group]:

@@ -29,6 +29,27 @@ class Conflict(Unbatchable):
     """Two programs' accesses to one element came in the other order than the serial run's."""
 
 
+class Crossed(Conflict):
+    """A Conflict of a plain load and a plain store, in a launch that had made no atomic: nothing
+    could order those programs, so on a GPU the value loaded depends on timing, a race whatever
+    the serial order gives. ``address``: the element; ``rank``, ``other``: the program whose access
+    met it and the one that had come first in the batch; ``loaded``: whether the first was the load."""
+
+    def __init__(self, address: int, rank: int, other: int, loaded: bool) -> None:
+        super().__init__("programs of one launch loaded and stored one element, with no atomic to order them")
+        self.address, self.rank, self.other, self.loaded = address, rank, other, loaded
+        self.stack = _stack()  # (file, line) innermost first: the caller finds the learner's line in it
+
+
+def _stack() -> list[tuple[str, int]]:
+    import sys
+    found, frame = [], sys._getframe(2)
+    while frame is not None:
+        found.append((frame.f_code.co_filename, frame.f_lineno))
+        frame = frame.f_back
+    return found
+
+
 def _crosses(book: "_Ranks", kind: str, index: np.ndarray, ranks: np.ndarray) -> bool:
     """Whether a plain access meets another program's at an element: a read of what another
     stored, a store over what another read or stored (in this operation too). In the serial order
@@ -69,6 +90,7 @@ class LaunchMemory:
         self.commuted = False       # commuting atomics met out of the serial order
         self.results_read = False   # and a program read what an atomic returned
         self.crossed = False        # a program read or wrote, not atomically, an element another one wrote or read
+        self.atomics = False        # an atomic was made: programs may order themselves through it
 
     # ---- undoing -----------------------------------------------------------------------------
     def mark(self) -> int:
@@ -120,10 +142,16 @@ class LaunchMemory:
                 lane_ranks = np.repeat(lane_ranks, span)
                 inside = index < count
                 index, lane_ranks = index[inside], lane_ranks[inside]
-            self._order(book, kind, index, lane_ranks, commuting)
+            self._order(book, kind, index, lane_ranks, commuting, region)
 
-    def _order(self, book: _Ranks, kind: str, index, ranks, commuting: bool) -> None:
+    def _order(self, book: _Ranks, kind: str, index, ranks, commuting: bool, region: int) -> None:
         later = lambda seen: bool(np.any(seen[index] > ranks))  # noqa: E731
+        self.atomics |= kind == "atomic"
+        if not self.atomics and (kind == "read" and later(book.wrote) or kind == "write" and later(book.read)):
+            seen = book.wrote if kind == "read" else book.read
+            k = int(np.flatnonzero(seen[index] > ranks)[0])
+            address = int(self.starts[region]) + int(index[k]) * self.grain[region]
+            raise Crossed(address, int(ranks[k]), int(seen[index[k]]), kind == "read")
         if later(book.wrote) or (kind != "read" and later(book.read)):
             raise Conflict("programs of one launch read or wrote each other's elements out of the serial order")
         if later(book.atomic):

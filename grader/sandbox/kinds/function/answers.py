@@ -61,11 +61,18 @@ def replay(worker, msg: function_wire.Replay, blobs: list[bytes]):
     if worker.device == "cpu" and msg.check_bounds:
         checker = worker.bounds_checker(msg.buffers, whole, path, False, True)
         checker.install()
-    allocate = checker.allow if checker else None
+    allocated = []
+
+    def allocate(tensor):
+        allocated.append(tensor)
+        if checker is not None:
+            checker.allow(tensor)
     order = contextlib.nullcontext()
     if worker.device == "cpu" and not msg.serial:
         from grader.sandbox.batched.engine import Batched
-        order = Batched(readonly=[(w.data_ptr(), w.data_ptr() + w.numel()) for w in whole])  # inputs, grad_output
+        order = Batched(readonly=[(w.data_ptr(), w.data_ptr() + w.numel()) for w in whole],  # inputs, grad_output
+                        fail_fast=checker is None, names=worker.names(msg.buffers, whole, allocated),
+                        lines=worker.learner_line)
     disagrees = []
 
     def run():
