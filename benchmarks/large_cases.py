@@ -7,6 +7,8 @@ worker's own replies as the grader judged each case, so the table is what gradin
 
     python benchmarks/large_cases.py                      # a markdown table, the largest case each
     python benchmarks/large_cases.py --only puzzle22,puzzle33 --every   # each large case
+    python benchmarks/large_cases.py --serial             # every file verdicts.py grades: each launch
+                                                          # that ran serially, and why (several minutes)
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from grader.judge.kinds import KINDS  # noqa: E402
 from grader.judge.options import Options  # noqa: E402
 from grader.judge.session import grade_many  # noqa: E402
 
-_current = threading.local()  # the (puzzle, case name) a grading thread is judging
+_current = threading.local()  # the (file graded, case name) a grading thread is judging
 _seen: dict[tuple[str, str], list] = defaultdict(list)  # -> the launches its replies told
 
 
@@ -40,7 +42,7 @@ def _watch() -> None:
         original = runner.run
 
         def run(self, case, carried=None, _original=original):
-            _current.key = (self.puzzle.id, case.name)
+            _current.key = (str(Path(self.grader.kernel_file).resolve()), case.name)
             try:
                 return _original(self, case, carried)
             finally:
@@ -80,14 +82,44 @@ def how(launches) -> str:
     return "; ".join(said)
 
 
+def serial_report(course, jobs: int, timeout: float) -> int:
+    """Every file benchmarks/verdicts.py grades (solutions, corpora, idioms): the cases with a launch
+    the engine ran serially, with the reason, and a count per reason."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from verdicts import targets
+    todo = targets(course)
+    options = replace(Options(), device="cpu", timeout=timeout, library=(str(ROOT / "solutions"),))
+    report = grade_many(course, [(pid, path) for _, pid, path in todo], options, jobs=jobs)
+    reasons: dict[str, int] = defaultdict(int)
+    launches = cases = 0
+    print("| file | case | launch | why serially |")
+    print("|---|---|---|---|")
+    for (label, pid, path), result in zip(todo, report.results):
+        for case in result.cases:
+            seen = _seen.get((str(Path(path).resolve()), case.name), [])
+            cases += bool(seen)
+            launches += len(seen)
+            for launch in {(tuple(x.grid), x.serial): x for x in seen if x.serial}.values():
+                reasons[launch.serial] += 1
+                print(f"| {label}:{path.name} | `{case.name}` | {launch.programs} programs | {launch.serial} |")
+    print(f"\n{launches} launches in {cases} cases of {len(todo)} files; ran serially:")
+    for why, count in sorted(reasons.items(), key=lambda item: -item[1]):
+        print(f"- {count}: {why}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="puzzle ids, comma-separated (default: every puzzle)")
     parser.add_argument("--every", action="store_true", help="every large case, not only the largest")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=Options.timeout)
+    parser.add_argument("--serial", action="store_true", help="every graded file's serial launches, and why")
     args = parser.parse_args(argv)
     course = Course(ROOT)
+    if args.serial:
+        _watch()
+        return serial_report(course, args.jobs, args.timeout)
     wanted = [p for p in args.only.split(",") if p] or list(course.ids)
     _watch()
     options = replace(Options(), device="cpu", timeout=args.timeout)
@@ -103,7 +135,8 @@ def main(argv=None) -> int:
         for case in cases if args.every else [max(cases, key=lambda c: _elements(c.sizes))]:
             sizes = ", ".join(f"{k}={v}" for k, v in case.sizes.items())
             status = "" if case.passed else f" ({case.kind})"
-            print(f"| {result.puzzle} | `{case.name}`{status} | {sizes} | {how(_seen.get((result.puzzle, case.name)))} "
+            seen = _seen.get((str(Path(course.solution_file(result.puzzle)).resolve()), case.name))
+            print(f"| {result.puzzle} | `{case.name}`{status} | {sizes} | {how(seen)} "
                   f"| {case.seconds:.2f} s |")
     return 0
 

@@ -133,8 +133,8 @@ def test_a_discarded_load_out_of_bounds_is_found_beside_a_run_without_hooks(cour
 
 
 @pytest.mark.slow  # grades puzzle 2's wrong kernel in two real workers
-def test_a_read_of_another_programs_part_is_found_beside_on_the_same_sample(course, monkeypatch):
-    """A large case beside a GPU runs on the sample of programs the CPU grade takes: a program
+def test_a_read_of_another_programs_part_is_found_beside_as_on_the_cpu(course, monkeypatch):
+    """A large case beside a GPU runs whole in the interpreter, as the CPU grade does: a program
     that loads a block another program stores fails on both machines (the values alone are right)."""
     monkeypatch.setattr(machine, "interpreter_fault", lambda: None)
     beside = WorkerProcess("cpu")
@@ -145,8 +145,9 @@ def test_a_read_of_another_programs_part_is_found_beside_on_the_same_sample(cour
     failing = [c for c in result.cases if not c.passed]
     assert result.status == Status.FAIL and [c.kind for c in failing] == ["race"], result.message
     assert failing[0].label.startswith("past_16_bit_offsets")
-    assert "an element of the output `z` it had not stored itself" in failing[0].message
-    assert "on the same sample of programs the grader's CPU run takes" in failing[0].message
+    assert "a race: program (1, 0, 0) loaded z(0) at line 22" in failing[0].message
+    assert "which it had not stored itself: another program of the same launch, (0, 0, 0), stored it" in \
+        failing[0].message
 
 
 def test_the_wall_clock_backstop_grows_with_the_load(monkeypatch):

@@ -11,7 +11,7 @@ import triton.language as tl
 
 EXPECT_KIND = "race"
 EXPECT_CASE = "past_16_bit_offsets"
-EXPECT_SAYS = "with different values and no atomic"
+EXPECT_SAYS = "another program of the same launch"
 
 
 @triton.jit

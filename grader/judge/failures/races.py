@@ -70,10 +70,9 @@ def _read_across(f: ReadAcross) -> str:
     element = f"{f.tensor}{_element(f.index, f.shape)}" if named else \
         f"element {_element(f.index, f.shape)} of {f.tensor}"
     part = f"`{f.tensor}`" if named else "it"
-    other = f"program {tuple(f.other)}" if f.other else "another program"
-    met = (f"loaded {element}{at_line(f.line, f.source)}, which it had not stored itself: {other} of the same "
-           f"launch stored it" if f.loaded else
-           f"stored {element}{at_line(f.line, f.source)}, which {other} of the same launch loaded")
+    other = "another program of the same launch" + (f", {tuple(f.other)}," if f.other else "")
+    met = (f"loaded {element}{at_line(f.line, f.source)}, which it had not stored itself: {other} stored it"
+           if f.loaded else f"stored {element}{at_line(f.line, f.source)}, which {other} loaded")
     return (f"a race: program {tuple(f.program)} {met}. On a GPU the programs of a launch run at the same time, in "
             f"no set order, so what one stores may or may not be there when another loads it. Fix: have each "
             f"program compute its part from the "

@@ -54,12 +54,18 @@ def _trips(start, end, step) -> np.ndarray:
     return np.where(step > 0, up, down)
 
 
+serial_range = builtins.range  # what a loop is outside a batched run: --perf samples long loops through it
+
+
 def loop_range(arg1, arg2=None, step=None, **options):
-    """``range`` and ``tl.range`` in a kernel. Outside a batched run, or with bounds every lane
-    agrees on, Python's ``range`` (over ``__index__``, as the serial interpreter has it)."""
+    """``range`` and ``tl.range`` in a kernel. Outside a batched run, ``serial_range`` (Python's
+    ``range``, over ``__index__``, as the serial interpreter has it); with bounds every lane agrees
+    on, Python's ``range``."""
     start, end, step = _bounds(arg1, arg2, step)
     tensors = [v for v in (start, end, step) if hasattr(v, "handle")]
-    if current() is None or not tensors:
+    if current() is None:
+        return serial_range(start, end, step)
+    if not tensors:
         return builtins.range(start, end, step)
     starts, ends, steps = (_lane_values(v) for v in (start, end, step))
     if starts.size == ends.size == steps.size == 1 or (

@@ -50,21 +50,25 @@ def _stack() -> list[tuple[str, int]]:
     return found
 
 
-def _crosses(book: "_Ranks", kind: str, index: np.ndarray, ranks: np.ndarray) -> bool:
-    """Whether a plain access meets another program's at an element: a read of what another
-    stored, a store over what another read or stored (in this operation too). In the serial order
-    (no Conflict), so the others came first."""
+def _crosses(book: "_Ranks", kind: str, index: np.ndarray, ranks: np.ndarray):
+    """Where a plain access meets another program's at an element: a read of what another stored,
+    a store over what another read or stored (in this operation too). In the serial order (no
+    Conflict), so the others came first. (lane, the other's rank, whether this access loads), or None."""
     wrote = book.wrote[index]
-    if np.any((wrote >= 0) & (wrote != ranks)):
-        return True
+    met = np.flatnonzero((wrote >= 0) & (wrote != ranks))
+    if met.size:
+        return int(met[0]), int(wrote[met[0]]), kind == "read"
     if kind == "read":
-        return False
+        return None
     read = book.read[index]
-    if np.any((read >= 0) & (read != ranks)):
-        return True
+    met = np.flatnonzero((read >= 0) & (read != ranks))
+    if met.size:
+        return int(met[0]), int(read[met[0]]), False
     order = np.lexsort((ranks, index))
-    same = index[order][1:] == index[order][:-1]
-    return bool(np.any(same & (ranks[order][1:] != ranks[order][:-1])))
+    same = np.flatnonzero((index[order][1:] == index[order][:-1]) & (ranks[order][1:] != ranks[order][:-1]))
+    if same.size:
+        return int(order[same[0] + 1]), int(ranks[order[same[0]]]), False
+    return None
 
 
 class _Ranks:
@@ -91,6 +95,7 @@ class LaunchMemory:
         self.results_read = False   # and a program read what an atomic returned
         self.crossed = False        # a program read or wrote, not atomically, an element another one wrote or read
         self.atomics = False        # an atomic was made: programs may order themselves through it
+        self.first_crossing: Crossed | None = None  # the first meeting of programs at an element, as the batch met it
 
     # ---- undoing -----------------------------------------------------------------------------
     def mark(self) -> int:
@@ -151,7 +156,7 @@ class LaunchMemory:
             seen = book.wrote if kind == "read" else book.read
             k = int(np.flatnonzero(seen[index] > ranks)[0])
             address = int(self.starts[region]) + int(index[k]) * self.grain[region]
-            raise Crossed(address, int(ranks[k]), int(seen[index[k]]), kind == "read")
+            raise self.first_crossing or Crossed(address, int(ranks[k]), int(seen[index[k]]), kind == "read")
         if later(book.wrote) or (kind != "read" and later(book.read)):
             raise Conflict("programs of one launch read or wrote each other's elements out of the serial order")
         if later(book.atomic):
@@ -159,7 +164,12 @@ class LaunchMemory:
                 raise Conflict("programs of one launch met at an element updated atomically, out of the serial order")
             self.commuted = True
         if kind != "atomic" and not self.crossed:
-            self.crossed = _crosses(book, kind, index, ranks)
+            met = _crosses(book, kind, index, ranks)
+            if met is not None:
+                lane, other, loaded = met
+                self.crossed = True
+                self.first_crossing = Crossed(int(self.starts[region]) + int(index[lane]) * self.grain[region],
+                                              int(ranks[lane]), other, loaded)
         mine = {"read": book.read, "write": book.wrote, "atomic": book.atomic}[kind]
         self.keep(mine, index)
         mine[index] = np.maximum(mine[index], ranks)  # lanes in rank order: a repeated element keeps the last

@@ -161,7 +161,14 @@ class Sample(RangePatch):
                 return self._outer()
             return self.chosen[min(axis, 2)] if axis < 3 else builtins.range(*args)
         self._patch(interpreter, grid_range)
+        from grader.sandbox.batched import control
+        control.serial_range = self.loop  # a kernel's `range` and `tl.range`, where the batched engine is installed
         return self
+
+    def __exit__(self, *exc) -> None:
+        from grader.sandbox.batched import control
+        control.serial_range = builtins.range
+        super().__exit__(*exc)
 
     def kernel_loops(self, fn_globals: dict):
         """While a launch of the kernel whose globals these are runs, its ``range`` is sampled."""
