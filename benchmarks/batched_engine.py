@@ -62,6 +62,8 @@ def forms(repeat: int) -> None:
     print("| form | programs | serial | batched | group runs | ratio |")
     print("|---|---|---|---|---|---|")
     for name, (kernel, grid, make, inputs) in runner.CASES.items():
+        if name == "strays_in_one_program":  # out of bounds: without the bounds check it reads wild memory
+            continue
         def go(batched, _kernel=kernel, _grid=grid, _make=make):
             args = _make()
             with (Batched() if batched else program_order(False)) as order:
@@ -86,12 +88,15 @@ def forms(repeat: int) -> None:
 
 def attention(repeat: int) -> None:
     """puzzle31's solution on one head of a 4100-long sequence (65 query blocks of 64), non-causal
-    and causal: the key loop is most of its operations."""
+    and causal: the key loop is most of its operations. One head: the causal launch splits into a
+    group per query block (each its own trip count), so it shows the engine's cost over the serial
+    interpreter's where nothing batches; the puzzle's cases have 4 to 12 heads to a group."""
     sys.path.insert(0, str(ROOT / "solutions"))
     from grader.sandbox.learner_import import import_learner
     solution = import_learner(str(ROOT / "solutions" / "puzzle31_flash_attention_forward.py"), "_attention")
     kernel = solution.attention_fwd_kernel
     n, d, block = 4100, 64, 64
+    # per program-operation: the wall time over the operations the serial interpreter makes (one per program)
     print("| attention key loop | programs | engine | wall | operations | per operation | per program-operation |")
     print("|---|---|---|---|---|---|---|")
     for causal in (0, 1):
@@ -99,18 +104,18 @@ def attention(repeat: int) -> None:
         q, k, v = (torch.randn(1, n, d, generator=gen).half() for _ in range(3))
         o, lse = torch.empty(1, n, d, dtype=torch.float16), torch.empty(1, n)
         grid = ((n + block - 1) // block, 1)
+        inputs = [(t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()) for t in (q, k, v)]  # as a worker has them
+        serial_ops = None
         for batched in (False, True):
             def go():
-                with Counted() as counted, (Batched() if batched else program_order(False)):
+                with Counted() as counted, (Batched(readonly=inputs) if batched else program_order(False)):
                     kernel[grid](q, k, v, o, lse, n, n, d, block, block, causal)
                 return counted.count
             ops = go()
+            serial_ops = serial_ops or ops
             wall = timed(go, repeat)
-            per = wall / ops
-            programs = grid[0]
-            per_program = per if not batched else wall / (ops * programs)
-            print(f"| {'causal' if causal else 'full'} | {programs} | {'batched' if batched else 'serial'} | "
-                  f"{wall:.2f} s | {ops} | {per * 1e6:.0f} µs | {per_program * 1e6:.1f} µs |")
+            print(f"| {'causal' if causal else 'full'} | {grid[0]} | {'batched' if batched else 'serial'} | "
+                  f"{wall:.2f} s | {ops} | {wall / ops * 1e6:.0f} µs | {wall / serial_ops * 1e6:.1f} µs |")
 
 
 def main() -> int:

@@ -103,8 +103,6 @@ class WorkerProcess:
         env = {"PYTHONPATH": os.pathsep.join([package_parent, *map(str, self.jail.library)]), "PYTHONUNBUFFERED": "1"}
         if self.jail.sandbox:  # each worker compiles into a folder of its own, which ends with it
             env["TP_PRIVATE_TRITON_CACHE"] = "1"
-        if self.device == "cpu":  # the interpreter's workers see no GPU, sandboxed or not, on any machine: Helion's
-            env["CUDA_VISIBLE_DEVICES"] = ""  # CPU path initialised CUDA in the zygote, and its forks could not
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.stderr = tempfile.TemporaryFile()
         try:

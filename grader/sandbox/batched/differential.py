@@ -9,8 +9,9 @@ worker reports as its own error (the grader's ``error`` status), naming the laun
 thing that differs. A launch the engine ran serially itself has nothing to compare.
 
 ``TP_DIFFERENTIAL=all`` compares every launch; a number compares the launches whose batched run
-took at most that many seconds (the serial run takes up to some twenty times longer): the tests
-grade the course and its corpora so (tests/conftest.py), the benchmark of every case with ``all``.
+took at most that many seconds (the serial run takes up to some twenty times longer). CI grades
+every solution with ``all`` and the wrong-kernel corpus (``selftest``) with ``0.5``; docs/batched-engine.md
+records a run of every corpus with ``all``.
 """
 from __future__ import annotations
 
