@@ -33,6 +33,7 @@ from grader.sandbox.batched import differential, lanes
 from grader.sandbox.batched.control import Printed
 from grader.sandbox.batched.lanes import Divergence, Group, Oversized, Regroup, Unbatchable
 from grader.sandbox.batched.memory import Conflict, Crossed, LaunchMemory
+from grader.sandbox.error_chain import errors_behind
 from grader.sandbox.interpreter.hooks import RangePatch, grid_loop
 
 
@@ -182,7 +183,7 @@ def _groups(fn, args, root: Group, memory: LaunchMemory, printed: Printed, recor
             raise
         except BaseException as exc:  # the kernel's error, raised by the lowest-ranked program that makes it
             memory.rollback(mark)
-            rank = getattr(exc, "batched_rank", None)
+            rank = next((link.batched_rank for link in errors_behind(exc) if hasattr(link, "batched_rank")), None)
             if rank is None and group.size > 1:
                 printed.forget(group.ranks)
                 pending[0:0] = _halves(group)
