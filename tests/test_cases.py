@@ -322,6 +322,45 @@ def test_the_life_cycle_runs_every_pass_in_one_loop_and_skips_after_an_abort():
     assert runner.settled == sorted(c.label for c in puzzle.cases)
 
 
+class _FirstFails:
+    """A runner of one pass whose first case fails and the others pass."""
+
+    def __init__(self, grader) -> None:
+        self.grader, self.ran = grader, []
+
+    def cases(self):
+        return list(self.grader.puzzle.cases)
+
+    def run(self, case, carried):
+        from grader.judge.case_run import case_result
+        self.ran.append(case.label)
+        first = case.label == self.grader.puzzle.cases[0].label
+        return CaseOutcome(case_result(case, self.grader.puzzle, not first, None if not first else "mismatch", "wrong"))
+
+    def next_pass(self, carried, aborted):
+        return []
+
+    def settle(self, results):
+        pass
+
+
+@pytest.mark.parametrize("device, skipped", [("cpu", True), ("cuda", False)])
+def test_once_a_case_failed_the_interpreter_skips_the_large_cases(device, skipped):
+    """Every program of a large case's launches would run in the interpreter, for a kernel already
+    wrong: the learner sees the failing case at once. A GPU runs them all the same."""
+    puzzle = COURSE.puzzle("puzzle02")
+    kind = replace(kind_of(puzzle), runner=lambda: _FirstFails, checks=lambda: ())
+    grader = PuzzleGrader(COURSE, "puzzle02", COURSE.solution_file("puzzle02"), None, Options(device=device),
+                          kind=kind)
+    results = grader._cases()
+    large = [r for r, c in zip(results, puzzle.cases) if c.large]
+    assert large and all(r.kind == (FailureKind.SKIPPED if skipped else None) for r in large)
+    assert (large[0].label in grader.runner.ran) != skipped
+    if skipped:
+        assert large[0].message.endswith(f"not run: case {puzzle.cases[0].label} already failed, and a large case "
+                                         f"runs every program of its launches in the interpreter: fix that one first")
+
+
 def test_under_a_secret_each_student_gets_their_own_inputs_and_drawn_sizes():
     """A batch with --seed-secret mixes the student into every input seed and drawn size, so a
     failure message one student reads says nothing of another's case."""

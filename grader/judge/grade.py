@@ -179,7 +179,9 @@ class PuzzleGrader:
 
     def _cases(self) -> list[CaseResult]:
         """Every case the runner brings, pass by pass, in order; after a crash or a timeout the rest
-        are skipped. A case a pass carries goes on to the next (recorded in one, replayed in the next)."""
+        are skipped, and in the interpreter so are the large cases once a case has failed (every
+        program of their launches would run, for a kernel that is already wrong). A case a pass
+        carries goes on to the next (recorded in one, replayed in the next)."""
         results: dict[str, CaseResult] = {}
         order: dict[str, None] = {}  # labels, as first met
         carried: dict[str, object] = {}
@@ -190,6 +192,13 @@ class PuzzleGrader:
                 passing, carried = carried, {}
                 for case in todo:
                     order.setdefault(case.label)
+                    if abort is None and case.large and self.options.device == "cpu":
+                        failed = next((r.label for r in results.values() if not r.passed), None)
+                        if failed is not None:
+                            results[case.label] = failed_case(case, self.puzzle, failures.Skipped(
+                                f"case {failed} already failed, and a large case runs every program of its "
+                                f"launches in the interpreter: fix that one first"))
+                            continue
                     if abort is not None:
                         results[case.label] = failed_case(case, self.puzzle, failures.Skipped(abort))
                         continue

@@ -112,14 +112,13 @@ class PuzzleResult:
     @property
     def first_failure(self) -> CaseResult | CheckResult | None:
         """What decided a failure: a failed check (the kernel did not load or compile for a GPU:
-        the interpreter's cases beside it do not count), else the first failing case."""
+        the interpreter's cases beside it do not count), else the first failing case that ran (a
+        case skipped after another failed did not decide it), else the first skipped."""
         for check in self.checks.values():
             if not check.passed:
                 return check
-        for case in self.cases:
-            if not case.passed:
-                return case
-        return None
+        failing = [case for case in self.cases if not case.passed]
+        return next((case for case in failing if case.kind != FailureKind.SKIPPED), failing[0] if failing else None)
 
 
 # A wrong element the kernel left at 0: a loop that never ran, a chunk never added.
