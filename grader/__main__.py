@@ -22,7 +22,10 @@ def _end_without_teardown() -> None:
 
 atexit.register(_end_without_teardown)
 
-from grader.app.cli import main  # noqa: E402 (after the hook above)
+from grader.app.ready import require  # noqa: E402 (after the hook above)
+
+require()  # outside the course's environment: one line saying how to get into it, and exit 2
+from grader.app.cli import main  # noqa: E402
 
 _status.append(main())
 sys.exit(_status[0])
