@@ -16,6 +16,11 @@ Steps, each said as it is taken:
 Once filled, the environment is marked ready (``.venv/.ready``): `make` runs this again only
 when pyproject.toml, constraints.txt or this script change. Only the standard library is used:
 this runs before anything is installed.
+
+    python3 scripts/setup_env.py .venv --notebooks
+
+adds JupyterLab and Notebook 7 (the [notebooks] extra) to a filled environment, with the same
+pins, and marks it (``.venv/.notebooks``): the first step of `make notebooks`.
 """
 from __future__ import annotations
 
@@ -35,6 +40,8 @@ FALLBACKS = ("torch==2.13.0", "torch")
 QUICK = ["--timeout", "15", "--retries", "0"]
 # The whole course: the tests, and the Helion track (puzzles 35 on), whose tests would otherwise skip.
 EXTRAS = ".[test,helion]"
+NOTEBOOKS = ".[notebooks]"  # JupyterLab and Notebook 7: `make notebooks` only, the tests need neither
+PINS = ["-c", "constraints.txt"]
 
 
 class SetupError(Exception):
@@ -106,17 +113,41 @@ def setup(target: Path, runner=run, planner=would_install, system_python: str = 
     else:
         how = install_torch(pip, runner, planner)
     say(f"installing the course, its test tools and Helion ({EXTRAS}, constraints.txt)")
-    pins = [] if own_torch else ["-c", "constraints.txt"]  # a GPU machine's torch chooses its own triton
+    pins = [] if own_torch else PINS  # a GPU machine's torch chooses its own triton
     if not runner([*pip, "install", "--quiet", "-e", EXTRAS, *pins]):
         raise SetupError("installing the course failed (pip's message is above)")
     ready.write_text(how + "\n")
     return f"{target} is ready: {how}"
 
 
+def sees_system_packages(target: Path) -> bool:
+    """Whether ``target`` was made beside a system torch (step 1): then nothing is pinned."""
+    try:
+        config = (target / "pyvenv.cfg").read_text()
+    except OSError:
+        return False
+    return any(line.replace(" ", "").lower() == "include-system-site-packages=true" for line in config.splitlines())
+
+
+def add_notebooks(target: Path, runner=run) -> str:
+    """Install the [notebooks] extra into the filled ``target``; returns the summary line."""
+    python = target / "bin" / "python"
+    if not (target / ".ready").is_file() or not python.exists():
+        raise SetupError(f"{target} is not set up yet: run `make check` first")
+    say(f"installing JupyterLab and Notebook 7 ({NOTEBOOKS})")
+    pins = [] if sees_system_packages(target) else PINS
+    if not runner([str(python), "-m", "pip", "install", "--quiet", "-e", NOTEBOOKS, *pins]):
+        raise SetupError("installing JupyterLab failed (pip's message is above)")
+    (target / ".notebooks").write_text("jupyterlab\n")
+    return f"{target} has JupyterLab"
+
+
 def main(argv: list[str]) -> int:
+    notebooks = "--notebooks" in argv
+    argv = [a for a in argv if a != "--notebooks"]
     target = ROOT / (argv[0] if argv else ".venv")
     try:
-        say(setup(target))
+        say(add_notebooks(target) if notebooks else setup(target))
     except SetupError as error:
         print(f"setup: error: {error}", file=sys.stderr)
         return 1

@@ -76,3 +76,38 @@ def test_ci_runs_the_readmes_test_command():
     readme, ci = (ROOT / "README.md").read_text(), (ROOT / ".ci" / "run").read_text()
     assert "make test     # the full test suite" in readme
     assert "\nmake test\n" in ci and "touch .venv/.ready\n" in ci
+
+
+def _filled(tmp_path, system_site: bool):
+    target = tmp_path / ".venv"
+    (target / "bin").mkdir(parents=True)
+    (target / "bin" / "python").write_text("")
+    (target / ".ready").write_text("torch from PyTorch's CPU index\n")
+    (target / "pyvenv.cfg").write_text(f"home = /usr/bin\ninclude-system-site-packages = {str(system_site).lower()}\n")
+    return target
+
+
+def test_make_notebooks_adds_jupyterlab_with_the_same_pins(tmp_path):
+    target, runner = _filled(tmp_path, system_site=False), Runner()
+    assert setup_env.add_notebooks(target, runner) == f"{target} has JupyterLab"
+    assert runner.commands == [[str(target / "bin" / "python"), "-m", "pip", "install", "--quiet", "-e",
+                                ".[notebooks]", "-c", "constraints.txt"]]
+    assert (target / ".notebooks").is_file()
+
+
+def test_beside_a_system_torch_jupyterlab_is_not_pinned_either(tmp_path):
+    target, runner = _filled(tmp_path, system_site=True), Runner()
+    setup_env.add_notebooks(target, runner)
+    assert runner.commands[0][-1] == ".[notebooks]"
+
+
+def test_make_notebooks_before_set_up_says_so(tmp_path):
+    with pytest.raises(setup_env.SetupError, match=r"\.venv is not set up yet: run `make check` first"):
+        setup_env.add_notebooks(tmp_path / ".venv", Runner())
+
+
+def test_a_failed_jupyterlab_install_is_not_marked_done(tmp_path):
+    target = _filled(tmp_path, system_site=False)
+    with pytest.raises(setup_env.SetupError, match="installing JupyterLab failed"):
+        setup_env.add_notebooks(target, Runner(failing=(".[notebooks]",)))
+    assert not (target / ".notebooks").exists()
