@@ -51,13 +51,22 @@ to finish. A `check(...)` cell grades your kernel on many generated cases, in a 
 process (a crash in your kernel cannot take this notebook down), and shows which case
 failed, where, and how to fix it.
 
-**Set-up** (once, in a terminal, from the course folder). The first line takes PyTorch's
-CPU-only build: on Linux, PyPI's `torch` is the 5 GB CUDA build. On a GPU machine that
-already has torch, skip it and leave out `-c constraints.txt`.
+**Set-up** (once, in a terminal, from the course folder), as the README says:
 
 ```bash
+make notebooks    # creates .venv with the course and JupyterLab, then opens this notebook
+```
+
+By hand, the same: the torch line takes PyTorch's CPU-only build (on Linux, PyPI's `torch`
+is the 5 GB CUDA build). On a GPU machine that already has torch, skip it and leave out
+`-c constraints.txt`.
+
+```bash
+python3 -m venv .venv && source .venv/bin/activate
 pip install torch --index-url https://download.pytorch.org/whl/cpu
-pip install -e ".[test,notebooks,helion]" -c constraints.txt
+pip install -e ".[test,helion]" -c constraints.txt
+pip install -e ".[notebooks]" -c constraints.txt
+jupyter lab notebooks/00_start_here.ipynb
 ```
 
 Then open `01_classic.ipynb`. No GPU is needed: without one, kernels run in Triton's
