@@ -158,35 +158,6 @@ def test_reading_a_helion_puzzle_file_does_not_import_helion():
     assert done.stdout.strip().splitlines() == ["helion_causal_attention []", "builtins True"]
 
 
-def test_a_stub_is_a_kernel_whose_tile_loops_do_nothing():
-    import linecache
-
-    from grader.sandbox.kinds.helion.run import is_stub
-    source = textwrap.dedent('''
-        def stub(x):
-            z = x
-            for tile in hl.tile(x.size(0)):
-                # Your code here.
-                pass
-            return z
-
-        def attempted(x):
-            z = x
-            for tile in hl.tile(x.size(0)):
-                z[tile] = x[tile]
-            return z
-
-        def empty(x):
-            raise NotImplementedError
-    ''')
-    # is_stub reads a function's source, as the worker reads the learner's file
-    linecache.cache["<helion stubs>"] = (len(source), None, source.splitlines(True), "<helion stubs>")
-    namespace: dict = {}
-    exec(compile(source, "<helion stubs>", "exec"), namespace)
-    assert is_stub(namespace["stub"]) and is_stub(namespace["empty"])
-    assert not is_stub(namespace["attempted"])
-
-
 def test_only_the_kernels_of_helions_module_go_to_the_compile_check():
     from grader.judge.kinds.helion.gpu_compile import kernel_only
     generated = textwrap.dedent('''\

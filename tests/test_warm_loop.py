@@ -123,7 +123,7 @@ def _stage_asked(monkeypatch, tmp_path, source: str) -> set[str]:
     grader = PuzzleGrader(COURSE, "puzzle01", path, None, Options(), checker, kind=kind_of(COURSE.puzzle("puzzle01")))
     grader.info = wire.Loaded(params=[wire.KernelParam(n, c) for n, c in
                                       (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))],
-                              stub=False, line=1)
+                              line=1)
     from grader.channel.binding import Param
     from grader.judge.kinds.kernel.gpu_compile import compile_check
     assert compile_check(grader, [Param(p.name, p.constexpr) for p in grader.info.params]).passed
@@ -153,7 +153,7 @@ def test_the_compile_checker_remembers_by_file_and_request(monkeypatch, tmp_path
     def check(source: str) -> int:
         path.write_text(source)
         grader = PuzzleGrader(COURSE, "puzzle01", path, None, Options(), checker, kind=kind_of(COURSE.puzzle("puzzle01")))
-        grader.info = wire.Loaded(params=params, stub=False, line=1)
+        grader.info = wire.Loaded(params=params, line=1)
         before = len(asked)
         assert compile_check(grader, [Param(p.name, p.constexpr) for p in params]).passed
         return len(asked) - before

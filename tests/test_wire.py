@@ -122,12 +122,12 @@ def test_a_str_or_int_of_a_class_of_its_own_is_sent_as_plain_json():
     assert parsed.versions == {"torch": "2.11.0+cu130"} and parsed.copy.gb_per_s == 1000.0
     assert wire.envelope(parsed)["result"] == timing  # no figure a puzzle lacks is sent as null
     with pytest.raises(wire.WireError, match="a value of type object cannot go on the wire"):
-        wire.header(wire.Loaded(params=(), stub=False, line=None, defaults={"B0": object()}))
+        wire.header(wire.Loaded(params=(), line=None, defaults={"B0": object()}))
 
 
 def test_a_float_that_is_not_finite_goes_on_the_wire():
     """A kernel's ``float("-inf")`` default reaches the grader as -inf, not as null."""
-    loaded = wire.Loaded(params=(), stub=False, line=3, defaults={"NEG": float("-inf"), "B0": 32})
+    loaded = wire.Loaded(params=(), line=3, defaults={"NEG": float("-inf"), "B0": 32})
     assert wire.parse_reply(wire.Loaded, _sent(loaded)).defaults == {"NEG": float("-inf"), "B0": 32}
 
 
@@ -177,7 +177,7 @@ def test_replies_of_every_operation_go_through_json_unchanged():
     failure = {"reply": "failure", "kind": "out_of_bounds", "error": "", "line": None, "source": "", "defined": [],
                "reason": "", "access": access, "config": "", "fatal": False, "crossing": None}
     replies = [
-        (wire.Loaded, {"reply": "loaded", "params": [{"name": "x_ptr", "constexpr": False}], "stub": False, "line": 3,
+        (wire.Loaded, {"reply": "loaded", "params": [{"name": "x_ptr", "constexpr": False}], "line": 3,
                        "provided": [], "defaults": {"B0": 32, "scale": 0.5, "flag": True}, "configs": [],
                        "heuristics": []}),
         (wire.Ran, {"reply": "ran", "runs": [{"label": "", "reversed": False, "seconds": 0.5, "printed": "",
@@ -275,7 +275,7 @@ def test_the_worker_refuses_a_request_with_a_typo_and_keeps_serving():
         worker.close()
     assert isinstance(refused, wire.Failure) and refused.kind == "error"
     assert "WireError: request: Object contains unknown field `check_bound`" in refused.error
-    assert isinstance(loaded, wire.Loaded) and not loaded.stub
+    assert isinstance(loaded, wire.Loaded)
 
 
 # ---- one reply handler for kernel and autograd puzzles -------------------------------------
@@ -290,7 +290,7 @@ class _Worker:
         if isinstance(message, wire.Load):
             params = () if "puzzle15" in message.file else tuple(
                 wire.KernelParam(n, c) for n, c in (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True)))
-            return wire.Loaded(params=params, stub=False, line=1), []
+            return wire.Loaded(params=params, line=1), []
         return self.answer(message)
 
     def malformed(self, error):

@@ -3,8 +3,10 @@
 Copies the puzzles, the grader and the packaging files, and writes the learner's README (from
 ``grader/app/learner_readme.md``, not the instructor's) and the learner's checks (``test_course.py``,
 from ``grader/app/learner_test_course.py``: ``pytest`` there passes). Each puzzle goes out as a stub
-whatever the instructor's copy holds: every function of the learner's part keeps its signature and
-docstring and gets a stub body, and the notebooks are built from those files. Nothing from
+whatever the instructor's copy holds: a kernel still the stub as shipped goes out as it is, every
+other function of the learner's part keeps its signature and docstring and gets a stub body, and
+the notebooks are built from those files; ``puzzles/.stubs.json`` holds the released stubs'
+prints (:mod:`grader.source.stubs`). Nothing from
 ``solutions/`` or the wrong-kernel corpus goes out, and the copy is checked for any solution's
 kernel body before this returns.
 
@@ -29,6 +31,7 @@ from grader.course.puzzle import Puzzle
 from grader.course.syntax import parse
 from grader.course.variant import (FALLBACK_FOLDER, VARIANT_FILE, StudentVariant, drawn, restate, student_folder,
                                    student_key)
+from grader.source import stubs as stub_prints
 from grader.source import variant_code
 from grader.source.source_lines import is_stub_body, marker_lines
 
@@ -40,11 +43,13 @@ class LeakError(Exception):
     pass
 
 
-def stubbed(path: Path) -> str:
+def stubbed(path: Path, as_is: frozenset[str] = frozenset()) -> str:
     """A puzzle file's text with every function of the learner's part reduced to its stub: the
     decorators, the signature and the docstring stay; the body becomes "# Your code here." and
     ``pass`` (``raise NotImplementedError`` for a method). Code outside the part is the course's
-    and stays as it is. A file whose part cannot be found or read raises PuzzleLoadError."""
+    and stays as it is, and so do the functions named in ``as_is`` (a stub as shipped that holds
+    more than ``pass``: a Helion kernel's allocation and loop). A file whose part cannot be found
+    or read raises PuzzleLoadError."""
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     opening, closing = marker_lines(lines)
     if len(opening) != 1 or len(closing) != 1 or closing[0] < opening[0]:
@@ -61,7 +66,7 @@ def stubbed(path: Path) -> str:
     functions += [(method, True) for node in tree.body if isinstance(node, ast.ClassDef)
                   for method in node.body if isinstance(method, ast.FunctionDef)]
     for func, method in sorted(functions, key=lambda f: -f[0].lineno):  # bottom up: line numbers hold
-        if is_stub_body(func):
+        if is_stub_body(func) or func.name in as_is:
             continue
         body = func.body
         keep = body[:1] if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else []
@@ -206,7 +211,8 @@ def release(course: Course, out: Path, variant: StudentVariant | None = None) ->
         puzzle = course.puzzle(puzzle_id)
         values = variant.values.get(puzzle_id) if variant is not None else None
         puzzles[course.puzzle_file(puzzle_id).name] = puzzle.with_variant(values) if values else puzzle
-    stubs = {path.name: stated(stubbed(path), puzzles[path.name]) for path in course.puzzle_files.values()}
+    stubs = {path.name: stated(stubbed(path, _shipped_as_is(course, pid)), puzzles[path.name])
+             for pid, path in course.puzzle_files.items()}
     out.mkdir(parents=True, exist_ok=True)
     written = []
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".progress.json", "*.egg-info")
@@ -221,6 +227,9 @@ def release(course: Course, out: Path, variant: StudentVariant | None = None) ->
         written.append(out / name)
     for name, text in stubs.items():
         _write(out / "puzzles" / name, text)
+    # the released stubs' prints: what "not attempted" is compared with in the learner's copy
+    stub_prints.write(out / "puzzles", stub_prints.prints(
+        {pid: (stubs[path.name], puzzles[path.name]) for pid, path in course.puzzle_files.items()}))
     if variant is not None:
         written.append(_write(out / VARIANT_FILE, variant.to_json()))
     from grader.app import notebook_build  # the notebooks of the released stubs, not of the instructor's files
@@ -237,6 +246,13 @@ def release(course: Course, out: Path, variant: StudentVariant | None = None) ->
     if problems:
         raise LeakError("; ".join(problems))
     return written
+
+
+def _shipped_as_is(course: Course, puzzle_id: str) -> frozenset[str]:
+    """The kernel's name where the instructor's file holds the stub as shipped: it goes out as it is."""
+    puzzle = course.puzzle(puzzle_id)
+    text = course.puzzle_file(puzzle_id).read_text(encoding="utf-8")
+    return frozenset({puzzle.kernel}) if stub_prints.is_stub(course.root, puzzle, text) else frozenset()
 
 
 def learner_readme(course: Course) -> str:

@@ -40,7 +40,6 @@ class Loaded(Reply):
     """The kernel (or autograd.Function) the file defines under the puzzle's name."""
 
     params: tuple[KernelParam, ...]
-    stub: bool
     line: int | None
     provided: tuple[str, ...] = ()  # set by an autotuner's configs or heuristics, never passed
     defaults: dict[str, Number] = {}

@@ -28,7 +28,7 @@ from grader.judge.case_run import failed_case
 from grader.judge.options import Options
 from grader.judge.plan import SpecShapes, computed, students_secret
 from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
-from grader.source import variant_code
+from grader.source import stubs, variant_code
 from grader.source.source_lines import imports_torch, kernel_code
 
 
@@ -150,9 +150,9 @@ class PuzzleGrader:
                                started=started)
         if failure is not None:
             return failure
-        if info.stub:
-            return self.result(Status.NOT_ATTEMPTED, f"not attempted: `{self.puzzle.kernel}` is still the stub",
-                               started=started)
+        if self.still_the_stub():
+            return self.result(Status.NOT_ATTEMPTED, f"not attempted: `{self.puzzle.kernel}` is still the stub as "
+                               f"shipped (comments, docstrings and `pass` aside)", started=started)
         params = [Param(p.name, p.constexpr) for p in info.params]
         self.info = info
         # Each check runs beside the cases, begun before the first (a compile of what would not run on a
@@ -237,6 +237,11 @@ class PuzzleGrader:
         fault = machine.interpreter_fault()
         return None if fault is None else machine.refusal(fault)
 
+    def still_the_stub(self) -> bool:
+        """Whether the learner's kernel is the puzzle's stub as shipped, compared as code
+        (:mod:`grader.source.stubs`): any change to what it does makes it attempted."""
+        return stubs.is_stub(self.course.root, self.puzzle, self.source())
+
     def _load(self):
         """Ask the worker about the learner's object. Returns (wire.Loaded, None) or (None, failure
         result), as the kind's runner has the last word on them. A timeout or a dead worker raises
@@ -281,7 +286,7 @@ class PuzzleGrader:
             return None, None, unanswered.text
         if failure is not None:
             return None, None, failure.message
-        if info.stub:
+        if self.still_the_stub():
             return None, None, "not attempted"
         self.info = info
         return self.runner.traced(case, [Param(p.name, p.constexpr) for p in info.params])

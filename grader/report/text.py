@@ -14,6 +14,8 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
     head = f"{outcome.mark} {result.puzzle} {result.title}"
     if outcome.terminal:  # not attempted, unsupported, the interpreter's limit, a grader error
         line = outcome.terminal.format(head=head, message=result.message)
+        if verbose and result.status == Status.NOT_ATTEMPTED and result.message:  # why: which code is the stub
+            line += f"\n    {result.message.removeprefix('not attempted: ')}"
     elif result.status == Status.PASS:
         cases = len(result.cases)
         compiled = " + GPU compile check" if "gpu_compile" in result.checks else ""

@@ -1,19 +1,14 @@
-"""Learner code inside the worker: capturing what it prints, finding its lines in errors,
-telling a stub from an attempt."""
+"""Learner code inside the worker: capturing what it prints, finding its lines in errors."""
 from __future__ import annotations
 
-import ast
 import contextlib
 import inspect
 import os
 import sys
 import tempfile
-import textwrap
 import traceback
 
 from grader.sandbox.error_chain import errors_behind
-from grader.source.source_lines import is_stub_body
-from grader.course.syntax import parse
 
 
 @contextlib.contextmanager
@@ -77,18 +72,3 @@ def root_cause(exc: BaseException) -> BaseException:
         seen.add(id(exc))
         exc = exc.__cause__
     return exc
-
-
-def is_stub(fn, device_loop=None) -> bool:
-    """Whether a function's body is a stub (``source_lines.is_stub_body``), read from its source;
-    given ``device_loop`` (a kind's test of an AST node), also when there are such loops and
-    every one's body is a stub, as a Helion kernel's host code around its ``hl.tile`` loops."""
-    try:
-        tree = parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
-        return False
-    func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
-    if func is None:
-        return False
-    loops = [n for n in ast.walk(func) if device_loop(n)] if device_loop else []
-    return is_stub_body(func) or (bool(loops) and all(is_stub_body(loop) for loop in loops))

@@ -18,7 +18,6 @@ from grader.channel import wire_measure
 from grader.channel.kinds import function as function_wire
 from grader.channel.kinds import helion as helion_wire
 from grader.sandbox.launch import NotGenuine, parameters, python_function, unwrap
-from grader.sandbox.learner_code import is_stub
 from grader.sandbox.warmup import WarmStep
 
 
@@ -57,7 +56,7 @@ def _load_kernel(worker, kernel, name: str):
         return wire.Failure("signature", error="not_jit", reason=str(exc))
     fn = layers.base.fn
     params, defaults = parameters(layers)
-    return wire.Loaded(params=tuple(wire.KernelParam(n, c) for n, c in params), stub=is_stub(fn),
+    return wire.Loaded(params=tuple(wire.KernelParam(n, c) for n, c in params),
                        provided=tuple(sorted(layers.provided)),
                        defaults={k: v for k, v in defaults.items() if isinstance(v, (int, float, bool))},
                        configs=tuple(layers.config_labels()), heuristics=tuple(sorted(layers.heuristics)),
@@ -83,8 +82,7 @@ def _load_function(worker, cls, name: str):
     # A compile worker has no torch: there, any class loads (only its launches are compiled).
     if worker.device != "compile" and not issubclass(cls, worker.torch.autograd.Function):
         return wire.Failure("signature", error="not_function")
-    return wire.Loaded(params=(), stub=all(is_stub(getattr(cls, m, None)) for m in ("forward", "backward")),
-                       line=None)
+    return wire.Loaded(params=(), line=None)
 
 
 def _bench_function(puzzle, cls, msg: wire_measure.Bench, blobs: list[bytes], device: str):

@@ -12,9 +12,6 @@ case leaves a tail of brings one more case, after the puzzle's.
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
-
-import msgspec
 
 from grader.channel import wire
 from grader.channel.kinds import helion as helion_wire
@@ -67,16 +64,7 @@ class HelionRunner:
         if check is not None and check.kind == FailureKind.SIGNATURE:  # not a Helion kernel: say what is
             message = f"{failure.message} Expected signature: {grader.kind.decorator} def {grader.expected_signature}"
             failure = replace(failure, message=message, checks={"load": replace(check, message=message)})
-        if failure is None and info.stub and not _is_course_stub(grader.kernel_file, grader.puzzle_path,
-                                                                 self.puzzle.kernel):
-            info = msgspec.structs.replace(info, stub=not self._stub_does_host_work())
         return info, failure
-
-    def _stub_does_host_work(self) -> bool:
-        """Loops of only ``pass`` around host code the learner changed (``z = x + y`` before the
-        loop): attempted, and graded, where its first case finds PyTorch work on the host."""
-        self.generated, self.launches = "", {}
-        return self.run(self.puzzle.cases[0]).result.kind == FailureKind.TORCH_COMPUTE
 
     def cases(self) -> list[Case]:
         self.generated, self.launches, self.fixed = "", {}, {}
@@ -248,23 +236,6 @@ class HelionRunner:
                                                  f"{described.shape}"))
         flat = torch.frombuffer(bytearray(blob), dtype=dtype) if blob else torch.empty(0, dtype=dtype)
         return flat.reshape(described.shape).clone()
-
-
-def _is_course_stub(learner, course, name: str) -> bool:
-    """Whether the learner's ``name`` is the course's stub as it was given (comments aside)."""
-    import ast
-
-    from grader.course.syntax import parse
-
-    def body(path):
-        try:
-            tree = parse(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, SyntaxError):
-            return None
-        found = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
-        return ast.dump(found[-1]) if found else None
-    mine = body(learner)
-    return mine is not None and mine == body(course)
 
 
 def _tiles(case: Case) -> str:

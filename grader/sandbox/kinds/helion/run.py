@@ -21,7 +21,6 @@ learner's failure, and never as a pass (:mod:`grader.sandbox.kinds.helion.tiled`
 """
 from __future__ import annotations
 
-import ast
 import contextlib
 import copy
 import inspect
@@ -36,10 +35,7 @@ from grader.sandbox.kinds.helion.config import case_config
 from grader.sandbox.kinds.helion.cpu import register_mixed_dots
 from grader.sandbox.kinds.helion.host import host_work, host_work_eager, watching
 from grader.sandbox.kinds.helion.tiled import launcher, tiled_limit
-from grader.sandbox import learner_code
 from grader.sandbox.learner_code import captured_output, learner_frame
-
-DEVICE_LOOPS = ("tile", "grid")  # hl.tile, hl.grid: the loops whose bodies become the Triton kernel
 
 
 def before_import(device: str) -> None:
@@ -66,23 +62,11 @@ def not_helion(obj, name: str) -> wire.Failure:
         f"@helion.kernel (import helion) whose work sits in `for tile in hl.tile(...)` loops."))
 
 
-def _is_device_loop(node: ast.AST) -> bool:
-    if not isinstance(node, ast.For) or not isinstance(node.iter, ast.Call):
-        return False
-    func = node.iter.func
-    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in DEVICE_LOOPS
-
-
-def is_stub(fn) -> bool:
-    """A stub: a body of only ``pass`` (and the like), or every device loop's body so."""
-    return learner_code.is_stub(fn, _is_device_loop)
-
-
 def load(worker, obj, name: str):
     if not is_helion_kernel(obj):
         return not_helion(obj, name)
     fn = obj.fn
-    return wire.Loaded(params=(), stub=is_stub(fn),
+    return wire.Loaded(params=(),
                        line=inspect.getsourcelines(fn)[1] if inspect.getsourcefile(fn) else None)
 
 
