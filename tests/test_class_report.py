@@ -200,7 +200,8 @@ def test_a_broken_progress_file_is_a_reason_not_a_crash(raw, reason):
 
 
 def test_intake_reads_the_progress_file_a_submission_carries(tmp_path):
-    course = Course(ROOT)
+    from pristine import PRISTINE  # the course as committed, whatever a learner solved
+    course = Course(PRISTINE)
     subs = tmp_path / "subs"
     (subs / "ana" / "notebooks").mkdir(parents=True)
     (subs / "ana" / "puzzle02.py").write_text((ROOT / "solutions" / "puzzle02_constant_add_blocked.py").read_text())

@@ -125,7 +125,7 @@ def test_grading_a_triton_puzzle_never_imports_helion():
         from grader.judge.session import grade_many
         from grader.sandbox.worker import Worker, prepare
         from grader.channel import wire
-        course = Course(__import__("pathlib").Path({str(ROOT)!r}))
+        course = Course(__import__("pathlib").Path({str(COURSE.root)!r}))
         result = grade_many(course, [("puzzle01", course.solution_file("puzzle01"))], Options()).results[0]
         prepare("cpu")
         worker = Worker("cpu", os.open(os.devnull, os.O_WRONLY))
@@ -147,7 +147,7 @@ def test_reading_a_helion_puzzle_file_does_not_import_helion():
         import sys
         sys.path.insert(0, {str(ROOT)!r})
         from grader.course.loader import Course
-        course = Course(__import__("pathlib").Path({str(ROOT)!r}))
+        course = Course(__import__("pathlib").Path({str(COURSE.root)!r}))
         puzzle = course.puzzle("puzzle42")
         print(puzzle.kernel, sorted(m for m in sys.modules if m.split(".")[0] == "helion"))
         import helion.language as hl

@@ -100,6 +100,8 @@ def leaks(course: Course, out: Path) -> list[str]:
         shipped[path] = {ast.unparse(ast.Module(body=n.body, type_ignores=[]))
                          for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
     notebooks = " ".join(p.read_text() for p in out.rglob("*.ipynb"))
+    # lines the released files show themselves (a Helion stub's allocation and loop) give nothing away
+    given = {line for bodies in shipped.values() for body in bodies for line in body.splitlines()}
     for name, bodies in solution_bodies(course).items():
         for body in bodies:
             if len(body.splitlines()) < 3:
@@ -107,7 +109,8 @@ def leaks(course: Course, out: Path) -> list[str]:
             for path, defined in shipped.items():
                 if body in defined:
                     found.append(f"{path.relative_to(out)} holds a kernel body of solutions/{name}")
-            if body.splitlines()[0] in notebooks and body.splitlines()[1] in notebooks:
+            own = [line for line in body.splitlines() if line not in given]
+            if len(own) >= 2 and own[0] in notebooks and own[1] in notebooks:
                 found.append(f"a notebook holds lines of solutions/{name}")
     return found
 
