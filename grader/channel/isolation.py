@@ -71,7 +71,11 @@ def bubblewrap() -> str | None:
     path = shutil.which("bwrap")
     if path is None:
         return None
-    probe = [path, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "true"]
+    # The mounts the sandbox makes, not only its namespaces: a container that lets bwrap create
+    # them but masks parts of its own /proc (Docker's and Podman's default) refuses a new /proc,
+    # and every worker would then fail to start, reported as the learner's kernel crashing.
+    probe = [path, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
+             "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "true"]
     try:
         ok = subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
