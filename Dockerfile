@@ -21,15 +21,17 @@ COPY .devcontainer/jupyter_server_config.py /etc/jupyter/jupyter_server_config.p
 EXPOSE 8888
 
 # A user, not root: the same uid as the first user of most Linux hosts, so files written to a
-# mounted clone are theirs (VS Code changes it to the host user's where they differ).
+# mounted clone are theirs (VS Code changes it to the host user's where they differ). The course's
+# folder is made theirs here: WORKDIR alone may make it root's, and set-up writes .venv in it.
 ARG USER_UID=1000
-RUN useradd --create-home --uid "${USER_UID}" --shell /bin/bash learner
+RUN useradd --create-home --uid "${USER_UID}" --shell /bin/bash learner \
+    && install -d -o learner -g learner /home/learner/triton-puzzles
 USER learner
 WORKDIR /home/learner/triton-puzzles
 
 FROM system AS course
 COPY --chown=learner:learner . .
-# No pip cache in the image: it would double its size.
+# No pip cache in the image: it would keep the ~1 GB downloaded a second time.
 RUN PIP_NO_CACHE_DIR=1 sh .devcontainer/setup.sh
 # As if .venv were activated: python, jupyter and pytest are the course's.
 ENV PATH=/home/learner/triton-puzzles/.venv/bin:${PATH}

@@ -49,7 +49,9 @@ def test_the_image_is_slim_debian_with_the_dockerfiles_python_and_what_the_cours
 def test_it_runs_as_a_user_not_root_and_the_course_is_set_up_by_the_readmes_make_step():
     assert list(stages()) == ["system", "course"]  # course, the last, is docker build's default
     system, course = (instructions(body) for body in stages().values())
-    assert ("USER", "learner") in system and any(kind == "RUN" and "useradd" in text for kind, text in system)
+    assert ("USER", "learner") in system and ("WORKDIR", "/home/learner/triton-puzzles") in system
+    [user] = [text for kind, text in system if kind == "RUN" and "useradd" in text]
+    assert user.endswith("&& install -d -o learner -g learner /home/learner/triton-puzzles")  # .venv goes there
     assert not any(kind == "USER" for kind, _ in course)  # still learner when setting up
     assert ("COPY", "--chown=learner:learner . .") in course
     assert ("RUN", "PIP_NO_CACHE_DIR=1 sh .devcontainer/setup.sh") in course
