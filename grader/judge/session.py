@@ -193,12 +193,24 @@ class Grading:
             results[index] = result
         return Report(results=tuple(r for r in results if r is not None), seconds=time.perf_counter() - started)
 
-    def close(self) -> None:
-        """End every worker: let them finish and exit; a context never used is killed at once
-        (nothing to wait for while its workers start)."""
-        stop_workers(self.crews, wait=self.used)
+    def serves(self, files: Sequence[Path]) -> bool:
+        """Whether workers grading ``files`` would be this context's: the same jail (what they may
+        read, their sandbox and caps). A kept context grades only what a fresh one would read alike."""
+        return worker_jail(self.course.root, list(files), self.options) == self.jail
+
+    def forget_compiled(self) -> None:
+        """Drop the compile checkers' remembered replies: they are keyed by the kernel file's
+        digest alone, and a module it imports may have changed since."""
+        for crew in self.crews:
+            if crew.compiler is not None:
+                crew.compiler.verdicts.clear()
+
+    def close(self, wait: bool = True) -> None:
+        """End every worker: let them finish and exit; a context never used, or closed with
+        ``wait=False``, is killed at once (nothing to wait for while its workers start)."""
+        stop_workers(self.crews, wait=wait and self.used)
         for worker in (*self.references.values(), *self.compilers.values()):
-            worker.close()
+            worker.close() if wait else worker.terminate()
         self.references.clear()
         self.compilers.clear()
 
