@@ -44,7 +44,8 @@ ENTRY_PROBE = ("grader.__main__", "grader.app.ready")
 # shared by them and imports none of them.
 FRONT_ENDS = {
     "command line": {"grader.app.cli", "grader.app.commands", "grader.app.doctor",
-                     "grader.app.release", "grader.app.selftest"},
+                     "grader.app.release", "grader.app.selftest",
+                     "grader.app.watch", "grader.app.warm_server", "grader.app.warm_link"},
     "notebook": {"grader.app.notebook"},
     "viewer": {"grader.app.triton_viz_view"},
 }

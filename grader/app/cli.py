@@ -26,7 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
                "  python -m grader batch SUBMISSIONS       grade a class (report.html, grades.csv, results.json, ...)\n"
                "  python -m grader selftest                solutions pass, wrong kernels fail as declared\n"
                "  python -m grader release OUT_DIR         the learner's copy, without solutions\n"
-               "  python -m grader doctor [--json]         check versions and grade puzzle 1: is this setup sound?",
+               "  python -m grader doctor [--json]         check versions and grade puzzle 1: is this setup sound?\n"
+               "  python -m grader watch PUZZLE|FILE       grade again on every save, with warm workers\n"
+               "  python -m grader serve                   keep warm workers for plain commands (Ctrl-C stops)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("puzzles", nargs="*", metavar="PUZZLE", help="puzzle ids, e.g. puzzle07 (or 7)")
@@ -58,7 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="estimate the kernel's time on an H100, with no GPU: its memory traffic, "
                              "coalescing, FLOPs, registers and occupancy, beside the reference's")
     parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
-    parser.add_argument("--verbose", "-v", action="store_true", help="show every failing case and printed output")
+    parser.add_argument("--fresh", action="store_true",
+                        help="grade in fresh workers even while a watch keeps warm ones for this course")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="show every failing case and printed output, and whether a watch's warm workers graded")
     return parser
 
 
@@ -133,6 +138,24 @@ class FirstFailure:
             self.live = None
 
 
+def _reported(args, course: Course, targets: list[Target], report):
+    """Record (the learner's own puzzles/), relabel (a notebook's cells) and print ``report``, however
+    it was graded; the report as printed."""
+    if not args.solutions and args.file is None:  # the learner's own puzzles/: what `progress` shows
+        from grader.app.learner import record
+        record(course, report.results)
+    if any(t.lines is not None for t in targets):
+        from grader.app.targets import relabel
+        report = relabel(report, targets)  # a notebook's "line N" said as "line M of code cell K"
+    if args.json:
+        from grader.report.json_report import render
+        print(render(report))
+    else:
+        from grader.report.text import render, show
+        show(render(report, verbose=args.verbose))
+    return report
+
+
 def main(argv=None) -> int:
     """``python -m grader``: a subcommand, or grading; each ends through :func:`run_command`."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -183,7 +206,6 @@ def grade_main(argv: list[str]) -> int:
     import time
     from dataclasses import replace
 
-    from grader.judge.session import Grading
     device = pick_device(args.device)
     options = Options(device=device, timeout=args.timeout, compile_check=not args.no_compile_check,
                       check_bounds=not args.no_bounds_check)
@@ -193,6 +215,16 @@ def grade_main(argv: list[str]) -> int:
         progress = Progress(len(targets))
     first_failure = None if progress is not None or args.json else FirstFailure(targets[0])
     started = time.perf_counter()
+    if not args.fresh and len(targets) == 1 and targets[0].lines is None and args.viz is None and not args.triton_viz:
+        # a watch's (or serve's) warm workers, where they grade exactly as a fresh run would; else fresh
+        from grader.app.warm_link import ask
+        answer = ask(course, options, targets[0].puzzle, targets[0].path)
+        if args.verbose:
+            print(answer.note, file=sys.stderr)
+        if answer.report is not None:
+            report = _reported(args, course, targets, replace(answer.report, seconds=time.perf_counter() - started))
+            return report.exit_code
+    from grader.judge.session import Grading
     # One grading context for the run: its workers grade, then trace the picture asked for.
     with Grading(course, [t.path for t in targets], options, min(args.jobs, len(targets))) as grading:
         try:
@@ -205,18 +237,7 @@ def grade_main(argv: list[str]) -> int:
                 progress.close()
             if first_failure is not None:
                 first_failure.close()
-        report = replace(report, seconds=time.perf_counter() - started)
-        if not args.solutions and args.file is None:  # the learner's own puzzles/: what `progress` shows
-            from grader.app.learner import record
-            record(course, report.results)
-        from grader.app.targets import relabel
-        report = relabel(report, targets)  # a notebook's "line N" said as "line M of code cell K"
-        if args.json:
-            from grader.report.json_report import render
-            print(render(report))
-        else:
-            from grader.report.text import render, show
-            show(render(report, verbose=args.verbose))
+        report = _reported(args, course, targets, replace(report, seconds=time.perf_counter() - started))
         if (args.viz is not None or args.triton_viz) and course.load_error(targets[0].puzzle) is not None:
             return report.exit_code  # the puzzle file does not load: its failure is above, nothing to draw
         if args.viz is not None:

@@ -1,4 +1,5 @@
-"""The subcommands of ``python -m grader``: notebooks, hint, progress, batch, selftest, release, doctor.
+"""The subcommands of ``python -m grader``: notebooks, hint, progress, batch, selftest, release, doctor,
+watch, serve.
 
 Each parses its own arguments and calls the module that does the work.
 """
@@ -74,9 +75,25 @@ def progress_main(argv) -> int:
     return ExitCode.OK
 
 
+# How a batch ends (docs/class-report.md; tests/test_batch_exit_codes.py): a student's grades never
+# set it, so a script can tell "the class was graded" from "the batch did not run".
+BATCH_EXIT_CODES = """exit status:
+  0    every student graded and the reports written, whatever their grades (a grader error
+       while grading one student is in that student's row, and the batch goes on)
+  1    a puzzle file of the course itself does not load (the file and line are named), or
+       the output was piped into a reader that stopped
+  2    a usage problem: SUBMISSIONS is not a folder, no sandbox (bwrap) without --no-sandbox,
+       --variants without --seed-secret or two submissions of one id, --resume of a folder
+       without a readable results.json of this course, --address without --engine ray
+  3    the grader itself broke outside one student's grading: please report it
+  130  stopped by Ctrl-C; once grading has begun, the reports are still written, the
+       students not reached marked "not graded": finish with --resume OUT"""
+
+
 def batch_main(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader batch",
-                                     description="Grade a class: every entry of SUBMISSIONS is one student.")
+                                     description="Grade a class: every entry of SUBMISSIONS is one student.",
+                                     epilog=BATCH_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("submissions", type=Path, help="a folder of student folders, .py files or notebooks")
     parser.add_argument("--out", type=Path, default=Path("grading"), help="where the reports go (default: grading/)")
     parser.add_argument("--jobs", type=int, default=Options.JOBS, help="students graded at once")
@@ -232,6 +249,55 @@ def doctor_main(argv) -> int:
     return report.exit_code
 
 
+def watch_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader watch",
+                                     description="Grade one puzzle again on every save of its file, with warm workers; "
+                                                 "plain `python -m grader` commands use them too while it runs. "
+                                                 "Ctrl-C stops.")
+    parser.add_argument("target", metavar="PUZZLE|FILE", help="a puzzle id (puzzle07 or 7), or a .py file")
+    parser.add_argument("--file", type=Path, help="with a puzzle id: grade the kernel in this .py file")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default=Options.ASKED_DEVICE)
+    parser.add_argument("--timeout", type=float, default=Options.timeout, help="CPU seconds allowed per case")
+    parser.add_argument("--no-compile-check", action="store_true",
+                        help="skip compiling interpreter-graded kernels for a GPU target")
+    parser.add_argument("--interval", type=float, default=0.3, help="seconds between looks at the file")
+    parser.add_argument("--no-serve", action="store_true", help="grade for this watch only: plain commands start fresh")
+    parser.add_argument("--verbose", "-v", action="store_true", help="show every failing case and printed output")
+    parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
+    args = parser.parse_args(argv)
+    from grader.app.frontend import pick_device
+    from grader.app.watch import run, target
+    course = course_at(args.root)
+    puzzle, path, own = target(course, args.target, args.file)
+    if args.timeout <= 0 or args.interval <= 0:
+        raise UsageProblem("--timeout and --interval must be positive")
+    options = Options(device=pick_device(args.device), timeout=args.timeout, compile_check=not args.no_compile_check)
+    from grader.judge.session import Grading
+    return run(course, puzzle, path, options, grading=Grading, interval=args.interval, serve=not args.no_serve,
+               record=own, verbose=args.verbose)  # Grading given: the session sits below the watch
+
+
+def serve_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader serve",
+                                     description="Keep warm workers for this course's puzzles/ files: plain "
+                                                 "`python -m grader PUZZLE` commands with the same options grade "
+                                                 "through them. Ctrl-C stops.")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default=Options.ASKED_DEVICE)
+    parser.add_argument("--timeout", type=float, default=Options.timeout, help="CPU seconds allowed per case")
+    parser.add_argument("--no-compile-check", action="store_true",
+                        help="skip compiling interpreter-graded kernels for a GPU target")
+    parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
+    args = parser.parse_args(argv)
+    from grader.app.frontend import pick_device
+    from grader.app.warm_server import serve
+    if args.timeout <= 0:
+        raise UsageProblem("--timeout must be positive")
+    course = course_at(args.root)
+    from grader.judge.session import Grading
+    return serve(course, Options(device=pick_device(args.device), timeout=args.timeout,
+                                 compile_check=not args.no_compile_check), grading=Grading)
+
+
 def _course_here():
     """The doctor also runs outside a course (versions are still worth reading): None there."""
     try:
@@ -241,4 +307,5 @@ def _course_here():
 
 
 SUBCOMMANDS = {"notebooks": notebooks_main, "hint": hint_main, "progress": progress_main, "batch": batch_main,
-               "selftest": selftest_main, "release": release_main, "doctor": doctor_main}
+               "selftest": selftest_main, "release": release_main, "doctor": doctor_main,
+               "watch": watch_main, "serve": serve_main}
