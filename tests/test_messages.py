@@ -21,10 +21,10 @@ EXPECTED = {
         "reaches `N0`."),
     "puzzle08_no_max_subtraction.py": (
         "case large_magnitude[seed=5] (N0=3, N1=70, T=70, B0=2, B1=32): `z` has 42 NaN/Inf value(s) where "
-        "the spec is finite, first at (0, 1): yours nan, expected 0. This case's inputs are large: exp() of "
-        "them overflows float32, or underflows to 0 so that a sum of them is 0. Subtract the row's true maximum "
-        "before exponentiating (exp(x - max) is at most 1): start it at -inf, not 0, and take it over every "
-        "chunk."),
+        "the spec is finite, first at (0, 1): yours nan, expected 0. This case's inputs are large (scaled by "
+        "100): exp() of them overflows float32, or underflows to 0 so that a sum of them is 0. Subtract the "
+        "row's maximum before exponentiating (exp(x - max) is at most 1): keep a running maximum over every "
+        "chunk your loop loads, started at -inf, not 0."),
     "puzzle31_causal_diagonal_off_by_one.py": (
         "case causal_with_tails[seed=1] (B=1, H=2, NQ=40, NK=40, D=64, BQ=16, BK=16, CAUSAL=1): `o` has 128 "
         "NaN/Inf value(s) where the spec is finite, first at (0, 0, 0, 0): yours nan, expected 1.26465. It looks "
@@ -242,7 +242,8 @@ def test_a_note_looks_only_at_the_graded_kernel_and_what_it_calls():
     from grader.course.loader import Course
     from grader.source.source_lines import kernel_code
     from paths import ROOT
-    note = Course(ROOT).puzzle("puzzle18").mistakes[0]
+    from pristine import PRISTINE
+    note = Course(PRISTINE).puzzle("puzzle18").mistakes[0]
     sum_kernel = (ROOT / "solutions" / "puzzle07_long_sum.py").read_text()
     softmax = (ROOT / "solutions" / "puzzle18_fused_softmax.py").read_text()
     both = sum_kernel + "\n\n" + "\n".join(line for line in softmax.splitlines() if not line.startswith("import"))
@@ -262,15 +263,15 @@ def test_a_note_looks_only_at_the_graded_kernel_and_what_it_calls():
 def test_file_given_a_folder_says_it_is_one_and_what_to_pass(tmp_path):
     from grader.app.targets import resolve
     from grader.course.loader import Course, CourseError
-    from paths import ROOT
+    from pristine import PRISTINE
     (tmp_path / "mine.py").write_text("")
     (tmp_path / "work.ipynb").write_text("")
     with pytest.raises(CourseError) as raised:
-        resolve(Course(ROOT), ["puzzle07"], file=tmp_path)
+        resolve(Course(PRISTINE), ["puzzle07"], file=tmp_path)
     assert str(raised.value) == (f"{tmp_path} is a folder: --file takes one file, a .py or a notebook (.ipynb) "
                                  f"(here: mine.py, work.ipynb). To grade the puzzles in puzzles/, leave --file out")
     with pytest.raises(CourseError, match="no such file"):
-        resolve(Course(ROOT), ["puzzle07"], file=tmp_path / "absent.py")
+        resolve(Course(PRISTINE), ["puzzle07"], file=tmp_path / "absent.py")
 
 
 def test_the_early_first_failure_is_erased_on_a_terminal_and_absent_elsewhere():

@@ -15,7 +15,7 @@ import torch
 from grader.judge.failures.catalogue import word
 from grader.judge.failures.memory import InputModified, StrayStore
 from grader.judge.failures.races import OrderDependent
-from grader.judge.failures.values import Element, Mismatch, Nonfinite, Unwritten
+from grader.judge.failures.values import Element, LargeInputs, Mismatch, Nonfinite, Unwritten
 from grader.judge.failures.values import finding as value_finding
 from grader.judge.failures.words import fmt_index, fmt_value, index_of, look_alike_note, plural
 from grader.judge.fence import Buffer, GuardDamage, is_unwritten, unpack
@@ -54,7 +54,7 @@ def _positions(mask: torch.Tensor) -> list[int]:
 
 def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[torch.Tensor],
             expected: Sequence[torch.Tensor], tolerance: Callable[[str], tuple[float, float]],
-            large_inputs: bool = False, on_gpu: bool = False,
+            large_inputs: LargeInputs | None = None, on_gpu: bool = False,
             host_reduce: Mapping[str, Callable] | None = None) -> Outcome:
     """``buffers`` are the inputs', then the outputs'; ``expected`` has one tensor per output.
     ``tolerance`` gives (atol, rtol) for an output's dtype name (``Puzzle.tolerance``)."""
@@ -84,7 +84,7 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
 
 
 def compare_tensor(name: str, actual: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float,
-                   large_inputs: bool = False, on_gpu: bool = False, reduce: Callable | None = None,
+                   large_inputs: LargeInputs | None = None, on_gpu: bool = False, reduce: Callable | None = None,
                    filled: bool = True) -> Outcome:
     """One output against the spec. ``filled``: the grader allocated it with its NaN fill."""
     total = actual.numel()
@@ -115,17 +115,27 @@ def compare_tensor(name: str, actual: torch.Tensor, expected: torch.Tensor, atol
     wrong = ~close
     shown = tuple(_element(p, actual_f, expected_f) for p in _positions(wrong))
     return Outcome.failed(Mismatch(name, int(wrong.sum()), total, max_err, atol, rtol, shown, reduced,
-                                   on_gpu and _stray_loads(actual_f), row_zero_only=_row_zero_only(wrong)),
+                                   on_gpu and _stray_loads(actual_f),
+                                   row_zero_only=_row_zero_only(wrong, err, expected_f)),
                           max_abs_err=max_err)
 
 
-def _row_zero_only(wrong: torch.Tensor) -> bool:
+STRIDE_MISS = 0.05  # of the output's largest expected magnitude: a row read from elsewhere is off by that much
+
+
+def _row_zero_only(wrong: torch.Tensor, err: torch.Tensor, expected: torch.Tensor) -> bool:
     """Row 0 (index 0 of the first axis) all right and every later row wrong somewhere, over 3
-    rows or more: the signature of a wrong row stride."""
+    rows or more, each by a share of the output's magnitude: the signature of a wrong row stride,
+    whose later rows read other data. Rows off by rounding (a variance that cancels where every
+    row's mean is large, row 0 under the tolerance by chance) are not that."""
     if wrong.dim() == 0 or wrong.shape[0] < 3:
         return False
     rows = wrong.reshape(wrong.shape[0], -1).any(dim=1)
-    return not bool(rows[0]) and bool(rows[1:].all())
+    if bool(rows[0]) or not bool(rows[1:].all()):
+        return False
+    scale = float(expected[torch.isfinite(expected)].abs().max()) if bool(torch.isfinite(expected).any()) else 0.0
+    missed = torch.nan_to_num(err, nan=float("inf")).reshape(err.shape[0], -1).max(dim=1).values
+    return bool((missed[1:] >= STRIDE_MISS * scale).all())
 
 
 def _element(flat: int, actual: torch.Tensor, expected: torch.Tensor) -> Element:

@@ -98,6 +98,25 @@ def kernel_code(text: str, kernel: str) -> str:
     return learner_code("".join(line if line else "\n" for line in kept))
 
 
+EXPONENTIALS = ("exp", "exp2")  # tl.exp, tl.math.exp2, torch.exp, x.exp()
+
+
+def kernel_traits(text: str, kernel: str) -> tuple[bool, bool]:
+    """(loops, exponentiates): whether the graded kernel, with what it calls of its file
+    (:func:`kernel_code`), has a ``for`` or ``while`` loop, and calls an exponential. Where the
+    code does not parse, both True: a message then keeps its general words."""
+    try:
+        tree = parse(kernel_code(text, kernel))
+    except SyntaxError:
+        return True, True
+    nodes = list(ast.walk(tree))
+    loops = any(isinstance(n, (ast.For, ast.While)) for n in nodes)
+    calls = [n.func for n in nodes if isinstance(n, ast.Call)]
+    exponentiates = any((f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")) in EXPONENTIALS
+                        for f in calls)
+    return loops, exponentiates
+
+
 def is_stub_body(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A body of only docstrings, ``pass``, ``...``, bare ``return`` and ``raise
     NotImplementedError`` is a stub, not an attempt."""

@@ -5,6 +5,7 @@ import triton.language as tl
 
 EXPECT_KIND = "nonfinite"
 EXPECT_CASE = "large_magnitude"
+EXPECT_SAYS = "take the maximum over the whole loaded row (`tl.max`), its padding loaded as -inf"
 
 
 @triton.jit

@@ -5,6 +5,7 @@ import triton.language as tl
 
 EXPECT_KIND = "nonfinite"
 EXPECT_CASE = "large_magnitude"
+EXPECT_SAYS = "keep a running maximum over every chunk your loop loads, started at -inf, not 0"
 
 
 @triton.jit

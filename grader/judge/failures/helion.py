@@ -25,13 +25,15 @@ class HostWork:
     called: str = ""
     called_line: int | None = None
     called_source: str = ""
+    tensor: str = "x"  # the kernel's first parameter: the fix's example indexes it, not a name it lacks
 
 
 def _host_work(f: HostWork) -> str:
+    t = f.tensors[0] if f.tensors else f.tensor
     if not f.loops:
         return (f"`{f.name}` has no `hl.tile` loop, so Helion generates no Triton kernel from it: all it does is "
                 f"computed with PyTorch on the host{_where(f.line, f.source)}. Fix: put the work inside "
-                f"`for tile in hl.tile(n):`, on the tiles (`z[tile] = x[tile] + y[tile]`).")
+                f"`for tile in hl.tile(...)` loops, on the tiles (`{t}[tile]`), storing into the output's tiles.")
     what = ""
     if f.ops:
         on = f" on {', '.join(f'`{t}`' for t in f.tensors)}" if f.tensors else ""
@@ -41,8 +43,8 @@ def _host_work(f: HostWork) -> str:
     return (f"`{f.name}` computed with PyTorch outside its `hl.tile` loops{_where(f.line, f.source)}{what}. Helion "
             f"runs code outside the loops on the host as whole-tensor PyTorch, so that is PyTorch's result, not "
             f"the Triton kernel Helion generates. Fix: move the computation into the `hl.tile` loop, on the "
-            f"tiles (`x[tile]`); outside the loops, only allocate the outputs (`torch.empty_like(x)`, "
-            f"`x.new_zeros(...)`), take views and sizes, and return them.")
+            f"tiles (`{t}[tile]`); outside the loops, only allocate the outputs (`torch.empty_like({t})`, "
+            f"`{t}.new_zeros(...)`), take views and sizes, and return them.")
 
 
 _HELION_FIXES = [

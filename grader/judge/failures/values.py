@@ -92,12 +92,23 @@ def _unwritten(f: Unwritten) -> str:
 
 
 @dataclass(frozen=True)
+class LargeInputs:
+    """A case whose inputs are scaled up, and what the learner's kernel does with them: its
+    message speaks of exp() only where the kernel exponentiates, and of chunks only where it
+    loops (puzzle 18 loads its row as one block)."""
+
+    scale: float
+    exponentiates: bool = True
+    loops: bool = True
+
+
+@dataclass(frozen=True)
 class Nonfinite:
     kind: ClassVar = FailureKind.NONFINITE
     name: str
     count: int
     first: Element
-    large_inputs: bool = False  # the case's inputs are scaled up: exp() of them overflows
+    large_inputs: LargeInputs | None = None  # the case's inputs are scaled up
     reduced: bool = False
     stray: bool = False
 
@@ -109,10 +120,20 @@ def _nonfinite_finding(f: Nonfinite) -> str:
             f"expected {fmt_value(f.first.expected)}.")
 
 
+def _large_inputs(big: LargeInputs) -> str:
+    said = f"This case's inputs are large (scaled by {big.scale:g})"
+    if not big.exponentiates:
+        return (f"{said}: look for a value computed from them that overflows float32 (a square, a product), or a "
+                f"difference of two large values such as E[x²] - mean², which rounding can make negative: "
+                f"centre the values (x - mean) before squaring them.")
+    where = ("keep a running maximum over every chunk your loop loads, started at -inf, not 0" if big.loops else
+             "take the maximum over the whole loaded row (`tl.max`), its padding loaded as -inf")
+    return (f"{said}: exp() of them overflows float32, or underflows to 0 so that a sum of them is 0. "
+            f"Subtract the row's maximum before exponentiating (exp(x - max) is at most 1): {where}.")
+
+
 def _nonfinite(f: Nonfinite) -> str:
-    hint = ("This case's inputs are large: exp() of them overflows float32, or underflows to 0 so that "
-            "a sum of them is 0. Subtract the row's true maximum before exponentiating (exp(x - max) is at "
-            "most 1): start it at -inf, not 0, and take it over every chunk." if f.large_inputs else
+    hint = (_large_inputs(f.large_inputs) if f.large_inputs else
             "Look for a division by zero, a log of a non-positive value, or exp() overflowing.")
     return f"{_nonfinite_finding(f)} {hint}{_STRAY_LOADS if f.stray else ''}"
 

@@ -11,6 +11,7 @@ case leaves a tail of brings one more case, after the puzzle's.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from grader.channel import wire
@@ -153,8 +154,10 @@ class HelionRunner:
             return self._reported(case, reply.failure, describe, **extra)
         if reply.outside is not None:
             out = reply.outside
+            first = re.match(r"\w+\((\w+)", self.grader.expected_signature)
             facts = failures.HostWork(self.puzzle.kernel, out.line, out.source, out.loops, out.ops, out.tensors,
-                                      out.called, out.called_line, out.called_source)
+                                      out.called, out.called_line, out.called_source,
+                                      first.group(1) if first else "x")
             return CaseOutcome(failed_case(case, self.puzzle, facts, describe, **extra))
         if reply.modified:
             changed = reply.modified[0]

@@ -20,6 +20,7 @@ from grader.judge.compare import compare, look_alike_note, order_changed, recogn
 from grader.judge.fence import pack
 from grader.judge.plan import row_gaps_look_alike
 from grader.judge.results import FailureKind
+from grader.source.source_lines import kernel_traits
 
 
 def zeros(buffer):
@@ -144,7 +145,7 @@ class KernelRunner:
                 puzzle.check, {**puzzle.sizes(case), **case.blocks}, plan.inputs,
                 written_outputs(plan.buffers, got, len(plan.inputs), puzzle.host_reduce))
             outcome = compare(plan.buffers, got, plan.inputs, expected, puzzle.tolerance,
-                              large_inputs=case.scale > 1, on_gpu=self.options.device == "cuda",
+                              large_inputs=self._large_inputs(case), on_gpu=self.options.device == "cuda",
                               host_reduce=puzzle.host_reduce)
             if not outcome.passed:
                 kind, text = self._wrong(case, plan, got, run, outcome)
@@ -183,6 +184,13 @@ class KernelRunner:
         if gaps is not None:
             kind, text = gaps.kind, failures.word(gaps)
         return kind, text
+
+    def _large_inputs(self, case: Case) -> failures.LargeInputs | None:
+        """A case of scaled-up inputs, with what the kernel does that its message may speak of."""
+        if case.scale <= 1:
+            return None
+        loops, exponentiates = kernel_traits(self.grader.source(), self.puzzle.kernel)
+        return failures.LargeInputs(case.scale, exponentiates=exponentiates, loops=loops)
 
     def _properties(self, case: Case, params: list[Param], hooks: bool, plan, got, index: int):
         """A property check's verdict on the case's run ``index`` and its reruns: None, the facts of
