@@ -136,9 +136,9 @@ def _course_with_puzzle2_failing(tmp_path: Path) -> Path:
     """A course whose notebook holds the set-up, puzzle 2's statement, a kernel without a mask, its check."""
     course = tmp_path / "course"
     for folder in ("puzzles", "solutions"):
-        shutil.copytree(ROOT / folder, course / folder)
+        shutil.copytree(PRISTINE / folder, course / folder)
     (course / "notebooks").mkdir()
-    classic = json.loads((ROOT / "notebooks" / "01_classic.ipynb").read_text())
+    classic = json.loads((PRISTINE / "notebooks" / "01_classic.ipynb").read_text())
     cells = {cell.get("id"): cell for cell in classic["cells"]}
     kernel = dict(cells["puzzle02-kernel"], source=MISSING_MASK_CELL)
     classic["cells"] = [cells["01_classic-setup"], cells["puzzle02-statement"], kernel, cells["puzzle02-check"]]
@@ -233,8 +233,8 @@ def test_triton_viz_view_of_puzzle4_renders_offline():
 
     from grader.course.loader import Course
     from grader.app.viewer import start
-    course = Course(ROOT)
-    viewer = start(ROOT, "puzzle04", course.solution_file("puzzle04"), "classic[seed=0]")
+    course = Course(PRISTINE)
+    viewer = start(PRISTINE, "puzzle04", course.solution_file("puzzle04"), "classic[seed=0]")
     refused, console = [], []
 
     def local_only(route):
@@ -289,7 +289,7 @@ def test_jupyterlab_serves_the_course(tmp_path):
         pytest.importorskip("playwright.sync_api")
         pytest.importorskip("jupyterlab")
     from playwright import sync_api
-    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")  # Lab writes checkpoints beside them
+    shutil.copytree(PRISTINE / "notebooks", tmp_path / "notebooks")  # Lab writes checkpoints beside them
     port = _free_port()
     server = subprocess.Popen(
         # `python -m jupyterlab`, not `-m jupyter lab`: that one runs the server as its child, which
@@ -323,7 +323,8 @@ def test_jupyterlab_serves_the_course(tmp_path):
 
 def test_class_report_page_in_a_real_browser(tmp_path):
     """report.html of a small class, opened from disk with every request refused: the summary's
-    words and charts show, a student's mark leads to their message, the filter hides rows."""
+    words and charts show, a student's mark opens their folded section at that puzzle's message,
+    the filter hides rows."""
     chromium = shutil.which("chromium")
     required = os.environ.get("TP_REQUIRE_BROWSER") == "1"
     if chromium is None and not required:
@@ -352,22 +353,101 @@ def test_class_report_page_in_a_real_browser(tmp_path):
         page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
         page.goto((tmp_path / "report.html").as_uri())
         summary = page.inner_text("body")
-        bars = page.locator("svg.tp-chart rect").count()
-        chart = page.locator("svg.tp-chart").first.bounding_box()
+        bars = page.locator("svg.tp-bar rect").count()
+        chart = page.locator("table.tp-bars").first.bounding_box()
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / "class_report.png"), full_page=True)
         page.click("#tp-students a[href='#s-cy-puzzle19']")
         page.wait_for_function("() => location.hash === '#s-cy-puzzle19'")
-        target = page.locator("#s-cy-puzzle19")
-        target.locator("summary").click()  # unfolds the puzzle's messages
-        message = target.inner_text()
+        page.wait_for_function("() => document.getElementById('s-cy-puzzle19').open")  # and cy's section
+        message = page.locator("#s-cy-puzzle19").inner_text()
+        unfolded = page.evaluate("() => document.getElementById('s-cy').open")
         page.fill("#tp-filter", "bo")
         shown = page.eval_on_selector_all("#tp-students tbody tr", "rows => rows.filter(r => r.offsetParent).length")
         browser.close()
     assert "2 of 4: an online sum never rescaled when the maximum grows" in summary
     assert "puzzle19: bo and cy share 41 fingerprints (score 1.00)" in summary
     assert bars >= 6 and chart["height"] > 100, (bars, chart)
-    assert "It looks like an online sum never rescaled" in message and "classic[seed=0]" in message
+    assert "It looks like an online sum never rescaled" in message and "classic[seed=0]" in message and unfolded
     assert shown == 1
     assert not requested, f"the page asked for the network: {requested}"
     assert not errors, errors
+
+
+# The page's size, and every element that runs past the window's edges, for an SVG's text past its
+# own SVG (a label cut at the left: "uzzle22"), for a cell past its own box. A folded section's
+# content has no box: skipped.
+MEASURE = """() => {
+  const doc = document.documentElement, cut = [];
+  const say = (el, box) => `${el.tagName.toLowerCase()} "${(el.textContent || '').trim().slice(0, 40)}" `
+                           + `${Math.round(box.left)}..${Math.round(box.right)}`;
+  for (const el of document.body.querySelectorAll('*')) {
+    const box = el.getBoundingClientRect();
+    if ((box.width || box.height) && (box.left < -0.5 || box.right > doc.clientWidth + 0.5)) cut.push(say(el, box));
+  }
+  for (const text of document.querySelectorAll('svg text')) {
+    const svg = text.ownerSVGElement.getBoundingClientRect(), box = text.getBoundingClientRect();
+    if (box.width && (box.left < svg.left - 0.5 || box.right > svg.right + 0.5)) cut.push('in its svg: ' + say(text, box));
+  }
+  // a cell or line whose words run out of its own box, over its neighbour
+  for (const el of document.body.querySelectorAll('td, th, p, li, summary, h1, h2, h3')) {
+    if (el.clientWidth && el.scrollWidth > el.clientWidth + 1) cut.push('out of its box: ' + say(el, el.getBoundingClientRect()));
+  }
+  const grid = document.querySelector('.tp-scroll');
+  return {width: doc.scrollWidth, window: doc.clientWidth, height: doc.scrollHeight, cut: cut,
+          gridScrolls: grid.scrollWidth > grid.clientWidth};
+}"""
+
+
+@pytest.mark.parametrize("students", [5, 40])
+def test_the_class_report_fits_1400_px_and_runs_no_id(tmp_path, students):
+    """Issue 44: report.html at 1,400 px in chromium, for 5 and 40 students on the 42 puzzles: no
+    horizontal overflow, no label cut at an edge, folded or unfolded; hostile ids (a folder may be
+    named `<img src=x onerror=...>`) are text, never markup. Its size goes to
+    build/screenshots/class_report_N.json (docs/class-report.md quotes it)."""
+    chromium = shutil.which("chromium")
+    if chromium is None and os.environ.get("TP_REQUIRE_BROWSER") != "1":
+        pytest.skip("Debian's chromium is not installed (CI installs it: see .ci/run)")
+    pytest.importorskip("playwright.sync_api")
+    from playwright import sync_api
+
+    from grader.report.batch_files import write_reports
+    from test_class_report import typed_class, typed_similarity
+    results = typed_class(students)
+    write_reports(results, [r.puzzle for r in results[0].results], tmp_path, 60.0, similarity=typed_similarity(results))
+    errors = []
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.on("dialog", lambda dialog: errors.append(f"dialog: {dialog.message}") or dialog.dismiss())
+        page.goto((tmp_path / "report.html").as_uri())
+        folded = page.evaluate(MEASURE)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"class_report_{students}.png"), full_page=True)
+        names = page.inner_text("#tp-students tbody")
+        for name in page.locator("#tp-students td.who a").all():  # an injected onmouseover would run here
+            name.hover()
+        # a failed mark of Zoë's opens her section and that puzzle's messages (her key is percent-encoded in the URL)
+        page.click("#tp-students tbody tr:first-child td.m.failed a")
+        page.wait_for_function("() => document.getElementById('s-Zoë_Ñúñez').open")
+        opened = page.evaluate("() => [...document.querySelectorAll('details[open]')].map(d => d.id)")
+        page.fill("#tp-filter", "zoë")
+        shown = page.eval_on_selector_all("#tp-students tbody tr", "rows => rows.filter(r => r.offsetParent).length")
+        page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+        unfolded = page.evaluate(MEASURE)
+        pwned = page.evaluate("() => window.__pwned || 0")
+        images = page.evaluate("() => document.images.length")
+        browser.close()
+    (SCREENSHOTS / f"class_report_{students}.json").write_text(json.dumps(
+        {"students": students, "window": 1400, "width": folded["width"], "height": folded["height"],
+         "unfolded_height": unfolded["height"], "measured": time.strftime("%Y-%m-%d")}) + "\n")
+    assert folded["width"] <= folded["window"] and not folded["cut"], folded
+    assert unfolded["width"] <= unfolded["window"] and not unfolded["cut"], unfolded
+    assert not folded["gridScrolls"], "the students' table needs more than the window's width"
+    assert pwned == 0 and images == 0 and not errors, (pwned, images, errors)
+    assert "<img src=x onerror=window.__pwned=1>" in names and "Zoë Ñúñez" in names
+    assert "s-Zoë_Ñúñez" in opened and any(o.startswith("s-Zoë_Ñúñez-puzzle") for o in opened), opened
+    assert shown == 1
+    # one screen of the page per 5 students or so, not a screen per student (12,419 px for 5 before)
+    assert folded["height"] < {5: 4000, 40: 9000}[students], folded["height"]

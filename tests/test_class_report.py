@@ -4,6 +4,7 @@ the batch's reports."""
 import json
 import re
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -60,13 +61,22 @@ def similarity() -> SimilarityReport:
                             (PuzzleThreshold("puzzle19", 66, 33, 0.85, 4),), "winnowing")
 
 
+def _words(page: str) -> str:
+    """The words a reader sees: no markup, no bars (their tooltips), no style or script."""
+    page = re.sub(r"<(svg|style|script)\b.*?</\1>", " ", page, flags=re.S)
+    page = re.sub(r"</?(a|b|code|span)\b[^>]*>", "", page)  # inline: no gap where they open or close
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page)).strip()
+
+
 def test_the_page_says_what_the_class_got_wrong_in_words():
     page = class_page(class_results(), IDS, 12.0, similarity())
-    text = re.sub(r"<[^>]+>", " ", page)
+    text = _words(page)
     assert "2 of 4: an online sum never rescaled when the maximum grows" in text
     assert "2 of 4: wrong values" in text and "1 of 4: " in text
     assert "4 students graded on 2 puzzles; a median of 1 puzzle passed." in text
-    assert "75% passed" in text and "25% passed" in text  # puzzle 2: 3 of 4; puzzle 19: 1 of 4
+    # the counts beside each percentage: puzzle 2 passed by 3 of 4, tried by 4; puzzle 19 by 1 of 4, tried by 3
+    assert re.search(r"puzzle02 Constant add, blocked\s+3 of 4, 75 %\s+4 of 4", text)
+    assert re.search(r"puzzle19 Online softmax\s+1 of 4, 25 %\s+3 of 4", text)
 
 
 def test_the_page_links_each_student_to_their_messages_and_problems():
@@ -83,14 +93,15 @@ def test_the_page_shows_the_similar_pairs_escaped_and_marks_their_students():
     assert "share 41 fingerprints (score 1.00)" in page
     assert "bo/puzzles/puzzle19_online_softmax.py</b>, lines 10-12" in page
     assert "&lt;b&gt;" in page and "\n<b>\n" not in page
-    assert "data-student='bo'><td><a href='#s-bo'>bo</a> ⚑" in page
+    assert "data-student='bo bo'><td class='who'><a href='#s-bo' title='bo'>bo</a> <span title='in a similar pair'>⚑" \
+        in page
     assert "Not looked for in this batch." in class_page(class_results(), IDS, 12.0, None)
 
 
 def test_the_page_lists_attempts_and_time_spent():
     page = class_page(class_results(), IDS, 12.0)
     assert "<td>puzzle02</td><td>3</td><td>7 min</td>" in page and "passed (at attempt 3)" in page
-    assert "<td>3 / 7 min</td>" in page  # ana's row: attempts / time
+    assert "<td class='n'>3 / 7 min</td>" in page  # ana's row: attempts / time
 
 
 def _text(svg_or_page: str) -> list[str]:
@@ -106,14 +117,15 @@ def test_the_passed_chart_has_a_named_bar_per_student_sorted_and_titled_axes():
                                                       "x.py", "cpu") for i in range(4)), (), 1.0)
                for name, n in statuses.items()]
     page = class_page(results, ids, 1.0)
-    chart = page[page.index("<h3>Puzzles passed per student</h3>"):page.index("<h3>Each puzzle</h3>")]
-    words = _text(chart)
+    chart = page[page.index("<h3>Puzzles passed per student</h3>"):page.index("<h3>Each puzzle attempted</h3>")]
     # a bar per student, most passed first, their name before it and their count after it
-    assert words[:10] == ["bo", "4", "eli", "3", "ana", "2", "cy", "1", "di", "0"]
-    assert "puzzles passed" in words and "student" in words  # the axes' titles
+    rows = re.findall(r"<tr><td class='l' title='[^']*'>([^<]*)</td><td><svg.*?</svg></td><td>(\d+)</td></tr>", chart)
+    assert rows == [("bo", "4"), ("eli", "3"), ("ana", "2"), ("cy", "1"), ("di", "0")]
+    assert "<th class='l'>student</th><th>puzzles passed, of 4</th>" in chart  # the axes' titles
     ticks = re.findall(r"<text class='tp-tick'[^>]*>([^<]*)</text>", chart)
     assert ticks == ["0", "1", "2", "3", "4"]  # the x axis, 0 to the number of puzzles
     assert "<title>bo: 4 puzzles passed</title>" in chart
+    assert _text(chart) == ticks, "a label in SVG text is cut at the chart's edge; labels are HTML"
 
 
 def test_a_large_class_gets_a_histogram_with_titled_axes_and_labels_that_do_not_run_together():
@@ -126,7 +138,8 @@ def test_a_large_class_gets_a_histogram_with_titled_axes_and_labels_that_do_not_
     assert "<title>puzzles passed 1: 0 students</title>" in svg
     results = [StudentResult(f"s{i:03d}", (_puzzle("puzzle02", Status.PASS),), (), 1.0) for i in range(61)]
     page = class_page(results, ["puzzle02"], 1.0)
-    assert "how many students passed each number of puzzles" in page and "s000" not in _text(page)
+    chart = page[page.index("<h3>Puzzles passed per student</h3>"):page.index("<h3>Each puzzle attempted</h3>")]
+    assert "how many students passed each number of puzzles" in chart and "s000" not in chart
 
 
 def test_attempt_figures_say_how_many_students_they_come_from_and_need_three():
@@ -223,3 +236,150 @@ def test_intake_reads_the_progress_file_a_submission_carries(tmp_path):
     assert "notebooks/.progress.json: a second progress file, not read (attempts are from .progress.json)" \
         in students["bo"].problems
     assert students["cy"].attempts == () and any("is a symbolic link: not read" in p for p in students["cy"].problems)
+
+
+# ---- a class of 5 and of 40 on the whole course, from typed results (nothing graded) ----------
+
+# Ids a real class hands in: a space, accents, a long name, and hostile ones (a folder may be
+# named so): the page must show each as typed, escaped, on one page that fits 1,400 px.
+AWKWARD_IDS = ("Zoë Ñúñez", "ana lee", "Maximilian Alexander von Hohenzollern-Sigmaringen",
+               "<img src=x onerror=window.__pwned=1>", "=HYPERLINK(\"http://x\",\"y\") ' onmouseover='window.__pwned=2")
+
+
+def typed_class(students: int, seed: int = 44) -> list[StudentResult]:
+    """``students`` students on the course's 42 puzzles, as a batch reports them: each attempts
+    the early puzzles more often than the late ones, passes most, fails some with a message; one
+    hands in nothing readable. The first five carry AWKWARD_IDS."""
+    import random
+
+    from grader.source.submission_walk import clean_name
+    from pristine import PRISTINE
+    course = Course(PRISTINE)
+    rng = random.Random(seed)
+    ids = [*AWKWARD_IDS, *(f"student{n:02d}" for n in range(len(AWKWARD_IDS), students))][:students]
+    results = []
+    for n, submitted in enumerate(ids):
+        reach = 0 if n == 1 else rng.randint(3, len(course.ids))  # "ana lee" sent nothing readable
+        puzzles = []
+        for k, puzzle_id in enumerate(course.ids):
+            title = course.puzzle(puzzle_id).title
+            tried = k < reach and rng.random() < 0.85 - k / 60
+            status = (Status.NOT_ATTEMPTED if not tried else Status.PASS if rng.random() < 0.7
+                      else Status.INTERPRETER_LIMIT if rng.random() < 0.1 else Status.FAIL)
+            message = {Status.FAIL: NEVER_RESCALED, Status.NOT_ATTEMPTED: "no `kernel` in the submission",
+                       Status.INTERPRETER_LIMIT: "the interpreter cannot run tl.dot on fp8"}.get(status, "")
+            cases = () if status in (Status.NOT_ATTEMPTED, Status.INTERPRETER_LIMIT) else (
+                _case(status == Status.PASS, message, None if status == Status.PASS else FailureKind.MISMATCH),)
+            puzzles.append(PuzzleResult(puzzle_id, title, status, f"x/{puzzle_id}.py", "cpu", cases, {}, message))
+        problems = ("notes.py: could not be read (SyntaxError line 3)",) if n == 1 else ()
+        attempts = (Attempts("puzzle01", 6, 36 * 60.0, "2026-11-20 10:00:00", "2026-11-20 10:36:00", "passed", 6),
+                    ) if n % 3 == 0 else ()
+        results.append(StudentResult(clean_name(submitted), tuple(puzzles), problems, 3.0, attempts, submitted))
+    return results
+
+
+def typed_similarity(results: list[StudentResult]) -> SimilarityReport:
+    """A pair between two awkward ids (their keys, as the similarity pass names students)."""
+    a, b = results[0].student, results[3].student  # Zoë Ñúñez and the <img ...> id
+    return SimilarityReport((SimilarPair("puzzle07", (a, b), 33, 0.91, (Fragment(f"{a}/puzzle07.py", 3, 4, "x = 1\n"),)),),
+                            (PuzzleThreshold("puzzle07", 40, 20, 0.85, len(results)),), "winnowing")
+
+
+def test_the_first_table_has_a_row_per_student_a_cell_per_puzzle_and_their_counts():
+    results = typed_class(5)
+    ids = [r.puzzle for r in results[0].results]
+    page = class_page(results, ids, 60.0, typed_similarity(results))
+    assert page.index("<h2 id='students'>") < page.index("<h2 id='summary'>")  # the table comes first
+    table = page[page.index("<table id='tp-students'"):page.index("</table>", page.index("<table id='tp-students'"))]
+    rows = re.findall(r"<tr data-student=.*?</tr>", table)
+    assert len(rows) == 5 and all(row.count("<td class='m ") == 42 for row in rows)
+    zoe = results[0]
+    passed, tried = zoe.total, sum(r.status != Status.NOT_ATTEMPTED for r in zoe.results)
+    assert f"<b>{passed}</b> / {tried} / 42</td>" in rows[0] and "Zoë Ñúñez</a>" in rows[0]
+    assert f"title='{passed} passed of {tried} attempted, of 42 puzzles'" in rows[0]
+    assert "<td class='n'>6 / 36 min</td>" in rows[0]  # her progress file: 6 attempts, 36 minutes
+    assert "ana lee</a> <span class='tp-warn' title='notes.py: could not be read (SyntaxError line 3)'>⚠1" in rows[1]
+    # the legend names every mark the cells use
+    legend = _words(page[page.index("<p class='tp-legend'>"):])
+    assert legend.startswith("✓ passed ✗ failed – not attempted gpu to grade on a GPU")
+    # a failed mark leads to that puzzle's messages; a puzzle not attempted, to the student's section
+    failed = next(r for r in zoe.results if r.status == Status.FAIL)
+    assert f"<td class='m failed'><a href='#s-Zoë_Ñúñez-{failed.puzzle}'" in rows[0]
+    assert "<td class='m not-attempted'><a href='#s-Zoë_Ñúñez' " in rows[0]
+
+
+def test_each_student_is_folded_and_lists_only_what_they_attempted():
+    results = typed_class(5)
+    ids = [r.puzzle for r in results[0].results]
+    page = class_page(results, ids, 60.0)
+    sections = re.findall(r"<details class='tp-student' id='([^']*)'>(.*?)</details>(?=<details class='tp-student'|"
+                          r"</body>|<script>)", page, flags=re.S)
+    assert [key for key, _ in sections] == [f"s-{r.student}" for r in results]  # folded: no `open`
+    zoe, text = results[0], sections[0][1]
+    tried = [r for r in zoe.results if r.status != Status.NOT_ATTEMPTED]
+    untried = [r.puzzle for r in zoe.results if r.status == Status.NOT_ATTEMPTED]
+    assert _words(text).startswith(f"Zoë Ñúñez: {zoe.total} passed of {len(tried)} attempted, of 42 puzzles "
+                                   "(files and links under Zoë_Ñúñez)")
+    assert all(f"id='s-Zoë_Ñúñez-{r.puzzle}'" in text for r in tried)
+    assert not any(f"id='s-Zoë_Ñúñez-{p}'" in text for p in untried)  # one line for them, not 42 paragraphs
+    assert f"Not attempted: {len(untried)} puzzles (" in text and "42)." in text
+    assert "<details class='tp-student' id='s-ana_lee'><summary><b>ana lee</b>: 0 passed of 0 attempted, of 42 " \
+           "puzzles · 1 problem(s) with the submission" in page
+
+
+def test_the_puzzle_ranges_of_a_student_s_untried_line():
+    from grader.report.class_students import _numbers
+    assert _numbers(["puzzle01", "puzzle03", "puzzle04", "puzzle05", "puzzle07", "puzzle08"]) == "1, 3–5, 7, 8"
+
+
+def test_hostile_ids_are_shown_as_typed_never_as_markup():
+    results = typed_class(5)
+    ids = [r.puzzle for r in results[0].results]
+    page = class_page(results, ids, 60.0, typed_similarity(results))
+    from html.parser import HTMLParser
+
+    class Elements(HTMLParser):
+        seen: list[tuple[str, list]] = []
+
+        def handle_starttag(self, tag, attrs):
+            self.seen.append((tag, attrs))
+    parser = Elements()
+    parser.feed(page)
+    # as a browser parses it: no element the ids made, no event handler on any element
+    assert not [tag for tag, _ in parser.seen if tag == "img"]
+    assert not [(tag, name) for tag, attrs in parser.seen for name, _ in attrs if name.startswith("on")]
+    assert "&lt;img src=x onerror=window.__pwned=1&gt;</a>" in page  # the table's name, escaped
+    assert "<b>=HYPERLINK(&quot;http://x&quot;,&quot;y&quot;) &#x27; onmouseover=&#x27;window.__pwned=2</b>" in page
+    # the similar pair names both by the id they submitted, escaped, linking to their keys' anchors
+    assert ("<a href='#s-Zoë_Ñúñez'>Zoë Ñúñez</a> and <a href='#s-_img_src_x_onerror_window.__pwned_1_'>&lt;img "
+            "src=x onerror=window.__pwned=1&gt;</a> share 33 fingerprints") in page
+
+
+def test_every_file_keeps_the_id_as_submitted_and_a_hostile_one_breaks_none(tmp_path):
+    import csv
+    import xml.etree.ElementTree as ET
+    odd = 'Zoë, "the 2nd"\n=1+1'  # a comma, quotes and a newline (a folder's name may hold all three)
+    results = [replace(r, submitted_id=odd if i == 0 else r.submitted_id) for i, r in enumerate(typed_class(5))]
+    ids = [r.puzzle for r in results[0].results]
+    write_reports(results, ids, tmp_path, 60.0)
+    with open(tmp_path / "grades.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [row["submitted_id"] for row in rows] == [odd, "ana lee", "Maximilian Alexander von Hohenzollern-"
+                                                     "Sigmaringen", "<img src=x onerror=window.__pwned=1>",
+                                                     "'=HYPERLINK(\"http://x\",\"y\") ' onmouseover='window.__pwned=2"]
+    assert [row["student"] for row in rows] == [r.student for r in results]  # the key: their folder's name
+    assert list(rows[0])[-1] == "submitted_id" and all(row["total"].isdigit() for row in rows)
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert [s["submitted_id"] for s in doc["students"]] == [odd] + [r.submitted_id for r in results[1:]]
+    assert finished(tmp_path, ids)["Zoë_Ñúñez"].submitted_id == odd  # --resume keeps it
+    suites = ET.parse(tmp_path / "junit.xml").getroot()
+    assert [s.find("properties/property").get("value") for s in suites][:2] == [odd, "ana lee"]
+    assert "Zoë, &quot;the 2nd&quot;\n=1+1" in (tmp_path / "report.html").read_text()
+
+
+def test_a_result_typed_without_an_id_is_named_by_its_key_everywhere():
+    student = StudentResult("ada", (_puzzle("puzzle02", Status.PASS),), (), 1.0)
+    from grader.report.batch_files import grades_csv, results_json
+    assert grades_csv([student], ["puzzle02"]).splitlines() == ["student,puzzle02,total,problems,submitted_id",
+                                                               "ada,1,1,,ada"]
+    assert json.loads(results_json([student], ["puzzle02"], 1.0))["students"][0]["submitted_id"] == "ada"

@@ -194,7 +194,7 @@ def test_a_class_counts_interpreter_limits_apart_and_lists_them():
     assert "ada" in summary and "1/2  (1 to grade on a GPU: puzzle05)" in summary
     assert "1 outcome(s) the interpreter could not decide (the kernels compile for sm_90; grade them with " \
            "--device cuda):\n  ada puzzle05: case x: the grader's interpreter cannot run this kernel" in summary
-    assert batch_files.grades_csv([student], ids).splitlines()[1] == "ada,1,gpu,1,"
+    assert batch_files.grades_csv([student], ids).splitlines()[1] == "ada,1,gpu,1,,ada"  # the id as submitted last
     assert 'skipped="1"' in batch_files.junit_xml([student])
     gradescope = json.loads(batch_files.gradescope(student))["tests"]
     assert [t["max_score"] for t in gradescope] == [0, 1]

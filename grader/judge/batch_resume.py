@@ -60,7 +60,8 @@ def finished(out: Path, puzzle_ids: list[str]) -> dict[str, StudentResult]:
         try:
             result = StudentResult(entry["student"], tuple(_puzzle(r) for r in entry["results"]),
                                    tuple(entry["problems"]), float(entry["seconds"]),
-                                   tuple(Attempts(**a) for a in entry.get("attempts", ())))
+                                   tuple(Attempts(**a) for a in entry.get("attempts", ())),
+                                   str(entry.get("submitted_id", "")))
         except (KeyError, TypeError, ValueError):
             continue  # unreadable: graded again
         if was_graded(result):

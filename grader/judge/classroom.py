@@ -86,10 +86,17 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = Opti
             graded, stopped = _grade_here(course, todo, options, jobs, memory_mb, finished, one)
         by_name = {**done, **{r.student: r for r in graded if r is not None}}
         similar = _similarity(course, students) if similarity else None
-        return ClassRun([by_name.get(s.name) or not_graded(s.name, s.problems, "the batch was stopped (Ctrl-C)")
+        stopped_early = "the batch was stopped (Ctrl-C)"
+        return ClassRun([_as_submitted(by_name.get(s.name) or not_graded(s.name, s.problems, stopped_early), s)
                          for s in students], stopped, similar)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _as_submitted(result: StudentResult, student: Student) -> StudentResult:
+    """The result under the id the student handed in, whichever way it came (graded, resumed from
+    a results.json written before the id was kept, or not reached)."""
+    return result if result.submitted_id else replace(result, submitted_id=student.variant_id)
 
 
 def _similarity(course: Course, students: list[Student]) -> SimilarityReport:
@@ -111,7 +118,7 @@ def _grade_here(course: Course, students: list[Student], options: Options, jobs:
             result = grade_student(course, student, options, memory_mb, threads)
         except Exception as exc:  # a grader bug: the student still appears, with the reason
             result = StudentResult(student.name, (), student.problems + (
-                f"grader error: {type(exc).__name__}: {exc}",), 0.0, student.attempts)
+                f"grader error: {type(exc).__name__}: {exc}",), 0.0, student.attempts, student.variant_id)
         finished(result)
         return result
 
@@ -182,4 +189,4 @@ def grade_student(course: Course, student: Student, options: Options,
         results.append(replace(graded[puzzle_id], source=str(PurePosixPath(student.name) /
                                                              path.relative_to(student.folder).as_posix())))
     return StudentResult(student.name, tuple(results), student.problems, time.perf_counter() - started,
-                         student.attempts)
+                         student.attempts, student.variant_id)

@@ -209,10 +209,17 @@ class StudentResult:
     problems: tuple[str, ...]
     seconds: float
     attempts: tuple[Attempts, ...] = ()
+    # The id as handed in (`Zoë Ñúñez`); ``student`` is its sanitised key, which names their
+    # folders and the page's anchors. "" where nobody recorded it (a result typed by hand).
+    submitted_id: str = ""
 
     @property
     def total(self) -> int:
         return sum(r.passed for r in self.results)
+
+    @property
+    def id_as_submitted(self) -> str:
+        return self.submitted_id or self.student
 
 
 def to_dict(obj) -> dict:

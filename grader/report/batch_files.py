@@ -25,21 +25,24 @@ def _cell(text: str) -> str:
 
 
 def grades_csv(results: list[StudentResult], puzzle_ids: list[str]) -> str:
-    """A row per student: a cell per puzzle (its status's ``csv``), the total and the problems."""
+    """A row per student: their key, a cell per puzzle (its status's ``csv``), the total, the
+    problems and the id as submitted (last, so that a sheet reading columns by place still reads)."""
     out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["student", *puzzle_ids, "total", "problems"])
+    writer = csv.writer(out)  # quotes a cell holding a comma, a quote or a newline: one row per student
+    writer.writerow(["student", *puzzle_ids, "total", "problems", "submitted_id"])
     for student in results:
         status = {r.puzzle: r.status for r in student.results}
         cells = [status[p].outcome.csv if p in status else "" for p in puzzle_ids]
-        writer.writerow([_cell(student.student), *cells, student.total, _cell("; ".join(student.problems))])
+        writer.writerow([_cell(student.student), *cells, student.total, _cell("; ".join(student.problems)),
+                         _cell(student.id_as_submitted)])
     return out.getvalue()
 
 
 def results_json(results: list[StudentResult], puzzle_ids: list[str], seconds: float) -> str:
     return json.dumps({
         "puzzles": puzzle_ids,
-        "students": [{"student": s.student, "total": s.total, "problems": list(s.problems), "seconds": s.seconds,
+        "students": [{"student": s.student, "submitted_id": s.id_as_submitted, "total": s.total,
+                      "problems": list(s.problems), "seconds": s.seconds,
                       "interpreter_limit": [r.puzzle for r in s.results if r.status == Status.INTERPRETER_LIMIT],
                       "results": [to_dict(r) | {"passed": r.passed} for r in s.results],
                       "attempts": [to_dict(a) for a in s.attempts]} for s in results],
@@ -60,6 +63,8 @@ def junit_xml(results: list[StudentResult]) -> str:
                               errors=str(elements.count("error") + len(student.problems)),
                               skipped=str(elements.count("skipped")),
                               time=f"{student.seconds:.2f}")
+        ET.SubElement(ET.SubElement(suite, "properties"), "property", name="submitted_id",
+                      value=student.id_as_submitted)
         for problem in student.problems:
             case = ET.SubElement(suite, "testcase", classname=student.student, name="submission")
             ET.SubElement(case, "error", message=problem)

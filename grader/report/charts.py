@@ -1,6 +1,7 @@
-"""Small inline SVG charts for the class page: no script, no font or file fetched, readable
-when printed. Each bar has a ``<title>`` (its exact figure shows on hover) and the figure
-written beside it, so nothing depends on reading a bar's length."""
+"""Small charts for the class page: no script, no font or file fetched, readable when printed.
+Each bar is inline SVG with a ``<title>`` (its exact figure shows on hover) and its figure
+written beside it, so nothing depends on reading a bar's length. The bar charts are tables:
+their labels and figures are HTML, laid out by the browser, so none is cut at an edge."""
 from __future__ import annotations
 
 from html import escape
@@ -49,64 +50,78 @@ def column_chart(values: list[int], labels: list[str], caption: str, x_title: st
     return "".join(parts)
 
 
+# A bar's length in px (a student's total; a puzzle's outcomes, beside its words), and the room
+# either side of it that the axis' first and last figures take.
+RANKED_W, STACKED_W, PAD = 360, 260, 10
+# Labels and figures are HTML beside the bars, never SVG text: the browser lays them out, so a
+# long or wide name wraps instead of running past the chart's edge (issue 44: "uzzle22").
+STYLE = (".tp-bars td{padding:1px .5em;vertical-align:top;white-space:nowrap;font-size:90%;line-height:1.3}"
+         ".tp-bars td.l{white-space:normal;overflow-wrap:anywhere;max-width:30em}.tp-bars.ranked td.l{text-align:right}"
+         ".tp-bars.stacked{width:100%}.tp-bars.stacked td.l{white-space:nowrap;max-width:none}"
+         ".tp-bars td.w{white-space:normal;width:100%;font-size:85%}"
+         ".tp-bars td.w ul{margin:0;padding-left:1.1em}.tp-bars th{font-size:90%;font-weight:600}"
+         ".tp-bars svg{display:block;margin-top:2px}")
+LABEL_CHARS = 64  # longer labels are cut, whole in their tooltip (a puzzle's title is 56 at most)
+
+
+def _label(text: str) -> str:
+    shown = text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1] + "…"
+    return f"<td class='l' title='{escape(text, quote=True)}'>{escape(shown)}</td>"
+
+
+def _bar(pieces: list[tuple[int, str, str]], scale: float, width: int, track: bool = False) -> str:
+    """One bar: a rectangle per part ``(count, colour, its title)``, each titled with its figure."""
+    parts = [f"<svg class='tp-bar' width='{width + 2 * PAD}' height='13' xmlns='http://www.w3.org/2000/svg'>"]
+    if track:  # the whole scale, faint: a short bar reads as "of 42", not as a short axis
+        parts.append(f"<rect x='{PAD}' y='0' width='{width}' height='13' fill='#eeeeee'/>")
+    x = float(PAD)
+    for count, colour, title in pieces:
+        if count:
+            parts.append(f"<rect x='{x:.1f}' y='0' width='{scale * count:.1f}' height='13' fill='{colour}'>"
+                         f"<title>{escape(title)}</title></rect>")
+            x += scale * count
+    return "".join(parts) + "</svg>"
+
+
+def _axis(top: int, scale: float, width: int) -> str:
+    """The bars' x axis, 0 to ``top``, with a tick every 1, 2, 5, 10... so that figures never touch."""
+    step = next(s for s in (1, 2, 5, 10, 20, 50, 100, 1000) if s * scale >= 24)
+    parts = [f"<svg class='tp-axis' width='{width + 2 * PAD}' height='20' xmlns='http://www.w3.org/2000/svg' "
+             f"style='{FONT}'><line x1='{PAD}' y1='1' x2='{PAD + width}' y2='1' stroke='#9e9e9e'/>"]
+    for tick in range(0, top + 1, step):
+        x = PAD + tick * scale
+        parts.append(f"<line x1='{x:.1f}' y1='1' x2='{x:.1f}' y2='5' stroke='#9e9e9e'/>"
+                     f"<text class='tp-tick' x='{x:.1f}' y='17' text-anchor='middle'>{tick}</text>")
+    return "".join(parts) + "</svg>"
+
+
 def ranked_bars(rows: list[tuple[str, int]], top: int, caption: str, x_title: str, y_title: str,
                 colour: str = "#1565c0") -> str:
-    """One horizontal bar per row, in the order given (sorted by the caller), its figure written
-    at its end, on an x axis from 0 to ``top`` with ticks and a title; the rows' labels on the left."""
-    label_w, bar_w, row_h = 220, 420, 18
-    height = 8 + row_h * len(rows)
-    total_h = height + 44
-    parts = [f"<svg class='tp-chart' role='img' aria-label='{escape(caption)}' width='{label_w + bar_w + 60}' "
-             f"height='{total_h}' viewBox='0 0 {label_w + bar_w + 60} {total_h}' "
-             f"xmlns='http://www.w3.org/2000/svg' style='{FONT}'>"]
-    scale = bar_w / max(1, top)
-    for i, (label, value) in enumerate(rows):
-        y = 4 + i * row_h
-        shown = label if len(label) <= 30 else label[:29] + "…"
-        parts.append(f"<text x='{label_w - 6}' y='{y + 12}' text-anchor='end'>{escape(shown)}</text>")
-        w = scale * value
-        parts.append(f"<rect x='{label_w}' y='{y + 2}' width='{w:.1f}' height='{row_h - 5}' fill='{colour}'>"
-                     f"<title>{escape(label)}: {value} {escape(x_title)}</title></rect>")
-        parts.append(f"<text x='{label_w + w + 4:.1f}' y='{y + 12}'>{value}</text>")
-    parts.append(f"<line x1='{label_w}' y1='{height}' x2='{label_w + bar_w}' y2='{height}' stroke='#9e9e9e'/>"
-                 f"<line x1='{label_w}' y1='2' x2='{label_w}' y2='{height}' stroke='#9e9e9e'/>")
-    step = next(s for s in (1, 2, 5, 10, 20, 50, 100) if s * scale >= 24)
-    for tick in range(0, top + 1, step):
-        x = label_w + tick * scale
-        parts.append(f"<line x1='{x:.1f}' y1='{height}' x2='{x:.1f}' y2='{height + 4}' stroke='#9e9e9e'/>"
-                     f"<text class='tp-tick' x='{x:.1f}' y='{height + 16}' text-anchor='middle'>{tick}</text>")
-    widest = max((min(len(label), 30) for label, _ in rows), default=0)
-    parts.append(_axis_titles(label_w + bar_w / 2, height + 36, x_title, height / 2, y_title,
-                              max(12, label_w - 16 - 7 * widest)))
-    parts.append("</svg>")
-    return "".join(parts)
+    """A row per ``(label, value)``, in the order given (sorted by the caller): the label, a bar
+    on a scale from 0 to ``top`` and the figure; an x axis with ticks under the bars."""
+    scale = RANKED_W / max(1, top)
+    bars = [_bar([(value, colour, f"{label}: {value} {x_title}")], scale, RANKED_W, track=True) for label, value in rows]
+    body = "".join(f"<tr>{_label(label)}<td>{bar}</td><td>{value}</td></tr>" for (label, value), bar in zip(rows, bars))
+    return (f"<table class='tp-bars ranked' aria-label='{escape(caption, quote=True)}'><thead><tr>"
+            f"<th class='l'>{escape(y_title)}</th><th>{escape(x_title)}, of {top}</th><th></th></tr></thead>"
+            f"<tbody>{body}<tr><td></td><td>{_axis(top, scale, RANKED_W)}</td><td></td></tr></tbody></table>")
 
 
-def stacked_rows(rows: list[tuple[str, list[tuple[int, str, str]]]], total: int, caption: str,
-                 note: list[str] | None = None) -> str:
-    """One horizontal bar per row, split into parts ``(count, colour, what)`` out of ``total``;
-    ``note``: the text written after each bar (its pass rate)."""
-    label_w, bar_w, row_h = 300, 420, 20
-    height = row_h * len(rows) + 8
-    parts = [f"<svg class='tp-chart' role='img' aria-label='{escape(caption)}' width='{label_w + bar_w + 160}' "
-             f"height='{height}' viewBox='0 0 {label_w + bar_w + 160} {height}' xmlns='http://www.w3.org/2000/svg' "
-             f"style='{FONT}'>"]
-    for i, (label, pieces) in enumerate(rows):
-        y = 4 + i * row_h
-        shown = label if len(label) <= 44 else label[:43] + "…"  # the whole label is the bar's title
-        parts.append(f"<text x='{label_w - 6}' y='{y + 13}' text-anchor='end'>{escape(shown)}</text>")
-        x = float(label_w)
-        for count, colour, what in pieces:
-            if not count:
-                continue
-            w = bar_w * count / max(1, total)
-            parts.append(f"<rect x='{x:.1f}' y='{y + 2}' width='{w:.1f}' height='{row_h - 5}' fill='{colour}'>"
-                         f"<title>{escape(label)}: {count} of {total} {escape(what)}</title></rect>")
-            x += w
-        if note:
-            parts.append(f"<text x='{label_w + bar_w + 8}' y='{y + 13}'>{escape(note[i])}</text>")
-    parts.append("</svg>")
-    return "".join(parts)
+def stacked_rows(rows: list[tuple[str, list[tuple[int, str, str]], list[str]]], total: int, caption: str,
+                 heads: list[str], wide_last: bool = False) -> str:
+    """A row per ``(label, parts, cells)``: the label, one bar split into ``(count, colour, what)``
+    out of ``total``, then the row's cells (HTML, each its own column, headed by ``heads``);
+    ``wide_last``: the last column holds words that wrap (what went wrong)."""
+    scale = STACKED_W / max(1, total)
+    body = []
+    for label, pieces, cells in rows:
+        titled = [(count, colour, f"{label}: {count} of {total} {what}") for count, colour, what in pieces]
+        body.append(f"<tr>{_label(label)}<td>{_bar(titled, scale, STACKED_W)}</td>"
+                    + "".join(f"<td{' class=w' if wide_last and i == len(cells) - 1 else ''}>{cell}</td>"
+                              for i, cell in enumerate(cells)) + "</tr>")
+    head = "".join(f"<th>{escape(h)}</th>" for h in heads)
+    return (f"<table class='tp-bars stacked' aria-label='{escape(caption, quote=True)}'><thead><tr>"
+            f"<th class='l'>puzzle</th><th></th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
 
 
 def legend(items: list[tuple[str, str]]) -> str:
