@@ -197,3 +197,72 @@ def test_doctor_json():
     assert doc["versions"]["triton"] and doc["gpu"]["available"] in (True, False)
     assert {f["severity"] for f in doc["findings"]} <= {"ok", "warning", "error"}
     assert any(f["topic"] == "grading" and f["severity"] == "ok" for f in doc["findings"])
+
+
+# ---- the sandbox: a tiny process started in a worker's jail, with bwrap's words where it fails ----
+def _fake_bwrap(folder, script):
+    """A `bwrap` first on PATH that runs ``script`` (sh): the probe meets it as it would the real one."""
+    import os
+    import stat
+    path = folder / "bwrap"
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return f"{folder}{os.pathsep}/usr/bin{os.pathsep}/bin"
+
+
+def test_the_sandbox_works_here_where_bwrap_does(course):
+    from grader.channel.isolation import bubblewrap
+    from grader.judge import machine
+    if bubblewrap() is None:
+        pytest.skip("bubblewrap does not run on this machine")
+    probe = machine.sandbox_probe(course.root)
+    assert probe.state == "works", probe
+    finding = doctor.sandbox_finding(probe)
+    assert finding == Finding("ok", "sandbox", "bubblewrap started a process in a worker's sandbox: learner code runs "
+                              "there with no network, in its own PID namespace, and reads only the system, Python "
+                              "and the files it grades.")
+
+
+def test_no_bwrap_is_a_warning_with_the_package_to_install(tmp_path, monkeypatch):
+    from grader.judge import machine
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap there
+    probe = machine.sandbox_probe()
+    assert probe.state == "missing"
+    finding = doctor.sandbox_finding(probe, "Linux")
+    assert finding.severity == "warning" and finding.message == (
+        "bubblewrap (bwrap) is not installed, so learner code runs without the sandbox. Your own checks still grade, "
+        "in a process session with limits only; `batch` refuses a class's code without the sandbox unless given "
+        "--no-sandbox.")
+    assert finding.fix.startswith("sudo apt-get install bubblewrap")
+    assert "container" in doctor.sandbox_finding(probe, "Darwin").fix
+
+
+def test_bwrap_refused_namespaces_is_said_in_its_words_with_the_sysctl(tmp_path, monkeypatch):
+    from grader.judge import machine
+    said = ("bwrap: No permissions to creating new namespace, likely because the kernel does not allow "
+            "non-privileged user namespaces.")
+    monkeypatch.setenv("PATH", _fake_bwrap(tmp_path, f"echo '{said}' >&2\nexit 1\n"))
+    probe = machine.sandbox_probe()
+    assert probe == type(probe)("fails", said)
+    finding = doctor.sandbox_finding(probe)
+    assert finding.severity == "warning"
+    assert finding.message.startswith(f"bubblewrap is installed but its sandbox fails here: {said} Your own checks")
+    assert ".." not in finding.message
+    assert "kernel.unprivileged_userns_clone=1" in finding.fix
+
+
+def test_a_jail_whose_process_cannot_start_fails_though_bwrap_itself_runs(tmp_path, monkeypatch, course):
+    """The mounts' probe passes (`... true`), the worker's jail does not: the process started in it is
+    what tells."""
+    from grader.judge import machine
+    script = ('for last; do :; done\nif [ "$last" = true ]; then exit 0; fi\n'
+              'echo "bwrap: Can\'t mount proc on /newroot/proc: Operation not permitted" >&2\nexit 1\n')
+    monkeypatch.setenv("PATH", _fake_bwrap(tmp_path, script))
+    from grader.channel import isolation
+    isolation.bubblewrap.cache_clear()
+    try:
+        probe = machine.sandbox_probe(course.root)
+    finally:
+        isolation.bubblewrap.cache_clear()
+    assert probe.state == "fails" and probe.error == "bwrap: Can't mount proc on /newroot/proc: Operation not permitted"
+    assert "--security-opt" in doctor.sandbox_finding(probe).fix

@@ -220,6 +220,40 @@ def interpreter_finding() -> Finding:
                    "are refused.", machine.fix())
 
 
+SANDBOX_DOES = ("learner code runs there with no network, in its own PID namespace, and reads only the system, "
+                "Python and the files it grades")
+NO_SANDBOX = ("Your own checks still grade, in a process session with limits only; `batch` refuses a class's "
+              "code without the sandbox unless given --no-sandbox.")
+
+
+def sandbox_finding(probe, system: str | None = None) -> Finding:
+    """Whether bubblewrap's sandbox works here, from ``probe`` (a tiny process started in a worker's
+    jail: :func:`grader.judge.machine.sandbox_probe`): works, not installed, or installed but
+    failing, with bwrap's words and the fix for what they say."""
+    system = system or platform.system()
+    if probe.state == "works":
+        return Finding("ok", "sandbox", f"bubblewrap started a process in a worker's sandbox: {SANDBOX_DOES}.")
+    if probe.state == "missing":
+        fix = ("sudo apt-get install bubblewrap   (Debian, Ubuntu; `sudo dnf install bubblewrap` on Fedora)"
+               if system == "Linux" else
+               "bubblewrap is Linux's: grade a class in the course's container (Dockerfile), on Linux or WSL2")
+        return Finding("warning", "sandbox", f"bubblewrap (bwrap) is not installed, so learner code runs "
+                       f"without the sandbox. {NO_SANDBOX}", fix)
+    error = probe.error or "no message"
+    lowered = error.lower()
+    if "proc" in lowered:  # a container that masks parts of its /proc refuses a new one
+        fix = ("in Docker, start the container with `--security-opt seccomp=unconfined --security-opt "
+               "apparmor=unconfined --security-opt systempaths=unconfined`; or keep grading without the sandbox, "
+               "the container standing in for it")
+    elif "namespace" in lowered or "uid map" in lowered or "permission" in lowered or "not permitted" in lowered:
+        fix = ("this kernel forbids unprivileged user namespaces: `sudo sysctl -w kernel.unprivileged_userns_clone=1` "
+               "(Debian), or `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 23.10 and later)")
+    else:
+        fix = "run `bwrap --unshare-all --ro-bind / / true` to see bwrap's error; bubblewrap 0.4 or later is needed"
+    return Finding("warning", "sandbox", f"bubblewrap is installed but its sandbox fails here: {error.rstrip('.')}. "
+                   f"{NO_SANDBOX}", fix)
+
+
 def grade_puzzle01(course, grade_many: Callable[..., Report]) -> Finding:
     """Grade puzzle 1 exactly as `python -m grader` does: worker, interpreter, GPU compile check.
     ``grade_many``: the session's (:func:`grader.judge.session.grade_many`), handed in by the command:
@@ -259,6 +293,8 @@ def checkup(course=None, grade: bool = True, grade_many: Callable[..., Report] |
     versions = installed_versions()
     gpu = detect_gpu()
     findings = diagnose(versions, gpu, tested_pins(course.root if course else None))
+    from grader.judge import machine
+    findings.append(sandbox_finding(machine.sandbox_probe(course.root if course else None)))
     if grade:
         findings.extend(package_finding(spec, versions.get(spec.package)) for spec in kinds.SPECS.values()
                         if spec.package)

@@ -65,22 +65,65 @@ class Jail:
     library: tuple[Path, ...] = ()      # readable folders learner code may import from (on its sys.path)
 
 
+def _mounts_fault(path: str) -> str | None:
+    """None where bwrap makes the sandbox's namespaces and mounts here, else the last line it said.
+    The mounts, not only the namespaces: a container that lets bwrap create them but masks parts
+    of its own /proc (Docker's and Podman's default) refuses a new /proc, and every worker would
+    then fail to start, reported as the learner's kernel crashing."""
+    probe = [path, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
+             "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    if done.returncode == 0:
+        return None
+    return (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+
+
 @functools.lru_cache(maxsize=None)
 def bubblewrap() -> str | None:
     """The bwrap binary, if it works here (a container may forbid user namespaces)."""
     path = shutil.which("bwrap")
+    return path if path is not None and _mounts_fault(path) is None else None
+
+
+@dataclass(frozen=True)
+class SandboxProbe:
+    """Whether a worker's sandbox starts here: ``state`` "works", "missing" (no bwrap) or
+    "fails" (bwrap is there and stops; ``error``, its words)."""
+
+    state: str
+    error: str = ""
+
+
+PROBE_WORD = "sandboxed"
+
+
+def probe_sandbox(course_root: Path | None = None, timeout: float = 60.0) -> SandboxProbe:
+    """Start one tiny process (this Python, printing a word) in the jail a worker gets: the same
+    namespaces, mounts, binds and clean environment, so that a bind that fails shows, not only bwrap."""
+    path = shutil.which("bwrap")
     if path is None:
-        return None
-    # The mounts the sandbox makes, not only its namespaces: a container that lets bwrap create
-    # them but masks parts of its own /proc (Docker's and Podman's default) refuses a new /proc,
-    # and every worker would then fail to start, reported as the learner's kernel crashing.
-    probe = [path, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
-             "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "true"]
+        return SandboxProbe("missing")
+    fault = _mounts_fault(path)
+    if fault is not None:
+        return SandboxProbe("fails", fault)
+    readable = (Path(course_root).resolve() / "puzzles",) if course_root is not None else ()
+    info_read, info_write = os.pipe()
     try:
-        ok = subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        ok = False
-    return path if ok else None
+        command = bwrap_command([sys.executable, "-I", "-c", f"print({PROBE_WORD!r})"], Jail(readable=readable),
+                                {}, info_write, gpu=False)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, pass_fds=(info_write,))
+    except (OSError, subprocess.TimeoutExpired, SandboxUnavailable) as exc:
+        return SandboxProbe("fails", f"{type(exc).__name__}: {exc}")
+    finally:
+        os.close(info_read)
+        os.close(info_write)
+    if done.returncode == 0 and done.stdout.strip() == PROBE_WORD:
+        return SandboxProbe("works")
+    said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}, no output"])[-1]
+    return SandboxProbe("fails", said)
 
 
 def sandbox_available() -> bool:

@@ -5,6 +5,7 @@ of bounds whose value is never used passes on a GPU unseen. Where the interprete
 this machine (a pairing of Triton and NumPy it was not written for), that check cannot run, and
 a grade without it would pass such kernels in silence. :func:`interpreter_fault` runs the
 sandbox's probe once per process; :func:`refusal` words what the grade says instead, with the fix.
+:func:`sandbox_probe` says whether the sandbox itself starts (``doctor``).
 """
 from __future__ import annotations
 
@@ -50,6 +51,13 @@ def _run_probe() -> str | None:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return f"the probe did not run ({last[:200]})"
     return None if answer.get("ok") else str(answer.get("error"))
+
+
+def sandbox_probe(course_root=None):
+    """Whether a worker's sandbox starts here (:func:`grader.channel.isolation.probe_sandbox`):
+    one tiny process started in the jail a worker gets."""
+    from grader.channel.isolation import probe_sandbox
+    return probe_sandbox(course_root)
 
 
 def fix() -> str:
