@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import tempfile
+import traceback
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -43,6 +45,62 @@ FAST_PUZZLE = "puzzle01"  # the puzzle the fast tier grades end to end
 # Grading the repo's puzzles/ from the command line records progress: never in the repo's own file.
 os.environ.setdefault("TRITON_PUZZLES_PROGRESS",
                       os.path.join(tempfile.mkdtemp(prefix="tp-progress-"), "progress.json"))
+
+# No test reads the learner's folders (issue 44: `make test` passes whatever they hold). An audit hook
+# sees every file this process opens or lists there; tests/read_guard/sitecustomize.py does the same in
+# the Python processes the tests start (those given an environment of their own aside) and writes
+# what it saw to a log. Either way, the test it happened in fails.
+LEARNERS_OWN = tuple(str(ROOT / folder) for folder in ("puzzles", "notebooks"))
+READ_LOG = Path(tempfile.mkdtemp(prefix="tp-read-guard-")) / "read.log"
+READ_LOG.touch()
+os.environ["TP_TESTS_LEARNERS_OWN"] = os.pathsep.join(LEARNERS_OWN)
+os.environ["TP_TESTS_READ_LOG"] = str(READ_LOG)
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "tests" / "read_guard"),
+                                                         os.environ.get("PYTHONPATH")]))
+_read_there: list[str] = []
+
+
+def _audit(event: str, args: tuple) -> None:
+    if event not in ("open", "os.listdir", "os.scandir"):
+        return
+    path = args[0] if args else None
+    if isinstance(path, int):  # a file descriptor: its opening was seen
+        return
+    try:
+        path = os.fsdecode(path if path is not None else ".")
+    except (TypeError, ValueError):
+        return
+    if event == "open" and len(args) > 1 and args[1] is None and not os.path.isabs(path):
+        return  # os.open, maybe relative to a dir_fd the event does not give (a submission's walk)
+    path = os.path.abspath(path)
+    if any(path == folder or path.startswith(folder + os.sep) for folder in LEARNERS_OWN):
+        _read_there.append(f"{path} (from {_reader()})")
+
+
+def _reader() -> str:
+    """The test's line that led to the read, and the grader's that made it: where to look."""
+    frames = [f for f in traceback.extract_stack()[:-3] if f.filename.startswith(str(ROOT))]
+    tests = [f for f in frames if "/tests/" in f.filename]
+    shown = ([tests[-1]] if tests else []) + ([frames[-1]] if frames and (not tests or frames[-1] is not tests[-1]) else [])
+    return " -> ".join(f"{os.path.relpath(f.filename, ROOT)}:{f.lineno}" for f in shown) or "?"
+
+
+sys.addaudithook(_audit)
+
+
+@pytest.fixture(autouse=True)
+def _reads_no_learner_folder():
+    yield  # what was read since the last test: its fixtures' set-up and its module's import too
+    seen = sorted(set(_read_there))
+    _read_there.clear()
+    logged = READ_LOG.read_text(encoding="utf-8", errors="replace").splitlines()
+    if logged:
+        READ_LOG.write_text("")
+        seen += sorted({f"{line.split(chr(9))[0]} (by `{line.split(chr(9))[-1]}`)" for line in logged})
+    if seen:
+        pytest.fail("this test read the learner's own files, which no test may (a learner's solved or broken "
+                    f"puzzle would change its result): {'; '.join(seen[:3])}. Read the course as committed: "
+                    "tests/pristine.py's PRISTINE, or `--root PRISTINE` for a command", pytrace=False)
 
 
 def wrong_kernel_files() -> list[Path]:
@@ -132,5 +190,5 @@ def wrong_results(request) -> Graded:
     """Every kernel of the wrong-kernel corpus, by file name. Autograd entries import the
     earlier puzzles' reference kernels, hence the library."""
     targets = {path.name: (path.name[:8], path) for path in wrong_kernel_files()}
-    return Graded("wrong_results", targets, Options(timeout=20, library=(str(ROOT / "solutions"),)),
+    return Graded("wrong_results", targets, Options(timeout=20, library=(str(COURSE.root / "solutions"),)),
                   request.session)

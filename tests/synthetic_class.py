@@ -320,16 +320,17 @@ def kernel(puzzle_id: str, student: str, how: str = "", seed: int = 0) -> str:
     return renamed(code) if how in ("renamed", "disguised") else code
 
 
-def puzzle_file(puzzle_id: str, code: str) -> str:
-    """The course's puzzle file with the learner's part replaced by ``code``."""
-    lines = (ROOT / "puzzles" / PUZZLES[puzzle_id]).read_text().splitlines()
+def puzzle_file(puzzle_id: str, code: str, course: Path = ROOT) -> str:
+    """The puzzle file of the course at ``course`` with the learner's part replaced by ``code``."""
+    lines = (course / "puzzles" / PUZZLES[puzzle_id]).read_text().splitlines()
     opening = next(i for i, line in enumerate(lines) if line.startswith("# ---- your part"))
     closing = next(i for i in range(opening + 1, len(lines)) if lines[i].startswith("# ------"))
     return "\n".join(lines[:opening + 1] + code.rstrip("\n").splitlines() + lines[closing:]) + "\n"
 
 
-def build(folder: Path, students: int = STUDENTS, seed: int = 0) -> set[frozenset[str]]:
-    """The class in ``folder`` (a folder per student, holding puzzles/); the copied pairs."""
+def build(folder: Path, students: int = STUDENTS, seed: int = 0, course: Path = ROOT) -> set[frozenset[str]]:
+    """The class in ``folder`` (a folder per student, holding puzzles/ made from the files of the
+    course at ``course``: the tests give the course as committed); the copied pairs."""
     copied = {copier: (original, how) for original, copier, how in COPIES}
     for n in range(students):
         name = f"student{n:02d}"
@@ -337,5 +338,5 @@ def build(folder: Path, students: int = STUDENTS, seed: int = 0) -> set[frozense
         for puzzle_id, file_name in PUZZLES.items():
             path = folder / name / "puzzles" / file_name
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(puzzle_file(puzzle_id, kernel(puzzle_id, original, how, seed)))
+            path.write_text(puzzle_file(puzzle_id, kernel(puzzle_id, original, how, seed), course))
     return {frozenset((a, b)) for a, b, _ in COPIES}

@@ -12,11 +12,11 @@ import nbformat
 import pytest
 
 from grader.course.loader import Course
-from pristine import PRISTINE
+from pristine import PRISTINE, whole_course
 from grader.judge.options import Options
 from paths import ROOT
 
-PUZZLES = len(Course(ROOT).ids)  # alice submits every reference solution
+PUZZLES = len(Course(PRISTINE).ids)  # alice submits every reference solution
 
 SOLUTIONS = ROOT / "solutions"
 WRONG = ROOT / "tests" / "wrong_kernels"
@@ -139,7 +139,7 @@ def graded(tmp_path_factory):
     out = root / "grading"
     run = subprocess.run([sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--timeout", "10",
                           "--memory-mb", "6144", "--format", "gradescope", "--seed-secret", "12345",
-                          "--root", str(ROOT)], cwd=root, capture_output=True, text=True, timeout=900)
+                          "--root", str(PRISTINE)], cwd=root, capture_output=True, text=True, timeout=900)
     return root, out, run
 
 
@@ -294,7 +294,7 @@ def softmax_course(tmp_path_factory) -> Course:
     for folder in ("puzzles", "solutions"):
         (root / folder).mkdir()
         for pid in ("puzzle08", "puzzle18"):
-            source = next((ROOT / folder).glob(f"{pid}_*.py"))
+            source = next((PRISTINE / folder).glob(f"{pid}_*.py"))
             shutil.copy(source, root / folder / source.name)
     return Course(root)
 
@@ -353,7 +353,7 @@ def test_file_names_the_puzzle_it_grades_and_says_what_it_skips(tmp_path, capsys
 
 
 def test_batch_needs_a_folder(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "grader", "batch", str(tmp_path / "nope"), "--root", str(ROOT)],
+    run = subprocess.run([sys.executable, "-m", "grader", "batch", str(tmp_path / "nope"), "--root", str(PRISTINE)],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "is not a folder of submissions" in run.stderr
 
@@ -368,8 +368,9 @@ def test_selftest_passes_on_the_course(course, solution_results, wrong_results):
     solutions, corpus = dict(solution_results), dict(wrong_results)  # each set in one parallel run
 
     def shared(_course, targets, options, jobs=1):
-        assert options.timeout == 20 and str(ROOT / "solutions") in options.library
-        return Report(tuple(solutions[p] if path.parent == SOLUTIONS else corpus[path.name] for p, path in targets))
+        assert options.timeout == 20 and str(course.root / "solutions") in options.library
+        return Report(tuple(solutions[p] if path.parent == course.root / "solutions" else corpus[path.name]
+                            for p, path in targets))
 
     rows = selftest.run(course, Options(timeout=20), grade_many=shared)  # what `python -m grader selftest` runs
     shown = selftest.render(rows)
@@ -383,7 +384,7 @@ def test_selftest_command_on_a_course_of_puzzle01(tmp_path):
     copy = tmp_path / "course"
     for folder in ("puzzles", "solutions"):
         (copy / folder).mkdir(parents=True)
-        shutil.copy(next((ROOT / folder).glob("puzzle01_*.py")), copy / folder)
+        shutil.copy(next((PRISTINE / folder).glob("puzzle01_*.py")), copy / folder)
     (copy / "tests" / "wrong_kernels").mkdir(parents=True)
     for name in ("puzzle01_adds_wrong_constant.py", "puzzle01_store_nothing.py"):
         shutil.copy(WRONG / name, copy / "tests" / "wrong_kernels" / name)
@@ -396,8 +397,8 @@ def test_selftest_command_on_a_course_of_puzzle01(tmp_path):
 @pytest.mark.slow  # runs the command line in a subprocess
 def test_release_has_no_solutions(tmp_path):
     out = tmp_path / "release"
-    run = subprocess.run([sys.executable, "-m", "grader", "release", str(out)], cwd=ROOT, capture_output=True,
-                         text=True, timeout=120)
+    run = subprocess.run([sys.executable, "-m", "grader", "release", str(out), "--root",
+                          str(whole_course(tmp_path / "course"))], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert not (out / "solutions").exists() and not (out / "tests").exists()
     assert (out / "puzzles" / "puzzle01_constant_add.py").is_file() and (out / "notebooks").is_dir()
@@ -407,8 +408,9 @@ def test_release_refuses_a_leaked_solution(tmp_path):
     from grader.course.loader import Course
     from grader.app.release import LeakError, release
     course_copy = tmp_path / "course"
-    for folder in ("puzzles", "solutions", "notebooks", "grader"):
-        shutil.copytree(ROOT / folder, course_copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("puzzles", "solutions", "notebooks", "grader"):  # the course as committed
+        shutil.copytree((ROOT if folder == "grader" else PRISTINE) / folder, course_copy / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     leaked = course_copy / "puzzles" / "puzzle07_long_sum.py"
     leaked.write_text(leaked.read_text() + "\n\n" + (SOLUTIONS / "puzzle07_long_sum.py").read_text())
     with pytest.raises(LeakError, match="puzzles/puzzle07_long_sum.py holds a kernel body of solutions/puzzle07"):

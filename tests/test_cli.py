@@ -12,7 +12,7 @@ from pristine import PRISTINE  # the course as committed, whatever a learner sol
 WRONG = ROOT / "tests" / "wrong_kernels"
 
 
-def grader(*args, cwd=ROOT):
+def grader(*args, cwd=PRISTINE):  # the course found from here: as committed, whatever a learner solved
     return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=300)
 
@@ -90,7 +90,7 @@ def test_file_finds_every_puzzle_kernel_it_defines(tmp_path):
 
 @pytest.mark.slow  # runs the command line in a subprocess
 def test_runs_from_another_directory(tmp_path):
-    run = grader("puzzle01", "--solutions", "--root", str(ROOT), cwd=tmp_path)
+    run = grader("puzzle01", "--solutions", "--root", str(PRISTINE), cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -232,7 +232,7 @@ def test_autograd_puzzle_names_the_broken_file_it_imports(tmp_path):
     assert error.message.startswith(f"puzzles/{course.puzzle_file('puzzle15').name} could not be loaded: "
                                     f"puzzles/{broken.name}, which it imports, does not parse: line {lines}: ")
     assert course.load_error("puzzle14") is None
-    assert course.title("puzzle13") == _title_in(ROOT / "puzzles" / broken.name)  # read from the text
+    assert course.title("puzzle13") == _title_in(PRISTINE / "puzzles" / broken.name)  # read from the text
 
 
 def _title_in(path):
@@ -301,7 +301,7 @@ def test_batch_student_sees_their_syntax_error_for_that_puzzle(tmp_path):
     (subs / "hugo.py").write_text("def add_kernel(:\n")  # named after no puzzle: it could have held any
     out = tmp_path / "grading"
     run = subprocess.run([sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--no-sandbox",
-                          "--format", "gradescope", "--root", str(ROOT)], cwd=tmp_path, capture_output=True,
+                          "--format", "gradescope", "--root", str(PRISTINE)], cwd=tmp_path, capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     gina = {t["name"]: t for t in json.loads((out / "gradescope" / "gina" / "results.json").read_text())["tests"]}

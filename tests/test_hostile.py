@@ -79,7 +79,7 @@ class Arena:
 
     def fill(self, text: str) -> str:
         for token, value in {"@@MARK@@": self.mark, "@@OUT@@": self.out, "@@PORT@@": self.listener.port,
-                             "@@SLEEP@@": self.sleep, "@@COURSE@@": ROOT}.items():
+                             "@@SLEEP@@": self.sleep, "@@COURSE@@": COURSE.root}.items():
             text = text.replace(token, str(value))
         return text
 
@@ -134,7 +134,7 @@ def batch(arena):
     for path in (ROOT / "solutions").glob("puzzle*.py"):
         shutil.copy(path, honest / path.name)
     run = subprocess.run([sys.executable, "-m", "grader", "batch", str(arena.students), "--out", str(arena.out),
-                          "--timeout", "20", "--root", str(ROOT)],
+                          "--timeout", "20", "--root", str(COURSE.root)],
                          cwd=arena.root, capture_output=True, text=True, timeout=1200)
     assert run.returncode == 0, run.stderr[-3000:]
     grades = (arena.out / "grades.csv").read_text()
@@ -225,12 +225,12 @@ def test_batch_refuses_to_run_without_a_sandbox_unless_told(tmp_path, monkeypatc
     (tmp_path / "class").mkdir()
     env = {**os.environ, "PATH": str(tmp_path)}  # no bwrap on PATH
     run = subprocess.run([sys.executable, "-m", "grader", "batch", str(tmp_path / "class"), "--out",
-                          str(tmp_path / "out"), "--root", str(ROOT)], capture_output=True, text=True, timeout=120,
+                          str(tmp_path / "out"), "--root", str(COURSE.root)], capture_output=True, text=True, timeout=120,
                          env=env)
     assert run.returncode == 2
     assert "bubblewrap" in run.stderr and "--no-sandbox" in run.stderr
     run = subprocess.run([sys.executable, "-m", "grader", "batch", str(tmp_path / "class"), "--out",
-                          str(tmp_path / "out"), "--root", str(ROOT), "--no-sandbox"], capture_output=True,
+                          str(tmp_path / "out"), "--root", str(COURSE.root), "--no-sandbox"], capture_output=True,
                          text=True, timeout=120, env=env)
     assert run.returncode == 0, run.stderr
     assert "--no-sandbox: submissions run with your rights" in run.stderr

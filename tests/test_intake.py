@@ -13,8 +13,9 @@ from grader.course.imports import import_file
 from grader.source.intake import prepare_class
 from grader.source.submission_walk import clean_name
 from paths import ROOT
+from pristine import PRISTINE
 
-COURSE = Course(ROOT)
+COURSE = Course(PRISTINE)  # as committed, whatever a learner solved
 SOLUTION = ROOT / "solutions" / "puzzle01_constant_add.py"
 
 
@@ -115,7 +116,7 @@ def test_same_file_name_in_two_folders_kept_apart_and_puzzles_preferred(subs, tm
     for folder in ("old", "puzzles"):
         (student / folder).mkdir(parents=True)
     shutil.copy(ROOT / "solutions" / "puzzle07_long_sum.py", student / "puzzles")
-    shutil.copy(ROOT / "puzzles" / "puzzle07_long_sum.py", student / "old")  # "old" sorts first
+    shutil.copy(PRISTINE / "puzzles" / "puzzle07_long_sum.py", student / "old")  # "old" sorts first
     (student / "scratch.py").write_text((ROOT / "solutions" / "puzzle07_long_sum.py").read_text())
     alice = _intake(subs, tmp_path)["alice"]
     assert alice.files["puzzle07"] == alice.folder / "puzzles" / "puzzle07_long_sum.py"
@@ -214,7 +215,7 @@ def test_the_course_own_lines_are_not_reported(subs, tmp_path):
     those are the course's, not theirs to hear about."""
     student = subs / "olive" / "puzzles"
     student.mkdir(parents=True)
-    for path in (ROOT / "puzzles").glob("puzzle0*.py"):
+    for path in (PRISTINE / "puzzles").glob("puzzle0*.py"):
         shutil.copy(path, student / path.name)
     assert _intake(subs, tmp_path)["olive"].problems == ()
 

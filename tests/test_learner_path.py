@@ -15,7 +15,7 @@ from grader.course.loader import Course
 from grader.app.learner import plain
 from grader.app.notebook import HintText
 from paths import ROOT
-from pristine import PRISTINE
+from pristine import PRISTINE, whole_course
 
 PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
 
@@ -23,7 +23,7 @@ PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
 def clean_env() -> dict:
     """The course's own progress file, not the one conftest points every other test at."""
     env = {k: v for k, v in os.environ.items() if k not in (PROGRESS_ENV, "PYTHONPATH")}
-    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests" / "read_guard")])  # conftest's read guard
     return env
 
 
@@ -100,7 +100,8 @@ def test_hints_are_markdown_in_a_notebook_and_keep_their_code_marks_elsewhere(co
 @pytest.fixture(scope="module")
 def released(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("release") / "course"
-    run = grader("release", out, timeout=120)
+    course = whole_course(tmp_path_factory.mktemp("instructor"))  # as committed, whatever a learner solved
+    run = grader("release", out, "--root", course, timeout=120)
     assert run.returncode == 0, run.stderr
     return out
 

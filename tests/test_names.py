@@ -23,6 +23,7 @@ from grader.judge.options import Options
 from grader.judge.session import Grading, grade_many
 
 from conftest import COURSE, ROOT, WRONG
+from pristine import PRISTINE
 
 SOLUTION = ROOT / "solutions" / "puzzle01_constant_add.py"
 NAMES = ["José Müller.py", "张伟 第一题.py", "naïve café/puzzle01.py", "作业 一/Ana María/mi núcleo.py"]
@@ -74,7 +75,7 @@ def test_a_class_whose_students_have_names_of_any_script(tmp_path):
 
 def _grade_in_subprocess(env: dict, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "grader", "puzzle01", "--file", str(SOLUTION), *args],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+                          capture_output=True, text=True, cwd=PRISTINE, env=env, timeout=300)  # the course as committed
 
 
 @pytest.mark.slow
@@ -100,7 +101,7 @@ def test_without_the_sandbox_a_home_that_is_not_ascii_grades_too(tmp_path):
     env.pop("TRITON_CACHE_DIR", None)
     code = ("import sys; from pathlib import Path; from grader.course.loader import Course; from grader.judge.options import Options;"
             "from grader.judge.session import grade_many;"
-            f"r = grade_many(Course(Path({str(ROOT)!r})), [('puzzle01', Path({str(file)!r}))], Options(sandbox='off'));"
+            f"r = grade_many(Course(Path({str(PRISTINE)!r})), [('puzzle01', Path({str(file)!r}))], Options(sandbox='off'));"
             "print(r.results[0].status, r.results[0].checks['gpu_compile'].passed, r.results[0].message)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     assert run.stdout.startswith("pass True"), run.stdout + run.stderr

@@ -15,7 +15,7 @@ import pytest
 from grader.source.capture import LineMap, captured, notebook_module, relabel_report
 from grader.report.html import picture_width, render
 from grader.judge.results import CaseResult, CheckResult, PuzzleResult, Report
-from paths import ROOT
+from pristine import PRISTINE
 
 
 # A learner's cell: two lines before the kernel, the unmasked load on line 7.
@@ -223,7 +223,7 @@ def test_notebook_module_maps_lines_to_code_cells_and_keeps_them_across_magics()
 @pytest.fixture
 def notebook_folder(tmp_path, monkeypatch):
     pytest.importorskip("triton")
-    monkeypatch.chdir(ROOT / "notebooks")
+    monkeypatch.chdir(PRISTINE / "notebooks")  # the course found from here: as committed, whatever a learner solved
     return tmp_path
 
 
@@ -249,7 +249,7 @@ def test_grading_a_notebook_file_says_cell_and_line(tmp_path):
          "source": "%load_ext autoreload\n" + CELL}]}
     path = tmp_path / "my_work.ipynb"
     path.write_text(json.dumps(nb))
-    run = subprocess.run([sys.executable, "-m", "grader", "puzzle02", "--file", str(path), "--root", str(ROOT),
+    run = subprocess.run([sys.executable, "-m", "grader", "puzzle02", "--file", str(path), "--root", str(PRISTINE),
                           "--device", "cpu", "--json"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     doc = json.loads(run.stdout)
     case = next(c for c in doc["results"][0]["cases"] if not c["passed"])

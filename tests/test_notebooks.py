@@ -95,7 +95,7 @@ def test_grading_a_notebook_file_runs_no_side_effects(tmp_path, course):
     ])
     path = tmp_path / "my_work.ipynb"
     nbformat.write(nb, path)
-    run = subprocess.run([sys.executable, "-m", "grader", "--file", str(path), "--root", str(ROOT)],
+    run = subprocess.run([sys.executable, "-m", "grader", "--file", str(path), "--root", str(PRISTINE)],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "✓ puzzle02 Constant add, blocked: 9/9 cases pass" in run.stdout
@@ -128,7 +128,8 @@ def _load(path):
 
 
 @pytest.mark.slow  # runs the command line in a subprocess
-def test_progress_persists_and_hints_come_one_at_a_time(tmp_path, course):
+def test_progress_persists_and_hints_come_one_at_a_time(tmp_path, course, monkeypatch):
+    monkeypatch.chdir(PRISTINE / "notebooks")  # the course found from here: as committed, whatever a learner solved
     store = ProgressFile(tmp_path / ".progress.json")
     first = hint("puzzle01", progress=store)
     assert first.startswith("Hint 1/") and "Hint 2/" not in first
@@ -136,7 +137,7 @@ def test_progress_persists_and_hints_come_one_at_a_time(tmp_path, course):
     again = ProgressFile(tmp_path / ".progress.json")   # a new kernel session reads the same file
     assert again.status("puzzle01") == "passed" and again.load()["puzzle01"]["hints"] == 1
     run = subprocess.run([sys.executable, "-m", "grader", "progress", "--file", str(tmp_path / ".progress.json")],
-                         capture_output=True, text=True, timeout=60)
+                         cwd=PRISTINE, capture_output=True, text=True, timeout=60)
     assert "puzzle01: passed, 1 hint(s) seen" in run.stdout and "1 passed" in run.stdout
 
 
@@ -148,7 +149,7 @@ def test_no_notebook_installs_a_cuda_build_of_torch():
     texts = [text for _, text in notebook_build.START_HERE] + [notebook_build.SETUP, *setups]
     lines = [line for text in texts for line in text.splitlines() if "pip install torch" in line]
     assert lines == ["pip install torch --index-url https://download.pytorch.org/whl/cpu"]
-    shipped = (ROOT / "notebooks" / "00_start_here.ipynb").read_text()
+    shipped = (PRISTINE / "notebooks" / "00_start_here.ipynb").read_text()
     assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in shipped
     assert "torch==2.13.0" not in shipped
 
@@ -157,7 +158,7 @@ def test_no_notebook_installs_a_cuda_build_of_torch():
 def test_the_panel_answers_in_the_row_that_was_clicked(tmp_path, monkeypatch):
     """Each row of `course_panel()` has its own output under its buttons: a Hint or a Check shows
     there, beside the row clicked, not below the panel's last row (issue 34)."""
-    monkeypatch.chdir(ROOT / "notebooks")
+    monkeypatch.chdir(PRISTINE / "notebooks")  # the course found from here: as committed, whatever a learner solved
     from grader.app.notebook import course_panel
     panel = course_panel(namespace={}, progress=ProgressFile(tmp_path / "progress.json"))
     rows = {next(c for c in row._dom_classes if c.startswith("tp-row-p")): row for row in panel.children[1:]}

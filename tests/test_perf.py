@@ -18,6 +18,8 @@ from grader.sandbox.compile_stats import ptx_counts
 from grader.sandbox.perf.record import _weighted_unique, warp_sectors
 from grader.sandbox.perf.sample import per_axis, runs, spread, spread_order
 
+from pristine import PRISTINE  # the course as committed, whatever a learner solved
+
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = Path(__file__).resolve().parent / "perf"
 
@@ -194,7 +196,8 @@ def test_occupancy_follows_registers_warps_and_shared_memory():
 
 
 def _perf(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, capture_output=True, text=True,
+    # the course found from here: as committed, whatever a learner solved
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=PRISTINE, capture_output=True, text=True,
                           timeout=600)
 
 
@@ -280,7 +283,7 @@ def test_a_notebook_estimates_a_kernel_it_defines(tmp_path, monkeypatch):
     spec = importlib.util.spec_from_file_location("two_reads", KERNELS / "puzzle18_two_reads.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(PRISTINE)  # the course found from here: as committed, whatever a learner solved
     shown = notebook.perf(module.softmax_kernel, "puzzle18")
     assert shown.result.yours.ok and shown.result.reference is not None
     assert "estimated time" in repr(shown) and shown._repr_html_().startswith("<pre>")

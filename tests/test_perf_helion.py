@@ -1,18 +1,17 @@
 """--perf on a Helion puzzle: no estimate, said plainly with its reason, never an empty table."""
 import subprocess
 import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 from grader.course.loader import Course
 from grader.judge.perf.run import run_perf
 from grader.report.perf import render_text
 
-ROOT = Path(__file__).resolve().parent.parent
+from pristine import PRISTINE  # the course as committed, whatever a learner solved
 
 
 def test_every_helion_puzzle_says_why_it_gets_no_estimate():
-    course = Course(ROOT)
+    course = Course(PRISTINE)
     helion = [pid for pid in course.ids if course.puzzle(pid).kind == "helion"]
     assert len(helion) == 8
     for pid in helion:
@@ -25,7 +24,7 @@ def test_every_helion_puzzle_says_why_it_gets_no_estimate():
 
 
 def test_the_command_says_it_and_fails():
-    done = subprocess.run([sys.executable, "-m", "grader", "puzzle35", "--perf"], cwd=ROOT, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "grader", "puzzle35", "--perf"], cwd=PRISTINE, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 1
     assert "No estimate for a Helion kernel: --perf counts what a Triton kernel does" in done.stdout

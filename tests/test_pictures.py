@@ -13,6 +13,7 @@ from grader.judge.pictures import choose_case
 from grader.report.pictures import MASKED, OOB, READ, READ_WRITTEN, WRITTEN, Panel, cells_by_program
 from grader.channel.worker_pool import WorkerProcess
 from paths import ROOT
+from pristine import PRISTINE
 
 
 def test_trace_sorts_lanes_into_accessed_masked_and_out_of_bounds():
@@ -86,7 +87,7 @@ def test_cli_writes_a_picture(tmp_path):
     out = tmp_path / "p2.png"
     run = subprocess.run([sys.executable, "-m", "grader", "puzzle02", "--file",
                           str(ROOT / "tests/wrong_kernels/puzzle02_missing_store_mask.py"), "--viz", str(out)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+                         cwd=PRISTINE, capture_output=True, text=True, timeout=300)  # the course as committed
     assert run.returncode == 1
     assert f"memory-access picture of case classic[seed=0]: {out}" in run.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -95,6 +96,6 @@ def test_cli_writes_a_picture(tmp_path):
 @pytest.mark.slow  # runs the command line in a subprocess
 def test_cli_rejects_an_unknown_case():
     run = subprocess.run([sys.executable, "-m", "grader", "puzzle02", "--viz", "x.png", "--viz-case", "nope"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+                         cwd=PRISTINE, capture_output=True, text=True, timeout=300)  # the course as committed
     assert run.returncode == 2
     assert "error: no case 'nope'; the cases are classic, exact_multiple" in run.stderr

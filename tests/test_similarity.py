@@ -16,14 +16,15 @@ from grader.judge.similarity.model import SimilarityReport
 from grader.source.fingerprint import fingerprint, normalised_tokens
 from grader.source.intake import prepare_class
 from paths import ROOT
+from pristine import PRISTINE
 
-COURSE = Course(ROOT)
+COURSE = Course(PRISTINE)  # as committed, whatever a learner solved
 
 
 @pytest.fixture(scope="module")
 def synthetic(tmp_path_factory):
     folder = tmp_path_factory.mktemp("synthetic")
-    copied = synthetic_class.build(folder / "submissions")
+    copied = synthetic_class.build(folder / "submissions", course=PRISTINE)
     students = prepare_class(folder / "submissions", COURSE, folder / "work")
     return copied, similar_submissions(COURSE, students)
 
@@ -182,7 +183,7 @@ def test_the_reference_and_the_stub_are_common_ground(tmp_path):
     for name in ("ann", "ben", "cat"):
         _submit(subs, name, (ROOT / "solutions" / "puzzle07_long_sum.py").read_text())
     for name in ("dan", "eve"):
-        _submit(subs, name, (ROOT / "puzzles" / "puzzle07_long_sum.py").read_text())
+        _submit(subs, name, (PRISTINE / "puzzles" / "puzzle07_long_sum.py").read_text())
     report = similar_submissions(COURSE, prepare_class(subs, COURSE, tmp_path / "work"))
     assert report.pairs == ()
     assert {t.puzzle: t.compared for t in report.puzzles}["puzzle07"] == 0
@@ -201,7 +202,7 @@ def test_the_synthetic_students_solve_their_puzzles(tmp_path):
     course = tmp_path / "course"
     (course / "puzzles").mkdir(parents=True)
     for name in synthetic_class.PUZZLES.values():
-        shutil.copy(ROOT / "puzzles" / name, course / "puzzles" / name)
+        shutil.copy(PRISTINE / "puzzles" / name, course / "puzzles" / name)
     failures = []
     # scalar and per-lane maxima, both loop forms, tl.where, 1-D and 2-D sums; and the disguised copy
     for n, how in ((0, ""), (8, ""), (11, ""), (22, ""), (8, "disguised")):

@@ -288,7 +288,7 @@ def test_a_release_and_a_batch_give_an_id_with_a_space_one_constant(tmp_path):
 
 
 def test_the_learners_course_reads_their_values_from_variant_json(tmp_path):
-    shutil.copytree(ROOT / "puzzles", tmp_path / "puzzles", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(COURSE.root / "puzzles", tmp_path / "puzzles", ignore=shutil.ignore_patterns("__pycache__"))
     mine = students_variant(COURSE, 99, "alice")
     (tmp_path / VARIANT_FILE).write_text(mine.to_json())
     course = Course(tmp_path)
@@ -307,9 +307,9 @@ def test_release_per_student_and_batch_variants_need_a_secret(tmp_path):
     from grader.app.commands import batch_main, release_main
     from grader.app.frontend import UsageProblem
     with pytest.raises(UsageProblem, match="needs both --seed-secret"):
-        release_main([str(tmp_path / "out"), "--student", "alice", "--root", str(ROOT)])
+        release_main([str(tmp_path / "out"), "--student", "alice", "--root", str(COURSE.root)])
     with pytest.raises(UsageProblem, match="--variants draws each student's values from the secret"):
-        batch_main([str(tmp_path), "--variants", "--root", str(ROOT)])
+        batch_main([str(tmp_path), "--variants", "--root", str(COURSE.root)])
 
 
 @pytest.mark.slow  # test_batch's class (--seed-secret, no --variants) holds it for every puzzle
@@ -399,10 +399,13 @@ def test_a_paste_fails_in_every_varied_puzzle(tmp_path):
 def test_a_release_per_student_states_their_values_everywhere(tmp_path):
     import subprocess
     import sys
+    from pristine import whole_course
     roster = tmp_path / "roster.txt"
     roster.write_text("alice\nbob\n")
+    course = whole_course(tmp_path / "course")  # as committed, whatever a learner solved
     run = subprocess.run([sys.executable, "-m", "grader", "release", str(tmp_path / "out"), "--seed-secret", "99",
-                          "--roster", str(roster)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+                          "--roster", str(roster), "--root", str(course)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
     assert run.returncode == 0, run.stderr
     for student in ("alice", "bob"):
         out = tmp_path / "out" / student

@@ -8,6 +8,7 @@ import pytest
 from grader.app import cli, triton_viz_view, viewer
 from grader.app.triton_viz_view import LOCAL_MODULES, VENDOR, import_map, offline_page
 from grader.app.viewer import INSTALL, unavailable_reason
+from pristine import PRISTINE
 
 
 def test_new_triton_is_refused_with_the_working_version():
@@ -25,7 +26,7 @@ def test_missing_triton_viz_says_how_to_install():
                                  "triton-viz is not installed"])
 def test_cli_exits_2_with_the_message_and_no_traceback(monkeypatch, capsys, why):
     monkeypatch.setattr(viewer, "unavailable_reason", lambda: f"{why}. {INSTALL}")
-    assert cli.main(["puzzle04", "--solutions", "--triton-viz"]) == cli.USAGE_ERROR
+    assert cli.main(["puzzle04", "--solutions", "--triton-viz", "--root", str(PRISTINE)]) == cli.USAGE_ERROR
     err = capsys.readouterr().err
     assert why in err and INSTALL in err and "Traceback" not in err
 

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from conftest import COURSE, ROOT
+from pristine import PRISTINE
 from grader.channel import wire
 from grader.judge.options import Options
 
@@ -75,11 +76,11 @@ def test_the_compile_checkers_import_torch_first_where_the_files_do(tmp_path):
     from grader.judge.session import _compile_warm
     solution, puzzle_file = tmp_path / "a.py", tmp_path / "b.py"
     solution.write_text(SOLUTION_01)
-    puzzle_file.write_text((ROOT / "puzzles" / "puzzle01_constant_add.py").read_text())
+    puzzle_file.write_text((PRISTINE / "puzzles" / "puzzle01_constant_add.py").read_text())
     assert _compile_warm([solution]) == frozenset()
     assert _compile_warm([solution, puzzle_file, tmp_path / "missing.py"]) == {"torch"}
     # a Helion puzzle's file: helion too, which only the interpreter's zygote imports as it starts
-    helion_file = ROOT / "puzzles" / "puzzle35_helion_vector_add.py"
+    helion_file = PRISTINE / "puzzles" / "puzzle35_helion_vector_add.py"
     assert _compile_warm([helion_file]) == {"torch", "helion"}
     from grader.judge.options import Options as Asked
     from grader.judge.session import start_workers
@@ -225,7 +226,7 @@ def test_a_context_compiles_an_unchanged_kernel_once(tmp_path):
 
 @pytest.mark.slow  # checks in workers
 def test_a_notebooks_checks_share_one_context_and_draw_with_it(tmp_path, monkeypatch):
-    monkeypatch.chdir(ROOT / "notebooks")
+    monkeypatch.chdir(PRISTINE / "notebooks")  # the course found from here: as committed, whatever a learner solved
     from grader.app import notebook
     from grader.app.learner import ProgressFile
     (tmp_path / "wrong_cell.py").write_text(WRONG_01)
@@ -250,7 +251,7 @@ def test_the_command_line_prints_each_failure_once(tmp_path):
     path = tmp_path / "mine.py"
     path.write_text(WRONG_01)
     run = subprocess.run([sys.executable, "-m", "grader", "puzzle01", "--file", str(path), "--device", "cpu"],
-                         cwd=ROOT, capture_output=True, text=True)
+                         cwd=PRISTINE, capture_output=True, text=True)  # the course as committed
     assert run.returncode == 1
     assert "first failing case" not in run.stderr, run.stderr
     assert "0/5 cases pass" in run.stdout
