@@ -60,6 +60,8 @@ def test_the_status_line_says_the_last_result_its_time_and_the_one_before():
     assert status_line(shown, fail, busy=True) == \
         "watching puzzles/puzzle07_long_sum.py — grading… (last: FAIL case many_chunks)"
     assert status_line(shown, None, busy=True) == "watching puzzles/puzzle07_long_sum.py — grading…"
+    assert status_line(shown, passed, busy=True, so_far="6 cases pass so far") == \
+        "watching puzzles/puzzle07_long_sum.py — grading… 6 cases pass so far (last: PASS)"
 
 
 def test_a_verdict_names_what_decided_it():
@@ -74,10 +76,13 @@ def test_a_verdict_names_what_decided_it():
 # ---- the loop, with a stand-in for grading -------------------------------------------------------
 def _watch_in_thread(path: Path, grades: int, graded: list):
     """A watch of ``path`` whose grade reads the file (PASS when it says so), its screen not a terminal."""
-    def grade() -> Report:
+    def grade(on_case) -> Report:
         text = path.read_text()
         graded.append(text)
-        return _report(Status.PASS, [_case("classic", True)]) if "good" in text else FAILING
+        report = _report(Status.PASS, [_case("classic", True)]) if "good" in text else FAILING
+        for case in report.results[0].cases:
+            on_case("puzzle01", case)
+        return report
     out = io.StringIO()
     from rich.console import Console
     watch = Watch([path], grade, Screen(Console(file=out, force_terminal=False)), "k.py", interval=0.02)
@@ -126,6 +131,42 @@ def test_the_watch_grades_again_on_each_save_once_and_one_line_each_off_a_termin
     assert " — last: FAIL case classic (" in lines[0] and lines[0].endswith(" — case classic: wrong values in `z`")
     assert " — was: FAIL case classic" in lines[1] and " — last: PASS (" in lines[1]
     assert lines[2].endswith("— was: PASS — case classic: wrong values in `z`")
+
+
+def test_on_a_terminal_the_status_says_the_cases_judged_so_far(tmp_path):
+    class Recorded(Screen):
+        def __init__(self):
+            self.said = []
+
+        def start(self, status):
+            self.said.append(status)
+
+        busy = start
+
+        def show(self, report, status, headline):
+            self.said.append(status)
+
+        def stop(self):
+            pass
+    path = tmp_path / "k.py"
+    path.write_text("good")
+    screen = Recorded()
+    reports = iter([_report(Status.PASS, [_case("classic", True), _case("wide", True)]), FAILING])
+
+    def grade(on_case) -> Report:
+        report = next(reports)
+        for case in report.results[0].cases:
+            on_case("puzzle01", case)
+        return report
+    watch = Watch([path], grade, screen, "k.py", interval=0.02)
+    thread = threading.Thread(target=watch.run, args=(None, 2), daemon=True)
+    thread.start()
+    _until(lambda: watch.graded == 1)
+    path.write_text("bad")
+    thread.join(10)
+    progress = [s.split(" — ", 1)[1] for s in screen.said if "so far" in s]
+    assert progress == ["grading… 1 case passes so far", "grading… 2 cases pass so far",
+                        "grading… FAIL case classic so far (last: PASS)", "grading… FAIL case classic so far (last: PASS)"]
 
 
 def test_a_stop_ends_a_watch_between_saves(tmp_path):

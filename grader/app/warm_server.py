@@ -41,7 +41,8 @@ class WarmGrading:
     def serves(self, path: Path) -> bool:
         return self.grading.serves([path])
 
-    def grade(self, puzzle: str, path: Path) -> Report:
+    def grade(self, puzzle: str, path: Path, on_case=None) -> Report:
+        """``puzzle`` graded from ``path``; ``on_case(puzzle, CaseResult)`` sees each case as it is judged."""
         path = Path(path).resolve()
         with self.lock:
             load_puzzle.cache_clear()
@@ -49,7 +50,7 @@ class WarmGrading:
             if beside != self.beside:
                 self.grading.forget_compiled()
                 self.beside = beside
-            return self.grading.grade([(puzzle, path)])
+            return self.grading.grade([(puzzle, path)], on_case=on_case)
 
     def close(self, wait: bool = True) -> None:
         self.grading.close(wait=wait)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 from grader.course.loader import normalise_id as normalise
-from grader.judge.results import CaseResult, PuzzleResult, Report, Status
+from grader.judge.results import CaseResult, FailureKind, PuzzleResult, Report, Status
 
 POLL = 0.3    # seconds between looks at the file
 SETTLE = 0.1  # a change is graded once the file has stayed the same this long
@@ -57,12 +57,14 @@ def verdict(result: PuzzleResult, seconds: float, at: str) -> Verdict:
     return Verdict(result.status, failed, seconds, at)
 
 
-def status_line(shown: str, last: Verdict | None, before: Verdict | None = None, busy: bool = False) -> str:
+def status_line(shown: str, last: Verdict | None, before: Verdict | None = None, busy: bool = False,
+                so_far: str = "") -> str:
     """``watching puzzles/puzzle07_x.py — last: FAIL case classic (0.21 s) — 12:03:11``; while a
-    grade runs, ``grading…`` with the last result; a changed verdict names the one before it."""
+    grade runs, ``grading…``, what its cases said ``so_far``, and the last result; a changed verdict
+    names the one before it."""
     line = f"watching {shown}"
     if busy:
-        return line + (f" — grading… (last: {last.words})" if last else " — grading…")
+        return line + " — grading…" + (f" {so_far}" if so_far else "") + (f" (last: {last.words})" if last else "")
     if last is None:
         return line
     line += f" — last: {last.words} ({last.seconds:.2f} s) — {last.at}"
@@ -141,10 +143,11 @@ class Follower:
 @dataclass
 class Watch:
     """The loop: grade, then look at ``paths`` every ``interval`` and grade again when one changed.
-    ``grade()`` gives the report; ``stale()`` says the grader's own code changed (the watch restarts)."""
+    ``grade(on_case)`` gives the report; ``stale()`` says the grader's own code changed (the watch
+    restarts)."""
 
     paths: list[Path]
-    grade: Callable[[], Report]
+    grade: Callable[[Callable], Report]  # given on_case(puzzle, CaseResult)
     screen: Screen
     shown: str
     interval: float = POLL
@@ -201,8 +204,16 @@ class Watch:
 
     def _grade_once(self) -> None:
         self.screen.busy(status_line(self.shown, self.last, busy=True))
-        started = time.perf_counter()
-        report = self.grade()
+        started, judged = time.perf_counter(), []
+
+        def on_case(puzzle: str, case: CaseResult) -> None:
+            """A long puzzle's small cases are judged in a second: said at once, on a terminal."""
+            judged.append(case)
+            failed = next((c for c in judged if not c.passed and c.kind != FailureKind.SKIPPED), None)
+            so_far = f"FAIL case {failed.name} so far" if failed else \
+                f"{len(judged)} case{'s pass' if len(judged) > 1 else ' passes'} so far"
+            self.screen.busy(status_line(self.shown, self.last, busy=True, so_far=so_far))
+        report = self.grade(on_case)
         seconds = time.perf_counter() - started
         from dataclasses import replace
 
@@ -239,8 +250,8 @@ def run(course, puzzle: str, path: Path, options, *, grading, interval: float = 
                 server = None
                 screen.note(f"note: plain commands grade fresh while this watch runs: {why}")
 
-        def grade() -> Report:
-            report = warm.grade(puzzle, path)
+        def grade(on_case) -> Report:
+            report = warm.grade(puzzle, path, on_case)
             if record:
                 from grader.app.learner import record as save
                 save(course, report.results)
