@@ -238,7 +238,7 @@ def test_grades_csv_tells_a_fail_from_never_attempted():
     rows = list(csv.DictReader(grades_csv([StudentResult("ada", results, (), 1.0)],
                                           ["puzzle01", "puzzle02", "puzzle03", "puzzle04", "puzzle05"]).splitlines()))
     assert rows == [{"student": "ada", "puzzle01": "1", "puzzle02": "0", "puzzle03": "", "puzzle04": "error",
-                     "puzzle05": "", "total": "1", "problems": ""}]
+                     "puzzle05": "", "total": "1", "problems": "", "submitted_id": "ada"}]
 
 
 # ---- a kernel name two puzzles share grades only the puzzle the file is for (issue 32) ------------
