@@ -7,18 +7,66 @@ import os
 import sys
 import tempfile
 import traceback
+import warnings
 
 from grader.sandbox.error_chain import errors_behind
 
 
+GRADER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # grader/
+
+
+def library_of(filename: str) -> str | None:
+    """The installed package a file belongs to (``numpy``, ``triton``), ``the grader``, or
+    ``Python``; None for the learner's own files (anything else)."""
+    if filename.startswith("<"):  # <frozen ...>, <string>
+        return "Python"
+    path = os.path.abspath(filename)
+    parts = path.split(os.sep)
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts[:-1]:
+            return parts[parts.index(marker) + 1].removesuffix(".py")
+    if path.startswith(GRADER + os.sep):
+        return "the grader"
+    if any(path.startswith(prefix + os.sep) for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}):
+        return "Python"
+    return None
+
+
+def _said_plainly(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` while learner code runs: the warning with the learner's line that led
+    to it, and the library that raised it by its name, never a path of this machine (numpy's
+    ``RuntimeWarning`` of an overflow used to read as `/home/.../interpreter.py:594: ...`)."""
+    import linecache
+    frame = sys._getframe(1)
+    while frame is not None and library_of(frame.f_code.co_filename) is not None:
+        frame = frame.f_back
+    where = ""
+    if frame is not None:
+        code = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+        where = (f", at line {frame.f_lineno} of {os.path.basename(frame.f_code.co_filename)}"
+                 + (f": `{code}`" if code else ""))
+    origin = library_of(filename)
+    raised = f" (raised inside {origin})" if origin is not None else ""
+    said = str(message)
+    for prefix in sorted({GRADER, sys.prefix, sys.base_prefix, sys.exec_prefix}, key=len, reverse=True):
+        said = said.replace(prefix + os.sep, "")
+    try:  # to fd 2 itself, which captured_output holds, whatever sys.stderr has become
+        sys.stderr.flush()
+        os.write(2, f"{category.__name__}: {said}{where}{raised}\n".encode("utf-8", "replace"))
+    except (OSError, ValueError):  # stderr closed by the learner's code: the warning is lost, not the run
+        pass
+
+
 @contextlib.contextmanager
 def captured_output():
-    """Send fds 1 and 2 to a temporary file; yields a list that receives the text."""
+    """Send fds 1 and 2 to a temporary file; yields a list that receives the text. Warnings
+    raised meanwhile are written as :func:`_said_plainly` words them."""
     sys.stdout.flush()
     sys.stderr.flush()
     saved = os.dup(1), os.dup(2)
     text: list[str] = []
-    with tempfile.TemporaryFile() as tmp:
+    with tempfile.TemporaryFile() as tmp, warnings.catch_warnings():
+        warnings.showwarning = _said_plainly
         os.dup2(tmp.fileno(), 1)
         os.dup2(tmp.fileno(), 2)
         try:

@@ -66,8 +66,9 @@ def _is_literal(value) -> bool:
         return False
 
 
-# "line N", or Python's `File "x.py", line N` (then only where x.py is the graded module)
-_LINE = re.compile(r'(?:File "(?P<file>[^"]*)", )?\bline (?P<line>\d+)\b')
+# "line N", Python's `File "x.py", line N`, or a warning's "line N of x.py" (with a file named,
+# only where x.py is the graded module)
+_LINE = re.compile(r'(?:File "(?P<file>[^"]*)", )?\bline (?P<line>\d+)\b(?: of (?P<of>[\w.-]+\.py)\b)?')
 
 
 @dataclass(frozen=True)
@@ -101,9 +102,11 @@ class LineMap:
         return "".join(pieces)
 
     def _one(self, found: re.Match) -> str:
-        file = found.group("file")
+        file, of = found.group("file"), found.group("of")
         if file is not None and not (self.module and ("/" + file.replace("\\", "/")).endswith("/" + self.module)):
             return found.group(0)  # a line of some other file (Triton's, the grader's)
+        if of is not None and of != self.module:
+            return found.group(0)
         where = self.where(int(found.group("line")))
         if where is None:
             return found.group(0)
@@ -113,7 +116,8 @@ class LineMap:
         """A :class:`~grader.judge.results.PuzzleResult` with its messages relabelled."""
         if not self.lines:
             return result
-        cases = tuple(replace(c, message=self.relabel(c.message)) for c in result.cases)
+        cases = tuple(replace(c, message=self.relabel(c.message), printed=self.relabel(c.printed))
+                      for c in result.cases)
         checks = {name: replace(c, message=self.relabel(c.message)) for name, c in result.checks.items()}
         return replace(result, cases=cases, checks=checks, message=self.relabel(result.message))
 
