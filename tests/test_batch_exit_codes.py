@@ -80,7 +80,8 @@ def test_no_sandbox_is_2_and_says_why(submissions, monkeypatch, capsys):
     from grader.judge import session
     monkeypatch.setattr(session, "sandbox_missing", lambda: "bubblewrap (bwrap) is not installed")
     assert batch(submissions) == 2
-    assert capsys.readouterr().err == "error: batch grading runs untrusted code, and bubblewrap (bwrap) is not installed\n"
+    said = capsys.readouterr().err
+    assert said == "error: batch grading runs untrusted code, and bubblewrap (bwrap) is not installed\n"
 
 
 def test_a_course_file_that_does_not_load_is_1(submissions, tmp_path, monkeypatch, capsys):
@@ -88,7 +89,8 @@ def test_a_course_file_that_does_not_load_is_1(submissions, tmp_path, monkeypatc
         raise PuzzleLoadError("puzzles/puzzle07_long_sum.py line 12: SyntaxError: invalid syntax", "syntax", 12)
     monkeypatch.setattr(classroom, "grade_class", unloadable)
     assert batch(submissions, "--out", tmp_path / "out", "--no-sandbox") == ExitCode.FAILED == 1
-    assert capsys.readouterr().err.endswith("error: puzzles/puzzle07_long_sum.py line 12: SyntaxError: invalid syntax\n")
+    said = capsys.readouterr().err
+    assert said.endswith("error: puzzles/puzzle07_long_sum.py line 12: SyntaxError: invalid syntax\n")
 
 
 def test_the_grader_s_own_bug_is_3(submissions, tmp_path, monkeypatch, capsys):

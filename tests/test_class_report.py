@@ -93,8 +93,8 @@ def test_the_page_shows_the_similar_pairs_escaped_and_marks_their_students():
     assert "share 41 fingerprints (score 1.00)" in page
     assert "bo/puzzles/puzzle19_online_softmax.py</b>, lines 10-12" in page
     assert "&lt;b&gt;" in page and "\n<b>\n" not in page
-    assert "data-student='bo bo'><td class='who'><a href='#s-bo' title='bo'>bo</a> <span title='in a similar pair'>⚑" \
-        in page
+    assert ("data-student='bo bo'><td class='who'><a href='#s-bo' title='bo'>bo</a> "
+            "<span title='in a similar pair'>⚑") in page
     assert "Not looked for in this batch." in class_page(class_results(), IDS, 12.0, None)
 
 
@@ -281,7 +281,8 @@ def typed_class(students: int, seed: int = 44) -> list[StudentResult]:
 def typed_similarity(results: list[StudentResult]) -> SimilarityReport:
     """A pair between two awkward ids (their keys, as the similarity pass names students)."""
     a, b = results[0].student, results[3].student  # Zoë Ñúñez and the <img ...> id
-    return SimilarityReport((SimilarPair("puzzle07", (a, b), 33, 0.91, (Fragment(f"{a}/puzzle07.py", 3, 4, "x = 1\n"),)),),
+    shared = (Fragment(f"{a}/puzzle07.py", 3, 4, "x = 1\n"),)
+    return SimilarityReport((SimilarPair("puzzle07", (a, b), 33, 0.91, shared),),
                             (PuzzleThreshold("puzzle07", 40, 20, 0.85, len(results)),), "winnowing")
 
 
@@ -351,8 +352,9 @@ def test_hostile_ids_are_shown_as_typed_never_as_markup():
     assert "&lt;img src=x onerror=window.__pwned=1&gt;</a>" in page  # the table's name, escaped
     assert "<b>=HYPERLINK(&quot;http://x&quot;,&quot;y&quot;) &#x27; onmouseover=&#x27;window.__pwned=2</b>" in page
     # the similar pair names both by the id they submitted, escaped, linking to their keys' anchors
-    assert ("<a href='#s-Zoë_Ñúñez'>Zoë Ñúñez</a> and <a href='#s-_img_src_x_onerror_window.__pwned_1_'>&lt;img "
-            "src=x onerror=window.__pwned=1&gt;</a> share 33 fingerprints") in page
+    assert ("<a href='#s-Zoë_Ñúñez'>Zoë Ñúñez</a> and "
+            "<a href='#s-_img_src_x_onerror_window.__pwned_1_'>&lt;img src=x onerror=window.__pwned=1&gt;</a> "
+            "share 33 fingerprints") in page
 
 
 def test_every_file_keeps_the_id_as_submitted_and_a_hostile_one_breaks_none(tmp_path):

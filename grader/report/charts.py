@@ -100,7 +100,8 @@ def ranked_bars(rows: list[tuple[str, int]], top: int, caption: str, x_title: st
     """A row per ``(label, value)``, in the order given (sorted by the caller): the label, a bar
     on a scale from 0 to ``top`` and the figure; an x axis with ticks under the bars."""
     scale = RANKED_W / max(1, top)
-    bars = [_bar([(value, colour, f"{label}: {value} {x_title}")], scale, RANKED_W, track=True) for label, value in rows]
+    bars = [_bar([(value, colour, f"{label}: {value} {x_title}")], scale, RANKED_W, track=True)
+            for label, value in rows]
     body = "".join(f"<tr>{_label(label)}<td>{bar}</td><td>{value}</td></tr>" for (label, value), bar in zip(rows, bars))
     return (f"<table class='tp-bars ranked' aria-label='{escape(caption, quote=True)}'><thead><tr>"
             f"<th class='l'>{escape(y_title)}</th><th>{escape(x_title)}, of {top}</th><th></th></tr></thead>"
