@@ -95,7 +95,7 @@ def test_a_named_puzzle_is_the_graders_own_run(tmp_path, argv, status):
 ])
 def test_a_stub_is_untouched(tmp_path, text, kernel):
     (tmp_path / "p.py").write_text(text)
-    assert check.untouched(tmp_path / "p.py", kernel)
+    assert check.untouched(tmp_path / "p.py", kernel, tmp_path)  # a course without stub prints
 
 
 @pytest.mark.parametrize("text", [
@@ -105,7 +105,24 @@ def test_a_stub_is_untouched(tmp_path, text, kernel):
 ])
 def test_anything_else_is_graded(tmp_path, text):
     (tmp_path / "p.py").write_text(text)
-    assert not check.untouched(tmp_path / "p.py", "add_kernel")
+    assert not check.untouched(tmp_path / "p.py", "add_kernel", tmp_path)
+
+
+def test_puzzle_1_is_judged_by_the_graders_own_stub_print(tmp_path):
+    """The shipped print decides, as in the grader: the stub with a comment changed is still the
+    stub; a kernel with a statement is not. Puzzle 1's stub holds no variant's code, so the text
+    alone gives its print."""
+    from grader.source import stubs
+    assert stubs.codes_of(Course(PRISTINE).puzzle("puzzle01")) == ()
+    root = _course(tmp_path)
+    shutil.copy(PRISTINE / "puzzles" / stubs.STUBS_FILE, root / "puzzles")
+    stub = root / "puzzles" / "puzzle01_constant_add.py"
+    assert check.untouched(stub, "add_kernel", root)
+    stub.write_text(stub.read_text().replace("# Your code here.", "# TODO tomorrow"))
+    assert check.untouched(stub, "add_kernel", root)
+    stub.write_text(stub.read_text().replace(STUB_BODY.replace("Your code here.", "TODO tomorrow"),
+                                             "    offsets = tl.arange(0, B0)\n"))
+    assert not check.untouched(stub, "add_kernel", root)
 
 
 def _dry_run(*args: str) -> list[str]:
