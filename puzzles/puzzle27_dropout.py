@@ -210,10 +210,10 @@ LOOK_ALIKES = (
 NOTES = (
     LookAlike("one Philox draw per element, its first word (`tl.rand(SEED, i * T + j)`)", _one_draw_per_element,
               "correct, and four times as many draws as needed: `tl.rand4x(SEED, i * cdiv(T, 4) + j // 4)` "
-              "gives four columns their words at once"),
+              "gives four columns their words at once", faster=True),
     LookAlike("word j % 4 of draw i * T + j (the counter not divided by 4)", _counter_not_divided,
               "correct, and four times as many draws as needed: four columns can share a draw, "
-              "`i * cdiv(T, 4) + j // 4`"),
+              "`i * cdiv(T, 4) + j // 4`", faster=True),
     LookAlike("rows T // 4 draws apart, not cdiv(T, 4) (a row's last draw shared with the next)", _rows_overlap,
               "where T is not a multiple of 4, a row's last columns and the next row's first take the same "
               "words, so their masks are equal: start row `i`'s draws at `i * tl.cdiv(T, 4)`"),

@@ -3,6 +3,7 @@ findings it words, and the command line end to end on kernels of tests/perf/."""
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -323,3 +324,37 @@ def test_an_fp16_dot_is_computed_in_fp32_as_the_interpreter_computes_it():
     slow = type(interpreter_builder).create_dot(interpreter_builder, a, b, d, "tf32", 0)
     assert fast.data.dtype == np.float32 and fast.dtype == tl.float32
     np.testing.assert_allclose(fast.data, slow.data, rtol=1e-5, atol=1e-5)
+
+
+# ---- the change most likely to help: a grade's note of a faster way, in the grade's own words ----
+def test_the_grades_note_of_a_faster_way_is_the_change_perf_names_first():
+    """Puzzle 27's note beside a correct dropout that draws once per element names `tl.rand4x`:
+    --perf leads with that note, word for word as the grade says it (one function words both)."""
+    from conftest import COURSE
+    from grader.judge.perf.model import PerfResult
+    from grader.judge.perf.run import faster_notes
+    from grader.judge.properties import said
+    from grader.report.perf import render_text
+    puzzle = COURSE.puzzle("puzzle27")
+    once, not_divided, overlap = puzzle.check.notes
+    assert once.faster and not_divided.faster and not overlap.faster  # a mask shared by two rows is no speed-up
+    graded = f"all 9 cases pass\n{said(once)}"  # the grade's message, as grade.py writes a pass's notes
+    notes = faster_notes(puzzle, graded)
+    assert notes == (said(once),) and "`tl.rand4x(SEED, i * cdiv(T, 4) + j // 4)`" in notes[0]
+    assert faster_notes(puzzle, f"all 9 cases pass\n{said(overlap)}") == ()
+    c = model.coefficients()
+    launch = launch_cost(_launch([_access(), _access(tensor="z", op="store", line=9)]), STATS, "", c)
+    yours = replace(findings(PerfProfile("yours", "k.py", ms=launch.ms, launches=(launch,)), None, 0), notes=notes)
+    text = render_text(PerfResult("puzzle27", "Dropout", "the bench's headline size", {"N0": 4}, "H100", 1 << 20,
+                                  None, 0.1, "memory", yours))
+    assert ("The change most likely to help: (grading's note) your output looks like one Philox draw per element, "
+            "its first word (`tl.rand(SEED, i * T + j)`): correct, and four times as many draws as needed: "
+            "`tl.rand4x(SEED, i * cdiv(T, 4) + j // 4)` gives four columns their words at once.") in text
+
+
+@pytest.mark.slow  # grades and profiles a dropout in the interpreter (20 s)
+def test_perf_of_a_dropout_drawing_once_per_element_names_rand4x():
+    done = _perf("puzzle27", "--perf", "--file", str(ROOT / "tests" / "hostile" / "puzzle27_one_draw_per_element.py"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "The change most likely to help: (grading's note) your output looks like one Philox draw per element" \
+        in done.stdout and "`tl.rand4x(SEED, i * cdiv(T, 4) + j // 4)`" in done.stdout

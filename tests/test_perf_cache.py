@@ -45,9 +45,10 @@ def test_a_passing_verdict_is_kept_and_a_failing_one_asked_again(tmp_path, monke
         return SimpleNamespace(results=[SimpleNamespace(passed=passed, message="case x: wrong values",
                                                         status=SimpleNamespace(value="fail"))])
     for passed, expected in ((False, "case x: wrong values"), (False, "case x: wrong values"), (True, ""), (True, "")):
-        grading = SimpleNamespace(course=SimpleNamespace(puzzle_file=lambda pid: puzzle),
+        grading = SimpleNamespace(course=SimpleNamespace(puzzle_file=lambda pid: puzzle,
+                                                         puzzle=lambda pid: SimpleNamespace(check=None)),
                                   grade=lambda targets, passed=passed: grade(targets, passed))
-        assert verdict(grading, "puzzle01", kernel) == expected
+        assert verdict(grading, "puzzle01", kernel).wrong == expected
     assert len(graded) == 3  # twice failing, once passing; the second pass was kept
     assert perf_cache.folder().is_dir()
 

@@ -80,6 +80,7 @@ class LookAlike:
     name: str
     spec: Callable
     where: str
+    faster: bool = False  # a correct alternative's note (Check.notes) that names a faster way: --perf leads with it
 
     def produce(self, inputs, sizes: Mapping[str, int], layouts: Mapping[str, str]) -> tuple:
         """What the wrong kernel would have written, one tensor per output."""

@@ -46,8 +46,13 @@ def note(check: Check, inputs: Sequence, outputs: Sequence, spec: Sequence, valu
         if len(made) != len(outputs) or all(close_enough(m, e, atol, rtol) for m, e in zip(made, spec)):
             continue
         if all(made_alike(a, m, atol, rtol) and close_enough(a, m, atol, rtol) for a, m in zip(outputs, made)):
-            return f"Note: your output looks like {look.name}: {look.where}"
+            return said(look)
     return ""
+
+
+def said(look) -> str:
+    """A correct alternative's note, in the words the grade and ``--perf`` both say it."""
+    return f"Note: your output looks like {look.name}: {look.where}"
 
 
 def rerun_case(case, overrides: Mapping[str, int]):

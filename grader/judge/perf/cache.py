@@ -136,16 +136,21 @@ def verdict_key(kernel_file: Path, puzzle_file: Path) -> str | None:
     return "verdict-" + digest.hexdigest()[:32]
 
 
-def load_verdict(name: str) -> str | None:
+def load_verdict(name: str) -> tuple[str, tuple[str, ...]] | None:
+    """(why grading failed the kernel, "" where it passed; the grade's notes of a faster way)."""
     try:
-        return json.loads((folder() / f"{name}.json").read_text())["wrong"]
+        kept = json.loads((folder() / f"{name}.json").read_text())
+        wrong, notes = kept["wrong"], kept["notes"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    if not isinstance(wrong, str) or not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
+        return None
+    return wrong, tuple(notes)
 
 
-def store_verdict(name: str, wrong: str) -> None:
+def store_verdict(name: str, wrong: str, notes: tuple[str, ...] = ()) -> None:
     try:
         folder().mkdir(parents=True, exist_ok=True)
-        (folder() / f"{name}.json").write_text(json.dumps({"wrong": wrong}))
+        (folder() / f"{name}.json").write_text(json.dumps({"wrong": wrong, "notes": list(notes)}))
     except OSError:
         pass

@@ -82,6 +82,7 @@ class PerfProfile:
     seconds: float = 0.0     # how long the interpreter took
     error: str = ""
     wrong: str = ""          # why grading fails this kernel ("" where it passes, or was not graded)
+    notes: tuple[str, ...] = ()  # the grade's notes of a faster way (LookAlike.faster), as the grade says them
     uncertain: tuple[str, ...] = ()  # why the estimate may be off by more than its usual error
 
     @property

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import msgspec
@@ -254,18 +254,35 @@ def profile_one(grading: GradingContext, puzzle: Puzzle, who: str, kernel_file: 
     return costed(who, kernel_file, *kept, "", c)
 
 
-def verdict(grading: GradingContext, puzzle_id: str, kernel_file: Path) -> str:
-    """"" where the kernel passes grading, else the grader's one-line reason: an estimate of a
-    wrong kernel is marked as such."""
+@dataclass(frozen=True)
+class Verdict:
+    """What grading said of the kernel, for ``--perf``: ``wrong``, "" where it passes, else the
+    grader's one-line reason (an estimate of a wrong kernel is marked as such); ``notes``, the
+    grade's notes that name a faster way (``LookAlike.faster``), word for word as the grade says them."""
+
+    wrong: str
+    notes: tuple[str, ...] = ()
+
+
+def faster_notes(puzzle: Puzzle, message: str) -> tuple[str, ...]:
+    """The notes of correct alternatives that name a faster way, that the grade's ``message`` says."""
+    from grader.judge.properties import said
+    looks = puzzle.check.notes if puzzle.check is not None else ()
+    return tuple(said(look) for look in looks if look.faster and said(look) in message)
+
+
+def verdict(grading: GradingContext, puzzle_id: str, kernel_file: Path) -> Verdict:
+    """The kernel graded (its passing verdict kept between runs, as its counts are)."""
     kept = perf_cache.verdict_key(Path(kernel_file), grading.course.puzzle_file(puzzle_id))
-    if kept and (said := perf_cache.load_verdict(kept)) is not None:
-        return said
+    if kept and (found := perf_cache.load_verdict(kept)) is not None:
+        return Verdict(*found)
     result = grading.grade([(puzzle_id, Path(kernel_file))]).results[0]
     said = "" if result.passed else (result.message or result.status.value).split(". (")[0]  # the case, what differs
     said = said if len(said) <= 240 else said[:237] + "..."
+    notes = faster_notes(grading.course.puzzle(puzzle_id), result.message) if result.passed else ()
     if kept and result.passed:  # a failure (a timeout on a busy machine, say) is graded again
-        perf_cache.store_verdict(kept, said)
-    return said
+        perf_cache.store_verdict(kept, said, notes)
+    return Verdict(said, notes)
 
 
 def run_perf(grading: GradingContext, puzzle_id: str, kernel_file: Path, programs: int = PROGRAMS,
@@ -304,9 +321,9 @@ def run_perf(grading: GradingContext, puzzle_id: str, kernel_file: Path, program
         yours = profile_one(grading, puzzle, "yours", Path(kernel_file), request, None, c, ran)
         if not graded and check and yours.ok:  # its counts were kept: its verdict likely too
             graded.append(beside.submit(verdict, grading, puzzle_id, kernel_file))
-        wrong = graded[0].result() if graded and yours.ok else ""
+        graded = graded[0].result() if graded and yours.ok else Verdict("")
         theirs = pending.result() if pending is not None else None
-    yours = replace(findings(yours, theirs, least), wrong=wrong)
+    yours = replace(findings(yours, theirs, least), wrong=graded.wrong, notes=graded.notes)
     if theirs is not None:
         theirs = findings(theirs, None, least)
     return PerfResult(puzzle=puzzle.id, title=puzzle.title, case=label, sizes=dict(case.sizes),
