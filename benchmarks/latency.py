@@ -1,6 +1,7 @@
 """How long a learner and an instructor wait: the latency targets of issue 21.
 
     python benchmarks/latency.py [--root COURSE] [--repeat 5] [--only notebook,puzzles,all,student,class]
+    python benchmarks/latency.py --only watch [--repeat 5]
 
 Every figure is wall time on this machine, with a cold compile cache (an empty TRITON_CACHE_DIR,
 and every sandboxed worker compiles into a folder of its own anyway), each command in a fresh
@@ -30,6 +31,16 @@ comparing, the compile checks' launch), which the size of a case's tensors drive
   copy (the learner's file beside the reference), cold, warm, then with the learner's part
   changed, wall and CPU seconds
   (targets: 30 s cold, 10 s warm on 2 idle cores).
+
+* ``watch`` (only when asked): the editor's loop of issue 44, in a copy of the course whose puzzle
+  files hold the solutions: ``python -m grader watch puzzleNN`` (not a terminal: one line per grade)
+  for a classic puzzle (07), an attention puzzle (31) and a Helion puzzle (35); ``--repeat`` saves
+  of the learner's part, each a new line in it (so the compile check runs again, as after a real
+  edit): the grade's own seconds (the watch's status line) and the wall time from the save to the
+  line, which adds the look at the file (every 0.3 s) and its settling (0.1 s); targets 0.3 s for the
+  classic puzzle, 1 s for the others, on 2 idle cores. Then, while the watch of puzzle 07 runs, the
+  plain ``python -m grader puzzle07`` through its warm workers and with ``--fresh``, wall seconds
+  (each checked to have been served as asked: ``--verbose`` says which way it was graded).
 
 ``--root`` measures another checkout (an older commit, for the figures before a change): its
 grader is the one imported, through PYTHONPATH.
@@ -276,6 +287,125 @@ def helion_latency(root: Path, ids: list[str]) -> list[str]:
     return rows
 
 
+WATCHED = ("puzzle07", "puzzle31", "puzzle35")  # a classic puzzle, an attention puzzle, a Helion puzzle
+
+# A watch's grades in one process, as `watch` runs them (its kept context, a save between grades): for
+# each save, the seconds until every small case was judged (what a terminal's status line says while
+# the large cases run) and until the verdict.
+WATCH_CASES = r'''
+import json, sys, time
+from pathlib import Path
+from grader.app.frontend import course_at
+from grader.app.warm_server import WarmGrading
+from grader.judge.options import Options
+from grader.judge.session import Grading
+sys.path.insert(0, sys.argv[1])
+from latency import _edit
+course = course_at(None)
+for pid in sys.argv[3:]:
+    path = course.puzzle_file(pid)
+    small = {c.name for c in course.puzzle(pid).cases if not c.large}
+    warm = WarmGrading(course, Options(device="cpu"), [path], grading=Grading)
+    warm.grade(pid, path)
+    for _ in range(int(sys.argv[2])):
+        _edit(path)
+        started, seen = time.perf_counter(), {}
+        def on_case(puzzle, case):
+            seen.setdefault(case.name, time.perf_counter() - started)
+        report = warm.grade(pid, path, on_case)
+        took = time.perf_counter() - started
+        print(json.dumps([pid, report.results[0].status, max(v for k, v in seen.items() if k in small), took]),
+              flush=True)
+    warm.close()
+'''
+
+
+def watch_latency(root: Path, repeat: int) -> list[str]:
+    """The watch's warm re-grades after a save, and a plain command through its workers or fresh."""
+    rows = ["| what | grade (median, max) | save to verdict (median) | load | target |", "|---|---|---|---|---|"]
+    print("\n".join(rows), flush=True)
+    with tempfile.TemporaryDirectory(dir=Path.home()) as folder, tempfile.TemporaryDirectory() as cache:
+        course = solved_course(root, Path(folder))
+        env = dict(environment(root, cache), XDG_RUNTIME_DIR=str(Path(folder)))  # a socket of this run's own
+        for pid in WATCHED:
+            rows += _watched(course, pid, repeat, env, commands=pid == WATCHED[0])
+        run = subprocess.run([sys.executable, "-c", WATCH_CASES, str(HERE / "benchmarks"), str(repeat), *WATCHED],
+                             cwd=course, env=env, capture_output=True, text=True)
+    graded = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("[")]
+    for pid in WATCHED:
+        mine = [g for g in graded if g[0] == pid]
+        if mine:
+            rows.append(f"| in one process, {pid}: every small case judged, then the verdict ({mine[0][1]}) | "
+                        f"{statistics.median(g[2] for g in mine):.2f} s, then {statistics.median(g[3] for g in mine):.2f} s "
+                        f"| | {os.getloadavg()[0]:.1f} | |")
+            print(rows[-1], flush=True)
+    if run.returncode != 0:
+        print(f"the in-process grades failed:\n{run.stderr[-2000:]}")
+    return rows
+
+
+def _watched(course: Path, pid: str, repeat: int, env: dict, commands: bool) -> list[str]:
+    import re
+    import select
+    import signal
+    watch = subprocess.Popen(grader("watch", pid, "--device", "cpu"), cwd=course, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, bufsize=1)
+
+    def line(seconds: float = 300.0) -> str:
+        """The watch's next status line (a grade's)."""
+        while select.select([watch.stdout], [], [], seconds)[0]:
+            said = watch.stdout.readline()
+            if not said:
+                raise SystemExit(f"watch {pid} ended:\n{watch.stderr.read()[-2000:]}")
+            if said.startswith("watching "):
+                return said
+        raise SystemExit(f"watch {pid}: no grade in {seconds:.0f} s")
+    rows = []
+    try:
+        started = time.perf_counter()
+        line()
+        cold = time.perf_counter() - started
+        grades, latencies = [], []
+        for _ in range(repeat):
+            _edit(next((course / "puzzles").glob(f"{pid}_*.py")))
+            saved = time.perf_counter()
+            said = line()
+            latencies.append(time.perf_counter() - saved)
+            grades.append(float(re.search(r"\(([\d.]+) s\)", said).group(1)))
+        target = "0.3 s" if pid == WATCHED[0] else "1 s"
+        verdict = re.search(r"last: (\w+)", said).group(1)
+        rows.append(f"| watch {pid}, warm re-grade after a save ({repeat}, {verdict}; first {cold:.1f} s) | "
+                    f"{statistics.median(grades):.2f} s, {max(grades):.2f} s | {statistics.median(latencies):.2f} s | "
+                    f"{os.getloadavg()[0]:.1f} | {target} |")
+        print(rows[-1], flush=True)
+        if commands:
+            for how in ("--verbose", "--fresh"):
+                walls, ways = [], set()
+                for _ in range(repeat):
+                    begun = time.perf_counter()
+                    run = subprocess.run(grader(pid, "--device", "cpu", how), cwd=course, env=env,
+                                         capture_output=True, text=True)
+                    walls.append(time.perf_counter() - begun)
+                    ways.add("warm" if "graded by the warm workers" in run.stderr else "fresh")
+                    if run.returncode not in (0, 1):
+                        raise SystemExit(f"{pid} {how} failed ({run.returncode}):\n{run.stderr[-2000:]}")
+                said = "through the watch's workers" if how == "--verbose" else "`--fresh`"
+                rows.append(f"| `python -m grader {pid}`, {said} (graded {'/'.join(sorted(ways))}) | "
+                            f"{statistics.median(walls):.2f} s, {max(walls):.2f} s | | {os.getloadavg()[0]:.1f} | |")
+                print(rows[-1], flush=True)
+    finally:
+        watch.send_signal(signal.SIGINT)
+        try:
+            code = watch.wait(60)
+        except subprocess.TimeoutExpired:
+            watch.kill()
+            code = None
+        restarted = "changed" in watch.stderr.read()
+    if code != 0 or restarted:
+        print(f"watch {pid}: exit {code}{'; restarted (the grader changed under it)' if restarted else ''}")
+    return rows
+
+
 def class_of(root: Path, students: int) -> float:
     """Seconds of ``batch --jobs 2`` for ``students`` copies of solutions/."""
     with tempfile.TemporaryDirectory() as folder:
@@ -322,6 +452,8 @@ def main() -> int:
         ids = sorted(p.name[:8] for p in (root / "solutions").glob("puzzle[0-9][0-9]_*.py")
                      if 35 <= int(p.name[6:8]) <= 42)
         helion_latency(root, [pid for pid in ids if not chosen or pid in chosen])  # prints
+    if "watch" in wanted:  # not by default: a watch per puzzle, and commands beside one
+        watch_latency(root, args.repeat)  # prints
     if "perf" in wanted:  # not by default: two --perf runs a puzzle
         ids = sorted(p.name[:8] for p in (root / "solutions").glob("puzzle[0-9][0-9]_*.py"))
         perf_latency(root, [pid for pid in ids if not chosen or pid in chosen])  # prints

@@ -237,7 +237,7 @@ def test_a_matching_server_grades_each_request_afresh(served, tmp_path):
     first = ask(COURSE, Options(), "puzzle01", kernel)
     second = ask(COURSE, Options(), "puzzle01", kernel)
     assert first.why is Fresh.SERVED and first.report == FAILING, first.note
-    assert first.note == f"graded by the warm workers of a watch (process {os.getpid()})"
+    assert first.note == f"graded by the warm workers of a running watch or serve (process {os.getpid()})"
     assert second.report == FAILING and len(stand_in.grades) == 2  # no verdict is kept by file name
     assert stand_in.grades[0] == ("puzzle01", kernel.resolve())
     assert stat_mode(warm_link.socket_path(COURSE.root)) == 0o600 and stat_mode(warm_link.socket_path(COURSE.root).parent) == 0o700
@@ -349,7 +349,7 @@ def test_a_command_through_a_watchs_workers_gets_the_fresh_verdict(private, tmp_
     finally:
         server.stop()
         warm.close()
-    assert "graded by the warm workers of a watch" in through.stderr, through.stderr
+    assert "graded by the warm workers of a running watch or serve" in through.stderr, through.stderr
     fresh = _cli("puzzle01", "--file", str(kernel), "--json", "--fresh", env=env)
     assert _verdict(through) == _verdict(fresh)
     assert _verdict(fresh)[:2] == (1, "fail")
@@ -421,4 +421,24 @@ def test_ctrl_c_ends_a_watch_with_exit_0_and_takes_its_socket(private, tmp_path)
     finally:
         watch.kill()
     assert watch.stderr.read().strip().endswith(f"stopped watching {kernel}")
+    assert not list(private.glob("*.sock"))
+
+
+@pytest.mark.slow  # runs the command line beside a server
+def test_serve_keeps_warm_workers_for_plain_commands_until_ctrl_c(private):
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(private.parent))
+    server = subprocess.Popen([sys.executable, "-m", "grader", "serve", "--device", "cpu", "--root", str(PRISTINE)],
+                              cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline().startswith(f"serving warm grading of {PRISTINE} (cpu) on ")
+        stub = subprocess.run([sys.executable, "-m", "grader", "puzzle01", "-v", "--device", "cpu", "--root",
+                               str(PRISTINE)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        assert stub.returncode == 1 and "not attempted" in stub.stdout, stub.stdout + stub.stderr
+        assert "graded by the warm workers of a running watch or serve" in stub.stderr, stub.stderr
+        assert " puzzle01 NOT ATTEMPTED (" in server.stdout.readline()
+        server.send_signal(signal.SIGINT)
+        assert server.wait(60) == 0
+    finally:
+        server.kill()
+    assert server.stderr.read().strip().endswith("warm server stopped")
     assert not list(private.glob("*.sock"))

@@ -46,7 +46,7 @@ ENV_IGNORED = ("TRITON_CACHE_DIR", "TRITON_PUZZLES_PROGRESS")  # a cache, and wh
 class Fresh(enum.Enum):
     """Why a command graded fresh, or that the warm server graded it."""
 
-    SERVED = "graded by the warm workers of a watch"
+    SERVED = "graded by the warm workers of a running watch or serve"
     NO_SERVER = "no warm server runs for this course (`python -m grader watch` starts one)"
     STALE = "a warm server's socket was left behind, and nothing answers it"
     UNSAFE = "the warm server's folder is not private"
