@@ -172,7 +172,9 @@ def test_the_panel_answers_in_the_row_that_was_clicked(tmp_path, monkeypatch):
     assert all(not row.children[1].outputs for name, row in rows.items() if name != "tp-row-puzzle12")
     buttons(rows["tp-row-puzzle07"])["Check"].click()
     said = rows["tp-row-puzzle07"].children[1].outputs[0]["data"]["text/plain"]
-    assert said == "Define `sum_kernel` in this notebook first (run its cell), then press Check."
+    assert said == ("No `sum_kernel` in this notebook, and the one in puzzles/puzzle07_long_sum.py is still the "
+                    "stub: define `sum_kernel` in this notebook (run its cell), or solve it in "
+                    "puzzles/puzzle07_long_sum.py, then press Check.")
 
 
 def test_the_learners_readme_installs_no_cuda_build_either():

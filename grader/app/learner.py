@@ -80,6 +80,17 @@ class ProgressFile:
         """The best a puzzle has reached: progress never goes backwards."""
         return self.load().get(puzzle_id, {}).get("status", "not attempted")
 
+    def latest(self, puzzle_id: str) -> dict | None:
+        """The latest check's ``{"status", "at"}``, None where none was saved: a failing check after
+        a pass is said as failing, beside the best."""
+        latest = self.load().get(puzzle_id, {}).get("latest")
+        return latest if isinstance(latest, dict) and isinstance(latest.get("status"), str) else None
+
+    def best_at(self, puzzle_id: str) -> str:
+        """When the best result was last reached ("" where not saved)."""
+        best = self.load().get(puzzle_id, {}).get("best")
+        return best.get("at", "") if isinstance(best, dict) and isinstance(best.get("at", ""), str) else ""
+
     def attempt(self, puzzle_id: str, status: str, when: str | None = None) -> None:
         """Save a check of ``puzzle_id`` that ended as ``status`` (a word of STATUS_WORDS). The entry
         keeps the best result and the latest attempt, each with its time; ``status`` is the best;

@@ -21,7 +21,7 @@ from grader.judge.options import Options
 from grader.judge.results import PuzzleResult, Status
 
 # What a learner calls from a notebook; everything else here is private.
-__all__ = ["check", "course_panel", "hint", "perf", "show"]
+__all__ = ["check", "check_puzzle_file", "course_panel", "hint", "perf", "show"]
 
 @dataclass
 class Checked:
@@ -130,17 +130,27 @@ def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: boo
     from dataclasses import replace
 
     from grader.source.capture import captured
-    from grader.report.html import render
 
     capture = captured(kernel)
     path = folder / f"{puzzle_id}_notebook.py"  # one file per puzzle, written again by each check
+    # messages say the cell's line numbers, not the written module's
+    return _graded(folder, course, puzzle_id, path, picture, options, progress, triton_viz,
+                   write=capture.text, relabel=replace(capture.lines, module=path.name).apply)
+
+
+def _graded(folder: Path, course: Course, puzzle_id: str, path: Path, picture: bool, options: Options,
+            progress: ProgressFile | None, triton_viz: bool, write: str | None = None, relabel=None) -> Checked:
+    """``path`` graded by the kept context (``write``: its text, written first), its picture drawn
+    where it fails, the check saved to progress."""
+    from grader.report.html import render
+
     options = options.on_device()
     with _kept._lock:
-        path.write_text(capture.text)
+        if write is not None:
+            path.write_text(write)
         grading = _kept.grading(course, options)
-        report = grading.grade([(puzzle_id, path)])
-        # messages say the cell's line numbers, not the written module's
-        result = replace(capture.lines, module=path.name).apply(report.results[0])
+        result = grading.grade([(puzzle_id, path)]).results[0]
+        result = relabel(result) if relabel is not None else result
         drawn = None
         if picture and result.status == Status.FAIL and kind_of(course.puzzle(puzzle_id)).pictures and result.cases:
             drawn = _picture(course, puzzle_id, path, folder, result, grading, options.timeout)
@@ -149,6 +159,17 @@ def _check_in(folder: Path, course: Course, kernel, puzzle_id: str, picture: boo
     if triton_viz:
         html += _viewer_html(course, puzzle_id, path, None, result)
     return Checked(result, html)
+
+
+def check_puzzle_file(puzzle: str, *, picture: bool = True, device: str = Options.ASKED_DEVICE,
+                      timeout: float = Options.timeout, progress: ProgressFile | None = None) -> Checked:
+    """Grade the kernel as it is in the course's ``puzzles/`` file (solved in an editor, not in this
+    notebook), as ``python -m grader`` does, and show the result."""
+    course = _course()
+    puzzle_id = normalise_id(puzzle)
+    path = course.puzzle_file(puzzle_id)
+    return _graded(_kept.folder(), course, puzzle_id, path, picture, Options(device=device, timeout=timeout),
+                   progress, False)
 
 
 def _picture(course: Course, puzzle_id: str, path: Path, folder: Path, result, grading, timeout: float):
@@ -229,9 +250,13 @@ def course_panel(namespace: dict | None = None, progress: ProgressFile | None = 
     """A panel of every puzzle with its status, a progress bar, and Check and Hint buttons.
 
     The Check button grades the object named like the puzzle's kernel in ``namespace``
-    (by default the notebook's own variables). What a row's buttons give (the result table, the
-    hint) appears right under that row, where the learner clicked, not below the last of the 42.
+    (by default the notebook's own variables); where the notebook has none, the kernel in the
+    course's ``puzzles/`` file (solved in an editor). Each row says the latest check's result and
+    the best one reached. What a row's buttons give (the result table, the hint) appears right
+    under that row, where the learner clicked, not below the last of the 42.
     """
+    import html
+
     import ipywidgets as widgets
     from IPython import get_ipython
 
@@ -250,19 +275,19 @@ def course_panel(namespace: dict | None = None, progress: ProgressFile | None = 
         bar.value = sum(s == "passed" for s in statuses.values())
         summary.value = f"<b>{bar.value}/{len(ids)}</b> puzzles passed"
         for p, label in labels.items():
-            label.value = f"<code>{p}</code> {course.puzzle(p).title}: <i>{statuses[p]}</i>"
+            label.value = f"<code>{p}</code> {html.escape(course.puzzle(p).title)}: {_standing(store, p)}"
 
     def on_check(puzzle_id: str):
         def handler(_button) -> None:
             name = course.puzzle(puzzle_id).kernel
-            if name not in namespace:
-                _show(outputs[puzzle_id], f"Define `{name}` in this notebook first (run its cell), then press Check.")
-            else:
-                _show(outputs[puzzle_id], f"Checking {puzzle_id}...")
-                try:
+            _show(outputs[puzzle_id], f"Checking {puzzle_id}...")
+            try:
+                if name in namespace:
                     _show(outputs[puzzle_id], check(namespace[name], puzzle_id, progress=store).html, html=True)
-                except Exception as error:  # said in the row: a callback's exception shows nowhere
-                    _show(outputs[puzzle_id], f"{puzzle_id} could not be checked: {type(error).__name__}: {error}")
+                else:  # solved in an editor: the puzzles/ file, as the command line grades it
+                    _show(outputs[puzzle_id], *_checked_in_file(course, puzzle_id, name, store))
+            except Exception as error:  # said in the row: a callback's exception shows nowhere
+                _show(outputs[puzzle_id], f"{puzzle_id} could not be checked: {type(error).__name__}: {error}")
             refresh()
         return handler
 
@@ -289,6 +314,34 @@ def course_panel(namespace: dict | None = None, progress: ProgressFile | None = 
     panel = widgets.VBox([widgets.HBox([bar, summary]), *rows])
     panel.add_class("tp-course-panel")
     return panel
+
+
+def _standing(store: ProgressFile, puzzle_id: str) -> str:
+    """A row's words: the latest check's result and the best reached, each with its time (the best
+    alone once they agree). Progress never goes backwards, but a failing check right after a pass
+    is said as failing."""
+    import html
+    best, latest = store.status(puzzle_id), store.latest(puzzle_id)
+    best_at = store.best_at(puzzle_id)
+    if latest is None or latest["status"] == best:
+        when = f" (latest check {latest['at'][:16]})" if latest and latest.get("at") else ""
+        return f"<i>{html.escape(best)}</i>{when}"
+    return (f"<i>{html.escape(latest['status'])}</i> at the latest check ({latest.get('at', '')[:16]}); "
+            f"best <i>{html.escape(best)}</i>" + (f" ({best_at[:16]})" if best_at else ""))
+
+
+def _checked_in_file(course: Course, puzzle_id: str, name: str, store: ProgressFile) -> tuple[str, bool]:
+    """What a row shows when the notebook defines no ``name``: the puzzles/ file's kernel graded
+    (the table, said as that file's), or, where that is still the stub, how to give it one."""
+    import html
+    path = course.puzzle_file(puzzle_id)
+    shown = f"puzzles/{path.name}"
+    checked = check_puzzle_file(puzzle_id, progress=store)
+    if checked.result.status == Status.NOT_ATTEMPTED:
+        return (f"No `{name}` in this notebook, and the one in {shown} is still the stub: define `{name}` in this "
+                f"notebook (run its cell), or solve it in {shown}, then press Check.", False)
+    return (f"<p>No <code>{name}</code> in this notebook: graded the one in <code>{html.escape(shown)}</code>."
+            f"</p>{checked.html}", True)
 
 
 def _show(output, text: str, html: bool = False, markdown: bool = False) -> None:
