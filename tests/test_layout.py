@@ -275,7 +275,7 @@ def test_public_surfaces_are_pinned():
     import grader.puzzle
     assert sorted(grader.puzzle.__all__) == ["Bench", "Case", "Check", "LookAlike", "Mistake", "Puzzle", "Variant",
                                              "cdiv", "seeds", "tex"]
-    assert sorted(grader.notebook.__all__) == ["check", "course_panel", "hint", "perf", "show"]
+    assert sorted(grader.notebook.__all__) == ["check", "check_puzzle_file", "course_panel", "hint", "perf", "show"]
     for module in (grader.puzzle, grader.notebook):
         assert all(callable(getattr(module, name)) for name in module.__all__)
 
