@@ -169,6 +169,20 @@ def test_on_a_terminal_the_status_says_the_cases_judged_so_far(tmp_path):
                         "grading… FAIL case classic so far (last: PASS)", "grading… FAIL case classic so far (last: PASS)"]
 
 
+def test_on_a_terminal_the_report_is_redrawn_in_place_under_the_status():
+    from rich.console import Console
+    out = io.StringIO()
+    screen = Screen(Console(file=out, force_terminal=True, width=100, color_system=None))
+    screen.start("watching k.py — grading…")
+    screen.show("✗ puzzle01 Constant add: 0/5 cases pass", "watching k.py — last: FAIL case classic (0.20 s)", "x")
+    screen.show("✓ puzzle01 Constant add: 5/5 cases pass", "watching k.py — last: PASS (0.19 s)", "")
+    screen.stop()
+    drawn = out.getvalue()
+    assert "\x1b[1A" in drawn and "\x1b[2K" in drawn  # the cursor goes back up over the last frame
+    last = drawn.rsplit("\x1b[2K", 1)[1]
+    assert last.splitlines()[:3] == ["watching k.py — last: PASS (0.19 s)", "", "✓ puzzle01 Constant add: 5/5 cases pass"]
+
+
 def test_a_stop_ends_a_watch_between_saves(tmp_path):
     path = tmp_path / "k.py"
     path.write_text("good")

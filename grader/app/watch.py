@@ -1,8 +1,8 @@
 """``python -m grader watch puzzle07`` (or ``watch FILE.py``): grade again on every save, warm.
 
-The conventions of pytest-watch, cargo watch and dmypy: the last result stays on screen with one
-status line under it, redrawn in place on a terminal (never a scroll of repeated reports); where
-stdout is not a terminal, one line per grade. The grading context is kept between saves
+The conventions of pytest-watch, cargo watch and dmypy: the last result stays on screen under one
+status line, redrawn in place on a terminal (never a scroll of repeated reports); where stdout is
+not a terminal, one line per grade. The grading context is kept between saves
 (:class:`grader.app.warm_server.WarmGrading`), and serves plain commands while the watch runs.
 
 The file is polled (its time and size, then its content's digest: no dependency, any editor, any
@@ -95,7 +95,8 @@ class Screen:
         from rich.text import Text
 
         from grader.report.text import code_spans
-        return Group(code_spans(self.report), Text(""), Text(status, style="bold")) if self.report else \
+        # the status first: a report taller than the terminal is cut at its foot, never the status
+        return Group(Text(status, style="bold"), Text(""), code_spans(self.report)) if self.report else \
             Text(status, style="bold")
 
     def busy(self, status: str) -> None:
