@@ -70,11 +70,11 @@ def test_importing_a_file_leaves_no_neighbour_modules_behind():
     """The course's puzzle15 imports its folder's puzzle13 (a stub); a solutions file imported
     afterwards must get the solutions' puzzle13, not the cached stub."""
     import sys
-    from pathlib import Path
 
     from grader.course.loader import load_puzzle
     from grader.course.imports import import_file
-    root = Path(__file__).resolve().parent.parent
+    from pristine import PRISTINE
+    root = PRISTINE  # the course as committed: puzzle13 is the stub there, whatever a learner solved
     load_puzzle(str(root / "puzzles" / "puzzle15_weighted_sum_autograd.py"))
     assert "puzzle13_weighted_sum_forward" not in sys.modules
     solution = import_file(str(root / "solutions" / "puzzle15_weighted_sum_autograd.py"), "_test_solution15")
