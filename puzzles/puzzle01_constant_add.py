@@ -34,8 +34,10 @@ def spec(x: Float32[Tensor, "N0"], *, ADD: float) -> Float32[Tensor, "N0"]:
 
 
 def _hints(add: float) -> tuple[str, ...]:
-    return (f"Build the offsets with `tl.arange(0, B0)`, load `x_ptr + offsets`, add {add:g}, "
-            "and store to `z_ptr + offsets`.",)
+    return ("One program covers the whole vector: a block of `B0` lane indices addresses every element, "
+            "to load from `x_ptr` and to store to `z_ptr`.",
+            f"Build the offsets with `tl.arange(0, B0)`, load `x_ptr + offsets`, add {add:g}, "
+            "and store to `z_ptr + offsets`.")
 
 
 # ---- your part: finish the kernel ------------------------------------------------

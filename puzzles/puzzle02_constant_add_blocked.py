@@ -70,6 +70,8 @@ PUZZLE = Puzzle(
     rtol=1e-6,
     variants=(ADD,),
     hints=(
+        "Each program owns its own block of `B0` elements, found from its program id; the last block runs "
+        "past `N0`, so some of its lanes must neither load nor store.",
         "Start the block at `tl.program_id(0) * B0` and add `tl.arange(0, B0)` to get "
         "this program's offsets.",
         "Compute `mask = offsets < N0` once and pass it to both `tl.load` and `tl.store`.",

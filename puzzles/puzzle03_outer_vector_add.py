@@ -60,6 +60,8 @@ PUZZLE = Puzzle(
     atol=1e-6,
     rtol=1e-6,
     hints=(
+        "Load each vector once, as a block, and let broadcasting build the tile: a column of `y` against a "
+        "row of `x` gives every pair at once.",
         "Load `x` with `tl.arange(0, B0)` and `y` with `tl.arange(0, B1)`; then "
         "`x[None, :] + y[:, None]` is a `B1 x B0` block shaped like `z`.",
         "Build the output offsets the same way: `rows[:, None] * N0 + cols[None, :]`, where "

@@ -63,6 +63,8 @@ PUZZLE = Puzzle(
     atol=1e-6,
     rtol=1e-6,
     hints=(
+        "Puzzle 3 over a 2-D grid of programs: `tl.program_id` along axis 0 picks a block of columns, along "
+        "axis 1 a block of rows, and each vector, like the tile, needs a mask of its own.",
         "Columns of the tile: `tl.program_id(0) * B0 + tl.arange(0, B0)`; rows: "
         "`tl.program_id(1) * B1 + tl.arange(0, B1)`. Mask each vector load with its own bound.",
         "The store needs a 2-D mask: `(rows < N1)[:, None] & (cols < N0)[None, :]`.",

@@ -75,6 +75,8 @@ PUZZLE = Puzzle(
     atol=1e-6,
     rtol=1e-6,
     hints=(
+        "The ReLU lets the gradient through only where its input, the product of `x` and `y`, was positive: "
+        "recompute that product here (the forward saved nothing), and use it to gate `dz`.",
         "`x` and `dz` are tiles like `dx`: load both with the same 2-D offsets and mask; "
         "`y` is a vector, so load it per row and broadcast it with `[:, None]`.",
         "`tl.where(x * y > 0, dz * y, 0.0)` applies the ReLU's gate.",

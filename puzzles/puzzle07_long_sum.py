@@ -75,6 +75,8 @@ PUZZLE = Puzzle(
     atol=1e-5,
     rtol=1e-4,
     hints=(
+        "A row is longer than a block: walk it in chunks of `B1` columns with a loop, adding each chunk's row "
+        "sums into an accumulator that lives across the iterations.",
         "Keep a `tl.zeros([B0], dtype=tl.float32)` accumulator, then "
         "`for start in range(0, T, B1):` load the tile at rows `p * B0 + tl.arange(0, B0)` "
         "and columns `start + tl.arange(0, B1)`, and add `tl.sum(tile, axis=1)` to it.",

@@ -98,13 +98,16 @@ PUZZLE = Puzzle(
     atol=1e-5,
     rtol=1e-4,
     hints=(
+        "Nothing can be written before the row's maximum and the sum of its exponentials are known: two "
+        "passes over the row. In the first, keep both running, and rescale the sum whenever the maximum "
+        "grows.",
+        "Load the columns past `T` as `float('-inf')` so that they add `exp(-inf) = 0`; but "
+        "a row that is entirely `-inf` gives `-inf - (-inf) = nan`, so load rows past `N0` "
+        "as 0 (they are never stored).",
         "Pass 1: `m = tl.full([B0], float('-inf'), tl.float32)` and `s = tl.zeros([B0], "
         "dtype=tl.float32)`; per chunk, `m_new = tl.maximum(m, tl.max(tile, axis=1))`, "
         "`s = s * tl.exp(m - m_new) + tl.sum(tl.exp(tile - m_new[:, None]), axis=1)`, `m = m_new`. "
         "Pass 2: loop over the chunks again and store `tl.exp(tile - m[:, None]) / s[:, None]`.",
-        "Load the columns past `T` as `float('-inf')` so that they add `exp(-inf) = 0`; but "
-        "a row that is entirely `-inf` gives `-inf - (-inf) = nan`, so load rows past `N0` "
-        "as 0 (they are never stored).",
     ),
     look_alikes=(
         LookAlike("an online sum never rescaled when the maximum grows", _never_rescaled,

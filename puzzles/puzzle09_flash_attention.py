@@ -93,6 +93,9 @@ PUZZLE = Puzzle(
     atol=1e-5,
     rtol=1e-4,
     hints=(
+        "Puzzle 8's first pass, with values: keep a running maximum, a running denominator and a running "
+        "weighted sum of `v`, the last two rescaled whenever the maximum grows; one pass over the keys "
+        "suffices.",
         "Load this program's queries once (`other=0.0` past `N0`) and start with "
         "`m = tl.full([B0], float('-inf'), tl.float32)`, `s = tl.zeros([B0], dtype=tl.float32)`, "
         "`a = tl.zeros([B0], dtype=tl.float32)`. Per key block, the scores are the "

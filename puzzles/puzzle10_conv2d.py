@@ -81,6 +81,8 @@ PUZZLE = Puzzle(
     atol=1e-5,
     rtol=1e-4,
     hints=(
+        "Each output pixel is a `KH` by `KW` window of the image times the filter, summed: load a whole "
+        "window as one block per image, and let the loads past the image's edge read 0, which is the padding.",
         "With `t = tl.arange(0, KH * KW)`, `a = t // KW` and `c = t % KW`, the window of "
         "pixel `(i, j)` in image `b` is at offsets `b * H * W + (i + a) * W + (j + c)`; mask "
         "it with `b < N0`, `i + a < H` and `j + c < W`, and load with `other=0.0`, which is "

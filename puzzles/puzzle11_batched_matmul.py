@@ -86,6 +86,8 @@ PUZZLE = Puzzle(
     # Inputs exact in TF32, so a GPU's default tl.dot precision matches the fp32 reference.
     mantissa_bits={"x": 10, "y": 10},
     hints=(
+        "Puzzle 7's accumulation with `tl.dot`: a 3-D block of `z` per program (batch, rows, columns), and a "
+        "loop over `MID` in chunks of `B_MID`.",
         "Build offsets for all three output dimensions, e.g. a batch block "
         "`tl.program_id(2) * B2 + tl.arange(0, B2)`, and broadcast them as `[:, None, None]`, "
         "`[None, :, None]`, `[None, None, :]` into 3-D pointer blocks.",

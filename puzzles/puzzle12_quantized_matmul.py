@@ -182,6 +182,8 @@ PUZZLE = Puzzle(
     mantissa_bits={"scale": 5, "activation": 10},
     mistakes=_mistakes(GROUP_SIZE.default),
     hints=(
+        "Unpack before you multiply: each 32-bit word holds `FPINT` 4-bit weights, which shifts and a mask "
+        "pull apart, and each run of `GROUP` columns shares one scale and one offset. Then it is a `tl.dot`.",
         "Load a `(B0, B_MID // FPINT)` block of words, then "
         "`(words[:, :, None] >> (tl.arange(0, FPINT) * 4)[None, None, :]) & 0xF` "
         "has shape `(B0, B_MID // FPINT, FPINT)`; reshaping it to `(B0, B_MID)` puts the "

@@ -148,6 +148,8 @@ PUZZLE = Puzzle(
     atol=1e-4,
     rtol=1e-4,
     hints=(
+        "A block pointer carries its tensor's shape and strides: make one per tensor before the loop, move it "
+        "along the row with `tl.advance`, and let its boundary check do the masking.",
         "Before the loop, make three block pointers: `x` at offsets `(pid * ROWS_TILE_SIZE, 0)` "
         "with block `(ROWS_TILE_SIZE, D_TILE_SIZE)`, `weight` at `(0,)` with block `(D_TILE_SIZE,)`, "
         "and `output` at `(pid * ROWS_TILE_SIZE,)` with block `(ROWS_TILE_SIZE,)`; pass the stride "

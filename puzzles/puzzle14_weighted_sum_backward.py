@@ -152,6 +152,9 @@ PUZZLE = Puzzle(
     atol=1e-4,
     rtol=1e-4,
     hints=(
+        "A program owns a tile of rows: its share of the gradient of `x` is an outer product, and its share "
+        "of the weight's gradient is a partial sum over its rows, written to its own row of the scratch "
+        "buffer.",
         "Load this tile's `grad_output` once, before the D loop, through a 1-D block pointer at "
         "`(pid * ROWS_TILE_SIZE,)` with `boundary_check=(0,)` and `padding_option=\"zero\"`: rows past "
         "`ROWS` then contribute nothing.",

@@ -131,6 +131,9 @@ PUZZLE = Puzzle(
         bytes=lambda s: 4 * (3 * _rows(s) * s["D"] + 3 * _rows(s) + 2 * s["D"]),
     ),
     hints=(
+        "The forward flattens `x` to rows, launches puzzle 13's kernel and gives the output `x`'s leading "
+        "shape back; the backward launches puzzle 14's, then finishes the weight's gradient from its partial "
+        "rows.",
         "Keep `x.shape` before flattening: the output is `y.view(x.shape[:-1])` and the gradient "
         "`grad_x.view(x.shape)`.",
         "The number of row tiles is `triton.cdiv(rows, ROWS_TILE_SIZE)`: allocate the partial buffer "

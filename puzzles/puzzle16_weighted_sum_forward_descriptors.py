@@ -139,6 +139,8 @@ PUZZLE = Puzzle(
     atol=1e-4,
     rtol=1e-4,
     hints=(
+        "Puzzle 13 with a tensor descriptor instead of a block pointer: made once, it loads a tile at element "
+        "coordinates, and fills with zeros past its shape.",
         "Make `x`'s descriptor once, before the loop: `shape=[ROWS, D]`, "
         "`strides=[x_stride_row, 1]`, `block_shape=[ROWS_TILE_SIZE, D_TILE_SIZE]`. Write the "
         "literal `1`: `x_stride_dim` also compiles here only because Triton treats an argument equal "

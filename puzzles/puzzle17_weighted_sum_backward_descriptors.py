@@ -132,6 +132,8 @@ PUZZLE = Puzzle(
     atol=1e-4,
     rtol=1e-4,
     hints=(
+        "Puzzle 14 with descriptors: one for each 2-D tensor, made before the loop, the scratch buffer's with "
+        "one row per program.",
         "Three descriptors, made before the loop: `x` and `grad_x` with block "
         "`[ROWS_TILE_SIZE, D_TILE_SIZE]`, and the scratch buffer with "
         "`shape=[tl.num_programs(0), D]`, block `[1, D_TILE_SIZE]`; every last stride is `1`.",

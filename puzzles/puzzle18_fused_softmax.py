@@ -98,6 +98,8 @@ PUZZLE = Puzzle(
     # One rounding of a value in [0, 1] to the output's dtype, plus fp32 arithmetic before it.
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
+        "The row fits in one block: load it whole, with padding that cannot win the maximum; subtract the "
+        "maximum, exponentiate, divide by the sum, and store.",
         "Program `i` reads `x_ptr + i * T + cols` with `cols = tl.arange(0, B1)` and "
         "`mask = cols < T`; load with `other=float('-inf')`.",
         "Upcast the loaded row `x` with `.to(tl.float32)`, subtract `tl.max(x, axis=0)`, exponentiate "

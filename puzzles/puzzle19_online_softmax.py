@@ -132,6 +132,8 @@ PUZZLE = Puzzle(
     # One rounding of a value in [0, 1] to the output's dtype, plus the fp32 error before it.
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
+        "The row no longer fits in a block: puzzle 18's maximum and sum become running values over chunks, "
+        "the sum rescaled whenever the maximum grows, and a second pass over the chunks writes the output.",
         "Pass 1: `m = float('-inf')` and `s = 0.0` (as fp32 scalars, e.g. `tl.max` of a "
         "`tl.full` block, or plain Python floats); for each `start in range(0, T, B1)` load the "
         "chunk at `cols = start + tl.arange(0, B1)` with `mask=cols < T, other=float('-inf')` and "

@@ -171,6 +171,8 @@ PUZZLE = Puzzle(
     # One rounding of y to the output's dtype (a relative 2^-11 or 2^-8), either side of a tie.
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
+        "One program per row: the mean, then the variance of the centred row (never the mean of the squares "
+        "minus the squared mean), then normalise, scale and shift, and save the two statistics.",
         "Program `i` loads `x_ptr + i * D + cols` with `cols = tl.arange(0, BLOCK_D)`, `mask = cols < D` "
         "and `other=0.0`, then `.to(tl.float32)`. The mean is `tl.sum(x, axis=0) / D`.",
         "Centre the row and switch the padding lanes off before squaring: "

@@ -166,6 +166,9 @@ PUZZLE = Puzzle(
     # dx rounded once to its dtype; the partial buffers are float32.
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
+        "Follow the statement's formulas one row at a time: `dx` needs two sums along the row, while the "
+        "weight's and bias's gradients are sums over rows, kept per program and written once as a partial "
+        "row.",
         "Program `p` goes over rows `p * ROWS_PER_PROGRAM` to `tl.minimum(p * ROWS_PER_PROGRAM + "
         "ROWS_PER_PROGRAM, ROWS)` with a `for` loop. Before it: `w` once, and `dw = tl.zeros([BLOCK_D], "
         "dtype=tl.float32)`, `db` likewise.",

@@ -159,6 +159,8 @@ PUZZLE = Puzzle(
     # One rounding to the output's dtype, either side of a tie.
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
+        "Two kernels and a wrapper: the forward divides each row by its root mean square and saves that "
+        "factor; the backward recomputes the rest from `x`. Give each kernel contiguous rows.",
         "Forward: `rows = x.reshape(-1, D).contiguous()` (x may be a slice whose rows lie apart in memory: "
         "`reshape` keeps such strides, and the kernel takes none), `y = torch.empty_like(rows)`, "
         "`rstd = torch.empty(rows.shape[0], dtype=torch.float32, device=x.device)`; launch one program per row with `BLOCK_D = "

@@ -137,6 +137,9 @@ def _eager(x, target, dloss, *, IGNORE_INDEX):
 
 def _hints(ignore: int) -> tuple[str, ...]:
     return (
+        "Puzzle 19's first pass gives the row's log-sum-exp, and the loss follows from it and the target's "
+        "logit; a second pass over the same chunks writes the gradient: the softmax minus the one-hot target, "
+        "times the row's `dloss`.",
         "Pass 1 is puzzle 19's: `m` from -inf and `s` from 0, and per chunk (the columns "
         "`cols = start + tl.arange(0, B1)`, loaded with `mask=cols < V, other=float('-inf')`, upcast "
         "to fp32) `m_new = tl.maximum(m, tl.max(chunk, axis=0))`, "

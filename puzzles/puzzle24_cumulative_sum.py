@@ -99,6 +99,8 @@ PUZZLE = Puzzle(
     atol=1e-4,
     rtol=1e-5,
     hints=(
+        "A scan of a long row is scans of its chunks plus a carry: `tl.cumsum` scans a chunk, and the sum of "
+        "everything before it is added on.",
         "Keep `carry = 0.0` (fp32) before a loop `for start in range(0, T, B1)`; in the loop, "
         "`cols = start + tl.arange(0, B1)`, `mask = cols < T`, and load with `other=0.0`.",
         "`tl.cumsum(x, axis=0)` scans the chunk; add `carry` to it and store with the mask.",

@@ -120,6 +120,8 @@ PUZZLE = Puzzle(
     atol=1e-5,
     rtol=1e-5,
     hints=(
+        "A segmented scan carries two things per lane, the running value and whether a segment has started; "
+        "the combine function decides which value wins. `tl.associative_scan` takes that function.",
         "The combine returns `(tl.where(b_start != 0, b_value, a_value + b_value), a_start | b_start)`; "
         "in the kernel, load the flags with `other=0` and keep `starts = flags & 1`.",
         "`value, seen = tl.associative_scan((x, starts), 0, segment_combine)`; the chunk's result is "

@@ -96,6 +96,8 @@ PUZZLE = Puzzle(
     rtol=0,
     zeroed=("z",),
     hints=(
+        "Many programs add into the same bins at once: only an atomic add is safe there. Mind Triton's "
+        "remainder, which keeps the sign of a negative value.",
         "Program `p` loads `x_ptr + offs` with `offs = p * B0 + tl.arange(0, B0)` and `mask = offs < N`.",
         "`bins = x % NBINS`, then `bins = tl.where(bins < 0, bins + NBINS, bins)`: Triton's `%` keeps x's sign.",
         "`tl.atomic_add(z_ptr + bins, 1, mask=mask)`: no load of `z`, no store.",

@@ -181,6 +181,8 @@ HALF = {"x": "float16", "z": "float16"}
 BF16 = {"x": "bfloat16", "z": "bfloat16"}
 
 HINTS = (
+    "A counter-based generator: a draw depends only on `SEED` and a counter, so each element needs a counter "
+    "of its own, the same on every run. One `tl.rand4x` draw gives four numbers.",
     "Program `(i, j)`: `cols = j * B1 + tl.arange(0, B1)`, `mask = cols < T`, and the flat offsets "
     "`i * T + cols` to address x and z.",
     "The block's draws: `q = j * (B1 // 4) + tl.arange(0, B1 // 4)` and `r0, r1, r2, r3 = "

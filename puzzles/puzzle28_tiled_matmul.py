@@ -140,6 +140,8 @@ PUZZLE = Puzzle(
     atol=1e-3,
     rtol=2e-3,
     hints=(
+        "One tile of `c` per program, accumulated in fp32 over `K` in chunks with `tl.dot`; the grouped order "
+        "of the statement only changes which tile a program id maps to.",
         "Start from `pid_m, pid_n` (the grouped numbering in the statement), then "
         "`offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)`, `offs_n` likewise and "
         "`offs_k = tl.arange(0, BLOCK_K)`. The `a` tile's addresses are "

@@ -133,6 +133,8 @@ PUZZLE = Puzzle(
     atol=1e-4,
     rtol=2e-3,
     hints=(
+        "Puzzle 28's matmul, then an epilogue on the accumulator before its one store: the bias added, then "
+        "GELU, in fp32.",
         "Write the matmul of puzzle 28 first: grouped `pid_m, pid_n`, the K loop with `other=0.0` on the "
         "K lanes, `acc = tl.dot(a, b, acc)` into an fp32 accumulator.",
         "After the loop: `bias = tl.load(bias_ptr + offs_n, mask=offs_n < N, other=0.0).to(tl.float32)` "

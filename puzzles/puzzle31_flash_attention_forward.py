@@ -145,6 +145,8 @@ PUZZLE = Puzzle(
                   "always sees itself: mask with `keys[None, :] <= rows[:, None]`"),
     ),
     hints=(
+        "Puzzle 9 with tiles: per block of queries, walk the keys in blocks, keeping a running maximum, sum "
+        "and output; when `CAUSAL`, stop at the diagonal and mask within it.",
         "Load the query tile once: `q_ptr + bh * NQ * D + rows[:, None] * D + dims[None, :]`, masked by "
         "`rows < NQ`. Loop `for start in range(0, end, BK)` with `end = NK`, or, when `CAUSAL`, "
         "`tl.minimum(NK, (i + 1) * BQ)`.",

@@ -151,6 +151,8 @@ PUZZLE = Puzzle(
                   "`ds = p * (dp - d_i[:, None])`"),
     ),
     hints=(
+        "Two kinds of program in one launch: one per block of keys computes its `dk` and `dv`, one per block "
+        "of queries its `dq`; each recomputes the probabilities from the saved `lse` rather than store them.",
         "Branch on the program: `j = tl.program_id(0)`; `if j < tl.cdiv(NK, BK):` the key-block "
         "program, else the query-block program with `i = j - tl.cdiv(NK, BK)`.",
         "In both, for a query tile (`scale` being puzzle 31's `1.0 / tl.sqrt(D * 1.0)`): "

@@ -142,6 +142,8 @@ PUZZLE = Puzzle(
                 "`attention_bwd_kernel` in the backward, and let PyTorch only allocate."),
     ),
     hints=(
+        "The wrapper only allocates, launches puzzle 31's and 32's kernels over their grids, and saves what "
+        "the backward needs.",
         "Forward: `q, k, v = q.contiguous(), k.contiguous(), v.contiguous()` (they may arrive strided), "
         "`o = torch.empty_like(q)`, `lse = q.new_empty(q.shape[:-1], dtype=torch.float32)`, grid "
         "`(triton.cdiv(NQ, BQ), B * H)`, then `ctx.save_for_backward(q, k, v, o, lse)`.",

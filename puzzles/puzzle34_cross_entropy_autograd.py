@@ -117,6 +117,8 @@ IGNORED = {"target": "ignore_index"}
 
 def _hints(ignore: int) -> tuple[str, ...]:
     return (
+        "Three small kernels in the forward: one counts the rows that count, one computes every row's loss "
+        "and gradient, one takes their weighted sum; the backward only scales the saved gradient.",
         "Forward: `x = x.contiguous()` (x may be a slice whose rows lie apart in memory, and the kernel takes "
         "no row stride), `weights = torch.empty(N, dtype=torch.float32, device=x.device)`, "
         "`mean_weights_kernel[(1,)](target, weights, N, BLOCK=1024)`; then `loss_rows = torch.empty_like(weights)`, "

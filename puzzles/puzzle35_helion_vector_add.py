@@ -78,6 +78,8 @@ PUZZLE = Puzzle(
     bench=Bench(sizes=({"N0": 1 << 24}, {"N0": 1 << 20}, {"N0": 1 << 26}), blocks={"B0": 1024},
                 bytes=lambda s: 3 * 4 * s["N0"], baseline=lambda x, y: x + y, baseline_name="torch.add"),
     hints=(
+        "In Helion, `hl.tile` is the grid and the tile is the offsets: index the tensors with it inside the "
+        "loop, and Helion masks the last tile.",
         "Inside the loop, index each tensor with the tile (`x[tile]`), the way `offsets` indexed "
         "the pointers in puzzle 2, and store the sum to `z[tile]`: Helion adds the mask.",
         "Keep the work inside `for tile in hl.tile(...)`: a line like `z = x + y` above the loop "

@@ -83,6 +83,8 @@ PUZZLE = Puzzle(
     atol=1e-6,
     rtol=1e-6,
     hints=(
+        "The tile of `z` is a tile of rows by a tile of columns: broadcast one vector's tile against the "
+        "other's, apply the ReLU and store, all inside the loop.",
         "The tile of z is `z[rows, cols]`; its factors are `y[rows]` (one value per row) and "
         "`x[cols]` (one per column). Broadcast them: `y[rows, None] * x[None, cols]`.",
         "Apply `torch.relu` to that product tile, inside the loop, and store the result into "

@@ -102,6 +102,8 @@ PUZZLE = Puzzle(
     # One rounding of a value in [0, 1] to the output's dtype, plus fp32 arithmetic before it.
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
+        "Take whole rows per tile: a row's softmax needs all of it, and a reduction along a dimension can "
+        "keep that dimension, to broadcast against the row.",
         "In the loop, `x[rows, :]` is the tile of whole rows: upcast it with `.to(torch.float32)`. "
         "`torch.amax(row, dim=1, keepdim=True)` is each row's maximum, shaped to broadcast over the row.",
         "`e = torch.exp(row - m)` with that maximum `m`; the softmax is `e / e.sum(dim=1, keepdim=True)`, "

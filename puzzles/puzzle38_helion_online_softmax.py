@@ -138,6 +138,8 @@ PUZZLE = Puzzle(
     # One rounding of a value in [0, 1] to the output's dtype, plus the fp32 error before it.
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
+        "Puzzle 19 in Helion: a loop over tiles of rows, and inside it two loops over tiles of columns, the "
+        "first keeping a running maximum and sum.",
         "Inside `for rows in hl.tile(n0)`, make the running maximum with "
         "`hl.full([rows], float('-inf'), dtype=torch.float32)` and the running sum with `hl.zeros` of the same "
         "shape; then `for cols in hl.tile(t)` walks the chunks `x[rows, cols]`, upcast to fp32.",

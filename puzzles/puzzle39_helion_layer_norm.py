@@ -127,6 +127,8 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     tolerances={"float16": (1e-3, 2e-3), "bfloat16": (8e-3, 1.6e-2)},
     hints=(
+        "One tile of whole rows: the mean, the variance of the centred rows, then normalise, scale and shift. "
+        "Your kernel's outputs are called `mean` and `rstd`: give your locals other names.",
         "`x[rows, :]` upcast to fp32 is the tile of rows, `row`; its mean is `row.sum(dim=1) / d` (or "
         "`torch.mean(row, dim=1)`), a vector over the tile's rows. Call it `mu`, not `mean`: `mean` "
         "is the output tensor.",

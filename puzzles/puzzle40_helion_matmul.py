@@ -110,6 +110,8 @@ PUZZLE = Puzzle(
     atol=1e-3,
     rtol=2e-3,
     hints=(
+        "One output tile per iteration of the outer loop, accumulated in fp32 over an inner loop of tiles of "
+        "the shared dimension with `hl.dot`, and cast once, for the store.",
         "In the output-tile loop, create the fp32 accumulator with "
         "`hl.zeros([tile_m, tile_n], dtype=torch.float32)`, then loop `for tile_k in hl.tile(k)`.",
         "In the K loop: `acc = hl.dot(a[tile_m, tile_k], b[tile_k, tile_n], acc=acc)`. After it, store `acc` "

@@ -115,6 +115,8 @@ PUZZLE = Puzzle(
     atol=1e-4,
     rtol=2e-3,
     hints=(
+        "Puzzle 40's matmul, then an epilogue on the fp32 accumulator after the inner loop: the bias added, "
+        "GELU, one cast, one store.",
         "Write puzzle 40's kernel first: an fp32 accumulator from `hl.zeros`, and "
         "`hl.dot(a[tile_m, tile_k], b[tile_k, tile_n], acc=acc)` over `hl.tile(k)`.",
         "After the K loop: `x = acc + bias[tile_n].to(torch.float32)[None, :]`.",

@@ -152,6 +152,8 @@ PUZZLE = Puzzle(
     # Puzzle 31's: o in fp16, the probabilities rounded to fp16 before the second dot.
     tolerances={"float16": (3e-3, 3e-3), "bfloat16": (2e-2, 2e-2), "float32": (2e-4, 2e-4)},
     hints=(
+        "Puzzle 31's forward in Helion: per tile of queries, a loop over tiles of keys keeping a running "
+        "maximum, sum and output in fp32, with the causal mask made from the tiles' indices.",
         "In the outer loop: the query tile `q_view[tile_bh, tile_q, :]` (`qt` below); the running "
         "maximum `m` and sum `l`, of "
         "shape `[tile_bh, tile_q]` in fp32 (the maximum from `hl.full(..., float('-inf'), ...)`), and an fp32 "

@@ -15,6 +15,10 @@ What is checked, precisely:
   solution's own lines are those that neither the stub nor the statement already shows. The
   course's hints deliberately quote a few key lines, such as the online-softmax update; at
   most half of a solution's own lines may be quoted across all its hints.
+* Hints go from a nudge to the algorithm, never the algorithm first (issue 44): every puzzle has
+  two hints or more; the first is a short nudge in words, whose code in backticks only names
+  things (`tl.program_id`, `B0`, `hl.tile`): no call with arguments, no statement, no operator,
+  no index, so no line of the solution; and a later hint shows code that computes.
 """
 from __future__ import annotations
 
@@ -166,3 +170,53 @@ def test_a_puzzle_without_hints_or_with_a_broken_one_is_caught():
     puzzle = read("puzzle01")
     assert problems(replace(puzzle, hints=())) == ["no hint"]
     assert problems(replace(puzzle, hints=("Load `x_ptr + offsets.",))) == ["hint 1 has an unclosed backtick"]
+
+
+# ---- from a nudge to the algorithm ----------------------------------------------------------
+MAX_NUDGE = 240  # characters: a nudge is a sentence or two, not a recipe
+
+
+def names_only(span: str) -> bool:
+    """Whether backticked code only names something: a name, a dotted name or a constant."""
+    try:
+        tree = ast.parse(span.strip(), mode="eval")
+    except SyntaxError:
+        return False  # a statement (`m = 0`), a loop's header, or a fragment such as `[:, None]`
+    return all(isinstance(node, (ast.Expression, ast.Name, ast.Attribute, ast.Constant, ast.Load))
+               for node in ast.walk(tree))
+
+
+def computes(hint: str) -> bool:
+    return any(not names_only(span) for span in CODE.findall(hint))
+
+
+def ordering_problems(puzzle: PuzzleText) -> list[str]:
+    """How a puzzle's hints fail to go from a nudge to the algorithm, one sentence each."""
+    found = []
+    if len(puzzle.hints) < 2:
+        return [f"{len(puzzle.hints)} hint(s): a nudge first, then the algorithm, needs two or more"]
+    first = puzzle.hints[0]
+    shown = [span for span in CODE.findall(first) if not names_only(span)]
+    if shown:
+        found.append(f"the first hint shows code, not names: {', '.join(f'`{s}`' for s in shown)}")
+    if len(first) > MAX_NUDGE:
+        found.append(f"the first hint is {len(first)} characters, more than a nudge's {MAX_NUDGE}")
+    if not any(computes(hint) for hint in puzzle.hints[1:]):
+        found.append("no hint after the first shows code that computes: the hints never reach the algorithm")
+    return found
+
+
+def test_the_check_tells_a_nudge_from_code():
+    assert names_only("tl.program_id") and names_only("B0") and names_only("0.0")
+    assert not names_only("tl.arange(0, B0)") and not names_only("m = m_new") and not names_only("x[tile]")
+    assert not names_only("offsets < N0") and not names_only("for start in range(0, T, B1):")
+    puzzle = PuzzleText("p", ("Pass 1: `m = tl.full([B0], float('-inf'), tl.float32)`, then rescale.",
+                              "Use `tl.maximum`."), "", "", "", "")
+    assert ordering_problems(puzzle) == [
+        "the first hint shows code, not names: `m = tl.full([B0], float('-inf'), tl.float32)`",
+        "no hint after the first shows code that computes: the hints never reach the algorithm"]
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLE_IDS)
+def test_hints_go_from_a_nudge_to_the_algorithm(puzzle_id):
+    assert ordering_problems(read(puzzle_id)) == []
