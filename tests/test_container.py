@@ -66,10 +66,12 @@ def test_the_make_step_is_the_one_make_check_takes_first():
     time (asked of make itself, -n: nothing runs)."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    rule = subprocess.run(["make", "-n", "-B", ".venv/.ready"], cwd=ROOT, capture_output=True, text=True)
+    rule = subprocess.run(["make", "--no-print-directory", "-n", "-B", ".venv/.ready"], cwd=ROOT,
+                          capture_output=True, text=True)
     assert rule.returncode == 0, rule.stderr
     assert [shlex.split(line)[1:] for line in rule.stdout.splitlines()] == [["scripts/setup_env.py", ".venv"]]
-    check = subprocess.run(["make", "-n", "-B", "check"], cwd=ROOT, capture_output=True, text=True)
+    check = subprocess.run(["make", "--no-print-directory", "-n", "-B", "check"], cwd=ROOT,
+                           capture_output=True, text=True)
     assert any(line.endswith("scripts/setup_env.py .venv") for line in check.stdout.splitlines()), check.stdout
 
 

@@ -126,7 +126,8 @@ def test_puzzle_1_is_judged_by_the_graders_own_stub_print(tmp_path):
 
 
 def _dry_run(*args: str) -> list[str]:
-    done = subprocess.run(["make", "-n", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(["make", "--no-print-directory", "-n", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 
@@ -148,8 +149,8 @@ def _make_check(course: Path, *args: str) -> subprocess.CompletedProcess:
     """`make check` in a copy of the course, with this environment: `-o` keeps make from setting
     it up again (the copy's files are newer than its marker)."""
     venv = Path(sys.prefix)
-    return subprocess.run(["make", "-o", f"{venv}/.ready", "check", f"VENV={venv}", *args], cwd=course,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(["make", "--no-print-directory", "-o", f"{venv}/.ready", "check", f"VENV={venv}", *args],
+                          cwd=course, capture_output=True, text=True, timeout=600)
 
 
 @pytest.mark.slow  # grades puzzle 1 from the command line

@@ -304,13 +304,13 @@ class _Worker:
         pass
 
 
-def _grade(course, puzzle_id, answer):
+def _grade(course, puzzle_id, answer, device="cpu"):
     from grader.judge.grade import PuzzleGrader
     from grader.judge.kinds import kind_of
     from grader.judge.options import Options
     worker = _Worker(answer)
     solution = ROOT / "solutions" / course.puzzle_file(puzzle_id).name
-    return PuzzleGrader(course, puzzle_id, solution, worker, Options(compile_check=False),
+    return PuzzleGrader(course, puzzle_id, solution, worker, Options(compile_check=False, device=device),
                         kind=kind_of(course.puzzle(puzzle_id))).grade(), worker
 
 
@@ -325,12 +325,12 @@ def test_a_compile_error_reads_the_same_for_a_kernel_and_an_autograd_puzzle(cour
     answer = (lambda m: (COMPILE_ERROR, [])) if puzzle_id == "puzzle15" else \
         (lambda m: (wire.Ran(runs=(wire.KernelRun(label="", reversed=False, seconds=0.25, printed="",
                                                    failure=COMPILE_ERROR),)), []))
-    result, _ = _grade(course, puzzle_id, answer)
+    result, _ = _grade(course, puzzle_id, answer, device="cuda")
     first = result.cases[0]
     assert result.status == "fail" and first.kind == "compile"
     assert first.message.endswith("the kernel does not compile for this GPU at line 12: `y = x[0]`: unsupported "
                                   "tensor index: constexpr[0].")
-    assert all(c.kind is None or c.kind == "compile" for c in result.cases)
+    assert all(c.kind is None or c.kind == "compile" for c in result.cases), [c.message for c in result.cases]
 
 
 @pytest.mark.parametrize("puzzle_id", ["puzzle01", "puzzle15"])
