@@ -7,13 +7,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 
-
-class StrEnum(str, enum.Enum):
-    """``enum.StrEnum`` (Python 3.11), written for 3.10, the oldest Python the course supports: each
-    member is a str equal to its value, and prints and formats as that value."""
-
-    __str__ = str.__str__
-    __format__ = str.__format__
+# Each member is a str equal to its value, and prints and formats as that value: JSON, CSV and
+# reports take it as text. Named here so that every vocabulary of the grader takes it from one place.
+StrEnum = enum.StrEnum
 
 
 class FailureKind(StrEnum):
