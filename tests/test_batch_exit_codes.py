@@ -49,16 +49,34 @@ def test_a_graded_class_is_0_whatever_its_grades_and_keeps_each_id_as_submitted(
     assert "2 students graded in" in capsys.readouterr().out
 
 
-def test_a_grader_error_while_grading_one_student_is_their_row_and_the_batch_is_still_0(
-        submissions, tmp_path, monkeypatch):
-    def broken(*args, **kwargs):
-        raise ZeroDivisionError("division by zero")
+def test_a_grader_error_while_grading_a_student_is_their_row_the_batch_goes_on_and_ends_3(
+        submissions, tmp_path, monkeypatch, capsys):
+    def broken(course, student, *args, **kwargs):
+        if student.name != "Zoë_Ñúñez":
+            raise ZeroDivisionError("division by zero")
+        return real(course, student, *args, **kwargs)
+    real = classroom.grade_student
     monkeypatch.setattr(classroom, "grade_student", broken)
     out = tmp_path / "out"
-    assert batch(submissions, "--out", out, "--no-sandbox", "--no-similarity") == 0
+    assert batch(submissions, "--out", out, "--no-sandbox", "--no-similarity") == ExitCode.INTERNAL_ERROR == 3
     with open(out / "grades.csv", newline="") as f:
-        problems = [row["problems"] for row in csv.DictReader(f)]
-    assert problems == ["grader error: ZeroDivisionError: division by zero"] * 2
+        problems = {row["student"]: row["problems"] for row in csv.DictReader(f)}
+    assert problems == {"_img_src_x_onerror_alert_1__": "grader error: ZeroDivisionError: division by zero",
+                        "Zoë_Ñúñez": ""}
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"the grader itself broke while grading 1 of 2 students ({HOSTILE}): their rows in {out} say where, and "
+        "their grades there are not to be trusted. Please report it.")
+
+
+def test_a_puzzle_that_ended_in_a_grader_error_marks_its_student_broken():
+    from grader.judge.results import PuzzleResult, Status
+    fine = PuzzleResult("puzzle01", "Constant add", Status.FAIL, "a.py", "cpu", message="case small failed")
+    broken = PuzzleResult("puzzle02", "Constant add, blocked", Status.ERROR, "a.py", "cpu",
+                          message="grader error: KeyError: 'x'")
+    assert not StudentResult("a", (fine,), (), 1.0).grader_broke
+    assert StudentResult("a", (fine, broken), (), 1.0).grader_broke
+    assert StudentResult("a", (), ("grader error: OSError: disk full",), 1.0).grader_broke
+    assert not StudentResult("a", (), ("notes.py: not Python",), 1.0).grader_broke
 
 
 @pytest.mark.parametrize("argv, words", [

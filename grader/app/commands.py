@@ -76,16 +76,17 @@ def progress_main(argv) -> int:
 
 
 # How a batch ends (docs/class-report.md; tests/test_batch_exit_codes.py): a student's grades never
-# set it, so a script can tell "the class was graded" from "the batch did not run".
+# set it, so a script can tell "the class was graded" from "the batch did not run"; the grader's own
+# bug always sets it, so that nobody takes a grade it broke for a grade.
 BATCH_EXIT_CODES = """exit status:
-  0    every student graded and the reports written, whatever their grades (a grader error
-       while grading one student is in that student's row, and the batch goes on)
+  0    every student graded and the reports written, whatever their grades
   1    a puzzle file of the course itself does not load (the file and line are named), or
        the output was piped into a reader that stopped
   2    a usage problem: SUBMISSIONS is not a folder, no sandbox (bwrap) without --no-sandbox,
        --variants without --seed-secret or two submissions of one id, --resume of a folder
        without a readable results.json of this course, --address without --engine ray
-  3    the grader itself broke outside one student's grading: please report it
+  3    the grader itself broke: while grading a student (the batch goes on, the reports
+       are written and that student's row says where), or outside: please report it
   130  stopped by Ctrl-C; once grading has begun, the reports are still written, the
        students not reached marked "not graded": finish with --resume OUT"""
 
@@ -171,6 +172,11 @@ def batch_main(argv) -> int:
     if run.stopped:  # as a shell reports Ctrl-C; the reports name the students left "not graded"
         print(f"stopped: the students not graded are marked so; finish with --resume {args.out}", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    if broke := [r.id_as_submitted for r in run.results if r.grader_broke]:
+        print(f"the grader itself broke while grading {len(broke)} of {len(run.results)} students "
+              f"({', '.join(broke[:5])}{', ...' if len(broke) > 5 else ''}): their rows in {args.out} say where, "
+              f"and their grades there are not to be trusted. Please report it.", file=sys.stderr)
+        return ExitCode.INTERNAL_ERROR
     return ExitCode.OK
 
 

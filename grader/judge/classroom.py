@@ -33,7 +33,7 @@ from typing import Callable, Mapping
 from grader.course.loader import Course, CourseError
 from grader.judge.batch_resume import not_graded
 from grader.judge.options import Options
-from grader.judge.results import CheckResult, FailureKind, PuzzleResult, Status, StudentResult
+from grader.judge.results import GRADER_ERROR, CheckResult, FailureKind, PuzzleResult, Status, StudentResult
 from grader.judge.grading_context import GradingContext
 from grader.judge.similarity.find import similar_submissions
 from grader.judge.similarity.model import SimilarityReport
@@ -118,7 +118,7 @@ def _grade_here(course: Course, students: list[Student], options: Options, jobs:
             result = grade_student(course, student, options, memory_mb, threads)
         except Exception as exc:  # a grader bug: the student still appears, with the reason
             result = StudentResult(student.name, (), student.problems + (
-                f"grader error: {type(exc).__name__}: {exc}",), 0.0, student.attempts, student.variant_id)
+                f"{GRADER_ERROR} {type(exc).__name__}: {exc}",), 0.0, student.attempts, student.variant_id)
         finished(result)
         return result
 

@@ -221,6 +221,17 @@ class StudentResult:
     def id_as_submitted(self) -> str:
         return self.submitted_id or self.student
 
+    @property
+    def grader_broke(self) -> bool:
+        """Whether the grader itself broke on this student: a puzzle ended in ``error``, or the
+        whole student did (the problem the class's engines record, prefixed ``GRADER_ERROR``)."""
+        return any(r.status == Status.ERROR for r in self.results) or \
+            any(p.startswith(GRADER_ERROR) for p in self.problems)
+
+
+# How a student's problems name a grader error (grader.judge.classroom and cluster write it).
+GRADER_ERROR = "grader error:"
+
 
 def to_dict(obj) -> dict:
     """A JSON-ready dict of any result object (tuples become lists)."""
