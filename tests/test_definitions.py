@@ -64,7 +64,7 @@ TRICKS = {
                                         '@triton.heuristics({"B": lambda args: min(1, 2)})', "a heuristic may use only"),
     "call": ("evil()\n", "evil()", "a call at module level is not run"),
     "call in a constant": ("X = evil()\n", "X = evil()", "`X` is set by a call"),
-    "subscript constant": ("X = Evil[0]\n", "X = Evil[0]", "the value of `X` is not a literal"),
+    "subscript constant": ("X = Evil[0]\n", "X = Evil[0]", "the value of `X` is not data"),
     "shared line": ("import os; evil()\n", "import os; evil()", "shares its line"),
     "main block": ('if __name__ == "__main__":\n    evil()\n', 'if __name__ == "__main__":', "block is not run"),
     "jit option": ("@triton.jit(debug=evil())\ndef k(x):\n    pass\n", "@triton.jit(debug=evil())", "option `debug`"),

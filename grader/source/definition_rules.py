@@ -7,11 +7,11 @@ never bound to anything else in the module.
 from __future__ import annotations
 
 import ast
-import builtins
-from dataclasses import dataclass
 
 from grader.course import kinds
-from grader.source.literals import ARITHMETIC, autotune_problem, import_try, is_literal, keywords_problem  # noqa: F401 (import_try, is_literal: the rules' API)
+from grader.source.bindings import Bindings, bindings_of, module_targets  # noqa: F401 (the rules' API)
+from grader.source.literals import (ARITHMETIC, CONFIG, data_problem, import_try, is_literal, is_none,  # noqa: F401
+                                    keywords_problem, length, resolved)
 
 AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Function"}
 CONSTEXPR = {"triton.language.constexpr"}
@@ -24,128 +24,6 @@ PLAIN_DECORATORS = {"builtins.staticmethod", "builtins.classmethod",
                     "torch.autograd.function.once_differentiable"}
 HEURISTIC_CALLS = {"triton.next_power_of_2", "triton.cdiv", "builtins.min", "builtins.max",
                    "builtins.int", "builtins.bool", "builtins.abs"}
-# star imports known not to rebind triton, torch or a decorator, with the builtins they do shadow
-HARMLESS_STAR = {"math": (), "triton.language": ("min", "max", "abs")}
-
-
-@dataclass(frozen=True)
-class Bindings:
-    """Where the module's names come from: ``origins`` from its top-level imports (``tl`` ->
-    ``triton.language``), ``rebound`` the names also bound some other way, with a line."""
-    origins: dict
-    rebound: dict
-
-    def origin(self, node: ast.expr) -> str | None:
-        """The dotted name an expression stands for, or None if the module may have changed it."""
-        if isinstance(node, ast.Attribute):
-            base = self.origin(node.value)
-            return base and f"{base}.{node.attr}"
-        if not isinstance(node, ast.Name) or node.id in self.rebound:
-            return None
-        if node.id in self.origins:
-            return self.origins[node.id]
-        return f"builtins.{node.id}" if hasattr(builtins, node.id) else None
-
-    def shadowed_by(self, names: dict) -> Bindings:
-        """The view from a class body, whose own assignments and defs hide module names."""
-        return Bindings(self.origins, {**self.rebound, **names})
-
-    def why_untrusted(self, node: ast.expr) -> str:
-        root = node
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if isinstance(root, ast.Name) and root.id in self.rebound and root.id in self.origins:
-            return f" (`{root.id}` is bound again on line {self.rebound[root.id]}, so it may not be what it seems)"
-        return ""
-
-
-class _ModuleTargets(ast.NodeVisitor):
-    """Names a statement binds in the module's scope, whether or not it is kept: conservative,
-    so a name bound twice is never trusted. Function bodies count only through ``global``."""
-
-    def __init__(self) -> None:
-        self.names: dict[str, int] = {}
-
-    def _bind(self, name: str, line: int) -> None:
-        self.names.setdefault(name, line)
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if not isinstance(node.ctx, ast.Load):
-            self._bind(node.id, node.lineno)
-
-    def visit_FunctionDef(self, node) -> None:
-        self._bind(node.name, node.lineno)
-        for part in (*node.decorator_list, node.args, *([node.returns] if node.returns else [])):
-            self.visit(part)
-        self._globals(node)
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self._bind(node.name, node.lineno)
-        for part in (*node.decorator_list, *node.bases, *node.keywords):
-            self.visit(part)
-        self._globals(node)
-
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        self.visit(node.args)
-
-    def visit_Import(self, node) -> None:  # only nested imports get here: top-level ones are origins
-        for alias in node.names:
-            self._bind((alias.asname or alias.name).split(".")[0], node.lineno)
-
-    visit_ImportFrom = visit_Import
-
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.name:
-            self._bind(node.name, node.lineno)
-        self.generic_visit(node)
-
-    def visit_MatchAs(self, node) -> None:
-        if node.name:
-            self._bind(node.name, node.lineno)
-        self.generic_visit(node)
-
-    visit_MatchStar = visit_MatchAs
-
-    def _globals(self, node: ast.AST) -> None:
-        for inner in ast.walk(node):
-            if isinstance(inner, ast.Global):
-                for name in inner.names:
-                    self._bind(name, inner.lineno)
-
-
-def module_targets(statements: list[ast.stmt]) -> dict[str, int]:
-    visitor = _ModuleTargets()
-    for statement in statements:
-        visitor.visit(statement)
-    return visitor.names
-
-
-def bindings_of(tree: ast.Module) -> Bindings:
-    origins: dict[str, str] = {}
-    rebound: dict[str, int] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            pairs = [(a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            module = "." * node.level + (node.module or "")
-            if any(a.name == "*" for a in node.names):
-                # it may bind any name at all: trust no name of this module's, unless known
-                shadowed = HARMLESS_STAR.get(module, (*origins, *dir(builtins)))
-                rebound.update({name: node.lineno for name in shadowed})
-            pairs = [(a.asname or a.name, f"{module}.{a.name}") for a in node.names if a.name != "*"]
-        else:
-            continue
-        for name, origin in pairs:
-            if origins.setdefault(name, origin) != origin:
-                rebound.setdefault(name, node.lineno)
-    others = [n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
-    for name, line in module_targets(others).items():
-        rebound.setdefault(name, line)
-    return Bindings(origins, rebound)
-
-
 def is_constexpr_call(node: ast.expr, bindings: Bindings, constants: frozenset) -> bool:
     """``tl.constexpr(<literal>)``."""
     return (isinstance(node, ast.Call) and bindings.origin(node.func) in CONSTEXPR
@@ -158,7 +36,8 @@ def _heuristic_problem(node: ast.expr, bindings: Bindings) -> str | None:
         return "each heuristic must be `lambda args: ...`"
     if not _heuristic_expression(node.body, node.args.args[0].arg, bindings):
         return ("a heuristic may use only `args[\"name\"]`, numbers, arithmetic, comparisons, "
-                "`x if c else y`, and triton.next_power_of_2, triton.cdiv, min, max, int, bool, abs")
+                "`args[\"name\"] is None` (or `is not None`), `x if c else y`, and triton.next_power_of_2, "
+                "triton.cdiv, min, max, int, bool, abs")
     return None
 
 
@@ -178,6 +57,9 @@ def _heuristic_expression(node: ast.expr, param: str, bindings: Bindings) -> boo
     if isinstance(node, ast.BoolOp):
         return all(map(ok, node.values))
     if isinstance(node, ast.Compare):
+        if any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            # `args["X1"] is not None` (mamba): whether an optional tensor was passed, the one test of identity
+            return len(node.ops) == 1 and ok(node.left) and is_none(node.comparators[0])
         return ok(node.left) and all(map(ok, node.comparators))
     if isinstance(node, ast.IfExp):
         return ok(node.test) and ok(node.body) and ok(node.orelse)
@@ -211,8 +93,10 @@ def _kind_decorator_problem(decorator: kinds.Decorator, call: ast.Call | None, b
     return None
 
 
-def decorator_problem(node: ast.expr, bindings: Bindings) -> str | None:
-    """Why a decorator may not be evaluated at import, or None if it is Triton's or Python's."""
+def decorator_problem(node: ast.expr, bindings: Bindings, constants: dict | None = None,
+                      missing: dict | None = None) -> str | None:
+    """Why a decorator may not be evaluated at import, or None if it is Triton's or Python's.
+    ``constants``: the data kept above it, by name; ``missing``: why names the file binds are not."""
     target = node.func if isinstance(node, ast.Call) else node
     origin = bindings.origin(target)
     call = node if isinstance(node, ast.Call) else None
@@ -221,7 +105,7 @@ def decorator_problem(node: ast.expr, bindings: Bindings) -> str | None:
             return "`triton.jit(...)` takes options by keyword only"
         return call and keywords_problem(call, "`triton.jit`")
     if origin == "triton.autotune" and call:
-        return autotune_problem(call, bindings)
+        return autotune_problem(call, bindings, constants or {}, missing or {})
     own = next((d for d in kinds.decorators() if origin in d.origins), None)
     if own is not None:  # a kind's own kernel decorator (Helion's)
         return _kind_decorator_problem(own, call, bindings)
@@ -240,3 +124,112 @@ def decorator_problem(node: ast.expr, bindings: Bindings) -> str | None:
     return (f"decorator `{ast.unparse(target)}` is not one of Triton's (jit, autotune, heuristics, "
             f"constexpr, constexpr_function), {families} or "
             f"Python's (staticmethod, classmethod, once_differentiable){bindings.why_untrusted(target)}")
+
+
+# ---- @triton.autotune: configs written out, as a comprehension over literals, or named by a
+# constant of the file (mamba's `configs=configs_autotune`); names of arguments; a prune function
+# autotune arguments that Triton calls: each would run the learner's code
+AUTOTUNE_HOOKS = {"pre_hook", "post_hook", "early_config_prune", "perf_model", "do_bench"}
+AUTOTUNE_NAME_LISTS = {"key", "reset_to_zero", "restore_value"}
+MAX_CONFIGS = 64  # a comprehension of configs: each is graded on every case
+LOOPS = ("a comprehension of configs may loop only over literal lists (or `range` of literals), e.g. "
+         "`[triton.Config({\"B\": b}, num_warps=w) for b in [64, 128] for w in [4, 8]]`")
+
+
+def _names_list(node: ast.expr) -> bool:
+    return isinstance(node, (ast.List, ast.Tuple)) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+
+
+def _config_problem(node: ast.expr, bindings, constants: dict) -> str | None:
+    if not (isinstance(node, ast.Call) and bindings.origin(node.func) == CONFIG):
+        return "each autotune config must be written as `triton.Config({...}, num_warps=...)`"
+    problem = data_problem(node, bindings, constants)
+    return problem if problem is None or "hooks" in problem else f"the arguments of `triton.Config` must be data: {problem}"
+
+
+def _comprehension_problem(node: ast.ListComp, bindings, constants: dict) -> str | None:
+    """``[triton.Config(...) for a in [literals] for b in range(literal)]``; the Config's
+    arguments may use the loop names."""
+    if not (isinstance(node.elt, ast.Call) and bindings.origin(node.elt.func) == CONFIG):
+        return LOOPS
+    loops = ast.ListComp(elt=ast.Constant(0), generators=node.generators)
+    problem = data_problem(loops, bindings, constants)
+    if problem:
+        return f"{LOOPS}: {problem}"
+    count = length(node, bindings, constants)
+    if count is not None and count > MAX_CONFIGS:
+        return f"the comprehension makes {count} configs: the grader grades every config, so keep it to {MAX_CONFIGS}"
+    problem = data_problem(node, bindings, constants)
+    if problem and "hooks" in problem:
+        return problem
+    return problem and f"the arguments of `triton.Config` must be literals or the comprehension's loop names: {problem}"
+
+
+def configs_problem(node: ast.expr, bindings, constants: dict, depth: int = 0) -> str | None:
+    """A list of configs: written out, a comprehension, a constant naming one, or such lists added."""
+    node = resolved(node, constants)
+    if depth > 16:
+        return "the configs are named through too many constants"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return configs_problem(node.left, bindings, constants, depth + 1) or \
+            configs_problem(node.right, bindings, constants, depth + 1)
+    if isinstance(node, ast.ListComp):
+        return _comprehension_problem(node, bindings, constants)
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return ("`triton.autotune(configs=...)` must be a list of `triton.Config(...)`, written in place or "
+                "as a constant defined above")
+    for config in node.elts:
+        problem = configs_problem(config.value, bindings, constants, depth + 1) if isinstance(config, ast.Starred) \
+            else _config_problem(resolved(config, constants), bindings, constants)
+        if problem:
+            return problem
+    return None
+
+
+def autotune_problem(call: ast.Call, bindings, constants: dict, missing: dict) -> str | None:
+    """Why ``@triton.autotune(...)`` may not be evaluated at import. ``missing``: why a name
+    the file binds is not among the constants (the statement that was left out)."""
+    if len(call.args) > 2 or any(isinstance(a, ast.Starred) for a in call.args):
+        return "`triton.autotune` takes `configs=` and `key=`, then options by keyword"
+    given = dict(zip(("configs", "key"), call.args)) | {k.arg: k.value for k in call.keywords}
+    if None in given:
+        return "`**` arguments to `triton.autotune` are not allowed: write each option out"
+    for name, value in given.items():
+        if isinstance(value, ast.Name) and value.id not in constants and value.id in missing:
+            fix = " (to prune configs, give `prune_configs_by={\"early_config_prune\": fn}` a function of " \
+                  "this file: it runs at launch)" if name == "configs" else ""
+            return f"`{name}={value.id}` names a value that is not kept{fix}: {missing[value.id]}"
+    problem = configs_problem(given.get("configs"), bindings, constants)
+    if problem:
+        return problem
+    for name, value in given.items():
+        value = resolved(value, constants)
+        if name == "prune_configs_by" and not is_none(value):
+            problem = _prune_problem(value, bindings)
+            if problem:
+                return problem
+            continue
+        if name in AUTOTUNE_HOOKS and not is_none(value):
+            return f"`triton.autotune({name}=...)` would run your code: it is not allowed when grading"
+        if name in AUTOTUNE_NAME_LISTS and not (_names_list(value) or (name != "key" and is_none(value))):
+            return f"`triton.autotune({name}=...)` must be a list of argument names as strings"
+        if name != "configs" and data_problem(value, bindings, constants):
+            return f"option `{name}` of `triton.autotune` is not a literal"
+    return None
+
+
+def _prune_problem(value: ast.expr, bindings) -> str | None:
+    """``prune_configs_by={"early_config_prune": fn}``, ``fn`` a function of this file: the
+    worker calls it on tensors without values, after grader.source.host_helpers has read it."""
+    usage = ('`prune_configs_by` must be written `{"early_config_prune": fn}`, with `fn` a function '
+             'defined above in the same file')
+    if not isinstance(value, ast.Dict) or len(value.keys) != 1 or not isinstance(value.keys[0], ast.Constant):
+        return usage
+    key, fn = value.keys[0].value, value.values[0]
+    if key in ("perf_model", "top_k"):
+        return "`prune_configs_by`'s `perf_model` would run your code to time configs: it is not allowed when grading"
+    if key != "early_config_prune" or not isinstance(fn, ast.Name) or fn.id not in bindings.rebound \
+            or fn.id in bindings.origins:
+        return usage
+    return None

@@ -9,10 +9,11 @@ learner's: a dropped statement leaves blank lines, a removed annotation leaves s
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from grader.source.definition_rules import (AUTOGRAD_FUNCTION, CONSTEXPR, Bindings, bindings_of, decorator_problem,
-                               import_try, is_constexpr_call, is_literal, module_targets)
+                               import_try, is_literal, module_targets)
+from grader.source import kept_data
 from grader.source.source_lines import statement_start
 from grader.course.syntax import parse
 
@@ -28,6 +29,7 @@ class Dropped:
 class Definitions:
     text: str
     dropped: tuple[Dropped, ...]
+    missing: dict = field(default_factory=dict)  # a module-level name -> the Dropped statement that binds it
 
 
 @dataclass(frozen=True)
@@ -59,8 +61,9 @@ def definitions(source: str) -> Definitions:
     source = source.replace("\r\n", "\n").replace("\r", "\n")
     tree = parse(source)
     text = _Text(source)
-    pieces = _Planner(text).statements(tree.body, bindings_of(tree), set(), "at module level")
-    return text.render(pieces)
+    planner = _Planner(text)
+    pieces = planner.statements(tree.body, bindings_of(tree), {}, "at module level")
+    return replace(text.render(pieces), missing=planner.missing)
 
 
 def why_dropped(source: str, name: str) -> Dropped | None:
@@ -148,42 +151,66 @@ class _Planner:
     def __init__(self, text: _Text) -> None:
         self.text = text
         self.functions: set[str] = set()  # the functions kept so far: a default may name one
+        self.missing: dict[str, Dropped] = {}  # the statements last planned: what names were left out
 
-    def statements(self, body, bindings: Bindings, constants: set, where: str) -> list[_Piece]:
-        """Pieces for a module's or class's statements. ``constants`` are the names bound so
-        far by kept literal assignments, which later literals may use."""
-        pieces = []
+    def statements(self, body, bindings: Bindings, constants: dict, where: str) -> list[_Piece]:
+        """Pieces for a module's or class's statements. ``constants``: the names bound so far by
+        kept assignments of data, with their values' nodes, which later values and decorators use.
+        Planned again while a kept value turns out stale: changed later by a statement not run."""
+        stale: dict[ast.stmt, str] = {}
+        functions = set(self.functions)
+        while True:
+            self.functions = set(functions)
+            pieces, missing = self._plan(body, bindings, dict(constants), where, stale)
+            found = kept_data.stale_values(pieces, self.text.lines)
+            if not found.keys() - stale.keys():
+                self.missing = missing
+                return _settle(pieces)
+            stale |= found
+
+    def _plan(self, body, bindings, constants: dict, where: str, stale: dict):
+        pieces, missing = [], {}  # missing: a name a statement left out binds -> that statement
         for node in body:
-            piece = self.statement(node, bindings, frozenset(constants), where)
+            piece = _Piece(node, stale[node]) if node in stale else \
+                self.statement(node, bindings, dict(constants), missing, where)
             pieces.append(piece)
-            if piece.reason is None:
-                bound = module_targets([node]) if not isinstance(node, (ast.Import, ast.ImportFrom)) else \
-                    {(a.asname or a.name).split(".")[0]: 0 for a in node.names}
-                if isinstance(node, (ast.Assign, ast.AnnAssign)):
-                    constants |= set(bound)
-                else:
-                    constants -= set(bound)
-                self.functions = (self.functions - set(bound)) | \
-                    ({node.name} if isinstance(node, ast.FunctionDef) and where == "at module level" else set())
-        return _settle(pieces)
+            bound = kept_data.bound_by(node)
+            if piece.reason is not None:
+                for name in bound:
+                    constants.pop(name, None)
+                    missing[name] = self.text.note(piece.first + 1, piece.reason)
+                continue
+            for name in bound:
+                missing.pop(name, None)
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                constants.update(kept_data.values_bound(node, constants))
+            else:
+                for name in bound:
+                    constants.pop(name, None)
+            self.functions = (self.functions - set(bound)) | \
+                ({node.name} if isinstance(node, ast.FunctionDef) and where == "at module level" else set())
+        return pieces, missing
 
-    def statement(self, node, bindings, constants, where) -> _Piece:
+    def statement(self, node, bindings, constants: dict, missing: dict, where) -> _Piece:
         if isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
             return _Piece(node)  # docstrings
         if isinstance(node, (ast.Import, ast.ImportFrom)) or import_try(node):
             return _Piece(node) if where == "at module level" else _Piece(node, "imports belong at module level")
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return self.function(node, bindings, constants)
+            return self.function(node, bindings, constants, missing)
         if isinstance(node, ast.ClassDef):
             return self.cls(node, bindings, constants) if where == "at module level" \
                 else _Piece(node, "a class inside a class is not kept")
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             return self.constant(node, bindings, constants, where)
+        if kept_data.is_data_update(node, bindings, constants):  # `configs += [triton.Config(...)]`
+            return _Piece(node)
         return _Piece(node, _why_not_run(node, where))
 
-    def function(self, node, bindings: Bindings, constants) -> _Piece:
+    def function(self, node, bindings: Bindings, constants: dict, missing: dict) -> _Piece:
         for decorator in node.decorator_list:
-            problem = decorator_problem(decorator, bindings)
+            problem = decorator_problem(decorator, bindings, constants,
+                                        {name: kept_data.said(d) for name, d in missing.items()})
             if problem:
                 return _Piece(node, problem)
         args = node.args
@@ -231,7 +258,7 @@ class _Planner:
                 return _Piece(node, f"class base `{ast.unparse(base)}` is not torch.autograd.Function"
                                     f"{bindings.why_untrusted(base)}")
         inner = bindings.shadowed_by(module_targets(node.body))  # a method named `staticmethod`...
-        body = self.statements(node.body, inner, set(constants), "in a class body")
+        body = self.statements(node.body, inner, dict(constants), "in a class body")
         if any(p.reason for p in body) and not self.text.starts_line(node.body[0]):
             return _Piece(node, "put the class body on its own lines: part of it is not kept")
         return _Piece(node, body=tuple(body))
@@ -243,7 +270,7 @@ class _Planner:
             elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
             if not all(isinstance(e, ast.Name) for e in elements):
                 return _Piece(node, f"assignment to `{ast.unparse(target)}` is not run: "
-                                    f"only `NAME = literal` constants are kept")
+                                    f"only assignments of data to names (`NAME = ...`) are kept")
             names += [e.id for e in elements]
         shown = ", ".join(names)
         if any(n.startswith("__") and n.endswith("__") and n != "__all__" for n in names):
@@ -251,12 +278,9 @@ class _Planner:
         value = node.value
         if value is None:
             return _Piece(node, f"`{shown}` is annotated but given no value")
-        if not (is_literal(value, constants) or is_constexpr_call(value, bindings, constants)):
-            if isinstance(value, ast.Call):
-                return _Piece(node, f"`{shown}` is set by a call, and a call {where} is not run: "
-                                    f"write the value as a literal or `tl.constexpr(literal)`")
-            return _Piece(node, f"the value of `{shown}` is not a literal: use numbers, strings, lists, "
-                                f"tuples, dicts, arithmetic on them, and constants defined above")
+        problem = kept_data.value_problem(value, shown, bindings, constants, where)
+        if problem:
+            return _Piece(node, problem)
         if isinstance(node, ast.AnnAssign) and not (_is_string(node.annotation)
                                                     or bindings.origin(node.annotation) in CONSTEXPR):
             if not node.simple:
@@ -279,7 +303,8 @@ def _why_not_run(node: ast.stmt, where: str) -> str:
         return f"a call {where} is not run" if isinstance(node.value, ast.Call) \
             else f"an expression {where} is not evaluated"
     word = STATEMENT_WORDS.get(type(node), type(node).__name__)
-    return f"`{word}` {where} is not run: only definitions are kept"
+    return (f"`{word}` {where} is not run: only definitions are kept (imports, functions, classes and "
+            f"assignments of data); move it into the function that needs it")
 
 
 def _settle(pieces: list[_Piece]) -> list[_Piece]:

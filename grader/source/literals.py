@@ -1,6 +1,16 @@
-"""Literal Python, as the definitions rules read it: values whose evaluation runs nothing; and
-``@triton.autotune(...)`` read the same way: configs written out (or a comprehension over
-literals), names of arguments, and a prune function of the file."""
+"""Literal Python and data, as the definitions rules read them: values whose evaluation runs
+nothing of the learner's.
+
+Literals (:func:`is_literal`) are what options and defaults may be. Data (:func:`data_problem`) is
+what a module-level name may hold: kernel libraries name what their decorators and launches use,
+``configs = [triton.Config(...)]`` then ``@triton.autotune(configs=configs, ...)``, ``BLOCK = 1024``,
+``{torch.float16: tl.float16}``, ``LOG2E = math.log2(math.e)``. Evaluating data calls nothing of the
+learner's and nothing with an effect, only constructors of plain values; the rules read the
+syntax tree only, and names resolve through the file's imports (:class:`grader.source.bindings.Bindings`).
+``constants`` maps each name a kept assignment bound so far to its value's node (None where one
+statement bound several from a value not written out), so that a later value, or an autotune
+decorator, can use it and see what it holds.
+"""
 from __future__ import annotations
 
 import ast
@@ -60,98 +70,169 @@ def import_try(node: ast.stmt) -> bool:
                     and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in h.body) for h in node.handlers))
 
 
-# ---- @triton.autotune ----------------------------------------------------------------------
-# autotune arguments that Triton calls: each would run the learner's code
-AUTOTUNE_HOOKS = {"pre_hook", "post_hook", "early_config_prune", "perf_model", "do_bench"}
-AUTOTUNE_NAME_LISTS = {"key", "reset_to_zero", "restore_value"}
-MAX_CONFIGS = 64  # a comprehension of configs: each is graded on every case
+# ---- data: what a module-level name may hold --------------------------------------------------
+TRITON_DTYPES = ("bfloat16", "float16", "float32", "float64", "float8e4b15", "float8e4b8", "float8e4nv", "float8e5",
+                 "float8e5b16", "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+TORCH_DTYPES = ("bfloat16", "bool", "double", "float", "float16", "float32", "float64", "float8_e4m3fn",
+                "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "half", "int", "int8", "int16", "int32",
+                "int64", "long", "short", "uint8", "uint16", "uint32", "uint64", "complex64", "complex128")
+DATA_ATTRIBUTES = ({f"triton.language.{n}" for n in TRITON_DTYPES} | {f"torch.{n}" for n in TORCH_DTYPES}
+                   | {"math.pi", "math.e", "math.tau", "math.inf", "math.nan"})
+# calls that build a plain value from plain values, and nothing else
+PURE_CALLS = {"math.log", "math.log2", "math.log10", "math.exp", "math.sqrt", "math.ceil", "math.floor",
+              "builtins.float", "builtins.int", "builtins.bool", "builtins.min", "builtins.max", "builtins.abs",
+              "builtins.round", "triton.next_power_of_2", "triton.cdiv", "torch.finfo", "torch.iinfo",
+              "triton.language.constexpr", "builtins.list", "builtins.tuple", "builtins.dict"}
+INFO_FIELDS = {"max", "min", "eps", "tiny", "bits", "smallest_normal", "resolution"}  # of torch.finfo(...)
+VIEWS = {"items", "keys", "values"}  # a dict's, to loop over in a comprehension
+CONFIG = "triton.Config"
+CONSTEXPR = "triton.language.constexpr"
+MAX_ITEMS = 4096  # what a comprehension may make: evaluating one must not hang the import
+WHAT_IS_DATA = ("numbers, strings, lists, tuples, dicts, comprehensions over them, `triton.Config(...)`, "
+                "dtypes such as `tl.float16`, and constants defined above")
 
 
-def _names_list(node: ast.expr) -> bool:
-    return isinstance(node, (ast.List, ast.Tuple)) and all(
-        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+def data_problem(node: ast.expr | None, bindings, constants: dict, loop: frozenset = frozenset()) -> str | None:
+    """Why ``node`` is not data, or None. ``loop``: the names of enclosing comprehensions."""
+    def inner(child, names=loop):
+        return data_problem(child, bindings, constants, names)
+
+    def first(children, names=loop):
+        return next((p for p in (inner(c, names) for c in children if c is not None) if p), None)
+
+    if node is None or isinstance(node, ast.Constant):
+        return None
+    if isinstance(node, ast.Name):
+        if node.id in constants or node.id in loop:
+            return None
+        return f"`{node.id}` is not a constant defined above"
+    if isinstance(node, ast.Attribute):
+        if bindings.origin(node) in DATA_ATTRIBUTES:
+            return None
+        held = resolved(node.value, constants)
+        if node.attr == "value" and isinstance(held, ast.Call) and bindings.origin(held.func) == CONSTEXPR:
+            return None  # Liger's `_CASTING_MODE_LLAMA.value`, of `tl.constexpr(0)`
+        if node.attr in INFO_FIELDS and isinstance(node.value, ast.Call) \
+                and bindings.origin(node.value.func) in ("torch.finfo", "torch.iinfo"):
+            return inner(node.value)
+        return f"`{ast.unparse(node)}` is not a dtype or a constant of `math`"
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return first(node.elts)
+    if isinstance(node, ast.Starred):
+        return inner(node.value)
+    if isinstance(node, ast.Dict):
+        return first([*node.keys, *node.values])  # a None key is `**other`: its value is checked
+    if isinstance(node, ast.UnaryOp):
+        return inner(node.operand)
+    if isinstance(node, ast.BinOp):
+        if not isinstance(node.op, ARITHMETIC):
+            return f"`{ast.unparse(node)}` is not arithmetic"
+        if isinstance(node.op, (ast.Pow, ast.LShift)) and not _small_int(node.right):
+            return f"`{ast.unparse(node)}` raises to a power that is not a small whole number"
+        return first([node.left, node.right])
+    if isinstance(node, ast.BoolOp):
+        return first(node.values)
+    if isinstance(node, ast.Compare):
+        return first([node.left, *node.comparators])
+    if isinstance(node, ast.IfExp):
+        return first([node.test, node.body, node.orelse])
+    if isinstance(node, ast.Subscript):
+        return first([node.value, node.slice])
+    if isinstance(node, ast.Slice):
+        return first([node.lower, node.upper, node.step])
+    if isinstance(node, ast.Call):
+        return _call_problem(node, bindings, constants, loop)
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp)):
+        return _comprehension_problem(node, bindings, constants, loop)
+    return f"`{ast.unparse(node)}` is not data"
 
 
-def _config_problem(node: ast.expr, bindings) -> str | None:
-    if not (isinstance(node, ast.Call) and bindings.origin(node.func) == "triton.Config"):
-        return "each autotune config must be written as `triton.Config({...}, num_warps=...)`"
-    if not all(is_literal(a) for a in node.args):
-        return "the arguments of `triton.Config` must be literals"
-    hooks = [k for k in node.keywords if k.arg == "pre_hook" and not is_none(k.value)]
-    return "`triton.Config(pre_hook=...)` would run your code: hooks are not allowed" if hooks \
-        else keywords_problem(node, "`triton.Config`")
-
-
-def _config_comprehension_problem(node: ast.ListComp, bindings) -> str | None:
-    """``[triton.Config(...) for a in [literals] for b in range(literal)]``: evaluating it runs
-    nothing of the learner's; the Config's arguments may use the loop names."""
-    usage = ("a comprehension of configs may loop only over literal lists (or `range` of literals), "
-             "with no `if`, e.g. `[triton.Config({\"B\": b}, num_warps=w) for b in [64, 128] for w in [4, 8]]`")
-    names, count = frozenset(), 1
-    for generator in node.generators:
-        loop = generator.iter
-        is_range = isinstance(loop, ast.Call) and bindings.origin(loop.func) == "builtins.range" \
-            and not loop.keywords and 0 < len(loop.args) <= 3 \
-            and all(isinstance(a, ast.Constant) and type(a.value) is int for a in loop.args)
-        if generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name) \
-                or not (is_range or (isinstance(loop, (ast.List, ast.Tuple)) and is_literal(loop, names))):
-            return usage
-        count *= len(range(*(a.value for a in loop.args))) if is_range else len(loop.elts)
-        names |= {generator.target.id}
-    if count > MAX_CONFIGS:
-        return f"the comprehension makes {count} configs: the grader grades every config, so keep it to {MAX_CONFIGS}"
-    config = node.elt
-    if not (isinstance(config, ast.Call) and bindings.origin(config.func) == "triton.Config"):
-        return usage
-    if not all(is_literal(a, names) for a in config.args) or \
-            not all(k.arg is not None and k.arg != "pre_hook" and is_literal(k.value, names) for k in config.keywords):
-        return "the arguments of `triton.Config` must be literals or the comprehension's loop names"
+def _call_problem(node: ast.Call, bindings, constants: dict, loop: frozenset) -> str | None:
+    origin = bindings.origin(node.func)
+    shown = f"`{ast.unparse(node.func)}(...)`"
+    if origin == CONFIG:
+        hooks = [k for k in node.keywords if k.arg == "pre_hook" and not is_none(k.value)]
+        if hooks:
+            return "`triton.Config(pre_hook=...)` would run your code: hooks are not allowed"
+    elif origin not in PURE_CALLS:
+        return f"{shown} is a call, and only calls that build data run at import (`triton.Config`, `float`, " \
+               f"`min`, `math.log2` and the like)"
+    if any(k.arg is None for k in node.keywords):
+        return f"`**` arguments to {shown} are not data: write each one out"
+    for child in [*node.args, *(k.value for k in node.keywords)]:
+        problem = data_problem(child, bindings, constants, loop)
+        if problem:
+            return problem
     return None
 
 
-def autotune_problem(call: ast.Call, bindings) -> str | None:
-    if len(call.args) > 2 or any(isinstance(a, ast.Starred) for a in call.args):
-        return "`triton.autotune` takes `configs=` and `key=`, then options by keyword"
-    given = dict(zip(("configs", "key"), call.args)) | {k.arg: k.value for k in call.keywords}
-    if None in given:
-        return "`**` arguments to `triton.autotune` are not allowed: write each option out"
-    configs = given.get("configs")
-    if isinstance(configs, ast.ListComp):  # Liger's [triton.Config({"BLOCK_N": bn}) for bn in [1024, 2048]]
-        problem = _config_comprehension_problem(configs, bindings)
+def length(node: ast.expr | None, bindings, constants: dict, depth: int = 0) -> int | None:
+    """How many items ``node`` holds where that is known from the source, else None."""
+    if node is None or depth > 16:
+        return None
+    if isinstance(node, ast.Name):
+        return length(constants.get(node.id), bindings, constants, depth + 1)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        counts = [length(e.value, bindings, constants, depth + 1) if isinstance(e, ast.Starred) else 1
+                  for e in node.elts]
+        return None if None in counts else sum(counts)
+    if isinstance(node, ast.Dict):
+        return len(node.keys) if None not in node.keys else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = (length(side, bindings, constants, depth + 1) for side in (node.left, node.right))
+        return None if a is None or b is None else a + b
+    if isinstance(node, ast.Call) and bindings.origin(node.func) == "builtins.range":
+        if node.keywords or not 0 < len(node.args) <= 3 or \
+                not all(isinstance(a, ast.Constant) and type(a.value) is int for a in node.args):
+            return None
+        return len(range(*(a.value for a in node.args)))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VIEWS \
+            and not node.args and not node.keywords:
+        return length(node.func.value, bindings, constants, depth + 1)
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp)):
+        total = 1
+        for generator in node.generators:
+            count = length(generator.iter, bindings, constants, depth + 1)
+            if count is None:
+                return None
+            total *= count
+        return total
+    return None
+
+
+def _comprehension_problem(node, bindings, constants: dict, loop: frozenset) -> str | None:
+    """``[f(a, b) for a in [literals] for b in range(literal)]``: loops over data whose length the
+    source says, so that evaluating it stays small."""
+    names = set(loop)
+    for generator in node.generators:
+        targets = generator.target.elts if isinstance(generator.target, ast.Tuple) else [generator.target]
+        if generator.is_async or not all(isinstance(t, ast.Name) for t in targets):
+            return f"`{ast.unparse(generator.target)}`: a comprehension's loop must bind plain names"
+        iterable = generator.iter
+        is_range = isinstance(iterable, ast.Call) and bindings.origin(iterable.func) == "builtins.range"
+        is_view = isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) \
+            and iterable.func.attr in VIEWS and not iterable.args and not iterable.keywords
+        problem = None if is_range else data_problem(iterable.func.value if is_view else iterable, bindings,
+                                                     constants, frozenset(names))
+        if problem is None and length(iterable, bindings, constants) is None:
+            problem = f"`{ast.unparse(iterable)}` is not a list, tuple, dict or `range` of numbers written out"
         if problem:
             return problem
-    elif not isinstance(configs, (ast.List, ast.Tuple)):
-        return "`triton.autotune(configs=...)` must be a list of `triton.Config(...)` written in place"
-    for config in getattr(configs, "elts", ()):
-        problem = _config_problem(config, bindings)
-        if problem:
-            return problem
-    for name, value in given.items():
-        if name == "prune_configs_by" and not is_none(value):
-            problem = _prune_problem(value, bindings)
+        names |= {t.id for t in targets}
+        for condition in generator.ifs:
+            problem = data_problem(condition, bindings, constants, frozenset(names))
             if problem:
                 return problem
-            continue
-        if name in AUTOTUNE_HOOKS and not is_none(value):
-            return f"`triton.autotune({name}=...)` would run your code: it is not allowed when grading"
-        if name in AUTOTUNE_NAME_LISTS and not (_names_list(value) or (name != "key" and is_none(value))):
-            return f"`triton.autotune({name}=...)` must be a list of argument names as strings"
-        if name != "configs" and not is_literal(value):
-            return f"option `{name}` of `triton.autotune` is not a literal"
-    return None
+    count = length(node, bindings, constants)
+    if count is not None and count > MAX_ITEMS:
+        return f"the comprehension makes {count} items: keep it to {MAX_ITEMS}"
+    parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+    return next((p for p in (data_problem(part, bindings, constants, frozenset(names)) for part in parts) if p),
+                None)
 
 
-def _prune_problem(value: ast.expr, bindings) -> str | None:
-    """``prune_configs_by={"early_config_prune": fn}``, ``fn`` a function of this file: the
-    worker calls it on tensors without values, after grader.source.host_helpers has read it."""
-    usage = ('`prune_configs_by` must be written `{"early_config_prune": fn}`, with `fn` a function '
-             'defined above in the same file')
-    if not isinstance(value, ast.Dict) or len(value.keys) != 1 or not isinstance(value.keys[0], ast.Constant):
-        return usage
-    key, fn = value.keys[0].value, value.values[0]
-    if key in ("perf_model", "top_k"):
-        return "`prune_configs_by`'s `perf_model` would run your code to time configs: it is not allowed when grading"
-    if key != "early_config_prune" or not isinstance(fn, ast.Name) or fn.id not in bindings.rebound \
-            or fn.id in bindings.origins:
-        return usage
-    return None
+def resolved(node: ast.expr | None, constants: dict, depth: int = 0) -> ast.expr | None:
+    """``node``, or the value a constant's name holds (followed through names)."""
+    while isinstance(node, ast.Name) and node.id in constants and depth < 16:
+        node, depth = constants[node.id], depth + 1
+    return node
