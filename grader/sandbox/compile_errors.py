@@ -18,7 +18,7 @@ import os
 import traceback
 
 from grader.sandbox.error_chain import errors_behind
-from grader.sandbox.learner_code import compile_error_line
+from grader.sandbox.learner_code import compile_error_line, left_out
 
 _AT = re.compile(r"at (\d+):(\d+):")
 
@@ -91,4 +91,6 @@ def describe(exc: BaseException, kernel_fn, filename: str) -> str:
     if unsupported and not where:  # raised before code generation, so with no line: find the call
         where = _call_site(kernel_fn, unsupported.group(1))
     last = f"{where}: {reason}" if where else reason
+    note = left_out(exc)  # a name the definitions-only import left out: which line, and why
+    last = f"{last} ({note})" if note else last
     return head if head.splitlines()[-1].strip() == last else f"{head}\n{last}"

@@ -17,6 +17,7 @@ import inspect
 import os
 
 from grader.channel import wire
+from grader.sandbox import recorded_launch
 from grader.sandbox.learner_code import captured_output, compile_error_line
 
 
@@ -34,15 +35,17 @@ class AnswersCompile:
         from grader.sandbox.launch import apply_heuristics, describe_config, unwrap
         path = os.path.abspath(msg.file) if not msg.source else self._written(msg.source)
         if msg.path:  # a kernel an autograd wrapper launched, found as its replay finds it
-            from grader.sandbox.recorded_launch import find_kernel
-            layers = unwrap(find_kernel(self.module(path), msg.path, msg.hops), msg.kernel)
+            layers = unwrap(recorded_launch.find_kernel(self.module(path), msg.path, msg.hops), msg.kernel)
         else:
             layers = unwrap(self.kernel(path, msg.kernel), msg.kernel)
         fn = layers.base.fn
         base_signature, base_constexprs = dict(msg.signature), dict(msg.constexprs)
+        # what the launch's heuristics read, as a GPU launch gives it them: every argument by name
+        runtime = {**recorded_launch.pointer_values(msg.signature), **msg.values}
         if msg.path:
-            from grader.sandbox.recorded_launch import launch_signature
-            base_signature, base_constexprs = launch_signature(fn, msg.arguments, msg.keywords, set(layers.provided))
+            base_signature, base_constexprs = recorded_launch.launch_signature(fn, msg.arguments, msg.keywords,
+                                                                              set(layers.provided))
+            runtime = recorded_launch.launch_values(fn, msg.arguments, msg.keywords)
         variants = [(describe_config(c), c.kwargs, {"num_warps": c.num_warps, "num_stages": c.num_stages})
                     for c in layers.configs] or [("", {}, dict(msg.options))]
         stats, too_large = [], []  # too_large: the configs whose shared memory no program gets
@@ -50,7 +53,7 @@ class AnswersCompile:
             # each config from the launch's own values: one config's meta-parameters never fill another's
             signature, constexprs = dict(base_signature), {**base_constexprs, **meta}
             try:
-                constexprs.update(apply_heuristics(layers, {**msg.values, **constexprs}))
+                constexprs.update(apply_heuristics(layers, {**runtime, **constexprs}))
             except Exception as exc:  # noqa: BLE001 (a heuristic of the learner's raised)
                 return wire.Failure("compile", error=f"a @triton.heuristics rule raised {type(exc).__name__}: {exc}",
                                     config=label), []

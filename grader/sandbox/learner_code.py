@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
+import re
 import sys
 import tempfile
 import traceback
@@ -103,6 +104,33 @@ def compile_error_line(exc: BaseException, fn, filename: str) -> tuple[int | Non
     def_offset = next((i for i, text in enumerate(lines) if text.lstrip().startswith("def ")), 0)
     line = first + def_offset + int(match.group(1)) - 1
     return line, linecache.getline(filename, line).strip()
+
+
+# Python's "name 'X' is not defined", Triton's compiler's "X is not defined"
+_UNDEFINED = re.compile(r"(?:\bname '(\w+)'|^(\w+)) is not defined")
+
+
+def said(exc: BaseException) -> str:
+    """``exc`` as the learner reads it ("NameError: name 'X' is not defined"), and, where the
+    name is one the definitions-only import left out, which line that was and why it was not run."""
+    text = f"{type(exc).__name__}: {exc}"
+    note = left_out(exc)
+    return f"{text} ({note})" if note else text
+
+
+def left_out(exc: BaseException) -> str:
+    """Why a name the learner's code could not find is missing, where a statement binding it was
+    left out of the import: "line 12, `X = f()`, was not run: <why>"."""
+    from grader.sandbox.learner_import import why_missing
+    from grader.source.kept_data import said as statement_said
+    for link in errors_behind(exc):
+        found = _UNDEFINED.search(str(link)) if isinstance(link, NameError) or "is not defined" in str(link) else None
+        name = getattr(link, "name", None) if isinstance(link, NameError) else None
+        name = name or (found and (found.group(1) or found.group(2)))
+        dropped = why_missing(name) if name else None
+        if dropped is not None:
+            return statement_said(dropped)
+    return ""
 
 
 def exception_chain(exc: BaseException):

@@ -23,6 +23,7 @@ import threading
 _INSTALLED = threading.Lock()
 _extra_globals: dict = {}
 _loaded: set[str] = set()  # the learner files imported in this process
+_missing: dict[str, dict] = {}  # a learner file -> each module-level name it left out -> why (a Dropped)
 
 
 def _trusted_roots() -> tuple[str, ...]:
@@ -40,7 +41,9 @@ def sanitised_source(path: str) -> str:
     """The file's definitions, line for line; also what ``linecache`` shows for it."""
     from grader.source.definitions import definitions
     with open(path, encoding="utf-8") as f:
-        text = definitions(f.read()).text
+        kept = definitions(f.read())
+    text = kept.text
+    _missing[path] = kept.missing
     lines = text.splitlines(keepends=True)
     linecache.cache[path] = (len(text), None, lines, path)  # mtime None: never reloaded from disk
     return text
@@ -94,3 +97,14 @@ def import_learner(path: str, name: str, run=None):
 def learner_files() -> set[str]:
     """Every learner file imported in this process: where a wrapper's lines are looked for."""
     return set(_loaded)
+
+
+def why_missing(name: str, filename: str | None = None):
+    """Why ``name`` is not defined in a learner file imported here (``filename``'s first): the
+    statement the definitions-only import left out that binds it (a Dropped), or None."""
+    files = [filename] if filename in _missing else []
+    for path in [*files, *sorted(_missing)]:
+        found = _missing[path].get(name)
+        if found is not None:
+            return found
+    return None

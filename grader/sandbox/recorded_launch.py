@@ -93,3 +93,39 @@ def launch_signature(fn, arguments, keywords: dict, provided: set[str]) -> tuple
         else:
             signature[name] = "fp32"
     return signature, constexprs
+
+
+class TensorArgument:
+    """A tensor a launch passed, as the compile check's ``@triton.heuristics`` see it: never None
+    (``args["X1"] is not None`` holds, as on a GPU), with its dtype's name."""
+
+    def __init__(self, dtype: str) -> None:
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        return f"<a tensor of {self.dtype}>"
+
+
+def launch_values(fn, arguments, keywords: dict) -> dict:
+    """A recorded launch's arguments by the kernel's parameter names, as a launch on a GPU hands
+    them to its heuristics: numbers and None as they are, a tensor as a :class:`TensorArgument`."""
+    import inspect
+
+    from grader.course.dtypes import DTYPES
+    named = dict(zip(inspect.signature(fn).parameters, arguments))
+    named.update(keywords)
+    values = {}
+    for name, value in named.items():
+        if isinstance(value, dict) and "pointer" in value:
+            values[name] = TensorArgument(DTYPES[value["pointer"]].triton)
+        elif isinstance(value, dict) and "tl_dtype" in value:
+            import triton.language as tl
+            values[name] = tl.dtype(value["tl_dtype"])
+        elif not isinstance(value, dict):
+            values[name] = value
+    return values
+
+
+def pointer_values(signature: dict) -> dict:
+    """A kernel puzzle's tensors, by parameter name, from the compile signature (``*fp32``)."""
+    return {name: TensorArgument(kind[1:]) for name, kind in signature.items() if kind.startswith("*")}

@@ -22,7 +22,8 @@ import traceback
 
 from grader.sandbox import kinds
 from grader.source.wrapped import python_function
-from grader.sandbox.learner_code import captured_output, compile_error_line, exception_chain, learner_frame, root_cause
+from grader.sandbox.learner_code import (captured_output, compile_error_line, exception_chain, learner_frame, root_cause,
+                                         said)
 from grader.channel import wire
 from grader.channel import wire_measure
 from grader.course.dtypes import DTYPES
@@ -126,7 +127,7 @@ class Worker(AnswersRun, AnswersCompile):
             line, source = learner_frame(exc, path)
             if isinstance(exc, SyntaxError):
                 line, source = exc.lineno, (exc.text or "").strip()
-            return wire.Failure("exception", error=f"{type(exc).__name__}: {exc}", line=line,
+            return wire.Failure("exception", error=said(exc), line=line,
                                 source=source), []
         if kernel is None:
             module = self.modules[path]
@@ -308,7 +309,7 @@ class Worker(AnswersRun, AnswersCompile):
                                                           if fn is not None else path),
                                 line=line, source=source)
         line, source = learner_frame(exc, path)
-        text = f"{type(cause).__name__}: {cause}"
+        text = said(cause)
         if self.device == "cuda" and ("illegal memory access" in text or "CUDA error" in text
                                       or "misaligned address" in text):
             return wire.Failure("crash", error=text, fatal=True)
