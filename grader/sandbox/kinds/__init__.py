@@ -101,8 +101,12 @@ def _replay_function(worker, msg: function_wire.Replay, blobs: list[bytes]):
 
 
 def _run_helion(worker, msg: helion_wire.HelionRun, blobs: list[bytes]):
-    """One case of a Helion puzzle: compiled by Helion, then run (kinds.helion.run)."""
+    """One case of a Helion puzzle: compiled by Helion, then run (kinds.helion.run); on a CPU in
+    Helion's interpreter, its tunables at their defaults (kinds.helion.ref_mode)."""
     from grader.sandbox.kinds.helion.run import run
+    if worker.device == "cpu":
+        from grader.sandbox.kinds.helion.ref_mode import tunables_take_defaults
+        tunables_take_defaults()
     return run(worker, msg, blobs)
 
 
