@@ -92,10 +92,12 @@ WHAT_IS_DATA = ("numbers, strings, lists, tuples, dicts, comprehensions over the
                 "dtypes such as `tl.float16`, and constants defined above")
 
 
-def data_problem(node: ast.expr | None, bindings, constants: dict, loop: frozenset = frozenset()) -> str | None:
-    """Why ``node`` is not data, or None. ``loop``: the names of enclosing comprehensions."""
+def data_problem(node: ast.expr | None, bindings, constants: dict, loop: frozenset = frozenset(),
+                 small: frozenset = frozenset()) -> str | None:
+    """Why ``node`` is not data, or None. ``loop``: the names of enclosing comprehensions; ``small``:
+    those of them that loop over small whole numbers, which may be exponents (``2 ** i``)."""
     def inner(child, names=loop):
-        return data_problem(child, bindings, constants, names)
+        return data_problem(child, bindings, constants, names, small)
 
     def first(children, names=loop):
         return next((p for p in (inner(c, names) for c in children if c is not None) if p), None)
@@ -127,7 +129,9 @@ def data_problem(node: ast.expr | None, bindings, constants: dict, loop: frozens
     if isinstance(node, ast.BinOp):
         if not isinstance(node.op, ARITHMETIC):
             return f"`{ast.unparse(node)}` is not arithmetic"
-        if isinstance(node.op, (ast.Pow, ast.LShift)) and not _small_int(node.right):
+        exponent = node.right
+        if isinstance(node.op, (ast.Pow, ast.LShift)) and not _small_int(exponent) \
+                and not (isinstance(exponent, ast.Name) and exponent.id in small):
             return f"`{ast.unparse(node)}` raises to a power that is not a small whole number"
         return first([node.left, node.right])
     if isinstance(node, ast.BoolOp):
@@ -141,13 +145,13 @@ def data_problem(node: ast.expr | None, bindings, constants: dict, loop: frozens
     if isinstance(node, ast.Slice):
         return first([node.lower, node.upper, node.step])
     if isinstance(node, ast.Call):
-        return _call_problem(node, bindings, constants, loop)
+        return _call_problem(node, bindings, constants, loop, small)
     if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp)):
-        return _comprehension_problem(node, bindings, constants, loop)
+        return _comprehension_problem(node, bindings, constants, loop, small)
     return f"`{ast.unparse(node)}` is not data"
 
 
-def _call_problem(node: ast.Call, bindings, constants: dict, loop: frozenset) -> str | None:
+def _call_problem(node: ast.Call, bindings, constants: dict, loop: frozenset, small: frozenset) -> str | None:
     origin = bindings.origin(node.func)
     shown = f"`{ast.unparse(node.func)}(...)`"
     if origin == CONFIG:
@@ -160,7 +164,7 @@ def _call_problem(node: ast.Call, bindings, constants: dict, loop: frozenset) ->
     if any(k.arg is None for k in node.keywords):
         return f"`**` arguments to {shown} are not data: write each one out"
     for child in [*node.args, *(k.value for k in node.keywords)]:
-        problem = data_problem(child, bindings, constants, loop)
+        problem = data_problem(child, bindings, constants, loop, small)
         if problem:
             return problem
     return None
@@ -200,7 +204,7 @@ def length(node: ast.expr | None, bindings, constants: dict, depth: int = 0) -> 
     return None
 
 
-def _comprehension_problem(node, bindings, constants: dict, loop: frozenset) -> str | None:
+def _comprehension_problem(node, bindings, constants: dict, loop: frozenset, small: frozenset) -> str | None:
     """``[f(a, b) for a in [literals] for b in range(literal)]``: loops over data whose length the
     source says, so that evaluating it stays small."""
     names = set(loop)
@@ -213,22 +217,25 @@ def _comprehension_problem(node, bindings, constants: dict, loop: frozenset) -> 
         is_view = isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) \
             and iterable.func.attr in VIEWS and not iterable.args and not iterable.keywords
         problem = None if is_range else data_problem(iterable.func.value if is_view else iterable, bindings,
-                                                     constants, frozenset(names))
+                                                     constants, frozenset(names), small)
         if problem is None and length(iterable, bindings, constants) is None:
             problem = f"`{ast.unparse(iterable)}` is not a list, tuple, dict or `range` of numbers written out"
         if problem:
             return problem
         names |= {t.id for t in targets}
+        small -= {t.id for t in targets}  # a name bound again may hold anything
+        if is_range and len(targets) == 1 and all(_small_int(a) for a in iterable.args):
+            small |= {targets[0].id}
         for condition in generator.ifs:
-            problem = data_problem(condition, bindings, constants, frozenset(names))
+            problem = data_problem(condition, bindings, constants, frozenset(names), small)
             if problem:
                 return problem
     count = length(node, bindings, constants)
     if count is not None and count > MAX_ITEMS:
         return f"the comprehension makes {count} items: keep it to {MAX_ITEMS}"
     parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-    return next((p for p in (data_problem(part, bindings, constants, frozenset(names)) for part in parts) if p),
-                None)
+    return next((p for p in (data_problem(part, bindings, constants, frozenset(names), small) for part in parts)
+                 if p), None)
 
 
 def resolved(node: ast.expr | None, constants: dict, depth: int = 0) -> ast.expr | None:
