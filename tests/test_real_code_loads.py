@@ -264,3 +264,51 @@ def test_helions_tunables_run_with_their_defaults():
     report = grade_many(COURSE, [(f[:8], HELION_CORPUS / f) for f in files], Options(device="cpu"), jobs=2)
     for name, result in zip(files, report.results):
         assert result.status == Status.PASS, (name, result.message)
+
+
+# ---- a kernel defined in a notebook: its module-level data travels with it ------------------------------
+
+NOTEBOOK_CELL = '''import torch
+import triton
+import triton.language as tl
+
+configs_autotune = [triton.Config({"B0": 16}, num_warps=1), triton.Config({"B0": 64}, num_warps=4, maxnreg=128)]
+OUT = {torch.float32: tl.float32, torch.float16: tl.float16}
+INF = float("inf")
+
+
+@triton.autotune(configs=configs_autotune, key=["N0"])
+@triton.jit
+def add_mask2_kernel(x_ptr, z_ptr, N0, B0: tl.constexpr):
+    pid = tl.program_id(0)
+    offsets = pid * B0 + tl.arange(0, B0)
+    mask = offsets < N0
+    tl.store(z_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + 10.0, mask=mask)
+
+
+def out_dtype(x):
+    return OUT[x.dtype], INF
+'''
+
+
+def test_a_captured_kernel_brings_the_data_its_decorators_and_helpers_use(tmp_path):
+    """``check(kernel)`` in a notebook writes the kernel into a module of its own: the configs its
+    decorator names and a helper's dtype table are written out as data, ahead of the definitions."""
+    import importlib.util
+
+    from grader.source.capture import source_of
+    path = tmp_path / "cell.py"
+    path.write_text(NOTEBOOK_CELL)
+    spec = importlib.util.spec_from_file_location("cell", path)
+    cell = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cell)
+    kernel_text, helper_text = source_of(cell.add_mask2_kernel), source_of(cell.out_dtype)
+    assert "configs_autotune = [triton.Config({'B0': 16}, num_warps=1, num_stages=3, num_ctas=1), triton.Config(" \
+           "{'B0': 64}, num_warps=4, num_stages=3, num_ctas=1, maxnreg=128)]" in kernel_text
+    assert kernel_text.index("configs_autotune =") < kernel_text.index("@triton.autotune")
+    assert "OUT = {torch.float32: tl.float32, torch.float16: tl.float16}" in helper_text
+    assert "INF = float('inf')" in helper_text
+    for text in (kernel_text, helper_text):
+        result, namespace = load(tmp_path, text)
+        assert result.dropped == ()
+    assert [c.maxnreg for c in load(tmp_path, kernel_text)[1]["add_mask2_kernel"].configs] == [None, 128]

@@ -23,6 +23,7 @@ import types
 from dataclasses import dataclass, field, replace
 
 from grader.source.definitions import definitions
+from grader.source.literals import source_of_data
 from grader.source.wrapped import python_function
 from grader.source.source_lines import statement_start
 from grader.course.syntax import parse
@@ -30,22 +31,16 @@ from grader.course.syntax import parse
 HEADER = "import math\nimport torch\nimport triton\nimport triton.language as tl\n"
 
 
-def _decorator_roots(src: str) -> set[str]:
-    """The names a definition's decorators start from (``helion`` of ``@helion.kernel(...)``): they
-    are not in its code's names, and a module among them must be imported too."""
+def _decorator_names(src: str) -> set[str]:
+    """The names a definition's decorators use (``helion`` of ``@helion.kernel(...)``, ``configs`` of
+    ``@triton.autotune(configs=configs, ...)``): they are not in its code's names, and a module or a
+    constant among them must be written too."""
     try:
         tree = parse(src)
     except SyntaxError:
         return set()
-    roots = set()
-    for node in tree.body[:1]:
-        for decorator in getattr(node, "decorator_list", ()):
-            target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            while isinstance(target, ast.Attribute):
-                target = target.value
-            if isinstance(target, ast.Name):
-                roots.add(target.id)
-    return roots
+    return {inner.id for node in tree.body[:1] for decorator in getattr(node, "decorator_list", ())
+            for inner in ast.walk(decorator) if isinstance(inner, ast.Name)}
 
 
 def _names(code: types.CodeType) -> set[str]:
@@ -54,16 +49,6 @@ def _names(code: types.CodeType) -> set[str]:
         if isinstance(const, types.CodeType):
             names |= _names(const)
     return names
-
-
-def _is_literal(value) -> bool:
-    """Plain data (numbers, strings, and dicts, lists, tuples of them) that repr writes back exactly."""
-    if not isinstance(value, (int, float, str, bool, dict, list, tuple)):
-        return False
-    try:
-        return ast.literal_eval(repr(value)) == value
-    except (ValueError, SyntaxError):
-        return False
 
 
 # "line N", Python's `File "x.py", line N`, or a warning's "line N of x.py" (with a file named,
@@ -159,6 +144,7 @@ def captured(obj) -> Captured:
     origins: dict[str, tuple[str, int]] = {}  # name -> (its cell or file, the line its source starts on)
     cells: dict[str, str] = {}  # a cell's file name -> its label, after the first thing found in it
     imports: list[str] = []
+    defined: set[str] = set()  # the functions and classes written, after every constant
 
     def visit(target) -> None:
         fn = python_function(target, classes=True)
@@ -170,6 +156,7 @@ def captured(obj) -> Captured:
         if prune is not None:  # written above the kernel: its decorator names it
             visit(prune)
         seen[fn.__name__] = ""  # mark first: recursion
+        defined.add(fn.__name__)
         src, filename, first = _class_source(fn) if inspect.isclass(fn) else _function_source(fn)
         src = textwrap.dedent(src)  # keeps the lines, so the map holds
         if filename is not None:
@@ -184,7 +171,7 @@ def captured(obj) -> Captured:
         for member in functions:
             member = getattr(member, "__func__", member)
             namespace = member.__globals__
-            for name in sorted(_names(member.__code__) | _decorator_roots(src)):
+            for name in sorted(_names(member.__code__) | _decorator_names(src)):
                 if name not in namespace or name in seen:
                     continue
                 value = namespace[name]
@@ -196,8 +183,8 @@ def captured(obj) -> Captured:
                     visit(value.value)  # a helper decorated @tl.constexpr: its source, decorator included
                 elif isinstance(value, tl.constexpr):
                     seen[name] = f"{name} = tl.constexpr({value.value!r})"
-                elif _is_literal(value):
-                    seen[name] = f"{name} = {value!r}"
+                elif (data := source_of_data(value)) is not None:  # a config list, a table of dtypes
+                    seen[name] = f"{name} = {data}"
                 elif python_function(value, classes=True) is not None and getattr(value, "__module__", "") != "torch":
                     module = getattr(python_function(value, classes=True), "__module__", "")
                     if module.startswith(("torch", "triton")) and getattr(value, "__name__", None):
@@ -214,7 +201,9 @@ def captured(obj) -> Captured:
     visit(obj)
     text = HEADER + "\n".join(imports) + "\n\n\n"
     lines = {}
-    for number, (name, src) in enumerate((n, v) for n, v in seen.items() if v):
+    # constants first: a decorator's (`configs=configs`) is read when the definition runs
+    written = sorted(((n, v) for n, v in seen.items() if v), key=lambda item: item[0] in defined)
+    for number, (name, src) in enumerate(written):
         if number:
             text += "\n\n\n"
         start = text.count("\n") + 1  # the module line this source starts on

@@ -14,6 +14,7 @@ decorator, can use it and see what it holds.
 from __future__ import annotations
 
 import ast
+import math
 
 ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
               ast.LShift, ast.RShift, ast.BitOr, ast.BitAnd, ast.BitXor)
@@ -243,3 +244,43 @@ def resolved(node: ast.expr | None, constants: dict, depth: int = 0) -> ast.expr
     while isinstance(node, ast.Name) and node.id in constants and depth < 16:
         node, depth = constants[node.id], depth + 1
     return node
+
+
+def source_of_data(value, depth: int = 0) -> str | None:
+    """Source that makes ``value`` again where it is data as :func:`data_problem` reads it (a notebook's
+    constant, in the module grader.source.capture writes): numbers, strings, None, lists, tuples and
+    dicts of data, torch's and Triton's dtypes, ``triton.Config`` objects without hooks; else None."""
+    import torch
+    import triton
+    import triton.language as tl
+
+    def inner(item):
+        return source_of_data(item, depth + 1)
+    if depth > 8:
+        return None
+    if value is None or isinstance(value, (bool, int, str)):
+        return repr(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else f"float({str(value)!r})"
+    if isinstance(value, torch.dtype):
+        return str(value)  # torch.float16
+    if isinstance(value, tl.dtype):
+        name = next((n for n in TRITON_DTYPES if getattr(tl, n, None) == value), None)
+        return name and f"tl.{name}"
+    if isinstance(value, (list, tuple)):
+        items = [inner(v) for v in value]
+        if None in items:
+            return None
+        return f"[{', '.join(items)}]" if isinstance(value, list) else f"({''.join(i + ', ' for i in items)})"
+    if isinstance(value, dict):
+        pairs = [(inner(k), inner(v)) for k, v in value.items()]
+        return None if any(None in pair for pair in pairs) else "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+    if type(value) is triton.Config:
+        kwargs = inner(value.kwargs)
+        if kwargs is None or value.pre_hook is not None or getattr(value, "ir_override", None) is not None:
+            return None
+        options = {"num_warps": value.num_warps, "num_stages": value.num_stages, "num_ctas": value.num_ctas,
+                   "maxnreg": value.maxnreg}
+        said = "".join(f", {k}={v!r}" for k, v in options.items() if v is not None)
+        return f"triton.Config({kwargs}{said})"
+    return None
