@@ -172,10 +172,13 @@ def test_a_decorator_naming_a_list_left_out_says_that_line(tmp_path):
     ('args["X1"] is not None and args["N"] > 4', True),
     ('args["X1"] is 3', False),
     ('args["X1"] is args["X2"]', False),
+    ('min(MAX_FUSED_SIZE, triton.next_power_of_2(args["N"]))', True),  # a constant kept as data
+    ('min(make(), args["N"])', False),
+    ('min(LATER, args["N"])', False),  # bound below the kernel: not there when the decorator runs
 ])
 def test_heuristics_may_ask_whether_an_argument_is_none(rule, kept):
-    source = HEAD + f'\n@triton.heuristics({{"H": lambda args: {rule}}})\n@triton.jit\ndef k(X1, X2, N, H: tl.constexpr):\n' \
-                    f'    pass\n'
+    source = HEAD + f'MAX_FUSED_SIZE = 65536\n\n@triton.heuristics({{"H": lambda args: {rule}}})\n@triton.jit\n' \
+                    f'def k(X1, X2, N, H: tl.constexpr):\n    pass\n\nLATER = 4\n'
     dropped = definitions(source).dropped
     assert (dropped == ()) == kept, dropped
     if not kept:

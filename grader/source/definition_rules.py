@@ -30,23 +30,25 @@ def is_constexpr_call(node: ast.expr, bindings: Bindings, constants: frozenset) 
             and len(node.args) == 1 and not node.keywords and is_literal(node.args[0], constants))
 
 
-def _heuristic_problem(node: ast.expr, bindings: Bindings) -> str | None:
+def _heuristic_problem(node: ast.expr, bindings: Bindings, constants: dict) -> str | None:
     if not (isinstance(node, ast.Lambda) and len(node.args.args) == 1 and not node.args.defaults
             and not (node.args.posonlyargs or node.args.kwonlyargs or node.args.vararg or node.args.kwarg)):
         return "each heuristic must be `lambda args: ...`"
-    if not _heuristic_expression(node.body, node.args.args[0].arg, bindings):
-        return ("a heuristic may use only `args[\"name\"]`, numbers, arithmetic, comparisons, "
-                "`args[\"name\"] is None` (or `is not None`), `x if c else y`, and triton.next_power_of_2, "
-                "triton.cdiv, min, max, int, bool, abs")
+    if not _heuristic_expression(node.body, node.args.args[0].arg, bindings, constants):
+        return ("a heuristic may use only `args[\"name\"]`, numbers, constants defined above, arithmetic, "
+                "comparisons, `args[\"name\"] is None` (or `is not None`), `x if c else y`, and "
+                "triton.next_power_of_2, triton.cdiv, min, max, int, bool, abs")
     return None
 
 
-def _heuristic_expression(node: ast.expr, param: str, bindings: Bindings) -> bool:
+def _heuristic_expression(node: ast.expr, param: str, bindings: Bindings, constants: dict) -> bool:
     def ok(child: ast.expr) -> bool:
-        return _heuristic_expression(child, param, bindings)
+        return _heuristic_expression(child, param, bindings, constants)
 
     if isinstance(node, ast.Constant):
         return isinstance(node.value, (int, float))
+    if isinstance(node, ast.Name):  # `min(MAX_FUSED_SIZE, ...)`: a constant the file keeps as data
+        return node.id in constants
     if isinstance(node, ast.Subscript):
         return (isinstance(node.value, ast.Name) and node.value.id == param
                 and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str))
@@ -115,7 +117,7 @@ def decorator_problem(node: ast.expr, bindings: Bindings, constants: dict | None
             return "`triton.heuristics` takes one dict written in place: {\"NAME\": lambda args: ...}"
         if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in values[0].keys):
             return "the keys of `triton.heuristics({...})` must be parameter names as strings"
-        return next(filter(None, (_heuristic_problem(v, bindings) for v in values[0].values)), None)
+        return next(filter(None, (_heuristic_problem(v, bindings, constants or {}) for v in values[0].values)), None)
     if origin in PLAIN_DECORATORS and not call:
         return None
     if origin in CONSTEXPR_HELPER:

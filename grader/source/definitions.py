@@ -200,7 +200,7 @@ class _Planner:
             return self.function(node, bindings, constants, missing)
         if isinstance(node, ast.ClassDef):
             return self.cls(node, bindings, constants) if where == "at module level" \
-                else _Piece(node, "a class inside a class is not kept")
+                else _Piece(node, "a class inside a class is not kept: define it at module level")
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             return self.constant(node, bindings, constants, where)
         if kept_data.is_data_update(node, bindings, constants):  # `configs += [triton.Config(...)]`
@@ -250,7 +250,7 @@ class _Planner:
 
     def cls(self, node: ast.ClassDef, bindings: Bindings, constants) -> _Piece:
         if node.decorator_list:
-            return _Piece(node, "class decorators are not run when grading")
+            return _Piece(node, "class decorators are not run when grading: write the class without one")
         if node.keywords:
             return _Piece(node, "`metaclass=` and other class keywords are not allowed when grading")
         for base in node.bases:
@@ -300,8 +300,8 @@ def _why_not_run(node: ast.stmt, where: str) -> str:
     if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test) and "__name__" in ast.unparse(node.test):
         return 'the `if __name__ == "__main__":` block is not run when grading'
     if isinstance(node, ast.Expr):
-        return f"a call {where} is not run" if isinstance(node.value, ast.Call) \
-            else f"an expression {where} is not evaluated"
+        return f"a call {where} is not run: only definitions are kept; call it inside the function that needs it" \
+            if isinstance(node.value, ast.Call) else f"an expression {where} is not evaluated: delete it"
     word = STATEMENT_WORDS.get(type(node), type(node).__name__)
     return (f"`{word}` {where} is not run: only definitions are kept (imports, functions, classes and "
             f"assignments of data); move it into the function that needs it")
