@@ -50,9 +50,6 @@ class _Piece:
         return self.node.end_lineno - 1
 
 
-STATEMENT_WORDS = {ast.If: "if", ast.For: "for", ast.AsyncFor: "for", ast.While: "while", ast.With: "with",
-                   ast.AsyncWith: "with", ast.Try: "try", ast.Match: "match", ast.Raise: "raise",
-                   ast.Assert: "assert", ast.Delete: "del", ast.Global: "global", ast.AugAssign: "x += ..."}
 SHARED_LINE = "shares its line with a statement that is not kept: put it on a line of its own"
 
 
@@ -205,7 +202,7 @@ class _Planner:
             return self.constant(node, bindings, constants, where)
         if kept_data.is_data_update(node, bindings, constants):  # `configs += [triton.Config(...)]`
             return _Piece(node)
-        return _Piece(node, _why_not_run(node, where))
+        return _Piece(node, kept_data.why_not_run(node, where))
 
     def function(self, node, bindings: Bindings, constants: dict, missing: dict) -> _Piece:
         for decorator in node.decorator_list:
@@ -294,17 +291,6 @@ class _Planner:
 
 def _is_string(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
-
-
-def _why_not_run(node: ast.stmt, where: str) -> str:
-    if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test) and "__name__" in ast.unparse(node.test):
-        return 'the `if __name__ == "__main__":` block is not run when grading'
-    if isinstance(node, ast.Expr):
-        return f"a call {where} is not run: only definitions are kept; call it inside the function that needs it" \
-            if isinstance(node.value, ast.Call) else f"an expression {where} is not evaluated: delete it"
-    word = STATEMENT_WORDS.get(type(node), type(node).__name__)
-    return (f"`{word}` {where} is not run: only definitions are kept (imports, functions, classes and "
-            f"assignments of data); move it into the function that needs it")
 
 
 def _settle(pieces: list[_Piece]) -> list[_Piece]:

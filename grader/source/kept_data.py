@@ -15,6 +15,12 @@ from grader.source.literals import CONFIG, PURE_CALLS, WHAT_IS_DATA, data_proble
 from grader.source.bindings import module_targets
 
 
+# what a statement left out is called in its message
+STATEMENT_WORDS = {ast.If: "if", ast.For: "for", ast.AsyncFor: "for", ast.While: "while", ast.With: "with",
+                   ast.AsyncWith: "with", ast.Try: "try", ast.Match: "match", ast.Raise: "raise",
+                   ast.Assert: "assert", ast.Delete: "del", ast.Global: "global", ast.AugAssign: "x += ..."}
+
+
 def said(dropped) -> str:
     """A left-out statement as a message names it: "line 12, `X = f()`, was not run: <why>"."""
     return f"line {dropped.line}, `{dropped.text}`, was not run: {dropped.reason}"
@@ -103,3 +109,15 @@ def stale_values(pieces, lines: list[str]) -> dict:
                                f"uses: write the final value out in one assignment of data")
                 break
     return found
+
+
+def why_not_run(node: ast.stmt, where: str) -> str:
+    """Why a statement that is neither an import, a definition nor an assignment is left out."""
+    if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test) and "__name__" in ast.unparse(node.test):
+        return 'the `if __name__ == "__main__":` block is not run when grading'
+    if isinstance(node, ast.Expr):
+        return f"a call {where} is not run: only definitions are kept; call it inside the function that needs it" \
+            if isinstance(node.value, ast.Call) else f"an expression {where} is not evaluated: delete it"
+    word = STATEMENT_WORDS.get(type(node), type(node).__name__)
+    return (f"`{word}` {where} is not run: only definitions are kept (imports, functions, classes and "
+            f"assignments of data); move it into the function that needs it")
