@@ -1,7 +1,9 @@
 """Recording a learner's ``torch.autograd.Function`` as a program (inside a worker).
 
 The wrapper's forward and backward run once, on fake tensors: they carry the case's shapes,
-strides, dtypes and device, and no values (PyTorch's ``FakeTensorMode``). Everything they do
+strides and dtypes, the GPU as their device wherever the grader runs (on a CPU, GPU tensors of
+:mod:`grader.sandbox.world`, with ``torch.cuda`` answering as an H100), and no values (PyTorch's
+``FakeTensorMode``). Everything they do
 is written down as a :class:`grader.channel.kinds.function.Program`:
 
 * each PyTorch operator (``aten::view.default``, ``aten::sum.dim_IntList``, ...), with its
@@ -26,6 +28,7 @@ import torch
 
 from grader.sandbox.kinds.function.tape import KeptFromElsewhere, Tape, asked, needs_values
 from grader.sandbox.recorded_launch import kernel_paths
+from grader.sandbox.world import gpu_world, in_memory, on_gpu
 
 
 class RecordingFailed(Exception):
@@ -156,14 +159,14 @@ def record(cls, module, files: dict[str, str], layouts, device: str) -> dict:
     with mode:
         tensors = [torch.empty_strided(tuple(spec.shape), tuple(spec.strides), dtype=getattr(torch, spec.dtype),
                                        device=device) for spec in layouts]
-    *inputs, grad_output = tensors
     tape = Tape(files, kernel_paths(module), mode)
     for tensor in tensors:
         tape.add(tensor)
+    *inputs, grad_output = on_gpu(tensors)  # on a GPU to the wrapper, wherever it is recorded
     ctx = Context(len(inputs))
     custom_setup = getattr(cls, "setup_context", None) is not getattr(torch.autograd.Function, "setup_context", None)
     try:
-        with mode, tape, recorded_launches(tape), plausible_addresses(tape), torch.no_grad():
+        with gpu_world(), mode, tape, recorded_launches(tape), plausible_addresses(tape), torch.no_grad():
             if custom_setup:  # the newer style: forward without ctx, then setup_context
                 output = cls.forward(*inputs)
                 cls.setup_context(ctx, tuple(inputs), output)
@@ -189,12 +192,12 @@ def record(cls, module, files: dict[str, str], layouts, device: str) -> dict:
     def returned(value, what: str) -> dict:
         if isinstance(value, torch.Tensor):
             tape.phase = "forward" if what == "the forward's result" else "backward"
-            reference = tape.ref(value, what)
+            reference = tape.ref(in_memory(value), what)
             return {"ref": reference["ref"]} if "ref" in reference else {"type": "unseen tensor"}
         return {"type": type(value).__name__}
     tape.phase = "backward"
     saved = [tape.ref(t, "a tensor ctx saved").get("ref") if isinstance(t, torch.Tensor) else None
-             for t in ctx.saved_tensors]
+             for t in in_memory(ctx.saved_tensors)]
     return {"inputs": len(inputs), "metas": tape.metas, "steps": tape.steps,
             "output": returned(output, "the forward's result"),
             "grads": [returned(g, f"gradient {i + 1}") for i, g in enumerate(grads)],

@@ -19,6 +19,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.weak import WeakIdKeyDictionary
 
 from grader.course.dtypes import dtype_name
+from grader.sandbox.world import in_memory
 
 CONSTANT_LIMIT = 4096  # elements of a tensor made from Python data (torch.tensor([...])) kept as values
 # What records nothing: asking a tensor for its device.
@@ -76,7 +77,9 @@ class Tape(TorchDispatchMode):
         return len(self.metas) - 1
 
     def ref(self, tensor: torch.Tensor, what: str) -> dict:
-        """How a tensor the wrapper passes on is written in the program."""
+        """How a tensor the wrapper passes on is written in the program (a GPU tensor of the
+        recording's world as its memory, the fake tensor the steps made)."""
+        tensor = in_memory(tensor)
         known = self.ids.get(tensor)
         if known is not None:
             return {"ref": known}

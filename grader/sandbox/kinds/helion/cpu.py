@@ -104,6 +104,8 @@ def interpreted_launch(kernel, grid, args, options) -> None:
     from grader.sandbox.batched import setup as batched
     from grader.sandbox.batched.engine import Batched
     from grader.sandbox.interpreter import semantics
+    from grader.sandbox.world import in_memory
+    args = in_memory(args)  # the host code's GPU tensors as their memory, which the interpreter reads and writes
     semantics.install()
     numpy_nan_reductions(interpreter)
     batched.install()

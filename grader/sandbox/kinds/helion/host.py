@@ -88,6 +88,9 @@ def touches_data(func, args, fresh: set) -> bool:
 
 def _storage(value):
     import torch
+
+    from grader.sandbox.world import in_memory
+    value = in_memory(value)  # a GPU tensor of the host code's world: its memory's storage
     if not isinstance(value, torch.Tensor):
         return None
     try:
@@ -196,13 +199,15 @@ def _no_launch(*args, **options) -> None:
 
 
 def _recorded(call, recorder: _Recorder) -> HostOp | None:
-    """Runs ``call`` under the recorder's modes; what it prints is dropped (the case's runs
-    print it), and what it raises is the case's runs' to report."""
+    """Runs ``call`` under the recorder's modes, in the world the case's runs give host code (a
+    GPU, grader.sandbox.world); what it prints is dropped (the case's runs print it), and what it
+    raises is the case's runs' to report."""
     from grader.sandbox.learner_code import captured_output
+    from grader.sandbox.world import gpu_world
     escapes, data = _modes(recorder)
     with captured_output():
         try:
-            with escapes, data:
+            with gpu_world(), escapes, data:
                 call()
         except Exception:  # noqa: BLE001 (the learner's host code, on a launcher that ran nothing)
             pass
@@ -219,7 +224,9 @@ def _names(fn, args: tuple) -> dict:
 def _copies(fn, args: tuple) -> tuple[tuple, dict]:
     """Copies of the arguments (the host code may write into them), and their storages' names."""
     import torch
-    copies = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+
+    from grader.sandbox.world import on_gpu
+    copies = on_gpu(tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
     return copies, _names(fn, copies)
 
 

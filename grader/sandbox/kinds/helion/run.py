@@ -36,6 +36,7 @@ from grader.sandbox.kinds.helion.cpu import register_mixed_dots
 from grader.sandbox.kinds.helion.host import host_work, host_work_eager, watching
 from grader.sandbox.kinds.helion.tiled import launcher, tiled_limit
 from grader.sandbox.learner_code import captured_output, learner_frame
+from grader.sandbox.world import gpu_world, in_memory, on_gpu
 
 
 def before_import(device: str) -> None:
@@ -257,8 +258,9 @@ def run(worker, msg: helion_wire.HelionRun, blobs: list[bytes]):
     one_tile_limit = None  # what Helion's interpreter cannot run: the tiled run's values judge alone
     try:
         with printed.capturing():
-            if worker.device == "cpu":
-                result = kernel(*views, **values)
+            if worker.device == "cpu":  # the host code sees a GPU (grader.sandbox.world), as where it is used
+                with gpu_world():
+                    result = in_memory(kernel(*on_gpu(views), **values))
             else:  # the values judged: their host code is watched as it runs
                 result = _watched_run(bound, config, args, path, _gpu_launcher(), reply)
                 torch.cuda.synchronize()
@@ -285,7 +287,9 @@ def run(worker, msg: helion_wire.HelionRun, blobs: list[bytes]):
     try:
         with printed.capturing():
             fresh = compiler.normalize_args(*(b.clone() for b in before), **values)
-            tiled = _watched_run(bound, config, fresh, path, launcher(launches, interpret, files), reply)
+            with gpu_world():
+                tiled = in_memory(_watched_run(bound, config, on_gpu(fresh), path, launcher(launches, interpret, files),
+                                               reply))
     except Exception as error:  # noqa: BLE001 (Triton's interpreter on Helion's code: not the learner's)
         if interpret:  # on a GPU the values came from the compiled kernel: only launches would be missing
             reply["tiled_failure"] = tiled_limit(error, files, path, reply.get("config", "").partition(": ")[2])

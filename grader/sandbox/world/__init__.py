@@ -1,0 +1,41 @@
+"""One machine for learner code: a GPU.
+
+Graded without a GPU, a learner's Python (an autograd wrapper, Helion's host code, their helpers)
+still sees one: every tensor it is handed or makes reports ``cuda:0`` however it is asked, and
+``torch.cuda`` answers as an H100 does, while the values sit in CPU memory for the interpreters.
+A sniff of the device then has nothing to find, and the CPU takes the path a GPU takes.
+
+* :func:`gpu_world`: while it is active, ``torch.cuda`` answers as an H100
+  (:mod:`.device`) and every call on a GPU tensor, or naming the CUDA device, runs on CPU memory
+  and gives GPU tensors (:mod:`.tensor`);
+* :func:`on_gpu`: the CPU tensors of a value handed to learner code, as GPU tensors (fake ones
+  too: an autograd wrapper is recorded on GPU tensors over fake CPU tensors);
+* :func:`in_memory`: a value's GPU tensors as their CPU memory, for a kernel launch and for the
+  grader.
+
+Hooked in where learner Python gets tensors: the autograd recording
+(:mod:`grader.sandbox.kinds.function.record`), Helion's host code in its interpreter, its host-work
+runs and its tiled run (:mod:`grader.sandbox.kinds.helion.run`, ``host``); and where kernels launch
+from there (the recording's tape, ``kinds.helion.cpu.interpreted_launch``).
+
+On a machine with a GPU each is a no-op: the tensors and answers are the GPU's own.
+"""
+from __future__ import annotations
+
+import contextlib
+
+from grader.sandbox.world.device import PROPERTIES, answering
+from grader.sandbox.world.tensor import GpuTensor, World, in_memory, on_gpu
+
+__all__ = ["GpuTensor", "PROPERTIES", "gpu_world", "in_memory", "on_gpu"]
+
+
+@contextlib.contextmanager
+def gpu_world():
+    """Learner code run inside sees a GPU (an H100) and allocates on it."""
+    import torch
+    if torch.cuda.is_available():  # a real one: its own tensors and answers
+        yield
+        return
+    with answering(), World():
+        yield
