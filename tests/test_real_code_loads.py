@@ -315,3 +315,33 @@ def test_a_captured_kernel_brings_the_data_its_decorators_and_helpers_use(tmp_pa
         result, namespace = load(tmp_path, text)
         assert result.dropped == ()
     assert [c.maxnreg for c in load(tmp_path, kernel_text)[1]["add_mask2_kernel"].configs] == [None, 128]
+
+
+def _raised_in(filename: str, exc_type=AssertionError) -> BaseException:
+    code = compile(f"raise {exc_type.__name__}()", filename, "exec")
+    try:
+        exec(code, {})
+    except exc_type as exc:
+        return exc
+    raise RuntimeError("nothing raised")
+
+
+@pytest.mark.parametrize("filename, interpreting, limit", [
+    ("/venv/site-packages/helion/language/tunable_ops.py", "1", True),  # Helion's reference, in its interpreter
+    ("/venv/site-packages/helion/language/tunable_ops.py", None, False),  # compiled, on a GPU: not the interpreter's
+    ("/home/learner/puzzle37.py", "1", False),  # the learner's own assert
+])
+def test_what_helions_interpreter_cannot_run_is_its_limit_not_the_learners_error(monkeypatch, filename, interpreting,
+                                                                                 limit):
+    from grader.sandbox.kinds.helion.ref_mode import interpreter_limit
+    if interpreting:
+        monkeypatch.setenv("HELION_INTERPRET", interpreting)
+    else:
+        monkeypatch.delenv("HELION_INTERPRET", raising=False)
+    said = interpreter_limit(_raised_in(filename))
+    if limit:
+        assert said == "AssertionError inside Helion's own reference code (helion/language/tunable_ops.py, line 1: ``)"
+    else:
+        assert said is None
+    assert interpreter_limit(RuntimeError("hl.signal does not have a ref mode implementation yet")) == \
+        "hl.signal does not have a ref mode implementation yet"

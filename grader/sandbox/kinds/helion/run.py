@@ -34,6 +34,7 @@ from grader.course.dtypes import dtype_name, tensor_bytes
 from grader.sandbox.kinds.helion.config import case_config
 from grader.sandbox.kinds.helion.cpu import register_mixed_dots
 from grader.sandbox.kinds.helion.host import host_work, host_work_eager, watching
+from grader.sandbox.kinds.helion.ref_mode import interpreter_limit
 from grader.sandbox.kinds.helion.tiled import launcher, tiled_limit
 from grader.sandbox.learner_code import captured_output, learner_frame
 from grader.sandbox.world import gpu_world, in_memory, on_gpu
@@ -129,15 +130,6 @@ def _described(result, torch) -> tuple[tuple, list]:
                  if isinstance(t, torch.Tensor) else wire.TensorInfo(tensor=False, type=type(t).__name__)
                  for t in values)
     return info, [tensor_bytes(t.detach().cpu()) for t in values if isinstance(t, torch.Tensor)]
-
-
-def _interpreter_limit(exc: BaseException) -> str | None:
-    """What Helion's interpreter cannot run, from what it raised: an API of Helion's without a
-    reference implementation."""
-    text = str(exc)
-    if "does not have a ref mode implementation" in text or "not supported in ref mode" in text.lower():
-        return text.splitlines()[0]
-    return None
 
 
 def _changed(name: str, a, b) -> helion_wire.Changed | None:
@@ -265,7 +257,7 @@ def run(worker, msg: helion_wire.HelionRun, blobs: list[bytes]):
                 result = _watched_run(bound, config, args, path, _gpu_launcher(), reply)
                 torch.cuda.synchronize()
     except Exception as error:  # noqa: BLE001 (the learner's code, run by Helion)
-        limit = _interpreter_limit(error)
+        limit = interpreter_limit(error)
         line, source = learner_frame(error, path)
         if limit is None:
             return finish(wire.Failure("exception", error=f"{type(error).__name__}: {error}", line=line,
