@@ -345,3 +345,17 @@ def test_what_helions_interpreter_cannot_run_is_its_limit_not_the_learners_error
         assert said is None
     assert interpreter_limit(RuntimeError("hl.signal does not have a ref mode implementation yet")) == \
         "hl.signal does not have a ref mode implementation yet"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_HELION, reason=NO_HELION)
+def test_a_helion_kernel_missing_a_name_left_out_is_told_which_line(tmp_path):
+    path = tmp_path / "softmax.py"
+    path.write_text((HELION_CORPUS / "puzzle37_softmax_exp2_tunable.py").read_text().replace(
+        "LOG2E = math.log2(math.e)", "LOG2E = compute_log2e()"))
+    report = grade_many(COURSE, [("puzzle37", path)], Options(device="cpu"))
+    said = report.results[0].cases[0].message
+    assert "Helion's compiler rejects it at line 26: `e = torch.exp2(shifted * LOG2E)`: LOG2E is not defined (line 13, " \
+           "`LOG2E = compute_log2e()`, was not run: `LOG2E` is set by a call (`compute_log2e(...)`)" in said, said
+    assert said.endswith("Fix: write that value at module level as data (numbers, lists, dicts, dtypes), or compute "
+                         "it inside the kernel.")

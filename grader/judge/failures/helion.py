@@ -48,6 +48,9 @@ def _host_work(f: HostWork) -> str:
 
 
 _HELION_FIXES = [
+    # a module-level name the definitions-only import left out: the note says which line, and why
+    (r"was not run: ", "write that value at module level as data (numbers, lists, dicts, dtypes), or compute it "
+                       "inside the kernel."),
     # Two sizes Helion only knows symbolically (u0, u1: tiles, reductions) do not line up: most
     # often a reduction that dropped its dimension meets the tile it was taken over.
     (r"size of tensor a \(u\d+\) must match the size of tensor b \(u\d+\)",

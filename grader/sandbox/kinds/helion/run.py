@@ -36,7 +36,7 @@ from grader.sandbox.kinds.helion.cpu import register_mixed_dots
 from grader.sandbox.kinds.helion.host import host_work, host_work_eager, watching
 from grader.sandbox.kinds.helion.ref_mode import interpreter_limit
 from grader.sandbox.kinds.helion.tiled import launcher, tiled_limit
-from grader.sandbox.learner_code import captured_output, learner_frame
+from grader.sandbox.learner_code import captured_output, learner_frame, left_out, said
 from grader.sandbox.world import gpu_world, in_memory, on_gpu
 
 
@@ -118,6 +118,8 @@ def _place(location, path: str) -> tuple[int | None, str]:
 def _helion_error(error, path: str) -> wire.Failure:
     """Helion's compiler refused the kernel: its reason, at the learner's line."""
     reason = str(error).split("\nWhile processing:")[0].strip()
+    note = left_out(error)  # a module-level name the definitions-only import left out: its line, and why
+    reason = f"{reason.rstrip('.')} ({note})" if note else reason
     line, source = _place(getattr(error, "location", None), path)
     if line is None:
         line, source = learner_frame(error, path)
@@ -185,7 +187,7 @@ def _compile(compiler, views, values, tiling: tuple, path: str, name: str, reply
         return _helion_error(error, path)
     except Exception as error:  # noqa: BLE001 (the learner's Python, traced by Helion)
         line, source = learner_frame(error, path)
-        text = f"{type(error).__name__}: {error}".split("\nWhile processing:")[0]
+        text = said(error).split("\nWhile processing:")[0]
         return wire.Failure("exception", error=text, line=line, source=source)
     if host is not None:
         reply["outside"] = _outside(host)
@@ -260,7 +262,7 @@ def run(worker, msg: helion_wire.HelionRun, blobs: list[bytes]):
         limit = interpreter_limit(error)
         line, source = learner_frame(error, path)
         if limit is None:
-            return finish(wire.Failure("exception", error=f"{type(error).__name__}: {error}", line=line,
+            return finish(wire.Failure("exception", error=said(error), line=line,
                                        source=source))
         one_tile_limit = wire.Failure("interpreter_limit", error=f"Helion's interpreter: {limit}", line=line,
                                       source=source)
