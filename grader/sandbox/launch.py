@@ -75,6 +75,7 @@ def unwrap(kernel, name: str) -> Layers:
             _no_hooks(obj, name, kernel)
             layers.autotuner, layers.configs = obj, list(obj.configs)
         elif kind is heuristics:
+            _heuristics_see_a_gpu(obj)
             layers.heuristics = {**obj.values, **layers.heuristics}
         elif any(isinstance(obj, c) for c in (jit, interpreted, autotuner, heuristics)):
             raise NotGenuine(f"`{name}` is an instance of {kind.__name__}, a subclass of Triton's "
@@ -84,6 +85,16 @@ def unwrap(kernel, name: str) -> Layers:
             break
         obj = obj.fn
     raise NotGenuine(f"`{name}` is not a Triton kernel ({type(obj).__name__}): decorate it with @triton.jit.")
+
+
+def _heuristics_see_a_gpu(layer) -> None:
+    """A heuristic is learner Python given the launch's tensors: where Triton calls it, it gets them
+    on the GPU (grader.sandbox.world), as where the kernel is used. A compile worker has no torch,
+    and no tensors to give."""
+    import sys
+    if "torch" in sys.modules:
+        from grader.sandbox.world import called_on_gpu
+        layer.values.update({key: called_on_gpu(rule) for key, rule in layer.values.items()})
 
 
 def _no_hooks(tuner, name: str, kernel) -> None:

@@ -4,15 +4,14 @@ A :class:`GpuTensor` is a wrapper subclass (``torch.Tensor._make_wrapper_subclas
 is ``cuda:0``: ``is_cuda``, ``.device``, ``device.type``, ``str(x.device)``, ``getattr`` and
 ``__getattribute__`` all read that one field, so no spelling of the question finds another answer.
 The values live in a plain CPU tensor, :attr:`GpuTensor.memory`; every PyTorch call on a
-GpuTensor runs on the memory and its results are GpuTensors again, except where the call asks for
-the CPU (``x.cpu()``, ``x.to("cpu")``), which gives a plain CPU tensor as on a GPU. Views stay views:
-they wrap views of the same memory.
+GpuTensor runs on the memory (:func:`route`, at PyTorch's Python API: its bindings would look for a
+CUDA runtime first, which a CPU build lacks; ``__torch_dispatch__`` does the same for what reaches
+the operators another way) and its results are GpuTensors again, except where the call asks for
+the CPU (``x.cpu()``, ``x.to("cpu")``), which gives a plain CPU tensor as on a GPU. Views stay
+views: they wrap views of the same memory.
 
-:class:`World` is where that happens, at PyTorch's Python API (its bindings would look for a CUDA
-runtime first, which a CPU build lacks; ``__torch_dispatch__`` does the same for what reaches the
-operators another way); and ``torch.empty(..., device="cuda")``, ``torch.tensor(...,
-device=x.device)`` and ``t.cuda()`` of a CPU tensor make GpuTensors there (a copy, as a transfer
-is). Kernel launches take :func:`in_memory` of their arguments: Triton's interpreter reads the
+:class:`World` is the rest of the machine: ``torch.empty(..., device="cuda")``, ``torch.tensor(...,
+device=x.device)`` and ``t.cuda()`` of a CPU tensor make GpuTensors (a copy, as a transfer is). Kernel launches take :func:`in_memory` of their arguments: Triton's interpreter reads the
 memory itself.
 """
 from __future__ import annotations
@@ -46,7 +45,10 @@ class GpuTensor(torch.Tensor):
         self.memory = memory
         return self
 
-    __torch_function__ = torch._C._disabled_torch_function_impl
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """Every call on a GpuTensor, in any thread, with or without the world's mode."""
+        return route(func, args, kwargs or {})
 
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
@@ -126,38 +128,45 @@ def _on_cpu(tree):
     return pytree.tree_map(one, tree)
 
 
+def route(func, args, kwargs: dict):
+    """One call of PyTorch's Python API, where a GpuTensor is among its arguments or it names the
+    CUDA device: run on CPU memory, and what it makes is on the GPU again, unless the call asks for
+    the CPU (``x.cpu()``, ``device="cpu"``). PyTorch's own bindings would look for CUDA's runtime
+    first, which a CPU build lacks; here no CUDA tensor ever reaches them. Reads of a tensor's
+    attributes (``.device``, ``.is_cuda``) are the GpuTensor's own, and say ``cuda:0``."""
+    if getattr(func, "__name__", "") in ("__get__", "__set__", "__hash__") or func in NAMING:
+        with torch._C.DisableTorchFunctionSubclass():  # an attribute of the tensor object itself
+            return func(*args, **kwargs)
+    flat = pytree.tree_leaves((args, kwargs))
+    gpu = [v for v in flat if isinstance(v, GpuTensor)]
+    named = _named(args, kwargs)
+    special = SPECIAL.get(func)
+    if special is not None and (gpu or func in MOVES):
+        return special(*args, **kwargs)
+    if not gpu and (named is None or named.type != "cuda"):
+        return func(*args, **kwargs)
+    if kwargs.get("device") is not None:
+        kwargs = {**kwargs, "device": torch.device(kwargs["device"])}
+    if gpu:
+        _same_device(getattr(func, "__name__", ""), flat)
+    out = func(*_on_cpu(args), **_on_cpu(kwargs))
+    if named is not None and named.type == "cpu":
+        return out
+    mine = {id(t.memory): t for t in gpu}
+    if isinstance(out, torch.Tensor) and id(out) in mine:
+        return mine[id(out)]  # `z.fill_(1)`, `x.contiguous()` of a contiguous x: the tensor itself
+    inputs = {id(v) for v in flat if _plain(v)}
+    # a transfer copies: what comes back is never the CPU tensor it was sent from
+    return on_gpu(pytree.tree_map(lambda t: t.clone() if id(t) in inputs else t, out))
+
+
 class World(TorchFunctionMode):
-    """Every call that holds a GpuTensor or names the CUDA device runs on CPU memory, and what it
-    makes is on the GPU again, unless the call asks for the CPU (``x.cpu()``, ``device="cpu"``).
-    PyTorch's own bindings would look for CUDA's runtime first, which a CPU build lacks; here no
-    CUDA tensor ever reaches them. Reads of a tensor's attributes (``.device``, ``.is_cuda``) are
-    the GpuTensor's own, and say ``cuda:0``."""
+    """Calls that name the CUDA device with no GpuTensor in hand (``torch.empty(n, device="cuda")``,
+    ``t.cuda()``) make GpuTensors; a GpuTensor's own calls are routed the same way here as by the
+    tensor itself (:func:`route`)."""
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if getattr(func, "__name__", "") in ("__get__", "__set__", "__hash__") or func in NAMING:
-            return func(*args, **kwargs)  # an attribute of the tensor object itself
-        flat = pytree.tree_leaves((args, kwargs))
-        gpu = [v for v in flat if isinstance(v, GpuTensor)]
-        named = _named(args, kwargs)
-        special = SPECIAL.get(func)
-        if special is not None and (gpu or func in MOVES):
-            return special(*args, **kwargs)
-        if not gpu and (named is None or named.type != "cuda"):
-            return func(*args, **kwargs)
-        if kwargs.get("device") is not None:
-            kwargs = {**kwargs, "device": torch.device(kwargs["device"])}
-        if gpu:
-            _same_device(getattr(func, "__name__", ""), flat)
-        out = func(*_on_cpu(args), **_on_cpu(kwargs))
-        if named is not None and named.type == "cpu":
-            return out
-        mine = {id(t.memory): t for t in gpu}
-        if isinstance(out, torch.Tensor) and id(out) in mine:
-            return mine[id(out)]  # `z.fill_(1)`, `x.contiguous()` of a contiguous x: the tensor itself
-        inputs = {id(v) for v in flat if _plain(v)}
-        # a transfer copies: what comes back is never the CPU tensor it was sent from
-        return on_gpu(pytree.tree_map(lambda t: t.clone() if id(t) in inputs else t, out))
+        return route(func, args, kwargs or {})
 
 
 def _same_device(name: str, flat: list) -> None:
@@ -187,6 +196,8 @@ def _to(self, *args, **kwargs):
 
 
 def _numpy(self, *args, **kwargs):
+    if type(self.memory) is not torch.Tensor:  # a recording's fake memory: refused as fake tensors refuse it
+        return self.memory.numpy(*args, **kwargs)
     raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
                     "host memory first.")
 
