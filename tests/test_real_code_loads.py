@@ -84,6 +84,7 @@ def test_mambas_config_list_named_by_its_decorator_is_kept(tmp_path):
     ("FP16_MAX = torch.finfo(torch.float16).max", "FP16_MAX", 65504.0),
     ("NEG = float('-inf')", "NEG", float("-inf")),
     ("BLOCKS = [2 ** i for i in range(4, 8)]", "BLOCKS", [16, 32, 64, 128]),
+    ("WARPS = tuple(w for w in (1, 2, 4, 8) if w > 1)", "WARPS", (2, 4, 8)),
     ("D = {'a': 1}\nBACK = {v: k for k, v in D.items()}", "BACK", {1: "a"}),
     ("BLOCK = 128\nWARPS = 4 if BLOCK > 64 else 2", "WARPS", 4),
     ("SIZES = (1, 2)\nSIZES += (3,)", "SIZES", (1, 2, 3)),

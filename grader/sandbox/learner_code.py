@@ -127,7 +127,8 @@ def left_out(exc: BaseException) -> str:
         found = _UNDEFINED.search(str(link)) if isinstance(link, NameError) or "is not defined" in str(link) else None
         name = getattr(link, "name", None) if isinstance(link, NameError) else None
         name = name or (found and (found.group(1) or found.group(2)))
-        dropped = why_missing(name) if name else None
+        frames = traceback.extract_tb(link.__traceback__)
+        dropped = why_missing(name, frames[-1].filename if frames else None) if name else None  # its file's first
         if dropped is not None:
             return statement_said(dropped)
     return ""

@@ -147,7 +147,7 @@ def data_problem(node: ast.expr | None, bindings, constants: dict, loop: frozens
         return first([node.lower, node.upper, node.step])
     if isinstance(node, ast.Call):
         return _call_problem(node, bindings, constants, loop, small)
-    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp)):
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
         return _comprehension_problem(node, bindings, constants, loop, small)
     return f"`{ast.unparse(node)}` is not data"
 
@@ -194,7 +194,7 @@ def length(node: ast.expr | None, bindings, constants: dict, depth: int = 0) -> 
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VIEWS \
             and not node.args and not node.keywords:
         return length(node.func.value, bindings, constants, depth + 1)
-    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp)):
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
         total = 1
         for generator in node.generators:
             count = length(generator.iter, bindings, constants, depth + 1)
