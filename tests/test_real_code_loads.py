@@ -360,3 +360,18 @@ def test_a_helion_kernel_missing_a_name_left_out_is_told_which_line(tmp_path):
            "`LOG2E = compute_log2e()`, was not run: `LOG2E` is set by a call (`compute_log2e(...)`)" in said, said
     assert said.endswith("Fix: write that value at module level as data (numbers, lists, dicts, dtypes), or compute "
                          "it inside the kernel.")
+
+
+def test_a_compile_time_helper_may_read_a_table_the_file_keeps_as_data():
+    """A FlagGems-style `@triton.constexpr_function` reading a module-level table of dtypes."""
+    from grader.source.host_helpers import problems
+    source = HEAD + textwrap.dedent('''
+        ACCUMULATOR = {tl.float16: tl.float32, tl.bfloat16: tl.float32, tl.float32: tl.float32}
+
+
+        @triton.constexpr_function
+        def accumulator(dtype):
+            return ACCUMULATOR[dtype]
+        ''')
+    assert problems(source, {"accumulator"}) is None
+    assert "`evil`" in problems(source.replace("return ACCUMULATOR[dtype]", "return evil(dtype)"), {"accumulator"}).what

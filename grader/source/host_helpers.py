@@ -21,7 +21,8 @@ import ast
 import sys
 from dataclasses import dataclass
 
-from grader.source.definition_rules import CONSTEXPR_HELPER, Bindings, bindings_of, is_literal
+from grader.source.definition_rules import CONSTEXPR_HELPER, Bindings, bindings_of
+from grader.source.literals import data_problem
 from grader.course.syntax import parse
 
 SAFE_BUILTINS = {"min", "max", "abs", "int", "float", "bool", "round", "len", "range", "sum", "any", "all",
@@ -61,20 +62,23 @@ def prune_function(decorator: ast.expr) -> ast.expr | None:
     return None
 
 
-def constants_of(tree: ast.Module) -> set[str]:
-    """Module-level ``NAME = literal`` constants, which a helper may read."""
-    names: set[str] = set()
+def constants_of(tree: ast.Module, bindings: Bindings) -> set[str]:
+    """Module-level constants of data (``NAME = literal``, a table of dtypes: grader.source.literals),
+    which a helper may read."""
+    constants: dict = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and is_literal(node.value, frozenset(names)):
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    return names
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) \
+            else []
+        if targets and node.value is not None and data_problem(node.value, bindings, constants) is None:
+            constants |= {t.id: node.value for t in targets if isinstance(t, ast.Name)}
+    return set(constants)
 
 
 class _Reader:
     def __init__(self, tree: ast.Module, lines: list[str]) -> None:
         self.bindings = bindings_of(tree)
         self.helpers = helper_names(tree, self.bindings)
-        self.constants = constants_of(tree)
+        self.constants = constants_of(tree, self.bindings)
         self.lines = lines
 
     def problem(self, fn: ast.FunctionDef) -> Problem | None:
