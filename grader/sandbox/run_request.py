@@ -26,6 +26,7 @@ class AnswersRun:
         reverse order (a race shows as a different result). Each run starts from the bytes the
         grader sent; each run's bytes go back to be judged."""
         from grader.sandbox.launch import apply_heuristics, describe_config, unwrap
+        from grader.sandbox.recorded_launch import TensorArgument
         from grader.sandbox.tuning import tuned_configs, tuner_skips
         path = os.path.abspath(msg.file)
         kernel = self.kernel(path, msg.kernel)
@@ -49,9 +50,10 @@ class AnswersRun:
         for index, (label, config, reverse) in enumerate(plans):
             run, checker, whole, error = self._one_run(msg, blobs, layers, kernel, grid, path, label, config,
                                                        reverse, traced=msg.trace and not out, serial=msg.serial)
-            if layers.heuristics and config is None and error is None:
-                run["heuristics"] = {k: v for k, v in apply_heuristics(layers, {**msg.values, **dict(msg.named)}).items()
-                                     if isinstance(v, (int, bool))}
+            if layers.heuristics and config is None and error is None:  # what they gave, for the report
+                tensors = {b.param: TensorArgument(b.dtype) for b in msg.buffers if b.param}  # `args["x"] is None`
+                given = apply_heuristics(layers, {**tensors, **msg.values, **dict(msg.named)})
+                run["heuristics"] = {k: v for k, v in given.items() if isinstance(v, (int, bool))}
             if error is not None and config is not None and not interpreted and tuner_skips(error) \
                     and (runs or index < len(plans) - 1):  # as the tuner would, unless every config fails so
                 continue
