@@ -125,6 +125,7 @@ def test_configs_extended_and_comprehended_are_the_decorators(tmp_path):
     ("X = [0 for _ in range(100000)]", ["the comprehension makes 100000 items: keep it to 4096"]),
     ("X = [triton.Config({}, pre_hook=evil)]", ["`triton.Config(pre_hook=...)` would run your code"]),
     ("X = 2 ** 10 ** 10", ["raises to a power that is not a small whole number"]),
+    ("X = [0] * 10 ** 9", ["`[0] * 10 ** 9` repeats a sequence more than 4096 times"]),
     ("X = [2 ** i for i in [100000]]", ["`2 ** i` raises to a power that is not a small whole number"]),
     ("X = [2 ** i for i in range(3) for i in [100000]]", ["`2 ** i` raises to a power"]),
     ("X = [c for c in evil()]", ["`evil(...)` is a call"]),
@@ -356,8 +357,9 @@ def test_a_helion_kernel_missing_a_name_left_out_is_told_which_line(tmp_path):
         "LOG2E = math.log2(math.e)", "LOG2E = compute_log2e()"))
     report = grade_many(COURSE, [("puzzle37", path)], Options(device="cpu"))
     said = report.results[0].cases[0].message
-    assert "Helion's compiler rejects it at line 26: `e = torch.exp2(shifted * LOG2E)`: LOG2E is not defined (line 13, " \
-           "`LOG2E = compute_log2e()`, was not run: `LOG2E` is set by a call (`compute_log2e(...)`)" in said, said
+    assert "Helion's compiler rejects it at line 26: `e = torch.exp2(shifted * LOG2E)`: LOG2E is not defined " \
+           "(line 13, `LOG2E = compute_log2e()`, was not run: `LOG2E` is set by a call (`compute_log2e(...)`)" \
+           in said, said
     assert said.endswith("Fix: write that value at module level as data (numbers, lists, dicts, dtypes), or compute "
                          "it inside the kernel.")
 

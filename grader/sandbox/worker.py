@@ -22,8 +22,8 @@ import traceback
 
 from grader.sandbox import kinds
 from grader.source.wrapped import python_function
-from grader.sandbox.learner_code import (captured_output, compile_error_line, exception_chain, learner_frame, root_cause,
-                                         said)
+from grader.sandbox.learner_code import (captured_output, compile_error_line, exception_chain, learner_frame,
+                                         root_cause, said)
 from grader.channel import wire
 from grader.channel import wire_measure
 from grader.course.dtypes import DTYPES

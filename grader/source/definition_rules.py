@@ -147,7 +147,9 @@ def _config_problem(node: ast.expr, bindings, constants: dict) -> str | None:
     if not (isinstance(node, ast.Call) and bindings.origin(node.func) == CONFIG):
         return "each autotune config must be written as `triton.Config({...}, num_warps=...)`"
     problem = data_problem(node, bindings, constants)
-    return problem if problem is None or "hooks" in problem else f"the arguments of `triton.Config` must be data: {problem}"
+    if problem is None or "hooks" in problem:
+        return problem
+    return f"the arguments of `triton.Config` must be data: {problem}"
 
 
 def _comprehension_problem(node: ast.ListComp, bindings, constants: dict) -> str | None:

@@ -134,6 +134,9 @@ def data_problem(node: ast.expr | None, bindings, constants: dict, loop: frozens
         if isinstance(node.op, (ast.Pow, ast.LShift)) and not _small_int(exponent) \
                 and not (isinstance(exponent, ast.Name) and exponent.id in small):
             return f"`{ast.unparse(node)}` raises to a power that is not a small whole number"
+        if isinstance(node.op, ast.Mult) and _repeats_too_often(node.left, node.right):
+            return (f"`{ast.unparse(node)}` repeats a sequence more than {MAX_ITEMS} times, or a number of times "
+                    f"not written out")
         return first([node.left, node.right])
     if isinstance(node, ast.BoolOp):
         return first(node.values)
@@ -150,6 +153,17 @@ def data_problem(node: ast.expr | None, bindings, constants: dict, loop: frozens
     if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
         return _comprehension_problem(node, bindings, constants, loop, small)
     return f"`{ast.unparse(node)}` is not data"
+
+
+def _repeats_too_often(left: ast.expr, right: ast.expr) -> bool:
+    """``[0] * n``: a sequence written out, repeated other than a few times written out."""
+    def sequence(node):
+        return isinstance(node, (ast.List, ast.Tuple, ast.ListComp)) or \
+            (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)))
+
+    def few(node):
+        return isinstance(node, ast.Constant) and type(node.value) is int and node.value <= MAX_ITEMS
+    return (sequence(left) and not few(right)) or (sequence(right) and not few(left))
 
 
 def _call_problem(node: ast.Call, bindings, constants: dict, loop: frozenset, small: frozenset) -> str | None:
