@@ -137,6 +137,12 @@ def test_code_is_refused_by_name_and_never_run(tmp_path, source, says):
     assert "X" not in namespace and "CONFIGS" not in namespace
 
 
+def test_a_default_may_not_fill_the_workers_memory_either():
+    (dropped,) = [d for d in definitions(HEAD + "\ndef f(x=[0] * 10 ** 9):\n    pass\n").dropped
+                  if d.text.startswith("def f")]
+    assert dropped.reason.startswith("default value of `x` is not a literal")
+
+
 @pytest.mark.parametrize("change, line", [
     ("if torch.version.hip:\n    configs = [triton.Config({}, num_warps=2)]", "if torch.version.hip:"),
     ("configs.append(triton.Config({}, num_warps=8))", "configs.append(triton.Config({}, num_warps=8))"),

@@ -38,6 +38,8 @@ def is_literal(node: ast.expr | None, constants: frozenset = frozenset()) -> boo
     if isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC):
         if isinstance(node.op, (ast.Pow, ast.LShift)) and not _small_int(node.right):
             return False
+        if isinstance(node.op, ast.Mult) and _repeats_too_often(node.left, node.right):
+            return False  # `[0] * 10 ** 9` would fill the worker's memory
         return is_literal(node.left, constants) and is_literal(node.right, constants)
     return False
 
