@@ -15,6 +15,9 @@ from grader.source.literals import CONFIG, PURE_CALLS, WHAT_IS_DATA, data_proble
 from grader.source.bindings import module_targets
 
 
+# the methods of lists, dicts and sets that change them in place
+MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "add",
+            "discard", "popitem", "__setitem__", "__delitem__", "__iadd__"}
 # what a statement left out is called in its message
 STATEMENT_WORDS = {ast.If: "if", ast.For: "for", ast.AsyncFor: "for", ast.While: "while", ast.With: "with",
                    ast.AsyncWith: "with", ast.Try: "try", ast.Match: "match", ast.Raise: "raise",
@@ -82,7 +85,7 @@ def _changed_by(node: ast.stmt) -> set[str]:
     names = set(bound_by(node))
     for inner in ast.walk(node):
         target = None
-        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in MUTATORS:
             target = inner.func.value
         elif isinstance(inner, (ast.Subscript, ast.Attribute)) and not isinstance(inner.ctx, ast.Load):
             target = inner.value
