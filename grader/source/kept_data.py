@@ -80,10 +80,23 @@ def _runs_on_import(node: ast.stmt) -> bool:
     return not (("__main__" in test and "__name__" in test) or test.endswith("TYPE_CHECKING"))
 
 
+def _run_on_import(node: ast.AST):
+    """``node`` and what in it runs when it does: a function's decorators and defaults, not its body."""
+    todo = [node]
+    while todo:
+        inner = todo.pop()
+        yield inner
+        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = inner.args
+            todo += [*getattr(inner, "decorator_list", ()), *args.defaults, *(d for d in args.kw_defaults if d)]
+        else:
+            todo += list(ast.iter_child_nodes(inner))
+
+
 def _changed_by(node: ast.stmt) -> set[str]:
     """Names a statement binds or changes in place (``X.append(...)``, ``X[k] = v``, ``del X[k]``)."""
     names = set(bound_by(node))
-    for inner in ast.walk(node):
+    for inner in _run_on_import(node):
         target = None
         if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in MUTATORS:
             target = inner.func.value
