@@ -28,6 +28,11 @@ def _properties(x):
         return None
 
 
+def _driver():
+    from triton.runtime import driver
+    return driver.active
+
+
 # (how the question is asked, what a GPU answers)
 QUESTIONS = {
     "is_cuda": (lambda x: x.is_cuda, True),
@@ -48,6 +53,9 @@ QUESTIONS = {
     "get_device_capability": (lambda x: torch.cuda.get_device_capability(x.device), (9, 0)),
     "current_device": (lambda x: torch.cuda.current_device(), 0),
     "synchronize": (lambda x: torch.cuda.synchronize(), None),
+    "Triton's driver": (lambda x: _driver().utils.get_device_properties(0)["multiprocessor_count"], 132),
+    "Triton's target": (lambda x: (_driver().get_current_target().backend, _driver().get_current_target().arch),
+                        ("cuda", 90)),
 }
 
 
@@ -61,6 +69,8 @@ def test_every_way_of_asking_where_a_tensor_is_answers_as_a_gpu(ask):
 
 @no_gpu_here
 def test_torch_cuda_answers_as_an_h100_inside_the_world_and_as_pytorchs_own_after():
+    from triton.runtime import driver
+    kept = driver._active
     with gpu_world():
         props = torch.cuda.get_device_properties(0)
         assert (props.name, props.major, props.minor, props.multi_processor_count) == \
@@ -71,6 +81,7 @@ def test_torch_cuda_answers_as_an_h100_inside_the_world_and_as_pytorchs_own_afte
             torch.cuda.get_device_properties("cpu")
     assert not torch.cuda.is_available() and torch.cuda.device_count() == 0
     assert PROPERTIES.multi_processor_count == 132
+    assert driver._active is kept  # Triton's own driver again (none, on a CPU)
 
 
 @no_gpu_here
@@ -143,6 +154,7 @@ def test_a_sniffer_takes_its_gpu_path_on_the_cpu_and_fails_there(path, sniffers)
 
 
 HONEST_WRAPPER = '''import torch
+from triton.runtime import driver
 
 import device_sniffs
 
@@ -152,7 +164,8 @@ class WeightedSumFunc(torch.autograd.Function):
     def forward(ctx, x, weight):
         ctx.save_for_backward(x, weight)
         sms = torch.cuda.get_device_properties(x.device).multi_processor_count  # sizes nothing: asked, as code does
-        assert sms > 0 and x.__getattribute__("is_cu" + "da")
+        props = driver.active.utils.get_device_properties(driver.active.get_current_device())  # Triton's tutorials
+        assert sms == props["multiprocessor_count"] > 0 and x.__getattribute__("is_cu" + "da")
         return device_sniffs.forward(x, weight)
 
     @staticmethod
@@ -178,8 +191,9 @@ def helion_add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 @no_gpu_here
 def test_code_that_asks_about_the_gpu_and_needs_it_passes_on_the_cpu(tmp_path):
     """Correct code that needs the GPU it is used on failed where it was graded: a wrapper asking
-    ``torch.cuda`` for the GPU's properties, Helion host code allocating with ``device="cuda"``
-    (both raised "Torch not compiled with CUDA enabled"). The CPU answers as that GPU now."""
+    ``torch.cuda`` or Triton's driver for the GPU's properties (as Triton's fused-softmax tutorial
+    does), Helion host code allocating with ``device="cuda"`` (each raised: "Torch not compiled with
+    CUDA enabled", "0 active drivers"). The CPU answers as that GPU now."""
     import shutil
     shutil.copy(HOSTILE / "device_sniffs.py", tmp_path / "device_sniffs.py")
     paths = [tmp_path / "puzzle15_asks_the_gpu.py"] + ([tmp_path / "puzzle35_asks_the_gpu.py"] if HAVE_HELION else [])

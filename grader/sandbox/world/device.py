@@ -3,8 +3,9 @@
 A learner's Python graded on the CPU may ask PyTorch about the GPU: ``torch.cuda.is_available()``,
 the number of SMs to size a persistent grid, the capability to pick a kernel. Each question gets
 the answer an H100 SXM (sm_90, 132 SMs, 80 GB) gives, so code that asks takes the path it takes on
-the GPUs the grade stands for. The answers are installed only while :func:`answering` is active
-(learner code runs inside it); outside, ``torch.cuda`` is PyTorch's own again.
+the GPUs the grade stands for; Triton's active driver answers as that GPU's too. The answers are
+installed only while :func:`answering` is active (learner code runs inside it); outside,
+``torch.cuda`` and Triton's driver are their own again.
 """
 from __future__ import annotations
 
@@ -157,6 +158,53 @@ for _answer in ANSWERS.values():  # named as PyTorch's own are
 _Device.__name__ = _Device.__qualname__ = "device"
 
 
+class TritonDriver:
+    """Triton's active driver as an H100's answers it (``triton.runtime.driver.active``): what a
+    launcher written as Triton's tutorials write it asks (``utils.get_device_properties``, the
+    target, the device). A CPU has no driver of its own: asking raised there."""
+
+    PROPERTIES = {"max_shared_mem": 232448, "max_num_regs": 65536, "multiprocessor_count": SMS, "warpSize": 32,
+                  "sm_clock_rate": 1980000, "mem_clock_rate": 2619000, "mem_bus_width": 5120}
+
+    def __init__(self) -> None:
+        import types
+        self.utils = types.SimpleNamespace(get_device_properties=lambda device=0: dict(self.PROPERTIES))
+
+    def is_active(self) -> bool:
+        return True
+
+    def get_current_target(self):
+        from triton.backends.compiler import GPUTarget
+        return GPUTarget("cuda", 90, 32)
+
+    def get_current_device(self) -> int:
+        return 0
+
+    def set_current_device(self, device) -> None:
+        _index(device)
+
+    def get_current_stream(self, device=None) -> int:
+        return 0
+
+    def get_active_torch_device(self):
+        return torch.device("cuda", 0)
+
+    def get_device_interface(self):
+        return torch.cuda
+
+
+@contextlib.contextmanager
+def _triton_driver():
+    """Triton's active driver is an H100's inside, where Triton has none of its own to answer."""
+    from triton.runtime import driver
+    kept = driver._active
+    driver.set_active(TritonDriver())
+    try:
+        yield
+    finally:
+        driver._active = kept
+
+
 @contextlib.contextmanager
 def answering():
     """``torch.cuda`` answers as an H100 inside; PyTorch's own answers are back after. Where a GPU
@@ -169,7 +217,8 @@ def answering():
     for name, answer in ANSWERS.items():
         setattr(module, name, answer)
     try:
-        yield
+        with _triton_driver():
+            yield
     finally:
         for name in ANSWERS:
             if name in kept:
