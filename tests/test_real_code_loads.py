@@ -177,6 +177,15 @@ def test_a_decorator_naming_a_list_left_out_says_that_line(tmp_path):
     assert "k" not in namespace and result.missing["k"] == kernel
 
 
+def test_configs_made_by_a_call_are_refused_saying_what_to_write():
+    source = MAMBA.replace("configs=configs_autotune", "configs=get_configs(configs_autotune)")
+    (dropped,) = [d for d in definitions(HEAD + textwrap.dedent(source)).dropped if d.text.startswith("@triton")]
+    assert dropped.reason == ("`configs=get_configs(configs_autotune)` is a call, and a call is not run at import: "
+                              "write the list of `triton.Config(...)` out (a comprehension over literals will do), "
+                              "and to choose among them give `prune_configs_by={\"early_config_prune\": fn}` a "
+                              "function of this file (it runs at launch)")
+
+
 @pytest.mark.parametrize("rule, kept", [
     ('args["X1"] is not None', True),
     ('args["X1"] is None', True),

@@ -180,6 +180,10 @@ def configs_problem(node: ast.expr, bindings, constants: dict, depth: int = 0) -
             configs_problem(node.right, bindings, constants, depth + 1)
     if isinstance(node, ast.ListComp):
         return _comprehension_problem(node, bindings, constants)
+    if isinstance(node, ast.Call):  # `configs=get_configs()`: the learner's code, at import
+        return (f"`configs={ast.unparse(node)}` is a call, and a call is not run at import: write the list of "
+                f"`triton.Config(...)` out (a comprehension over literals will do), and to choose among them give "
+                f"`prune_configs_by={{\"early_config_prune\": fn}}` a function of this file (it runs at launch)")
     if not isinstance(node, (ast.List, ast.Tuple)):
         return ("`triton.autotune(configs=...)` must be a list of `triton.Config(...)`, written in place or "
                 "as a constant defined above")
