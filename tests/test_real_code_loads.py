@@ -395,3 +395,15 @@ def test_a_compile_time_helper_may_read_a_table_the_file_keeps_as_data():
         ''')
     assert problems(source, {"accumulator"}) is None
     assert "`evil`" in problems(source.replace("return ACCUMULATOR[dtype]", "return evil(dtype)"), {"accumulator"}).what
+
+
+def test_a_puzzles_kernel_whose_configs_were_left_out_names_both_lines(tmp_path):
+    path = tmp_path / "configs.py"
+    path.write_text((HOSTILE / "puzzle02_autotune.py").read_text().replace(
+        '@triton.autotune(configs=[triton.Config({"B0": 16}, num_warps=2), triton.Config({"B0": 64}, num_warps=4)],',
+        'CONFIGS = make_configs()\n\n\n@triton.autotune(configs=CONFIGS,'))
+    report = grade_many(COURSE, [("puzzle02", path)], Options(device="cpu"))
+    said = report.results[0].message
+    assert said.startswith("`add_mask2_kernel` in configs.py was not imported: line 12 `@triton.autotune(configs=CONFIGS,")
+    assert "`configs=CONFIGS` names a value that is not kept (to prune configs, give `prune_configs_by=" in said
+    assert "line 9, `CONFIGS = make_configs()`, was not run: `CONFIGS` is set by a call (`make_configs(...)`)" in said
