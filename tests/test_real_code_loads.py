@@ -283,7 +283,7 @@ def test_mamba_pruning_its_configs_at_import_is_told_why(tmp_path):
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_HELION, reason=NO_HELION)
 def test_helions_tunables_run_with_their_defaults():
-    files = ["puzzle37_softmax_exp2_tunable.py", "puzzle40_matmul_registered_blocks.py"]
+    files = ["puzzle37_softmax_exp2_tunable.py", "puzzle40_matmul_registered_blocks.py", "puzzle40_matmul_split_k.py"]
     report = grade_many(COURSE, [(f[:8], HELION_CORPUS / f) for f in files], Options(device="cpu"), jobs=2)
     for name, result in zip(files, report.results):
         assert result.status == Status.PASS, (name, result.message)
@@ -404,6 +404,7 @@ def test_a_puzzles_kernel_whose_configs_were_left_out_names_both_lines(tmp_path)
         'CONFIGS = make_configs()\n\n\n@triton.autotune(configs=CONFIGS,'))
     report = grade_many(COURSE, [("puzzle02", path)], Options(device="cpu"))
     said = report.results[0].message
-    assert said.startswith("`add_mask2_kernel` in configs.py was not imported: line 12 `@triton.autotune(configs=CONFIGS,")
+    assert said.startswith("`add_mask2_kernel` in configs.py was not imported: line 12 "
+                           "`@triton.autotune(configs=CONFIGS,")
     assert "`configs=CONFIGS` names a value that is not kept (to prune configs, give `prune_configs_by=" in said
     assert "line 9, `CONFIGS = make_configs()`, was not run: `CONFIGS` is set by a call (`make_configs(...)`)" in said

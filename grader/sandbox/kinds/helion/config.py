@@ -6,7 +6,8 @@ tiles (``B0`` tiles ``N0``: 200). A kernel has its own ``hl.tile`` loops and
 kernel (``block_size=64``). Each of the kernel's tunable sizes takes the case's size for a loop
 of the same extent (in order, so two passes over a row take the two chunk sizes the case gives,
 and a third pass the last again); one of an extent the case does not tile gets a power of two
-below its extent, so that it has a tail. A size the kernel fixes is kept. The config is used in
+below its extent, so that it has a tail, and one over an extent known only at run time (a split-k
+tile's inner loop) the case's largest size. A size the kernel fixes is kept. The config is used in
 Triton's interpreter on a CPU and compiled on a GPU: never Helion's default config, whose one
 block may span the whole row and hide what tiling gets wrong. ``note`` says every choice.
 """
@@ -65,6 +66,12 @@ def case_config(bound, blocks: tuple[int, ...], extents: tuple[int, ...], names:
                 n, b = same[min(used.get(extent, 0), len(same) - 1)]
                 used[extent] = used.get(extent, 0) + 1
                 said.append(f"{_name(infos.get(block_id, item))}: {n}={b}")
+            elif not isinstance(getattr(infos.get(block_id), "size", 0), int):
+                # an extent known only at run time (a split-k tile's inner loop, `hl.tile(outer.begin,
+                # outer.end)`): Helion's hint for it (8192) is no size, so the case's largest tile
+                b = max(blocks)
+                said.append(f"{_name(infos.get(block_id, item))} (over an extent known only at run time): {b}, "
+                            f"the case's largest tile")
             else:
                 b = _below(extent)
                 said.append(f"{_name(infos.get(block_id, item))} (over {extent}, which the case does not tile): {b}")
@@ -85,7 +92,8 @@ def case_config(bound, blocks: tuple[int, ...], extents: tuple[int, ...], names:
     for info in bound.env.block_sizes:
         value = getattr(getattr(info, "block_size_source", None), "value", None)
         extent = _int(info.size)
-        if type(info.block_size_source).__name__ == "FixedBlockSizeSource" and _int(value) and extent:
+        # a size the kernel computes from a tunable (split-k's `k_block`) is known only at run time: not fixed here
+        if type(info.block_size_source).__name__ == "FixedBlockSizeSource" and isinstance(value, int) and extent:
             fixed.append(Fixed(_name(info), extent, int(value)))
             said.append(f"{_name(info)}: {int(value)}, fixed by the kernel")
     config = helion.Config(**{**base, "block_sizes": sizes})
