@@ -17,6 +17,7 @@ from grader.sandbox.world import PROPERTIES, gpu_world, in_memory, on_gpu
 
 HOSTILE = ROOT / "tests" / "hostile"
 SNIFFERS = sorted(HOSTILE.glob("puzzle15_sniffs_device_*.py")) + sorted(HOSTILE.glob("puzzle35_sniffs_device_*.py"))
+CLASS_SNIFFER = HOSTILE / "puzzle35_sniffs_tensor_class.py"
 REAL_GPU = torch.cuda.is_available()
 no_gpu_here = pytest.mark.skipif(REAL_GPU, reason="with a GPU the tensors and answers are its own")
 
@@ -129,6 +130,50 @@ def test_asking_for_the_cpu_gives_a_cpu_tensor_and_numpy_refuses_a_gpu_one_as_on
         assert (x + torch.tensor(1.0)).is_cuda  # a 0-d CPU tensor is a scalar to CUDA too
 
 
+HELION_HOST = '''import helion
+import helion.language as hl
+import torch
+
+
+def helper(x):
+    return QUESTION
+
+
+@helion.kernel(autotune_effort="none")
+def helion_add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    z = torch.empty_like(x)
+    if helper(x):
+        z = torch.empty_like(y)
+    for tile in hl.tile(x.size(0)):
+        z[tile] = x[tile] + y[tile]
+    return z
+'''
+
+
+@pytest.mark.parametrize("question, refused", [
+    ("type(x) is torch.Tensor", "`type(x)` asks for a value's Python class"),
+    ("x.__class__.__name__ == 'Tensor'", "`x.__class__` asks for a value's Python class"),
+    ("len(type(x).__mro__) == 2", "`type(x).__mro__` reads a class's ancestry"),
+    ("isinstance(x, torch.Tensor)", None),
+    ("x.__getattribute__('is_cu' + 'da')", None),  # the world answers it as a GPU does: nothing to refuse
+])
+def test_the_one_question_the_world_cannot_answer_as_a_gpu_is_refused_in_helion_host_code(tmp_path, question,
+                                                                                          refused):
+    """A GpuTensor is of a class of the grader's own: ``type(x) is torch.Tensor`` is false on the
+    CPU and true on a GPU. Read in the kernel and the functions of its file it calls."""
+    from grader.source import sniffing
+    path = tmp_path / "puzzle35_asks.py"
+    path.write_text(HELION_HOST.replace("QUESTION", question))
+    finding = sniffing.check_file(path, None)
+    if refused is None:
+        assert finding is None
+        return
+    assert (finding.function, finding.line, finding.what) == ("helper", 7, refused)
+    assert sniffing.message(finding).startswith(f"`helper` at line 7: `return {question}`: {refused}. Graded on a "
+                                                f"CPU, your host code gets tensors that act as a GPU's")
+    assert sniffing.message(finding).endswith("Fix: ask `isinstance(x, torch.Tensor)`, which is true on every machine.")
+
+
 def _grade(paths) -> dict:
     report = grade_many(COURSE, [(p.name[:8], p) for p in paths], Options(timeout=30), jobs=2)
     return {p.name: r for p, r in zip(paths, report.results)}
@@ -136,7 +181,7 @@ def _grade(paths) -> dict:
 
 @pytest.fixture(scope="module")
 def sniffers():
-    paths = [p for p in SNIFFERS if HAVE_HELION or p.name[:8] != "puzzle35"]
+    paths = [p for p in [*SNIFFERS, CLASS_SNIFFER] if HAVE_HELION or p.name[:8] != "puzzle35"]
     return _grade(paths)
 
 
@@ -150,6 +195,14 @@ def test_a_sniffer_takes_its_gpu_path_on_the_cpu_and_fails_there(path, sniffers)
     assert result.status == "fail", f"{path.name} was graded {result.status}: {result.message}"
     first = result.first_failure
     assert first.kind == expect["EXPECT_KIND"] == "torch_compute", first.message
+    assert expect["EXPECT_SAYS"] in result.message, result.message
+
+
+@pytest.mark.slow  # grades one file (with the sniffers)
+@pytest.mark.skipif(not HAVE_HELION, reason=NO_HELION)
+def test_a_sniffer_of_the_tensors_class_is_refused_before_it_runs(sniffers):
+    expect, result = declared(CLASS_SNIFFER), sniffers[CLASS_SNIFFER.name]
+    assert result.status == "fail" and result.first_failure.kind == expect["EXPECT_KIND"] == "sniffing"
     assert expect["EXPECT_SAYS"] in result.message, result.message
 
 

@@ -4,6 +4,11 @@ Compiled Triton accepts ``hasattr``, ``getattr`` and attribute access on its val
 kernel can ask ``hasattr(x_ptr.handle, "data")`` (true only in the interpreter) and compute
 one thing on a laptop and another on a GPU. Nothing a correct kernel needs looks like that,
 so the grader reads the source (it never runs it) and refuses such kernels with the line.
+
+A Helion kernel's host code sees a GPU wherever it is graded (:mod:`grader.sandbox.world`), so
+asking for a tensor's device finds nothing; asking for its Python class (``type(x)``,
+``x.__class__``) is the one question left that tells the CPU's tensors from a GPU's, and is
+refused in the kernel and the functions of its file it calls.
 """
 from __future__ import annotations
 
@@ -41,6 +46,14 @@ FORBIDDEN_ATTRIBUTES = {
 }
 
 
+# What asks for a value's Python class, in Helion host code: on the CPU its tensors are the grader's
+# GPU tensors (grader.sandbox.world), of a class of their own, and on a GPU plain ones.
+CLASS_QUESTIONS = {
+    "__class__": "asks for a value's Python class", "__mro__": "reads a class's ancestry",
+    "__bases__": "reads a class's ancestry", "__subclasses__": "reads a class's descendants",
+}
+
+
 @dataclass(frozen=True)
 class Finding:
     function: str
@@ -48,6 +61,7 @@ class Finding:
     source: str
     what: str
     helper: str = ""  # "" for a kernel; else what kind of host Python (see grader.source.host_helpers)
+    helion: bool = False  # in a Helion kernel's host code (or a function of its file it calls)
 
 
 def _jit_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
@@ -135,10 +149,39 @@ def check_file(path: Path, kernel: str | None) -> Finding | None:
     if kernel is not None:
         return find(source, kernel)
     try:
-        names = sorted(_jit_functions(parse(source)))
+        tree = parse(source)
     except SyntaxError:
         return None
-    return next(filter(None, (find(source, name) for name in names)), None)
+    found = next(filter(None, (find(source, name) for name in sorted(_jit_functions(tree)))), None)
+    return found or _class_question(tree, source.splitlines())
+
+
+def _class_question(tree: ast.Module, lines: list[str]) -> Finding | None:
+    """The first question of a value's Python class in a Helion kernel's host code, or in a
+    function of its file that it calls: ``type(x) is torch.Tensor`` is false of the tensors the
+    grader's CPU hands it and true on a GPU, so it could take one path where it is graded and
+    another where it is used (``isinstance`` is true on both)."""
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    todo = [name for name, fn in defs.items() if any("helion" in ast.unparse(d) for d in fn.decorator_list)]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop(0)
+        if name in seen or name not in defs:
+            continue
+        seen.add(name)
+        fn = defs[name]
+        for node in ast.walk(fn):
+            what = None
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" \
+                    and len(node.args) == 1 and "type" not in _params(fn):
+                what = f"`{ast.unparse(node)}` asks for a value's Python class"
+            elif isinstance(node, ast.Attribute) and node.attr in CLASS_QUESTIONS:
+                what = f"`{ast.unparse(node)}` {CLASS_QUESTIONS[node.attr]}"
+            if what is not None:
+                text = lines[node.lineno - 1].strip() if node.lineno <= len(lines) else ""
+                return Finding(name, node.lineno, text, what, helion=True)
+        todo.extend(sorted(_called_names(fn)))
+    return None
 
 
 def message(finding: Finding) -> str:
@@ -147,6 +190,11 @@ def message(finding: Finding) -> str:
         from grader.source.host_helpers import message as helper_message
         return helper_message(Problem(finding.function, finding.line, finding.source, finding.what), finding.helper)
     where = f"`{finding.function}`" + (f" at line {finding.line}: `{finding.source}`" if finding.source else "")
+    if finding.helion:
+        return (f"{where}: {finding.what}. Graded on a CPU, your host code gets tensors that act as a GPU's, of a "
+                f"class of the grader's own; on a GPU they are plain `torch.Tensor`s. A question of their class "
+                f"could take one path where the kernel is graded and another where it is used, so the grader "
+                f"does not run it. Fix: ask `isinstance(x, torch.Tensor)`, which is true on every machine.")
     return (f"{where}: {finding.what}. A kernel that inspects its values or its environment can behave "
             f"differently in the interpreter than on a GPU, so the grader does not run it. Compute with "
             f"`tl.*` operations on the values themselves, and pass anything else as a `tl.constexpr` parameter.")
