@@ -54,6 +54,8 @@ QUESTIONS = {
     "get_device_capability": (lambda x: torch.cuda.get_device_capability(x.device), (9, 0)),
     "current_device": (lambda x: torch.cuda.current_device(), 0),
     "synchronize": (lambda x: torch.cuda.synchronize(), None),
+    "current_stream": (lambda x: torch.cuda.current_stream(x.device).query(), True),
+    "mem_get_info": (lambda x: torch.cuda.mem_get_info(x.device)[1], 80 * 1024**3),
     "Triton's driver": (lambda x: _driver().utils.get_device_properties(0)["multiprocessor_count"], 132),
     "Triton's target": (lambda x: (_driver().get_current_target().backend, _driver().get_current_target().arch),
                         ("cuda", 90)),

@@ -121,6 +121,48 @@ def is_bf16_supported(including_emulation: bool = True) -> bool:
     return True
 
 
+class _Stream:
+    """``torch.cuda.current_stream()``: the one stream, on which everything is already done."""
+
+    device, cuda_stream, stream_id = torch.device("cuda", 0), 0, 0
+
+    def synchronize(self) -> None:
+        pass
+
+    def query(self) -> bool:
+        return True
+
+    def wait_stream(self, stream) -> None:
+        pass
+
+
+_Stream.__name__ = _Stream.__qualname__ = "Stream"
+
+
+def current_stream(device=None):
+    _index(device)
+    return _Stream()
+
+
+def default_stream(device=None):
+    _index(device)
+    return _Stream()
+
+
+def empty_cache() -> None:
+    pass
+
+
+def memory_allocated(device=None) -> int:
+    _index(device)
+    return 0
+
+
+def mem_get_info(device=None) -> tuple[int, int]:
+    _index(device)
+    return MEMORY, MEMORY
+
+
 # The GPU's random numbers are the CPU's generator's, where its tensors' memory is made.
 def get_rng_state(device="cuda") -> torch.Tensor:
     _index(device)
@@ -150,7 +192,9 @@ def _lazy_init() -> None:
 ANSWERS = {f.__name__: f for f in (is_available, is_initialized, device_count, current_device, get_device_properties,
                                    get_device_capability, get_device_name, get_arch_list, synchronize, set_device,
                                    is_bf16_supported, get_rng_state, set_rng_state, manual_seed, _get_device_properties,
+                                   current_stream, default_stream, empty_cache, memory_allocated, mem_get_info,
                                    _lazy_init)}
+ANSWERS["max_memory_allocated"] = memory_allocated
 ANSWERS["manual_seed_all"] = manual_seed
 ANSWERS["device"] = _Device
 for _answer in ANSWERS.values():  # named as PyTorch's own are
