@@ -22,6 +22,7 @@ from torch.utils import _pytree as pytree
 
 CUDA = torch.device("cuda", 0)
 CPU = torch.device("cpu")
+REAL_GPU = torch.cuda.is_available()  # asked before the world answers for it
 
 # Operators that may take a CPU tensor beside a GPU one, as CUDA's do: copies between devices, and
 # indexing with CPU indices.
@@ -88,7 +89,10 @@ GpuTensor.__module__ = "torch"
 
 def on_gpu(tree):
     """``tree`` (a tensor, or lists, tuples and dicts of them) with every CPU tensor a GpuTensor;
-    tensors on a real GPU, and GpuTensors, are left as they are."""
+    tensors on a real GPU, and GpuTensors, are left as they are, and so is everything on a machine
+    with a GPU (where learner code has its own)."""
+    if REAL_GPU:
+        return tree
     return pytree.tree_map(lambda t: GpuTensor(t) if _plain(t) and t.device.type == "cpu" else t, tree)
 
 
