@@ -11,8 +11,9 @@ the CPU (``x.cpu()``, ``x.to("cpu")``), which gives a plain CPU tensor as on a G
 views: they wrap views of the same memory.
 
 :class:`World` is the rest of the machine: ``torch.empty(..., device="cuda")``, ``torch.tensor(...,
-device=x.device)`` and ``t.cuda()`` of a CPU tensor make GpuTensors (a copy, as a transfer is). Kernel launches take :func:`in_memory` of their arguments: Triton's interpreter reads the
-memory itself.
+device=x.device)`` and ``t.cuda()`` of a CPU tensor make GpuTensors (a copy, as a transfer is).
+Kernel launches take :func:`in_memory` of their arguments: Triton's interpreter reads the memory
+itself.
 """
 from __future__ import annotations
 
