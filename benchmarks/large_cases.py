@@ -71,6 +71,9 @@ def how(launches) -> str:
     """The launches of a case's first run, as the table says them."""
     if not launches:
         return "no launch run in the interpreter"
+    if not hasattr(launches[0], "serial"):  # a Helion kernel's launches: Helion's own interpreter ran them
+        grids = sorted({"x".join(map(str, launch.grid)) for launch in launches})
+        return f"Helion's interpreter (not the engine): {len(launches)} launches, grid {', '.join(grids)}"
     first = {}  # a launch per grid, as an autotuned kernel's configs or a replay's steps repeat them
     for launch in launches:
         first.setdefault((tuple(launch.grid), launch.serial), launch)
@@ -99,7 +102,7 @@ def serial_report(course, jobs: int, timeout: float) -> int:
             seen = _seen.get((str(Path(path).resolve()), case.name), [])
             cases += bool(seen)
             launches += len(seen)
-            for launch in {(tuple(x.grid), x.serial): x for x in seen if x.serial}.values():
+            for launch in {(tuple(x.grid), x.serial): x for x in seen if getattr(x, "serial", "")}.values():
                 reasons[launch.serial] += 1
                 print(f"| {label}:{path.name} | `{case.name}` | {launch.programs} programs | {launch.serial} |")
     print(f"\n{launches} launches in {cases} cases of {len(todo)} files; ran serially:")
