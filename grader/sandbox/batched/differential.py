@@ -10,8 +10,8 @@ thing that differs. A launch the engine ran serially itself has nothing to compa
 
 ``TP_DIFFERENTIAL=all`` compares every launch; a number compares the launches whose batched run
 took at most that many seconds (the serial run takes up to some twenty times longer). CI grades
-every solution with ``all`` and the wrong-kernel corpus (``selftest``) with ``0.5``; docs/batched-engine.md
-records a run of every corpus with ``all``.
+every solution with ``all`` and the wrong-kernel corpus (``selftest``) with ``0.5`` (docs/batched-engine.md,
+"Checked against the serial interpreter").
 """
 from __future__ import annotations
 
