@@ -90,6 +90,7 @@ def test_mambas_config_list_named_by_its_decorator_is_kept(tmp_path):
     ("SIZES = (1, 2)\nSIZES += (3,)", "SIZES", (1, 2, 3)),
     ("X = 1\nif __name__ == '__main__':\n    X = 2", "X", 1),  # the main block never runs on import
     ("DEVICE = 'cuda'\nprint(DEVICE.upper())", "DEVICE", "cuda"),  # read, not changed, by a line not run
+    ("next_power_of_2 = triton.next_power_of_2\nB = next_power_of_2", "B", __import__("triton").next_power_of_2),
     ("CACHE = {}\n@evil\ndef f(k):\n    CACHE[k] = 1", "CACHE", {}),  # a body left out never runs on import
 ])
 def test_module_level_data_is_kept_with_its_value(tmp_path, source, name, value):
@@ -124,7 +125,9 @@ def test_configs_extended_and_comprehended_are_the_decorators(tmp_path):
                       "compute it inside the function that uses it"]),
     ("X = {torch.float16: evil}", ["`evil` is not a constant defined above"]),
     ("X = torch.randn(3)", ["`X` is set by a call (`torch.randn(...)`)"]),
-    ("X = torch.cuda.is_available", ["`torch.cuda.is_available` is not a dtype or a constant of `math`"]),
+    ("X = torch.cuda.is_available", ["`torch.cuda.is_available` is not a dtype, a constant of `math` or a function "
+                                     "that only computes"]),
+    ("X = torch._C._DisableTorchDispatch", ["`torch._C._DisableTorchDispatch` is not a dtype"]),  # no aliases
     ("X = [0 for _ in range(100000)]", ["the comprehension makes 100000 items: keep it to 4096"]),
     ("X = [triton.Config({}, pre_hook=evil)]", ["`triton.Config(pre_hook=...)` would run your code"]),
     ("X = 2 ** 10 ** 10", ["raises to a power that is not a small whole number"]),

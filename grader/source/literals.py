@@ -112,15 +112,16 @@ def data_problem(node: ast.expr | None, bindings, constants: dict, loop: frozens
             return None
         return f"`{node.id}` is not a constant defined above"
     if isinstance(node, ast.Attribute):
-        if bindings.origin(node) in DATA_ATTRIBUTES:
-            return None
+        if bindings.origin(node) in DATA_ATTRIBUTES | PURE_CALLS:
+            return None  # a dtype, or a function that only computes (`next_power_of_2 = triton.next_power_of_2`)
         held = resolved(node.value, constants)
         if node.attr == "value" and isinstance(held, ast.Call) and bindings.origin(held.func) == CONSTEXPR:
             return None  # Liger's `_CASTING_MODE_LLAMA.value`, of `tl.constexpr(0)`
         if node.attr in INFO_FIELDS and isinstance(node.value, ast.Call) \
                 and bindings.origin(node.value.func) in ("torch.finfo", "torch.iinfo"):
             return inner(node.value)
-        return f"`{ast.unparse(node)}` is not a dtype or a constant of `math`"
+        return (f"`{ast.unparse(node)}` is not a dtype, a constant of `math` or a function that only computes "
+                f"(`triton.cdiv`, `math.log2`)")
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         return first(node.elts)
     if isinstance(node, ast.Starred):
