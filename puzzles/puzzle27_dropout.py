@@ -35,14 +35,16 @@ always gives the same numbers. Three things follow:
 
 **How the grader checks it.** Which elements a correct dropout drops is its generator's choice,
 so there is no one right `z`: each case is graded by what every correct dropout does. The kept
-elements are $x/(1-p)$ (to the output's rounding) and the dropped ones 0; in every case but the
-largest, the kernel run again gives the same `z`, run with `B1` halved it gives the same `z` (a
-function of the element, not of the program), and run with another `SEED` it drops other
-elements; the fraction kept is $1 - p$,
-overall and in every row, within 6 standard deviations of a fair coin's count (a correct
-kernel misses that bound less than once in 100 million cases); and neighbours, along a row and
-down a column, are kept independently of each other (their correlation within 6 standard
-errors of 0).
+elements are $x/(1-p)$ (to the output's rounding) and the dropped ones 0. Run again, or with `B1`
+halved, the kernel writes the same `z` (a function of the element, not of the program); run on
+another `x` with the same `SEED`, as the backward runs on the upstream gradient, it keeps the same
+positions; run with other seeds, it drops other elements. Two cases at $p = 1/2$ then treat the
+masks as coins: 40 seeds on 40 rows of 256, and 4 seeds on 80 rows or more of 1000 or more. Over the
+seeds each element, row, column and block is kept at the rate $1 - p$ and changes with the seed; two
+seeds' masks agree as often as two independent coins; and elements any number of rows, columns or
+places apart are kept independently of each other. Each test's bounds are wide enough that a
+correct dropout fails the whole puzzle less than once in a million gradings
+(`docs/dropout-statistics.md` gives each test's bound, and its power against wrong dropouts).
 
 **Which stream, and why four words a draw.** `tl.rand(SEED, i * T + j)`, the Triton
 tutorial's dropout, is correct. One Philox draw, though, is ten rounds of 32-bit multiplies,
@@ -64,8 +66,9 @@ Traps: compare with `>` (keep where $u > p$, so that about a fraction $1 - p$ su
 divide the survivors by $1 - p$; compute in fp32 and store in the output's dtype
 (cases run in fp32, fp16 and bf16); mask the tail of each row.
 
-**Sizes.** One case has 33 rows of 1000 (offsets past 16 bits), and a batch draws its sizes
-within a range, so fit nothing to the sizes you see.
+**Sizes.** One case has 33 rows of 1000 (offsets past 16 bits), another 80 rows or more of 1000
+or more (past $2^{16}$ elements), and a batch draws its sizes and seeds within a range, so fit
+nothing to the sizes or seeds you see.
 """
 import torch
 import triton
@@ -208,21 +211,64 @@ LOOK_ALIKES = (
               "keep where `u > p`: an element survives with probability 1 - p"),
 )
 
-# Correct dropouts that draw another stream than the statement's: a note beside the pass.
+# Streams other than the statement's, named beside a pass: a note says which stream the output matches on
+# the small cases, never that the kernel is right (the battery's cases judge that).
 NOTES = (
     LookAlike("one Philox draw per element, its first word (`tl.rand(SEED, i * T + j)`)", _one_draw_per_element,
-              "correct, and four times as many draws as needed: `tl.rand4x(SEED, i * cdiv(T, 4) + j // 4)` "
-              "gives four columns their words at once", faster=True),
+              "four times as many draws as needed: `tl.rand4x(SEED, i * cdiv(T, 4) + j // 4)` gives four "
+              "columns their words at once", faster=True),
     LookAlike("word j % 4 of draw i * T + j (the counter not divided by 4)", _counter_not_divided,
-              "correct, and four times as many draws as needed: four columns can share a draw, "
-              "`i * cdiv(T, 4) + j // 4`", faster=True),
+              "four times as many draws as needed: four columns can share a draw, `i * cdiv(T, 4) + j // 4`",
+              faster=True),
     LookAlike("rows T // 4 draws apart, not cdiv(T, 4) (a row's last draw shared with the next)", _rows_overlap,
               "where T is not a multiple of 4, a row's last columns and the next row's first take the same "
               "words, so their masks are equal: start row `i`'s draws at `i * tl.cdiv(T, 4)`"),
 )
 
 # ---- graded by properties: every correct dropout passes, whichever stream it draws ----------------
-SIGMAS = 6  # a correct kernel's count misses +-6 standard deviations with probability below 2e-9
+# Each case's runs are judged by binomial tests whose false-fail bounds add up to FALSE_FAIL over the
+# whole puzzle (grader/judge/randomness.py; docs/dropout-statistics.md gives each test's bound and power).
+FALSE_FAIL = 1e-6
+BATTERY_SHARE = 0.4  # of FALSE_FAIL, for each of the two battery cases; the other cases share the rest
+MANY_SEEDS = 40  # seeds of the element battery: an element the same under all 40 is a 2^-39 event
+FEW_SEEDS = 4  # seeds of the large battery, whose rows (of 1000) and columns (of 80) need few
+TOLERANCES = {"float32": (1e-6, 1e-6), "float16": (1e-3, 1e-3), "bfloat16": (8e-3, 8e-3)}
+
+
+def _tier(values):
+    """Which battery a case's runs take: "seeds" (40 seeds, p = 1/2), "large" (4 seeds on more than
+    2^16 elements, p = 1/2), or None (another seed, another block, another x)."""
+    if values["P_PERCENT"] != 50 or values["N0"] * values["T"] < 8192:
+        return None
+    return "large" if values["N0"] * values["T"] > 2**16 else "seeds"
+
+
+def _seeds(seed, count):
+    """``count`` seeds other than ``seed``: first those that share most of its bits or residues, which a
+    kernel reading only part of the seed maps to one mask (its low 30 bits; all but bit 0; its residue
+    mod every m <= 16; its low 16 bits), then spread ones (a fixed hash of ``seed`` and ``k``)."""
+    near = (seed ^ 2**30, seed ^ 1, seed + 720720 if seed + 720720 < 2**31 else seed - 720720, seed ^ 2**16)
+    spread = (((seed + k) * 0x9E3779B1 ^ (k * 0x85EBCA77)) % 2**31 for k in range(1, 4 * count))
+    chosen = []
+    for s in (*near, *spread):
+        if s != seed and s not in chosen:
+            chosen.append(s)
+    return tuple(chosen[:count])
+
+
+def _dropout_reruns(values):
+    """Small cases: the same again, B1 halved (or doubled from 4), another x, another seed. The battery
+    cases: 39 other seeds (and the first three), or 3 other seeds and another x on the large one."""
+    # The override that draws x again: the grader's name, imported where it runs (workers load this file too).
+    from grader.judge.properties import INPUTS
+    seed, x_again = values["SEED"], {INPUTS: 1}
+    if _tier(values) == "large":
+        return (x_again, *({"SEED": s} for s in _seeds(seed, FEW_SEEDS - 1)))
+    block = values["B1"] // 2 if values["B1"] >= 8 else values["B1"] * 2
+    first = ({}, {"B1": block}, x_again)
+    if _tier(values) == "seeds":
+        return (*first, *({"SEED": s} for s in _seeds(seed, MANY_SEEDS - 1)))
+    return (*first, {"SEED": (seed + 1_000_003) % 2**31})
 
 
 def _dropout_expect(run):
@@ -233,82 +279,214 @@ def _dropout_expect(run):
     return (torch.where(z != 0, x.float() / (1 - p), 0.0).to(x.dtype),)
 
 
-def _kept_mask(run):
-    """(kept, counted): the elements written non-zero, among those whose x is not 0."""
+def _alpha(values):
+    """This case's share of FALSE_FAIL."""
+    small = sum(_tier({**c.sizes, **c.blocks}) is None for c in CASES)
+    return BATTERY_SHARE * FALSE_FAIL if _tier(values) else (1 - 2 * BATTERY_SHARE) * FALSE_FAIL / small
+
+
+def _scaled_wrong(run, said):
+    """Where the run kept an element but did not write x / (1 - p): worded, or None."""
     (x,), (z,) = run.inputs, run.outputs
-    return z != 0, x != 0
-
-
-def _rate(kept, counted, q, what):
-    n, k = int(counted.sum()), int((kept & counted).sum())
-    if not n:
+    (want,) = _dropout_expect(run)
+    atol, rtol = TOLERANCES[str(z.dtype).removeprefix("torch.")]
+    bad = ((z.float() - want.float()).abs() > atol + rtol * want.float().abs()).nonzero()
+    if not len(bad):
         return None
-    spread = SIGMAS * math.sqrt(n * q * (1 - q)) + 1
-    if abs(k - n * q) <= spread:
+    i, j = bad[0].tolist()
+    return (f"{said}, yours wrote z[{i}, {j}] = {float(z[i, j]):.6g} where it kept x[{i}, {j}] = {float(x[i, j]):.6g}, "
+            f"expected x / (1 - p) = {float(want[i, j]):.6g}. Divide every survivor by 1 - p.")
+
+
+def _told(values, first):
+    changed = {k: v for k, v in values.items() if first.get(k) != v}
+    return changed, ", ".join(f"{k}={v}" for k, v in changed.items())
+
+
+def _same_seed(first, run):
+    """A rerun with the first run's seed: the same z from the same x (another block size, or again),
+    the same kept elements from another x (the backward's grad_output). Worded, or None."""
+    changed, told = _told(run.values, first.values)
+    (x,), (z,), (x2,), (z2,) = first.inputs, first.outputs, run.inputs, run.outputs
+    if not torch.equal(x, x2):
+        both = (x != 0) & (x2 != 0)
+        moved = int(((z != 0) != (z2 != 0))[both].sum())
+        if not moved:
+            return None
+        return (f"run on another x with the same SEED={first.values['SEED']} (as the backward runs on grad_output), "
+                f"yours keeps other elements: {moved} of {int(both.sum())} kept in one run and dropped in the other, "
+                f"expected the same mask: it must be a function of the seed and the element's position only, not of "
+                f"x's values, so that the backward drops exactly what the forward dropped. Draw `u` from `SEED` "
+                f"and the element's counter alone.")
+    if torch.equal(z.view(torch.uint8), z2.view(torch.uint8)):
         return None
-    return (f"{what + ' ' if what else ''}yours keeps {k} of {n} elements ({100 * k / n:.1f}%), expected a fraction 1 - p = "
-            f"{100 * q:.0f}% of them, within {100 * spread / n:.1f} points ({SIGMAS} standard deviations of a "
-            f"correct dropout's count). Keep where `u > p`, with `u` uniform in [0, 1).")
+    moved = int(((z != 0) != (z2 != 0)).sum())
+    how = f"with {told} instead of " + ", ".join(f"{k}={first.values[k]}" for k in changed) if changed \
+        else "run again with the same values"
+    return (f"{how}, yours wrote another z ({moved} elements kept in one run and dropped in the other), "
+            f"expected the same: the mask must be a function of the seed and the element alone, not of "
+            f"the program that draws it, its block or the run, so that the backward redraws it.")
 
 
-def _correlation(a, b):
-    """Pearson's correlation of two boolean tensors, and the pairs it is over (None if either is constant)."""
-    a, b = a.reshape(-1).double(), b.reshape(-1).double()
-    if a.numel() < 64 or a.std() == 0 or b.std() == 0:
-        return None, a.numel()
-    return float(((a - a.mean()) * (b - b.mean())).mean() / (a.std(unbiased=False) * b.std(unbiased=False))), a.numel()
+def _families(masks, counted, q, block):
+    """The battery's statistics on ``masks`` (seeds x rows x columns, the same x), in the order their
+    failures are worded where two are as extreme: elements the same for every seed, pairs of seeds,
+    keep rates, lags."""
+    from grader.judge import randomness as rnd  # the grader's, imported where it runs (workers load this file)
+    s, rows, cols = masks.shape
+    kept = masks & counted
+    n_all = counted.sum()
+    blocks = -(-cols // block)
+
+    def by_block(a):  # rows x blocks sums of a rows x columns tensor
+        padded = torch.nn.functional.pad(a.long(), (0, blocks * block - cols))
+        return padded.reshape(rows, blocks, block).sum(-1)
+
+    rates = [rnd.Family("rate run", kept.sum((1, 2)), n_all.expand(s), rnd.keep(q)),
+             rnd.Family("rate row", kept.sum(2), counted.sum(1).expand(s, rows), rnd.keep(q))]
+    constant, pairs = [], []
+    if s > 1:
+        runs = kept.sum(0)
+        rates += [rnd.Family("rate column", runs.sum(0), s * counted.sum(0), rnd.keep(q)),
+                  rnd.Family("rate block", by_block(runs), s * by_block(counted), rnd.keep(q)),
+                  rnd.Family("rate element", runs, s * counted.long(), rnd.keep(q))]
+        same = (masks == masks[:1]).all(0) & counted
+        each = rnd.constant(q, s)
+        constant = [rnd.Family("constant row", same.sum(1), counted.sum(1), each, upper_only=True),
+                    rnd.Family("constant column", same.sum(0), counted.sum(0), each, upper_only=True),
+                    rnd.Family("constant block", by_block(same), by_block(counted), each, upper_only=True),
+                    rnd.Family("constant element", same.long(), counted.long(), each, upper_only=True)]
+        a, b = torch.triu_indices(s, s, 1)
+        alike = ((masks[a] == masks[b]) & counted).sum((1, 2))
+        pairs = [rnd.Family("seeds", alike, n_all.expand(len(alike)), rnd.agree(q))]
+    first = masks[0]
+    if q == 0.5:  # fair coins: every lag, each a binomial of all its pairs
+        signs = torch.where(counted, torch.where(first, 1.0, -1.0), 0.0)
+        lags = [rnd.Family(f"lag {what}", *rnd.lag_counts(signs if dim >= 0 else signs.flatten(),
+                                                          counted if dim >= 0 else counted.flatten(), max(dim, 0)),
+                           (0.5, 0.5)) for what, dim in (("row", 0), ("column", 1), ("flat", -1))]
+    else:  # neighbours in pairs that share no element: independent agreements at any q
+        lags = []
+        for what, a, b, both in (("column", first[:, 0:-1:2], first[:, 1::2], counted[:, 0:-1:2] & counted[:, 1::2]),
+                                 ("row", first[0:-1:2], first[1::2], counted[0:-1:2] & counted[1::2])):
+            lags.append(rnd.Family(f"lag {what}", ((a == b) & both).sum().reshape(1), both.sum().reshape(1),
+                                   rnd.agree(q)))
+    return constant, pairs, rates, lags
 
 
-def _independent(kept, counted):
-    for where, a, b, both in (
-            ("along the rows (element j and j + 1)", kept[:, :-1], kept[:, 1:], counted[:, :-1] & counted[:, 1:]),
-            ("down the columns (row i and i + 1)", kept[:-1], kept[1:], counted[:-1] & counted[1:])):
-        r, pairs = _correlation(a[both], b[both])
-        if r is not None and abs(r) > SIGMAS / math.sqrt(pairs):
-            return (f"yours keeps neighbours {where} together or apart far more often than chance: their masks' "
-                    f"correlation is {r:.2f} over {pairs} pairs, expected about 0 (within {SIGMAS / math.sqrt(pairs):.2f}). "
-                    f"Draw each element's number from a counter of its own: the flat index `i * T + j`, or "
-                    f"`i * cdiv(T, 4) + j // 4` with word `j % 4`.")
-    return None
+def _worded(f, q, values, seeds, pair_of):
+    """A battery finding in words: what was yours, what a correct dropout gives, and the fix."""
+    rows, cols, block = values["N0"], values["T"], values["B1"]
+    s = len(seeds)
+    over = f"over {s} seeds (SEED={', '.join(map(str, seeds[:3]))}{', ...' if s > 3 else ''})"
+    once = f"less than once in 10^{math.floor(math.log10(1 / f.alpha))}"
+    bounds = f"a correct dropout: between {f.lo} and {f.hi}, outside them {once}"
+    kind, group = f.what.split(" ", 1) if " " in f.what else (f.what, "")
+    fair = "Keep where `u > p`, with `u` uniform in [0, 1) and drawn for each element from `SEED` and its counter."
+    counters = ("Give each element a counter of its own that no other element shares: the flat index `i * T + j` "
+                "(in int32, with no modulo or narrower type), or `i * cdiv(T, 4) + j // 4` with word `j % 4`.")
+    if kind == "rate":
+        where = {"run": lambda: f"with SEED={seeds[f.index[0]]}, yours keeps",
+                 "row": lambda: f"with SEED={seeds[f.index[0]]}, in row {f.index[1]}, yours keeps",
+                 "column": lambda: f"{over}, in column {f.index[0]}, yours keeps",
+                 "block": lambda: f"{over}, in row {f.index[0]}'s columns {f.index[1] * block} to "
+                                  f"{min(cols, f.index[1] * block + block) - 1}, yours keeps",
+                 "element": lambda: f"{over}, of element ({f.index[0]}, {f.index[1]}), yours keeps"}[group]()
+        return (f"{where} {f.k} of {f.n} ({100 * f.fraction:.1f}%), expected a fraction 1 - p = {100 * q:.0f}% "
+                f"of them ({bounds}). {fair}")
+    if kind == "seeds":
+        a, b = pair_of(f.index[0])
+        same = "one mask" if f.k == f.n else "the inverse masks" if f.k == 0 else \
+            "related masks: part of the tensor ignores SEED, or SEED enters only in part"
+        return (f"with SEED={seeds[a]} and SEED={seeds[b]}, yours keeps or drops {f.k} of the {f.n} elements alike, "
+                f"expected about {f.n * (q * q + (1 - q) ** 2):.0f}, as two independent coins would ({bounds}): "
+                f"the two seeds give {same}. Pass `SEED` itself to the generator for every "
+                f"element: a function of part of it (`SEED % 2`, its low or high bits) gives different seeds one "
+                f"mask.")
+    if kind == "constant":
+        what = {"row": lambda: f"row {f.index[0]}", "column": lambda: f"column {f.index[0]}",
+                "block": lambda: f"row {f.index[0]}'s columns {f.index[1] * block} to "
+                                 f"{min(cols, f.index[1] * block + block) - 1}",
+                "element": lambda: f"element ({f.index[0]}, {f.index[1]})"}[group]()
+        return (f"{over}, yours keeps {f.k} of the {f.n} elements of {what} the same for every seed, expected at "
+                f"most {f.hi} (a correct dropout keeps more the same {once}): {what} "
+                f"{'ignores' if f.k == f.n else 'ignores in part'} SEED. Draw every element's number from `SEED` "
+                f"and its counter, with no branch that leaves part of the tensor to a fixed seed.")
+    d = f.index[0] + 1
+    apart = {"row": "neighbours down the columns (row i and i + 1)" if d == 1 else f"rows {d} apart ({d * cols} "
+                                                                                  f"elements in memory)",
+             "column": "neighbours along the rows (element j and j + 1)" if d == 1 else f"columns {d} apart in a row",
+             "flat": f"elements {d} apart in memory"}[group]
+    return (f"with SEED={seeds[0]}, yours keeps {apart} alike {f.k} of {f.n} times, expected about "
+            f"{f.n * (q * q + (1 - q) ** 2):.0f}, as independent coins would ({bounds}). {counters}")
+
+
+def _battery(first, runs):
+    """The runs of distinct seeds on the first run's x, through the battery: the most extreme failure
+    worded, or None."""
+    from grader.judge import randomness as rnd
+    values, (x,) = first.values, first.inputs
+    q = 1 - values["P_PERCENT"] / 100
+    seeds, masks = [], []
+    for run in (first, *runs):
+        if torch.equal(run.inputs[0], x) and run.values["SEED"] not in seeds:
+            seeds.append(run.values["SEED"])
+            masks.append(run.outputs[0] != 0)
+    counted = x != 0
+    constant, pairs, rates, lags = _families(torch.stack(masks), counted, q, values["B1"])
+    alpha = _alpha(values) / 4  # each of the four families' share
+    fair_bits = rnd.lag_factor(int(counted.sum())) if q == 0.5 else 1.0
+    findings = [f for families, share in ((constant, alpha), (pairs, alpha), (rates, alpha), (lags, alpha / fair_bits))
+                for f in rnd.judge(families, share)]
+    if not findings:
+        return None
+    a, b = torch.triu_indices(len(seeds), len(seeds), 1)
+    # The most extreme, and of those the largest group (a row ignoring SEED, not its elements one by one); a lag
+    # in memory only where no lag in rows or columns is as extreme. Of equals, max keeps the first.
+    worst = max(findings, key=lambda f: (f.extremeness, 0 if f.what == "lag flat" else f.n))
+    return _worded(worst, q, values, seeds, lambda i: (int(a[i]), int(b[i])))
 
 
 def _dropout_judge(runs):
     first = runs[0]
-    kept, counted = _kept_mask(first)
-    q = 1 - first.values["P_PERCENT"] / 100
-    said = _rate(kept, counted, q, "")
-    if said is None:  # each row: the rows' counts at once, the first out of bounds worded
-        n, k = counted.sum(1).double(), (kept & counted).sum(1).double()
-        out = ((k - n * q).abs() > SIGMAS * (n * q * (1 - q)).sqrt() + 1).nonzero().flatten()
-        said = _rate(kept[out[0]], counted[out[0]], q, f"in row {int(out[0])},") if len(out) else None
-    said = said or _independent(kept, counted)
-    for run in runs[1:] if said is None else ():
-        changed = {k: v for k, v in run.values.items() if first.values.get(k) != v}
-        told = ", ".join(f"{k}={v}" for k, v in changed.items())
-        again_kept, _ = _kept_mask(run)
-        if "SEED" in changed:
-            r, pairs = _correlation(kept[counted], again_kept[counted])
-            same = bool((kept[counted] == again_kept[counted]).all())
-            if same or (r is not None and abs(r) > SIGMAS / math.sqrt(pairs)):
-                return (f"with {told} (SEED={first.values['SEED']} before), yours drops "
-                        f"{'the same elements' if same else 'nearly the same elements (correlation ' + f'{r:.2f})'}, "
-                        f"expected another mask: the mask is a function of the seed and the element, so pass "
-                        f"`SEED` to the generator.")
-        elif not torch.equal(run.outputs[0].view(torch.uint8), first.outputs[0].view(torch.uint8)):
-            moved = int((again_kept != kept).sum())
-            how = f"with {told} instead of " + ", ".join(f"{k}={first.values[k]}" for k in changed) if changed \
-                else "run again with the same values"
-            return (f"{how}, yours wrote another z ({moved} elements kept in one run and dropped in the other), "
-                    f"expected the same: the mask must be a function of the seed and the element alone, not of "
-                    f"the program that draws it, its block or the run, so that the backward redraws it.")
-    return said
+    for run in runs[1:]:
+        told = _told(run.values, first.values)[1]
+        said = _scaled_wrong(run, "on another x" if not torch.equal(run.inputs[0], first.inputs[0]) else
+                             f"with {told}" if told else "run again")
+        said = said or (_same_seed(first, run) if run.values["SEED"] == first.values["SEED"] else None)
+        if said:
+            return said
+    return _battery(first, runs[1:])
 
 
-def _dropout_reruns(values):
-    """The same again; B1 halved (or doubled from 4); another seed."""
-    block = values["B1"] // 2 if values["B1"] >= 8 else values["B1"] * 2
-    return ({}, {"B1": block}, {"SEED": (values["SEED"] + 1_000_003) % 2**31})
-
+CASES = (
+    Case("classic", sizes={"N0": 4, "T": 100, "SEED": 1234, "P_PERCENT": 50}, blocks={"B1": 64}),
+    Case("row_fills_block", sizes={"N0": 3, "T": 64, "SEED": 42, "P_PERCENT": 25}, blocks={"B1": 64}, seed=1),
+    Case("one_row", sizes={"N0": 1, "T": 300, "SEED": 987654321, "P_PERCENT": 10}, blocks={"B1": 128}, seed=2),
+    # Many rows in one block each: a mask drawn from the column alone repeats on every row.
+    # Rows of 22: their draws must be cdiv(22, 4) = 6 apart, the last two words of each row's last
+    # draw unused.
+    Case("many_rows", sizes={"N0": 32, "T": 22, "SEED": 7, "P_PERCENT": 30}, blocks={"B1": 32}, seed=3),
+    Case("most_dropped", sizes={"N0": 4, "T": 50, "SEED": 2**31 - 1, "P_PERCENT": 90}, blocks={"B1": 32}, seed=4),
+    # The same input and p as classic, another seed: another mask.
+    Case("another_seed", sizes={"N0": 4, "T": 100, "SEED": 99999, "P_PERCENT": 50}, blocks={"B1": 64}),
+    Case("fp16_rows", sizes={"N0": 8, "T": 501, "SEED": 31337, "P_PERCENT": 20}, blocks={"B1": 256}, seed=5,
+         dtypes=HALF),
+    Case("bf16_rows", sizes={"N0": 8, "T": 200, "SEED": 2024, "P_PERCENT": 40}, blocks={"B1": 128}, seed=6,
+         dtypes=BF16),
+    # Past anything a kernel could hard-code: offsets past 16 bits.
+    Case("past_16_bit_offsets", sizes={"N0": 33, "T": 1000, "SEED": 4242, "P_PERCENT": 30},
+         blocks={"B1": 1024}, seed=7, dtypes=HALF, large=True, vary={"N0": (33, 48), "T": (1000, 1200)}),
+    # The battery (docs/dropout-statistics.md), at p = 1/2, where each element of a mask is a fair coin.
+    # 40 seeds on 40 rows (past 32) of 256: each element, row, column and block over the seeds, every
+    # pair of seeds, and every lag up to 10239 elements (past 4096).
+    Case("many_seeds", sizes={"N0": 40, "T": 256, "SEED": 1234567, "P_PERCENT": 50}, blocks={"B1": 64}, seed=8,
+         vary={"SEED": (1, 2**31 - 1)}),
+    # Past any row or offset a kernel could hide a repeat below: 80 rows or more (past 64) of 1000 or
+    # more (past 2^16 elements), 4 seeds and another x.
+    Case("past_64_rows", sizes={"N0": 80, "T": 1000, "SEED": 2718281, "P_PERCENT": 50}, blocks={"B1": 256}, seed=9,
+         large=True, vary={"N0": (80, 96), "T": (1000, 1100), "SEED": (1, 2**31 - 1)}),
+)
 
 PUZZLE = Puzzle(
     id="puzzle27",
@@ -318,29 +496,11 @@ PUZZLE = Puzzle(
     spec=spec,
     kernel="dropout_kernel",
     grid=lambda s: (s["N0"], cdiv(s["T"], s["B1"])),
-    cases=(
-        Case("classic", sizes={"N0": 4, "T": 100, "SEED": 1234, "P_PERCENT": 50}, blocks={"B1": 64}),
-        Case("row_fills_block", sizes={"N0": 3, "T": 64, "SEED": 42, "P_PERCENT": 25}, blocks={"B1": 64}, seed=1),
-        Case("one_row", sizes={"N0": 1, "T": 300, "SEED": 987654321, "P_PERCENT": 10}, blocks={"B1": 128}, seed=2),
-        # Many rows in one block each: a mask drawn from the column alone repeats on every row.
-        # Rows of 22: their draws must be cdiv(22, 4) = 6 apart, the last two words of each row's last
-        # draw unused.
-        Case("many_rows", sizes={"N0": 32, "T": 22, "SEED": 7, "P_PERCENT": 30}, blocks={"B1": 32}, seed=3),
-        Case("most_dropped", sizes={"N0": 4, "T": 50, "SEED": 2**31 - 1, "P_PERCENT": 90}, blocks={"B1": 32}, seed=4),
-        # The same input and p as classic, another seed: another mask.
-        Case("another_seed", sizes={"N0": 4, "T": 100, "SEED": 99999, "P_PERCENT": 50}, blocks={"B1": 64}),
-        Case("fp16_rows", sizes={"N0": 8, "T": 501, "SEED": 31337, "P_PERCENT": 20}, blocks={"B1": 256}, seed=5,
-             dtypes=HALF),
-        Case("bf16_rows", sizes={"N0": 8, "T": 200, "SEED": 2024, "P_PERCENT": 40}, blocks={"B1": 128}, seed=6,
-             dtypes=BF16),
-        # Past anything a kernel could hard-code: offsets past 16 bits.
-        Case("past_16_bit_offsets", sizes={"N0": 33, "T": 1000, "SEED": 4242, "P_PERCENT": 30},
-             blocks={"B1": 1024}, seed=7, dtypes=HALF, large=True, vary={"N0": (33, 48), "T": (1000, 1200)}),
-    ),
+    cases=CASES,
     # A survivor is x / (1 - p), which may round differently by an ulp; which survive is the kernel's choice.
-    atol=1e-6,
-    rtol=1e-6,
-    tolerances={"float16": (1e-3, 1e-3), "bfloat16": (8e-3, 8e-3)},
+    atol=TOLERANCES["float32"][0],
+    rtol=TOLERANCES["float32"][1],
+    tolerances={k: v for k, v in TOLERANCES.items() if k != "float32"},
     hints=HINTS,
     look_alikes=LOOK_ALIKES,
     check=Check(expect=_dropout_expect, judge=_dropout_judge, reruns=_dropout_reruns, notes=NOTES),

@@ -3,8 +3,9 @@
 A dropout's mask is its random generator's choice: the spec draws one stream, the Triton
 tutorial another, and both are right. So the case's output is compared with what the run should
 have written given the choices it made (``Check.expect``), elementwise, as a spec's output is;
-then the case runs again on the same inputs with other values (``Check.reruns``), and the runs
-together are judged (``Check.judge``). A look-alike of the spec still names a failure; a look-alike
+then the case runs again with other values (``Check.reruns``: on the same inputs, or on others
+drawn afresh where a rerun names :data:`INPUTS`), and the runs together are judged (``Check.judge``:
+grader/judge/randomness.py has the binomial tests puzzle 27's judge is built from). A look-alike of the spec still names a failure; a look-alike
 of a correct alternative (``Check.notes``) is said beside a pass, never as a fail.
 
 The reruns go through the grader (:meth:`grader.judge.kinds.kernel.run.KernelRunner.run_once`); what
@@ -19,6 +20,9 @@ from grader.judge import failures
 from grader.judge.compare import close_enough, made_alike
 from grader.course.puzzle import Puzzle
 from grader.course.puzzle_parts import Check, Run
+
+# A rerun's override of this name draws the case's inputs again, from the case's seed plus its value.
+INPUTS = "inputs"
 
 
 def expected(check: Check, values: Mapping[str, int], inputs: Sequence, outputs: Sequence) -> tuple:
@@ -56,8 +60,9 @@ def said(look) -> str:
 
 
 def rerun_case(case, overrides: Mapping[str, int]):
-    """The case with some of its sizes and blocks replaced (the same inputs: they follow the case's
-    seed and its tensors' shapes, which no override touches)."""
+    """The case with some of its sizes and blocks replaced. Its inputs follow the case's seed and
+    its tensors' shapes: the same, unless ``overrides[INPUTS]`` moves the seed they are drawn from
+    (a dropout's backward runs the forward's kernel on another tensor, grad_output)."""
     sizes = {k: overrides.get(k, v) for k, v in case.sizes.items()}
     blocks = {k: overrides.get(k, v) for k, v in case.blocks.items()}
-    return replace(case, sizes=sizes, blocks=blocks)
+    return replace(case, sizes=sizes, blocks=blocks, seed=case.seed + overrides.get(INPUTS, 0))
