@@ -4,7 +4,7 @@ import triton
 import triton.language as tl
 
 EXPECT_KIND = "mismatch"
-EXPECT_SAYS = "expected another mask"
+EXPECT_SAYS = "the two seeds give one mask"
 
 
 @triton.jit
