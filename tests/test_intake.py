@@ -54,11 +54,14 @@ def test_linked_submissions_and_linked_folders_are_not_followed(subs, tmp_path):
     (subs / "oscar").mkdir()
     (subs / "oscar" / "puzzles").symlink_to(ROOT / "solutions", target_is_directory=True)
     students = _intake(subs, tmp_path)
-    assert students["eve"].problems == ("eve.py is a symbolic link: not read (submit the file itself)",)
-    assert students["trent"].problems == ("trent is a symbolic link: not read (submit the folder itself)",)
+    # a link handed in as the submission is a row refused; a link inside one is a problem of its student's
+    assert students["eve.py"].refused == ("`eve.py` is a symbolic link, never followed: copy the file itself into "
+                                          "the submissions folder and run again")
+    assert students["trent"].refused == ("`trent` is a symbolic link, never followed: copy the folder itself into "
+                                         "the submissions folder and run again")
     assert students["oscar"].problems == ("puzzles is a symbolic link: not read (submit the folder itself)",)
     for student in students.values():
-        assert student.files == {} and _copied_text(student) == ""
+        assert student.files == {} and (not student.folder.exists() or _copied_text(student) == "")
 
 
 def test_a_fifo_does_not_hang_intake(subs, tmp_path):
@@ -70,7 +73,7 @@ def test_a_fifo_does_not_hang_intake(subs, tmp_path):
     thread.start()
     thread.join(timeout=30)
     assert not thread.is_alive(), "intake blocked on a fifo"
-    assert done["fifo"].problems == ("fifo.py is not a regular file (a fifo): not read",)
+    assert done["fifo.py"].refused == "`fifo.py` is not a regular file (a fifo): hand in the file itself and run again"
     assert done["walt"].problems == ("puzzles/puzzle01_constant_add.py is not a regular file (a fifo): not read",)
 
 
@@ -87,19 +90,24 @@ def test_names_colliding_after_cleaning_get_distinct_folders_and_a_note(subs, tm
     for name in ("bob smith", "bob_smith", "Bob_Smith"):
         (subs / name).mkdir()
         shutil.copy(SOLUTION, subs / name)
-    shutil.copy(SOLUTION, subs / "bob smith.py")
+    shutil.copy(SOLUTION, subs / "bob smith.py")  # the id `bob smith` again: its folder is graded
     students = prepare_class(subs, COURSE, tmp_path / "work")
-    names = [s.name for s in students]
-    # In entry order. Exact names are given first (case-blind: Bob_Smith takes bob_smith too),
-    # then cleaned ones, in entry order.
-    assert names == ["Bob_Smith", "bob_smith-2", "bob_smith-3", "bob_smith-4"]
-    by_name = {s.name: s for s in students}
-    assert by_name["bob_smith-2"].problems[0] == (
-        "name `bob smith` cleaned to `bob_smith-2`: `bob_smith` was taken by another submission (Bob_Smith)")
-    assert by_name["bob_smith-4"].problems[0].startswith("name `bob_smith` cleaned to `bob_smith-4`")
-    assert by_name["Bob_Smith"].problems == ()
-    assert len({s.folder for s in students}) == 4
-    assert all(s.files["puzzle01"].is_file() for s in students)
+    # In entry order. Two ids are their folder's name exactly (case-blind, Bob_Smith and bob_smith
+    # meet): nobody keeps the bare name, each takes a hash of their id, whatever the order.
+    assert [(s.id, s.name) for s in students] == [
+        ("Bob_Smith", "Bob_Smith-2c01"), ("bob smith", "bob_smith-7e50"), ("bob smith.py", "bob_smith.py"),
+        ("bob_smith", "bob_smith-5631")]
+    by_id = {s.id: s for s in students}
+    told = ("ids that clean to one folder name, `Bob_Smith`, are told apart: `Bob_Smith` as `Bob_Smith-2c01` and "
+            "`bob smith` as `bob_smith-7e50` and `bob_smith` as `bob_smith-5631`; with --variants they draw the "
+            "same constants (the draw reads the cleaned id)")
+    assert [by_id[i].problems for i in ("Bob_Smith", "bob smith", "bob_smith")] == [(told,)] * 3
+    assert by_id["bob smith.py"].refused == (
+        "`bob smith.py` is a second submission of the id `bob smith` (`bob smith` is graded): one submission per "
+        "student; put both in one folder `bob smith/`, or rename `bob smith.py` to its own student's id, and run again")
+    graded = [s for s in students if not s.refused]
+    assert len({s.folder for s in graded}) == 3
+    assert all(s.files["puzzle01"].is_file() for s in graded)
 
 
 def test_clean_names_are_safe_path_components():
@@ -192,10 +200,16 @@ def test_unreadable_files_and_single_file_submissions(subs, tmp_path):
     (subs / "frank.py").write_bytes(b"\x00\xffnot python")
     shutil.copy(SOLUTION, subs / "gina.py")
     (subs / "empty").mkdir()
+    (subs / "notes").mkdir()
+    (subs / "notes" / "README.md").write_text("my notes\n")
     students = _intake(subs, tmp_path)
-    assert students["frank"].problems[0].startswith("frank.py: could not be read (UnicodeDecodeError")
+    assert students["frank"].refused == ("`frank.py` could not be read (not UTF-8 text: byte 0xff at offset 1)"
+                                         ": save it as UTF-8 and hand it in again")
     assert students["gina"].files == {"puzzle01": students["gina"].folder / "gina.py"}
-    assert students["empty"].problems == ("no .py or .ipynb file found",)
+    assert students["empty"].refused == ("`empty/` is an empty folder: nothing was handed in; copy the student's "
+                                         "files into it if they sent any, and run again")
+    # a folder holding something, but no code, is a student graded on nothing: they handed that in
+    assert students["notes"].problems == ("no .py or .ipynb file found",) and not students["notes"].refused
 
 
 def test_what_definitions_only_leaves_out_is_listed_with_its_reason(subs, tmp_path):

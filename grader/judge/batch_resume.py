@@ -12,6 +12,7 @@ from pathlib import Path
 from grader.judge.results import Attempts, CaseResult, CheckResult, PuzzleResult, StudentResult
 
 NOT_GRADED = "not graded"  # the start of the problem line of a student a batch did not finish
+REFUSED = "refused"  # the start of the one problem line of an entry of the submissions folder not graded
 
 
 class ResumeError(Exception):
@@ -23,8 +24,18 @@ def not_graded(name: str, problems: tuple[str, ...], reason: str) -> StudentResu
     return StudentResult(name, (), (*problems, f"{NOT_GRADED}: {reason}"), 0.0)
 
 
+def refused(name: str, submitted_id: str, reason: str) -> StudentResult:
+    """An entry of the submissions folder intake refused: a row with its reason, no grades."""
+    return StudentResult(name, (), (f"{REFUSED}: {reason}",), 0.0, (), submitted_id)
+
+
+def was_refused(result: StudentResult) -> bool:
+    """A row that is no graded student: counted in no total, graded afresh on --resume if it can be now."""
+    return not result.results and len(result.problems) == 1 and result.problems[0].startswith(REFUSED + ":")
+
+
 def was_graded(result: StudentResult) -> bool:
-    return not any(p.startswith(NOT_GRADED + ":") for p in result.problems)
+    return not was_refused(result) and not any(p.startswith(NOT_GRADED + ":") for p in result.problems)
 
 
 def _case(d: dict) -> CaseResult:
@@ -43,7 +54,8 @@ def _puzzle(d: dict) -> PuzzleResult:
 
 
 def finished(out: Path, puzzle_ids: list[str]) -> dict[str, StudentResult]:
-    """Graded students of ``out/results.json`` by name. Only a report of the same course (the
+    """Graded students of ``out/results.json`` by name (their row's key; the batch matches them to
+    students by ``submitted_id`` where it was written, :mod:`.classroom`). Only a report of the same course (the
     same puzzle ids) is resumed: grades against another course would not mean the same."""
     path = out / "results.json"
     try:

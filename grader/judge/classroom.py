@@ -15,8 +15,9 @@ Each entry of the folder is one student: a folder (their ``puzzles/*.py`` or any
 * the spec, cases and tolerances come from the course's own ``puzzles/``; inputs are made and
   outputs judged in this process, from seeds a ``--seed-secret`` can make unpredictable.
 
-The batch never stops early: every student is in the report, with the reason when their
-code could not even be read.
+The batch never stops early: every entry of the folder is in the report, a student with the
+reason when their code could not even be read, or an entry refused with why (a link, an empty
+folder, an archive: :func:`grader.source.intake.look`).
 """
 from __future__ import annotations
 
@@ -30,15 +31,15 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Callable, Mapping
 
-from grader.course.loader import Course, CourseError
-from grader.judge.batch_resume import not_graded
+from grader.course.loader import Course
+from grader.judge.batch_resume import not_graded, refused, was_refused
 from grader.judge.options import Options
 from grader.judge.results import GRADER_ERROR, CheckResult, FailureKind, PuzzleResult, Status, StudentResult
 from grader.judge.grading_context import GradingContext
 from grader.judge.similarity.find import similar_submissions
 from grader.judge.similarity.model import SimilarityReport
 from grader.judge.thread_pool import run_pool
-from grader.source.intake import Student, one_id_clashes, prepare_class, submissions
+from grader.source.intake import Student, prepare_class
 
 
 @dataclass(frozen=True)
@@ -68,12 +69,10 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = Opti
     try:
         for puzzle_id in course.ids:
             course.puzzle(puzzle_id)  # load the course once, before any thread
-        if options.variants and (clashes := one_id_clashes(submissions(folder))):
-            # each student's constants are drawn from their id: two ids of one folder cannot be told apart
-            raise CourseError("batch --variants: " + "; ".join(clashes))
-        students = prepare_class(folder, course, workdir)
-        done = dict(done or {})
-        todo = [s for s in students if s.name not in done]
+        rows = prepare_class(folder, course, workdir)
+        students = [s for s in rows if not s.refused]
+        kept = _resumed(students, done or {})
+        todo = [s for s in students if s.name not in kept]
         if on_start is not None:
             on_start(len(todo))
         finished = on_result or (lambda result: None)
@@ -84,13 +83,30 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = Opti
                                                  gpus_per_task(options))
         else:
             graded, stopped = _grade_here(course, todo, options, jobs, memory_mb, finished, one)
-        by_name = {**done, **{r.student: r for r in graded if r is not None}}
+        by_name = {**kept, **{r.student: r for r in graded if r is not None}}
         similar = _similarity(course, students) if similarity else None
         stopped_early = "the batch was stopped (Ctrl-C)"
-        return ClassRun([_as_submitted(by_name.get(s.name) or not_graded(s.name, s.problems, stopped_early), s)
-                         for s in students], stopped, similar)
+        return ClassRun([refused(s.name, s.id, s.refused) if s.refused else
+                         _as_submitted(by_name.get(s.name) or not_graded(s.name, s.problems, stopped_early), s)
+                         for s in rows], stopped, similar)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _resumed(students: list[Student], done: Mapping[str, StudentResult]) -> dict[str, StudentResult]:
+    """The earlier results a resumed batch keeps, by the row name each student has now: matched by
+    the id as submitted (a hash in a row's name may have come or gone with the class's other ids);
+    a result written without its id only where it has the row's name and the id needs no cleaning.
+    An entry refused then is looked at afresh: it may be gradable now (its permissions fixed)."""
+    by_id = {r.submitted_id: r for r in done.values() if r.submitted_id and not was_refused(r)}
+    by_name = {r.student: r for r in done.values() if not r.submitted_id and not was_refused(r)}
+    kept = {}
+    for student in students:
+        result = by_id.get(student.variant_id) or (
+            by_name.get(student.name) if student.name == student.variant_id else None)
+        if result is not None:
+            kept[student.name] = replace(result, student=student.name, submitted_id=student.variant_id)
+    return kept
 
 
 def _as_submitted(result: StudentResult, student: Student) -> StudentResult:

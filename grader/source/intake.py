@@ -10,7 +10,13 @@ are never followed (``O_NOFOLLOW``, each folder opened relative to its parent's 
 so a link swapped in mid-walk is refused too); fifos and devices are refused by file type and
 opened non-blocking; sizes, file counts and depth are capped; names that clean alike get
 distinct folders, and no copy overwrites another. Each refusal is a line in the student's
-``problems`` an instructor can act on, never an exception. The walk that reads a submission is
+``problems`` an instructor can act on, never an exception.
+
+Every entry of the submissions folder is a row: a student graded, or an entry refused with its
+reason and what to do (a link, a file that is neither .py nor .ipynb, an empty folder, a file
+that cannot be read, a second submission of one id). Ids map to folders one to one: ids that
+would meet once cleaned (``a b`` and ``a_b``, ``Ana`` and ``ana``, two ids that differ by an
+emoji) are told apart by a short hash of the id in the folder's name, never refused. The walk that reads a submission is
 :mod:`grader.source.submission_walk`; this module decides what it found means.
 
 The one hidden file read is the learner's progress file (``.progress.json`` in the submission's
@@ -19,10 +25,12 @@ own folder or one below, as ``notebooks/``): its attempts are listed, never trus
 """
 from __future__ import annotations
 
+import enum
 import functools
-import itertools
+import hashlib
 import os
 import stat
+import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Mapping
@@ -30,9 +38,9 @@ from typing import Mapping
 from grader.source.attempts import Attempts, ProgressError, read_attempts
 from grader.source.claims import claim
 from grader.source.definitions import Dropped, definitions
-from grader.source.submission_walk import SUFFIXES, SubmissionReader, clean_name, clip
+from grader.source.submission_walk import SUFFIXES, SubmissionReader, clean_name, clip, file_kind
 from grader.course.loader import PUZZLE_FILE, Course
-from grader.course.variant import FALLBACK_FOLDER, student_key
+from grader.course.variant import FALLBACK_FOLDER
 from grader.source.source_lines import defined_names
 
 MAX_PROBLEMS = 40     # lines listed per student from the walk; the rest are counted
@@ -49,12 +57,80 @@ class Student:
     attempts: tuple[Attempts, ...] = ()  # from the progress file the submission carries, if any
     id: str = ""                        # as submitted (`Zoë Ñúñez`): what their draw is keyed by
     skipped: Mapping[str, str] = field(default_factory=dict)  # puzzle id -> why no file is graded for it
+    refused: str = ""                   # why the entry is not graded at all (then it is a row, not a student)
 
     @property
     def variant_id(self) -> str:
         """The id their constants are drawn for: the one they submitted under, whatever row name
-        the class gave them (a ``-2`` suffix is the batch's, not theirs)."""
+        the class gave them (a hash in the name is the batch's, not theirs)."""
         return self.id or self.name
+
+
+class Refusal(enum.Enum):
+    """Why an entry of the submissions folder is not graded. Each is a row of the reports that
+    names the entry and says what to do; none counts as a graded student."""
+    LINK = "a symbolic link"
+    TOOLING = "a file a tool writes"
+    ODD_FILE = "not a folder, .py or .ipynb file"
+    EMPTY = "an empty folder"
+    UNREADABLE = "could not be read"
+    SAME_ID = "a second submission of one id"
+
+
+# Entries the operating system or a tool leaves beside the submissions: who writes them.
+TOOLING = {".DS_Store": "macOS's Finder", "__MACOSX": "macOS's archive utility", "Thumbs.db": "Windows Explorer",
+           "desktop.ini": "Windows Explorer", ".git": "git", ".gitignore": "git", "__pycache__": "Python",
+           ".ipynb_checkpoints": "Jupyter"}
+ARCHIVES = (".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz", ".7z", ".rar")
+HASH_CHARS = 4  # hex digits of the id's hash that tell apart ids cleaning alike (more if those meet too)
+
+
+def _tooling(name: str) -> str | None:
+    """Who writes an entry named so (``._x``: the resource half macOS puts beside a file), if a tool does."""
+    return TOOLING.get(name) or ("macOS (a file's resource fork)" if name.startswith("._") else None)
+
+
+def _shown(entry: Path, folder: bool) -> str:
+    return f"`{entry.name}/`" if folder else f"`{entry.name}`"
+
+
+def look(entry: Path) -> tuple[Refusal, str] | None:
+    """Why ``entry`` is refused before anything of it is read, with the line the reports show;
+    None for an entry to grade. Links are never followed: their target is not looked at."""
+    try:
+        mode = entry.lstat().st_mode
+    except OSError as exc:
+        return Refusal.UNREADABLE, (f"`{entry.name}` could not be read ({exc.strerror}): give the grader read "
+                                    "permission and run again")
+    folder = stat.S_ISDIR(mode)
+    if stat.S_ISLNK(mode):
+        what = "folder" if entry.suffix not in SUFFIXES else "file"
+        return Refusal.LINK, (f"`{entry.name}` is a symbolic link, never followed: copy the {what} itself into "
+                              "the submissions folder and run again")
+    if (who := _tooling(entry.name)) is not None:
+        return Refusal.TOOLING, (f"{_shown(entry, folder)} is written by {who}, not a submission: nothing to do "
+                                 "(delete it to drop this row)")
+    if folder:
+        try:
+            with os.scandir(entry) as scan:
+                empty = all(_tooling(item.name) is not None for item in scan)
+        except OSError as exc:
+            return Refusal.UNREADABLE, (f"`{entry.name}/` could not be opened ({exc.strerror}): give the grader "
+                                        "read and execute permission (chmod -R a+rX) and run again")
+        if empty:
+            return Refusal.EMPTY, (f"`{entry.name}/` is an empty folder: nothing was handed in; copy the student's "
+                                   "files into it if they sent any, and run again")
+        return None
+    if entry.suffix in SUFFIXES:
+        if not stat.S_ISREG(mode):
+            return Refusal.UNREADABLE, (f"`{entry.name}` is not a regular file ({file_kind(mode)}): hand in the file "
+                                        "itself and run again")
+        return None  # read in full by the walk: a file it cannot read is refused then (prepare)
+    if entry.name.lower().endswith(ARCHIVES):
+        return Refusal.ODD_FILE, (f"`{entry.name}` is an archive, not a folder, a .py or an .ipynb file: unpack "
+                                  "it into a folder of its own and run again")
+    return Refusal.ODD_FILE, (f"`{entry.name}` is not a folder, a .py or an .ipynb file: a student's work is "
+                              "handed in as one of those (or inside their folder)")
 
 
 def submitted_name(entry: Path) -> str:
@@ -66,40 +142,55 @@ def submitted_name(entry: Path) -> str:
     return entry.stem if entry.suffix in SUFFIXES and not is_folder else entry.name
 
 
-def student_names(entries: list[Path]) -> list[tuple[str, str | None]]:
-    """A distinct name per entry, with a note where it is not the name submitted.
+def identity(student_id: str) -> str:
+    """An id as compared: without surrounding spaces, in Unicode's composed form (a Mac writes
+    ``ë`` as two characters): ``Zoë`` from a Mac and from Linux is one id."""
+    return unicodedata.normalize("NFC", student_id.strip())
 
-    Names that need no cleaning are given first, so nobody loses their exact name to someone
-    else's cleaned one; the others follow in order of the entry's name and take their cleaned
-    name, else the first free ``-2``, ``-3``... Compared case-blind, since a case-insensitive
-    disk would merge ``Bob`` and ``bob`` in the reports' folders.
+
+def id_hash(student_id: str, chars: int = HASH_CHARS) -> str:
+    """A short hash of the id: the same in every run and on every machine, whoever else is in the class."""
+    return hashlib.sha256(identity(student_id).encode()).hexdigest()[:chars]
+
+
+def student_names(ids: list[str]) -> list[tuple[str, str | None]]:
+    """A distinct row and folder name per id (ids as :func:`identity` compares them, all
+    distinct), with a note where ids meet.
+
+    An id's name is the id cleaned (:func:`clean_name`). Where several ids clean to one name,
+    compared case-blind since a case-insensitive disk merges ``Ana`` and ``ana`` (``a b`` and
+    ``a_b``; ``ana🙂`` and ``ana😀``), the one id that is that name exactly keeps it, and every
+    other takes a short hash of its id (``a_b-3f9c``): one to one for every id, the same
+    whatever order the entries come in, and no id is refused for another's.
     """
-    raw = [submitted_name(e) for e in entries]
-    owners: dict[str, str] = {}  # casefolded name given -> the entry that has it
-    given: list[tuple[str, str | None] | None] = [None] * len(entries)
-    by_entry = sorted(range(len(entries)), key=lambda i: entries[i].name)
-    for i in by_entry:
-        if clean_name(raw[i]) == raw[i] and raw[i].casefold() not in owners:
-            owners[raw[i].casefold()] = entries[i].name
-            given[i] = (raw[i], None)
-    for i in by_entry:
-        if given[i] is not None:
-            continue
-        base = name = clean_name(raw[i])
-        for n in itertools.count(2):
-            if name.casefold() not in owners:
-                break
-            name = f"{base}-{n}"
-        if name != base:
-            note = (f"name `{raw[i]}` cleaned to `{name}`: `{base}` was taken by another submission "
-                    f"({owners[base.casefold()]})")
-        elif base == FALLBACK_NAME and raw[i] != FALLBACK_NAME:
-            note = f"name `{raw[i]}` has nothing usable as a folder name: graded as `{name}`"
-        else:
-            note = None
-        owners[name.casefold()] = entries[i].name
-        given[i] = (name, note)
-    return given  # type: ignore[return-value]
+    cleaned = [clean_name(identity(i)) for i in ids]
+    groups: dict[str, list[int]] = {}
+    for i, name in enumerate(cleaned):
+        groups.setdefault(name.casefold(), []).append(i)
+    names: list[str | None] = [None] * len(ids)
+    for members in groups.values():
+        exact = [i for i in members if identity(ids[i]) == cleaned[i]]
+        keep = members if len(members) == 1 else exact if len(exact) == 1 else []
+        for i in keep:
+            names[i] = cleaned[i]
+    taken = {n.casefold() for n in names if n is not None}
+    # longer hashes where a hashed name meets another name (an id may be `a_b-3f9c` itself)
+    for i in sorted((i for i, n in enumerate(names) if n is None), key=lambda i: identity(ids[i])):
+        name = next((f"{cleaned[i]}-{id_hash(ids[i], n)}" for n in (HASH_CHARS, 8, 16, 64)
+                     if f"{cleaned[i]}-{id_hash(ids[i], n)}".casefold() not in taken), None)
+        names[i] = name or f"{cleaned[i]}-{id_hash(ids[i], 64)}-{i}"
+        taken.add(names[i].casefold())  # type: ignore[union-attr]
+    notes: list[str | None] = [None] * len(ids)
+    for members in groups.values():
+        if len(members) > 1:
+            told = " and ".join(f"`{ids[i]}` as `{names[i]}`" for i in sorted(members, key=lambda i: ids[i]))
+            note = (f"ids that clean to one folder name, `{cleaned[members[0]]}`, are told apart: {told}; with "
+                    "--variants they draw the same constants (the draw reads the cleaned id)")
+            for i in members:
+                notes[i] = note
+        elif cleaned[members[0]] == FALLBACK_NAME and identity(ids[(i := members[0])]) != FALLBACK_NAME:
+            notes[i] = f"name `{ids[i]}` has nothing usable as a folder name: graded as `{FALLBACK_NAME}`"
+    return list(zip(names, notes))  # type: ignore[arg-type]
 
 
 def _preference(copy: PurePosixPath, puzzle_id: str) -> tuple:
@@ -162,12 +253,17 @@ def _left_out(dropped: list[tuple[str, tuple[Dropped, ...]]], course: Course, sh
 
 def prepare(entry: Path, course: Course, workdir: Path, name: str | None = None) -> Student:
     """Sanitised copies of one student's files under ``workdir/name``, and which file holds
-    which puzzle's kernel. ``name`` must be distinct within the class (see :func:`prepare_class`)."""
+    which puzzle's kernel. ``name`` must be distinct within the class (see :func:`prepare_class`).
+    A single file that cannot be read at all (no permission, not UTF-8) is refused: its row says
+    why, and nobody is graded on a file the grader never read."""
     name = name or clean_name(submitted_name(entry))
     folder = workdir / name
     folder.mkdir(parents=True, exist_ok=True)
     reader = SubmissionReader()
     reader.read_entry(entry)
+    if reader.unreadable:
+        return Student(name, entry, folder, id=identity(submitted_name(entry)),
+                       refused=f"`{entry.name}` {reader.unreadable}")
     for _, copy, text in reader.found:
         target = folder / copy
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -187,37 +283,49 @@ def prepare(entry: Path, course: Course, workdir: Path, name: str | None = None)
         problems.insert(MAX_PROBLEMS, f"... and {len(reader.problems) - MAX_PROBLEMS} more problems like these")
     if not reader.found and not problems:
         problems.append("no .py or .ipynb file found")
-    return Student(name, entry, folder, files, tuple(problems), attempts, submitted_name(entry).strip(), skipped)
+    return Student(name, entry, folder, files, tuple(problems), attempts, identity(submitted_name(entry)), skipped)
 
 
 def submissions(folder: Path) -> list[Path]:
-    """The entries that are students: folders, .py and .ipynb files, and links (reported, never
-    followed); hidden entries are not submissions. In order of name."""
+    """Every entry of the submissions folder, hidden ones too, in order of name: each is a row
+    (a student, or an entry refused and why: :func:`look`)."""
     with os.scandir(folder) as scan:
-        return sorted((Path(folder) / item.name for item in scan if not item.name.startswith(".") and (
-            item.is_symlink() or item.is_dir(follow_symlinks=False) or Path(item.name).suffix in SUFFIXES)),
-            key=lambda p: p.name)
+        return sorted((Path(folder) / item.name for item in scan), key=lambda p: p.name)
 
 
-def one_id_clashes(entries: list[Path]) -> list[str]:
-    """A line per group of submissions whose ids map to one folder, hence one draw of the
-    constants (``O'Brien`` and ``O_Brien``, ``Zoë Ñúñez/`` and ``zoë_ñúñez.py``): which student
-    is which cannot be told, so a batch with variants refuses them."""
-    groups: dict[str, list[str]] = {}
-    for entry in entries:
-        name = submitted_name(entry)
-        if name.strip():
-            groups.setdefault(student_key(name), []).append(entry.name)
-    return [f"{' and '.join(f'`{n}`' for n in names)} are one student id (folder `{clean_name(names[0].strip())}`, "
-            f"the same constants): rename all but one submission to its student's id"
-            for names in groups.values() if len(names) > 1]
+def _preferred(entry: Path) -> tuple:
+    """Of entries with one id, the one graded: a folder, then a .py file, then a notebook."""
+    folder = stat.S_ISDIR(entry.lstat().st_mode)
+    return (not folder, entry.suffix != ".py", entry.name)
 
 
 def prepare_class(folder: Path, course: Course, workdir: Path) -> list[Student]:
-    """Every student of the submissions folder, each with a distinct name and folder under ``workdir``."""
+    """A row per entry of the submissions folder, in order of name: a student, with a distinct
+    name and folder under ``workdir``, or an entry refused (``Student.refused`` says why and what
+    to do). One id handed in twice (``bob/`` and ``bob.py``) is graded once, from the folder;
+    the other entry is refused, saying which one is graded."""
     entries = submissions(folder)
+    refusals = [look(entry) for entry in entries]
+    # refused entries are named as handed in (`alice.zip`); a student by the id they submitted under
+    ids = [entry.name if refused else identity(submitted_name(entry)) for entry, refused in zip(entries, refusals)]
+    by_id: dict[str, list[int]] = {}
+    for i, refused in enumerate(refusals):
+        if refused is None:
+            by_id.setdefault(ids[i], []).append(i)
+    for same in by_id.values():
+        kept, *others = sorted(same, key=lambda i: _preferred(entries[i]))
+        for i in others:
+            refusals[i] = Refusal.SAME_ID, (
+                f"`{entries[i].name}` is a second submission of the id `{ids[i]}` (`{entries[kept].name}` is "
+                f"graded): one submission per student; put both in one folder `{ids[i]}/`, or rename "
+                f"`{entries[i].name}` to its own student's id, and run again")
+            ids[i] = entries[i].name
     students = []
-    for entry, (name, note) in zip(entries, student_names(entries)):
+    for entry, refused, student_id, (name, note) in zip(entries, refusals, ids, student_names(ids)):
+        if refused is not None:
+            students.append(Student(name, entry, workdir / name, id=student_id, refused=refused[1]))
+            continue
         student = prepare(entry, course, workdir, name)
-        students.append(replace(student, problems=(note, *student.problems)) if note else student)
+        students.append(replace(student, problems=(note, *student.problems)) if note and not student.refused
+                        else student)
     return students

@@ -48,7 +48,7 @@ _KINDS = {stat.S_IFIFO: "a fifo", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a ch
           stat.S_IFBLK: "a block device", stat.S_IFDIR: "a folder"}
 
 
-def _file_kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
     return _KINDS.get(stat.S_IFMT(mode), "a special file")
 
 
@@ -63,7 +63,7 @@ def _read_capped(name: str, dir_fd: int | None, limit: int) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise Refused(f"is not a regular file ({_file_kind(info.st_mode)}): not read")
+            raise Refused(f"is not a regular file ({file_kind(info.st_mode)}): not read")
         data = b""
         while info.st_size <= limit and len(data) <= limit and (chunk := os.read(fd, limit + 1 - len(data))):
             data += chunk  # a regular file is read whole at once: the loop is for short reads only
@@ -93,6 +93,10 @@ class SubmissionReader:
         self.notes: list[str] = []
         self.progress: tuple[str, bytes] | None = None  # (path as submitted, its bytes)
         self.named: dict[str, dict[str, set[str]]] = {}  # path as submitted -> kernel -> puzzles it names
+        # why a submission that is one file could not be read at all (no permission, not UTF-8): then
+        # intake refuses it as a whole, rather than grade every puzzle on a file it never read
+        self.unreadable = ""
+        self.unread: dict[str, str] = {}  # path as submitted -> why it could not be read
 
     def stop(self, text: str) -> None:
         self.problems.append(text)
@@ -108,6 +112,7 @@ class SubmissionReader:
             self.read_folder(str(entry), None, PurePosixPath(), PurePosixPath(), 0)
         else:
             self.read_other(str(entry), None, PurePosixPath(entry.name), PurePosixPath(), mode)
+            self.unreadable = self.unread.get(entry.name, "")
 
     def read_folder(self, name: str, parent_fd: int | None, shown: PurePosixPath, copy: PurePosixPath,
                     depth: int) -> None:
@@ -159,7 +164,7 @@ class SubmissionReader:
 
     def read_file(self, name: str, dir_fd: int | None, shown: str, copy: PurePosixPath, mode: int) -> None:
         if not stat.S_ISREG(mode):
-            self.problems.append(f"{shown} is not a regular file ({_file_kind(mode)}): not read")
+            self.problems.append(f"{shown} is not a regular file ({file_kind(mode)}): not read")
             return
         self.files += 1
         if self.files > MAX_FILES:
@@ -172,10 +177,18 @@ class SubmissionReader:
             self.problems.append(f"{shown} {exc}")
             return
         except OSError as exc:
-            self.problems.append(f"{shown}: could not be read ({exc.strerror})")
+            fix = ": give the grader read permission (chmod a+r) and run again" if exc.errno in (
+                errno.EACCES, errno.EPERM) else ""
+            self.refuse_file(shown, f"could not be read ({exc.strerror}){fix}")
             return
         try:
-            text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+            decoded = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.refuse_file(shown, f"could not be read (not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset "
+                                    f"{exc.start}): save it as UTF-8 and hand it in again")
+            return
+        try:
+            text = decoded.replace("\r\n", "\n").replace("\r", "\n")
             self.named[shown] = (named_in_notebook if suffix == ".ipynb" else named_in_python)(text)
             if suffix == ".ipynb":
                 text, skipped = from_notebook(text)
@@ -192,6 +205,10 @@ class SubmissionReader:
             self.problems.append(f"{shown}: could not be read ({type(exc).__name__}: {exc})")
             return
         self.found.append((shown, self.copy_path(copy, copy_name, shown), text))
+
+    def refuse_file(self, shown: str, why: str) -> None:
+        self.problems.append(f"{shown}: {why}")
+        self.unread[shown] = why
 
     def read_progress(self, name: str, dir_fd: int, shown: PurePosixPath) -> None:
         """The learner's progress file: the first one found (the submission's own folder before
