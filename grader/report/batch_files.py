@@ -1,7 +1,10 @@
 """A class's results as files: grades.csv, results.json, junit.xml, report.html, similarity.json,
 and Gradescope's format; and the summary ``python -m grader batch`` prints.
 
-Separate renderers over the same ``StudentResult`` objects; none of them decides anything.
+Separate renderers over the same ``StudentResult`` objects; none of them decides anything. Each
+entry of the submissions folder is a row of every file but Gradescope's, an entry refused too
+(its reason in ``problems``, no grades): Gradescope's files are grades, so a refused entry is
+listed in ``gradescope/refused.json`` instead.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import json
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from grader.judge.batch_resume import was_refused
 from grader.judge.results import Status, StudentResult, to_dict
 from grader.judge.similarity.model import SimilarityReport
 from grader.report.class_page import class_page
@@ -26,14 +30,16 @@ def _cell(text: str) -> str:
 
 def grades_csv(results: list[StudentResult], puzzle_ids: list[str]) -> str:
     """A row per student: their key, a cell per puzzle (its status's ``csv``), the total, the
-    problems and the id as submitted (last, so that a sheet reading columns by place still reads)."""
+    problems and the id as submitted (last, so that a sheet reading columns by place still reads).
+    A refused entry's row has no total (it is no grade of 0) and its reason as its problem."""
     out = io.StringIO()
     writer = csv.writer(out)  # quotes a cell holding a comma, a quote or a newline: one row per student
     writer.writerow(["student", *puzzle_ids, "total", "problems", "submitted_id"])
     for student in results:
         status = {r.puzzle: r.status for r in student.results}
         cells = [status[p].outcome.csv if p in status else "" for p in puzzle_ids]
-        writer.writerow([_cell(student.student), *cells, student.total, _cell("; ".join(student.problems)),
+        total = "" if was_refused(student) else student.total
+        writer.writerow([_cell(student.student), *cells, total, _cell("; ".join(student.problems)),
                          _cell(student.id_as_submitted)])
     return out.getvalue()
 
@@ -41,7 +47,8 @@ def grades_csv(results: list[StudentResult], puzzle_ids: list[str]) -> str:
 def results_json(results: list[StudentResult], puzzle_ids: list[str], seconds: float) -> str:
     return json.dumps({
         "puzzles": puzzle_ids,
-        "students": [{"student": s.student, "submitted_id": s.id_as_submitted, "total": s.total,
+        "students": [{"student": s.student, "submitted_id": s.id_as_submitted, "refused": was_refused(s),
+                      "total": s.total,
                       "problems": list(s.problems), "seconds": s.seconds,
                       "interpreter_limit": [r.puzzle for r in s.results if r.status == Status.INTERPRETER_LIMIT],
                       "results": [to_dict(r) | {"passed": r.passed} for r in s.results],
@@ -56,6 +63,14 @@ def junit_xml(results: list[StudentResult]) -> str:
     Triton cannot run) is skipped, not failed; a grader error and a problem line are errors."""
     suites = ET.Element("testsuites")
     for student in results:
+        if was_refused(student):  # no test ran: one skipped case, with the reason
+            suite = ET.SubElement(suites, "testsuite", name=student.student, tests="1", failures="0", errors="0",
+                                  skipped="1", time="0.00")
+            ET.SubElement(ET.SubElement(suite, "properties"), "property", name="submitted_id",
+                          value=student.id_as_submitted)
+            ET.SubElement(ET.SubElement(suite, "testcase", classname=student.student, name="submission"),
+                          "skipped", message=student.problems[0])
+            continue
         elements = [r.status.outcome.junit for r in student.results]
         suite = ET.SubElement(suites, "testsuite", name=student.student,
                               tests=str(len(student.results) + len(student.problems)),
@@ -88,7 +103,14 @@ def gradescope(student: StudentResult) -> str:
               "status": "passed" if r.passed else "failed",
               "output": r.message} for r in student.results]
     return json.dumps({"score": student.total, "tests": tests,
-                       "output": "; ".join(student.problems) or f"{student.total}/{len(tests)} puzzles pass"}, indent=1)
+                       "output": "; ".join(student.problems) or f"{student.total}/{len(tests)} puzzles pass",
+                       "extra_data": {"submitted_id": student.id_as_submitted}}, indent=1)
+
+
+def gradescope_refused(results: list[StudentResult]) -> str:
+    """The entries refused, each with its id as handed in and why: no grade to upload, and not lost."""
+    return json.dumps([{"student": s.student, "submitted_id": s.id_as_submitted, "reason": s.problems[0]}
+                       for s in results if was_refused(s)], indent=1, ensure_ascii=False)
 
 
 def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float, out,
@@ -97,6 +119,9 @@ def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float,
     the pairs of similar submissions, how many were graded and where the files went."""
     lines, limited = [], []
     for student in results:
+        if was_refused(student):
+            lines.append(f"{student.student:30s}   -  ({student.problems[0]})")
+            continue
         gpu = [r.puzzle for r in student.results if r.status == Status.INTERPRETER_LIMIT]
         limited += [f"  {student.student} {r.puzzle}: {r.message}" for r in student.results
                     if r.status == Status.INTERPRETER_LIMIT]
@@ -112,8 +137,11 @@ def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float,
         lines.append(f"{len(similarity.pairs)} pair(s) of similar submissions (see {out}/report.html):")
         lines += [f"  {p.puzzle}: {p.students[0]} and {p.students[1]} share {p.shared} fingerprints "
                   f"(score {p.score:.2f})" for p in similarity.pairs]
-    return "\n".join(lines + [f"{len(results)} students graded in {seconds:.0f} s; reports in {out}/ "
-                               f"(open report.html)"])
+    refused = sum(map(was_refused, results))
+    told = f" ({refused} entr{'y' if refused == 1 else 'ies'} of the folder refused, each a row saying why)" \
+        if refused else ""
+    return "\n".join(lines + [f"{len(results) - refused} students graded{told} in {seconds:.0f} s; reports in "
+                               f"{out}/ (open report.html)"])
 
 
 def write_reports(results: list[StudentResult], puzzle_ids: list[str], out: Path, seconds: float,
@@ -129,7 +157,11 @@ def write_reports(results: list[StudentResult], puzzle_ids: list[str], out: Path
     (out / "results.json").write_text(results_json(results, puzzle_ids, seconds))
     (out / "junit.xml").write_text(junit_xml(results))
     if gradescope_files:
+        (out / "gradescope").mkdir(exist_ok=True)
+        (out / "gradescope" / "refused.json").write_text(gradescope_refused(results), encoding="utf-8")
         for student in results:
+            if was_refused(student):
+                continue
             folder = out / "gradescope" / student.student
             folder.mkdir(parents=True, exist_ok=True)
             (folder / "results.json").write_text(gradescope(student))

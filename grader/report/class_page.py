@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 from html import escape
 
+from grader.judge.batch_resume import was_refused
 from grader.judge.results import StudentResult
 from grader.judge.similarity.model import SimilarityReport
 from grader.judge.status import GROUP_COLOURS
@@ -155,7 +156,11 @@ def class_page(results: list[StudentResult], puzzle_ids: list[str], seconds: flo
     titles = {s.puzzle: s.title for s in summaries}
     flagged = {name for pair in (similarity.pairs if similarity else ()) for name in pair.students}
     shown = {s.student: s.id_as_submitted for s in results}
-    body = (f"<h1>{escape(title)}</h1><p class='tp-note'>{len(results)} submissions, graded in {duration(seconds)}. "
+    refused = sum(map(was_refused, results))  # rows, never students: counted apart
+    told = (f" and {refused} entr{'y' if refused == 1 else 'ies'} of the folder refused (each row says why)"
+            if refused else "")
+    body = (f"<h1>{escape(title)}</h1><p class='tp-note'>{len(results) - refused} submissions{told}, graded in "
+            f"{duration(seconds)}. "
             "<a href='#students'>Students</a> · <a href='#summary'>Summary</a> · "
             "<a href='#similar'>Similar submissions</a> · <a href='#details'>Each student</a></p>"
             + students_table(results, puzzle_ids, titles, flagged)

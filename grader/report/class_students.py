@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
+from grader.judge.batch_resume import was_refused
 from grader.judge.results import PuzzleResult, Status, StudentResult
 from grader.judge.status import GROUP_COLOURS, OUTCOMES
 from grader.report.html import code_markup, render
@@ -96,7 +97,8 @@ def students_table(results: list[StudentResult], puzzle_ids: list[str], titles: 
         cells = "".join(_cell(student, by_id.get(p), p) for p in puzzle_ids)
         passed, attempted, total = counts(student, len(puzzle_ids))
         score = (f"<td class='n' title='{passed} passed of {attempted} attempted, of {total} puzzles'><b>{passed}"
-                 f"</b> / {attempted} / {total}</td>" if student.results else "<td class='n'>not graded</td>")
+                 f"</b> / {attempted} / {total}</td>" if student.results
+                 else f"<td class='n'>{_ungraded(student)}</td>")
         spent = sum(a.seconds for a in student.attempts)
         effort = f"{sum(a.count for a in student.attempts)} / {duration(spent)}" if student.attempts else ""
         key = escape(f"{student.id_as_submitted} {student.student}", quote=True)  # what the filter matches
@@ -107,6 +109,11 @@ def students_table(results: list[StudentResult], puzzle_ids: list[str], titles: 
             + "<div class='tp-scroll'><table id='tp-students' class='tp-students'><thead><tr><th>student</th>"
             f"<th class='n'>passed / attempted / puzzles</th>{heads}<th class='n'>attempts / time</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table></div>")
+
+
+def _ungraded(student: StudentResult) -> str:
+    """A row with no grades: an entry intake refused (no student graded), or one the batch did not reach."""
+    return "refused" if was_refused(student) else "not graded"
 
 
 def _variant(result: PuzzleResult) -> str:
@@ -146,15 +153,18 @@ def student_section(student: StudentResult, puzzles: int, flagged: set[str]) -> 
     held the kernel and was not graded for it (the reason is theirs to read)."""
     passed, attempted, total = counts(student, puzzles)
     who = student.id_as_submitted
-    line = (f"{passed} passed of {attempted} attempted, of {total} puzzles" if student.results else "not graded")
+    line = (f"{passed} passed of {attempted} attempted, of {total} puzzles" if student.results
+            else _ungraded(student))
     key = (f" <span class='tp-key'>(files and links under <code>{escape(student.student)}</code>)</span>"
            if student.student != who else "")
     flag = " ⚑ in a similar pair" if student.student in flagged else ""
-    problems = f" · {len(student.problems)} problem(s) with the submission" if student.problems else ""
+    problems = f" · {len(student.problems)} problem(s) with the submission" if student.problems and \
+        not was_refused(student) else ""
     parts = [f"<details class='tp-student' id='{anchor(student.student)}'><summary><b>{escape(who)}</b>: {line}"
              f"{flag}{problems}{key}</summary>"]
     if student.problems:
-        parts.append("<p>Problems with the submission:</p><ul class='tp-problems'>"
+        parts.append(f"<p>{'Why it was not graded' if was_refused(student) else 'Problems with the submission'}:"
+                     "</p><ul class='tp-problems'>"
                      + "".join(f"<li>{escape(p)}</li>" for p in student.problems) + "</ul>")
     if student.attempts:
         rows = "".join(f"<tr><td>{a.puzzle}</td><td>{a.count}</td><td>{duration(a.seconds)}</td><td>{escape(a.first)}"
