@@ -174,6 +174,7 @@ class KernelStats(Message):
 class Compiled(Reply):
     variants: int
     stats: tuple[KernelStats, ...] = ()  # with ``Compile.stats``: one per variant compiled
+    ttir: str = ""  # with ``Compile.ttir``: the first variant's TTIR, for the similarity pass
 
 
 class Compile(Request):
@@ -198,6 +199,8 @@ class Compile(Request):
     # Code the grader was given rather than a file (Helion's Triton for a learner's kernel): the
     # worker writes it to a file of its own and compiles ``kernel`` from there; ``file`` names it.
     source: str = ""
+    # The first variant's TTIR in the reply (the similarity pass fingerprints what the compiler made)
+    ttir: bool = False
 
 
 class Exit(Request):

@@ -47,7 +47,7 @@ def _case(d: dict) -> CaseResult:
 def _puzzle(d: dict) -> PuzzleResult:
     return PuzzleResult(puzzle=d["puzzle"], title=d["title"], status=d["status"], source=d["source"],
                         device=d["device"], cases=tuple(_case(c) for c in d.get("cases", ())),
-                        checks={k: CheckResult(v["passed"], v.get("message", ""), v.get("kind"))
+                        checks={k: CheckResult(v["passed"], v.get("message", ""), v.get("kind"), v.get("ttir", ""))
                                 for k, v in d.get("checks", {}).items()},
                         message=d.get("message", ""), seconds=d.get("seconds", 0.0),
                         variant=dict(d.get("variant") or {}))

@@ -84,7 +84,7 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = Opti
         else:
             graded, stopped = _grade_here(course, todo, options, jobs, memory_mb, finished, one)
         by_name = {**kept, **{r.student: r for r in graded if r is not None}}
-        similar = _similarity(course, students) if similarity else None
+        similar = _similarity(course, students, by_name) if similarity else None
         stopped_early = "the batch was stopped (Ctrl-C)"
         return ClassRun([refused(s.name, s.id, s.refused) if s.refused else
                          _as_submitted(by_name.get(s.name) or not_graded(s.name, s.problems, stopped_early), s)
@@ -115,10 +115,11 @@ def _as_submitted(result: StudentResult, student: Student) -> StudentResult:
     return result if result.submitted_id else replace(result, submitted_id=student.variant_id)
 
 
-def _similarity(course: Course, students: list[Student]) -> SimilarityReport:
-    """The similar pairs; a bug of the pass's own costs the pairs, never the class's grades."""
+def _similarity(course: Course, students: list[Student], results: Mapping[str, StudentResult]) -> SimilarityReport:
+    """The similar pairs (by source, and by the TTIR ``results``' compile checks recorded); a bug
+    of the pass's own costs the pairs, never the class's grades."""
     try:
-        return similar_submissions(course, students)
+        return similar_submissions(course, students, results)
     except Exception as exc:
         return SimilarityReport((), (), "", error=f"grader error: {type(exc).__name__}: {exc}")
 

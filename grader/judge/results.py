@@ -66,6 +66,7 @@ class CheckResult:
     passed: bool
     message: str = ""
     kind: FailureKind | None = None
+    ttir: str = ""  # the sm_90 compile's: what the compiler made of the kernel, for the similarity pass
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", _kind(self.kind))

@@ -48,6 +48,7 @@ class AnswersCompile:
             runtime = recorded_launch.launch_values(fn, msg.arguments, msg.keywords)
         variants = [(describe_config(c), c.kwargs, {"num_warps": c.num_warps, "num_stages": c.num_stages})
                     for c in layers.configs] or [("", {}, dict(msg.options))]
+        ttir = ""
         stats, too_large = [], []  # too_large: the configs whose shared memory no program gets
         for label, meta, options in variants:
             # each config from the launch's own values: one config's meta-parameters never fill another's
@@ -69,7 +70,7 @@ class AnswersCompile:
             # sizes) compile alike, and this worker serves one puzzle's compile checks only.
             key = (id(fn), tuple(sorted(signature.items())), tuple(sorted((k, repr(v)) for k, v in constexprs.items())),
                    tuple(sorted(options.items())), msg.stage, msg.arch)
-            if key in self._compiled and not msg.stats:
+            if key in self._compiled and not msg.stats and not msg.ttir:
                 continue
             try:
                 kernel = None
@@ -87,6 +88,8 @@ class AnswersCompile:
                 if msg.stats:
                     from grader.sandbox.compile_stats import kernel_stats
                     stats.append(kernel_stats(kernel, label, printed[0] if printed else "", options))
+                if msg.ttir and not ttir:  # the first variant's, for the similarity pass
+                    ttir = _ttir(self.triton, source, GPUTarget("cuda", msg.arch, 32), options)
             except BaseException as exc:
                 from grader.sandbox.compile_errors import describe
                 filename = inspect.getsourcefile(fn) or path
@@ -96,7 +99,7 @@ class AnswersCompile:
         # On a GPU the autotuner passes over a config it cannot launch, and fails only when none can.
         if too_large and (not layers.configs or len(too_large) == len(variants)):
             return too_large[0], []
-        return wire.Compiled(variants=len(variants), stats=tuple(stats)), []
+        return wire.Compiled(variants=len(variants), stats=tuple(stats), ttir=ttir), []
 
     def _written(self, source: str) -> str:
         """Code sent to be compiled (Helion's Triton), as a file of this worker's own: imported as
@@ -144,6 +147,14 @@ def _ptxas_log(wanted: bool):
         knobs.dump_ptxas_log = before
 
 
+def _ttir(triton, source, target, options) -> str:
+    """What Triton's front end made of ``source``: its TTIR (inlined, canonicalised, CSE'd, dead
+    code gone), without locations; the stages past it are not run."""
+    with captured_output(), _stages_up_to("ttir") as reached:
+        triton.compile(source, target=target, options=options)
+    return reached.get("ttir", "")
+
+
 class _StagesDone(Exception):
     """Raised in place of the first stage past the last one asked for: the compile got that far."""
 
@@ -162,6 +173,8 @@ def _stages_up_to(last: str):
 
     def stop(src, metadata):
         reached.update(metadata)
+        if last == "ttir" and hasattr(src, "str_nodebug"):  # the module the TTIR stage made
+            reached["ttir"] = src.str_nodebug()
         raise _StagesDone()
 
     def hook(backend=None, stages=None, options=None, language=None, capability=None):

@@ -23,6 +23,9 @@ class SimilarPair:
     shared: int        # fingerprints both hold that the course's stub and reference do not
     score: float       # their weight (rarer weighs more) over the weight of the smaller one's own
     fragments: tuple[Fragment, Fragment]  # the largest shared stretch, in each student's file
+    # which signals flagged the pair: "compiled kernel" (their TTIR), "source" (their code's text)
+    signals: tuple[str, ...] = ("source",)
+    compiled_score: float | None = None  # the compiled kernels' share of label weight; None: not compiled
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,8 @@ class PuzzleThreshold:
     min_shared: int
     min_score: float
     compared: int                # students with code for the puzzle
+    compiled: int = 0            # of them, those whose compiled kernel (TTIR) was compared
+    min_compiled_score: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ def compile_generated(grader, launches: queue.SimpleQueue) -> CheckResult | None
     first = launches.get()
     if first is None:  # no case launched anything: nothing to compile, no checker started
         return None
-    result, count = None, 0
+    result, count, ttir = None, 0, ""
     if imports_helion(kernel_only(first[0])):  # Helion's helpers: imported once, in the checker's zygote
         grader.compiler.worker.warm |= {"helion"}
     with grader.checker_session() as compiler:
@@ -50,7 +50,8 @@ def compile_generated(grader, launches: queue.SimpleQueue) -> CheckResult | None
             count += 1
             message = wire.Compile(file="helion-generated.py", source=kernel_only(source), kernel=launch.kernel,
                                    signature=dict(launch.signature), constexprs=dict(launch.constexprs),
-                                   values={}, options=dict(launch.options), stage=COMPILE_STAGE)
+                                   values={}, options=dict(launch.options), stage=COMPILE_STAGE,
+                                   ttir=not ttir)  # the first launch's, for the similarity pass
             try:
                 reply, _ = grader.ask(message, timeout=max(120.0, grader.options.timeout), worker=compiler)
             except Unanswered as unanswered:
@@ -61,8 +62,10 @@ def compile_generated(grader, launches: queue.SimpleQueue) -> CheckResult | None
                 refused = failures.GeneratedCompile(launch.kernel, describe,
                                                     failures.CompileFailed(reply.error, None, reply.source))
                 result = CheckResult(False, failures.word(refused), refused.kind)
+            else:
+                ttir = ttir or reply.ttir
     if result is None and count:
-        result = CheckResult(True, f"Helion's Triton compiles for sm_90 ({count} specialisation(s))")
+        result = CheckResult(True, f"Helion's Triton compiles for sm_90 ({count} specialisation(s))", ttir=ttir)
     return result
 
 

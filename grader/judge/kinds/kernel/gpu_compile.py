@@ -49,7 +49,7 @@ def compiled(grader, message: wire.Compile, compiler):
 
 def compile_each(grader, params: list[Param], compiler) -> CheckResult:
     puzzle, shapes = grader.puzzle, grader.shapes
-    seen = set()
+    seen, ttir = set(), ""
     stage = "cubin" if any(word in grader.source() for word in NEEDS_ASSEMBLER) else COMPILE_STAGE
     for case in puzzle.cases:
         if case.large:  # its blocks are a small case's, or as long as its sizes: slow to compile, no news
@@ -67,7 +67,7 @@ def compile_each(grader, params: list[Param], compiler) -> CheckResult:
             continue
         signature, constexprs = binding.compile_signature(params, dtypes)
         message = wire.Compile(file=str(grader.kernel_file), kernel=puzzle.kernel, signature=signature,
-                               constexprs=constexprs, values=values, stage=stage)
+                               constexprs=constexprs, values=values, stage=stage, ttir=not ttir)
         try:
             reply = compiled(grader, message, compiler)
         except Unanswered as unanswered:
@@ -83,7 +83,8 @@ def compile_each(grader, params: list[Param], compiler) -> CheckResult:
                                             outputs={s.name: s.dtype for s in output_specs})
             refused = failures.CompileCheck(blocks, failed)
             return CheckResult(False, failures.word(refused), refused.kind)
-    return CheckResult(True, f"compiles for sm_90 ({len(seen)} block configuration(s))")
+        ttir = ttir or reply.ttir  # the first case's, at its constexprs: every student's alike
+    return CheckResult(True, f"compiles for sm_90 ({len(seen)} block configuration(s))", ttir=ttir)
 
 
 CHECK = Check("gpu_compile", start, gate=True)
