@@ -366,7 +366,7 @@ def test_class_report_page_in_a_real_browser(tmp_path):
         shown = page.eval_on_selector_all("#tp-students tbody tr", "rows => rows.filter(r => r.offsetParent).length")
         browser.close()
     assert "2 of 4: an online sum never rescaled when the maximum grows" in summary
-    assert "puzzle19: bo and cy share 41 fingerprints (score 1.00)" in summary
+    assert "puzzle19: bo and cy: flagged by the source (41 fingerprints shared, score 1.00)" in summary
     assert bars >= 6 and chart["height"] > 100, (bars, chart)
     assert "It looks like an online sum never rescaled" in message and "classic[seed=0]" in message and unfolded
     assert shown == 1

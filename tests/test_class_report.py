@@ -90,7 +90,7 @@ def test_the_page_links_each_student_to_their_messages_and_problems():
 
 def test_the_page_shows_the_similar_pairs_escaped_and_marks_their_students():
     page = class_page(class_results(), IDS, 12.0, similarity())
-    assert "share 41 fingerprints (score 1.00)" in page
+    assert "flagged by the source (41 fingerprints shared, score 1.00)" in page
     assert "bo/puzzles/puzzle19_online_softmax.py</b>, lines 10-12" in page
     assert "&lt;b&gt;" in page and "\n<b>\n" not in page
     assert ("data-student='bo bo'><td class='who'><a href='#s-bo' title='bo'>bo</a> "
@@ -175,7 +175,7 @@ def test_batch_writes_the_page_and_the_similarity_file(tmp_path):
                                                "best": "passed", "passed_at_attempt": 3}]
     assert finished(tmp_path, IDS)["ana"].attempts == results[0].attempts  # --resume keeps them
     text = summary(results, IDS, 12.0, tmp_path, similarity())
-    assert "1 pair(s) of similar submissions" in text and "puzzle19: bo and cy share 41 fingerprints" in text
+    assert "1 pair(s) of similar submissions" in text and "puzzle19: bo and cy: flagged by the source (41 fingerprints shared" in text
 
 
 # ---- attempts ------------------------------------------------------------------------------
@@ -353,8 +353,8 @@ def test_hostile_ids_are_shown_as_typed_never_as_markup():
     assert "<b>=HYPERLINK(&quot;http://x&quot;,&quot;y&quot;) &#x27; onmouseover=&#x27;window.__pwned=2</b>" in page
     # the similar pair names both by the id they submitted, escaped, linking to their keys' anchors
     assert ("<a href='#s-Zoë_Ñúñez'>Zoë Ñúñez</a> and "
-            "<a href='#s-_img_src_x_onerror_window.__pwned_1_'>&lt;img src=x onerror=window.__pwned=1&gt;</a> "
-            "share 33 fingerprints") in page
+            "<a href='#s-_img_src_x_onerror_window.__pwned_1_'>&lt;img src=x onerror=window.__pwned=1&gt;</a>: "
+            "flagged by the source (33 fingerprints shared") in page
 
 
 def test_every_file_keeps_the_id_as_submitted_and_a_hostile_one_breaks_none(tmp_path):

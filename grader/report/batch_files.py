@@ -16,7 +16,7 @@ from xml.etree import ElementTree as ET
 
 from grader.judge.batch_resume import was_refused
 from grader.judge.results import Status, StudentResult, to_dict
-from grader.judge.similarity.model import SimilarityReport
+from grader.judge.similarity.model import SimilarityReport, flagged_by
 from grader.report.class_page import class_page
 
 
@@ -135,8 +135,7 @@ def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float,
         lines.append(f"similar submissions were not compared: {similarity.error}")
     elif similarity is not None and similarity.pairs:
         lines.append(f"{len(similarity.pairs)} pair(s) of similar submissions (see {out}/report.html):")
-        lines += [f"  {p.puzzle}: {p.students[0]} and {p.students[1]} share {p.shared} fingerprints "
-                  f"(score {p.score:.2f})" for p in similarity.pairs]
+        lines += [f"  {p.puzzle}: {p.students[0]} and {p.students[1]}: {flagged_by(p)}" for p in similarity.pairs]
     refused = sum(map(was_refused, results))
     told = f" ({refused} entr{'y' if refused == 1 else 'ies'} of the folder refused, each a row saying why)" \
         if refused else ""

@@ -14,7 +14,7 @@ from html import escape
 
 from grader.judge.batch_resume import was_refused
 from grader.judge.results import StudentResult
-from grader.judge.similarity.model import SimilarityReport
+from grader.judge.similarity.model import SimilarityReport, flagged_by
 from grader.judge.status import GROUP_COLOURS
 from grader.report.charts import STYLE as CHART_STYLE
 from grader.report.charts import column_chart, legend, ranked_bars, stacked_rows
@@ -139,8 +139,8 @@ def _similarity(report: SimilarityReport | None, shown: dict[str, str]) -> str:
             for f in pair.fragments)
         named = [f"<a href='#{anchor(who)}'>{escape(shown.get(who, who))}</a>" for who in (a, b)]
         # folded: the line says who and how much; the shared fragments are a click away
-        pairs.append(f"<details class='tp-pair'><summary><b>{escape(pair.puzzle)}</b>: {named[0]} and {named[1]} share "
-                     f"{pair.shared} fingerprints (score {pair.score:.2f})</summary>"
+        pairs.append(f"<details class='tp-pair'><summary><b>{escape(pair.puzzle)}</b>: {named[0]} and {named[1]}: "
+                     f"{escape(flagged_by(pair))}</summary>"
                      f"<div class='tp-fragments'>{fragments}</div></details>")
     limits = "".join(f"<tr><td>{t.puzzle}</td><td>{t.compared}</td><td>{t.reference_fingerprints}</td>"
                      f"<td>{t.min_shared}</td><td>{t.min_score:.2f}</td></tr>" for t in report.puzzles if t.compared)

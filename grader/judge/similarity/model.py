@@ -28,6 +28,17 @@ class SimilarPair:
     compiled_score: float | None = None  # the compiled kernels' share of label weight; None: not compiled
 
 
+def flagged_by(pair: SimilarPair) -> str:
+    """Which signal flagged the pair and how strongly each spoke, in words for the reports:
+    "flagged by the compiled kernel (score 1.00); source: 3 fingerprints shared, score 0.20"."""
+    said = {"compiled kernel": None if pair.compiled_score is None else f"score {pair.compiled_score:.2f}",
+            "source": f"{pair.shared} fingerprints shared, score {pair.score:.2f}"}
+    flagged = " and the ".join(f"{name} ({said[name]})" for name in pair.signals)
+    others = "; ".join(f"{name}: {words}, below its threshold" for name, words in said.items()
+                       if words and name not in pair.signals)
+    return f"flagged by the {flagged}" + (f"; {others}" if others else "")
+
+
 @dataclass(frozen=True)
 class PuzzleThreshold:
     """How one puzzle was compared: how long its reference is, and what a pair must share."""
