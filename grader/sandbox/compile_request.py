@@ -149,10 +149,42 @@ def _ptxas_log(wanted: bool):
 
 def _ttir(triton, source, target, options) -> str:
     """What Triton's front end made of ``source``: its TTIR (inlined, canonicalised, CSE'd, dead
-    code gone), without locations; the stages past it are not run."""
-    with captured_output(), _stages_up_to("ttir") as reached:
-        triton.compile(source, target=target, options=options)
-    return reached.get("ttir", "")
+    code gone), without locations; the stages past it are not run. A ``tl.static_range`` loop is
+    compiled as a ``tl.range`` one, so that unrolling by hand's way is read as the loop it is;
+    where its body needs the index at compile time, it is compiled as written."""
+    for rolled in (True, False):
+        try:
+            with captured_output(), _stages_up_to("ttir") as reached, _static_as_range(rolled):
+                triton.compile(source, target=target, options=options)
+            return reached.get("ttir", "")
+        except Exception:  # noqa: BLE001 (a loop that needs static_range: compiled again as written)
+            if not rolled:
+                raise
+    return ""
+
+
+@contextlib.contextmanager
+def _static_as_range(wanted: bool):
+    """``tl.static_range`` as ``tl.range`` for Triton's code generator, which tells a static loop
+    by comparing the iterator with ``language.static_range``: it is shown a stand-in there."""
+    if not wanted:
+        yield
+        return
+    import triton.language as language
+    from triton.compiler import code_generator
+
+    class _Language:
+        static_range = object()  # no learner's iterator is this: every loop goes the range way
+
+        def __getattr__(self, name):
+            return getattr(language, name)
+
+    saved = language.static_range, code_generator.language
+    language.static_range, code_generator.language = language.range, _Language()
+    try:
+        yield
+    finally:
+        language.static_range, code_generator.language = saved
 
 
 class _StagesDone(Exception):
