@@ -36,7 +36,7 @@ PUZZLE = "puzzle19"
 SIGNATURE = {"x_ptr": "*fp32", "z_ptr": "*fp32", "N0": "i32", "T": "i32", "B1": "constexpr"}
 CONSTEXPRS = {"B1": 64}  # the puzzle's first case's
 STUDENTS = 40
-KEEP = {"tl", "triton", "range", "float", "x_ptr", "z_ptr", "N0", "T", "B1"}
+HABITS = True  # --no-habits: honest students differ only in tests/synthetic_class.py's choices
 
 
 # ---- disguises: each keeps what the kernel computes ---------------------------------------------
@@ -180,6 +180,8 @@ def honest(student: str, seed: int, reordered: bool = False) -> str:
     number = int(student[len("student"):])
     st = synthetic_class._Student(seed * 1_000_003 + number * 1000 + 19)
     code = "\n".join(synthetic_class.puzzle19(st, reordered=reordered)) + "\n"
+    if not HABITS:
+        return code
     return ast.unparse(_Habits(random.Random(f"{seed}/{student}")).visit(ast.parse(code))) + "\n"
 
 
@@ -229,11 +231,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--verbose", action="store_true", help="print every flagged pair")
+    parser.add_argument("--no-habits", action="store_true", help="honest students without _Habits' choices")
     args = parser.parse_args()
+    global HABITS
+    HABITS = not args.no_habits
     course = Course(ROOT)
     found = {"ir": {}, "source": {}, "either": {}}
     false_pairs = {"ir": 0, "source": 0, "either": 0}
-    honest_pairs, compile_s, compare_s = 0, 0.0, 0.0
+    honest_pairs, compile_s, compare_s, source_s = 0, 0.0, 0.0, 0.0
     top_honest, low_copy = [], []  # compiled kernels' scores
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(args.seeds):
@@ -242,6 +247,9 @@ def main() -> None:
             irs = {name: ttir(code, Path(tmp)) for name, code in codes.items()}
             compile_s += time.perf_counter() - started
             texts = {name: synthetic_class.puzzle_file(PUZZLE, code) for name, code in codes.items()}
+            started = time.perf_counter()
+            class_pairs(course, PUZZLE, texts, {})  # the pass as it was: the source alone
+            source_s += time.perf_counter() - started
             started = time.perf_counter()
             pairs = class_pairs(course, PUZZLE, texts, irs)
             compare_s += time.perf_counter() - started
@@ -279,8 +287,9 @@ def main() -> None:
     print(f"compiled kernels (flagged at {IR_SCORE}): honest pairs' highest scores "
           + ", ".join(f"{score:.3f} (seed {seed})" for score, seed, _ in top_honest[:5])
           + "; copies' lowest " + ", ".join(f"{score:.3f} ({how}, seed {seed})" for score, seed, how in sorted(low_copy)[:3]))
-    print(f"compile to TTIR: {compile_s / args.seeds:.1f} s per class of {STUDENTS} (in-process, one thread); "
-          f"comparing both signals: {compare_s / args.seeds:.2f} s per class")
+    print(f"per class of {STUDENTS}, one thread: compiling to TTIR (in the workers, during grading) "
+          f"{compile_s / args.seeds:.2f} s; the pass over the puzzle, source alone {source_s / args.seeds:.3f} s, "
+          f"both signals {compare_s / args.seeds:.3f} s")
 
 
 if __name__ == "__main__":

@@ -200,7 +200,8 @@ def test_replies_of_every_operation_go_through_json_unchanged():
                              {"grid": [3, 6, 1], "programs": 18, "runs": 2, "serial": "", "crossed": False}]}),
         (wire.Compiled, {"reply": "compiled", "variants": 2, "stats": [
             {"label": "", "registers": 40, "spill_bytes": 0, "shared": 0, "num_warps": 4, "num_stages": 3,
-             "tensor_cores": "wgmma", "alu": 120, "slow": 4, "loops": 1, "loop_shared": 0}]}),
+             "tensor_cores": "wgmma", "alu": 120, "slow": 4, "loops": 1, "loop_shared": 0}],
+         "ttir": "module {\n}"}),
         (wire_measure.Profiled, {"reply": "profiled", "launches": [{
             "kernel": "k", "group": 0, "config": "", "grid": [4, 1, 1], "interpreted": 2, "num_warps": 4,
             "num_stages": 3, "accesses": [{"tensor": "x", "op": "load", "line": 7, "source": "tl.load(x)",
