@@ -143,9 +143,11 @@ def _similarity(report: SimilarityReport | None, shown: dict[str, str]) -> str:
                      f"{escape(flagged_by(pair))}</summary>"
                      f"<div class='tp-fragments'>{fragments}</div></details>")
     limits = "".join(f"<tr><td>{t.puzzle}</td><td>{t.compared}</td><td>{t.reference_fingerprints}</td>"
-                     f"<td>{t.min_shared}</td><td>{t.min_score:.2f}</td></tr>" for t in report.puzzles if t.compared)
+                     f"<td>{t.min_shared}</td><td>{t.min_score:.2f}</td><td>{t.compiled}</td>"
+                     f"<td>{t.min_compiled_score:.2f}</td></tr>" for t in report.puzzles if t.compared)
     table = ("<details><summary>Thresholds per puzzle</summary><table><thead><tr><th>puzzle</th><th>students "
-             "compared</th><th>reference's fingerprints</th><th>shared at least</th><th>score at least</th></tr>"
+             "compared</th><th>reference's fingerprints</th><th>source: shared at least</th><th>source: score at "
+             "least</th><th>compiled kernels compared</th><th>compiled kernel: score at least</th></tr>"
              f"</thead><tbody>{limits}</tbody></table></details>")
     return head + "".join(pairs) + table
 
