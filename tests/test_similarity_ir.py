@@ -148,3 +148,13 @@ def test_the_sandboxed_compile_check_records_the_kernels_ttir(tmp_path):
     check = json.loads(run.stdout)["results"][0]["checks"]["gpu_compile"]
     assert check["passed"] and "tt.func public @online_softmax_kernel" in check["ttir"]
     assert len(ir_prints(check["ttir"]).labels) >= 40
+
+
+@pytest.mark.slow  # Helion's host code and its generated Triton, through the command line
+def test_a_helion_kernel_is_fingerprinted_from_the_triton_helion_generated():
+    run = subprocess.run([sys.executable, "-m", "grader", "puzzle35", "--file",
+                          str(PRISTINE / "solutions" / "puzzle35_helion_vector_add.py"), "--root", str(PRISTINE),
+                          "--json"], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    check = json.loads(run.stdout)["results"][0]["checks"]["gpu_compile"]
+    assert check["passed"] and "tt.func public @_helion_" in check["ttir"]
+    assert ir_prints(check["ttir"]).labels

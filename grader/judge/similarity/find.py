@@ -1,5 +1,11 @@
-"""Similar submissions: per puzzle, every student's learner part fingerprinted
-(:mod:`grader.source.fingerprint`) and compared with every other's.
+"""Similar submissions: per puzzle, every student's kernel compared with every other's by two
+signals, and each pair says which flagged it (:data:`COMPILED`, :data:`SOURCE`):
+
+* the **compiled kernel**: the TTIR the sm_90 compile check recorded (a Helion kernel's, from the
+  Triton Helion generated), labelled by :mod:`grader.source.ir_fingerprint`; a pair is flagged at
+  :data:`IR_SCORE`. The compiler has made one program of renames, helpers, dead code, order,
+  ``range``/``tl.range``/``tl.static_range``, chunk counts and ``for``/``while``;
+* the **source**: the learner's part fingerprinted (:mod:`grader.source.fingerprint`), as follows.
 
 Common ground is never evidence: fingerprints of the course's stub and of its reference solution
 (``solutions/``) are taken out of every student's. The rest are weighted by how rare they are in
