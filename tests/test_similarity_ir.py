@@ -158,3 +158,23 @@ def test_a_helion_kernel_is_fingerprinted_from_the_triton_helion_generated():
     check = json.loads(run.stdout)["results"][0]["checks"]["gpu_compile"]
     assert check["passed"] and "tt.func public @_helion_" in check["ttir"]
     assert ir_prints(check["ttir"]).labels
+
+
+@pytest.mark.slow  # a batch of three, graded through the command line
+def test_a_batch_flags_a_copy_its_source_hides_by_the_compiled_kernel(tmp_path):
+    """ann's kernel, and bob's: ann's with `tl.range` and `while` loops (the source's signal
+    misses both); cy wrote her own. similarity.json and the summary say which signal spoke."""
+    codes, _ = similarity_class.build(0)
+    ann, cy = codes["student00"], codes["student01"]
+    bob = similarity_class.DISGUISES["for -> while"](similarity_class.DISGUISES["tl.range"](ann))
+    for name, code in (("ann", ann), ("bob", bob), ("cy", cy)):
+        path = tmp_path / "class" / name / "puzzles" / "puzzle19_online_softmax.py"
+        path.parent.mkdir(parents=True)
+        path.write_text(similarity_class.synthetic_class.puzzle_file("puzzle19", code, PRISTINE))
+    run = subprocess.run([sys.executable, "-m", "grader", "batch", str(tmp_path / "class"), "--out",
+                          str(tmp_path / "out"), "--root", str(PRISTINE), "--jobs", "1"],
+                         capture_output=True, text=True, timeout=900, cwd=ROOT)
+    report = SimilarityReport.from_json((tmp_path / "out" / "similarity.json").read_bytes())
+    assert [(p.students, p.signals) for p in report.pairs] == [(("ann", "bob"), (COMPILED,))], run.stdout[-2000:]
+    assert "ann and bob: flagged by the compiled kernel (score 1.00)" in run.stdout
+    assert next(t for t in report.puzzles if t.puzzle == "puzzle19").compiled == 3
