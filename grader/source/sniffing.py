@@ -54,6 +54,27 @@ CLASS_QUESTIONS = {
 }
 
 
+# What switches PyTorch's dispatch off or makes a tensor subclass that runs code of its own for every
+# operation. The grader sees the PyTorch that wrappers and Helion host code run through dispatch, so
+# each of these computes where nothing sees it; none has a use in a puzzle. Matched as a name, an
+# attribute, an imported name (under any alias), a definition's name, or inside a string (getattr).
+INTERNALS = {
+    "_disable_current_modes": "switches off PyTorch's dispatch modes",
+    "_DisableTorchDispatch": "switches off PyTorch's dispatch",
+    "DisableTorchFunction": "switches off PyTorch's function overrides",
+    "DisableTorchFunctionSubclass": "switches off PyTorch's function overrides",
+    "_get_current_dispatch_mode": "asks whether a dispatch mode is watching",
+    "_push_mode": "changes PyTorch's dispatch modes", "_pop_mode": "changes PyTorch's dispatch modes",
+    "TorchDispatchMode": "intercepts PyTorch's dispatch", "TorchFunctionMode": "intercepts PyTorch's functions",
+    "__torch_dispatch__": "makes a tensor subclass that runs its own code for every operation",
+    "__torch_function__": "makes a tensor subclass that runs its own code for every function",
+    "_make_subclass": "makes a tensor subclass", "_make_wrapper_subclass": "makes a tensor subclass",
+    "_python_dispatch": "reaches PyTorch's dispatch machinery", "_C": "reaches PyTorch's C++ internals",
+}
+# Long enough to be looked for inside a string ("torch.utils._python_dispatch"); `_C` only whole.
+_IN_TEXT = tuple(sorted((w for w in INTERNALS if len(w) > 2), key=len, reverse=True))
+
+
 @dataclass(frozen=True)
 class Finding:
     function: str
@@ -62,6 +83,7 @@ class Finding:
     what: str
     helper: str = ""  # "" for a kernel; else what kind of host Python (see grader.source.host_helpers)
     helion: bool = False  # in a Helion kernel's host code (or a function of its file it calls)
+    internals: bool = False  # switches PyTorch's dispatch off, or makes a tensor subclass
 
 
 def _jit_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
@@ -152,8 +174,79 @@ def check_file(path: Path, kernel: str | None) -> Finding | None:
         tree = parse(source)
     except SyntaxError:
         return None
+    escape = internals(Path(path), source, tree)
+    if escape is not None:
+        return escape
     found = next(filter(None, (find(source, name) for name in sorted(_jit_functions(tree)))), None)
     return found or _class_question(tree, source.splitlines())
+
+
+def _internal(node: ast.AST) -> tuple[str, str] | None:
+    """(the internal named, how) where ``node`` names one of INTERNALS, else None."""
+    names: list[str] = []
+    if isinstance(node, ast.Name):
+        names = [node.id]
+    elif isinstance(node, ast.Attribute):
+        names = [node.attr]
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        names = [node.name]
+    elif isinstance(node, ast.alias):
+        names = [node.asname or "", *reversed(node.name.split("."))]  # the most particular first
+    elif isinstance(node, ast.ImportFrom):
+        names = (node.module or "").split(".")
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+        if node.value in INTERNALS:
+            return node.value, f"`{node.value!r}` names `{node.value}`, which"
+        word = next((w for w in _IN_TEXT if w in node.value), None)
+        return None if word is None else (word, f"`{node.value!r}` names `{word}`, which")
+    word = next((n for n in names if n in INTERNALS), None)
+    return None if word is None else (word, f"`{word}`")
+
+
+def _helper_modules(path: Path, tree: ast.Module) -> list[Path]:
+    """The learner's own modules beside ``path`` that it imports (``import helpers``,
+    ``from helpers import f``): their code runs as the wrapper's or the host code's does."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return [path.parent / f"{n}.py" for n in sorted(names) if (path.parent / f"{n}.py").is_file()
+            and (path.parent / f"{n}.py").resolve() != path.resolve()]
+
+
+def internals(path: Path, source: str, tree: ast.Module) -> Finding | None:
+    """The first use of PyTorch's dispatch switches or tensor-subclass machinery (INTERNALS) in the
+    file or in a module of the learner's own it imports, with its line and enclosing function."""
+    files = [(path, source, tree)]
+    for helper in _helper_modules(path, tree):
+        try:
+            text = helper.read_text(encoding="utf-8")
+            files.append((helper, text, parse(text)))
+        except (OSError, UnicodeDecodeError, SyntaxError):
+            continue  # the import reports it when it runs
+    for where, text, module in files:
+        lines = text.splitlines()
+        owner = {}
+        for fn in ast.walk(module):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                owner.update({id(n): fn.name for n in ast.walk(fn) if n is not fn})
+        prose = {id(n.value) for n in ast.walk(module) if isinstance(n, ast.Expr)}  # docstrings say, not do
+        nodes = [n for n in ast.walk(module) if hasattr(n, "lineno") and id(n) not in prose]
+        for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
+            named = _internal(node)
+            if isinstance(node, (ast.Import, ast.ImportFrom)):  # what it imports, then from where
+                named = next(filter(None, map(_internal, node.names)), None) or named
+            if named is None:
+                continue
+            word, shown = named
+            function = owner.get(id(node), where.name)
+            if where != path and function != where.name:
+                function = f"{function}` of `{where.name}"
+            source_line = lines[node.lineno - 1].strip() if node.lineno <= len(lines) else ""
+            return Finding(function, node.lineno, source_line, f"{shown} {INTERNALS[word]}", internals=True)
+    return None
 
 
 def _class_question(tree: ast.Module, lines: list[str]) -> Finding | None:
@@ -190,6 +283,12 @@ def message(finding: Finding) -> str:
         from grader.source.host_helpers import message as helper_message
         return helper_message(Problem(finding.function, finding.line, finding.source, finding.what), finding.helper)
     where = f"`{finding.function}`" + (f" at line {finding.line}: `{finding.source}`" if finding.source else "")
+    if finding.internals:
+        return (f"{where}: {finding.what}. The grader sees the PyTorch your wrapper or Helion host code runs "
+                f"through PyTorch's dispatch; code that switches it off or makes tensor subclasses computes "
+                f"where nothing sees it, so the grader does not run it. Fix: delete it; outside your kernels, "
+                f"only allocate outputs (`torch.empty_like(x)`), take views and sizes, launch the kernels and "
+                f"save for backward (a `torch.autograd.Function` subclass is how a puzzle's wrapper is written).")
     if finding.helion:
         return (f"{where}: {finding.what}. Graded on a CPU, your host code gets tensors that act as a GPU's, of a "
                 f"class of the grader's own; on a GPU they are plain `torch.Tensor`s. A question of their class "

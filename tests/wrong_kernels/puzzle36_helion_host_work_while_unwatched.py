@@ -1,13 +1,13 @@
 """The outer product made by PyTorch on the host, except while a dispatch mode records it: a
-look at the host code in a run of its own sees only an allocation. The runs whose values are
-judged are watched the same way, so there the product is left zero and the values are wrong."""
+look at the host code in a run of its own would see only an allocation. Asking whether a mode
+watches is refused before anything runs (grader.source.sniffing.INTERNALS), with its line."""
 import helion
 import helion.language as hl
 import torch
 from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-EXPECT_KIND = "mismatch"
-EXPECT_SAYS = "`z`"
+EXPECT_KIND = "sniffing"
+EXPECT_SAYS = "asks whether a dispatch mode is watching"
 
 
 def outer(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
