@@ -34,6 +34,15 @@ def _host_work(f: HostWork) -> str:
         return (f"`{f.name}` has no `hl.tile` loop, so Helion generates no Triton kernel from it: all it does is "
                 f"computed with PyTorch on the host{_where(f.line, f.source)}. Fix: put the work inside "
                 f"`for tile in hl.tile(...)` loops, on the tiles (`{t}[tile]`), storing into the output's tiles.")
+    if f.ops[:1] == ("made unseen",):  # grader.sandbox.kinds.helion.host.UNSEEN: judged by where memory came from
+        did = "returns" if f.ops[1:] == ("returned",) else "hands its `hl.tile` loops"
+        which = f"`{f.tensors[0]}`" if f.tensors else "a tensor"
+        return (f"`{f.name}` {did} {which}{_where(f.line, f.source)}, whose memory is not an input's, a view of "
+                f"one, or an allocation of its host code: it was made on the host where the grader's watch of "
+                f"PyTorch did not see it (a dispatch mode switched off, a tensor subclass, PyTorch's internals), "
+                f"so it holds PyTorch's result, not the Triton kernel Helion generates. Fix: outside the loops, "
+                f"only allocate the outputs (`torch.empty_like({f.tensor})`, `{f.tensor}.new_zeros(...)`) and take views and "
+                f"sizes; compute in the `hl.tile` loop, on the tiles (`{f.tensor}[tile]`).")
     what = ""
     if f.ops:
         on = f" on {', '.join(f'`{t}`' for t in f.tensors)}" if f.tensors else ""

@@ -15,6 +15,13 @@ allocated here with a constant too, or moving such a tensor. Anything else that 
 reduction, ``copy_``, ``masked_fill``, an in-place op, ``.item()``, a copy out to NumPy) reads
 or writes tensor data: the first one is reported with the learner's line. Where nothing ran,
 nothing is said.
+
+What no mode sees is judged by where memory came from (provenance, not op names): every tensor the
+host code returns or hands its device loops must be an input, a view of one, or memory an
+allocation made while the recorder watched (``fresh``), written by nothing but constants and the
+device. Memory that appears any other way was computed out of sight, whatever made it (a dispatch
+mode switched off, a tensor subclass, PyTorch's C++ internals), and is reported as host work
+(``UNSEEN``) at the statement that returned it or handed it to the loops.
 """
 from __future__ import annotations
 
@@ -46,6 +53,10 @@ DATA_ESCAPES = frozenset({"numpy", "tolist", "__array__", "__dlpack__", "untyped
 
 _SRC = re.compile(r"\s*# src\[(?P<file>[^\]:]+):(?P<line>\d+)\]:")
 
+
+# The op a HostOp names for memory no watched allocation made; the second op says where it went.
+UNSEEN = "made unseen"
+RETURNED, LAUNCHED = "returned", "handed to the loops"
 
 # What the learner wrote, where PyTorch's name for it is not that.
 SPOKEN = {"_local_scalar_dense": ".item()", "_to_copy": ".to()"}
@@ -139,6 +150,23 @@ class _Recorder:
             frame = frame.f_back
         return None
 
+    def unseen(self, values, how: str, host_frame) -> None:
+        """Reports the first tensor of ``values`` (returned, or handed to the device loops, at
+        ``host_frame``'s statement) whose memory is no input's and no watched allocation's."""
+        if self.found is not None:
+            return
+        for value in _flat((values,)):
+            storage = _storage(value)
+            if storage is None or storage in self.names or storage in self.fresh:
+                continue
+            import linecache
+            line = self.line_of(host_frame) if host_frame is not None else None
+            local = host_frame.f_locals.items() if host_frame is not None else ()
+            named = tuple(name for name, v in local if v is value and not name.startswith("_"))[:1]
+            self.found = HostOp((UNSEEN, how), line, linecache.getline(self.path, line).strip() if line else "",
+                                tensors=named)
+            return
+
     def saw(self, op: str, args) -> None:
         """Writes down ``op``: the first statement to touch data, and every op it runs."""
         where = self.place()
@@ -198,6 +226,31 @@ def _no_launch(*args, **options) -> None:
     """The launcher the host code calls where a device loop stood: nothing is launched."""
 
 
+def _judging_launches(recorder: _Recorder, launch):
+    """``launch``, after the tensors it is handed are judged by where their memory came from."""
+    def launcher(*args, **options):
+        recorder.unseen(args, LAUNCHED, sys._getframe(1))
+        return launch(*args, **options)
+    recorder.launcher_code = launcher.__code__
+    return launcher
+
+
+@contextlib.contextmanager
+def _returning(recorder: _Recorder):
+    """Keeps the host function's frame as it returns, for the line of its ``return``."""
+    frames: list = []
+
+    def profile(frame, event, arg):
+        if event == "return" and frame.f_code is recorder.host_code:
+            frames.append(frame)
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        yield frames
+    finally:
+        sys.setprofile(previous)
+
+
 def _recorded(call, recorder: _Recorder) -> HostOp | None:
     """Runs ``call`` under the recorder's modes, in the world the case's runs give host code (a
     GPU, grader.sandbox.world); what it prints is dropped (the case's runs print it), and what it
@@ -241,11 +294,18 @@ def _host_recorder(host, fn, args: tuple, path: str, launch=None) -> _Recorder:
 
 def host_work(bound, config, args: tuple, path: str) -> HostOp | None:
     """The first statement of the host code Helion generated for ``config`` that touches tensor
-    data when run on ``args`` (the kernel's normalised arguments), or None."""
+    data when run on ``args`` (the kernel's normalised arguments), or returns or hands its loops
+    memory that no watched allocation made; or None."""
     host = bound.compile_config(config, allow_print=False)
     copies, _ = _copies(bound.kernel.fn, args)
     recorder = _host_recorder(host, bound.kernel.fn, copies, path)
-    return _recorded(lambda: host(*copies, _launcher=_no_launch), recorder)
+    launcher = _judging_launches(recorder, _no_launch)
+
+    def call():
+        with _returning(recorder) as returned:
+            result = host(*copies, _launcher=launcher)
+        recorder.unseen(result, RETURNED, returned[-1] if returned else None)
+    return _recorded(call, recorder)
 
 
 @contextlib.contextmanager
