@@ -2,7 +2,10 @@
 interpreter (which runs programs one at a time, in order):
 
 * two programs storing different values to one element without an atomic: a race (an overlap);
-* a program loading an output element nobody has stored yet: reading uninitialised memory;
+* a program loading an output element nobody has stored yet: reading uninitialised memory. An
+  atomic reads the element it updates, so an atomic on an element nobody has stored yet reads
+  nothing too (``tl.atomic_add(z, 0.0)`` returns the grader's NaN fill, and garbage on a GPU);
+  the judge excuses the outputs a puzzle starts as zeros (``Puzzle.zeroed``: a histogram);
 * a program loading what another program of the launch stored, or storing what another loaded (a
   crossing): without atomics to order them, a race on a GPU, whatever the values.
 
@@ -62,6 +65,9 @@ class WriteLog:
             self.outputs_read |= atomic
             self.atomics |= atomic
             before = self.writer[i][index]
+            never = before == -1
+            if atomic and not self.early_reads and never.any():  # it read what it updates: nothing yet
+                self._append(self.early_reads, self._early(r, int(index[never][0]), program, where))
             if not atomic and not self.crossings:
                 read_by = self.reader[i][index]
                 theirs = np.flatnonzero((read_by >= 0) & (read_by != program))
@@ -127,10 +133,14 @@ class WriteLog:
         flat_values = None if values is None else values.reshape(-1)
         found = []
         crossed = []
+        early: list = []
         for i, r, inside, index in self._lanes(addresses, mask):
             self.outputs_read |= atomic
             self.atomics |= atomic
             lane = lane_of[inside]
+            if atomic:  # an atomic reads the element it updates: one nobody stored yet is a read of nothing
+                early += self._never(group, programs, i, r, index, lane, self.writer[i][index] == -1, where,
+                                     {e[0][1] for e in early})
             if not atomic:
                 read_by = self.reader[i][index]
                 crossed += self._crossing_lanes(group, programs, i, r, index, lane,
@@ -141,6 +151,23 @@ class WriteLog:
             self.writer[i][index] = ATOMIC if atomic else programs[lane]  # a repeated element: the last lane's
         self._merge(self.overlaps, found, SHOWN, group)
         self._merge(self.crossings, crossed, 1, group)
+        self._merge(self.early_reads, early, 1, group)
+
+    def _never(self, group, programs, i, r, index, lane, never, where, ranks_seen: set) -> list:
+        """Each lane's first element of region ``i`` where ``never`` (nobody stored it yet), keyed as
+        the serial run meets it; lanes whose rank is in ``ranks_seen`` already have one."""
+        found = []
+        if not never.any():
+            return found
+        lanes = lane[never]
+        for first in np.flatnonzero(np.r_[True, lanes[1:] != lanes[:-1]]):
+            this = int(lanes[first])
+            key = (group.launch, int(group.ranks[this]), group.steps, i)
+            if key[1] in ranks_seen:
+                continue
+            element = int(index[never][first])
+            found.append((key, lambda e=element, p=int(programs[this]): self._early(r, e, p, where)))
+        return found
 
     def _crossing_lanes(self, group, programs, i, r, index, lane, hits, other, loaded: bool, where) -> list:
         """Each lane's first element where ``hits`` (another program's), keyed as the serial run meets it."""

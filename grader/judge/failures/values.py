@@ -187,6 +187,13 @@ class ReadEarly:
 
 def _read_early(f: ReadEarly) -> str:
     tensor = f.tensor
+    if "atomic_" in f.source:  # the write log counts an atomic's read of what it updates (grader.sandbox.write_log)
+        return (f"read `{tensor}` {READ_EARLY}: program {tuple(f.program)} updated "
+                f"{tensor}{_element(f.index, f.shape)} atomically{at_line(f.line, f.source)}, and an atomic reads "
+                f"the element it updates, which no program had stored yet. An output holds garbage until your kernel "
+                f"stores to it (the grader fills it with NaN; the puzzle says which outputs start as zeros), so "
+                f"the value read means nothing. Fix: store `{tensor}` first (`tl.store`), or keep the running value "
+                f"in a variable (`acc = tl.zeros([B0], dtype=tl.float32)`) and store it once it is final.")
     return (f"loaded `{tensor}` {READ_EARLY}: program {tuple(f.program)} read "
             f"{tensor}{_element(f.index, f.shape)}{at_line(f.line, f.source)}, "
             f"which no program had stored yet. An output holds garbage until your kernel stores to it (the grader "
