@@ -79,7 +79,19 @@ class Unseen:
     file: str = ""
 
 
+# grader.sandbox.kinds.function.tape.SMUGGLED: how the recording names what the backward reached
+# of the forward's without ctx (tests/test_provenance.py keeps the two the same).
+SMUGGLED = "a tensor the forward made, reached by the backward without ctx.save_for_backward"
+
+
 def _unseen(f: Unseen) -> str:
+    if f.what.startswith(SMUGGLED):
+        return (f"the backward reached a tensor (shape {fmt_index(tuple(f.shape))}) that the forward made, "
+                f"{f.what.removeprefix(SMUGGLED + ', ')}{_where(f.line, f.source, f.file)}, without "
+                f"`ctx.save_for_backward`: kept on the Function class, in a closure, a global or a cache, it is "
+                f"one that autograd neither tracks nor frees, and one call's value can reach another's backward. "
+                f"Fix: save it with `ctx.save_for_backward(...)` and read it from `ctx.saved_tensors`, or "
+                f"recompute it in the backward with your kernels.")
     return (f"the {f.phase} passed on a tensor (shape {fmt_index(tuple(f.shape))}) that no PyTorch operator the "
             f"grader recorded made, as {f.what}{_where(f.line, f.source, f.file)}: it was computed where the grader "
             f"cannot see (another thread, PyTorch's dispatch turned off, NumPy) or kept from an earlier call. The "

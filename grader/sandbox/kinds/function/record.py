@@ -162,6 +162,9 @@ def record(cls, module, files: dict[str, str], layouts, device: str) -> dict:
     tape = Tape(files, kernel_paths(module), mode)
     for tensor in tensors:
         tape.add(tensor)
+    for tensor in tensors[:-1]:  # as autograd hands them over: `if x.requires_grad: ctx.save_for_backward(x)` saves
+        if tensor.is_floating_point():
+            tensor.requires_grad_(True)
     *inputs, grad_output = on_gpu(tensors)  # on a GPU to the wrapper, wherever it is recorded
     ctx = Context(len(inputs))
     custom_setup = getattr(cls, "setup_context", None) is not getattr(torch.autograd.Function, "setup_context", None)
@@ -172,7 +175,7 @@ def record(cls, module, files: dict[str, str], layouts, device: str) -> dict:
                 cls.setup_context(ctx, tuple(inputs), output)
             else:
                 output = cls.forward(ctx, *inputs)
-            tape.phase = "backward"
+            tape.begin_backward(len(tensors), in_memory(ctx.saved_tensors))
             grads = cls.backward(ctx, grad_output)
     except KeptFromElsewhere:  # the program so far, with the tensor no step made
         return {"inputs": len(inputs), "metas": tape.metas, "steps": tape.steps, "output": {"type": "unseen tensor"},

@@ -26,6 +26,11 @@ CONSTANT_LIMIT = 4096  # elements of a tensor made from Python data (torch.tenso
 SILENT = {"prim::device"}
 
 
+# How ``Tape.unseen`` names a tensor the forward made that the backward reached without ctx (a
+# class attribute, a closure, a global, a cache): grader.judge.failures.wrappers words it.
+SMUGGLED = "a tensor the forward made, reached by the backward without ctx.save_for_backward"
+
+
 class KeptFromElsewhere(Exception):
     """An operator was given a tensor made outside this recording (kept from an earlier call):
     ``Tape.unseen`` says which and where; the recording stops there."""
@@ -60,6 +65,29 @@ class Tape(TorchDispatchMode):
         self.unseen: dict | None = None  # the first tensor no recorded step made
         self.host_values: dict | None = None
         self.mode = mode  # the FakeTensorMode of this recording: a tensor of another was kept from elsewhere
+        # Backward's provenance: storages made before it may be reached only if they are an input's,
+        # grad_output's or a saved tensor's (their numbers here); those from ``backward_from`` on are its own.
+        self.handed: set[int] = set()
+        self.backward_from: int | None = None
+
+    def begin_backward(self, given: int, saved) -> None:
+        """The backward starts: what it may reach of what came before is the first ``given`` refs
+        (the inputs and grad_output) and the tensors ``saved`` (ctx.saved_tensors, as memory)."""
+        self.phase = "backward"
+        refs = [*range(given), *(self.ids.get(t) for t in saved if isinstance(t, torch.Tensor))]
+        self.handed = {self.metas[r]["storage"] for r in refs if r is not None}
+        self.backward_from = len(self.storages)
+
+    def _smuggled(self, ref: int, what: str) -> None:
+        """Notes ``ref`` when the backward reaches storage the forward made that no saved tensor,
+        input or grad_output shares: it came through Python (an attribute, a closure, a cache)."""
+        storage = self.metas[ref]["storage"]
+        if self.phase != "backward" or self.backward_from is None or self.unseen is not None \
+                or storage in self.handed or storage >= self.backward_from:
+            return
+        file, line, source = _line(self.files)
+        self.unseen = {"phase": "backward", "what": f"{SMUGGLED}, as {what}", "shape": self.metas[ref]["shape"],
+                       "file": file, "line": line, "source": source}
 
     # ---- refs --------------------------------------------------------------------------------
     def add(self, tensor: torch.Tensor) -> int:
@@ -82,6 +110,7 @@ class Tape(TorchDispatchMode):
         tensor = in_memory(tensor)
         known = self.ids.get(tensor)
         if known is not None:
+            self._smuggled(known, what)
             return {"ref": known}
         if not _is_fake(tensor) and tensor.numel() <= CONSTANT_LIMIT and tensor.device.type == "cpu":
             from torch._subclasses.fake_tensor import unset_fake_temporarily
