@@ -227,9 +227,9 @@ def test_a_bug_of_the_pass_costs_the_pairs_not_the_grades(monkeypatch, tmp_path)
     from grader.judge import classroom
     from grader.report.class_page import class_page
 
-    def broken(course, students):
+    def broken(course, students, results):
         raise KeyError("boom")
     monkeypatch.setattr(classroom, "similar_submissions", broken)
-    report = classroom._similarity(COURSE, [])
+    report = classroom._similarity(COURSE, [], {})
     assert report.error == "grader error: KeyError: 'boom'" and report.pairs == ()
     assert "The comparison failed (a bug of the grader's" in class_page([], ["puzzle07"], 1.0, report)
