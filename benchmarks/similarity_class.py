@@ -32,9 +32,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import synthetic_class  # noqa: E402
 
-PUZZLE = "puzzle19"
-SIGNATURE = {"x_ptr": "*fp32", "z_ptr": "*fp32", "N0": "i32", "T": "i32", "B1": "constexpr"}
-CONSTEXPRS = {"B1": 64}  # the puzzle's first case's
+# puzzle: (its kernel, ASTSource's signature, the constexprs of the puzzle's first case)
+SETUPS = {"puzzle19": ("online_softmax_kernel", {"x_ptr": "*fp32", "z_ptr": "*fp32", "N0": "i32", "T": "i32",
+                                                 "B1": "constexpr"}, {"B1": 64}),
+          "puzzle07": ("sum_kernel", {"x_ptr": "*fp32", "z_ptr": "*fp32", "N0": "i32", "N1": "i32", "T": "i32",
+                                      "B0": "constexpr", "B1": "constexpr"}, {"B0": 1, "B1": 32})}
+PUZZLE = "puzzle19"  # --puzzle puzzle07: the long sum, tests/synthetic_class.py's other looping puzzle
 STUDENTS = 40
 HABITS = True  # --no-habits: honest students differ only in tests/synthetic_class.py's choices
 
@@ -42,7 +45,7 @@ HABITS = True  # --no-habits: honest students differ only in tests/synthetic_cla
 # ---- disguises: each keeps what the kernel computes ---------------------------------------------
 
 def _kernel(tree: ast.Module) -> ast.FunctionDef:
-    return next(f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "online_softmax_kernel")
+    return next(f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == SETUPS[PUZZLE][0])
 
 
 def _renamed(code: str) -> str:
@@ -178,8 +181,8 @@ class _Habits(ast.NodeTransformer):
 
 def honest(student: str, seed: int, reordered: bool = False) -> str:
     number = int(student[len("student"):])
-    st = synthetic_class._Student(seed * 1_000_003 + number * 1000 + 19)
-    code = "\n".join(synthetic_class.puzzle19(st, reordered=reordered)) + "\n"
+    st = synthetic_class._Student(seed * 1_000_003 + number * 1000 + int(PUZZLE[-2:]))
+    code = "\n".join(synthetic_class.MAKERS[PUZZLE](st, reordered=reordered)) + "\n"
     if not HABITS:
         return code
     return ast.unparse(_Habits(random.Random(f"{seed}/{student}")).visit(ast.parse(code))) + "\n"
@@ -220,7 +223,8 @@ def ttir(code: str, folder: Path) -> str:
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    source = ASTSource(fn=module.online_softmax_kernel, signature=SIGNATURE, constexprs=CONSTEXPRS)
+    name, signature, constexprs = SETUPS[PUZZLE]
+    source = ASTSource(fn=getattr(module, name), signature=signature, constexprs=constexprs)
     return _ttir(triton, source, GPUTarget("cuda", 90, 32), {})
 
 
@@ -232,9 +236,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--verbose", action="store_true", help="print every flagged pair")
     parser.add_argument("--no-habits", action="store_true", help="honest students without _Habits' choices")
+    parser.add_argument("--puzzle", choices=sorted(SETUPS), default="puzzle19")
     args = parser.parse_args()
-    global HABITS
-    HABITS = not args.no_habits
+    global HABITS, PUZZLE
+    HABITS, PUZZLE = not args.no_habits, args.puzzle
     course = Course(ROOT)
     found = {"ir": {}, "source": {}, "either": {}}
     false_pairs = {"ir": 0, "source": 0, "either": 0}
@@ -271,7 +276,7 @@ def main() -> None:
                 for pair, how in copied.items():
                     found[signal].setdefault(how, []).append(pair in flagged)
                 false_pairs[signal] += sum(1 for pair in flagged if pair <= set(honest_names))
-    print(f"{args.seeds} classes of {STUDENTS}; {honest_pairs} honest pairs")
+    print(f"{PUZZLE}: {args.seeds} classes of {STUDENTS}; {honest_pairs} honest pairs")
     print("| disguise | compiled kernel (TTIR) | source | either |")
     print("|---|---|---|---|")
     for how in [*DISGUISES, ALL]:
