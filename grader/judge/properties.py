@@ -13,8 +13,12 @@ is decided here runs in the grader's process, on tensors.
 """
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
 from dataclasses import replace
-from typing import Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
+
+import torch
 
 from grader.judge import failures
 from grader.judge.compare import close_enough, made_alike
@@ -33,8 +37,32 @@ def expected(check: Check, values: Mapping[str, int], inputs: Sequence, outputs:
 
 def judged(puzzle: Puzzle, runs: Sequence[Run]) -> "failures.PropertyFailed | None":
     """What the runs show wrong, or None. A judge that raises is a course bug, reported as one."""
-    what = puzzle.check.judge(tuple(runs))
+    with _one_thread():
+        what = puzzle.check.judge(tuple(runs))
     return None if what is None else failures.PropertyFailed(puzzle.outputs[0], what)
+
+
+_threads = threading.Lock()
+_judging = [0, 0]  # judges running now, and the thread count to restore when the last one ends
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    """Torch on one thread while any judge runs: a judge makes hundreds of small operations (puzzle 27's
+    battery), each of which waits on the whole pool of threads, and on a loaded machine such a wait can
+    take milliseconds (measured: 8 s of a dropout's grading under load, 0.5 s on one thread)."""
+    with _threads:
+        if not _judging[0]:
+            _judging[1] = torch.get_num_threads()
+            torch.set_num_threads(1)
+        _judging[0] += 1
+    try:
+        yield
+    finally:
+        with _threads:
+            _judging[0] -= 1
+            if not _judging[0]:
+                torch.set_num_threads(_judging[1])
 
 
 def note(check: Check, inputs: Sequence, outputs: Sequence, spec: Sequence, values: Mapping[str, int], layouts,

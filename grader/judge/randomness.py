@@ -105,17 +105,20 @@ class Family:
 @dataclass(frozen=True)
 class Finding:
     """A statistic outside its bounds: family ``what``, position ``index`` in the family's tensor,
-    its count ``k`` of ``n`` (about ``expected`` for a correct kernel), the bounds ``lo``..``hi`` a
-    correct kernel keeps to, and ``alpha``, the chance that a correct kernel leaves them."""
+    its count ``k`` of ``n`` (about ``expected`` for a correct kernel), and ``alpha``, the chance that
+    a correct kernel's count leaves the bounds ``lo``..``hi``."""
 
     what: str
     index: tuple[int, ...]
     k: int
     n: int
-    expected: float
-    lo: int
-    hi: int
+    pi: tuple[float, float]
+    upper_only: bool
     alpha: float
+
+    @property
+    def expected(self) -> float:
+        return self.n * (self.pi[0] + self.pi[1]) / 2
 
     @property
     def fraction(self) -> float:
@@ -124,9 +127,23 @@ class Finding:
     @property
     def extremeness(self) -> float:
         """How far towards its extreme the count went: 0 at the expected count, 1 at 0 or at n."""
-        if self.k >= self.expected:
-            return (self.k - self.expected) / max(self.n - self.expected, 1e-300)
-        return (self.expected - self.k) / max(self.expected, 1e-300)
+        return float(extremeness(torch.tensor([self.k]), torch.tensor([self.n]), self.pi)[0])
+
+    @property
+    def lo(self) -> int:
+        return int(bounds(torch.tensor([self.n]), self.pi, self.alpha, self.upper_only)[0][0])
+
+    @property
+    def hi(self) -> int:
+        return int(bounds(torch.tensor([self.n]), self.pi, self.alpha, self.upper_only)[1][0])
+
+
+def extremeness(k: Tensor, n: Tensor, pi: tuple[float, float]) -> Tensor:
+    """How far towards its extreme each count went: 0 at the expected count, 1 at 0 or at n."""
+    k, n = k.double(), n.double()
+    expected = n * (pi[0] + pi[1]) / 2
+    return torch.where(k >= expected, (k - expected) / (n - expected).clamp_min(1e-300),
+                       (expected - k) / expected.clamp_min(1e-300))
 
 
 def failing(k: Tensor, n: Tensor, pi: tuple[float, float], alpha: float, upper_only: bool = False) -> Tensor:
@@ -151,10 +168,11 @@ def testable(n: Tensor, pi: tuple[float, float], alpha: float, upper_only: bool 
 
 
 def judge(families: list[Family], alpha: float) -> list[Finding]:
-    """Every statistic of ``families`` outside its bounds, where the families together fail a correct
-    kernel with probability at most ``alpha``. A statistic that no count could fail at ``alpha / m``
-    (``m`` statistics in all: an element over too few seeds) is left out before the rest share
-    ``alpha``: which are left out depends on the sizes only, never on the counts."""
+    """The most extreme statistic outside its bounds of each family that has one (of equals, the
+    largest group, then the first), where the families together fail a correct kernel with
+    probability at most ``alpha``. A statistic that no count could fail at ``alpha / m`` (``m``
+    statistics in all: an element over too few seeds) is left out before the rest share ``alpha``:
+    which are left out depends on the sizes only, never on the counts."""
     total = sum(f.size for f in families)
     if not total:
         return []
@@ -163,10 +181,14 @@ def judge(families: list[Family], alpha: float) -> list[Finding]:
     found = []
     for f, test in zip(families, tested):
         n, k = f.n.reshape(-1), f.k.reshape(-1)
-        for j in (test & failing(k, n, f.pi, each, f.upper_only)).nonzero().flatten().tolist():
-            lo, hi = bounds(n[j:j + 1], f.pi, each, f.upper_only)
-            found.append(Finding(f.what, tuple(int(i) for i in torch.unravel_index(torch.tensor(j), f.k.shape)),
-                                 int(k[j]), int(n[j]), float(n[j]) * (f.pi[0] + f.pi[1]) / 2, int(lo), int(hi), each))
+        fails = test & failing(k, n, f.pi, each, f.upper_only)
+        if not bool(fails.any()):
+            continue
+        score = torch.where(fails, extremeness(k, n, f.pi), -1.0)
+        top = fails & (score == score.max())
+        j = int(torch.where(top, n, -1).argmax())  # argmax gives the first of equals
+        found.append(Finding(f.what, tuple(int(i) for i in torch.unravel_index(torch.tensor(j), f.k.shape)),
+                             int(k[j]), int(n[j]), f.pi, f.upper_only, each))
     return found
 
 
