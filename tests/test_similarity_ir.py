@@ -178,3 +178,21 @@ def test_a_batch_flags_a_copy_its_source_hides_by_the_compiled_kernel(tmp_path):
     assert [(p.students, p.signals) for p in report.pairs] == [(("ann", "bob"), (COMPILED,))], run.stdout[-2000:]
     assert "ann and bob: flagged by the compiled kernel (score 1.00)" in run.stdout
     assert next(t for t in report.puzzles if t.puzzle == "puzzle19").compiled == 3
+
+
+def test_a_program_three_students_compiled_to_is_no_ones_copy(tmp_path):
+    """Three kernels that compile alike are a common way to write the puzzle (honest students
+    whose choices the compiler erases), and the compiled kernel flags none of them."""
+    codes, _ = similarity_class.build(0)
+    original = codes["student00"]
+    forms = {"ann": original, "bob": similarity_class.DISGUISES["tl.range"](original),
+             "cy": similarity_class.DISGUISES["for -> while"](original)}
+    irs = {name: similarity_class.ttir(code, tmp_path) for name, code in forms.items()}
+    assert all(score == pytest.approx(1.0) for _, (_, score) in ir_scores(irs))
+    texts = {name: similarity_class.synthetic_class.puzzle_file(similarity_class.PUZZLE, code, PRISTINE)
+             for name, code in forms.items()}
+    pairs = class_pairs(Course(PRISTINE), similarity_class.PUZZLE, texts, irs)
+    assert not [p.students for p in pairs if COMPILED in p.signals]
+    two = class_pairs(Course(PRISTINE), similarity_class.PUZZLE, {n: texts[n] for n in ("ann", "cy")},
+                      {n: irs[n] for n in ("ann", "cy")})
+    assert [(p.students, p.signals) for p in two] == [(("ann", "cy"), (COMPILED,))]

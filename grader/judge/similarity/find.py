@@ -150,13 +150,18 @@ def compare_puzzle(puzzle_id: str, codes: list[_Code], common: frozenset[int],
     by_source = {tuple(sorted((codes[i].student, codes[j].student))): (hashes, score) for i, j, hashes, score
                  in pair_scores(codes, common)}
     by_ir = dict(ir_scores(compiled or {}))
+    # A program three or more students compiled to is a common way to write the puzzle, not a copy:
+    # the compiled kernel flags only a pair whose program no third student's matches.
+    alike = Counter(who for pair, (shared, score) in by_ir.items() if shared >= IR_MIN_SHARED and score >= IR_SCORE
+                    for who in pair)
     named = {c.student: c for c in codes}
     pairs = []
     for key in sorted(by_source.keys() | by_ir.keys()):
         hashes, score = by_source.get(key, (set(), 0.0))
         shared_ir, ir_score = by_ir.get(key, (0, None))
         signals = tuple(name for name, flagged in (
-            (COMPILED, ir_score is not None and shared_ir >= IR_MIN_SHARED and ir_score >= IR_SCORE),
+            (COMPILED, ir_score is not None and shared_ir >= IR_MIN_SHARED and ir_score >= IR_SCORE
+             and alike[key[0]] == alike[key[1]] == 1),
             (SOURCE, len(hashes) >= min_shared and score >= min_score)) if flagged)
         if not signals:
             continue
