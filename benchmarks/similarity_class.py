@@ -3,7 +3,7 @@ each wrote puzzle 19's online softmax their own way, and copiers who took anothe
 hid it by one disguise, or by all of them at once. Measures recall on the copies and the false
 pairs among honest students, for the compiled-kernel (TTIR) signal and the source signal.
 
-    python benchmarks/similarity_class.py [--seeds 10]
+    python benchmarks/similarity_class.py [--seeds 20] [--puzzle puzzle07] [--no-habits] [--verbose]
 
 An honest student is tests/synthetic_class.py's: names, a program id kept or inline, masks named
 or inline (either way round), row pointers built once or in every load, a loop over offsets or
@@ -11,9 +11,9 @@ over chunk numbers, a scalar or a per-lane running maximum, the update on one li
 parts, the inverse or a division, the cast on the load or after, operand order. Each disguise is
 applied alone to an honest student's kernel (:data:`DISGUISES`), and all together. Every kernel
 is compiled here as the sandboxed worker compiles it (``compile_request._ttir``, sm_90, the
-puzzle's first case's constexprs): the code is this file's own, never a learner's.
-``tl.static_range`` is not among the disguises: puzzle 19's ``T`` is a runtime length, which a
-static loop cannot run over (tests/test_similarity_ir.py checks it on a kernel whose count is a
+puzzle's first case's constexprs): the code is this file's own, never a learner's. ``--puzzle
+puzzle07`` builds the long sum's class the same way. ``tl.static_range`` is not among the
+disguises: both puzzles' ``T`` is a runtime length, which a static loop cannot run over (tests/test_similarity_ir.py checks it on a kernel whose count is a
 constexpr).
 """
 from __future__ import annotations
