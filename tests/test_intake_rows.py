@@ -84,6 +84,10 @@ def test_every_entry_is_a_row_graded_or_refused_with_its_reason(tmp_path):
         "trent": "`trent` is a symbolic link, never followed: copy the folder itself into the submissions folder and "
                  "run again",
         "pipe.py": "`pipe.py` is not a regular file (a fifo): hand in the file itself and run again"}
+    kinds = {r.id: r.refusal.name for r in rows if r.refused}
+    assert kinds == {"bob.py": "SAME_ID", "frank": "UNREADABLE", "pipe.py": "UNREADABLE", "alice.zip": "ODD_FILE",
+                     "notes.txt": "ODD_FILE", ".DS_Store": "TOOLING", "__MACOSX": "TOOLING", "empty": "EMPTY",
+                     "only_finder": "EMPTY", "eve.py": "LINK", "ghost.py": "LINK", "trent": "LINK"}
     assert {r.id for r in rows if r.refused and not r.folder.exists()} >= {"alice.zip", "eve.py", "trent"}
 
 

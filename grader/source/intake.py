@@ -47,6 +47,17 @@ MAX_PROBLEMS = 40     # lines listed per student from the walk; the rest are cou
 FALLBACK_NAME = FALLBACK_FOLDER
 
 
+class Refusal(enum.Enum):
+    """Why an entry of the submissions folder is not graded. Each is a row of the reports that
+    names the entry and says what to do; none counts as a graded student."""
+    LINK = "a symbolic link"
+    TOOLING = "a file a tool writes"
+    ODD_FILE = "not a folder, .py or .ipynb file"
+    EMPTY = "an empty folder"
+    UNREADABLE = "could not be read"
+    SAME_ID = "a second submission of one id"
+
+
 @dataclass(frozen=True)
 class Student:
     name: str                           # distinct within the class: their row and their folder's name
@@ -58,23 +69,13 @@ class Student:
     id: str = ""                        # as submitted (`Zoë Ñúñez`): what their draw is keyed by
     skipped: Mapping[str, str] = field(default_factory=dict)  # puzzle id -> why no file is graded for it
     refused: str = ""                   # why the entry is not graded at all (then it is a row, not a student)
+    refusal: Refusal | None = None      # the kind of refusal, with ``refused``
 
     @property
     def variant_id(self) -> str:
         """The id their constants are drawn for: the one they submitted under, whatever row name
         the class gave them (a hash in the name is the batch's, not theirs)."""
         return self.id or self.name
-
-
-class Refusal(enum.Enum):
-    """Why an entry of the submissions folder is not graded. Each is a row of the reports that
-    names the entry and says what to do; none counts as a graded student."""
-    LINK = "a symbolic link"
-    TOOLING = "a file a tool writes"
-    ODD_FILE = "not a folder, .py or .ipynb file"
-    EMPTY = "an empty folder"
-    UNREADABLE = "could not be read"
-    SAME_ID = "a second submission of one id"
 
 
 # Entries the operating system or a tool leaves beside the submissions: who writes them.
@@ -256,14 +257,14 @@ def prepare(entry: Path, course: Course, workdir: Path, name: str | None = None)
     which puzzle's kernel. ``name`` must be distinct within the class (see :func:`prepare_class`).
     A single file that cannot be read at all (no permission, not UTF-8) is refused: its row says
     why, and nobody is graded on a file the grader never read."""
-    name = name or clean_name(submitted_name(entry))
+    name = name or clean_name(identity(submitted_name(entry)))
     folder = workdir / name
     folder.mkdir(parents=True, exist_ok=True)
     reader = SubmissionReader()
     reader.read_entry(entry)
     if reader.unreadable:
         return Student(name, entry, folder, id=identity(submitted_name(entry)),
-                       refused=f"`{entry.name}` {reader.unreadable}")
+                       refused=f"`{entry.name}` {reader.unreadable}", refusal=Refusal.UNREADABLE)
     for _, copy, text in reader.found:
         target = folder / copy
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -323,7 +324,8 @@ def prepare_class(folder: Path, course: Course, workdir: Path) -> list[Student]:
     students = []
     for entry, refused, student_id, (name, note) in zip(entries, refusals, ids, student_names(ids)):
         if refused is not None:
-            students.append(Student(name, entry, workdir / name, id=student_id, refused=refused[1]))
+            students.append(Student(name, entry, workdir / name, id=student_id, refused=refused[1],
+                                    refusal=refused[0]))
             continue
         student = prepare(entry, course, workdir, name)
         students.append(replace(student, problems=(note, *student.problems)) if note and not student.refused
