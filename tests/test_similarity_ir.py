@@ -196,3 +196,15 @@ def test_a_program_three_students_compiled_to_is_no_ones_copy(tmp_path):
     two = class_pairs(Course(PRISTINE), similarity_class.PUZZLE, {n: texts[n] for n in ("ann", "cy")},
                       {n: irs[n] for n in ("ann", "cy")})
     assert [(p.students, p.signals) for p in two] == [(("ann", "cy"), (COMPILED,))]
+
+
+def test_a_resumed_batch_keeps_each_kernels_ttir():
+    """--resume reads results.json back: the compiled kernels of the students it keeps still count."""
+    from grader.judge.batch_resume import _puzzle
+    from grader.judge.results import CheckResult, PuzzleResult, StudentResult, to_dict
+    from grader.judge.similarity.find import compiled_kernels
+    check = CheckResult(True, "compiles for sm_90", ttir="module {\n}\n")
+    result = PuzzleResult("puzzle19", "Online softmax", "pass", "", "cpu", checks={"gpu_compile": check})
+    back = _puzzle(json.loads(json.dumps(to_dict(result))))
+    assert back.checks["gpu_compile"].ttir == "module {\n}\n"
+    assert compiled_kernels({"ann": StudentResult("ann", (back,), (), 1.0)}, "puzzle19") == {"ann": "module {\n}\n"}
