@@ -38,7 +38,7 @@ _VALUE = re.compile(r"%[\w.$-]+(?:#\d+)?")
 _RESULTS = re.compile(r"^\s*((?:%[\w.$-]+(?::\d+)?\s*,\s*)*%[\w.$-]+(?::\d+)?)\s*=\s*")
 _OPNAME = re.compile(r'^"?([a-z_]+(?:\.[a-z_0-9]+)+)"?')
 _ARG = re.compile(r"(%[\w.$-]+)\s*:\s*((?:[^,()<>]|<[^<>]*(?:<[^<>]*>[^<>]*)*>)+)")
-_ITER = re.compile(r"(%[\w.$-]+)\s*=\s*(%[\w.$-]+(?:#\d+)?)")
+_ITER = re.compile(r"(%[\w.$-]+)\s*=\s*%[\w.$-]+(?:#\d+)?")  # a loop's iter_args: carried = initial
 _DIMS = re.compile(r"\b\d+x")
 
 
@@ -57,10 +57,10 @@ def _hash(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Op:
-    base: str
-    operands: list[str]
+    base: str            # what the op is alone: name, attributes that change what it computes, type
+    operands: list[str]  # the definitions it reads, by key
 
 
 def _base(name: str, rest: str, results_type: str) -> tuple[str, list[str]]:
@@ -134,7 +134,7 @@ def parse_ttir(text: str) -> dict[str, _Op]:
         if name in LOOPS:
             types = rest.rsplit("->", 1)[-1] if "->" in rest else ""
             kinds = [_type(t) for t in re.findall(r"tensor<[^>]*>+|[if]\d+|!tt\.ptr<[^>]*>", types)]
-            for index, (carried, _initial) in enumerate(_ITER.findall(rest.split("iter_args", 1)[-1])):
+            for index, carried in enumerate(_ITER.findall(rest.split("iter_args", 1)[-1])):
                 define(carried, f"carried {kinds[index] if index < len(kinds) else ''}", [])
             bounds = re.search(r"scf\.for (%[\w.$-]+) = (\S+) to (\S+) step (\S+)", rest)
             if bounds:  # the induction variable, and the compare and step a while loop writes out
