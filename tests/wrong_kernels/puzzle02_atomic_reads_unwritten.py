@@ -4,7 +4,7 @@
 import triton
 import triton.language as tl
 
-EXPECT_KIND = "nonfinite"
+EXPECT_KIND = "unwritten"
 EXPECT_SAYS = "and an atomic reads the element it updates, which no program had stored yet"
 
 
