@@ -112,7 +112,8 @@ class Check:
       dropout's kept elements scaled by 1 / (1 - p), the rest 0), compared elementwise with the
       puzzle's tolerance, as a spec's output is;
     * ``reruns(values)``: the values (sizes, blocks) of further runs on the same inputs: the same
-      again, another seed, another block size (not for a ``large`` case, which runs once);
+      again, another seed, another block size; or on inputs drawn again, where a rerun names
+      ``grader.judge.properties.INPUTS`` (a dropout's backward, on another tensor);
     * ``judge(runs)``: the case's run, then its reruns: what they show wrong, in words that say
       what was yours and what was expected, or None.
 
