@@ -53,8 +53,8 @@ def test_a_helper_module_of_the_learners_own_is_read_too(tmp_path):
 
 
 def test_honest_code_and_prose_that_names_them_pass(tmp_path):
-    source = ('"""Not `__torch_dispatch__`: one kernel, no `torch._C`."""\nimport torch\n\n'
-              "def f(x):\n    out = torch.empty_like(x)\n    return out.view(-1), x.stride(0), torch.cuda.device_count\n")
+    source = ('"""Not `__torch_dispatch__`: one kernel, no `torch._C`."""\nimport torch\n\n_C = 4\n\n'
+              "def f(x):\n    out = torch.empty_like(x)\n    return out.view(-1), x.stride(0), _C\n")
     assert sniffing.internals(tmp_path / "k.py", source, ast.parse(source)) is None
 
 

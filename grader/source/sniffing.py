@@ -185,11 +185,11 @@ def _internal(node: ast.AST) -> tuple[str, str] | None:
     """(the internal named, how) where ``node`` names one of INTERNALS, else None."""
     names: list[str] = []
     if isinstance(node, ast.Name):
-        names = [node.id]
+        names = [node.id] if node.id != "_C" else []  # a learner's own `_C = 4`; `torch._C` is an attribute
     elif isinstance(node, ast.Attribute):
         names = [node.attr]
     elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        names = [node.name]
+        names = [node.name] if node.name != "_C" else []
     elif isinstance(node, ast.alias):
         names = [node.asname or "", *reversed(node.name.split("."))]  # the most particular first
     elif isinstance(node, ast.ImportFrom):
