@@ -347,7 +347,8 @@ def _families(masks, counted, q, block):
     constant, pairs = [], []
     if s > 1:
         runs = kept.sum(0)
-        rates += [rnd.Family("rate column", runs.sum(0), s * counted.sum(0), rnd.keep(q)),
+        rates += [rnd.Family("rate seeds", kept.sum().reshape(1), (s * n_all).reshape(1), rnd.keep(q)),
+                  rnd.Family("rate column", runs.sum(0), s * counted.sum(0), rnd.keep(q)),
                   rnd.Family("rate block", by_block(runs), s * by_block(counted), rnd.keep(q)),
                   rnd.Family("rate element", runs, s * counted.long(), rnd.keep(q))]
         same = (masks == masks[:1]).all(0) & counted
@@ -388,6 +389,7 @@ def _worded(f, q, values, seeds, pair_of):
     if kind == "rate":
         where = {"run": lambda: f"with SEED={seeds[f.index[0]]}, yours keeps",
                  "row": lambda: f"with SEED={seeds[f.index[0]]}, in row {f.index[1]}, yours keeps",
+                 "seeds": lambda: f"{over}, yours keeps",
                  "column": lambda: f"{over}, in column {f.index[0]}, yours keeps",
                  "block": lambda: f"{over}, in row {f.index[0]}'s columns {f.index[1] * block} to "
                                   f"{min(cols, f.index[1] * block + block) - 1}, yours keeps",

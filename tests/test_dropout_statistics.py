@@ -158,6 +158,13 @@ def _seed_ignored_past_64_rows(seed, x, shape, draw):
     return torch.where(fixed, _coins((draw, 0), shape), _coins((draw, seed), shape))
 
 
+def test_a_keep_rate_two_points_high_fails_over_the_seeds():
+    """Each run's count alone is within its bounds more often than not; the 40 seeds' together are not."""
+    biased = lambda seed, x, shape, draw: _coins((draw, seed), shape, q=0.52)
+    said = CHECK.judge(_runs(biased, _values(BATTERY["many_seeds"])))
+    assert said is not None and "over 40 seeds" in said and "expected a fraction 1 - p = 50%" in said, said
+
+
 def test_a_mask_past_64_rows_is_judged_on_the_large_case():
     values = _values(BATTERY["past_64_rows"])
     assert "row 64 ignores SEED" in CHECK.judge(_runs(_seed_ignored_past_64_rows, values))
