@@ -83,7 +83,7 @@ BATCH_EXIT_CODES = """exit status:
   1    a puzzle file of the course itself does not load (the file and line are named), or
        the output was piped into a reader that stopped
   2    a usage problem: SUBMISSIONS is not a folder, no sandbox (bwrap) without --no-sandbox,
-       --variants without --seed-secret or two submissions of one id, --resume of a folder
+       --variants without --seed-secret, --resume of a folder
        without a readable results.json of this course, --address without --engine ray
   3    the grader itself broke: while grading a student (the batch goes on, the reports
        are written and that student's row says where), or outside: please report it

@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader.judge.results import Attempts, CaseResult, CheckResult, PuzzleResult, StudentResult
+from grader.judge.results import REFUSED, Attempts, CaseResult, CheckResult, PuzzleResult, StudentResult
 
 NOT_GRADED = "not graded"  # the start of the problem line of a student a batch did not finish
-REFUSED = "refused"  # the start of the one problem line of an entry of the submissions folder not graded
 
 
 class ResumeError(Exception):
@@ -30,8 +29,8 @@ def refused(name: str, submitted_id: str, reason: str) -> StudentResult:
 
 
 def was_refused(result: StudentResult) -> bool:
-    """A row that is no graded student: counted in no total, graded afresh on --resume if it can be now."""
-    return not result.results and len(result.problems) == 1 and result.problems[0].startswith(REFUSED + ":")
+    """A row that is no graded student (:attr:`StudentResult.refused`)."""
+    return result.refused
 
 
 def was_graded(result: StudentResult) -> bool:

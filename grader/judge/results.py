@@ -223,6 +223,12 @@ class StudentResult:
         return self.submitted_id or self.student
 
     @property
+    def refused(self) -> bool:
+        """A row that is no graded student: an entry of the submissions folder intake refused, its
+        one problem the reason (``REFUSED``). Counted in no total; graded afresh on --resume."""
+        return not self.results and len(self.problems) == 1 and self.problems[0].startswith(REFUSED + ":")
+
+    @property
     def grader_broke(self) -> bool:
         """Whether the grader itself broke on this student: a puzzle ended in ``error``, or the
         whole student did (the problem the class's engines record, prefixed ``GRADER_ERROR``)."""
@@ -232,6 +238,8 @@ class StudentResult:
 
 # How a student's problems name a grader error (grader.judge.classroom and cluster write it).
 GRADER_ERROR = "grader error:"
+# The start of the one problem line of an entry of the submissions folder not graded (batch_resume.refused).
+REFUSED = "refused"
 
 
 def to_dict(obj) -> dict:

@@ -14,7 +14,6 @@ import json
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from grader.judge.batch_resume import was_refused
 from grader.judge.results import Status, StudentResult, to_dict
 from grader.judge.similarity.model import SimilarityReport, flagged_by
 from grader.report.class_page import class_page
@@ -38,7 +37,7 @@ def grades_csv(results: list[StudentResult], puzzle_ids: list[str]) -> str:
     for student in results:
         status = {r.puzzle: r.status for r in student.results}
         cells = [status[p].outcome.csv if p in status else "" for p in puzzle_ids]
-        total = "" if was_refused(student) else student.total
+        total = "" if student.refused else student.total
         writer.writerow([_cell(student.student), *cells, total, _cell("; ".join(student.problems)),
                          _cell(student.id_as_submitted)])
     return out.getvalue()
@@ -47,7 +46,7 @@ def grades_csv(results: list[StudentResult], puzzle_ids: list[str]) -> str:
 def results_json(results: list[StudentResult], puzzle_ids: list[str], seconds: float) -> str:
     return json.dumps({
         "puzzles": puzzle_ids,
-        "students": [{"student": s.student, "submitted_id": s.id_as_submitted, "refused": was_refused(s),
+        "students": [{"student": s.student, "submitted_id": s.id_as_submitted, "refused": s.refused,
                       "total": s.total,
                       "problems": list(s.problems), "seconds": s.seconds,
                       "interpreter_limit": [r.puzzle for r in s.results if r.status == Status.INTERPRETER_LIMIT],
@@ -63,7 +62,7 @@ def junit_xml(results: list[StudentResult]) -> str:
     Triton cannot run) is skipped, not failed; a grader error and a problem line are errors."""
     suites = ET.Element("testsuites")
     for student in results:
-        if was_refused(student):  # no test ran: one skipped case, with the reason
+        if student.refused:  # no test ran: one skipped case, with the reason
             suite = ET.SubElement(suites, "testsuite", name=student.student, tests="1", failures="0", errors="0",
                                   skipped="1", time="0.00")
             ET.SubElement(ET.SubElement(suite, "properties"), "property", name="submitted_id",
@@ -110,7 +109,7 @@ def gradescope(student: StudentResult) -> str:
 def gradescope_refused(results: list[StudentResult]) -> str:
     """The entries refused, each with its id as handed in and why: no grade to upload, and not lost."""
     return json.dumps([{"student": s.student, "submitted_id": s.id_as_submitted, "reason": s.problems[0]}
-                       for s in results if was_refused(s)], indent=1, ensure_ascii=False)
+                       for s in results if s.refused], indent=1, ensure_ascii=False)
 
 
 def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float, out,
@@ -119,7 +118,7 @@ def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float,
     the pairs of similar submissions, how many were graded and where the files went."""
     lines, limited = [], []
     for student in results:
-        if was_refused(student):
+        if student.refused:
             lines.append(f"{student.student:30s}   -  ({student.problems[0]})")
             continue
         gpu = [r.puzzle for r in student.results if r.status == Status.INTERPRETER_LIMIT]
@@ -136,7 +135,7 @@ def summary(results: list[StudentResult], puzzle_ids: list[str], seconds: float,
     elif similarity is not None and similarity.pairs:
         lines.append(f"{len(similarity.pairs)} pair(s) of similar submissions (see {out}/report.html):")
         lines += [f"  {p.puzzle}: {p.students[0]} and {p.students[1]}: {flagged_by(p)}" for p in similarity.pairs]
-    refused = sum(map(was_refused, results))
+    refused = sum(r.refused for r in results)
     told = f" ({refused} entr{'y' if refused == 1 else 'ies'} of the folder refused, each a row saying why)" \
         if refused else ""
     return "\n".join(lines + [f"{len(results) - refused} students graded{told} in {seconds:.0f} s; reports in "
@@ -159,7 +158,7 @@ def write_reports(results: list[StudentResult], puzzle_ids: list[str], out: Path
         (out / "gradescope").mkdir(exist_ok=True)
         (out / "gradescope" / "refused.json").write_text(gradescope_refused(results), encoding="utf-8")
         for student in results:
-            if was_refused(student):
+            if student.refused:
                 continue
             folder = out / "gradescope" / student.student
             folder.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import statistics
 from html import escape
 
-from grader.judge.batch_resume import was_refused
 from grader.judge.results import StudentResult
 from grader.judge.similarity.model import SimilarityReport, flagged_by
 from grader.judge.status import GROUP_COLOURS
@@ -158,7 +157,7 @@ def class_page(results: list[StudentResult], puzzle_ids: list[str], seconds: flo
     titles = {s.puzzle: s.title for s in summaries}
     flagged = {name for pair in (similarity.pairs if similarity else ()) for name in pair.students}
     shown = {s.student: s.id_as_submitted for s in results}
-    refused = sum(map(was_refused, results))  # rows, never students: counted apart
+    refused = sum(r.refused for r in results)  # rows, never students: counted apart
     told = (f" and {refused} entr{'y' if refused == 1 else 'ies'} of the folder refused (each row says why)"
             if refused else "")
     body = (f"<h1>{escape(title)}</h1><p class='tp-note'>{len(results) - refused} submissions{told}, graded in "

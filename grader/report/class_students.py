@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from html import escape
 
-from grader.judge.batch_resume import was_refused
 from grader.judge.results import PuzzleResult, Status, StudentResult
 from grader.judge.status import GROUP_COLOURS, OUTCOMES
 from grader.report.html import code_markup, render
@@ -113,7 +112,7 @@ def students_table(results: list[StudentResult], puzzle_ids: list[str], titles: 
 
 def _ungraded(student: StudentResult) -> str:
     """A row with no grades: an entry intake refused (no student graded), or one the batch did not reach."""
-    return "refused" if was_refused(student) else "not graded"
+    return "refused" if student.refused else "not graded"
 
 
 def _variant(result: PuzzleResult) -> str:
@@ -159,11 +158,11 @@ def student_section(student: StudentResult, puzzles: int, flagged: set[str]) -> 
            if student.student != who else "")
     flag = " ⚑ in a similar pair" if student.student in flagged else ""
     problems = f" · {len(student.problems)} problem(s) with the submission" if student.problems and \
-        not was_refused(student) else ""
+        not student.refused else ""
     parts = [f"<details class='tp-student' id='{anchor(student.student)}'><summary><b>{escape(who)}</b>: {line}"
              f"{flag}{problems}{key}</summary>"]
     if student.problems:
-        parts.append(f"<p>{'Why it was not graded' if was_refused(student) else 'Problems with the submission'}:"
+        parts.append(f"<p>{'Why it was not graded' if student.refused else 'Problems with the submission'}:"
                      "</p><ul class='tp-problems'>"
                      + "".join(f"<li>{escape(p)}</li>" for p in student.problems) + "</ul>")
     if student.attempts:
