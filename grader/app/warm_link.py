@@ -148,10 +148,14 @@ def source_digest() -> str:
 
 
 def runtime() -> str:
-    """This Python, and when the folders its packages come from last changed (an install)."""
+    """This Python, and the packages installed where its packages come from: each folder's
+    distributions and path files by name (an install or an upgrade renames them). Not the folders'
+    times: anything written beside the packages (a cache, a lock) would change those."""
     prefixes = tuple({sys.prefix, sys.base_prefix})
-    folders = [f"{p}@{os.stat(p).st_mtime_ns}" for p in sys.path if p.startswith(prefixes) and os.path.isdir(p)]
-    return " ".join([sys.executable, sys.version.split()[0], *folders])
+    installed = (".dist-info", ".egg-info", ".egg-link", ".pth")
+    folders = [f"{p}:{','.join(sorted(n for n in os.listdir(p) if n.endswith(installed)))}"
+               for p in sys.path if p.startswith(prefixes) and os.path.isdir(p)]
+    return hashlib.sha256(" ".join([sys.executable, sys.version.split()[0], *folders]).encode()).hexdigest()
 
 
 def environment() -> tuple[tuple[str, str], ...]:
