@@ -77,7 +77,7 @@ class Identity(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     root: str
     source: str         # digest of grader/
-    runtime: str        # this Python, and when its packages last changed
+    runtime: str        # this Python, and the packages installed where it imports from
     environment: tuple[tuple[str, str], ...]
     options: Options
 

@@ -28,13 +28,8 @@ def refused(name: str, submitted_id: str, reason: str) -> StudentResult:
     return StudentResult(name, (), (f"{REFUSED}: {reason}",), 0.0, (), submitted_id)
 
 
-def was_refused(result: StudentResult) -> bool:
-    """A row that is no graded student (:attr:`StudentResult.refused`)."""
-    return result.refused
-
-
 def was_graded(result: StudentResult) -> bool:
-    return not was_refused(result) and not any(p.startswith(NOT_GRADED + ":") for p in result.problems)
+    return not result.refused and not any(p.startswith(NOT_GRADED + ":") for p in result.problems)
 
 
 def _case(d: dict) -> CaseResult:

@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Mapping
 
 from grader.course.loader import Course
-from grader.judge.batch_resume import not_graded, refused, was_refused
+from grader.judge.batch_resume import not_graded, refused
 from grader.judge.options import Options
 from grader.judge.results import GRADER_ERROR, CheckResult, FailureKind, PuzzleResult, Status, StudentResult
 from grader.judge.grading_context import GradingContext
@@ -98,8 +98,8 @@ def _resumed(students: list[Student], done: Mapping[str, StudentResult]) -> dict
     the id as submitted (a hash in a row's name may have come or gone with the class's other ids);
     a result written without its id only where it has the row's name and the id needs no cleaning.
     An entry refused then is looked at afresh: it may be gradable now (its permissions fixed)."""
-    by_id = {r.submitted_id: r for r in done.values() if r.submitted_id and not was_refused(r)}
-    by_name = {r.student: r for r in done.values() if not r.submitted_id and not was_refused(r)}
+    by_id = {r.submitted_id: r for r in done.values() if r.submitted_id and not r.refused}
+    by_name = {r.student: r for r in done.values() if not r.submitted_id and not r.refused}
     kept = {}
     for student in students:
         result = by_id.get(student.variant_id) or (
