@@ -284,6 +284,23 @@ def test_a_server_that_differs_is_not_used_and_says_why(served, monkeypatch, tmp
     assert answer.note.startswith(f"graded fresh: the warm server does not match this run: {reason}"), answer.note
 
 
+def test_the_runtime_is_the_install_folders_names_not_sys_path_or_folder_times(monkeypatch, tmp_path):
+    """An imported package that extends sys.path (Ray puts its own folder first) or a file written
+    beside the packages is the same runtime; a package installed is another."""
+    import sysconfig
+    purelib = tmp_path / "site-packages"
+    purelib.mkdir()
+    (purelib / "numpy-2.4.6.dist-info").mkdir()
+    monkeypatch.setattr(sysconfig, "get_paths", lambda: {"purelib": str(purelib), "platlib": str(purelib)})
+    before = warm_link.runtime()
+    (purelib / "ray").mkdir()
+    monkeypatch.setattr(sys, "path", [str(purelib / "ray"), *sys.path])
+    (purelib / "a-lock-file").write_text("")
+    assert warm_link.runtime() == before
+    (purelib / "numpy-2.4.6.dist-info").rename(purelib / "numpy-2.5.0.dist-info")
+    assert warm_link.runtime() != before
+
+
 def test_no_server_a_stale_socket_and_a_second_server(private, tmp_path):
     assert ask(COURSE, Options(), "puzzle01", tmp_path / "k.py").why is Fresh.NO_SERVER
     where = warm_link.socket_path(COURSE.root, create=True)

@@ -18,10 +18,12 @@ from __future__ import annotations
 import enum
 import hashlib
 import os
+import site
 import socket
 import stat
 import struct
 import sys
+import sysconfig
 import tempfile
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -148,14 +150,18 @@ def source_digest() -> str:
 
 
 def runtime() -> str:
-    """This Python, and the packages installed where its packages come from: each folder's
-    distributions and path files by name (an install or an upgrade renames them). Not the folders'
-    times: anything written beside the packages (a cache, a lock) would change those."""
-    prefixes = tuple({sys.prefix, sys.base_prefix})
+    """This Python, and the packages installed where it installs them: each install folder's
+    distributions and path files by name (an install or an upgrade renames them). The folders come
+    from sysconfig, not sys.path, which imported packages extend (Ray puts its own folder first);
+    and not the folders' times: anything written beside the packages (a cache, a lock) changes those."""
+    paths = sysconfig.get_paths()
+    folders = sorted({paths["purelib"], paths["platlib"]})
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
     installed = (".dist-info", ".egg-info", ".egg-link", ".pth")
-    folders = [f"{p}:{','.join(sorted(n for n in os.listdir(p) if n.endswith(installed)))}"
-               for p in sys.path if p.startswith(prefixes) and os.path.isdir(p)]
-    return hashlib.sha256(" ".join([sys.executable, sys.version.split()[0], *folders]).encode()).hexdigest()
+    listed = [f"{folder}:{','.join(sorted(n for n in os.listdir(folder) if n.endswith(installed)))}"
+              for folder in folders if os.path.isdir(folder)]
+    return hashlib.sha256(" ".join([sys.executable, sys.version.split()[0], *listed]).encode()).hexdigest()
 
 
 def environment() -> tuple[tuple[str, str], ...]:
