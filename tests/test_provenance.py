@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.source import sniffing
+from grader.source import host_escapes, sniffing
 
 
 def _found(tmp_path: Path, source: str, helpers: dict | None = None):
@@ -55,7 +55,7 @@ def test_a_helper_module_of_the_learners_own_is_read_too(tmp_path):
 def test_honest_code_and_prose_that_names_them_pass(tmp_path):
     source = ('"""Not `__torch_dispatch__`: one kernel, no `torch._C`."""\nimport torch\n\n_C = 4\n\n'
               "def f(x):\n    out = torch.empty_like(x)\n    return out.view(-1), x.stride(0), _C\n")
-    assert sniffing.internals(tmp_path / "k.py", source, ast.parse(source)) is None
+    assert host_escapes.internals(tmp_path / "k.py", source, ast.parse(source)) is None
 
 
 def test_memory_from_nowhere_is_worded_as_host_work_with_its_tensor_and_line():
@@ -183,3 +183,31 @@ def test_the_smuggled_words_are_the_recordings():
     from grader.judge.failures.wrappers import SMUGGLED as WORDED
     from grader.sandbox.kinds.function.tape import SMUGGLED
     assert WORDED == SMUGGLED
+
+
+@pytest.mark.parametrize("source, refused", [
+    ("import helpers as _C\n\ndef f(x):\n    return _C.scale(x)\n", False),  # the learner's own name
+    ("from mypkg import _C as ext\n", False),  # another package's extension module
+    ("from torch import _C as tc\n", True),
+    ("import torch._C as _C\n", True),
+    ("from torch._C import _DisableTorchDispatch\n", True),
+])
+def test_underscore_c_is_refused_only_where_it_reaches_torch(tmp_path, source, refused):
+    found = host_escapes.internals(tmp_path / "k.py", source, ast.parse(source))
+    assert (found is not None) is refused, found
+    if refused:
+        assert found.what.endswith("PyTorch's C++ internals") or "_DisableTorchDispatch" in found.what
+
+
+def test_a_class_question_in_a_helper_module_the_host_code_calls_is_refused(tmp_path):
+    helper = ("import torch\n\ndef pick(x):\n    return 1 if type(x) is torch.Tensor else 2\n\n"
+              "def unused(x):\n    return type(x)\n")
+    host = ("import helion\nimport helion.language as hl\n{imports}\n\n@helion.kernel()\n"
+            "def add(x):\n    n = {call}(x)\n    out = torch.empty_like(x)\n    return out\n")
+    for imports, call in [("from shapes import pick", "pick"), ("import shapes as sh", "sh.pick")]:
+        found = _found(tmp_path, host.format(imports=imports, call=call), {"shapes": helper})
+        assert sniffing.message(found).startswith(
+            "`pick` of `shapes.py` at line 4: `return 1 if type(x) is torch.Tensor else 2`: `type(x)` asks for a "
+            "value's Python class. Graded on a CPU, your host code gets tensors that act as a GPU's"), found
+    never_called = host.format(imports="import shapes", call="len")
+    assert _found(tmp_path, never_called, {"shapes": helper}) is None

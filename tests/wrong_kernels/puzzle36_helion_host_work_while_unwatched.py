@@ -1,6 +1,6 @@
 """The outer product made by PyTorch on the host, except while a dispatch mode records it: a
 look at the host code in a run of its own would see only an allocation. Asking whether a mode
-watches is refused before anything runs (grader.source.sniffing.INTERNALS), with its line."""
+watches is refused before anything runs (grader.source.host_escapes.INTERNALS), with its line."""
 import helion
 import helion.language as hl
 import torch
