@@ -109,6 +109,9 @@ class KernelRun(Message):
     failure: Failure | None = None
     overlaps: tuple[Overlap, ...] = ()
     early_reads: tuple[EarlyRead, ...] = ()
+    # In the interpreter, whether hooked or not: each output some program loaded or updated atomically
+    # where no store of the run had reached yet, once (the first such read seen). None: not watched (a GPU).
+    unwritten_reads: tuple[EarlyRead, ...] | None = None
     crossings: tuple[Crossing, ...] = ()  # the first, where the run had one
     atomics: bool = False  # a program updated an output atomically (which may order the programs)
     trace: Trace | None = None

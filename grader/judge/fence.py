@@ -119,6 +119,35 @@ def unwritten_fill(dtype: torch.dtype, shape: tuple[int, ...]) -> torch.Tensor:
     return torch.full(shape, _UNWRITTEN_INT if dtype != torch.bool else 0, dtype=torch.int64).to(dtype)
 
 
+def stale_fill(dtype: torch.dtype, shape: tuple[int, ...], seed: int) -> torch.Tensor:
+    """Values such as a GPU's reused memory holds, drawn from ``seed``: finite floats of a plausible
+    size and integers over their dtype's range, a different one per element, never the marker
+    (so every element an early read sees differs from the first run's). Booleans, whose marker
+    is False, are all True."""
+    if dtype == torch.bool:
+        return torch.ones(shape, dtype=torch.bool)
+    gen = torch.Generator().manual_seed(seed)
+    if dtype.is_floating_point:
+        return (torch.randn(shape, generator=gen, dtype=torch.float32) * 8).to(dtype)
+    info = torch.iinfo(dtype)
+    return torch.randint(info.min, info.max, shape, generator=gen, dtype=torch.int64).to(dtype)
+
+
+@dataclass(frozen=True)
+class Fill:
+    """What an output's elements hold before the kernel runs: the grader's marker (``seed`` None),
+    which tells "never written" apart from anything computed, or stale values drawn from ``seed``
+    (:func:`stale_fill`), for the run that checks a result does not depend on them."""
+
+    seed: int | None = None
+
+    def values(self, dtype: torch.dtype, shape: tuple[int, ...]) -> torch.Tensor:
+        return unwritten_fill(dtype, shape) if self.seed is None else stale_fill(dtype, shape, self.seed)
+
+
+UNWRITTEN = Fill()
+
+
 def is_unwritten(values: torch.Tensor) -> torch.Tensor:
     """Elementwise: does the element still hold the grader's fill?"""
     if values.dtype in _UNWRITTEN_BITS:
@@ -127,11 +156,11 @@ def is_unwritten(values: torch.Tensor) -> torch.Tensor:
     return values == unwritten_fill(values.dtype, ()).item()
 
 
-def pack(buffer: Buffer, data: torch.Tensor | None) -> bytearray:
-    """The fenced bytes: guards, then ``data`` (or the unwritten fill), then guards."""
+def pack(buffer: Buffer, data: torch.Tensor | None, fill: Fill = UNWRITTEN) -> bytearray:
+    """The fenced bytes: guards, then ``data`` (or ``fill``: an output not yet written), then guards."""
     raw = bytearray([buffer.guard_byte]) * buffer.total
     if data is None:
-        data = unwritten_fill(torch_dtype(buffer.dtype), buffer.shape)
+        data = fill.values(torch_dtype(buffer.dtype), buffer.shape)
     stored = max(1, buffer.nbytes // buffer.itemsize)
     # where a layout leaves gaps between rows, they hold the unwritten fill
     flat = torch.empty(stored, dtype=data.dtype) if stored == max(1, buffer.numel) else \

@@ -21,7 +21,7 @@ import torch
 
 from grader.course.annotations import TensorSpec, read_spec
 from grader.course.dtypes import DTYPES
-from grader.judge.fence import ROW_GAP, Buffer, unwritten_fill
+from grader.judge.fence import ROW_GAP, UNWRITTEN, Buffer, Fill, unwritten_fill
 from grader.course.case import IGNORE_VARIANT
 from grader.course.puzzle import Case, Puzzle, with_case_values
 from grader.course.puzzle_parts import LookAlike
@@ -38,6 +38,11 @@ def students_secret(secret: int, student: str) -> int:
 def case_seed(puzzle: Puzzle, case: Case, secret: int = 0) -> int:
     """A seed per (puzzle, case seed): the same everywhere, unless a batch adds a secret."""
     return zlib.crc32(f"{puzzle.id}:{case.seed}:{secret}".encode())
+
+
+def stale_seed(puzzle: Puzzle, case: Case, secret: int = 0) -> int:
+    """The seed of a case's stale output values (fence.stale_fill): the case's own, and apart from its inputs'."""
+    return zlib.crc32(f"{puzzle.id}:{case.seed}:{secret}:stale".encode())
 
 
 def round_mantissa(x: torch.Tensor, bits: int) -> torch.Tensor:
@@ -172,6 +177,9 @@ class CasePlan:
     buffers: tuple[Buffer, ...]          # inputs, then outputs
     values: dict[str, int]               # sizes, blocks and strides, by name
     grid: tuple[int, ...]
+    # What the unwritten outputs hold in the run that checks a result does not depend on them
+    # (grader.judge.early_reads): stale values drawn from the case's seed, the first run's marker where none.
+    refill: Fill = UNWRITTEN
 
     @property
     def expected(self) -> tuple[torch.Tensor, ...]:
@@ -269,7 +277,8 @@ class SpecShapes:
         for buffer in buffers:
             for name, stride in zip(puzzle.strides.get(buffer.name, ()), buffer.strides):
                 values[name] = stride
-        return CasePlan(case, tuple(inputs), spec_result, tuple(buffers), values, puzzle.launch_grid(case))
+        return CasePlan(case, tuple(inputs), spec_result, tuple(buffers), values, puzzle.launch_grid(case),
+                        Fill(stale_seed(puzzle, case, secret)))
 
     def _expected(self, inputs: list[torch.Tensor], dims, output_specs) -> tuple:
         """The spec's outputs for ``inputs``, on the CPU, checked against its annotations."""

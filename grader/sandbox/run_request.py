@@ -80,12 +80,20 @@ class AnswersRun:
             checker = self.bounds_checker(msg.buffers, whole, path, traced, msg.check_bounds)
             checker.install()
         named = dict(msg.named)
+        watch = self._unwritten_watch(msg.buffers, whole) if interpreted and not msg.accesses_only else None
         with self.programs_run(reverse, serial, whole, msg.buffers, traced, checker, msg.accesses_only) as order, \
                 self._standing_in(1) as stand:
-            _, error, printed, seconds = self.run_learner(lambda: launch(layers, grid, views, named, config), checker)
+            try:
+                _, error, printed, seconds = self.run_learner(lambda: launch(layers, grid, views, named, config),
+                                                              checker)
+            finally:
+                if watch is not None:
+                    watch.uninstall()
         run = {"label": label, "reversed": reverse, "seconds": seconds, "printed": printed,
                "failure": None if error is None else self.failure_of(error, path, kernel),
                "launches": launched(order)}
+        if watch is not None:
+            run["unwritten_reads"] = wire.convert(watch.reads(), tuple[wire.EarlyRead, ...])
         if stand is not None and stand.used:  # inline PTX, stood in for: graded only if nothing depends on it
             run["failure"] = self._stood_in(stand, run["failure"], whole, path, msg, blobs,
                                             lambda views2: launch(layers, grid, views2, dict(msg.named), config),
@@ -98,6 +106,19 @@ class AnswersRun:
             if checker.trace is not None:
                 run["trace"] = wire.convert(checker.trace.to_json(), wire.Trace)
         return run, checker, whole, error
+
+    def _unwritten_watch(self, buffers: tuple[wire.BufferSpec, ...], whole):
+        """The run's outputs watched for a read before any store reached the element, installed over
+        the bounds check's hooks where it has them (grader.sandbox.unwritten_reads)."""
+        from triton.runtime import interpreter
+
+        from grader.sandbox.unwritten_reads import UnwrittenReads, Watched
+        outputs = [Watched(spec.name, storage.data_ptr() + spec.guard, spec.nbytes,
+                           self.torch.empty((), dtype=getattr(self.torch, spec.dtype)).element_size(), tuple(spec.shape))
+                   for spec, storage in zip(buffers, whole) if spec.role == "output"]
+        watch = UnwrittenReads(outputs, interpreter.interpreter_builder, self.learner_line)
+        watch.install()
+        return watch
 
     def _standing_in(self, seed: int):
         """In the interpreter, inline assembly stood in for under ``seed`` (interpreter.filling)."""

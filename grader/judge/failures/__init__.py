@@ -27,7 +27,8 @@ from grader.judge.failures.words import (  # noqa: F401
     look_alike_note, plural,
 )
 from grader.judge.failures.values import (  # noqa: F401
-    Element, GapFill, LargeInputs, LooksLike, Mismatch, Nonfinite, PropertyFailed, ReadEarly, Unwritten, finding,
+    Element, FillChanged, GapFill, LargeInputs, LooksLike, Mismatch, Nonfinite, PropertyFailed, ReadEarly, Unwritten,
+    finding,
 )
 from grader.judge.failures.memory import (  # noqa: F401
     FOUND_BESIDE, InputModified, RAISED_BESIDE, StrayStore,

@@ -172,9 +172,25 @@ def _gap_fill(f: GapFill) -> str:
 
 
 @dataclass(frozen=True)
+class FillChanged:
+    """What a case's result did when its outputs' unwritten memory held other values (stale ones,
+    as a GPU's does) in a second run: ``tensor``'s element ``index`` came out ``after``, not
+    ``before``; or the run failed (``failed``: the failure's kind, the values then unused)."""
+
+    tensor: str
+    index: int
+    shape: tuple[int, ...]
+    before: float = 0.0
+    after: float = 0.0
+    failed: str = ""
+
+
+@dataclass(frozen=True)
 class ReadEarly:
     """An output loaded before anything was stored to it (interpreter only): the cause of the
-    wrong values, NaN or unwritten elements ``kind`` says, and their message instead."""
+    wrong values, NaN or unwritten elements ``kind`` says, and their message instead; or
+    (``changed``) the cause of a right result that changes with what the outputs held before the
+    kernel ran. ``index`` -1: no read was seen (a GPU's run), only the change."""
 
     kind: FailureKind
     tensor: str
@@ -183,9 +199,35 @@ class ReadEarly:
     shape: tuple[int, ...]
     line: int | None = None
     source: str = ""
+    changed: FillChanged | None = None
+
+
+_STALE = ("On a GPU an output starts with whatever its memory last held (old values, neither zeros nor NaN), "
+          "so this result would be garbage there.")
+
+
+def _depends_on_fill(f: ReadEarly) -> str:
+    c, tensor = f.changed, f.tensor
+    if f.index < 0:
+        read = "your kernel read memory of it that no program had stored yet"
+    elif "atomic_" in f.source:
+        read = (f"program {tuple(f.program)} updated {tensor}{_element(f.index, f.shape)} atomically"
+                f"{at_line(f.line, f.source)}, and an atomic reads the element it updates, which no program had "
+                f"stored yet")
+    else:
+        read = (f"program {tuple(f.program)} loaded {tensor}{_element(f.index, f.shape)}{at_line(f.line, f.source)}, "
+                f"which no program had stored yet")
+    then = (f"the run failed ({c.failed})" if c.failed else
+            f"{c.tensor}{_element(c.index, c.shape)} came out {fmt_value(c.after)} instead of {fmt_value(c.before)}")
+    return (f"you read `{tensor}` {READ_EARLY}, and the result depends on what it held: {read}. When the grader ran "
+            f"this case again with other values in the memory no program had stored yet, {then}. {_STALE} Fix: store "
+            f"every element before reading it, or start from `tl.zeros` in a variable "
+            f"(`acc = tl.zeros([B0], dtype=tl.float32)`) and store `{tensor}` once it is final.")
 
 
 def _read_early(f: ReadEarly) -> str:
+    if f.changed is not None:
+        return _depends_on_fill(f)
     tensor = f.tensor
     if "atomic_" in f.source:  # the write log counts an atomic's read of what it updates (grader.sandbox.write_log)
         return (f"read `{tensor}` {READ_EARLY}: program {tuple(f.program)} updated "

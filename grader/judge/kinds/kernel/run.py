@@ -11,7 +11,7 @@ from grader.channel import wire
 from grader.channel.binding import BindingError, Param
 from grader.course.puzzle import Case
 from grader.course.puzzle_parts import Run
-from grader.judge import failures, properties
+from grader.judge import early_reads, failures, properties
 from grader.judge.asking import Unanswered
 from grader.judge.bounds_beside import BoundsBeside
 from grader.judge.case_run import (CaseOutcome, case_result, describe_case, failed_case, hooks_if_failed,
@@ -165,8 +165,16 @@ class KernelRunner:
         stray = self.beside.checked(beside, blobs, case)
         if stray is not None:
             return CaseOutcome(failed_case(case, puzzle, stray, describe, **extra))
+        refilled = self._refilled(case, plan, message, blobs, reply, raw, describe, extra) if capture is None else None
+        if refilled is not None:
+            return refilled
         crossed = any(launch.crossed for run in runs for launch in run.launches)
         return CaseOutcome(case_result(case, puzzle, True, max_abs_err=worst, **extra), crossed=crossed)
+
+    def _refilled(self, case: Case, plan, message, blobs, reply, raw, describe: str, extra) -> CaseOutcome | None:
+        """A passing case whose programs read an output before storing to it, run again with other
+        values in its unwritten outputs: a failed outcome where the result changed (early_reads)."""
+        return early_reads.refilled(self.grader, case, plan, message, blobs, reply, raw, describe, extra)
 
     def _wrong(self, case: Case, plan, got, run, outcome) -> tuple[FailureKind, str]:
         """What wrong values say: read before they were written, a known mistake, a strided input's gaps."""
