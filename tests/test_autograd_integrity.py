@@ -392,27 +392,20 @@ def test_static_check_follows_helpers_and_ignores_unrelated_code():
     assert _finding("return unused", "import torch\n") is None
 
 
-# ---- asking which device it runs on (issue 32) ---------------------------------------------------
-@pytest.mark.parametrize("body, says", [
-    ("if x.device.type == 'cpu': pass", "`x.device.type == 'cpu'` compares a device"),
-    ("gpu = x.is_cuda", "`.is_cuda` asks whether a tensor is on a GPU"),
-    ("y = x * 2 if x.is_cpu else x", "`.is_cpu` asks whether a tensor is on the CPU"),
-    ("if torch.cuda.is_available(): pass", "`.is_available` asks whether a GPU is there"),
-    ("kind = x.device.type", "`x.device.type` asks which kind of device a tensor is on"),
-    ("if x.device == torch.device('cuda', 0): pass", "compares a device"),
-    ("dev = x.device\nif dev != 'cpu': pass", "`dev != 'cpu'` compares a device"),
-    ("if 'cuda' in str(x.device): pass", "compares a device"),
-    ("n = 1 if x.get_device() < 0 else 2", "`.get_device` asks which device a tensor is on"),
-    ("name = str(x.device)", "`str(x.device)` turns a device into text"),
+# ---- asking which device it runs on (issues 32, 45) -----------------------------------------------
+@pytest.mark.parametrize("body", [
+    "if x.device.type == 'cpu': pass", "gpu = x.is_cuda", "y = x * 2 if x.is_cpu else x",
+    "if torch.cuda.is_available(): pass", "kind = x.device.type", "if x.device == torch.device('cuda', 0): pass",
+    "dev = x.device\nif dev != 'cpu': pass", "if 'cuda' in str(x.device): pass",
+    "n = 1 if x.get_device() < 0 else 2", "name = str(x.device)",
+    "device = 'cuda' if torch.cuda.is_available() else 'cpu'",  # Liger's infer_device()
+    "assert x.is_cuda and torch.cuda.device_count() > 0, 'x must be on a GPU'",
 ])
-def test_asking_which_device_is_refused_with_its_line(body, says):
-    from grader.source.wrapper_check import message
-    finding = _finding(body)
-    assert finding is not None and finding.device, body
-    assert says in finding.what
-    text = message(finding)
-    assert text.startswith("`WeightedSumFunc.forward` at line ")
-    assert "the interpreter's grade records it, and another on a GPU" in text and "`device=x.device`" in text
+def test_asking_which_device_is_library_code_and_passes_the_check(body):
+    """Wherever it is graded, the wrapper sees a GPU (grader.sandbox.world), so a question of the
+    device takes the path it takes where the wrapper is used: nothing to refuse
+    (tests/test_one_world.py runs such wrappers)."""
+    assert _finding(body) is None, body
 
 
 def test_allocating_on_the_inputs_device_is_not_asking_which():

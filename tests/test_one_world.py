@@ -221,6 +221,8 @@ class WeightedSumFunc(torch.autograd.Function):
         sms = torch.cuda.get_device_properties(x.device).multi_processor_count  # sizes nothing: asked, as code does
         props = driver.active.utils.get_device_properties(driver.active.get_current_device())  # Triton's tutorials
         assert sms == props["multiprocessor_count"] > 0 and x.__getattribute__("is_cu" + "da")
+        device = "cuda" if torch.cuda.is_available() else "cpu"  # Liger's infer_device()
+        assert x.is_cuda and x.device.type == device, "x must be on a GPU"  # as library wrappers check
         return device_sniffs.forward(x, weight)
 
     @staticmethod

@@ -11,10 +11,9 @@ constructs with the line. Everything an honest wrapper does (``kernel.warmup``, 
 ``x.new_empty``, ``.reshape``, ``.stride()``, ``x.data_ptr() % 16``, ``partial.sum(0)``,
 ``torch.cuda.get_device_properties``) passes.
 
-Nor may a wrapper ask which device it runs on (``x.is_cuda``, ``x.device.type == "cpu"``,
-``torch.cuda.is_available()``): the interpreter's grade records it on the CPU, so a path taken
-only on a GPU would never be graded there. ``device=x.device`` when allocating is the one honest
-use of a device, and passes.
+A wrapper may ask which device it runs on (``x.is_cuda``, ``x.device.type == "cpu"``,
+``torch.cuda.is_available()``), as library code does: wherever it is graded it sees a GPU
+(:mod:`grader.sandbox.world`), so it takes the path it takes where it is used.
 """
 from __future__ import annotations
 
@@ -58,15 +57,6 @@ FORBIDDEN_ATTRIBUTES = {
     "environ": "reads the process's environment", "getenv": "reads the process's environment",
     "f_back": "reads the call stack", "_getframe": "reads the call stack",
 }
-# What asks which device a tensor is on, or whether one is there: a wrapper graded on the CPU takes
-# another path on a GPU, which the grade never sees.
-DEVICE_ATTRIBUTES = {
-    "is_cuda": "asks whether a tensor is on a GPU", "is_cpu": "asks whether a tensor is on the CPU",
-    "is_mps": "asks which device a tensor is on", "is_xpu": "asks which device a tensor is on",
-    "is_available": "asks whether a GPU is there", "device_count": "asks how many GPUs are there",
-    "get_device": "asks which device a tensor is on",
-}
-DEVICE_NAMES = {"cpu", "cuda", "mps", "xpu", "hip"}
 # Words that only name the grader's tools.
 FORBIDDEN_WORDS = ("fake", "meta", "triton_interpret")
 
@@ -77,38 +67,6 @@ class Finding:
     line: int
     source: str
     what: str
-    device: bool = False  # asks which device it runs on (not reflection): worded otherwise
-
-
-def _mentions_device(node: ast.AST) -> bool:
-    """``x.device``, ``device``, ``dev`` or a device's name ("cuda") anywhere in ``node``."""
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Attribute) and inner.attr == "device":
-            return True
-        if isinstance(inner, ast.Name) and ("device" in inner.id.lower() or inner.id.lower() == "dev"):
-            return True
-        if isinstance(inner, ast.Constant) and isinstance(inner.value, str) and \
-                inner.value.split(":")[0].lower() in DEVICE_NAMES:
-            return True
-    return False
-
-
-def _asks_device(node: ast.AST) -> str | None:
-    """Why ``node`` asks which device the wrapper runs on, or None."""
-    if isinstance(node, ast.Attribute):
-        if node.attr in DEVICE_ATTRIBUTES:
-            return f"`.{node.attr}` {DEVICE_ATTRIBUTES[node.attr]}"
-        if node.attr == "type" and _mentions_device(node.value):
-            return f"`{ast.unparse(node)}` asks which kind of device a tensor is on"
-    parts = (node.left, *node.comparators) if isinstance(node, ast.Compare) else ()
-    if parts and all(isinstance(part, ast.Attribute) and part.attr == "device" for part in parts):
-        return None  # `x.device == w.device`: the same on every machine, asks nothing of which one
-    if any(_mentions_device(part) for part in parts):
-        return f"`{ast.unparse(node)}` compares a device"
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" \
-            and any(_mentions_device(a) for a in node.args):
-        return f"`{ast.unparse(node)}` turns a device into text"
-    return None
 
 
 def _imported_names(tree: ast.AST) -> dict[str, str]:
@@ -213,13 +171,10 @@ def find(source: str, cls_name: str) -> Finding | None:
     for name, fn in _wrapper_functions(tree, cls_name):
         local = _local_names(fn)
         for node in sorted((n for n in ast.walk(fn) if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset)):
-            what, device = _what(node, imported, local), False
-            if what is None:
-                what = _asks_device(node)
-                device = what is not None
+            what = _what(node, imported, local)
             if what is not None:
                 text = lines[node.lineno - 1].strip() if node.lineno <= len(lines) else ""
-                return Finding(name, node.lineno, text, what, device)
+                return Finding(name, node.lineno, text, what)
     return None
 
 
@@ -232,11 +187,6 @@ def check_file(path: Path, cls_name: str) -> Finding | None:
 
 def message(finding: Finding) -> str:
     where = f"`{finding.function}`" + (f" at line {finding.line}: `{finding.source}`" if finding.source else "")
-    if finding.device:
-        return (f"{where}: {finding.what}. A wrapper that asks which device it runs on can take one path on the "
-                f"CPU, where the interpreter's grade records it, and another on a GPU, which that grade never "
-                f"sees. Write one path for every device: allocate with `device=x.device`, take the grid and "
-                f"blocks from the shapes, and launch the same kernels.")
     return (f"{where}: {finding.what}, which {_REFLECTS}. The grader records your wrapper on tensors without "
             f"values and grades the replay, so a wrapper must do the same whatever it is given: allocate, "
             f"reshape, launch your Triton kernels and save for backward, using only the tensors' shapes, "

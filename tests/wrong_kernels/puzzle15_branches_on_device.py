@@ -1,6 +1,6 @@
-"""Launches its kernels on the CPU (where the interpreter's grade records it) and computes with
-PyTorch on a GPU, by asking which device the input is on: the wrapper check refuses the question
-before anything runs, with its line."""
+"""Launches its kernels on the CPU and computes with PyTorch on a GPU, by asking which device the
+input is on. Wherever it is graded the wrapper sees a GPU (grader.sandbox.world), so it takes its
+GPU path on the CPU too, and fails there as it would on a GPU."""
 import torch
 import triton
 
@@ -8,8 +8,8 @@ import triton
 from puzzle13_weighted_sum_forward import weighted_sum_fwd
 from puzzle14_weighted_sum_backward import weighted_sum_bwd
 
-EXPECT_KIND = "sniffing"
-EXPECT_SAYS = "at line 22: `on_cpu = x.device.type == \"cpu\"`: `x.device.type == 'cpu'` compares a device"
+EXPECT_KIND = "torch_compute"
+EXPECT_SAYS = "the forward launched no Triton kernel: compute it with your kernels from the previous puzzles."
 
 
 class WeightedSumFunc(torch.autograd.Function):
