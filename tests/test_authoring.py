@@ -36,9 +36,11 @@ def test_every_puzzle_file_names_its_track(puzzle_id):
 
 
 def test_every_track_has_a_notebook():
-    from grader.app.notebook_build import TRACKS as NOTEBOOKS
+    """One table of tracks (grader.course.kinds.tracks), which the puzzle's check and the notebooks read."""
+    from grader.course.kinds import tracks
     from grader.course.puzzle import TRACKS
-    assert sorted(track for _, track in NOTEBOOKS.values()) == sorted(TRACKS)
+    assert [track.notebook for track in tracks()] == ["01_classic", "02_cs336", "03_transformer", "04_helion"]
+    assert TRACKS == tuple(track.name for track in tracks())
 
 
 @pytest.mark.parametrize("puzzle_id", PUZZLE_IDS)

@@ -71,7 +71,16 @@ def _imports(path: Path, module: str) -> set[str]:
             found.update(n for n in [target, *names] if n.startswith("grader"))
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names if alias.name.startswith("grader"))
+        elif _lists_wings(node):  # a registry imports its wings by name, when first asked for
+            found.update(value.value for value in node.value.values if value.value.startswith("grader"))
     return found
+
+
+def _lists_wings(node: ast.AST) -> bool:
+    """A registry's ``WINGS = {kind: its wing's module}``."""
+    return (isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["WINGS"]
+            and isinstance(node.value, ast.Dict)
+            and all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in node.value.values))
 
 
 @functools.cache
@@ -248,7 +257,7 @@ INNER_ROOMS = {
     "grader.judge.similarity": {"find", "model"},
 }
 # A kind's wing: a folder (or module) of its own below each of these, which are the registries.
-WINGS = ("grader.sandbox.kinds", "grader.channel.kinds", "grader.judge.kinds")
+WINGS = ("grader.course.kinds", "grader.sandbox.kinds", "grader.channel.kinds", "grader.judge.kinds")
 
 
 def _wing(module: str) -> str | None:
@@ -281,6 +290,13 @@ def test_the_wing_rule_sees_a_crossing():
     assert _wing("grader.sandbox.kinds.function") == _wing("grader.judge.kinds.function.runner") == "function"
     assert _wing("grader.sandbox.kinds") is None and _wing("grader.sandbox.worker") is None
     assert _wing("grader.judge.kinds.kind") is None  # the judge registry's own description of a kind
+    assert _wing("grader.course.kinds.helion") == "helion" and _wing("grader.course.kinds.kind") is None
+
+
+def test_a_registry_imports_the_wings_it_lists():
+    """A registry names its wings as strings, imported when asked for: the graph counts them as its imports."""
+    assert {"grader.judge.kinds.helion", "grader.judge.kinds.kernel"} <= graph()["grader.judge.kinds"]
+    assert "grader.course.kinds.helion" in graph()["grader.course.kinds"]
 
 
 def test_the_report_package_holds_the_renderers():

@@ -185,7 +185,7 @@ def package_finding(spec: kinds.KindSpec, version: str | None) -> Finding:
     import sys
     package, install = spec.package, spec.install or ""
     if version is None:
-        return Finding("warning", package, f"{package} is not installed: {spec.track}'s puzzles are graded "
+        return Finding("warning", package, f"{package} is not installed: {spec.track_called}'s puzzles are graded "
                        "`unsupported` (the other tracks do not need it).", install)
     probe = (f"import time; t = time.perf_counter(); import {spec.probe_modules or package}; "
              "print(f'{time.perf_counter() - t:.1f}')")
@@ -201,9 +201,9 @@ def package_finding(spec: kinds.KindSpec, version: str | None) -> Finding:
         last = (done.stderr.strip().splitlines() or ["no error message"])[-1]
         note = f"   ({spec.install_note})" if spec.install_note else ""
         return Finding("warning", package, f"{package} {version} is installed but does not import: {last}. "
-                       f"{spec.track[0].upper()}{spec.track[1:]} cannot be graded here.", install + note)
+                       f"{spec.track_called[0].upper()}{spec.track_called[1:]} cannot be graded here.", install + note)
     seconds = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "?"
-    return Finding("ok", package, f"{package} {version} imports ({seconds} s, with torch): {spec.track} is "
+    return Finding("ok", package, f"{package} {version} imports ({seconds} s, with torch): {spec.track_called} is "
                    f"{spec.graded_how}.")
 
 

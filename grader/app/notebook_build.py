@@ -16,14 +16,6 @@ from grader.course.loader import Course, PuzzleLoadError
 from grader.source.source_lines import marker_lines, statement_start
 from grader.judge.failures import FailureKind
 
-# Each track's notebook: its name, its title and the track (``Puzzle.track``) whose puzzles it
-# holds. A track with no puzzle yet gets no notebook: none is written, none checked as stale.
-TRACKS = {
-    "01_classic": ("Classic puzzles", "classic"),
-    "02_cs336": ("Track two: the CS336 weighted sum", "cs336"),
-    "03_transformer": ("Track three: the kernels of a transformer", "transformer"),
-    "04_helion": ("Track four: the same kernels in Helion", "helion"),
-}
 KERNEL_ENV = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
 SETUP = '''\
@@ -187,8 +179,11 @@ def build(course: Course) -> dict[str, nbformat.NotebookNode]:
     books = {"00_start_here": _notebook([
         nbformat.v4.new_markdown_cell(text, id=f"start-{i}") if kind == "markdown"
         else nbformat.v4.new_code_cell(text, id=f"start-{i}") for i, (kind, text) in enumerate(START_HERE)])}
-    for name, (title, track) in TRACKS.items():
-        ids = [p for p in course.ids if course.puzzle(p).track == track]
+    # Each track's notebook (grader.course.kinds.tracks: its name and title), of the puzzles of that
+    # track. A track with no puzzle yet gets no notebook: none is written, none checked as stale.
+    for track in kinds.tracks():
+        name, title = track.notebook, track.title
+        ids = [p for p in course.ids if course.puzzle(p).track == track.name]
         if not ids:
             continue
         cells = [nbformat.v4.new_markdown_cell(f"# Triton Puzzles: {title}\n\nRun the set-up cell first. Then, for "

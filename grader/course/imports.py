@@ -77,17 +77,25 @@ class _StandIn(types.ModuleType):
 
 
 @contextlib.contextmanager
-def standing_in(*packages: str):
-    """Stand-ins for ``packages`` (installed, not imported yet) while a course file is imported for
+def standing_in(*modules: str):
+    """Stand-ins for ``modules`` (a kind's spec lists them: its package, and what a puzzle file
+    imports of it), of packages installed and not imported yet, while a course file is imported for
     its ``PUZZLE``: a Helion puzzle's file decorates its kernel with ``@helion.kernel``, and
     importing helion costs seconds of the command's CPU (torch's compiler stack), though only the
     worker runs the kernel, and imports helion itself. Removed after, so a real import still works;
     a package not installed is left missing, so the file still says that it needs it."""
     with _LOCK:
-        stood = [p for p in packages if p not in sys.modules and importlib.util.find_spec(p) is not None]
-        for package in stood:
-            sys.modules[package] = _StandIn(package)
-            sys.modules[package + ".language"] = sys.modules[package].language
+        roots = {m.split(".")[0] for m in modules}
+        stood = {p for p in roots if p not in sys.modules and importlib.util.find_spec(p) is not None}
+        for module in modules:
+            parts = module.split(".")
+            if parts[0] not in stood:
+                continue
+            for i in range(1, len(parts) + 1):  # a module's packages first, each an attribute of the one above
+                name = ".".join(parts[:i])
+                if name not in sys.modules:
+                    sys.modules[name] = _StandIn(name) if i == 1 else getattr(sys.modules[".".join(parts[:i - 1])],
+                                                                              parts[i - 1])
         try:
             yield
         finally:

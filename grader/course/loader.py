@@ -183,7 +183,7 @@ def load_puzzle(path: str) -> Puzzle:
     try:
         # What the file prints goes to stderr: stdout may be carrying the one --json document.
         with contextlib.redirect_stdout(sys.stderr):
-            with standing_in(*STOOD_IN):  # only PUZZLE is wanted here; the worker imports helion
+            with standing_in(*kinds.stand_ins()):  # only PUZZLE is wanted here; the worker imports a kind's package
                 module = import_file(path, name)  # an autograd puzzle imports the kernels of the puzzles before it
     except SyntaxError as exc:
         raise _syntax_error(path, exc) from None
@@ -226,19 +226,16 @@ def _syntax_error(path: str, exc: SyntaxError) -> PuzzleLoadError:
     return PuzzleLoadError(message, kind="syntax", line=exc.lineno)
 
 
-# Packages only one kind's puzzle files import, and how to add each: without it, those puzzles
-# are unsupported here, not failed. Their kernel code needs them only when it runs (in the
-# worker), so they are stood in for while the grader reads a file's PUZZLE.
-TRACK_PACKAGES = kinds.packages()
-STOOD_IN = tuple(TRACK_PACKAGES)
-
-
 def _import_error(path: str, exc: BaseException) -> PuzzleLoadError:
+    # A package only one kind's puzzle files import (grader.course.kinds), missing: those puzzles are
+    # unsupported here, not failed. Their kernel code needs it only when it runs (in the worker), so
+    # it is stood in for while the grader reads a file's PUZZLE.
     missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
-    if missing and missing.split(".")[0] in TRACK_PACKAGES:
+    packages = kinds.packages()
+    if missing and missing.split(".")[0] in packages:
         package = missing.split(".")[0]
         return PuzzleLoadError(f"{_shown(path)} needs {package}, which is not installed here: "
-                               f"`{TRACK_PACKAGES[package]}` adds it.", kind="unsupported")
+                               f"`{packages[package]}` adds it.", kind="unsupported")
     folder = os.path.realpath(os.path.dirname(path))
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if os.path.realpath(os.path.dirname(f.filename or "")) == folder]

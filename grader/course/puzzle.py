@@ -16,7 +16,7 @@ from typing import Callable, Mapping
 
 from grader.course.case import EDGES, LAYOUTS, Case, seeds  # noqa: F401 (what puzzle files import)
 from grader.course.dtypes import FLOATS, dtype_named
-from grader.course.kinds import SPECS
+from grader.course import kinds
 from grader.course.puzzle_parts import Bench, Check, LookAlike, Mistake, Run  # noqa: F401 (Run: what a Check's callables see)
 from grader.course.variant import Variant, restate, shown, tex  # noqa: F401 (tex: what puzzle files import)
 
@@ -29,15 +29,15 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-# The parts of the course, in order; grader/app/notebook_build.py gives each its notebook.
-TRACKS = ("classic", "cs336", "transformer", "helion")
+# The parts of the course, in order (grader.course.kinds.tracks: the table grader/app/notebook_build.py
+# also reads, to give each its notebook).
+TRACKS = tuple(track.name for track in kinds.tracks())
 
-# What a puzzle's ``kind`` may be (grader.course.kinds), and those the grader launches on the
-# puzzle's ``grid`` (an autograd Function launches its own kernels). How each is graded is its
-# entry in grader.judge.kinds (and, in the worker, grader.sandbox.kinds): tests/test_kinds.py
-# holds all three to these names.
-KINDS = tuple(SPECS)
-ON_GRID = tuple(name for name, spec in SPECS.items() if spec.on_grid)
+# What a puzzle's ``kind`` may be (grader.course.kinds; a puzzle is checked against the registry
+# itself), and those the grader launches on the puzzle's ``grid`` (an autograd Function launches its
+# own kernels). How each is graded is its wing in grader.judge.kinds (and, in the worker,
+# grader.sandbox.kinds): tests/test_kinds.py holds all three to these names.
+KINDS = tuple(kinds.SPECS)
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ class Puzzle:
     host_reduce: Mapping[str, Callable] = field(default_factory=dict)
     # one of KINDS; "function": the learner writes a torch.autograd.Function named `kernel`;
     # "helion": a @helion.kernel named `kernel` that takes the spec's inputs and returns its outputs
-    kind: str = "kernel"
+    kind: str = kinds.default()
     requires: tuple[str, ...] = ()  # triton.language APIs the puzzle needs, e.g. ("make_block_ptr",)
     instead: str | None = None      # the puzzle to do where those APIs are gone, e.g. "puzzle16"
     bench: Bench | None = None
@@ -143,17 +143,18 @@ class Puzzle:
                                                       self.id))
         if not (self.id.startswith("puzzle") and self.id[6:].isdigit()):
             raise ValueError(f"puzzle id {self.id!r} must look like 'puzzle07'")
-        if self.track not in TRACKS:
-            raise ValueError(f"{self.id}: track must be one of {', '.join(map(repr, TRACKS))}, "
+        tracks = [track.name for track in kinds.tracks()]
+        if self.track not in tracks:
+            raise ValueError(f"{self.id}: track must be one of {', '.join(map(repr, tracks))}, "
                              f"not {self.track!r}")
         labels = [c.label for c in self.cases]
         if len(set(labels)) != len(labels):
             raise ValueError(f"{self.id}: two cases share a name and seed: {labels}")
         if not self.cases:
             raise ValueError(f"{self.id}: a puzzle needs at least one case")
-        if self.kind not in KINDS:
-            raise ValueError(f"{self.id}: kind must be {' or '.join(map(repr, KINDS))}, not {self.kind!r}")
-        if self.kind in ON_GRID and self.grid is None:
+        if self.kind not in kinds.SPECS:
+            raise ValueError(f"{self.id}: kind must be {' or '.join(map(repr, kinds.SPECS))}, not {self.kind!r}")
+        if kinds.SPECS[self.kind].on_grid and self.grid is None:
             raise ValueError(f"{self.id}: a {self.kind} puzzle needs a grid")
         for dtype, pair in self.tolerances.items():
             dtype_named(dtype)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
+from grader.course.kinds import package_warm_steps
 from grader.course.loader import Course, PuzzleLoadError
 from grader.judge.kinds import KINDS, kind_of
 from grader.judge.options import Options
@@ -49,11 +50,15 @@ def start_workers(options: Options, jail: Jail, count: int, now: bool = True,
                   WorkerProcess("cpu", jail) if options.device == "cuda" and options.check_bounds else None,
                   CompileChecker("compile", jail) if checks else None)
              for _ in range(count)]
+    # A kind's package (grader.course.kinds: helion): its import is seconds, taken by the interpreter's
+    # zygote as it starts, beside the grader's own start; a compile checker's fork asks for it where
+    # that kind's Triton needs it.
+    packages = compile_warm & set(package_warm_steps().values())
     for crew in crews:
         if crew.compiler is not None:
-            crew.compiler.worker.warm = compile_warm - {"helion"}  # its fork asks, where Helion's Triton needs it
-        if "helion" in compile_warm and crew.worker.device == "cpu":
-            crew.worker.warm = frozenset({"helion"})  # seconds, beside the grader's own start
+            crew.compiler.worker.warm = compile_warm - packages
+        if packages and crew.worker.device == "cpu":
+            crew.worker.warm = frozenset(packages)
     for worker in _processes(crews) if now else ():
         worker.start()
     return crews
@@ -223,9 +228,9 @@ class Grading:
 
 def _compile_warm(files: Sequence[Path]) -> frozenset[str]:
     """What the zygotes should import before they are ready: torch in the compile checkers', if a
-    file to be graded imports it (a learner's puzzle file does; a solution does not); helion
-    in the interpreter's, if one imports helion (a Helion puzzle's file)."""
-    from grader.source.source_lines import imports_helion, imports_torch
+    file to be graded imports it (a learner's puzzle file does; a solution does not); a kind's
+    package in the interpreter's, if one imports it (a Helion puzzle's file imports helion)."""
+    from grader.source.source_lines import imports_package, imports_torch
     warm = set()
     for path in files:
         try:
@@ -233,7 +238,7 @@ def _compile_warm(files: Sequence[Path]) -> frozenset[str]:
         except (OSError, UnicodeDecodeError):
             continue
         warm |= {"torch"} if imports_torch(text) else set()
-        warm |= {"helion"} if imports_helion(text) else set()
+        warm |= {step for package, step in package_warm_steps().items() if imports_package(text, package)}
     return frozenset(warm)
 
 

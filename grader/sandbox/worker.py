@@ -66,11 +66,15 @@ def prepare(device: str, warm=()):
     return warmup.prepare(device, warm, kinds.warm_steps())
 
 
-def _track_versions(puzzle) -> dict:
-    """The version of a track's own package (helion) beside torch's and triton's, where it has one."""
+def _package_versions(puzzle) -> dict:
+    """The version of the package the puzzle's kind needs (its spec's: helion), beside torch's and
+    triton's, where it needs one."""
     import importlib.metadata
+
+    from grader.course.kinds import SPECS
+    package = SPECS[puzzle.kind].package
     try:
-        return {puzzle.track: importlib.metadata.version(puzzle.track)} if puzzle.kind == puzzle.track else {}
+        return {package: importlib.metadata.version(package)} if package else {}
     except (importlib.metadata.PackageNotFoundError, ValueError):
         return {}
 
@@ -213,7 +217,7 @@ class Worker(AnswersRun, AnswersCompile):
                                                                             "statistic") if k in copy}),
                             result=wire.convert(result, wire_measure.BenchTiming), statistic=METHOD,
                             versions={"torch": str(self.torch.__version__),
-                                      "triton": str(self.triton.__version__), **_track_versions(puzzle)}), out
+                                      "triton": str(self.triton.__version__), **_package_versions(puzzle)}), out
 
     def op_profile(self, msg: wire_measure.Profile, blobs: list[bytes]):
         """``--perf``: run the learner's kernel (or autograd function) once at one size in the

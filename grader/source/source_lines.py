@@ -15,7 +15,6 @@ CLOSING = re.compile(r"^# -{10,}$")
 
 
 IMPORTS_TORCH = re.compile(r"^\s*(?:import|from)\s+(?:torch|jaxtyping)\b", re.MULTILINE)
-IMPORTS_HELION = re.compile(r"^\s*(?:import|from)\s+helion\b", re.MULTILINE)
 
 
 def imports_torch(text: str) -> bool:
@@ -24,10 +23,11 @@ def imports_torch(text: str) -> bool:
     return IMPORTS_TORCH.search(text) is not None
 
 
-def imports_helion(text: str) -> bool:
-    """Whether a file imports helion (a Helion puzzle's does; so does the Triton Helion generates
-    where it calls Helion's helpers): its zygote then imports it once, as it starts."""
-    return IMPORTS_HELION.search(text) is not None
+def imports_package(text: str, package: str) -> bool:
+    """Whether a file imports ``package``, a kind's own (a Helion puzzle's file imports helion; so
+    does the Triton Helion generates where it calls Helion's helpers): its zygote then imports it
+    once, as it starts."""
+    return re.search(rf"^\s*(?:import|from)\s+{re.escape(package)}\b", text, re.MULTILINE) is not None
 
 
 def marker_lines(lines: list[str]) -> tuple[list[int], list[int]]:

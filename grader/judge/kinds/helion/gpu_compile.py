@@ -13,7 +13,7 @@ from grader.judge.asking import Unanswered
 from grader.judge.case_run import COMPILE_STAGE
 from grader.judge.kinds.kind import Check
 from grader.judge.results import CheckResult
-from grader.source.source_lines import imports_helion
+from grader.source.source_lines import imports_package
 
 
 class _Closing:
@@ -41,7 +41,7 @@ def compile_generated(grader, launches: queue.SimpleQueue) -> CheckResult | None
     if first is None:  # no case launched anything: nothing to compile, no checker started
         return None
     result, count, ttir = None, 0, ""
-    if imports_helion(kernel_only(first[0])):  # Helion's helpers: imported once, in the checker's zygote
+    if imports_package(kernel_only(first[0]), "helion"):  # Helion's helpers: imported once, in the checker's zygote
         grader.compiler.worker.warm |= {"helion"}
     with grader.checker_session() as compiler:
         for source, launch, describe in itertools.chain([first], iter(launches.get, None)):

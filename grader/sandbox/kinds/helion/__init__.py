@@ -1,6 +1,12 @@
 """The worker's side of a Helion puzzle: the kernel loaded as Helion's object (run), its host code
 watched as it runs (host), its generated Triton run tile by tile in the interpreter (tiled, cpu),
 the case's tile sizes as a Helion config (config), and its timing (bench)."""
+from __future__ import annotations
+
+from grader.channel import wire_measure
+from grader.channel.kinds import helion as helion_wire
+from grader.sandbox.kinds.kind import WorkerKind
+from grader.sandbox.warmup import WarmStep
 
 
 def warm() -> None:
@@ -24,3 +30,43 @@ def warm() -> None:
         if keep_out and sys.modules.get("sklearn", 0) is None:
             del sys.modules["sklearn"]
     import grader.sandbox.kinds.helion.run  # noqa: F401  (the worker's side of a case, and what it imports)
+
+
+def _run(worker, msg: helion_wire.HelionRun, blobs: list[bytes]):
+    """One case of a Helion puzzle: compiled by Helion, then run (run); on a CPU in Helion's
+    interpreter, its tunables at their defaults (ref_mode)."""
+    from grader.sandbox.kinds.helion.run import run
+    if worker.device == "cpu":
+        from grader.sandbox.kinds.helion.ref_mode import tunables_take_defaults
+        tunables_take_defaults()
+    return run(worker, msg, blobs)
+
+
+def _load(worker, kernel, name: str):
+    from grader.sandbox.kinds.helion.run import load
+    return load(worker, kernel, name)
+
+
+def _before_import(device: str) -> None:
+    from grader.sandbox.kinds.helion.run import before_import
+    before_import(device)
+
+
+def _owns(obj) -> bool:
+    from grader.sandbox.kinds.helion.run import is_helion_kernel  # reads the class: helion is not imported
+    return is_helion_kernel(obj)
+
+
+def _bench(puzzle, kernel, msg: wire_measure.Bench, blobs: list[bytes], device: str):
+    from grader.sandbox.kinds.helion.bench import bench_helion
+    return bench_helion(puzzle, kernel, msg, blobs, device)
+
+
+def _profile(puzzle, kernel, msg: wire_measure.Profile, filename: str, module):
+    raise NotImplementedError("--perf counts a Triton kernel's accesses in Triton's interpreter; a Helion "
+                              "kernel's are not counted yet: run --verbose to see the Triton it becomes")
+
+
+KIND = WorkerKind("helion", owns=_owns, load=_load, ran=lambda kernel: None, bench=_bench, profile=_profile,
+                  before_import=_before_import, answers={helion_wire.HelionRun: _run},
+                  warm=(WarmStep("helion", warm, asked=("cpu", "compile")),))
