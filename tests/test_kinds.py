@@ -1,5 +1,6 @@
-"""Puzzle kinds as registries: grader.judge.kinds (the grader's) and grader.sandbox.kinds (the
-worker's), both keyed by the names a puzzle file may give (grader.course.puzzle.KINDS)."""
+"""Puzzle kinds as registries of wings: grader.course.kinds (the course's), grader.judge.kinds (the
+grader's) and grader.sandbox.kinds (the worker's), each keyed by the names a puzzle file may give
+(grader.course.puzzle.KINDS). That no other module names a kind: tests/test_kind_names.py."""
 from __future__ import annotations
 
 import ast
@@ -9,13 +10,12 @@ from pathlib import Path
 import pytest
 
 import grader
+import grader.course.kinds as course_kinds
 import grader.judge.kinds as kinds
 import grader.sandbox.kinds as worker_kinds
 from grader.course.puzzle import KINDS as AUTHORED
 
 PACKAGE = Path(grader.__file__).parent
-# Where a kind's name may be compared with: the two registries.
-REGISTRIES = {PACKAGE / "judge" / "kinds", PACKAGE / "sandbox" / "kinds"}  # each folder, its wings inside
 
 
 def test_every_course_puzzle_is_of_a_registered_kind(course):
@@ -33,16 +33,24 @@ def test_the_registries_hold_the_kinds_a_puzzle_may_name():
     assert [k.name for k in worker_kinds.KINDS.values() if k.owns is None] == ["kernel"]
 
 
-def test_each_module_of_grader_kinds_is_a_registered_kind():
-    """A new kind is a module or a package here: forgetting to register it fails here, not at grading."""
-    root = PACKAGE / "judge" / "kinds"
+@pytest.mark.parametrize("registry", [course_kinds, kinds, worker_kinds], ids=["course", "judge", "sandbox"])
+def test_each_wing_of_a_registry_is_listed_there(registry):
+    """A new kind is a wing (a module or a package) beside its registry: forgetting its line there
+    fails here, not at grading. Each wing declares the kind it is listed as."""
+    root = Path(registry.__file__).parent
     found = sorted([*root.glob("*.py"), *(p.parent for p in root.glob("*/__init__.py"))])
-    assert len(found) > 2, "grader/judge/kinds/ moved: this test must follow it"
-    for path in found:
-        if path.stem in ("__init__", "kind"):
-            continue
-        module = importlib.import_module(f"grader.judge.kinds.{path.stem}")
-        assert kinds.KINDS.get(module.KIND.name) is module.KIND, path.name
+    wings = [f"{registry.__name__}.{path.stem}" for path in found if path.stem not in ("__init__", "kind")]
+    assert sorted(registry.WINGS.values()) == sorted(wings) and list(registry.WINGS) == list(AUTHORED)
+    declared = registry.SPECS if registry is course_kinds else registry.KINDS
+    for name, wing in registry.WINGS.items():
+        module = importlib.import_module(wing)
+        assert declared[name] is getattr(module, "SPEC" if registry is course_kinds else "KIND"), wing
+
+
+def test_a_wing_declaring_another_kind_than_its_line_is_refused(monkeypatch):
+    monkeypatch.setitem(kinds.WINGS, "tiled", "grader.judge.kinds.kernel")
+    with pytest.raises(ValueError, match=r"^grader.judge.kinds.kernel.KIND declares kind 'kernel', listed as 'tiled'$"):
+        kinds.named("tiled")
 
 
 def test_an_unknown_kind_is_refused_with_the_kinds_there_are():
@@ -160,49 +168,6 @@ def test_load_asks_the_object_not_the_puzzle():
         captured(42)
 
 
-# ---- no kind is told by its name outside the registries ---------------------------------------
-
-def _mentions_kind(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Name) and node.id == "kind") or (isinstance(node, ast.Attribute)
-                                                                  and node.attr == "kind")
-
-
-def _kind_names(node: ast.AST) -> set[str]:
-    """The kind names a compared operand spells: a string, or strings in a literal tuple, list or set."""
-    items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
-    return {item.value for item in items if isinstance(item, ast.Constant) and item.value in AUTHORED}
-
-
-def kind_comparisons(source: str) -> list[int]:
-    """The lines where a ``kind`` is compared with a kind's name (==, !=, in, not in)."""
-    lines = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Compare):
-            operands = [node.left, *node.comparators]
-            if any(map(_mentions_kind, operands)) and any(_kind_names(op) for op in operands):
-                lines.append(node.lineno)
-    return lines
-
-
-def test_the_detector_finds_the_comparisons_it_forbids():
-    forbidden = ['puzzle.kind == "function"', 'course.puzzle(p).kind != "kernel"',
-                 'self.kind not in ("kernel", "function")', 'kind == "kernel"', '"function" == self.puzzle.kind']
-    allowed = ['failure.kind == "out_of_bounds"', 'c.kind != "skipped"', 'self.kind not in KINDS',
-               'name == "kernel"']
-    assert all(kind_comparisons(text) for text in forbidden)
-    assert not any(kind_comparisons(text) for text in allowed)
-
-
-def test_no_module_outside_the_registries_compares_a_kind_with_a_name():
-    assert all(path.exists() for path in REGISTRIES), "a registry moved: REGISTRIES must follow it"
-    found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        if path in REGISTRIES or any(path.is_relative_to(r) for r in REGISTRIES if r.is_dir()):
-            continue
-        found += [f"{path.relative_to(PACKAGE.parent)}:{line}" for line in kind_comparisons(path.read_text())]
-    assert not found, "ask grader.judge.kinds (or grader.sandbox.kinds) instead: " + ", ".join(found)
-
-
 def _decorator_says(source: str) -> str | None:
     """What the definition rules say of the first definition's first decorator in ``source``."""
     import ast as syntax
@@ -226,21 +191,121 @@ def test_a_kinds_own_decorator_is_judged_from_its_spec():
          "`helion.Config(block_sizes=[...], num_warps=...)` with literal values")
 
 
-def test_a_fourth_kind_is_one_spec_for_the_course_and_the_definition_rules(monkeypatch):
-    """A toy kind with a decorator of its own: registering its spec is all the definition rules,
-    the loader's package list and the puzzle's kind check need (none of them names a kind)."""
-    from grader.course import kinds as course_kinds
-    toy = course_kinds.KindSpec(
-        "toy", decorator=course_kinds.Decorator("toy.kernel", frozenset({"toy.kernel"}), family="Toy's (kernel)",
-                                                config_name="toy.Config", config_origins=frozenset({"toy.Config"}),
-                                                config_options=("config",), config_example="toy.Config(tile=...)"),
-        package="toy", install="pip install toy")
-    monkeypatch.setitem(course_kinds.SPECS, "toy", toy)
+# ---- a fourth kind, added the real way: its wings in a package of its own, and one line in each registry
+
+# The toy kind's wings: its spec for the course, its PuzzleKind for the grader, its WorkerKind for the worker.
+TOY_WINGS = {
+    "course.py": """
+from grader.course.kinds import Decorator, KindSpec
+from grader.course.tracks import Track
+
+SPEC = KindSpec(
+    "toy", decorator=Decorator("toy.kernel", frozenset({"toy.kernel"}), family="Toy's (kernel)", config_name="toy.Config",
+                               config_origins=frozenset({"toy.Config"}), config_options=("config",),
+                               config_example="toy.Config(tile=...)"),
+    package="toy", install="pip install toy", stand_ins=("toy", "toy.lang"), warm="toy",
+    track=Track("toys", 5, "Track five: toy kernels", called="the toy track"))
+""",
+    "judge.py": """
+from grader.judge.kinds.kind import BenchPlan, PuzzleKind, kernel_size_plan
+
+
+class ToyRunner:
+    pass
+
+
+KIND = PuzzleKind(name="toy", called="a toy puzzle", runner=lambda: ToyRunner, order=2, pictures=False, viewer=False,
+                  bench=BenchPlan(blocks=True, plan=kernel_size_plan, what="toy kernel"), warm=frozenset({"toy"}),
+                  decorator="@toy.kernel")
+""",
+    "worker.py": """
+from grader.sandbox.kinds.kind import WorkerKind
+from grader.sandbox.warmup import WarmStep
+
+KIND = WorkerKind("toy", owns=lambda obj: getattr(obj, "is_toy", False), load=None, ran=lambda kernel: None,
+                  bench=None, profile=None, warm=(WarmStep("toy", lambda: None, asked=("cpu", "compile")),))
+""",
+}
+# Its package, installed as far as the grader can tell, which the grader's own process must never import.
+TOY_PACKAGE = {"__init__.py": "raise ImportError('toy is imported only by the worker')\n", "lang.py": ""}
+TOY_PUZZLE = """
+import toy
+import toy.lang as tl
+from grader.puzzle import Case, Puzzle
+
+
+@toy.kernel(config=toy.Config(tile=4))
+def toy_copy(x):
+    return tl.copy(x)
+
+
+PUZZLE = Puzzle(id="puzzle99", title="Toy copy", statement="Copy x.", spec=lambda x: x, kernel="toy_copy", grid=None,
+                cases=(Case("small", {"N": 4}, {}),), kind="toy", track="toys")
+"""
+
+
+@pytest.fixture
+def toy(tmp_path, monkeypatch):
+    """The toy kind's wings in a package on sys.path, and its one line in each registry."""
+    import sys
+    for folder, files in (("toy_kind", {"__init__.py": "", **TOY_WINGS}), ("toy", TOY_PACKAGE)):
+        (tmp_path / folder).mkdir()
+        for name, text in files.items():
+            (tmp_path / folder / name).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(course_kinds.WINGS, "toy", "toy_kind.course")
+    monkeypatch.setitem(kinds.WINGS, "toy", "toy_kind.judge")
+    monkeypatch.setitem(worker_kinds.WINGS, "toy", "toy_kind.worker")
+    yield tmp_path
+    for name in [n for n in sys.modules if n.split(".")[0] in ("toy", "toy_kind")]:
+        del sys.modules[name]
+
+
+def test_a_fourth_kind_is_its_wings_and_a_line_in_each_registry(toy):
+    """Nothing else names a kind (tests/test_kind_names.py), so the toy kind's wings and three lines
+    are all that the puzzle's check, the loader, the definition rules, the tracks, the grading
+    context, the worker and doctor need."""
+    import sys
+
+    from grader.app.doctor import package_finding
+    from grader.course.loader import load_puzzle
+    from grader.judge.options import Options
+    from grader.judge.session import _compile_warm, start_workers
+    assert list(course_kinds.SPECS) == list(kinds.KINDS) == list(worker_kinds.KINDS) == [*AUTHORED, "toy"]
+    # the puzzle's check and the loader: its file read for its PUZZLE with toy stood in for, never imported
+    (toy / "puzzle99_toy_copy.py").write_text(TOY_PUZZLE)
+    puzzle = load_puzzle(str(toy / "puzzle99_toy_copy.py"))
+    assert (puzzle.kind, puzzle.track, kinds.kind_of(puzzle).called) == ("toy", "toys", "a toy puzzle")
+    assert "toy" not in sys.modules and course_kinds.stand_ins()[-2:] == ("toy", "toy.lang")
     assert course_kinds.packages() == {"helion": "pip install -e '.[helion]' -c constraints.txt",
                                        "toy": "pip install toy"}
+    assert [t.notebook for t in course_kinds.tracks()][-2:] == ["04_helion", "05_toys"]
+    # the definition rules judge its decorator from its spec
     assert _decorator_says("import toy\n@toy.kernel(config=toy.Config(tile=4))\ndef k(x): pass") is None
     assert _decorator_says("import toy\n@toy.kernel(config=3 + x)\ndef k(x): pass") == \
         "option `config` of `toy.kernel` must be written out as `toy.Config(tile=...)` with literal values"
     refused = _decorator_says("import tile\n@tile.kernel\ndef k(x): pass")
     assert refused.startswith("decorator `tile.kernel` is not one of Triton's (jit, autotune, heuristics, "
                               "constexpr, constexpr_function), Helion's (kernel), Toy's (kernel) or Python's")
+    # the grading context warms its package where a file imports it: the interpreter's zygote as it starts
+    assert _compile_warm([toy / "puzzle99_toy_copy.py"]) == {"toy"}
+    crew, = start_workers(Options(device="cpu"), None, 1, now=False, compile_warm=frozenset({"torch", "toy"}))
+    assert crew.worker.warm == {"toy"} and crew.compiler.worker.warm == {"torch"}
+    # the worker: its object, its warm step
+    assert worker_kinds.for_object(type("Kernel", (), {"is_toy": True})()).name == "toy"
+    assert [step.name for step in worker_kinds.warm_steps()] == ["fake_tensors", "helion", "toy"]
+    # doctor: its package, its track
+    assert package_finding(course_kinds.SPECS["toy"], None).message == (
+        "toy is not installed: the toy track's puzzles are graded `unsupported` (the other tracks do not need it).")
+
+
+def test_a_puzzle_naming_a_kind_or_track_none_lists_is_refused_with_those_there_are(toy):
+    from grader.course.puzzle import Case, Puzzle
+    common = dict(id="puzzle99", title="t", statement="s", spec=lambda x: x, kernel="k", grid=None,
+                  cases=(Case("c", {"N": 4}, {}),))
+    with pytest.raises(ValueError, match=r"^puzzle99: kind must be 'kernel' or 'function' or 'helion' or 'toy', "
+                                         r"not 'tiled'$"):
+        Puzzle(kind="tiled", **common)
+    with pytest.raises(ValueError, match=r"^puzzle99: track must be one of 'classic', 'cs336', 'transformer', "
+                                         r"'helion', 'toys', not 'tiles'$"):
+        Puzzle(kind="toy", track="tiles", **common)
