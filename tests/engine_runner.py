@@ -77,6 +77,9 @@ CASES = {
     "writes_input": (K.writes_input, (4,), lambda: [randn(32), 32, 8], 1),
 }
 
+# Kernels whose outputs are read (or not) before a store reaches them, run without the bounds check too.
+UNHOOKED = ("reads_unwritten", "rows_softmax", "histogram", "ticket", "locked_sum", "reads_previous", "early_exit")
+
 
 def checker_for(tensors, inputs: int, params):
     regions, outputs = [], {}
@@ -92,20 +95,35 @@ def checker_for(tensors, inputs: int, params):
                          None, True, outputs)
 
 
-def run(name: str, batched: bool, reverse: bool, budget: int | None = None):
+def watch_for(tensors, inputs: int):
+    """The worker's watch for reads of output elements nothing stored yet (every interpreted run)."""
+    from triton.runtime import interpreter
+
+    from grader.sandbox.unwritten_reads import UnwrittenReads, Watched
+    from grader.sandbox.worker import Worker
+    outputs = [Watched(f"t{i}", t.data_ptr(), t.numel() * t.element_size(), t.element_size(), tuple(t.shape))
+               for i, t in enumerate(tensors) if i >= inputs]
+    return UnwrittenReads(outputs, interpreter.interpreter_builder, Worker.learner_line)
+
+
+def run(name: str, batched: bool, reverse: bool, budget: int | None = None, hooked: bool = True):
+    """``hooked``: with the bounds check (else only the watch of unwritten reads, as a large case's first run)."""
     kernel, grid, make, inputs = CASES[name]
     gen.manual_seed(sum(map(ord, name)))
     args = make()
     tensors = [a for a in args if isinstance(a, torch.Tensor)]
     params = [p for p, a in zip(kernel.arg_names, args) if isinstance(a, torch.Tensor)]
-    checker = checker_for(tensors, inputs, params)
+    checker = checker_for(tensors, inputs, params) if hooked else None
+    watch = watch_for(tensors, inputs)
     readonly = [(t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()) for t in tensors[:inputs]]
     order = Batched(reverse=reverse, readonly=readonly) if batched else program_order(reverse)
     out, error = io.StringIO(), None
     saved = lanes.BUDGET
     if budget is not None:
         lanes.BUDGET = budget
-    checker.install()
+    if checker is not None:
+        checker.install()
+    watch.install()
     try:
         with contextlib.redirect_stdout(out), order:
             kernel[grid](*args)
@@ -115,22 +133,26 @@ def run(name: str, batched: bool, reverse: bool, budget: int | None = None):
             cause = cause.__cause__
         error = f"{type(cause).__name__}: {cause}"
     finally:
-        checker.uninstall()
+        if checker is not None:
+            checker.uninstall()
+        watch.uninstall()
         lanes.BUDGET = saved
     launches = [{"programs": launch.programs, "runs": launch.runs, "serial": launch.serial, "crossed": launch.crossed}
                 for launch in getattr(order, "launches", [])]
+    found = {"overlaps": checker.overlaps, "early_reads": checker.early_reads, "crossings": checker.log.crossings} \
+        if checker is not None else {"overlaps": [], "early_reads": [], "crossings": []}
     return {"bytes": [t.numpy().tobytes().hex() for t in tensors], "printed": out.getvalue(), "error": error,
-            "overlaps": checker.overlaps, "early_reads": checker.early_reads, "crossings": checker.log.crossings,
-            "launches": launches}
+            "unwritten": watch.reads(), "launches": launches, **found}
 
 
-def compare(name: str, reverse: bool = False, budget: int | None = None) -> dict:
-    serial, batched = run(name, False, reverse), run(name, True, reverse, budget)
+def compare(name: str, reverse: bool = False, budget: int | None = None, hooked: bool = True) -> dict:
+    serial, batched = run(name, False, reverse, hooked=hooked), run(name, True, reverse, budget, hooked)
     same = {key: serial[key] == batched[key]
-            for key in ("bytes", "printed", "error", "overlaps", "early_reads", "crossings")}
-    return {"case": name, "reverse": reverse, "budget": budget, "same": same, "launches": batched["launches"],
-            "error": batched["error"], "printed": batched["printed"], "overlaps": batched["overlaps"],
-            "early_reads": batched["early_reads"], "crossings": batched["crossings"], "serial_error": serial["error"]}
+            for key in ("bytes", "printed", "error", "overlaps", "early_reads", "crossings", "unwritten")}
+    return {"case": name if hooked else f"unhooked {name}", "reverse": reverse, "budget": budget, "same": same,
+            "launches": batched["launches"], "error": batched["error"], "printed": batched["printed"],
+            "overlaps": batched["overlaps"], "early_reads": batched["early_reads"], "crossings": batched["crossings"],
+            "unwritten": batched["unwritten"], "serial_error": serial["error"]}
 
 
 def fast_race() -> dict:
@@ -213,5 +235,7 @@ if __name__ == "__main__":
             print(json.dumps(compare(name, reverse), default=str), flush=True)
     print(json.dumps(compare("rows_softmax", False, budget=8192), default=str), flush=True)
     print(json.dumps(compare("triangle_sums", False, budget=256), default=str), flush=True)
+    for name in UNHOOKED:  # the watch of unwritten reads alone, as in a large case's first run
+        print(json.dumps(compare(name, False, hooked=False), default=str), flush=True)
     print(json.dumps(differential_catches(), default=str), flush=True)
     print(json.dumps(fast_race(), default=str), flush=True)

@@ -114,6 +114,27 @@ def test_overlapping_stores_and_reads_of_nothing_are_found_as_serially(runs):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("name", ["reads_unwritten", "rows_softmax", "histogram", "ticket", "locked_sum",
+                                  "reads_previous", "early_exit"])
+def test_without_the_bounds_check_reads_of_unwritten_outputs_are_watched_as_serially(runs, name):
+    """The watch behind the judge's second fill (grader.sandbox.unwritten_reads) runs in every
+    interpreted run: batched or serial, it finds the same first read of each output."""
+    run = ran(runs, f"unhooked {name}")
+    assert all(run["same"].values()), f"{name}: {run['same']}"
+
+
+@pytest.mark.slow
+def test_the_watch_names_each_output_read_before_a_store_reached_it(runs):
+    def reads(name):
+        return [(u["tensor"], u["index"], u["program"]) for u in ran(runs, name)["unwritten"]]
+    assert reads("unhooked reads_unwritten") == [("t0", 0, [0, 0, 0])]  # the output it loads, never stored
+    assert reads("unhooked locked_sum") == [("t1", 0, [0, 0, 0]), ("t2", 0, [0, 0, 0])]  # the row, and the lock's cas
+    assert reads("unhooked ticket") == [("t0", 0, [0, 0, 0])]  # an atomic reads what it updates
+    assert reads("unhooked rows_softmax") == [] and reads("unhooked reads_previous") == []  # stored before read
+    assert reads("reads_unwritten") == reads("unhooked reads_unwritten")  # the bounds check changes nothing
+
+
+@pytest.mark.slow
 def test_a_program_loading_anothers_store_is_a_crossing_found_as_serially(runs):
     """In the serial order (nothing to undo), so still batched; the launch says its programs crossed,
     and the write log names the first program that loaded another's element, as the serial run does."""

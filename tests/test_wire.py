@@ -182,6 +182,8 @@ def test_replies_of_every_operation_go_through_json_unchanged():
                        "heuristics": []}),
         (wire.Ran, {"reply": "ran", "runs": [{"label": "", "reversed": False, "seconds": 0.5, "printed": "",
                                               "failure": failure, "overlaps": [], "early_reads": [],
+                                              "unwritten_reads": [{"tensor": "z", "index": 2, "program": [0, 0, 0],
+                                                                   "shape": [40], "line": 7, "source": "tl.load(z)"}],
                                               "crossings": [{"tensor": "z", "index": 3, "shape": [40],
                                                              "program": [1, 0, 0], "other": [0, 0, 0],
                                                              "loaded": True, "line": 9, "source": "tl.load(z)"}],

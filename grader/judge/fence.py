@@ -130,7 +130,8 @@ def stale_fill(dtype: torch.dtype, shape: tuple[int, ...], seed: int) -> torch.T
     if dtype.is_floating_point:
         return (torch.randn(shape, generator=gen, dtype=torch.float32) * 8).to(dtype)
     info = torch.iinfo(dtype)
-    return torch.randint(info.min, info.max, shape, generator=gen, dtype=torch.int64).to(dtype)
+    drawn = torch.randint(info.min, info.max, shape, generator=gen, dtype=torch.int64).to(dtype)
+    return torch.where(is_unwritten(drawn), drawn ^ 1, drawn)  # a byte or a short meets the marker often
 
 
 @dataclass(frozen=True)
