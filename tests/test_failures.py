@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib
+import importlib.util
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -13,9 +15,10 @@ from typing import ClassVar
 import pytest
 import torch
 
-from grader.judge import failures, results
+from grader.judge import failures, kinds, results
 from grader.judge.compare import Outcome, compare_tensor
 from grader.judge.failures import CATALOGUE, Entry, FailureKind, StrEnum, Worded, finding, label, word
+from grader.judge.kinds.helion import failures as helion_failures
 from grader.report import html, text
 from grader.judge.results import CaseResult, CheckResult, PuzzleResult, Status, to_dict
 
@@ -113,8 +116,10 @@ def test_every_kind_has_one_entry_with_a_label_and_a_message():
 def test_each_kind_of_facts_is_worded_by_its_own_kind_only():
     """A facts class fixed to a kind is listed in that kind's entry and no other; one that
     carries its kind (Worded, ReadEarly) words the kind it names."""
-    facts_classes = {obj for obj in vars(failures).values() if dataclasses.is_dataclass(obj) and isinstance(obj, type)
-                     and "kind" in obj.__annotations__}
+    families = [failures, *(importlib.import_module(f"{wing}.failures") for wing in kinds.WINGS.values()
+                            if importlib.util.find_spec(f"{wing}.failures"))]  # a kind's own, in its wing
+    facts_classes = {obj for family in families for obj in vars(family).values()
+                     if dataclasses.is_dataclass(obj) and isinstance(obj, type) and "kind" in obj.__annotations__}
     listed = {facts for entry in CATALOGUE.values() for facts in entry.words}
     assert facts_classes == listed
     for facts in listed:
@@ -293,7 +298,7 @@ def test_a_family_words_anothers_facts_through_the_catalogue():
     through the catalogue, importing no other family (the families stay one floor deep)."""
     failed = failures.CompileFailed("at 3:4: error: Expected dtype [fp32, fp64] but got fp16", 12, "y = tl.exp(x)",
                                     case="classic", inputs={"x": "float16"}, outputs={"y": "float16"})
-    said = failures.word(failures.GeneratedCompile("add_kernel", "classic[seed=0]", failed))
+    said = failures.word(helion_failures.GeneratedCompile("add_kernel", "classic[seed=0]", failed))
     assert said == ("GPU compile check of `add_kernel`, the Triton Helion generated for classic[seed=0]: "
                     + failures.word(failed))
     assert "at line 12: `y = tl.exp(x)`" in said and "Upcast with `.to(tl.float32)` before `tl.exp`" in said

@@ -1,5 +1,5 @@
 """Host work in a Helion kernel, found by what runs (grader.sandbox.kinds.helion.host), and host code
-that branches on the device (grader.source.helion_device). The wrong kernels of each hole are
+that branches on the device (grader.judge.kinds.helion.device_check). The wrong kernels of each hole are
 in tests/wrong_kernels/ (puzzle35_helion_*, puzzle36_helion_*_outside, puzzle40_helion_helper_*),
 graded by test_wrong_kernels.py; here are the pieces, and correct kernels that must pass."""
 from __future__ import annotations
@@ -9,9 +9,10 @@ import pytest
 from conftest import COURSE, HAVE_HELION, NO_HELION, ROOT
 
 from grader.judge import failures
+from grader.judge.kinds.helion import device_check
+from grader.judge.kinds.helion import failures as helion_failures
 from grader.judge.options import Options
 from grader.judge.results import Status
-from grader.source import helion_device
 
 needs_helion = pytest.mark.skipif(not HAVE_HELION, reason=NO_HELION)
 CORRECT = sorted((ROOT / "tests" / "helion_host").glob("puzzle*.py"))
@@ -65,12 +66,12 @@ def test_a_generated_line_maps_to_the_first_line_of_its_statement():
 
 # ---- the words ----------------------------------------------------------------------------------
 def test_host_work_names_the_line_the_ops_the_tensors_and_the_helper():
-    text = failures.word(failures.HostWork("helion_add", 17, "s = combine(x, y)", ops=("add",), tensors=("x", "y"),
+    text = failures.word(helion_failures.HostWork("helion_add", 17, "s = combine(x, y)", ops=("add",), tensors=("x", "y"),
                                            called="combine", called_line=12, called_source="return a + b"))
     assert "outside its `hl.tile` loops (line 17: `s = combine(x, y)`)" in text
     assert "PyTorch ran `add` on `x`, `y` there, on the host, inside `combine` (line 12: `return a + b`)" in text
     assert "Fix: move the computation into the `hl.tile` loop" in text
-    bare = failures.word(failures.HostWork("helion_add", 13, "z = x + y"))
+    bare = failures.word(helion_failures.HostWork("helion_add", 13, "z = x + y"))
     assert "ran" not in bare and "(line 13: `z = x + y`)" in bare
 
 
@@ -98,9 +99,9 @@ def k(x, y, bias):
     ("pass", 'return a if os.environ.get("HELION_INTERPRET") else a + 1', 5, "`helper` at line 5"),
 ])
 def test_a_condition_on_the_device_is_refused_with_its_line(host, helper, line, says):
-    found = helion_device.find(KERNEL.format(host=host, helper=helper), "k")
+    found = device_check.find(KERNEL.format(host=host, helper=helper), "k")
     assert found is not None and found.line == line, found
-    text = helion_device.message(found)
+    text = device_check.message(found)
     assert says in text and "must do the same work on both" in text and "Fix: remove the condition" in text
 
 
@@ -112,7 +113,7 @@ def test_a_condition_on_the_device_is_refused_with_its_line(host, helper, line, 
     "w = torch.empty([4], device=x.device)\n    w[z > 0] = z[w > 0]\n    z = z if w.sum() else y",
 ])
 def test_what_does_not_depend_on_the_device_is_not_refused(host):
-    assert helion_device.find(KERNEL.format(host=host, helper="return a"), "k") is None
+    assert device_check.find(KERNEL.format(host=host, helper="return a"), "k") is None
 
 
 # ---- correct kernels pass ---------------------------------------------------------------------

@@ -15,6 +15,7 @@ import pytest
 from conftest import COURSE, HAVE_HELION, NO_HELION, ROOT
 
 from grader.judge import failures
+from grader.judge.kinds.helion import failures as helion_failures
 from grader.judge.options import Options
 from grader.judge.results import FailureKind, Status
 
@@ -216,17 +217,17 @@ def test_a_default_argument_that_is_a_lambda_or_a_function_above_is_imported():
 
 
 def test_helion_messages_name_the_line_and_the_fix():
-    outside = failures.word(failures.HostWork("helion_add", 14, "s = x + y"))
+    outside = failures.word(helion_failures.HostWork("helion_add", 14, "s = x + y"))
     assert "computed with PyTorch outside its `hl.tile` loops (line 14: `s = x + y`)" in outside
     assert "Triton kernel" in outside and "Fix: move the computation into the `hl.tile` loop" in outside
-    none = failures.word(failures.HostWork("helion_add", 9, "def helion_add(...)", loops=False))
+    none = failures.word(helion_failures.HostWork("helion_add", 9, "def helion_add(...)", loops=False))
     assert "has no `hl.tile` loop" in none and "Fix: put the work inside" in none
-    rejected = failures.word(failures.HelionRejected(
+    rejected = failures.word(helion_failures.HelionRejected(
         "Helion's compiler: RuntimeError: The size of tensor a (u0) must match the size of tensor b (200)",
         16, "z[tile] = x[tile] + y"))
     assert rejected.startswith("the kernel does not compile for a GPU (sm_90): Helion's compiler rejects it at line 16")
     assert "Fix: a tile's values (`x[tile]`) and a whole tensor (`x`) do not broadcast" in rejected
-    count = failures.word(failures.ReturnCount("helion_add", 2, ("z",)))
+    count = failures.word(helion_failures.ReturnCount("helion_add", 2, ("z",)))
     assert count == "`helion_add` returned 2 values; expected 1 (z). Fix: `return z`, the tensors the kernel " \
                     "allocated and filled."
 
@@ -462,16 +463,16 @@ def test_a_fixed_tile_size_no_case_leaves_a_tail_of_gets_one_more_case():
 
 
 def test_helion_words_for_a_dropped_dimension_and_a_wrong_dtype():
-    dropped = failures.word(failures.HelionRejected(
+    dropped = failures.word(helion_failures.HelionRejected(
         "Helion's compiler: RuntimeError: The size of tensor a (u1) must match the size of tensor b (u0) at "
         "non-singleton dimension 1", 12, "e = torch.exp(row - torch.amax(row, dim=1))"))
     assert "a reduction dropped its dimension" in dropped and "keepdim=True" in dropped and "[:, None]" in dropped
     assert "a whole tensor" not in dropped
-    dtype = failures.word(failures.HelionWrongOutput("helion_softmax", "z", (8, 1000), "float32",
+    dtype = failures.word(helion_failures.HelionWrongOutput("helion_softmax", "z", (8, 1000), "float32",
                                                      (8, 1000), "float16"))
     assert dtype.startswith("`helion_softmax` returned `z` as (8, 1000) float32, expected (8, 1000) float16")
     assert "allocate it as float16" in dtype and "reshape" not in dtype and "forward" not in dtype
-    both = failures.word(failures.LoweringDisagrees("y", "wrong values in `y`", (((2, 0), 1.28273, 1.28311),)))
+    both = failures.word(helion_failures.LoweringDisagrees("y", "wrong values in `y`", (((2, 0), 1.28273, 1.28311),)))
     assert "(2, 0): tiled 1.28273, interpreter 1.28311" in both and "the compiler may be at fault" in both
 
 

@@ -59,7 +59,7 @@ def test_honest_code_and_prose_that_names_them_pass(tmp_path):
 
 
 def test_memory_from_nowhere_is_worded_as_host_work_with_its_tensor_and_line():
-    from grader.judge.failures.helion import HostWork, _host_work
+    from grader.judge.kinds.helion.failures import HostWork, _host_work
     text = _host_work(HostWork("helion_add", 12, "for tile in hl.tile(x.size(0)):", ops=("made unseen", "handed to the loops"),
                                tensors=("w",)))
     assert text.startswith("`helion_add` hands its `hl.tile` loops `w` (line 12: `for tile in hl.tile(x.size(0)):`), "

@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.course import kinds
 from grader.course.syntax import parse
 
 
@@ -138,6 +139,13 @@ def internals(path: Path, source: str, tree: ast.Module) -> Escape | None:
     return None
 
 
+def _kinds_own(decorator: ast.expr) -> bool:
+    """Whether a decorator is a kind's own (grader.course.kinds: ``@helion.kernel(...)``), whose
+    kernel's host code runs as PyTorch on the tensors the grader hands it."""
+    text = ast.unparse(decorator)
+    return any(own.name.split(".")[0] in text for own in kinds.decorators())
+
+
 def class_question(path: Path, tree: ast.Module, lines: list[str]) -> Escape | None:
     """The first question of a value's Python class in a Helion kernel's host code, or in a
     function it calls, of its file or of a module of the learner's own it imports: ``type(x) is
@@ -153,7 +161,7 @@ def class_question(path: Path, tree: ast.Module, lines: list[str]) -> Escape | N
     by_stem = {p.stem: p for p in modules}
     defs = {(p, n.name): n for p, (t, _) in modules.items() for n in t.body if isinstance(n, ast.FunctionDef)}
     todo = [key for key, fn in defs.items() if key[0] == path
-            and any("helion" in ast.unparse(d) for d in fn.decorator_list)]
+            and any(map(_kinds_own, fn.decorator_list))]
     seen: set = set()
     while todo:
         key = todo.pop(0)

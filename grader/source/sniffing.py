@@ -53,7 +53,7 @@ class Finding:
     source: str
     what: str
     helper: str = ""  # "" for a kernel; else what kind of host Python (see grader.source.host_helpers)
-    helion: bool = False  # in a Helion kernel's host code (or a function of its file it calls)
+    host_class: bool = False  # a value's class asked in a kind's own kernel's host code (a Helion kernel's)
     internals: bool = False  # switches PyTorch's dispatch off, or makes a tensor subclass
 
 
@@ -146,7 +146,7 @@ def check_file(path: Path, kernel: str | None) -> Finding | None:
         return _finding(escape, internals=True)
     found = next(filter(None, (find(source, name) for name in sorted(_jit_functions(tree)))), None)
     question = None if found else class_question(Path(path), tree, source.splitlines())
-    return found or (question and _finding(question, helion=True))
+    return found or (question and _finding(question, host_class=True))
 
 
 def _finding(escape: Escape, **kind: bool) -> Finding:
@@ -165,7 +165,7 @@ def message(finding: Finding) -> str:
                 f"where nothing sees it, so the grader does not run it. Fix: delete it; outside your kernels, "
                 f"only allocate outputs (`torch.empty_like(x)`), take views and sizes, launch the kernels and "
                 f"save for backward (a `torch.autograd.Function` subclass is how a puzzle's wrapper is written).")
-    if finding.helion:
+    if finding.host_class:
         return (f"{where}: {finding.what}. Graded on a CPU, your host code gets tensors that act as a GPU's, of a "
                 f"class of the grader's own; on a GPU they are plain `torch.Tensor`s. A question of their class "
                 f"could take one path where the kernel is graded and another where it is used, so the grader "

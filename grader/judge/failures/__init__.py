@@ -6,8 +6,10 @@ what it found as a frozen dataclass of facts; :func:`word` turns the facts into 
 through their kind's :class:`Entry` in :data:`CATALOGUE`. The kinds and their labels are in
 :mod:`.catalogue`; the facts and their words are in one module per family (:mod:`.values`,
 :mod:`.memory`, :mod:`.races`, :mod:`.compile`, :mod:`.runs`, :mod:`.file`, :mod:`.wrappers`,
-:mod:`.bench`, :mod:`.helion`), each registering its words. A new failure is its facts and
-words in its family's module, plus the check that finds it: reporters read labels from here.
+:mod:`.bench`), each registering its words; a puzzle kind's own family is in its wing
+(``grader/judge/kinds/<kind>/failures.py``), imported by what finds those failures. A new failure
+is its facts and words in its family's module, plus the check that finds it: reporters read
+labels from here.
 
 Pure data and wording: the standard library and the grader's dtype vocabulary only, no torch,
 so that the sandbox side may word failures too. This module is the face: what a check or a
@@ -53,7 +55,4 @@ from grader.judge.failures.wrappers import (  # noqa: F401
 )
 from grader.judge.failures.bench import (  # noqa: F401
     BelowLimit, HiddenWork, NotPlain, PersistingL2, Reached, Tampered, ThreadsStarted, TimedCall, Unfinished,
-)
-from grader.judge.failures.helion import (  # noqa: F401
-    GeneratedCompile, HelionRejected, HelionWrongOutput, HostWork, LoweringDisagrees, ReturnCount,
 )

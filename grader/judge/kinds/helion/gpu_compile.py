@@ -11,6 +11,7 @@ from grader.channel import wire
 from grader.judge import failures
 from grader.judge.asking import Unanswered
 from grader.judge.case_run import COMPILE_STAGE
+from grader.judge.kinds.helion.failures import GeneratedCompile
 from grader.judge.kinds.kind import Check
 from grader.judge.results import CheckResult
 from grader.source.source_lines import imports_package
@@ -59,7 +60,7 @@ def compile_generated(grader, launches: queue.SimpleQueue) -> CheckResult | None
                 result = CheckResult(False, failures.word(unfinished), unfinished.kind)
                 continue
             if isinstance(reply, wire.Failure):
-                refused = failures.GeneratedCompile(launch.kernel, describe,
+                refused = GeneratedCompile(launch.kernel, describe,
                                                     failures.CompileFailed(reply.error, None, reply.source))
                 result = CheckResult(False, failures.word(refused), refused.kind)
             else:

@@ -23,6 +23,7 @@ from grader.judge.asking import Unanswered
 from grader.judge.case_run import CaseOutcome, case_failure, case_result, describe_case, failed_case, unanswered_case
 from grader.judge.compare import compare_tensor, look_alike_note, recognise
 from grader.judge.fence import pack
+from grader.judge.kinds.helion.failures import HelionRejected, HelionWrongOutput, HostWork, LoweringDisagrees, ReturnCount
 from grader.judge.results import FailureKind
 
 
@@ -46,12 +47,13 @@ class HelionRunner:
         return None
 
     def sniff(self) -> str | None:
-        from grader.source import helion_device, sniffing
+        from grader.judge.kinds.helion.device_check import check_file, message
+        from grader.source import sniffing
         finding = sniffing.check_file(self.grader.kernel_file, None)
         if finding is not None:
             return sniffing.message(finding)
-        branch = helion_device.check_file(self.grader.kernel_file, self.puzzle.kernel)
-        return None if branch is None else helion_device.message(branch)
+        branch = check_file(self.grader.kernel_file, self.puzzle.kernel)
+        return None if branch is None else message(branch)
 
     def load_request(self):
         # Named with its kind: the worker switches Helion's interpreter on before helion is first
@@ -148,14 +150,14 @@ class HelionRunner:
                 if self.to_compile is not None:
                     self.to_compile.put(self.launches[key])
         if reply.failure is not None and reply.failure.kind == "compile":  # Helion's compiler, on the CPU
-            facts = failures.HelionRejected(reply.failure.error, reply.failure.line, reply.failure.source)
+            facts = HelionRejected(reply.failure.error, reply.failure.line, reply.failure.source)
             return CaseOutcome(failed_case(case, self.puzzle, facts, describe, **extra))
         if reply.failure is not None:
             return self._reported(case, reply.failure, describe, **extra)
         if reply.outside is not None:
             out = reply.outside
             first = re.match(r"\w+\((\w+)", self.grader.expected_signature)
-            facts = failures.HostWork(self.puzzle.kernel, out.line, out.source, out.loops, out.ops, out.tensors,
+            facts = HostWork(self.puzzle.kernel, out.line, out.source, out.loops, out.ops, out.tensors,
                                       out.called, out.called_line, out.called_source,
                                       first.group(1) if first else "x")
             return CaseOutcome(failed_case(case, self.puzzle, facts, describe, **extra))
@@ -200,17 +202,17 @@ class HelionRunner:
             if bool(differs.any()):
                 points = [tuple(int(i) for i in index) for index in torch.nonzero(differs)[:3]]
                 elements = tuple((i, float(b[i]), float(a[i])) for i in points)
-                return failures.word(failures.LoweringDisagrees(name, text, elements))
+                return failures.word(LoweringDisagrees(name, text, elements))
         return None
 
     def _check_returned(self, got, described, plan, case: Case):
         if len(got) != len(plan.expected):
-            return failures.ReturnCount(self.puzzle.kernel, len(got), self.puzzle.outputs)
+            return ReturnCount(self.puzzle.kernel, len(got), self.puzzle.outputs)
         for name, tensor, info, want in zip(self.puzzle.outputs, got, described, plan.expected):
             if tensor is None:
                 return failures.NotATensor(info.type, tuple(want.shape), dtype_name(want))
             if tuple(tensor.shape) != tuple(want.shape) or tensor.dtype != want.dtype:
-                return failures.HelionWrongOutput(self.puzzle.kernel, name, tuple(tensor.shape), info.dtype,
+                return HelionWrongOutput(self.puzzle.kernel, name, tuple(tensor.shape), info.dtype,
                                                   tuple(want.shape), dtype_name(want))
             atol, rtol = self.puzzle.tolerance(dtype_name(want))
             outcome = compare_tensor(name, tensor, want, atol, rtol, on_gpu=self.options.device == "cuda",

@@ -1,4 +1,5 @@
-"""Helion kernels: the work must be in the tiles."""
+"""Helion kernels: the work must be in the tiles. The Helion kind's own family of failures (its facts
+and their words, registered into the catalogue, grader.judge.failures, when imported)."""
 from __future__ import annotations
 
 import re
