@@ -212,6 +212,7 @@ def grade_main(argv: list[str]) -> int:
     progress = None
     if len(targets) > 1:  # --all or several puzzles: long enough to want to see it move
         from grader.report.progress import Progress
+        from grader.report.status_words import status_words
         progress = Progress(len(targets))
     first_failure = None if progress is not None or args.json else FirstFailure(targets[0])
     started = time.perf_counter()
@@ -230,7 +231,7 @@ def grade_main(argv: list[str]) -> int:
         try:
             report = grading.grade([(t.puzzle, t.path) for t in targets],
                                    on_result=None if progress is None else
-                                   lambda result: progress.step(result.puzzle, result.status.replace("_", " ")),
+                                   lambda result: progress.step(result.puzzle, status_words(result.status).bar),
                                    on_case=first_failure)
         finally:
             if progress is not None:

@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.course.loader import Course
-from grader.judge.results import Status
-from grader.judge.status import RANK
-from grader.source.attempts import PROGRESS_FILE, TIME_FORMAT, recorded
+from grader.source.attempts import PROGRESS_FILE, TIME_FORMAT, SavedStatus, rank, recorded
 
 
 class ProgressFile:
@@ -78,7 +76,7 @@ class ProgressFile:
 
     def status(self, puzzle_id: str) -> str:
         """The best a puzzle has reached: progress never goes backwards."""
-        return self.load().get(puzzle_id, {}).get("status", "not attempted")
+        return self.load().get(puzzle_id, {}).get("status", SavedStatus.NOT_ATTEMPTED)
 
     def latest(self, puzzle_id: str) -> dict | None:
         """The latest check's ``{"status", "at"}``, None where none was saved: a failing check after
@@ -92,29 +90,24 @@ class ProgressFile:
         return best.get("at", "") if isinstance(best, dict) and isinstance(best.get("at", ""), str) else ""
 
     def attempt(self, puzzle_id: str, status: str, when: str | None = None) -> None:
-        """Save a check of ``puzzle_id`` that ended as ``status`` (a word of STATUS_WORDS). The entry
+        """Save a check of ``puzzle_id`` that ended as ``status`` (a SavedStatus). The entry
         keeps the best result and the latest attempt, each with its time; ``status`` is the best;
         and the attempts' history, count and time spent, which a submission carries to ``batch``.
         A check of the untouched stub is no attempt: it changes nothing already recorded."""
         when = when or time.strftime(TIME_FORMAT)
         entry = self.load().get(puzzle_id, {})
-        if status == "not attempted" and entry:
+        if status == SavedStatus.NOT_ATTEMPTED and entry:
             return
         best = entry.get("best") or ({"status": entry["status"], "at": entry.get("checked", "")}
                                      if "status" in entry else None)  # a file from before "best" was kept
-        if best is None or RANK.get(status, 0) >= RANK.get(best["status"], 0):
+        if best is None or rank(status) >= rank(best["status"]):
             best = {"status": status, "at": when}
         self.update(puzzle_id, status=best["status"], best=best, latest={"status": status, "at": when},
-                    checked=when, **(recorded(entry, status, when) if status != "not attempted" else {}))
+                    checked=when, **(recorded(entry, status, when) if status != SavedStatus.NOT_ATTEMPTED else {}))
 
 
 PROGRESS_ENV = "TRITON_PUZZLES_PROGRESS"
 """A path that overrides where progress is kept: tests point it at a temporary file."""
-
-# The words a result's status is saved as (the same as check() in a notebook saves), and how far
-# each is along the way: the best one is kept. Both from the one catalogue of statuses.
-STATUS_WORDS = {status: status.outcome.words for status in Status}
-
 
 def progress_file(course: Course) -> Path:
     """The course's progress file: where the notebooks save it (they run in ``notebooks/``)."""
@@ -143,7 +136,7 @@ def saved_progress(candidates: list[Path]) -> list[str]:
                  and latest["status"] != entry.get("status") else "")
         lines.append(f"{puzzle_id}: {entry.get('status', 'not attempted')}{since}{hints}"
                      f"{' (last checked ' + entry['checked'] + ')' if entry.get('checked') else ''}")
-    passed = sum(e.get("status") == "passed" for e in data.values())
+    passed = sum(e.get("status") == SavedStatus.PASSED for e in data.values())
     return lines + [f"{passed} passed"]
 
 
@@ -152,7 +145,7 @@ def record(course: Course, results) -> None:
     store = ProgressFile(progress_file(course))
     checked = time.strftime(TIME_FORMAT)
     for result in results:
-        store.attempt(result.puzzle, STATUS_WORDS.get(result.status, result.status), checked)
+        store.attempt(result.puzzle, result.status.saved, checked)
 
 
 @dataclass(frozen=True)

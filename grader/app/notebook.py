@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.course.loader import Course, find_root, normalise_id
-from grader.app.learner import STATUS_WORDS, ProgressFile  # noqa: F401  (for learners and tests: grader.app.notebook.ProgressFile)
+from grader.app.learner import ProgressFile  # noqa: F401  (for learners and tests: grader.app.notebook.ProgressFile)
 from grader.judge.kinds import kind_of
 from grader.judge.options import Options
 from grader.judge.results import PuzzleResult, Status
+from grader.source.attempts import SavedStatus
 
 # What a learner calls from a notebook; everything else here is private.
 __all__ = ["check", "check_puzzle_file", "course_panel", "hint", "perf", "show"]
@@ -154,7 +155,7 @@ def _graded(folder: Path, course: Course, puzzle_id: str, path: Path, picture: b
         drawn = None
         if picture and result.status == Status.FAIL and kind_of(course.puzzle(puzzle_id)).pictures and result.cases:
             drawn = _picture(course, puzzle_id, path, folder, result, grading, options.timeout)
-    (progress or ProgressFile()).attempt(puzzle_id, STATUS_WORDS.get(result.status, result.status))
+    (progress or ProgressFile()).attempt(puzzle_id, result.status.saved)
     html = render(result, drawn)  # the picture goes into the page itself
     if triton_viz:
         html += _viewer_html(course, puzzle_id, path, None, result)
@@ -272,7 +273,7 @@ def course_panel(namespace: dict | None = None, progress: ProgressFile | None = 
 
     def refresh() -> None:
         statuses = {p: store.status(p) for p in ids}
-        bar.value = sum(s == "passed" for s in statuses.values())
+        bar.value = sum(s == SavedStatus.PASSED for s in statuses.values())
         summary.value = f"<b>{bar.value}/{len(ids)}</b> puzzles passed"
         for p, label in labels.items():
             label.value = f"<code>{p}</code> {html.escape(course.puzzle(p).title)}: {_standing(store, p)}"

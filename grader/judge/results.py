@@ -196,7 +196,7 @@ class Report:
         attempted; 3: the grader itself broke (as pytest's INTERNAL_ERROR)."""
         if any(r.status == Status.ERROR for r in self.results):
             return ExitCode.INTERNAL_ERROR
-        passed = self.results and all(r.passed or not r.status.outcome.counts for r in self.results)
+        passed = self.results and all(r.passed or not r.status.counts for r in self.results)
         return ExitCode.OK if passed else ExitCode.FAILED
 
 

@@ -17,6 +17,7 @@ from xml.etree import ElementTree as ET
 from grader.judge.results import Status, StudentResult, to_dict
 from grader.judge.similarity.model import SimilarityReport, flagged_by
 from grader.report.class_page import class_page
+from grader.report.status_words import status_words
 
 
 
@@ -36,7 +37,7 @@ def grades_csv(results: list[StudentResult], puzzle_ids: list[str]) -> str:
     writer.writerow(["student", *puzzle_ids, "total", "problems", "submitted_id"])
     for student in results:
         status = {r.puzzle: r.status for r in student.results}
-        cells = [status[p].outcome.csv if p in status else "" for p in puzzle_ids]
+        cells = [status_words(status[p]).csv if p in status else "" for p in puzzle_ids]
         total = "" if student.refused else student.total
         writer.writerow([_cell(student.student), *cells, total, _cell("; ".join(student.problems)),
                          _cell(student.id_as_submitted)])
@@ -70,7 +71,7 @@ def junit_xml(results: list[StudentResult]) -> str:
             ET.SubElement(ET.SubElement(suite, "testcase", classname=student.student, name="submission"),
                           "skipped", message=student.problems[0])
             continue
-        elements = [r.status.outcome.junit for r in student.results]
+        elements = [status_words(r.status).junit for r in student.results]
         suite = ET.SubElement(suites, "testsuite", name=student.student,
                               tests=str(len(student.results) + len(student.problems)),
                               failures=str(elements.count("failure")),
@@ -84,7 +85,7 @@ def junit_xml(results: list[StudentResult]) -> str:
             ET.SubElement(case, "error", message=problem)
         for r in student.results:
             case = ET.SubElement(suite, "testcase", classname=student.student, name=r.puzzle, time=f"{r.seconds:.2f}")
-            element = r.status.outcome.junit
+            element = status_words(r.status).junit
             if element == "skipped":
                 ET.SubElement(case, element, message=r.message or "not attempted")
             elif element == "error":
@@ -98,7 +99,7 @@ def junit_xml(results: list[StudentResult]) -> str:
 def gradescope(student: StudentResult) -> str:
     """Gradescope autograder results: one test per puzzle, one point each."""
     # A puzzle this Triton cannot run, or that only a GPU can grade, has no point either way.
-    tests = [{"name": r.puzzle, "score": int(r.passed), "max_score": int(r.status.outcome.counts),
+    tests = [{"name": r.puzzle, "score": int(r.passed), "max_score": int(r.status.counts),
               "status": "passed" if r.passed else "failed",
               "output": r.message} for r in student.results]
     return json.dumps({"score": student.total, "tests": tests,

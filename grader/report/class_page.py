@@ -14,13 +14,13 @@ from html import escape
 
 from grader.judge.results import StudentResult
 from grader.judge.similarity.model import SimilarityReport, flagged_by
-from grader.judge.status import GROUP_COLOURS
 from grader.report.charts import STYLE as CHART_STYLE
 from grader.report.charts import column_chart, legend, ranked_bars, stacked_rows
 from grader.report.class_students import STYLE as STUDENTS_STYLE
 from grader.report.class_students import anchor, student_section, students_table
 from grader.report.class_summary import MIN_ATTEMPT_STUDENTS, PuzzleSummary, summarise, totals
 from grader.report.progress import duration
+from grader.report.status_words import GROUP_COLOURS
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1400px;padding:0 1em;color:#212121;line-height:1.4}

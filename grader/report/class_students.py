@@ -9,9 +9,9 @@ from __future__ import annotations
 from html import escape
 
 from grader.judge.results import PuzzleResult, Status, StudentResult
-from grader.judge.status import GROUP_COLOURS, OUTCOMES
 from grader.report.html import code_markup, render
 from grader.report.progress import duration
+from grader.report.status_words import GROUP_COLOURS, status_words
 
 # A cell per puzzle: 42 of them must fit beside the names and counts in a 1,400 px window.
 STYLE = (".tp-scroll{overflow-x:auto;max-width:100%}"
@@ -44,7 +44,7 @@ def anchor(student: str, puzzle: str = "") -> str:
 
 
 def _css(status: Status) -> str:
-    return status.outcome.group.replace(" ", "-")
+    return status_words(status).group.replace(" ", "-")
 
 
 def counts(student: StudentResult, puzzles: int) -> tuple[int, int, int]:
@@ -56,17 +56,17 @@ def counts(student: StudentResult, puzzles: int) -> tuple[int, int, int]:
 def _cell(student: StudentResult, result: PuzzleResult | None, puzzle: str) -> str:
     if result is None:
         return "<td class='m'></td>"
-    outcome = result.status.outcome
-    tip = escape(f"{puzzle} {result.title}: {result.message or outcome.words}"[:300], quote=True)
-    small = " small" if len(outcome.cell) > 1 else ""
+    cell = status_words(result.status).cell
+    tip = escape(f"{puzzle} {result.title}: {result.message or result.status.saved}"[:300], quote=True)
+    small = " small" if len(cell) > 1 else ""
     # a puzzle they did not attempt has no section of its own: its mark leads to the student's
     target = anchor(student.student, "" if result.status == Status.NOT_ATTEMPTED else puzzle)
-    return f"<td class='m {_css(result.status)}{small}'><a href='#{target}' title='{tip}'>{outcome.cell}</a></td>"
+    return f"<td class='m {_css(result.status)}{small}'><a href='#{target}' title='{tip}'>{cell}</a></td>"
 
 
 def legend() -> str:
     return ("<p class='tp-legend'>" + " ".join(
-        f"<span><span class='m chip {_css(status)}'>{OUTCOMES[status].cell}</span> {escape(words)}</span>"
+        f"<span><span class='m chip {_css(status)}'>{status_words(status).cell}</span> {escape(words)}</span>"
         for status, words in LEGEND) + "</p>")
 
 
@@ -137,13 +137,13 @@ def _numbers(puzzle_ids: list[str]) -> str:
 
 def _puzzle(student: StudentResult, result: PuzzleResult) -> str:
     at = anchor(student.student, result.puzzle)
-    head = f"{result.status.outcome.cell} {result.puzzle} {escape(result.title)}{_variant(result)}"
+    head = f"{status_words(result.status).cell} {result.puzzle} {escape(result.title)}{_variant(result)}"
     if result.status == Status.PASS:
         return f"<p id='{at}'>{head}: all {len(result.cases)} cases pass</p>"
     if result.status == Status.FAIL:
         return (f"<details id='{at}'><summary>{head}: {code_markup(result.message[:200])}</summary>"
                 f"{render(result)}</details>")
-    return f"<p id='{at}' class='tp-note'>{head}: {code_markup(result.message or result.status.outcome.words)}</p>"
+    return f"<p id='{at}' class='tp-note'>{head}: {code_markup(result.message or result.status.saved)}</p>"
 
 
 def student_section(student: StudentResult, puzzles: int, flagged: set[str]) -> str:

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 from grader.judge.failures import LOOKS_LIKE, label
 from grader.judge.results import PuzzleResult, Status, StudentResult
+from grader.report.status_words import UNDECIDED_GROUP, status_words
 
 # "... It looks like the output stored transposed (an N0 x N1 matrix): store element ..." -> its name
 _LOOK_ALIKE = re.compile(re.escape(LOOKS_LIKE) + r" (.+?): ")
-UNDECIDED = tuple(s for s in Status if s.outcome.group == "not decided here")
+UNDECIDED = tuple(s for s in Status if status_words(s).group == UNDECIDED_GROUP)
 # Attempt figures need progress files from this many students: one student's 36 minutes on
 # puzzle 1 is that student's afternoon, not the class's.
 MIN_ATTEMPT_STUDENTS = 3

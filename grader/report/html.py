@@ -15,6 +15,7 @@ from pathlib import Path
 
 from grader.judge.failures import label
 from grader.judge.results import PuzzleResult, Status
+from grader.report.status_words import status_words
 
 MARK = {True: '<span style="color:#2e7d32">✓</span>', False: '<span style="color:#c62828">✗</span>'}
 # Notebook 7 and JupyterLab lay tables out fixed, centred and right-aligned: undo that here.
@@ -68,10 +69,10 @@ def _failures(result: PuzzleResult) -> list[str]:
 
 
 def render(result: PuzzleResult, picture: Path | None = None) -> str:
-    outcome = result.status.outcome
-    color = outcome.colour
-    if outcome.notebook:  # not attempted, unsupported, the interpreter's limit, a grader error
-        head = outcome.notebook.format(puzzle=result.puzzle, title=escape(result.title), message=escape(result.message))
+    shown_as = status_words(result.status)
+    color = shown_as.colour
+    if shown_as.notebook:  # not attempted, unsupported, the interpreter's limit, a grader error
+        head = shown_as.notebook.format(puzzle=result.puzzle, title=escape(result.title), message=escape(result.message))
     elif result.status == Status.PASS:
         head = f"{result.puzzle} {escape(result.title)}: all {len(result.cases)} cases pass"
     else:

@@ -7,13 +7,14 @@ import re
 from collections import Counter
 
 from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Report, Status
+from grader.report.status_words import status_words
 
 
 def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
-    outcome = result.status.outcome
-    head = f"{outcome.mark} {result.puzzle} {result.title}"
-    if outcome.terminal:  # not attempted, unsupported, the interpreter's limit, a grader error
-        line = outcome.terminal.format(head=head, message=result.message)
+    shown_as = status_words(result.status)
+    head = f"{shown_as.mark} {result.puzzle} {result.title}"
+    if shown_as.terminal:  # not attempted, unsupported, the interpreter's limit, a grader error
+        line = shown_as.terminal.format(head=head, message=result.message)
         if verbose and result.status == Status.NOT_ATTEMPTED and result.message:  # why: which code is the stub
             line += f"\n    {result.message.removeprefix('not attempted: ')}"
     elif result.status == Status.PASS:
@@ -70,8 +71,8 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
 def render(report: Report, verbose: bool = False) -> str:
     body = [render_puzzle(r, verbose) for r in report.results]
     counts = Counter(r.status for r in report.results)
-    tail = f"{counts[Status.PASS]}/{len(report.results)} {Status.PASS.outcome.tally}"
-    tail += "".join(f", {counts[s]} {s.outcome.tally}" for s in Status if s != Status.PASS and counts[s])
+    tail = f"{counts[Status.PASS]}/{len(report.results)} {status_words(Status.PASS).tally}"
+    tail += "".join(f", {counts[s]} {status_words(s).tally}" for s in Status if s != Status.PASS and counts[s])
     tail += f" ({report.seconds:.1f} s)"
     return "\n".join(body + [tail])
 

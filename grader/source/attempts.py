@@ -13,6 +13,7 @@ and typed by msgspec, so a hand-edited or broken file is a problem line, never a
 from __future__ import annotations
 
 import datetime
+import enum
 from dataclasses import dataclass
 
 import msgspec
@@ -24,6 +25,34 @@ MAX_BYTES = 1 << 20        # a submitted progress file larger than this is not r
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
+class SavedStatus(enum.StrEnum):
+    """A puzzle's status as the progress file saves it (a JSON file: the words stay these strings).
+    The file keeps the best reached, by :attr:`rank`."""
+
+    NOT_ATTEMPTED = "not attempted"
+    UNSUPPORTED = "unsupported"
+    FAILING = "failing"
+    ON_A_GPU = "grade on a GPU"
+    PASSED = "passed"
+
+    @property
+    def rank(self) -> int:
+        """How far along the way it is: failing and "grade on a GPU" are as far as each other."""
+        return _RANK[self]
+
+
+_RANK = {SavedStatus.NOT_ATTEMPTED: 0, SavedStatus.UNSUPPORTED: 1, SavedStatus.FAILING: 2,
+         SavedStatus.ON_A_GPU: 2, SavedStatus.PASSED: 3}
+
+
+def rank(saved: str) -> int:
+    """The rank of a word a progress file holds; 0 for one it should not (a file edited by hand)."""
+    try:
+        return SavedStatus(saved).rank
+    except ValueError:
+        return 0
+
+
 @dataclass(frozen=True)
 class Attempts:
     """One puzzle's attempts, as a submission's progress file tells them."""
@@ -32,7 +61,7 @@ class Attempts:
     seconds: float             # time spent (gaps between attempts, each at most IDLE)
     first: str                 # when the first attempt was, TIME_FORMAT in the learner's clock
     last: str
-    best: str                  # the best status reached: "passed", "failing", ...
+    best: str                  # the best status reached: a SavedStatus where the file is sound
     passed_at_attempt: int | None = None  # the attempt that first passed
 
 
@@ -57,13 +86,13 @@ def recorded(entry: dict, status: str, when: str) -> dict:
     latest = entry.get("latest") if isinstance(entry.get("latest"), dict) else {}
     # a file from before the history: its latest check is the previous attempt, unless it was the stub's
     previous = history[-1].get("at") if history else (latest.get("at") if latest.get("status") not in
-                                                       (None, "not attempted") else None)
+                                                       (None, SavedStatus.NOT_ATTEMPTED) else None)
     count = entry.get("attempts") if isinstance(entry.get("attempts"), int) else len(history)
     spent = entry.get("spent") if isinstance(entry.get("spent"), (int, float)) else 0.0
     fields = {"attempts": count + 1, "spent": round(spent + (gap(previous, when) if previous else 0.0), 1),
               "first": entry.get("first") or when,
               "history": (history + [{"at": when, "status": status}])[-MAX_HISTORY:]}
-    if status == "passed" and not entry.get("passed"):
+    if status == SavedStatus.PASSED and not entry.get("passed"):
         fields["passed"] = {"at": when, "attempt": count + 1}
     return fields
 
@@ -81,7 +110,7 @@ class _Passed(msgspec.Struct):
 
 
 class _Entry(msgspec.Struct):
-    status: str = "not attempted"
+    status: str = SavedStatus.NOT_ATTEMPTED.value  # a str: a hand-edited file may hold any word
     attempts: int | None = None
     spent: float = 0.0
     first: str = ""
