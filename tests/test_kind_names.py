@@ -83,7 +83,9 @@ def kind_mentions(source: str, names: set[str], packages: set[str]) -> list[tupl
     found = []
     for node in ast.walk(ast.parse(source)):
         line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names | packages:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                node.value in names | packages  # or a name built on the package: "HELION_", "helion.kernel"
+                or (re.fullmatch(r"[\w.]+", node.value) and packages & set(_words(node.value)))):
             found.append((line, repr(node.value)))
         for module in _imported(node):
             parts = [w for part in module.split(".") for w in _words(part)]

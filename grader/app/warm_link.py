@@ -31,6 +31,7 @@ from typing import Union
 
 import msgspec
 
+from grader.course import kinds
 from grader.course.loader import Course
 from grader.judge.options import Options
 from grader.judge.results import Report
@@ -40,7 +41,8 @@ ANSWER_WAIT = 5.0  # seconds a live server takes to accept or refuse; its grade 
 MAX_REQUEST, MAX_REPLY = 1 << 16, 256 << 20
 # What reaches a worker and could change what it computes (isolation.ENV_PASSED, less PATH and the
 # locale, which differ between one terminal and the next and change no verdict), and the grader's own.
-ENV_PREFIXES = ("TP_", "TRITON_", "CUDA_", "OMP_", "MKL_", "OPENBLAS_", "TORCH_", "HELION_")
+# (with the prefixes of the variables a kind's package reads: grader.course.kinds)
+ENV_PREFIXES = ("TP_", "TRITON_", "CUDA_", "OMP_", "MKL_", "OPENBLAS_", "TORCH_", *kinds.env_prefixes())
 ENV_NAMES = ("LD_LIBRARY_PATH", "PYTHONHASHSEED")
 ENV_IGNORED = ("TRITON_CACHE_DIR", "TRITON_PUZZLES_PROGRESS")  # a cache, and where the command records
 

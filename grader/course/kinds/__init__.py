@@ -46,6 +46,11 @@ def package_warm_steps() -> dict[str, str]:
     return {s.package: s.warm for s in SPECS.values() if s.package and s.warm}
 
 
+def env_prefixes() -> tuple[str, ...]:
+    """The prefixes of the environment variables the kinds' packages read (``HELION_``)."""
+    return tuple(s.env_prefix for s in SPECS.values() if s.env_prefix)
+
+
 def tracks() -> tuple[Track, ...]:
     """The course's tracks and those of the kinds that make their own, in the course's order: the one
     table that a puzzle's track is checked against and the notebooks are built from."""

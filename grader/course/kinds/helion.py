@@ -34,7 +34,7 @@ from grader.notebook import check, course_panel, hint'''
 SPEC = KindSpec(
     "helion", decorator=KERNEL, package="helion", install="pip install -e '.[helion]' -c constraints.txt",
     install_note="it also adds `packaging`, which helion imports without declaring",
-    probe_modules="helion, helion.language", probe_env=(("HELION_INTERPRET", "1"),),
+    probe_modules="helion, helion.language", probe_env=(("HELION_INTERPRET", "1"),), env_prefix="HELION_",
     stand_ins=("helion", "helion.language"),
     warm="helion",  # seconds of import, once in the zygote (grader.sandbox.kinds.helion.warm)
     track=Track("helion", 4, "Track four: the same kernels in Helion", called="the Helion track"),

@@ -41,6 +41,7 @@ class KindSpec:
     # environment, as a grading worker imports it, and words what it finds with the rest.
     probe_modules: str = ""
     probe_env: tuple[tuple[str, str], ...] = ()
+    env_prefix: str = ""         # of the environment variables the package reads, which reach a worker
     # The modules stood in for while the grader reads a course file for its PUZZLE (the package and
     # what a puzzle file imports of it), so that the grader's own process need not import them.
     stand_ins: tuple[str, ...] = ()
