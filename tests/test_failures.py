@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from grader.judge import failures, kinds, results
-from grader.judge.compare import Outcome, compare_tensor
+from grader.judge.compare import Comparison, compare_tensor
 from grader.judge.failures import CATALOGUE, Entry, FailureKind, StrEnum, Worded, finding, label, word
 from grader.judge.kinds.helion import failures as helion_failures
 from grader.report import html, text
@@ -183,7 +183,7 @@ def test_a_check_returns_facts_and_its_message_is_the_catalogues():
     assert nan.kind == K.NONFINITE and nan.finding == finding(nan.facts) == (
         "`z` has 1 NaN/Inf value(s) where the spec is finite, first at (1): yours nan, expected 2.")
     assert nan.message.startswith(nan.finding + " Look for a division by zero")
-    legacy = Outcome(False, "mismatch", "2 tensor(s) came back, 1 expected")  # as grader.judge.bench.run builds one
+    legacy = Comparison(False, "mismatch", "2 tensor(s) came back, 1 expected")  # as grader.judge.bench.run builds one
     assert legacy.message == "2 tensor(s) came back, 1 expected" and legacy.facts is None
 
 

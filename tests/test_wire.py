@@ -32,7 +32,7 @@ def test_an_unknown_status_or_kind_is_refused():
 
 
 def test_every_kind_the_grader_and_the_corpus_name_is_a_failure_kind():
-    """Kinds written as literals (``kind="..."``, ``Outcome(False, "...")``, ``CheckResult(False, ..., "...")``)
+    """Kinds written as literals (``kind="..."``, ``Comparison(False, "...")``, ``CheckResult(False, ..., "...")``)
     and every kind the wrong-kernel corpus expects."""
     named = set()
     for path in (ROOT / "grader").glob("*.py"):
@@ -43,7 +43,7 @@ def test_every_kind_the_grader_and_the_corpus_name_is_a_failure_kind():
             for keyword in node.keywords:
                 if keyword.arg == "kind" and isinstance(keyword.value, ast.Constant) and callee != "Puzzle":
                     named.add(keyword.value.value)
-            if callee in ("Outcome", "CheckResult") and len(node.args) >= 2 + (callee == "CheckResult"):
+            if callee in ("Comparison", "CheckResult") and len(node.args) >= 2 + (callee == "CheckResult"):
                 value = node.args[1 + (callee == "CheckResult")]
                 if isinstance(value, ast.Constant) and isinstance(value.value, str):
                     named.add(value.value)

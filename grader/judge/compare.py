@@ -22,14 +22,16 @@ from grader.judge.fence import Buffer, GuardDamage, is_unwritten, unpack
 
 # What the checks find is worded by the failures' catalogue; fmt_index, fmt_value, index_of,
 # look_alike_note and plural are imported from here as they always were.
-__all__ = ["Outcome", "compare", "compare_tensor", "written_outputs", "close_enough", "made_alike", "recognise",
+__all__ = ["Comparison", "compare", "compare_tensor", "written_outputs", "close_enough", "made_alike", "recognise",
            "order_changed", "fmt_index", "fmt_value", "index_of", "look_alike_note", "plural"]
 
 SHOW = 3  # wrong elements listed in a message
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Comparison:
+    """What comparing one case's outputs with the spec's found: passed, or the facts of why not."""
+
     passed: bool
     kind: str | None = None
     message: str = ""
@@ -40,7 +42,7 @@ class Outcome:
     facts: object = None  # what the check found (grader.judge.failures), which the message words
 
     @classmethod
-    def failed(cls, facts, max_abs_err: float | None = None) -> "Outcome":
+    def failed(cls, facts, max_abs_err: float | None = None) -> "Comparison":
         return cls(False, facts.kind, word(facts), max_abs_err, value_finding(facts), facts)
 
 
@@ -55,13 +57,13 @@ def _positions(mask: torch.Tensor) -> list[int]:
 def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[torch.Tensor],
             expected: Sequence[torch.Tensor], tolerance: Callable[[str], tuple[float, float]],
             large_inputs: LargeInputs | None = None, on_gpu: bool = False,
-            host_reduce: Mapping[str, Callable] | None = None) -> Outcome:
+            host_reduce: Mapping[str, Callable] | None = None) -> Comparison:
     """``buffers`` are the inputs', then the outputs'; ``expected`` has one tensor per output.
     ``tolerance`` gives (atol, rtol) for an output's dtype name (``Puzzle.tolerance``)."""
     unpacked = [unpack(b, r) for b, r in zip(buffers, raw)]
     for buf, (_, damage) in zip(buffers, unpacked):
         if damage is not None:
-            return Outcome.failed(_stray_store(buf, damage))
+            return Comparison.failed(_stray_store(buf, damage))
 
     for buf, (data, _), original in zip(buffers, unpacked, inputs):
         before = original.contiguous().view(torch.uint8).reshape(-1, buf.itemsize)
@@ -69,7 +71,7 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
         changed = (before != after).any(dim=1)
         if bool(changed.any()):
             first = index_of(_positions(changed)[0], buf.shape)
-            return Outcome.failed(InputModified(buf.name, int(changed.sum()), first))
+            return Comparison.failed(InputModified(buf.name, int(changed.sum()), first))
 
     worst = 0.0
     outputs = list(zip(buffers[len(inputs):], unpacked[len(inputs):], expected))
@@ -80,18 +82,18 @@ def compare(buffers: Sequence[Buffer], raw: Sequence[bytes], inputs: Sequence[to
         if not outcome.passed:
             return outcome
         worst = max(worst, outcome.max_abs_err or 0.0)
-    return Outcome(True, max_abs_err=worst)
+    return Comparison(True, max_abs_err=worst)
 
 
 def compare_tensor(name: str, actual: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float,
                    large_inputs: LargeInputs | None = None, on_gpu: bool = False, reduce: Callable | None = None,
-                   filled: bool = True) -> Outcome:
+                   filled: bool = True) -> Comparison:
     """One output against the spec. ``filled``: the grader allocated it with its NaN fill."""
     total = actual.numel()
     unwritten = is_unwritten(actual) if filled else torch.zeros(actual.shape, dtype=torch.bool)
     if bool(unwritten.any()):
         first = tuple(index_of(p, actual.shape) for p in _positions(unwritten))
-        return Outcome.failed(Unwritten(name, int(unwritten.sum()), total, first))
+        return Comparison.failed(Unwritten(name, int(unwritten.sum()), total, first))
 
     reduced = reduce is not None
     if reduced:
@@ -103,7 +105,7 @@ def compare_tensor(name: str, actual: torch.Tensor, expected: torch.Tensor, atol
     bad_nonfinite = ~torch.isfinite(actual_f) & torch.isfinite(expected_f)
     if bool(bad_nonfinite.any()):
         first = _element(_positions(bad_nonfinite)[0], actual_f, expected_f)
-        return Outcome.failed(Nonfinite(name, int(bad_nonfinite.sum()), first, large_inputs, reduced,
+        return Comparison.failed(Nonfinite(name, int(bad_nonfinite.sum()), first, large_inputs, reduced,
                                         on_gpu and _stray_loads(actual_f)))
 
     close = torch.isclose(actual_f, expected_f, rtol=rtol, atol=atol, equal_nan=True)
@@ -111,10 +113,10 @@ def compare_tensor(name: str, actual: torch.Tensor, expected: torch.Tensor, atol
     err = (actual_f - expected_f).abs()
     max_err = float(err[finite].max()) if bool(finite.any()) else 0.0
     if bool(close.all()):
-        return Outcome(True, max_abs_err=max_err)
+        return Comparison(True, max_abs_err=max_err)
     wrong = ~close
     shown = tuple(_element(p, actual_f, expected_f) for p in _positions(wrong))
-    return Outcome.failed(Mismatch(name, int(wrong.sum()), total, max_err, atol, rtol, shown, reduced,
+    return Comparison.failed(Mismatch(name, int(wrong.sum()), total, max_err, atol, rtol, shown, reduced,
                                    on_gpu and _stray_loads(actual_f),
                                    row_zero_only=_row_zero_only(wrong, err, expected_f)),
                           max_abs_err=max_err)

@@ -108,21 +108,21 @@ def judge_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, st
     (:mod:`grader.judge.bench.tolerance`), after the host's reduction of a partial buffer.
     ``device``: where to compare (the GPU's 67M-element outputs take seconds on a CPU)."""
     from grader.judge.bench.tolerance import compare, headroom
-    from grader.judge.compare import Outcome
+    from grader.judge.compare import Comparison
     if len(described) != len(planned.names) or len(raw) != len(planned.names):
-        return Outcome(False, FailureKind.MISMATCH, f"{len(raw)} tensor(s) came back, {len(planned.names)} expected"), 0.0
+        return Comparison(False, FailureKind.MISMATCH, f"{len(raw)} tensor(s) came back, {len(planned.names)} expected"), 0.0
     worst, used = 0.0, 0.0
     wants = planned.expected
     if puzzle.check is not None:  # graded by properties: against what this call's own choices give
         wants, facts = _by_properties(puzzle, planned, described, raw, device)
         if facts is not None:
-            return Outcome.failed(facts), 0.0
+            return Comparison.failed(facts), 0.0
     for name, shape, info, blob, want in zip(planned.names, planned.shapes, described, raw, wants):
         if want is None:
             continue
         got = _returned(info, blob)
         if got is None or tuple(got.shape) != tuple(shape):
-            return Outcome(False, FailureKind.MISMATCH, f"`{name}` came back as {info}, not as the planned tensor"), 0.0
+            return Comparison(False, FailureKind.MISMATCH, f"`{name}` came back as {info}, not as the planned tensor"), 0.0
         dtype = dtype_name(want)
         atol, rtol = puzzle.bench.tolerances.get(dtype) or puzzle.tolerance(dtype)
         stick = (sticks or {}).get(name)
@@ -133,7 +133,7 @@ def judge_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, st
             return outcome, 0.0
         worst = max(worst, outcome.max_abs_err or 0.0)
         used = max(used, headroom(reduce(got) if reduce else got, want, atol, rtol, stick))
-    return Outcome(True, max_abs_err=worst), used
+    return Comparison(True, max_abs_err=worst), used
 
 
 def _by_properties(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, device: str):

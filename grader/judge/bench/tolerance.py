@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import torch
 
-from grader.judge.compare import Outcome, SHOW
+from grader.judge.compare import Comparison, SHOW
 from grader.judge.failures import Element, Mismatch, Nonfinite, Unwritten, index_of
 from grader.judge.fence import is_unwritten
 
@@ -106,14 +106,14 @@ def measure(name: str, baseline: str, expected: torch.Tensor, theirs: torch.Tens
 
 
 def compare(name: str, got: torch.Tensor, want: torch.Tensor, atol: float, rtol: float,
-            yardstick: Yardstick | None = None, reduce=None, filled: bool = False) -> Outcome:
+            yardstick: Yardstick | None = None, reduce=None, filled: bool = False) -> Comparison:
     """``got`` against ``want`` as the bench judges it (see the module's docstring). ``filled``:
     the grader filled ``got`` with its NaN before the call (an element never written shows)."""
     if filled:
         unwritten = is_unwritten(got)
         if bool(unwritten.any()):
             first = tuple(index_of(int(p), got.shape) for p in torch.nonzero(unwritten.reshape(-1))[:SHOW, 0])
-            return Outcome.failed(Unwritten(name, int(unwritten.sum()), got.numel(), first))
+            return Comparison.failed(Unwritten(name, int(unwritten.sum()), got.numel(), first))
     reduced = reduce is not None
     if reduced:
         got = reduce(got)
@@ -121,7 +121,7 @@ def compare(name: str, got: torch.Tensor, want: torch.Tensor, atol: float, rtol:
     nan = torch.isnan(g) | (~torch.isfinite(g) & torch.isfinite(w))
     if bool(nan.any()):
         flat = int(torch.nonzero(nan.reshape(-1))[0])
-        return Outcome.failed(Nonfinite(name, int(nan.sum()), _element(flat, g, w), reduced=reduced))
+        return Comparison.failed(Nonfinite(name, int(nan.sum()), _element(flat, g, w), reduced=reduced))
     error = (g - w).abs()
     base = atol + rtol * w.abs()
     same = (g == w)  # an infinity the spec also has
@@ -136,9 +136,9 @@ def compare(name: str, got: torch.Tensor, want: torch.Tensor, atol: float, rtol:
         strays = stray_limit(g.numel())
         wrong = ~capped if not bool(capped.all()) or int((~within).sum()) <= strays else ~within
     if not bool(wrong.any()):
-        return Outcome(True, max_abs_err=max_err)
+        return Comparison(True, max_abs_err=max_err)
     shown = tuple(_element(int(p), g, w) for p in torch.nonzero(wrong.reshape(-1))[:SHOW, 0])
-    return Outcome.failed(Mismatch(name, int(wrong.sum()), g.numel(), max_err, atol, rtol, shown, reduced,
+    return Comparison.failed(Mismatch(name, int(wrong.sum()), g.numel(), max_err, atol, rtol, shown, reduced,
                                    baseline=yardstick.baseline if yardstick else "",
                                    allowance=yardstick.largest if yardstick else 0.0, strays=strays),
                           max_abs_err=max_err)
