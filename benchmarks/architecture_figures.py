@@ -79,13 +79,14 @@ def import_graph() -> dict[str, set[str]]:
 
 
 def longest_path(graph: dict[str, set[str]]) -> list[str]:
-    """The longest path of edges (a circle, which the layout test forbids, is not followed round)."""
+    """The longest path of edges, the first in name order of equals (a circle, which the layout
+    test forbids, is not followed round)."""
     on_stack: set[str] = set()
 
     @functools.cache
     def from_(node: str) -> tuple[str, ...]:
         on_stack.add(node)
-        best = max(((node, *from_(t)) for t in graph.get(node, ()) if t not in on_stack), key=len, default=(node,))
+        best = max(((node, *from_(t)) for t in sorted(graph.get(node, ())) if t not in on_stack), key=len, default=(node,))
         on_stack.discard(node)
         return best
     return list(max((from_(node) for node in sorted(graph)), key=len, default=()))
