@@ -122,6 +122,9 @@ def golden(root: Path, jobs: int) -> dict:
         options = Options(device="cpu", timeout=Options.SELFTEST_TIMEOUT)
         handed = {"grade_many": keeping} if "grade_many" in inspect.signature(selftest.run).parameters else {}
         selftest.run(course, options, jobs=jobs, **handed)
+    if not reports:
+        raise SystemExit("selftest graded nothing this script could see: it no longer grades through "
+                         "grader.judge.session.grade_many (see captured_selftest_reports)")
     for targets, report in reports:
         for (pid, path), result in zip(targets, report.results):
             path = Path(path)
