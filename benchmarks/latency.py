@@ -298,14 +298,13 @@ from pathlib import Path
 from grader.app.frontend import course_at
 from grader.app.warm_server import WarmGrading
 from grader.judge.options import Options
-from grader.judge.session import Grading
 sys.path.insert(0, sys.argv[1])
 from latency import _edit
 course = course_at(None)
 for pid in sys.argv[3:]:
     path = course.puzzle_file(pid)
     small = {c.name for c in course.puzzle(pid).cases if not c.large}
-    warm = WarmGrading(course, Options(device="cpu"), [path], grading=Grading)
+    warm = WarmGrading(course, Options(device="cpu"), [path])
     warm.grade(pid, path)
     for _ in range(int(sys.argv[2])):
         _edit(path)

@@ -128,12 +128,14 @@ def test_outside_a_course_grading_is_not_tried(monkeypatch):
     assert only(report.findings, "grading", "warning").message.startswith("not tried: no course here")
 
 
-def test_a_failing_puzzle01_is_an_error(course):
+def test_a_failing_puzzle01_is_an_error(course, monkeypatch):
+    from grader.judge import session
     failed = PuzzleResult(puzzle="puzzle01", title="Constant add", status="fail", source="x", device="cpu",
                           message="case classic[seed=0]: wrong values",
                           checks={"gpu_compile": CheckResult(False, "no sm_90", "compile"),
                                   "bounds": CheckResult(False, "case classic[seed=0]: wrong values")})
-    finding = doctor.grade_puzzle01(course, lambda *a, **k: Report(results=(failed,), seconds=1.0))
+    monkeypatch.setattr(session, "grade_many", lambda *a, **k: Report(results=(failed,), seconds=1.0))
+    finding = doctor.grade_puzzle01(course)
     assert finding.severity == "error"
     assert "cannot be trusted" in finding.message and "classic[seed=0]" in finding.message
     assert "gpu_compile: no sm_90" in finding.message
@@ -154,8 +156,7 @@ def test_an_interpreter_that_fails_the_probe_is_an_error_with_the_fix(monkeypatc
 @pytest.mark.slow  # builds a release and grades puzzle01 in it
 def test_learner_copy_grades_the_built_in_kernel(tmp_path, course):
     release(course, tmp_path / "copy")
-    from grader.judge.session import grade_many
-    finding = doctor.grade_puzzle01(Course(tmp_path / "copy"), grade_many)
+    finding = doctor.grade_puzzle01(Course(tmp_path / "copy"))
     assert finding == Finding("ok", "grading", finding.message)
     assert finding.message.startswith("a known-good puzzle 1 kernel passes the interpreter and the GPU compile check")
 

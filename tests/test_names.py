@@ -20,7 +20,7 @@ from grader.judge.classroom import grade_class
 from grader.channel.isolation import WORKER_ENV, Jail, bwrap_command, sandbox_available
 from grader.judge.messages import compile_failure
 from grader.judge.options import Options
-from grader.judge.session import Grading, grade_many
+from grader.judge.session import grade_many
 
 from conftest import COURSE, ROOT, WRONG
 from pristine import PRISTINE
@@ -68,7 +68,7 @@ def test_a_class_whose_students_have_names_of_any_script(tmp_path):
     shutil.copy(SOLUTION, submissions / "José Müller.py")  # one file: the student's name is the file's
     shutil.copy(SOLUTION, submissions / "张 伟" / "puzzle01_constant_add.py")
     shutil.copy(SOLUTION, submissions / "bob.py")
-    run = grade_class(COURSE, submissions, Options(timeout=20), jobs=2, grading=Grading)
+    run = grade_class(COURSE, submissions, Options(timeout=20), jobs=2)
     totals = {r.student: r.total for r in run.results}
     assert totals == {"José_Müller": 1, "张_伟": 1, "bob": 1}, totals
 

@@ -351,10 +351,8 @@ def _secret_parting(alice, bob, puzzle_ids):
 
 def _grade(folder, secret, variants=True):
     from grader.judge.classroom import grade_class
-    from grader.judge.session import Grading
     from grader.judge.options import Options
-    run = grade_class(COURSE, folder, Options(device="cpu", secret=secret, variants=variants), jobs=2,
-                      grading=Grading)
+    run = grade_class(COURSE, folder, Options(device="cpu", secret=secret, variants=variants), jobs=2)
     return {s.student: {r.puzzle: r for r in s.results} for s in run.results}
 
 

@@ -368,11 +368,10 @@ def _verdict(run: subprocess.CompletedProcess):
 @pytest.mark.slow  # grades in workers, and runs the command line three times
 def test_a_command_through_a_watchs_workers_gets_the_fresh_verdict(private, tmp_path):
     from grader.app.warm_server import WarmGrading
-    from grader.judge.session import Grading
     kernel = tmp_path / "mine.py"
     kernel.write_text(WRONG_01)
     env = dict(os.environ, XDG_RUNTIME_DIR=str(private.parent))
-    warm = WarmGrading(COURSE, Options(device="cpu"), [kernel], grading=Grading)
+    warm = WarmGrading(COURSE, Options(device="cpu"), [kernel])
     server = WarmServer(warm)
     server.start()
     try:
@@ -396,12 +395,11 @@ def test_a_command_through_a_watchs_workers_gets_the_fresh_verdict(private, tmp_
 def test_a_watch_grades_a_saved_kernel_in_its_warm_workers(tmp_path):
     from rich.console import Console
     from grader.app.watch import run
-    from grader.judge.session import Grading
     kernel = tmp_path / "mine.py"
     kernel.write_text(SOLUTION_01)
     out, stop = io.StringIO(), threading.Event()
     thread = threading.Thread(target=run, args=(COURSE, "puzzle01", kernel, Options(device="cpu")), daemon=True,
-                              kwargs=dict(grading=Grading, interval=0.05, serve=False, stop=stop, grades=2,
+                              kwargs=dict(interval=0.05, serve=False, stop=stop, grades=2,
                                           screen=Screen(Console(file=out, force_terminal=False))))
     thread.start()
     try:
@@ -419,11 +417,11 @@ def test_a_watch_grades_a_saved_kernel_in_its_warm_workers(tmp_path):
 def test_a_kept_context_reads_the_puzzle_file_again_as_a_fresh_run_does(tmp_path):
     """The learner edits the file the spec comes from: a kept context must not keep the old one."""
     from grader.app.warm_server import WarmGrading
-    from grader.judge.session import Grading, grade_many
+    from grader.judge.session import grade_many
     shutil.copytree(PRISTINE / "puzzles", tmp_path / "puzzles", ignore=shutil.ignore_patterns("__pycache__"))
     course = Course(tmp_path)
     path = course.puzzle_file("puzzle01")
-    warm = WarmGrading(course, Options(device="cpu"), [path], grading=Grading)
+    warm = WarmGrading(course, Options(device="cpu"), [path])
     try:
         assert warm.grade("puzzle01", path).results[0].status == Status.NOT_ATTEMPTED
         path.write_text(path.read_text().replace("PUZZLE = Puzzle(", "PUZZLE = Puzzle((", 1))

@@ -138,7 +138,7 @@ def batch_main(argv) -> int:
             done = finished(args.resume, course.ids)
         except ResumeError as exc:
             raise UsageProblem(str(exc)) from None
-    from grader.judge.session import Grading, sandbox_missing
+    from grader.judge.session import sandbox_missing
     if args.no_sandbox:
         print("warning: --no-sandbox: submissions run with your rights; they can read your files, "
               "reach the network and outlive the batch. Use it only for code you trust.", file=sys.stderr)
@@ -160,8 +160,7 @@ def batch_main(argv) -> int:
                           engine=args.engine, address=args.address, done=done,
                           on_start=lambda total: bars.append(Progress(total)),
                           on_result=lambda r: bars[0].step(r.student, f"{r.total}/{len(course.ids)}"),
-                          similarity=not args.no_similarity,
-                          grading=Grading)  # given: the class's grading sits below the session
+                          similarity=not args.no_similarity)
     finally:
         for bar in bars:
             bar.close()
@@ -191,8 +190,7 @@ def selftest_main(argv) -> int:
     if is_release(course):
         raise UsageProblem(instructor_only('selftest'))
     from grader.app import selftest
-    from grader.judge.session import grade_many
-    rows = selftest.run(course, Options(timeout=Options.SELFTEST_TIMEOUT), jobs=args.jobs, grade_many=grade_many)
+    rows = selftest.run(course, Options(timeout=Options.SELFTEST_TIMEOUT), jobs=args.jobs)
     print(selftest.render(rows))
     return 0 if all(r.ok for r in rows) else 1
 
@@ -244,9 +242,8 @@ def doctor_main(argv) -> int:
     parser.add_argument("--root", type=Path, help="the course folder (default: found from here)")
     args = parser.parse_args(argv)
     from grader.app import doctor
-    from grader.judge.session import grade_many
     course = course_at(args.root) if args.root else _course_here()
-    report = doctor.checkup(course, grade_many=grade_many)
+    report = doctor.checkup(course)
     if args.json:
         print(doctor.render_json(report))
     else:
@@ -278,9 +275,8 @@ def watch_main(argv) -> int:
     if args.timeout <= 0 or args.interval <= 0:
         raise UsageProblem("--timeout and --interval must be positive")
     options = Options(device=pick_device(args.device), timeout=args.timeout, compile_check=not args.no_compile_check)
-    from grader.judge.session import Grading
-    return run(course, puzzle, path, options, grading=Grading, interval=args.interval, serve=not args.no_serve,
-               record=own, verbose=args.verbose)  # Grading given: the session sits below the watch
+    return run(course, puzzle, path, options, interval=args.interval, serve=not args.no_serve, record=own,
+               verbose=args.verbose)
 
 
 def serve_main(argv) -> int:
@@ -299,9 +295,8 @@ def serve_main(argv) -> int:
     if args.timeout <= 0:
         raise UsageProblem("--timeout must be positive")
     course = course_at(args.root)
-    from grader.judge.session import Grading
     return serve(course, Options(device=pick_device(args.device), timeout=args.timeout,
-                                 compile_check=not args.no_compile_check), grading=Grading)
+                                 compile_check=not args.no_compile_check))
 
 
 def _course_here():

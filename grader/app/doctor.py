@@ -15,11 +15,11 @@ import warnings
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Mapping
 
 from grader.course import kinds
 from grader.app.versions import release
-from grader.judge.results import ExitCode, Report
+from grader.judge.results import ExitCode
 
 # Distributions as pip names them. The optional ones are only reported.
 REQUIRED = ("torch", "triton", "numpy", "jaxtyping")
@@ -254,13 +254,11 @@ def sandbox_finding(probe, system: str | None = None) -> Finding:
                    f"{NO_SANDBOX}", fix)
 
 
-def grade_puzzle01(course, grade_many: Callable[..., Report]) -> Finding:
-    """Grade puzzle 1 exactly as `python -m grader` does: worker, interpreter, GPU compile check.
-    ``grade_many``: the session's (:func:`grader.judge.session.grade_many`), handed in by the command:
-    importing the session here would put this module above every kind's runner, and the command
-    above it (tests/test_layout.py caps the import chain)."""
+def grade_puzzle01(course) -> Finding:
+    """Grade puzzle 1 exactly as `python -m grader` does: worker, interpreter, GPU compile check."""
     from grader.course.loader import CourseError
     from grader.judge.options import Options
+    from grader.judge.session import grade_many
     scratch = None
     try:
         path, what = course.solution_file("puzzle01"), "puzzle 1's reference solution"
@@ -287,9 +285,9 @@ def grade_puzzle01(course, grade_many: Callable[..., Report]) -> Finding:
                    "fix the errors above; else install the tested set: " + TESTED_SET)
 
 
-def checkup(course=None, grade: bool = True, grade_many: Callable[..., Report] | None = None) -> Checkup:
+def checkup(course=None, grade: bool = True) -> Checkup:
     """The versions, the machine and its packages, then, with ``grade`` and a course, puzzle 1 graded
-    by ``grade_many`` (see :func:`grade_puzzle01`; None only where no course is given)."""
+    (:func:`grade_puzzle01`)."""
     versions = installed_versions()
     gpu = detect_gpu()
     findings = diagnose(versions, gpu, tested_pins(course.root if course else None))
@@ -309,7 +307,7 @@ def checkup(course=None, grade: bool = True, grade_many: Callable[..., Report] |
         findings.append(Finding("error", "grading", "not tried: a required package is missing (above).",
                                 "install it, then run `python -m grader doctor` again"))
     else:
-        findings.append(grade_puzzle01(course, grade_many))
+        findings.append(grade_puzzle01(course))
     return Checkup(versions, gpu, tuple(findings))
 
 

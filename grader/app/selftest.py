@@ -8,11 +8,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 from grader.course.loader import Course
 from grader.judge.options import Options
-from grader.judge.results import Report, Status
+from grader.judge.results import Status
+from grader.judge.session import grade_many
 from grader.course.syntax import parse
 
 
@@ -35,10 +35,7 @@ def declared(path: Path) -> dict:
     return found
 
 
-def run(course: Course, options: Options, jobs: int = Options.JOBS, *,
-        grade_many: Callable[..., Report]) -> list[Row]:
-    # grade_many: the session's (grader.judge.session.grade_many), handed in by the command: importing the
-    # session here would put this module above every kind's runner (tests/test_layout.py caps the chain)
+def run(course: Course, options: Options, jobs: int = Options.JOBS) -> list[Row]:
     corpus = sorted((course.root / "tests" / "wrong_kernels").glob("puzzle*.py"))
     corpus = [p for p in corpus if p.name[:8] in course.ids]
     targets = [(p, course.solution_file(p)) for p in course.ids] + [(p.name[:8], p) for p in corpus]

@@ -16,6 +16,7 @@ from grader.app.warm_link import (ANSWER_WAIT, MAX_REQUEST, Accepted, Grade, Gra
 from grader.course.loader import Course, load_puzzle
 from grader.judge.options import Options
 from grader.judge.results import Report
+from grader.judge.session import Grading
 
 
 class WarmGrading:
@@ -24,13 +25,11 @@ class WarmGrading:
     edits the file the spec comes from), and the compile checker's memory, keyed by the kernel
     file's digest alone, dropped when a module beside it changes."""
 
-    def __init__(self, course: Course, options: Options, files: list[Path], kernels: list[Path] | None = None, *,
-                 grading) -> None:
-        """``grading``: the session's Grading, handed in by the command (the session sits far below)."""
+    def __init__(self, course: Course, options: Options, files: list[Path], kernels: list[Path] | None = None) -> None:
         self.course, self.options = course, options
         self.source = source_digest()  # before the workers start: they import this code
         self.identity = Identity(str(course.root.resolve()), self.source, runtime(), environment(), options)
-        self.grading = grading(course, files, options, 1, now=True, kernels=kernels)
+        self.grading = Grading(course, files, options, 1, now=True, kernels=kernels)
         self.lock = threading.Lock()
         self.beside: tuple[Path, str] | None = None  # the last kernel's folder, and the modules it may import
 
@@ -158,11 +157,9 @@ class WarmServer:
             pass
 
 
-def serve(course: Course, options: Options, *, grading, stop: threading.Event | None = None,
-          check_every: float = 2.0) -> int:
+def serve(course: Course, options: Options, *, stop: threading.Event | None = None, check_every: float = 2.0) -> int:
     """``python -m grader serve``: a warm server for the course's puzzles/ files, in the foreground,
-    one line per grade, until Ctrl-C (exit 0); started again when the grader's code changes.
-    ``grading``: the session's Grading."""
+    one line per grade, until Ctrl-C (exit 0); started again when the grader's code changes."""
     import time
     from grader.app.warm_link import Unsafe
     files = list(course.puzzle_files.values())
@@ -175,7 +172,7 @@ def serve(course: Course, options: Options, *, grading, stop: threading.Event | 
         print(f"{time.strftime('%H:%M:%S')} {puzzle} {result.status.value.replace('_', ' ').upper()} "
               f"({result.seconds:.2f} s)", flush=True)
     try:
-        warm = WarmGrading(course, options, files[:1], kernels=files, grading=grading)  # any puzzle: warm all
+        warm = WarmGrading(course, options, files[:1], kernels=files)  # any puzzle: warm all
         server = WarmServer(warm, on_served=said)
         try:
             server.start()

@@ -227,12 +227,11 @@ class Watch:
                          status_line(self.shown, self.last, before), headline)
 
 
-def run(course, puzzle: str, path: Path, options, *, grading, interval: float = POLL, serve: bool = True,
+def run(course, puzzle: str, path: Path, options, *, interval: float = POLL, serve: bool = True,
         record: bool = False, verbose: bool = False, screen: Screen | None = None,
         stop: threading.Event | None = None, grades: int | None = None) -> int:
     """``python -m grader watch``: the course's ``puzzle`` graded from ``path`` on every save, until
     Ctrl-C (exit 0). ``record``: progress saved as the plain command saves it (puzzles/ files).
-    ``grading``: the session's Grading, handed in by the command (the session sits far below).
     ``stop``, ``grades``: an end for a caller other than a person (tests, benchmarks)."""
     from grader.app.warm_link import Unsafe
     from grader.app.warm_server import AlreadyServed, WarmGrading, WarmServer
@@ -242,7 +241,7 @@ def run(course, puzzle: str, path: Path, options, *, grading, interval: float = 
     main = threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGTERM, _interrupt) if main else None  # a task runner stops it as Ctrl-C does
     try:
-        warm = WarmGrading(course, options, [path], grading=grading)
+        warm = WarmGrading(course, options, [path])
         if serve:
             try:
                 server = WarmServer(warm)

@@ -1,26 +1,17 @@
 """The one way the judge asks a worker and reads its reply: a reply (the request's, or the
-worker's ``wire.Failure``) or :class:`Unanswered`. Kept below the life cycle and the case runners,
-which both ask (tests/test_layout.py caps the import chain that runs through them).
+worker's ``wire.Failure``) or :class:`Unanswered`. The life cycle, the case runners, ``--bench``
+and ``--perf`` all ask through it.
 """
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from grader.channel import wire
 from grader.channel.worker_errors import WorkerDied, WorkerTimedOut
-# The families of the facts asked for, not the failures' face: asking sits below the case runners
-from grader.judge.failures.bench import Unfinished
-from grader.judge.failures.catalogue import FailureKind, stops, word
-from grader.judge.failures.runs import Crash, Timeout
+from grader.judge.failures import Crash, FailureKind, Timeout, Unfinished, stops, word
 
-
-class Asked(Protocol):
-    """What asking needs of a worker (a :class:`grader.channel.worker_pool.WorkerProcess`): named
-    here, so that the case runners below the life cycle need not import the process machinery."""
-
-    def request(self, message: wire.Request, blobs: list[bytes] = ..., timeout: float | None = ...): ...
-
-    def malformed(self, error: Exception): ...
+if TYPE_CHECKING:
+    from grader.channel.worker_pool import WorkerProcess
 
 
 class Unanswered(Exception):
@@ -35,7 +26,7 @@ class Unanswered(Exception):
         self.abort = stops(facts.kind)
 
 
-def ask(worker: Asked, message: wire.Request, blobs, timeout: float, device: str):
+def ask(worker: WorkerProcess, message: wire.Request, blobs, timeout: float, device: str):
     """Send ``message``; returns its reply (``message.REPLY`` or a ``wire.Failure``) and blobs.
     A timeout, a dead worker and a malformed reply raise :class:`Unanswered`."""
     try:
@@ -51,7 +42,7 @@ def died_so(died: WorkerDied, device: str) -> Unanswered:
     return Unanswered(Crash(died.returncode, died.stderr_tail, device, died.corrupted), "WorkerDied")
 
 
-def malformed(worker: Asked, error: Exception, device: str) -> None:
+def malformed(worker: WorkerProcess, error: Exception, device: str) -> None:
     """A reply that passed the wire's checks but does not fit its request (too few blobs,
     bytes of the wrong size): the worker's failure, as any malformed reply."""
     try:

@@ -27,7 +27,6 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Callable, Mapping
 
@@ -35,7 +34,7 @@ from grader.course.loader import Course
 from grader.judge.batch_resume import not_graded, refused
 from grader.judge.options import Options
 from grader.judge.results import GRADER_ERROR, CheckResult, FailureKind, PuzzleResult, Status, StudentResult
-from grader.judge.grading_context import GradingContext
+from grader.judge.session import Grading
 from grader.judge.similarity.find import similar_submissions
 from grader.judge.similarity.model import SimilarityReport
 from grader.judge.thread_pool import run_pool
@@ -55,16 +54,14 @@ class ClassRun:
 def grade_class(course: Course, folder: Path, options: Options, jobs: int = Options.JOBS,
                 memory_mb: int = Options.BATCH_MEMORY_MB, engine: str = "local", address: str | None = None,
                 done: Mapping[str, StudentResult] | None = None, on_start: Callable[[int], None] | None = None,
-                on_result: Callable[[StudentResult], None] | None = None, similarity: bool = True, *,
-                grading: Callable[..., GradingContext]) -> ClassRun:
+                on_result: Callable[[StudentResult], None] | None = None, similarity: bool = True) -> ClassRun:
     """Grade every student of ``folder``, except those in ``done`` (a resumed batch), whose
     results are kept. ``engine``: "local" (threads on this machine) or "ray" (one Ray task per
     student, on the cluster at ``address`` or a local Ray runtime). ``on_start`` is told how
     many students are to be graded, once their files are read; ``on_result`` sees each
     student's result as it comes (the command line's progress bar). ``similarity``: compare every
     student's code with every other's (all of them, a resumed batch's earlier ones included),
-    from the sanitised copies, before they are deleted. ``grading`` opens each student's grading
-    context: :class:`grader.judge.session.Grading`, given by the caller (see :func:`grade_student`)."""
+    from the sanitised copies, before they are deleted."""
     workdir = Path(tempfile.mkdtemp(prefix="triton-puzzles-batch-"))
     try:
         for puzzle_id in course.ids:
@@ -76,13 +73,12 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = Opti
         if on_start is not None:
             on_start(len(todo))
         finished = on_result or (lambda result: None)
-        one = partial(grade_student, grading=grading)  # a student, by either engine
         if engine == "ray":
             from grader.judge.cluster import grade_class_on_ray, gpus_per_task
-            graded, stopped = grade_class_on_ray(course, todo, options, memory_mb, one, address, finished,
+            graded, stopped = grade_class_on_ray(course, todo, options, memory_mb, grade_student, address, finished,
                                                  gpus_per_task(options))
         else:
-            graded, stopped = _grade_here(course, todo, options, jobs, memory_mb, finished, one)
+            graded, stopped = _grade_here(course, todo, options, jobs, memory_mb, finished, grade_student)
         by_name = {**kept, **{r.student: r for r in graded if r is not None}}
         similar = _similarity(course, students, by_name) if similarity else None
         stopped_early = "the batch was stopped (Ctrl-C)"
@@ -179,11 +175,9 @@ def _unread_file(problem: str) -> str | None:
 
 
 def grade_student(course: Course, student: Student, options: Options,
-                  memory_mb: int = Options.BATCH_MEMORY_MB, threads: int = 1, *,
-                  grading: Callable[..., GradingContext]) -> StudentResult:
-    """Every puzzle of ``student``'s, on ``threads`` threads of workers in one jail of theirs, which
-    ``grading`` opens (the session's ``Grading``, given by the caller: the session sits above this
-    module, above every kind's runner)."""
+                  memory_mb: int = Options.BATCH_MEMORY_MB, threads: int = 1) -> StudentResult:
+    """Every puzzle of ``student``'s, on ``threads`` threads of workers in one jail of theirs (one
+    :class:`grader.judge.session.Grading`)."""
     started = time.perf_counter()
     # The student's own sanitised folder and the course's puzzles/, nothing else: not the other
     # students, not solutions/, not the reports. A student with no file starts no worker.
@@ -192,7 +186,7 @@ def grade_student(course: Course, student: Student, options: Options,
     whose = student.variant_id if options.variants else ""
     # With a secret, each student's inputs and drawn sizes come from the secret, the student and the puzzle.
     mine = replace(options, memory_mb=memory_mb, student=whose, seeded_for=student.variant_id if options.secret else "")
-    with grading(course, [student.folder / "_"], mine, threads,
+    with Grading(course, [student.folder / "_"], mine, threads,
                  now=False, kernels=[path for _, path in targets]) as context:
         graded = dict(zip((pid for pid, _ in targets), context.grade(targets).results))
     results = []

@@ -11,13 +11,10 @@ from typing import Callable, Mapping, Sequence
 
 import torch
 
-# The families of the facts compared, not the failures' face: comparing sits below the case runners
-from grader.judge.failures.catalogue import word
-from grader.judge.failures.memory import InputModified, StrayStore
-from grader.judge.failures.races import OrderDependent
-from grader.judge.failures.values import Element, LargeInputs, Mismatch, Nonfinite, Unwritten
-from grader.judge.failures.values import finding as value_finding
-from grader.judge.failures.words import fmt_index, fmt_value, index_of, look_alike_note, plural
+from grader.judge.failures import (Element, InputModified, LargeInputs, Mismatch, Nonfinite, OrderDependent,
+                                   StrayStore, Unwritten, fmt_index, fmt_value, index_of, look_alike_note, plural,
+                                   word)
+from grader.judge.failures import finding as value_finding
 from grader.judge.fence import Buffer, GuardDamage, is_unwritten, unpack
 
 # What the checks find is worded by the failures' catalogue; fmt_index, fmt_value, index_of,

@@ -10,12 +10,9 @@ import ast
 import re
 
 from grader.channel import wire
-# The families of the facts worded, not the failures' face: messages sit below the case runners
-from grader.judge.failures.catalogue import word
-from grader.judge.failures.compile import CompileFailed, dtype_fix
-from grader.judge.failures.runs import Crash, InterpreterLimit
-from grader.judge.failures.words import at_line as _at_line
-from grader.judge.failures.words import fmt_index, index_of, plural, usual_fix
+from grader.judge.failures import CompileFailed, Crash, InterpreterLimit, dtype_fix, fmt_index, index_of, plural, \
+    usual_fix, word
+from grader.judge.failures import at_line as _at_line
 from grader.source.source_lines import access_call
 
 __all__ = ["out_of_bounds", "tidy", "usual_fix", "dtype_fix", "compile_failure", "crash", "interpreter_limit"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.course.loader import Course, CourseError
 from grader.judge.options import Options
@@ -15,7 +16,9 @@ from grader.judge.plan import SpecShapes
 from grader.course.puzzle import Case
 from grader.judge.results import FailureKind, PuzzleResult
 from grader.channel.worker_pool import WorkerProcess
-from grader.judge.grading_context import GradingContext
+
+if TYPE_CHECKING:
+    from grader.judge.session import Grading
 
 
 def choose_case(cases: tuple[Case, ...], wanted: str | None, result: PuzzleResult | None) -> Case:
@@ -63,7 +66,7 @@ class Traced:
     file_name: str  # where a picture goes when no path is given
 
 
-def traced(grading: GradingContext, puzzle_id: str, kernel_file: Path, case_name: str | None = None,
+def traced(grading: Grading, puzzle_id: str, kernel_file: Path, case_name: str | None = None,
            result: PuzzleResult | None = None, timeout: float = Options.timeout) -> Traced:
     """One case traced by ``grading``'s interpreter worker, and the course's solution beside it by
     a worker of the context's that alone reads it. Each worker is recycled after its trace."""

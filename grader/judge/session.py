@@ -8,7 +8,7 @@ or a timeout costs a restart.
 ``classroom.grade_class`` (a class, one student per task) both run their tasks through the one
 pool of threads (:mod:`grader.judge.thread_pool`), and both grade a puzzle through
 :func:`grade_puzzle`, the one place that asks a puzzle's kind (:mod:`grader.judge.kinds`) for its
-grader: a class is given :class:`Grading` by its caller, below which it sits.
+runner: a class opens a :class:`Grading` per student.
 """
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The one pool of threads the grader runs tasks on: ``grade_many`` (:mod:`grader.judge.session`)
-its puzzles, ``classroom.grade_class`` its students. Here, apart from the session, which sits
-above every kind's runner: a class's grading is given the session's ``Grading`` by its caller,
-and imports this pool without it (tests/test_layout.py caps the import chain)."""
+its puzzles, ``classroom.grade_class`` its students, each student's puzzles in turn on a pool of
+its own."""
 from __future__ import annotations
 
 import queue

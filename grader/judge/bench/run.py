@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from grader.channel import wire
 from grader.channel import wire_measure
@@ -41,7 +41,9 @@ from grader.judge.options import Options
 from grader.judge.results import FailureKind
 from grader.course.puzzle import Case, Puzzle
 from grader.channel.worker_errors import WorkerDied, WorkerTimedOut
-from grader.judge.grading_context import GradingContext
+
+if TYPE_CHECKING:
+    from grader.judge.session import Grading
 
 SETS = 2  # input sets per size: the worker alternates them at random between timed calls
 
@@ -194,7 +196,7 @@ def reply_bytes(planned: SizePlan) -> int:
     return max(MAX_MESSAGE, 3 * outputs + (1 << 20))
 
 
-def run_bench(grading: GradingContext, puzzle_id: str, kernel_file: Path, sizes: Sequence[Mapping] | None = None,
+def run_bench(grading: Grading, puzzle_id: str, kernel_file: Path, sizes: Sequence[Mapping] | None = None,
               calls: int = 0, sets: int = SETS) -> BenchResult:
     """The size sweep of ``puzzle_id``'s benchmark (or ``sizes``), timed by ``grading``'s worker:
     a CUDA worker; a cpu one (the interpreter, the host's clock) is the test path. ``calls``:

@@ -13,10 +13,7 @@ labels from here.
 
 Pure data and wording: the standard library and the grader's dtype vocabulary only, no torch,
 so that the sandbox side may word failures too. This module is the face: what a check or a
-report uses is imported from here, but for the modules below the case runners (the results, the
-messages, asking a worker, comparing, a recorded program's check), which import the family
-modules they use: the face is a level above them, and the import chain through the runners is
-capped (tests/test_layout.py).
+report uses is imported from here.
 """
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -31,7 +32,9 @@ from grader.judge import asking, failures
 from grader.judge.kinds import kind_of
 from grader.judge.perf.findings import findings
 from grader.judge.perf.model import LaunchCost, LineCost, PerfProfile, PerfResult
-from grader.judge.grading_context import GradingContext
+
+if TYPE_CHECKING:
+    from grader.judge.session import Grading
 
 PROGRAMS = 16          # programs interpreted per launch, at most
 # Helion's kernels become Triton only inside Helion's compiler, where the interpreter's hooks do
@@ -199,7 +202,7 @@ def profile_costs(reply: wire_measure.Profiled, stats: list, c: dict, device=mod
     return tuple(chosen), torch_s * 1e3
 
 
-def measure(grading: GradingContext, puzzle: Puzzle, kernel_file: Path, request: wire_measure.Profile,
+def measure(grading: Grading, puzzle: Puzzle, kernel_file: Path, request: wire_measure.Profile,
             solution: Path | None, ran=None) -> tuple[wire_measure.Profiled | None, list, str]:
     """What one implementation did at the size: the worker's counts, ptxas's figures for each
     launch ((KernelStats or None, note) each), or why there are none. ``ran()`` is called once
@@ -236,7 +239,7 @@ def costed(who: str, kernel_file: Path, reply: wire_measure.Profiled | None, sta
                        seconds=seconds)
 
 
-def profile_one(grading: GradingContext, puzzle: Puzzle, who: str, kernel_file: Path, request: wire_measure.Profile,
+def profile_one(grading: Grading, puzzle: Puzzle, who: str, kernel_file: Path, request: wire_measure.Profile,
                 solution: Path | None, c: dict, ran=None) -> PerfProfile:
     """One implementation profiled, compiled and costed; its counts and figures are kept between
     runs (:mod:`.perf_cache`): the course's solution's, and the learner's until its file or a
@@ -271,7 +274,7 @@ def faster_notes(puzzle: Puzzle, message: str) -> tuple[str, ...]:
     return tuple(said(look) for look in looks if look.faster and said(look) in message)
 
 
-def verdict(grading: GradingContext, puzzle_id: str, kernel_file: Path) -> Verdict:
+def verdict(grading: Grading, puzzle_id: str, kernel_file: Path) -> Verdict:
     """The kernel graded (its passing verdict kept between runs, as its counts are)."""
     kept = perf_cache.verdict_key(Path(kernel_file), grading.course.puzzle_file(puzzle_id))
     if kept and (found := perf_cache.load_verdict(kept)) is not None:
@@ -285,7 +288,7 @@ def verdict(grading: GradingContext, puzzle_id: str, kernel_file: Path) -> Verdi
     return Verdict(said, notes)
 
 
-def run_perf(grading: GradingContext, puzzle_id: str, kernel_file: Path, programs: int = PROGRAMS,
+def run_perf(grading: Grading, puzzle_id: str, kernel_file: Path, programs: int = PROGRAMS,
              reference: bool = True, check: bool = True) -> PerfResult:
     """``--perf`` for one puzzle: the learner's kernel, and the course's solution beside it (its
     run in a worker of its own, at the same time). With ``check``, the learner's kernel is

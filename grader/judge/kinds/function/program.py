@@ -21,12 +21,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-# The family of its facts, not the failures' face: this check sits below the kind's runner
-from grader.judge.failures.catalogue import FailureKind, word
-from grader.judge.failures.words import fmt_index
-from grader.judge.failures.wrappers import (HostReduction, NeverComputed, NoLaunch, NotReplayable, ReturnsInput,
-                                            TorchOp, Unseen)
 from grader.channel.kinds.function import Program, Step
+from grader.judge.failures import (FailureKind, HostReduction, NeverComputed, NoLaunch, NotReplayable, ReturnsInput,
+                                   TorchOp, Unseen, fmt_index, word)
 
 # Operators that make fresh memory: `x.new_empty(...)` reads x's dtype and device, never its values.
 ALLOCATING = {
