@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from grader.course.loader import Course  # noqa: E402
-from grader.judge.grade import PuzzleGrader  # noqa: E402
+from grader.judge.case_run import PuzzleState  # noqa: E402
 from grader.judge.kinds import KINDS  # noqa: E402
 from grader.judge.options import Options  # noqa: E402
 from grader.judge.session import grade_many  # noqa: E402
@@ -42,14 +42,14 @@ def _watch() -> None:
         original = runner.run
 
         def run(self, case, carried=None, _original=original):
-            _current.key = (str(Path(self.grader.kernel_file).resolve()), case.name)
+            _current.key = (str(Path(self.state.kernel_file).resolve()), case.name)
             try:
                 return _original(self, case, carried)
             finally:
                 _current.key = None
         run.watched = True
         runner.run = run
-    asked = PuzzleGrader.ask
+    asked = PuzzleState.ask
 
     def ask(self, message, *args, **kwargs):
         reply, raw = asked(self, message, *args, **kwargs)
@@ -59,7 +59,7 @@ def _watch() -> None:
                 if not getattr(run, "reversed", False):
                     _seen[key].extend(getattr(run, "launches", ()))
         return reply, raw
-    PuzzleGrader.ask = ask
+    PuzzleState.ask = ask
 
 
 def _elements(sizes) -> int:

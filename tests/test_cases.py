@@ -308,7 +308,7 @@ def test_the_life_cycle_runs_every_pass_in_one_loop_and_skips_after_an_abort():
     told = []
     grader = PuzzleGrader(COURSE, "puzzle02", COURSE.solution_file("puzzle02"), None, Options(), kind=kind,
                           on_case=lambda puzzle_id, result: told.append(result.seed))
-    assert isinstance(kind, PuzzleKind) and not grader.compile_beside
+    assert isinstance(kind, PuzzleKind) and not grader.state.compile_beside
     results = grader._cases()
     runner = grader.runner
     # the first pass carries all but the last; the second stops after names[1] crashed

@@ -120,21 +120,59 @@ def test_every_registered_kind_is_whole():
         assert all(callable(step) for step in (kind.load, kind.ran, kind.bench, kind.profile)), name
 
 
-def test_no_kind_overrides_the_life_cycle():
-    """A kind supplies steps to the one life cycle (grader.judge.grade); no class in grader/ extends
-    it, nor the runners it is given: each kind's runner stands alone."""
-    from grader.judge.grade import PuzzleGrader
+def test_each_runner_extends_the_base_and_nothing_else():
+    """A kind supplies steps to the one life cycle (grader.judge.grade): its runner extends the base
+    (grader.judge.case_run.CaseRunner), no other runner, and no class in grader/ extends the grader."""
+    from grader.judge.case_run import CaseRunner
+    runners = {kind.runner() for kind in kinds.KINDS.values()}
     extending = []
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ClassDef):
                 bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
-                if bases & {"PuzzleGrader", "KernelRunner", "FunctionRunner", "HelionRunner"}:
+                if bases & {"PuzzleGrader", *(runner.__name__ for runner in runners)}:
                     extending.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {node.name}")
     assert not extending, extending
-    for kind in kinds.KINDS.values():  # and at run time, whatever a module's text spells
-        runner = kind.runner()
-        assert not issubclass(runner, PuzzleGrader) and runner.__mro__ == (runner, object), runner
+    for runner in runners:  # and at run time, whatever a module's text spells
+        assert runner.__mro__[1:] == CaseRunner.__mro__, runner
+
+
+def test_the_runner_base_asks_for_sniff_and_run_and_does_nothing_else_unasked():
+    """The base's contract: a runner writes ``sniff`` and ``run``; every other step it leaves does
+    nothing, or gives the plain answer (the puzzle's cases, the learner's object loaded by name)."""
+    from types import SimpleNamespace
+
+    from pristine import PRISTINE
+
+    from grader.channel import wire
+    from grader.course.loader import Course
+    from grader.judge.case_run import CaseOutcome, CaseRunner
+    from grader.judge.options import Options
+    from grader.judge.results import PuzzleResult
+
+    class Sniffless(CaseRunner):
+        def run(self, case, carried):
+            return CaseOutcome()
+
+    class Least(Sniffless):
+        def sniff(self):
+            return None
+
+    puzzle = Course(PRISTINE).puzzle("puzzle02")
+    state = SimpleNamespace(puzzle=puzzle, options=Options(), kernel_file=Path("/course/mine.py"))
+    with pytest.raises(TypeError, match="abstract method '?sniff"):
+        Sniffless(state)
+    runner = Least(state)
+    assert (runner.state, runner.puzzle, runner.options, runner.info) == (state, puzzle, state.options, None)
+    assert runner.unsupported() is None  # puzzle 2 requires no Triton API a Triton lacks
+    assert runner.load_request() == (wire.Load(file="/course/mine.py", kernel=puzzle.kernel), (), None)
+    info = wire.Loaded(params=(), line=1)
+    assert runner.loaded(info, None) == (info, None) and runner.info is info  # kept for the cases
+    assert runner.cases() == list(puzzle.cases) and runner.cases() is not runner.cases()
+    assert runner.next_pass({"classic[seed=0]": "carried"}, aborted=False) == []
+    assert runner.settle({}) is None and runner.pass_note() == ""
+    result = PuzzleResult(puzzle="puzzle02", title="t", status="pass", source="mine.py", device="cpu")
+    assert runner.finish(result) is result
 
 
 def test_the_life_cycle_names_no_kind():

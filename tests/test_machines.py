@@ -210,12 +210,12 @@ def test_inline_ptx_is_graded_where_nothing_depends_on_it_and_beside_a_gpu_only_
     try:
         grader = PuzzleGrader(course, "puzzle01", ROOT / "tests" / "hostile" / "puzzle01_inline_asm.py", worker,
                               Options(compile_check=False), kind=kind_of(course.puzzle("puzzle01")))
-        ask = grader.ask
+        request = worker.request
 
-        def recording(message, blobs=(), timeout=None, worker=None):
+        def recording(message, blobs=(), **kwargs):
             sent.append((message, list(blobs)))
-            return ask(message, blobs, timeout, worker)
-        grader.ask = recording
+            return request(message, blobs, **kwargs)
+        worker.request = recording
         limited = grader.grade()
         assert limited.status == Status.INTERPRETER_LIMIT
         assert ("runs PTX, which the interpreter cannot execute, and the outputs depend on what it computes at "

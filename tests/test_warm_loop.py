@@ -122,12 +122,11 @@ def _stage_asked(monkeypatch, tmp_path, source: str) -> set[str]:
     monkeypatch.setattr(checker.worker, "request", lambda message, blobs=(), timeout=None:
                         (asked.append(message.stage), (wire.Compiled(variants=1), []))[1])
     grader = PuzzleGrader(COURSE, "puzzle01", path, None, Options(), checker, kind=kind_of(COURSE.puzzle("puzzle01")))
-    grader.info = wire.Loaded(params=[wire.KernelParam(n, c) for n, c in
-                                      (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))],
-                              line=1)
+    info = wire.Loaded(params=[wire.KernelParam(n, c) for n, c in
+                               (("x_ptr", False), ("z_ptr", False), ("N0", False), ("B0", True))], line=1)
     from grader.channel.binding import Param
     from grader.judge.kinds.kernel.gpu_compile import compile_check
-    assert compile_check(grader, [Param(p.name, p.constexpr) for p in grader.info.params]).passed
+    assert compile_check(grader.state, [Param(p.name, p.constexpr) for p in info.params], info).passed
     return set(asked)
 
 
@@ -154,9 +153,9 @@ def test_the_compile_checker_remembers_by_file_and_request(monkeypatch, tmp_path
     def check(source: str) -> int:
         path.write_text(source)
         grader = PuzzleGrader(COURSE, "puzzle01", path, None, Options(), checker, kind=kind_of(COURSE.puzzle("puzzle01")))
-        grader.info = wire.Loaded(params=params, line=1)
         before = len(asked)
-        assert compile_check(grader, [Param(p.name, p.constexpr) for p in params]).passed
+        assert compile_check(grader.state, [Param(p.name, p.constexpr) for p in params],
+                             wire.Loaded(params=params, line=1)).passed
         return len(asked) - before
     first = check(SOLUTION_01)
     assert first >= 1  # one per distinct specialisation of the small cases

@@ -336,8 +336,10 @@ def test_a_compile_error_reads_the_same_for_a_kernel_and_an_autograd_puzzle(cour
     assert all(c.kind is None or c.kind == "compile" for c in result.cases), [c.message for c in result.cases]
 
 
-@pytest.mark.parametrize("puzzle_id", ["puzzle01", "puzzle15"])
-def test_a_timeout_and_a_crash_read_the_same_for_a_kernel_and_an_autograd_puzzle(course, puzzle_id):
+@pytest.mark.parametrize("puzzle_id", ["puzzle01", "puzzle15", "puzzle35"])
+def test_a_timeout_and_a_crash_read_the_same_for_every_kind(course, puzzle_id):
+    """A kernel, an autograd and a Helion puzzle: the case that timed out or crashed is named in
+    every case it stops (a Helion crash once said "not run: crashed")."""
     from grader.channel.worker_pool import WorkerTimedOut
 
     def timeout(message):
@@ -351,7 +353,8 @@ def test_a_timeout_and_a_crash_read_the_same_for_a_kernel_and_an_autograd_puzzle
                                                                        fatal=True), []))
     first, rest = result.cases[0], result.cases[1:]
     assert first.kind == "crash" and "the kernel crashed its process (CUDA error: boom)" in first.message
-    assert worker.killed == 1 and all(c.kind == "skipped" for c in rest)
+    assert worker.killed == 1 and rest
+    assert all(c.kind == "skipped" and c.message == f"not run: {first.label} crashed" for c in rest)
 
 
 def test_a_reply_without_the_bytes_it_announces_is_a_crash_never_a_pass(course):

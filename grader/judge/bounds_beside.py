@@ -6,12 +6,15 @@ as on the CPU, so that a GPU and a laptop give one verdict.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from grader.channel import wire
 from grader.judge import failures, messages
 from grader.judge.asking import Unanswered
 from grader.judge.results import FailureKind
+
+if TYPE_CHECKING:
+    from grader.judge.case_run import PuzzleState
 
 # How the worker reports the interpreter's refusal of a block's truth (`and` between masks:
 # sandbox.interpreter_limits.BlockTruth): the learner's mistake on every device, found beside a GPU too.
@@ -21,8 +24,8 @@ BLOCK_TRUTH = "BlockTruth:"
 class BoundsBeside:
     """One grading's check beside a GPU. ``dims``: the dims of an access's tensor, for its words."""
 
-    def __init__(self, grader, dims: Callable[[wire.OutOfBoundsAccess], tuple[str, ...]]) -> None:
-        self.grader, self.dims = grader, dims
+    def __init__(self, state: PuzzleState, dims: Callable[[wire.OutOfBoundsAccess], tuple[str, ...]]) -> None:
+        self.state, self.dims = state, dims
         self.unchecked: failures.BesideUnchecked | None = None  # why it could not run, once it could not
 
     def checked(self, message: wire.Request, blobs, case):
@@ -30,13 +33,13 @@ class BoundsBeside:
         CPU too). A run that could not finish, or raised what ran on the GPU, is a check missing:
         the case is neither passed nor failed (BesideUnchecked), never passed in silence.
         The facts found, or None."""
-        grader = self.grader
-        if grader.bounds is None:
+        state = self.state
+        if state.bounds is None:
             return None
         if self.unchecked is not None:  # it could not run for an earlier case: not tried again, said again
             return self.unchecked
         try:
-            reply, _ = grader.ask(message, blobs, worker=grader.bounds)
+            reply, _ = state.ask(message, blobs, worker=state.bounds)
         except Unanswered as unanswered:
             why = f"it did not finish within {unanswered.seconds:g} s" if unanswered.kind == FailureKind.TIMEOUT \
                 else f"its worker died ({unanswered.text[:200]})"

@@ -12,90 +12,48 @@ file; only the learner's object comes from the learner's file, and only the work
 from __future__ import annotations
 
 import time
-from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 
 from grader.channel import wire
-from grader.channel.binding import Param, bind
+from grader.channel.binding import Param
 from grader.channel.worker_pool import CompileChecker, WorkerProcess
 from grader.course.case import draw
 from grader.course.loader import Course, stub_signature
 from grader.course.variant import shown
-from grader.judge import asking, failures, messages
+from grader.judge import failures, messages
 from grader.judge.asking import Unanswered
-from grader.judge.case_run import failed_case
+from grader.judge.case_run import PuzzleState, failed_case
 from grader.judge.options import Options
-from grader.judge.plan import SpecShapes, computed, students_secret
+from grader.judge.plan import SpecShapes, students_secret
 from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
 from grader.source import stubs, variant_code
-from grader.source.source_lines import imports_torch, kernel_code
+from grader.source.source_lines import kernel_code
 
 
 class PuzzleGrader:
-    """One puzzle's grading: its state, the one way to ask its workers, and the life cycle."""
+    """One puzzle's grading: the life cycle, over the state its kind's runner is handed."""
 
     def __init__(self, course: Course, puzzle_id: str, kernel_file: Path, worker: WorkerProcess,
                  options: Options, compiler: "CompileChecker | None" = None, bounds: WorkerProcess | None = None,
                  on_case=None, *, kind) -> None:
         self.course = course
         self.on_case = on_case  # sees each case's result as soon as it is known (the command line's first failure)
-        self.notes: list[str] = []  # said beside a pass: a property check's correct alternative
-        self.puzzle_path = course.puzzle_file(puzzle_id)
+        puzzle_path = course.puzzle_file(puzzle_id)
         # A batch's student gets their own values of the puzzle's free constants (Variant).
         puzzle = course.puzzle_for(puzzle_id, options.secret, options.student)
         # With a batch's secret, each case's varied sizes and its inputs are drawn from it and the student.
         options = replace(options, secret=students_secret(options.secret, options.seeded_for))
-        self.puzzle = replace(puzzle, cases=tuple(draw(c, puzzle.id, options.secret) for c in puzzle.cases))
-        self.kernel_file = Path(kernel_file).resolve()
-        self.worker = worker
-        self.compiler = compiler
-        self.bounds = bounds  # on a GPU: the interpreter, where each case runs again with its accesses checked
-        self.options = options
-        self.shapes = SpecShapes(self.puzzle)
-        self.expected_signature = stub_signature(str(self.puzzle_path), self.puzzle.kernel)
-        self.info: wire.Loaded | None = None
+        puzzle = replace(puzzle, cases=tuple(draw(c, puzzle.id, options.secret) for c in puzzle.cases))
         self.kind = kind  # a grader.judge.kinds.kind.PuzzleKind
         self.checks = kind.checks()
-        self.runner = kind.runner()(self)
-
-    @property
-    def compile_beside(self) -> bool:
-        """Whether a GPU compile check gates the cases (where a compile checker is given)."""
-        return any(check.gate for check in self.checks)
-
-    # ---- what runners and checks ask through ------------------------------------------------
-    def ask(self, message: wire.Request, blobs=(), timeout: float | None = None, worker=None):
-        """Send ``message`` (to this puzzle's worker unless another is named); its reply and blobs.
-        A timeout, a dead worker and a malformed reply raise :class:`Unanswered`."""
-        return asking.ask(worker or self.worker, message, blobs, self.options.timeout if timeout is None else timeout,
-                          self.options.device)
-
-    def malformed(self, error: Exception) -> None:
-        asking.malformed(self.worker, error, self.options.device)
-
-    def bind(self, params, pointer_names, values):
-        info = self.info
-        return bind(params, pointer_names, values, self.expected_signature,
-                    provided=frozenset(info.provided if info else ()), defaults=dict(info.defaults) if info else {})
-
-    def beside(self, work, *args) -> Future:
-        """``work(*args)`` on a thread of its own (the compile checker's requests, while this
-        thread's worker runs cases); its result, or the exception it raised, comes in the Future."""
-        return computed(lambda: work(*args), beside=True, name=f"compile check of {self.puzzle.id}")
-
-    def checker_session(self):
-        """The compile checker's worker for this puzzle. A file that imports torch (a learner's
-        puzzle file does, for its spec) has the checker's zygote import it once, not each worker."""
-        if imports_torch(self.source()):
-            self.compiler.worker.warm |= {"torch"}
-        return self.compiler.session()
-
-    def source(self) -> str:
-        try:
-            return self.kernel_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return ""
+        self.state = PuzzleState(
+            puzzle=puzzle, shapes=SpecShapes(puzzle), options=options, kernel_file=Path(kernel_file).resolve(),
+            puzzle_path=puzzle_path, expected_signature=stub_signature(str(puzzle_path), puzzle.kernel),
+            decorator=kind.decorator, worker=worker, compiler=compiler, bounds=bounds,
+            compile_beside=any(check.gate for check in self.checks))
+        self.puzzle, self.options, self.kernel_file = puzzle, options, self.state.kernel_file
+        self.runner = kind.runner()(self.state)
 
     def result(self, status: Status | str, message: str, cases=(), checks=None, started: float = 0.0) -> PuzzleResult:
         return PuzzleResult(puzzle=self.puzzle.id, title=self.puzzle.title, status=status,
@@ -116,8 +74,8 @@ class PuzzleGrader:
         start, ended at the end, so that nothing of another puzzle's reaches this one's."""
         started = time.perf_counter()
         if self.kind.warm:  # imported once in the zygote, before its fork: every worker starts with it
-            self.worker.warm |= self.kind.warm
-        workers = [w for w in (self.worker, self.bounds) if w is not None]
+            self.state.worker.warm |= self.kind.warm
+        workers = [w for w in (self.state.worker, self.state.bounds) if w is not None]
         for worker in workers:
             worker.recycle()
         try:
@@ -154,10 +112,9 @@ class PuzzleGrader:
             return self.result(Status.NOT_ATTEMPTED, f"not attempted: `{self.puzzle.kernel}` is still the stub as "
                                f"shipped (comments, docstrings and `pass` aside)", started=started)
         params = [Param(p.name, p.constexpr) for p in info.params]
-        self.info = info
         # Each check runs beside the cases, begun before the first (a compile of what would not run on a
         # GPU: the interpreter would run it as plain Python) and awaited after the last: never left running.
-        running = [(check, check.start(self, params)) for check in self.checks]
+        running = [(check, check.start(self.runner, params)) for check in self.checks]
         try:
             cases = self._cases()
         finally:
@@ -218,7 +175,7 @@ class PuzzleGrader:
     def _verdict(self, cases: list[CaseResult], checks: dict, started: float) -> PuzzleResult:
         failed = [c for c in cases if not c.passed] + [c for c in checks.values() if not c.passed]
         if not failed:
-            notes = "".join(f"\n{said}" for said in self.notes)
+            notes = "".join(f"\n{said}" for said in self.state.notes)
             return self.result(Status.PASS, f"all {len(cases)} cases pass{notes}", cases, checks, started)
         undecided = failed[0].kind == FailureKind.INTERPRETER_LIMIT  # the interpreter's limit: grade it on a GPU
         shown = failed[0] if undecided else most_telling(failed)
@@ -231,7 +188,7 @@ class PuzzleGrader:
 
     def _machine_refusal(self) -> str | None:
         """Where the bounds check beside a GPU cannot run on this machine: the refusal, with its fix."""
-        if self.bounds is None:
+        if self.state.bounds is None:
             return None
         from grader.judge import machine
         fault = machine.interpreter_fault()
@@ -240,26 +197,27 @@ class PuzzleGrader:
     def still_the_stub(self) -> bool:
         """Whether the learner's kernel is the puzzle's stub as shipped, compared as code
         (:mod:`grader.source.stubs`): any change to what it does makes it attempted."""
-        return stubs.is_stub(self.course.root, self.puzzle, self.source())
+        return stubs.is_stub(self.course.root, self.puzzle, self.state.source())
 
     def _load(self):
         """Ask the worker about the learner's object. Returns (wire.Loaded, None) or (None, failure
         result), as the kind's runner has the last word on them. A timeout or a dead worker raises
         Unanswered."""
-        reply, _ = self.ask(*self.runner.load_request())
+        reply, _ = self.state.ask(*self.runner.load_request())
         return self.runner.loaded(*self._loaded(reply))
 
     def _loaded(self, reply):
         if isinstance(reply, wire.Loaded):
             return reply, None
         kind = failures.reported(reply.kind)
-        name, file, decorator = self.puzzle.kernel, self.kernel_file.name, self.kind.decorator
+        name, file, decorator, signature = (self.puzzle.kernel, self.kernel_file.name, self.kind.decorator,
+                                            self.state.expected_signature)
         if kind == FailureKind.NOT_FOUND:
-            facts = failures.NoKernel(name, file, tuple(reply.defined), self.expected_signature, decorator)
+            facts = failures.NoKernel(name, file, tuple(reply.defined), signature, decorator)
             dropped = self._why_dropped(name)
             if dropped is not None:
                 facts = failures.Dropped(name, file, dropped.line, dropped.text, dropped.reason,
-                                         self.expected_signature, decorator)
+                                         signature, decorator)
         elif kind == FailureKind.SIGNATURE:
             facts = failures.NotCallable(name, reply.reason)
         elif kind == FailureKind.EXCEPTION:
@@ -288,12 +246,11 @@ class PuzzleGrader:
             return None, None, failure.message
         if self.still_the_stub():
             return None, None, "not attempted"
-        self.info = info
         return self.runner.traced(case, [Param(p.name, p.constexpr) for p in info.params])
 
     # ---- words beside a failure ---------------------------------------------------------------
     def _mistake_notes(self) -> str:
-        source = self.source()
+        source = self.state.source()
         if not source:
             return ""
         # The graded kernel and what it calls, without the statement's words or comments: another

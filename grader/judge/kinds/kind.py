@@ -73,8 +73,8 @@ class Check:
     thread of its own, its CheckResult (None: nothing was checked) awaited once the cases are done."""
 
     name: str  # its entry in the result's checks: "gpu_compile"
-    # (the grader, the kernel's parameters) -> what ``.result()`` gives its CheckResult, or None where it
-    # does not run (no compile checker)
+    # (the kind's runner, the kernel's parameters) -> what ``.result()`` gives its CheckResult, or None
+    # where it does not run (no compile checker)
     start: Callable[[object, list], object]
     # True: no case counts until it passes (its failure is the verdict, the cases shown beside it);
     # False: judged after the cases, where it can only fail a pass
@@ -87,9 +87,9 @@ class PuzzleKind:
 
     name: str            # as a puzzle file writes it: Puzzle(kind="kernel")
     called: str          # how messages name such a puzzle: "an autograd puzzle"
-    # Its case runner's class (grader.judge.case_run.CaseRunner), imported when first asked: it imports
+    # Its case runner's class (a grader.judge.case_run.CaseRunner), imported when first asked: it imports
     # torch. The life cycle (grader.judge.grade) is given the kind: it cannot ask this registry, which
-    # names the runners (a circle), and the import chain through them is at its cap.
+    # names the runners (a circle).
     runner: Callable[[], type]
     order: int           # when many are graded, lower first: the longest kinds start first
     pictures: bool       # whether a failing case is drawn as memory-access pictures (one traced launch)

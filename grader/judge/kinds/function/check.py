@@ -1,7 +1,7 @@
 """What an autograd case's recording and replay are judged on: the launches a GPU would refuse,
 the program read (:mod:`grader.judge.kinds.function.program`), what ``ctx`` saved, and the output and both
-gradients against PyTorch autograd of the spec. ``grader`` is the life cycle's (the puzzle, its
-shapes and options, ``malformed`` for bytes that do not fit).
+gradients against PyTorch autograd of the spec. ``state`` is the puzzle's grading
+(:class:`grader.judge.case_run.PuzzleState`: its shapes, options, ``malformed`` for bytes that do not fit).
 """
 from __future__ import annotations
 
@@ -33,27 +33,27 @@ def refused_launch(program: function_wire.Program) -> "failures.LaunchRefused | 
     return None
 
 
-def read_program(grader, program: function_wire.Program, case: Case):
-    names = [s.name for s in grader.shapes.inputs]
-    wants = [DTYPES[s.dtype].is_float for s in grader.shapes.inputs]
-    finding = programs.check(program, names, grader.puzzle.outputs[0], wants, dict(grader.puzzle.host_reductions))
+def read_program(state, program: function_wire.Program, case: Case):
+    names = [s.name for s in state.shapes.inputs]
+    wants = [DTYPES[s.dtype].is_float for s in state.shapes.inputs]
+    finding = programs.check(program, names, state.puzzle.outputs[0], wants, dict(state.puzzle.host_reductions))
     if finding is not None:
         return finding
-    saved = check_saved(grader, program, case)
+    saved = check_saved(state, program, case)
     return None if saved is None else programs.Finding(saved)
 
 
-def check_values(grader, reply: function_wire.Replayed, raw: list[bytes], expected, case: Case, inputs):
+def check_values(state, reply: function_wire.Replayed, raw: list[bytes], expected, case: Case, inputs):
     """The replay's output and gradients against the spec's; ``inputs``: the case's, for a look-alike."""
     blobs = iter(raw)
-    got = [_tensor(grader, d, next(blobs)) if d.tensor else None for d in reply.returned]
+    got = [_tensor(state, d, next(blobs)) if d.tensor else None for d in reply.returned]
     if not got:
-        grader.malformed(wire.WireError("a replay that returned nothing"))
-    verdict = _check_output(grader, grader.puzzle.outputs[0], got[0], reply.returned[0], expected[0])
+        state.malformed(wire.WireError("a replay that returned nothing"))
+    verdict = _check_output(state, state.puzzle.outputs[0], got[0], reply.returned[0], expected[0])
     if verdict is not None and verdict.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE):
-        verdict = _another_students(grader.puzzle, verdict, case, got[0], inputs)
+        verdict = _another_students(state.puzzle, verdict, case, got[0], inputs)
     if verdict is None:
-        verdict = _check_grads(grader, got[1:], reply.returned[1:], expected[1:])
+        verdict = _check_grads(state, got[1:], reply.returned[1:], expected[1:])
     return verdict
 
 
@@ -73,32 +73,32 @@ def _another_students(puzzle, verdict, case: Case, output: torch.Tensor, inputs)
     return failures.LooksLike(verdict.kind, verdict, look)
 
 
-def _tensor(grader, described: wire.TensorInfo, blob: bytes) -> torch.Tensor:
+def _tensor(state, described: wire.TensorInfo, blob: bytes) -> torch.Tensor:
     if min(described.shape, default=0) < 0 or math.prod(described.shape) > len(blob):  # >= 1 byte each
-        grader.malformed(wire.WireError(f"{len(blob)} bytes for a tensor of shape {described.shape}"))
+        state.malformed(wire.WireError(f"{len(blob)} bytes for a tensor of shape {described.shape}"))
     if described.dtype not in DTYPES:
         return torch.full(described.shape, float("nan"))
     dtype = getattr(torch, described.dtype)
     if len(blob) != math.prod(described.shape) * torch.empty((), dtype=dtype).element_size():
-        grader.malformed(wire.WireError(f"{len(blob)} bytes for a {described.dtype} tensor of shape "
+        state.malformed(wire.WireError(f"{len(blob)} bytes for a {described.dtype} tensor of shape "
                                         f"{described.shape}"))
     flat = torch.frombuffer(bytearray(blob), dtype=dtype) if blob else torch.empty(0, dtype=dtype)
     return flat.reshape(described.shape).clone()
 
 
-def _check_output(grader, name, got, described: wire.TensorInfo, expected):
+def _check_output(state, name, got, described: wire.TensorInfo, expected):
     if got is None:
         return failures.NotATensor(described.type, tuple(expected.shape), dtype_name(expected))
     if tuple(got.shape) != tuple(expected.shape) or got.dtype != expected.dtype:
         return failures.WrongOutput(tuple(got.shape), described.dtype, tuple(expected.shape), dtype_name(expected))
-    atol, rtol = grader.puzzle.tolerance(dtype_name(expected))
-    outcome = compare_tensor(name, got, expected, atol, rtol, on_gpu=grader.options.device == "cuda", filled=False)
+    atol, rtol = state.puzzle.tolerance(dtype_name(expected))
+    outcome = compare_tensor(name, got, expected, atol, rtol, on_gpu=state.options.device == "cuda", filled=False)
     return None if outcome.passed else outcome.facts
 
 
-def check_saved(grader, program: function_wire.Program, case: Case) -> "failures.CtxAttribute | failures.SavedExtra | None":
-    puzzle = grader.puzzle
-    names = [s.name for s in grader.shapes.inputs]
+def check_saved(state, program: function_wire.Program, case: Case) -> "failures.CtxAttribute | failures.SavedExtra | None":
+    puzzle = state.puzzle
+    names = [s.name for s in state.shapes.inputs]
     for attribute in program.attributes:
         return failures.CtxAttribute(attribute)
     # Besides the inputs, a puzzle may let ctx keep a few results (say a row's mean and
@@ -118,8 +118,8 @@ def check_saved(grader, program: function_wire.Program, case: Case) -> "failures
     return _storage_kept(program, kept, tuple(puzzle.saves))
 
 
-def _check_grads(grader, got, described, expected):
-    names = [s.name for s in grader.shapes.inputs]
+def _check_grads(state, got, described, expected):
+    names = [s.name for s in state.shapes.inputs]
     if len(got) != len(expected):
         return failures.GradCount(len(got), tuple(names))
     for name, tensor, info, want in zip(names, got, described, expected):
@@ -130,8 +130,8 @@ def _check_grads(grader, got, described, expected):
             return failures.GradNotTensor(info.type, label, tuple(want.shape))
         if tuple(tensor.shape) != tuple(want.shape):
             return failures.GradShape(label, tuple(tensor.shape), tuple(want.shape))
-        atol, rtol = grader.puzzle.tolerance(dtype_name(want))
-        outcome = compare_tensor(label, tensor, want, atol, rtol, on_gpu=grader.options.device == "cuda",
+        atol, rtol = state.puzzle.tolerance(dtype_name(want))
+        outcome = compare_tensor(label, tensor, want, atol, rtol, on_gpu=state.options.device == "cuda",
                                  filled=False)
         if not outcome.passed:
             return outcome.facts

@@ -21,47 +21,34 @@ from grader.judge import failures
 import grader.judge.kinds.function.program as programs
 from grader.judge.asking import Unanswered
 from grader.judge.bounds_beside import BoundsBeside
-from grader.judge.case_run import (CaseOutcome, case_failure, case_result, describe_case, failed_case,
-                                   hooks_if_failed, load_request, missing_apis, unanswered_case)
+from grader.judge.case_run import (CaseOutcome, CaseRunner, PuzzleState, case_result, describe_case, failed_case,
+                                   hooks_if_failed, reported_case, unanswered_case)
 from grader.judge.fence import Buffer, pack
 from grader.judge.kinds.function.check import check_values, read_program, refused_launch
 from grader.judge.plan import case_seed
-from grader.judge.results import FailureKind
 
 
-class FunctionRunner:
+class FunctionRunner(CaseRunner):
     """Each case recorded (the first pass), then replayed in a fresh worker (the second)."""
 
-    def __init__(self, grader) -> None:
-        self.grader, self.puzzle, self.options = grader, grader.puzzle, grader.options
+    def __init__(self, state: PuzzleState) -> None:
+        super().__init__(state)
         self.inputs: dict[str, list[torch.Tensor]] = {}  # each case's, for the variant look-alikes
         self.recorded: dict[str, tuple] | None = None    # once the recordings are done
         self.compiling = None  # the launches' compile beside the replays (a Future of their verdicts)
-        self.beside = BoundsBeside(grader, lambda access: ())  # the wrapper's own tensors have no dims of the spec's
+        self.beside = BoundsBeside(state, _no_dims)
         self.not_callable = failures.NotCallable(self.puzzle.kernel, function=True)
 
     # ---- the life cycle's steps --------------------------------------------------------------
-    def unsupported(self) -> str | None:
-        return missing_apis(self.puzzle)
-
     def sniff(self) -> str | None:
         """The wrapper must not be able to tell its recording from real use, nor its kernels
         the interpreter from a GPU: both are read, never run."""
         from grader.source import sniffing, wrapper_check
-        finding = wrapper_check.check_file(self.grader.kernel_file, self.puzzle.kernel)
+        finding = wrapper_check.check_file(self.state.kernel_file, self.puzzle.kernel)
         if finding is not None:
             return wrapper_check.message(finding)
-        finding = sniffing.check_file(self.grader.kernel_file, None)
+        finding = sniffing.check_file(self.state.kernel_file, None)
         return None if finding is None else sniffing.message(finding)
-
-    def load_request(self):
-        return load_request(self.grader)
-
-    def loaded(self, info, failure):
-        return info, failure
-
-    def cases(self) -> list[Case]:
-        return list(self.puzzle.cases)
 
     def run(self, case: Case, recorded) -> CaseOutcome:
         if recorded is None:
@@ -74,9 +61,9 @@ class FunctionRunner:
         if self.recorded is not None:
             return []
         self.recorded = carried
-        self.grader.worker.recycle()
+        self.state.worker.recycle()
         large = {case.label for case in self.puzzle.cases if case.large}
-        self.compiling = self.grader.beside(self._compile_launches,
+        self.compiling = self.state.beside(self._compile_launches,
                                             [r[-1].program for label, r in carried.items() if label not in large])
         return [case for case in self.puzzle.cases if case.label in carried]
 
@@ -94,21 +81,15 @@ class FunctionRunner:
             if failed is not None:
                 results[case.label] = failed_case(case, self.puzzle, failed, describe_case(case, self.puzzle))
 
-    def pass_note(self) -> str:
-        return ""
-
-    def finish(self, result):
-        return result
-
     # ---- the launches, compiled for sm_90 -----------------------------------------------------
     def _compile_launches(self, recorded: list[function_wire.Program]) -> dict:
         """In the interpreter, every distinct launch the wrapper made is compiled for sm_90 too, as
         a kernel puzzle's kernel is: a kernel that runs only as Python fails here. Returns, per
         launch, the failure found (None where it compiles)."""
         verdicts: dict[str, failures.LaunchCompile | failures.CheckUnfinished | None] = {}
-        if self.grader.compiler is None:
+        if self.state.compiler is None:
             return verdicts
-        with self.grader.checker_session() as compiler:
+        with self.state.checker_session() as compiler:
             for program in recorded:
                 for step in program.launches():
                     key = programs.launch_key(step, program)
@@ -123,11 +104,11 @@ class FunctionRunner:
         if step.compiled:  # the handle took every parameter in order; warmup's values were compiled
             keywords.update({k: typed(v) for k, v in step.options.items()})
         name = ".".join(step.kernel.path)
-        message = wire.Compile(file=str(self.grader.kernel_file), kernel=name, signature={}, constexprs={}, values={},
+        message = wire.Compile(file=str(self.state.kernel_file), kernel=name, signature={}, constexprs={}, values={},
                                path=step.kernel.path, hops=step.kernel.hops, arguments=arguments, keywords=keywords,
                                stage="ttgir")
         try:
-            reply, _ = self.grader.ask(message, timeout=max(60.0, self.options.timeout), worker=compiler)
+            reply, _ = self.state.ask(message, timeout=max(60.0, self.options.timeout), worker=compiler)
         except Unanswered as unanswered:
             return failures.CheckUnfinished(unanswered.cause, name)
         if not isinstance(reply, wire.Failure):
@@ -139,7 +120,7 @@ class FunctionRunner:
     def _plan(self, case: Case):
         """The case's inputs, the spec's output and gradients, and grad_output, as fenced buffers."""
         puzzle = self.puzzle
-        plan = self.grader.shapes.plan(case, self.options.secret)
+        plan = self.state.shapes.plan(case, self.options.secret)
         self.inputs[case.label] = plan.inputs  # for the variant look-alikes, should the output be wrong
         inputs = [x.clone().requires_grad_(x.is_floating_point()) for x in plan.inputs]
         output = puzzle.run_spec(inputs, {**puzzle.sizes(case), **case.blocks})
@@ -159,7 +140,7 @@ class FunctionRunner:
         describe = describe_case(case, self.puzzle)
         specs = tuple(b.spec() for b in buffers)
         try:
-            reply, _ = self.grader.ask(function_wire.Record(file=str(self.grader.kernel_file), kernel=self.puzzle.kernel,
+            reply, _ = self.state.ask(function_wire.Record(file=str(self.state.kernel_file), kernel=self.puzzle.kernel,
                                                    buffers=specs))
         except Unanswered as unanswered:
             return _untold(unanswered_case(case, self.puzzle, describe, unanswered))
@@ -170,12 +151,9 @@ class FunctionRunner:
                 h = reply.host
                 host = failures.HostValues(h.phase, h.op, h.line, h.source, h.file, h.escaped)
                 return CaseOutcome(failed_case(case, self.puzzle, host, describe, **extra), tell=False)
-            kind, text, abort = case_failure(self.grader, failure, self.not_callable, lambda access: ())
-            if kind == FailureKind.EXCEPTION and not isinstance(reply, wire.Failure):  # the wrapper's own code
-                text = failures.word(failures.Raised(failure.error, failure.line, failure.source,
-                                                     raiser=f"your {reply.phase}"))
-            return CaseOutcome(case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra),
-                               f"{case.label} {abort}" if abort else None, tell=False)
+            raiser = None if isinstance(reply, wire.Failure) else f"your {reply.phase}"  # the wrapper's own code
+            return reported_case(self.state, case, failure, describe, self.not_callable, _no_dims, raiser=raiser,
+                                 tell=False, **extra)
         refused = refused_launch(reply.program)
         if refused is not None:  # a launch a GPU would refuse: known before anything runs
             return CaseOutcome(failed_case(case, self.puzzle, refused, describe, seconds=reply.seconds), tell=False)
@@ -184,26 +162,26 @@ class FunctionRunner:
     # ---- replaying and judging ---------------------------------------------------------------
     def _replay_case(self, case: Case, recorded: tuple) -> CaseOutcome:
         """The case replayed: every program of every launch (batched in the interpreter)."""
-        return hooks_if_failed(self.grader, case, lambda hooks: self._replay(case, *recorded, hooks=hooks))
+        return hooks_if_failed(self.state, case, lambda hooks: self._replay(case, *recorded, hooks=hooks))
 
     def _replay(self, case: Case, expected, buffers, blobs, recorded: function_wire.Recorded,
                 hooks: bool = True) -> CaseOutcome:
         """The case replayed, once per autotuning config."""
-        grader, puzzle = self.grader, self.puzzle
+        state, puzzle = self.state, self.puzzle
         program = recorded.program
         seconds, printed = recorded.seconds, recorded.printed
         finding_checked = False
         crossed = False
         for config in range(program.replays()):
             describe = describe_case(case, puzzle)
-            message = function_wire.Replay(file=str(grader.kernel_file), program=program, buffers=tuple(
+            message = function_wire.Replay(file=str(state.kernel_file), program=program, buffers=tuple(
                 b.spec() for b in buffers), config=config,
                 check_bounds=hooks, allocator=self.options.device == "cuda",
                 serial=self.options.serial_interpreter)
             try:
-                reply, raw = grader.ask(message, blobs)
+                reply, raw = state.ask(message, blobs)
                 if isinstance(reply, function_wire.Replayed) and len(raw) != reply.blobs_expected():
-                    grader.malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
+                    state.malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
             except Unanswered as unanswered:
                 return unanswered_case(case, puzzle, describe, unanswered, self.options.device == "cpu")
             if isinstance(reply, function_wire.Replayed):
@@ -215,23 +193,26 @@ class FunctionRunner:
             fail = lambda facts: CaseOutcome(failed_case(case, puzzle, facts, describe, **extra))  # noqa: E731
             failure = reply if isinstance(reply, wire.Failure) else reply.failure
             if failure is not None:
-                kind, text, abort = case_failure(grader, failure, self.not_callable, lambda access: ())
-                return CaseOutcome(case_result(case, puzzle, False, kind, f"{describe}: {text}", **extra),
-                                   f"{case.label} {abort}" if abort else None)
+                return reported_case(state, case, failure, describe, self.not_callable, _no_dims, **extra)
             if reply.disagrees:
                 return fail(failures.ReplayDisagrees(reply.disagrees))
             if not finding_checked:  # the replay has checked what the recording claims: now read it
-                finding = read_program(grader, program, case)
+                finding = read_program(state, program, case)
                 if finding is not None:
                     return fail(finding.facts)
                 finding_checked = True
-            verdict = check_values(grader, reply, raw, expected, case, self.inputs.get(case.label))
+            verdict = check_values(state, reply, raw, expected, case, self.inputs.get(case.label))
             if verdict is not None:
                 return fail(verdict)
             stray = self.beside.checked(message, blobs, case)
             if stray is not None:
                 return fail(stray)
         return CaseOutcome(case_result(case, puzzle, True, seconds=seconds, printed=printed), crossed=crossed)
+
+
+def _no_dims(access) -> tuple[str, ...]:
+    """An access's tensor's dims in a wrapper's words: none (its own tensors have no dims of the spec's)."""
+    return ()
 
 
 def _untold(outcome: CaseOutcome) -> CaseOutcome:

@@ -10,7 +10,7 @@ import queue
 from grader.channel import wire
 from grader.judge import failures
 from grader.judge.asking import Unanswered
-from grader.judge.case_run import COMPILE_STAGE
+from grader.judge.case_run import COMPILE_STAGE, PuzzleState
 from grader.judge.kinds.helion.failures import GeneratedCompile
 from grader.judge.kinds.kind import Check
 from grader.judge.results import CheckResult
@@ -28,14 +28,16 @@ class _Closing:
         return self.future.result()
 
 
-def start(grader, params):
-    if grader.compiler is None:
+def start(runner, params):
+    """The runner's queue of launches (``HelionRunner.to_compile``), compiled as cases bring them."""
+    state = runner.state
+    if state.compiler is None:
         return None
-    launches = grader.runner.to_compile = queue.SimpleQueue()
-    return _Closing(launches, grader.beside(compile_generated, grader, launches))
+    launches = runner.to_compile = queue.SimpleQueue()
+    return _Closing(launches, state.beside(compile_generated, state, launches))
 
 
-def compile_generated(grader, launches: queue.SimpleQueue) -> CheckResult | None:
+def compile_generated(state: PuzzleState, launches: queue.SimpleQueue) -> CheckResult | None:
     """Each launch of ``launches`` (until None) compiled for sm_90; the first refusal is the
     check's result (the launches after it are taken, not compiled)."""
     first = launches.get()
@@ -43,8 +45,8 @@ def compile_generated(grader, launches: queue.SimpleQueue) -> CheckResult | None
         return None
     result, count, ttir = None, 0, ""
     if imports_package(kernel_only(first[0]), "helion"):  # Helion's helpers: imported once, in the checker's zygote
-        grader.compiler.worker.warm |= {"helion"}
-    with grader.checker_session() as compiler:
+        state.compiler.worker.warm |= {"helion"}
+    with state.checker_session() as compiler:
         for source, launch, describe in itertools.chain([first], iter(launches.get, None)):
             if result is not None:
                 continue
@@ -54,7 +56,7 @@ def compile_generated(grader, launches: queue.SimpleQueue) -> CheckResult | None
                                    values={}, options=dict(launch.options), stage=COMPILE_STAGE,
                                    ttir=not ttir)  # the first launch's, for the similarity pass
             try:
-                reply, _ = grader.ask(message, timeout=max(120.0, grader.options.timeout), worker=compiler)
+                reply, _ = state.ask(message, timeout=max(120.0, state.options.timeout), worker=compiler)
             except Unanswered as unanswered:
                 unfinished = failures.CheckUnfinished(unanswered.cause, launch.kernel)
                 result = CheckResult(False, failures.word(unfinished), unfinished.kind)

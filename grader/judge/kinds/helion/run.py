@@ -20,18 +20,19 @@ from grader.course.dtypes import DTYPES, dtype_name
 from grader.course.puzzle import Case, keyword_values, tile_extents
 from grader.judge import failures
 from grader.judge.asking import Unanswered
-from grader.judge.case_run import CaseOutcome, case_failure, case_result, describe_case, failed_case, unanswered_case
+from grader.judge.case_run import (CaseOutcome, CaseRunner, PuzzleState, case_result, describe_case, failed_case,
+                                   reported_case, unanswered_case)
 from grader.judge.compare import compare_tensor, look_alike_note, recognise
 from grader.judge.fence import pack
 from grader.judge.kinds.helion.failures import HelionRejected, HelionWrongOutput, HostWork, LoweringDisagrees, ReturnCount
 from grader.judge.results import FailureKind
 
 
-class HelionRunner:
+class HelionRunner(CaseRunner):
     """The cases of a ``@helion.kernel``, then a tail case for each tile size it fixes that none ran."""
 
-    def __init__(self, grader) -> None:
-        self.grader, self.puzzle, self.options = grader, grader.puzzle, grader.options
+    def __init__(self, state: PuzzleState) -> None:
+        super().__init__(state)
         self.generated = ""  # the first case's Triton, as Helion lowered it (shown with --verbose)
         self.launches: dict[str, tuple] = {}  # each distinct specialisation, once
         self.fixed: dict[tuple[str, int], dict] = {}  # (tile, size the kernel fixes) -> the cases with/without a tail
@@ -49,25 +50,25 @@ class HelionRunner:
     def sniff(self) -> str | None:
         from grader.judge.kinds.helion.device_check import check_file, message
         from grader.source import sniffing
-        finding = sniffing.check_file(self.grader.kernel_file, None)
+        finding = sniffing.check_file(self.state.kernel_file, None)
         if finding is not None:
             return sniffing.message(finding)
-        branch = check_file(self.grader.kernel_file, self.puzzle.kernel)
+        branch = check_file(self.state.kernel_file, self.puzzle.kernel)
         return None if branch is None else message(branch)
 
     def load_request(self):
         # Named with its kind: the worker switches Helion's interpreter on before helion is first
         # imported, which takes seconds (more on a loaded machine).
-        return (wire.Load(file=str(self.grader.kernel_file), kernel=self.puzzle.kernel, kind="helion"), (),
+        return (wire.Load(file=str(self.state.kernel_file), kernel=self.puzzle.kernel, kind="helion"), (),
                 max(120.0, self.options.timeout))
 
     def loaded(self, info, failure):
-        grader = self.grader
         check = failure.checks.get("load") if failure is not None else None
         if check is not None and check.kind == FailureKind.SIGNATURE:  # not a Helion kernel: say what is
-            message = f"{failure.message} Expected signature: {grader.kind.decorator} def {grader.expected_signature}"
+            message = (f"{failure.message} Expected signature: {self.state.decorator} "
+                       f"def {self.state.expected_signature}")
             failure = replace(failure, message=message, checks={"load": replace(check, message=message)})
-        return info, failure
+        return super().loaded(info, failure)
 
     def cases(self) -> list[Case]:
         self.generated, self.launches, self.fixed = "", {}, {}
@@ -80,18 +81,11 @@ class HelionRunner:
         self.tails_asked = True
         return self.tail_cases()
 
-    def settle(self, results: dict) -> None:
-        pass
-
     def pass_note(self) -> str:
         return self.fixed_note()
 
     def finish(self, result):
         return replace(result, generated=self.generated) if self.generated else result
-
-    def _reported(self, case: Case, failure: wire.Failure, describe: str, **extra) -> CaseOutcome:
-        kind, text, abort = case_failure(self.grader, failure)
-        return CaseOutcome(case_result(case, self.puzzle, False, kind, f"{describe}: {text}", **extra), abort)
 
     def tail_cases(self) -> list[Case]:
         """A tile size the kernel fixes that no case's size leaves a tail of: one more case, the
@@ -116,11 +110,11 @@ class HelionRunner:
 
     # ---- a case ------------------------------------------------------------------------------
     def run(self, case: Case, carried=None) -> CaseOutcome:
-        plan = self.grader.shapes.plan(case, self.options.secret)
+        plan = self.state.shapes.plan(case, self.options.secret)
         describe = describe_case(case, self.puzzle)
         inputs = plan.buffers[:len(plan.inputs)]
         keyword_only = keyword_values(self.puzzle.spec, plan.values)
-        message = helion_wire.HelionRun(file=str(self.grader.kernel_file), kernel=self.puzzle.kernel,
+        message = helion_wire.HelionRun(file=str(self.state.kernel_file), kernel=self.puzzle.kernel,
                                  buffers=tuple(b.spec() for b in inputs), values=keyword_only,
                                  blocks=tuple(int(v) for v in case.blocks.values()),
                                  extents=tile_extents(self.puzzle.tiles, case.blocks, self.puzzle.sizes(case)),
@@ -128,13 +122,13 @@ class HelionRunner:
                                  tiled=self.options.device == "cpu")
         blobs = [pack(b, x) for b, x in zip(inputs, plan.inputs)]
         try:
-            reply, raw = self.grader.ask(message, blobs)
+            reply, raw = self.state.ask(message, blobs)
             if isinstance(reply, helion_wire.HelionRan) and len(raw) != reply.blobs_expected():
-                self.grader.malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
+                self.state.malformed(wire.WireError(f"{len(raw)} blobs for {reply.blobs_expected()} tensors"))
         except Unanswered as unanswered:
             return unanswered_case(case, self.puzzle, describe, unanswered, self.options.device == "cpu")
         if isinstance(reply, wire.Failure):
-            return self._reported(case, reply, describe)
+            return reported_case(self.state, case, reply, describe)
         extra = {"seconds": reply.seconds, "printed": reply.printed}
         if reply.triton and not self.generated:
             self.generated = f"# {self.puzzle.kernel} as Helion lowers it for {describe} ({reply.config})\n" \
@@ -153,10 +147,10 @@ class HelionRunner:
             facts = HelionRejected(reply.failure.error, reply.failure.line, reply.failure.source)
             return CaseOutcome(failed_case(case, self.puzzle, facts, describe, **extra))
         if reply.failure is not None:
-            return self._reported(case, reply.failure, describe, **extra)
+            return reported_case(self.state, case, reply.failure, describe, **extra)
         if reply.outside is not None:
             out = reply.outside
-            first = re.match(r"\w+\((\w+)", self.grader.expected_signature)
+            first = re.match(r"\w+\((\w+)", self.state.expected_signature)
             facts = HostWork(self.puzzle.kernel, out.line, out.source, out.loops, out.ops, out.tensors,
                                       out.called, out.called_line, out.called_source,
                                       first.group(1) if first else "x")
@@ -179,7 +173,7 @@ class HelionRunner:
                 describe += (" as Helion lowered it to Triton, run tile by tile in Triton's interpreter "
                              f"({reply.config.partition(': ')[2] or _tiles(case)})")
         if verdict is None and reply.tiled_failure is not None:  # right in one tile; tiles never ran: undecided
-            return self._reported(case, reply.tiled_failure, describe, **extra)
+            return reported_case(self.state, case, reply.tiled_failure, describe, **extra)
         if verdict is not None:
             text = failures.word(verdict)
             if verdict.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE):
@@ -237,7 +231,7 @@ class HelionRunner:
         dtype = getattr(torch, described.dtype, None) if described.dtype in DTYPES else None
         size = math.prod(described.shape) * (torch.empty((), dtype=dtype).element_size() if dtype else 1)
         if dtype is None or min(described.shape, default=0) < 0 or len(blob) != size:
-            self.grader.malformed(wire.WireError(f"{len(blob)} bytes for a {described.dtype} tensor of shape "
+            self.state.malformed(wire.WireError(f"{len(blob)} bytes for a {described.dtype} tensor of shape "
                                                  f"{described.shape}"))
         flat = torch.frombuffer(bytearray(blob), dtype=dtype) if blob else torch.empty(0, dtype=dtype)
         return flat.reshape(described.shape).clone()

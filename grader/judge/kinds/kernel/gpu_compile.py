@@ -11,7 +11,7 @@ from grader.channel import wire
 from grader.channel.binding import BindingError, Param
 from grader.judge import failures
 from grader.judge.asking import Unanswered
-from grader.judge.case_run import COMPILE_STAGE, describe_case
+from grader.judge.case_run import COMPILE_STAGE, PuzzleState, describe_case
 from grader.judge.kinds.kind import Check
 from grader.judge.results import CheckResult
 
@@ -19,38 +19,40 @@ from grader.judge.results import CheckResult
 NEEDS_ASSEMBLER = ("inline_asm", "maxnreg")
 
 
-def start(grader, params: list[Param]):
+def start(runner, params: list[Param]):
     """Its CheckResult comes in the Future. Every case still runs to its end when it fails: which
     cases a cancel would reach depends on timing, and a report must not (a case is bounded by its
     timeout all the same)."""
-    return None if grader.compiler is None else grader.beside(compile_check, grader, params)
+    state = runner.state
+    return None if state.compiler is None else state.beside(compile_check, state, params, runner.info)
 
 
-def compile_check(grader, params: list[Param]) -> CheckResult:
-    with grader.checker_session() as compiler:
-        return compile_each(grader, params, compiler)
+def compile_check(state: PuzzleState, params: list[Param], info: wire.Loaded) -> CheckResult:
+    """``info``: the load's reply, which says how the kernel's parameters bind."""
+    with state.checker_session() as compiler:
+        return compile_each(state, params, info, compiler)
 
 
-def compiled(grader, message: wire.Compile, compiler):
+def compiled(state: PuzzleState, message: wire.Compile, compiler):
     """The compile checker's reply to ``message``: remembered by the file's digest and the
     request, so that a kernel checked again unchanged is not compiled again."""
     try:
-        digest = hashlib.sha256(grader.kernel_file.read_bytes()).hexdigest()
+        digest = hashlib.sha256(state.kernel_file.read_bytes()).hexdigest()
     except OSError:
         digest = None
     key = (digest, json.dumps({k: v for k, v in wire.header(message).items() if k != "file"}, sort_keys=True))
-    known = grader.compiler.verdicts.get(key) if digest is not None else None
+    known = state.compiler.verdicts.get(key) if digest is not None else None
     if known is None:
-        known, _ = grader.ask(message, timeout=max(60.0, grader.options.timeout), worker=compiler)
+        known, _ = state.ask(message, timeout=max(60.0, state.options.timeout), worker=compiler)
         if digest is not None:
-            grader.compiler.verdicts[key] = known
+            state.compiler.verdicts[key] = known
     return known
 
 
-def compile_each(grader, params: list[Param], compiler) -> CheckResult:
-    puzzle, shapes = grader.puzzle, grader.shapes
+def compile_each(state: PuzzleState, params: list[Param], info: wire.Loaded, compiler) -> CheckResult:
+    puzzle, shapes = state.puzzle, state.shapes
     seen, ttir = set(), ""
-    stage = "cubin" if any(word in grader.source() for word in NEEDS_ASSEMBLER) else COMPILE_STAGE
+    stage = "cubin" if any(word in state.source() for word in NEEDS_ASSEMBLER) else COMPILE_STAGE
     for case in puzzle.cases:
         if case.large:  # its blocks are a small case's, or as long as its sizes: slow to compile, no news
             continue
@@ -62,14 +64,14 @@ def compile_each(grader, params: list[Param], compiler) -> CheckResult:
         seen.add(key)
         try:
             values = shapes.plan(case).values
-            binding = grader.bind(params, [s.name for s in shapes.all], values)
+            binding = state.bind(params, [s.name for s in shapes.all], values, info)
         except BindingError:
             continue
         signature, constexprs = binding.compile_signature(params, dtypes)
-        message = wire.Compile(file=str(grader.kernel_file), kernel=puzzle.kernel, signature=signature,
+        message = wire.Compile(file=str(state.kernel_file), kernel=puzzle.kernel, signature=signature,
                                constexprs=constexprs, values=values, stage=stage, ttir=not ttir)
         try:
-            reply = compiled(grader, message, compiler)
+            reply = compiled(state, message, compiler)
         except Unanswered as unanswered:
             unfinished = failures.CheckUnfinished(unanswered.cause)
             return CheckResult(False, failures.word(unfinished), unfinished.kind)

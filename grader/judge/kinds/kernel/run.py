@@ -4,6 +4,7 @@ mistake says about it.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 import msgspec
 
@@ -14,11 +15,13 @@ from grader.course.puzzle_parts import Run
 from grader.judge import early_reads, failures, properties
 from grader.judge.asking import Unanswered
 from grader.judge.bounds_beside import BoundsBeside
-from grader.judge.case_run import (CaseOutcome, case_result, describe_case, failed_case, hooks_if_failed,
-                                   load_request, missing_apis, reported_case, spec_dims, unanswered_case)
-from grader.judge.compare import compare, look_alike_note, order_changed, recognise, written_outputs
+from grader.judge.case_run import (CaseOutcome, CaseRunner, PuzzleState, case_result, describe_case, failed_case,
+                                   hooks_if_failed, reported_case, spec_dims, unanswered_case)
+from grader.judge.compare import compare, recognise, written_outputs
 from grader.judge.fence import pack
-from grader.judge.plan import row_gaps_look_alike
+from grader.judge.kinds.kernel.wrong import race as find_race
+from grader.judge.kinds.kernel.wrong import wrong
+from grader.judge.plan import CasePlan
 from grader.judge.results import FailureKind
 from grader.source.source_lines import kernel_traits
 
@@ -29,48 +32,44 @@ def zeros(buffer):
     return torch.zeros(buffer.shape, dtype=getattr(torch, buffer.dtype))
 
 
-class KernelRunner:
+@dataclass(frozen=True)
+class Planned:
+    """A case made ready to send: its plan, its words, the launch and the buffers' bytes."""
+
+    plan: CasePlan
+    describe: str
+    message: wire.Run
+    blobs: list
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A launch's reply that the worker did not fail: the runs and their bytes, and what the result carries."""
+
+    reply: wire.Ran
+    raw: list
+    describe: str  # the case's words, with the config an autotuned kernel ran
+    extra: dict    # the case result's seconds and printed output
+
+
+class KernelRunner(CaseRunner):
     """The cases of a ``@triton.jit`` kernel, in one pass."""
 
-    def __init__(self, grader) -> None:
-        self.grader, self.puzzle, self.options = grader, grader.puzzle, grader.options
-        self.beside = BoundsBeside(grader, lambda access: spec_dims(grader, access))
+    def __init__(self, state: PuzzleState) -> None:
+        super().__init__(state)
+        self.beside = BoundsBeside(state, lambda access: spec_dims(state, access))
         self.last_trace: dict | None = None
 
     # ---- the life cycle's steps --------------------------------------------------------------
-    def unsupported(self) -> str | None:
-        return missing_apis(self.puzzle)
-
     def sniff(self) -> str | None:
         """Kernels that tell the interpreter from a GPU are refused before anything runs."""
         from grader.source.sniffing import check_file, message
-        finding = check_file(self.grader.kernel_file, self.puzzle.kernel)
+        finding = check_file(self.state.kernel_file, self.puzzle.kernel)
         return None if finding is None else message(finding)
 
-    def load_request(self):
-        return load_request(self.grader)
-
-    def loaded(self, info, failure):
-        return info, failure
-
-    def cases(self) -> list[Case]:
-        return list(self.puzzle.cases)
-
     def run(self, case: Case, carried=None) -> CaseOutcome:
-        params = [Param(p.name, p.constexpr) for p in self.grader.info.params]
+        params = [Param(p.name, p.constexpr) for p in self.info.params]
         return self.run_case(case, params)
-
-    def next_pass(self, carried: dict, aborted: bool) -> list[Case]:
-        return []
-
-    def settle(self, results: dict) -> None:
-        pass
-
-    def pass_note(self) -> str:
-        return ""
-
-    def finish(self, result):
-        return result
 
     def traced(self, case: Case, params: list[Param]):
         self.last_trace = None
@@ -83,54 +82,75 @@ class KernelRunner:
         kernel; only when it fails does it run again with them, so that a stray access is named."""
         if trace:
             return self.run_once(case, params, True, self.options.check_bounds)
-        return hooks_if_failed(self.grader, case, lambda hooks: self.run_once(case, params, False, hooks))
+        return hooks_if_failed(self.state, case, lambda hooks: self.run_once(case, params, False, hooks))
 
     def run_once(self, case: Case, params: list[Param], trace: bool, hooks: bool,
                  capture: list | None = None) -> CaseOutcome:
-        """The case's outcome. ``capture``: a rerun of a property check, whose inputs and outputs are
-        kept there, not judged."""
-        grader, puzzle = self.grader, self.puzzle
-        plan = grader.shapes.plan(case, self.options.secret)
+        """The case's outcome: planned, sent, judged. ``capture``: a rerun of a property check, whose
+        inputs and outputs are kept there, not judged."""
+        planned = self._plan(case, params, trace, hooks)
+        if isinstance(planned, CaseOutcome):  # the case's values do not bind to the kernel's parameters
+            return planned
+        sent = self._send(case, planned)
+        if isinstance(sent, CaseOutcome):  # no reply to judge, or the worker's failure
+            return sent
+        return self._judge(case, params, hooks, planned, sent, capture)
+
+    def _plan(self, case: Case, params: list[Param], trace: bool, hooks: bool) -> Planned | CaseOutcome:
+        """The case's inputs and fenced buffers, bound to the kernel's parameters, as a launch to send."""
+        state, puzzle = self.state, self.puzzle
+        plan = state.shapes.plan(case, self.options.secret)
         describe = describe_case(case, puzzle)
         try:
-            binding = grader.bind(params, [b.name for b in plan.buffers], plan.values)
+            binding = state.bind(params, [b.name for b in plan.buffers], plan.values, self.info)
         except BindingError as exc:
             unbound = failures.Worded(FailureKind.SIGNATURE, str(exc))
             return CaseOutcome(failed_case(case, puzzle, unbound, describe), "the signature is wrong")
         blobs = [pack(b, x) for b, x in zip(plan.buffers, plan.inputs)] + [
             pack(b, zeros(b) if b.name in puzzle.zeroed else None) for b in plan.output_buffers]
-        message = wire.Run(file=str(grader.kernel_file), kernel=puzzle.kernel, puzzle_file=str(grader.puzzle_path),
+        message = wire.Run(file=str(state.kernel_file), kernel=puzzle.kernel, puzzle_file=str(state.puzzle_path),
                            values=dict(plan.values), named=dict(binding.named), check_bounds=hooks,
                            reorder=hooks or not case.large,  # a race shows in the small cases
                            serial=self.options.serial_interpreter,
                            trace=trace, allocator="make_tensor_descriptor" in puzzle.requires,
                            buffers=tuple(b.spec(p) for b, p in zip(plan.buffers, binding.pointers)))
-        try:
-            reply, raw = grader.ask(message, blobs)
-            if isinstance(reply, wire.Ran) and len(raw) != reply.blobs_expected(len(plan.buffers)):
-                grader.malformed(wire.WireError(f"{len(raw)} blobs for {len(reply.runs)} run(s) of "
-                                                f"{len(plan.buffers)} buffers"))
-            if isinstance(reply, wire.Ran) and any(len(b) != buffer.total for b, buffer in
-                                                   zip(raw, plan.buffers * len(reply.runs))):
-                grader.malformed(wire.WireError("a buffer came back with a different size"))
-        except Unanswered as unanswered:
-            return unanswered_case(case, puzzle, describe, unanswered, self.options.device == "cpu")
+        return Planned(plan, describe, message, blobs)
 
+    def _send(self, case: Case, planned: Planned) -> Sent | CaseOutcome:
+        """The launch sent; its reply, or the case's outcome where there is none to judge (no reply,
+        the worker's failure). Keeps the trace, for the pictures."""
+        state, buffers = self.state, planned.plan.buffers
+        try:
+            reply, raw = state.ask(planned.message, planned.blobs)
+            if isinstance(reply, wire.Ran) and len(raw) != reply.blobs_expected(len(buffers)):
+                state.malformed(wire.WireError(f"{len(raw)} blobs for {len(reply.runs)} run(s) of "
+                                               f"{len(buffers)} buffers"))
+            if isinstance(reply, wire.Ran) and any(len(b) != buffer.total for b, buffer in
+                                                   zip(raw, buffers * len(reply.runs))):
+                state.malformed(wire.WireError("a buffer came back with a different size"))
+        except Unanswered as unanswered:
+            return unanswered_case(case, self.puzzle, planned.describe, unanswered, self.options.device == "cpu")
         head = reply.head if isinstance(reply, wire.Ran) else None
         # The pictures read the trace as the JSON it came as: plain dicts and lists.
         self.last_trace = msgspec.json.decode(msgspec.json.encode(head.trace)) \
             if head is not None and head.trace is not None else None
         extra = {"seconds": head.seconds, "printed": head.printed} if head is not None else \
             {"seconds": 0.0, "printed": ""}
+        describe = planned.describe
         if head is not None and head.label:  # an autotuned kernel, graded config by config in the interpreter
             describe = f"{describe} with {head.label}"
         failure = reply if isinstance(reply, wire.Failure) else head.failure
         if failure is not None:
-            return reported_case(grader, case, failure, describe, **extra)
+            return reported_case(state, case, failure, describe, **extra)
+        return Sent(reply, raw, describe, extra)
 
-        runs = reply.runs
-        n = len(plan.buffers)
-        results = [raw[i * n:(i + 1) * n] for i in range(len(raw) // n)]
+    def _judge(self, case: Case, params: list[Param], hooks: bool, planned: Planned, sent: Sent,
+               capture: list | None) -> CaseOutcome:
+        """The runs' values (one run per autotuning config), then what no value shows: a race, a stray
+        access beside a GPU, a result that depends on what the outputs held before."""
+        puzzle, plan, extra = self.puzzle, planned.plan, sent.extra
+        runs, n = sent.reply.runs, len(plan.buffers)
+        results = [sent.raw[i * n:(i + 1) * n] for i in range(len(sent.raw) // n)]
         worst = 0.0
         index = -1  # which of the runs in order (one per autotuning config): a rerun's outputs are matched by it
         for run, got in zip(runs, results):
@@ -140,71 +160,60 @@ class KernelRunner:
             if capture is not None:
                 capture.append((plan.inputs, written_outputs(plan.buffers, got, len(plan.inputs), puzzle.host_reduce)))
                 continue
-            where = describe_case(case, puzzle) + (f" with {run.label}" if run.label else "")
-            expected = plan.expected if puzzle.check is None else properties.expected(
-                puzzle.check, {**puzzle.sizes(case), **case.blocks}, plan.inputs,
-                written_outputs(plan.buffers, got, len(plan.inputs), puzzle.host_reduce))
-            outcome = compare(plan.buffers, got, plan.inputs, expected, puzzle.tolerance,
-                              large_inputs=self._large_inputs(case), on_gpu=self.options.device == "cuda",
-                              host_reduce=puzzle.host_reduce)
-            if not outcome.passed:
-                kind, text = self._wrong(case, plan, got, run, outcome)
-                return CaseOutcome(case_result(case, puzzle, False, kind, f"{where}: {text}",
-                                               max_abs_err=outcome.max_abs_err, **extra))
-            worst = max(worst, outcome.max_abs_err or 0.0)
-            if puzzle.check is not None:
-                verdict = self._properties(case, params, hooks, plan, got, index)
-                if isinstance(verdict, CaseOutcome):  # a rerun that failed on its own (a crash, a timeout)
-                    return verdict
-                if verdict is not None:
-                    return CaseOutcome(failed_case(case, puzzle, verdict, where, **extra))
-        race = self._race(plan, runs, results)
+            judged = self._values(case, params, hooks, plan, run, got, index, extra)
+            if isinstance(judged, CaseOutcome):
+                return judged
+            worst = max(worst, judged)
+        race = find_race(plan, runs, results)
         if race is not None:
-            return CaseOutcome(failed_case(case, puzzle, race, describe, **extra))
-        beside = msgspec.structs.replace(message, reorder=False, check_bounds=True, accesses_only=True)
-        stray = self.beside.checked(beside, blobs, case)
+            return CaseOutcome(failed_case(case, puzzle, race, sent.describe, **extra))
+        beside = msgspec.structs.replace(planned.message, reorder=False, check_bounds=True, accesses_only=True)
+        stray = self.beside.checked(beside, planned.blobs, case)
         if stray is not None:
-            return CaseOutcome(failed_case(case, puzzle, stray, describe, **extra))
-        refilled = self._refilled(case, plan, message, blobs, reply, raw, describe, extra) if capture is None else None
-        if refilled is not None:
+            return CaseOutcome(failed_case(case, puzzle, stray, sent.describe, **extra))
+        refilled = None if capture is not None else early_reads.refilled(
+            self.state, case, plan, planned.message, planned.blobs, sent.reply, sent.raw, sent.describe, extra)
+        if refilled is not None:  # a passing case whose result changed with what its outputs held before
             return refilled
         crossed = any(launch.crossed for run in runs for launch in run.launches)
         return CaseOutcome(case_result(case, puzzle, True, max_abs_err=worst, **extra), crossed=crossed)
 
-    def _refilled(self, case: Case, plan, message, blobs, reply, raw, describe: str, extra) -> CaseOutcome | None:
-        """A passing case whose programs read an output before storing to it, run again with other
-        values in its unwritten outputs: a failed outcome where the result changed (early_reads)."""
-        return early_reads.refilled(self.grader, case, plan, message, blobs, reply, raw, describe, extra)
-
-    def _wrong(self, case: Case, plan, got, run, outcome) -> tuple[FailureKind, str]:
-        """What wrong values say: read before they were written, a known mistake, a strided input's gaps."""
-        early = [r for r in run.early_reads if r.tensor in outcome.message
-                 and r.tensor not in self.puzzle.zeroed]  # a zeroed output may be read at once
-        text = outcome.message
-        if early and outcome.kind in (FailureKind.UNWRITTEN, FailureKind.NONFINITE, FailureKind.MISMATCH):
-            read = early[0]
-            text = failures.word(failures.ReadEarly(outcome.kind, read.tensor, read.program, read.index,
-                                                    read.shape, read.line, read.source))
-        kind = outcome.kind
-        if outcome.kind in (FailureKind.MISMATCH, FailureKind.NONFINITE) and text == outcome.message:
-            text = self._look_alike(case, plan, got, outcome)
-        gaps = self._gap_fill(case, plan, got, outcome) if text == outcome.message else None
-        if gaps is not None:
-            kind, text = gaps.kind, failures.word(gaps)
-        return kind, text
+    def _values(self, case: Case, params: list[Param], hooks: bool, plan: CasePlan, run, got, index: int,
+                extra: dict) -> CaseOutcome | float:
+        """One run's outputs against the spec's (or the puzzle's property check, with its reruns):
+        the failed outcome, or the largest error of a passing run."""
+        puzzle = self.puzzle
+        where = describe_case(case, puzzle) + (f" with {run.label}" if run.label else "")
+        expected = plan.expected if puzzle.check is None else properties.expected(
+            puzzle.check, {**puzzle.sizes(case), **case.blocks}, plan.inputs,
+            written_outputs(plan.buffers, got, len(plan.inputs), puzzle.host_reduce))
+        outcome = compare(plan.buffers, got, plan.inputs, expected, puzzle.tolerance,
+                          large_inputs=self._large_inputs(case), on_gpu=self.options.device == "cuda",
+                          host_reduce=puzzle.host_reduce)
+        if not outcome.passed:
+            kind, text = wrong(self.puzzle, case, plan, got, run, outcome)
+            return CaseOutcome(case_result(case, puzzle, False, kind, f"{where}: {text}",
+                                           max_abs_err=outcome.max_abs_err, **extra))
+        if puzzle.check is not None:
+            verdict = self._properties(case, params, hooks, plan, got, index)
+            if isinstance(verdict, CaseOutcome):  # a rerun that failed on its own (a crash, a timeout)
+                return verdict
+            if verdict is not None:
+                return CaseOutcome(failed_case(case, puzzle, verdict, where, **extra))
+        return outcome.max_abs_err or 0.0
 
     def _large_inputs(self, case: Case) -> failures.LargeInputs | None:
         """A case of scaled-up inputs, with what the kernel does that its message may speak of."""
         if case.scale <= 1:
             return None
-        loops, exponentiates = kernel_traits(self.grader.source(), self.puzzle.kernel)
+        loops, exponentiates = kernel_traits(self.state.source(), self.puzzle.kernel)
         return failures.LargeInputs(case.scale, exponentiates=exponentiates, loops=loops)
 
     def _properties(self, case: Case, params: list[Param], hooks: bool, plan, got, index: int):
         """A property check's verdict on the case's run ``index`` and its reruns: None, the facts of
         what they show wrong (with a look-alike's note), or a rerun's failed outcome. A pass that
-        matches a correct alternative leaves its note in the grader's ``notes``."""
-        puzzle, notes = self.puzzle, self.grader.notes
+        matches a correct alternative leaves its note in the state's ``notes``."""
+        puzzle, notes = self.puzzle, self.state.notes
         check, values = puzzle.check, {**puzzle.sizes(case), **case.blocks}
         outputs = written_outputs(plan.buffers, got, len(plan.inputs), puzzle.host_reduce)
         runs = [Run(values, tuple(plan.inputs), tuple(outputs))]
@@ -237,63 +246,6 @@ class KernelRunner:
 
     def _launch(self, case: Case) -> tuple:
         """What a launch's accesses follow: its grid, its blocks and its tensors' shapes (not a seed)."""
-        dims, shapes = {**self.puzzle.sizes(case), **case.blocks}, self.grader.shapes
+        dims, shapes = {**self.puzzle.sizes(case), **case.blocks}, self.state.shapes
         return (self.puzzle.launch_grid(case), sorted(case.blocks.items()),
                 [shapes.buffer_dims(spec).shape(dims) for spec in shapes.all])
-
-    def _look_alike(self, case: Case, plan, got, outcome) -> str:
-        """The outcome's message, with "It looks like <name>: <where>." when the wrong values are
-        those of a known mistake. A NaN the mistake explains needs no general advice on NaN: the
-        note replaces it."""
-        puzzle, message = self.puzzle, outcome.message
-        # Another student's value of a constant first: a file written for them is the likelier story.
-        looks = puzzle.variant_look_alikes() + tuple(puzzle.look_alikes)
-        if not looks:
-            return message
-        actual = written_outputs(plan.buffers, got, len(plan.inputs), puzzle.host_reduce)
-        # The loosest of the outputs' tolerances: a look-alike is a hint, not a verdict.
-        atol, rtol = map(max, zip(*(puzzle.tolerance(b.dtype) for b in plan.output_buffers)))
-        look = recognise(looks, plan.inputs, plan.expected, actual, atol, rtol,
-                         {**puzzle.variant_values, **puzzle.sizes(case), **case.blocks}, case.layouts)
-        return message if look is None else look_alike_note(outcome.finding or message, look)
-
-    def _gap_fill(self, case: Case, plan, got, outcome) -> "failures.LooksLike | None":
-        """Elements "never written" that a kernel reading between a strided input's rows wrote: they
-        hold the fill the gaps hold. Then the values are wrong, and the look-alike says where."""
-        puzzle = self.puzzle
-        if outcome.kind != FailureKind.UNWRITTEN or not isinstance(outcome.facts, failures.Unwritten):
-            return None
-        look = row_gaps_look_alike(puzzle, case, kernel=True)
-        if look is None:
-            return None
-        actual = written_outputs(plan.buffers, got, len(plan.inputs), puzzle.host_reduce)
-        atol, rtol = map(max, zip(*(puzzle.tolerance(b.dtype) for b in plan.output_buffers)))
-        if recognise((look,), plan.inputs, plan.expected, actual, atol, rtol,
-                     {**puzzle.variant_values, **puzzle.sizes(case), **case.blocks}, case.layouts) is None:
-            return None
-        f = outcome.facts
-        return failures.LooksLike(FailureKind.MISMATCH, failures.GapFill(f.name, f.count, f.total, f.first), look)
-
-    @staticmethod
-    def _race(plan, runs, results) -> "failures.Overlap | failures.OrderDependent | failures.ReadAcross | None":
-        """Two programs storing different values to one element, a result that changes when the
-        programs run in the other order, or a program loading what another stores (where no atomic
-        could order them): on a GPU the outcome depends on timing."""
-        for run in runs:
-            if run.overlaps:
-                overlap = run.overlaps[0]
-                return failures.Overlap(overlap.tensor, overlap.programs, overlap.index, overlap.shape, overlap.line,
-                                        overlap.source)
-        reversed_runs = [(r, got) for r, got in zip(runs, results) if r.reversed]
-        if reversed_runs:
-            run, got = reversed_runs[0]
-            for buffer, a, b in list(zip(plan.buffers, results[0], got))[len(plan.inputs):]:
-                if a != b:
-                    from grader.judge.fence import unpack
-                    before, after = unpack(buffer, a)[0], unpack(buffer, b)[0]
-                    return order_changed(buffer.name, before, after)
-        crossing = next((run.crossings[0] for run in runs if run.crossings and not run.atomics), None)
-        if crossing is None:
-            return None
-        return failures.ReadAcross(crossing.tensor, tuple(crossing.program), tuple(crossing.other), crossing.index,
-                                   tuple(crossing.shape), crossing.loaded, crossing.line, crossing.source)
