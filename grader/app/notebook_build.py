@@ -12,9 +12,8 @@ from pathlib import Path
 import nbformat
 
 from grader.course import kinds
-from grader.course.loader import Course, PuzzleLoadError
+from grader.course.loader import Course, LoadFailure, PuzzleLoadError
 from grader.source.source_lines import marker_lines, statement_start
-from grader.judge.failures import FailureKind
 
 KERNEL_ENV = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
@@ -106,7 +105,7 @@ def learner_part(path: Path) -> str:
         where = ", ".join(f"line {i + 1}" for i in found) or "none"
         raise PuzzleLoadError(f"{path.name}: the learner's part needs one `# ---- your part: ... ----` line "
                               f"and, after it, one closing `# ------...` line (marker lines found: {where})",
-                              kind=FailureKind.NOT_FOUND, line=found[0] + 1 if found else None)
+                              kind=LoadFailure.NOT_FOUND, line=found[0] + 1 if found else None)
     return "\n".join(lines[opening[0] + 1:closing[0]]).strip("\n")
 
 

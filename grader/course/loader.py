@@ -6,6 +6,7 @@ parents, else the checkout this package was installed from (``pip install -e .``
 from __future__ import annotations
 
 import contextlib
+import enum
 import hashlib
 import os
 import re
@@ -28,19 +29,29 @@ class CourseError(Exception):
     """A usage problem: no course found, an unknown puzzle, a missing file. Exit code 2."""
 
 
+class LoadFailure(enum.StrEnum):
+    """Why a puzzle file did not load. All but UNSUPPORTED are the failure kinds of the same
+    names (:class:`grader.judge.failures.FailureKind`), the kind of the puzzle's ``load`` check;
+    UNSUPPORTED is no failure: the file needs a package of its track that is not installed."""
+
+    SYNTAX = "syntax"
+    EXCEPTION = "exception"
+    NOT_FOUND = "not_found"  # no PUZZLE, or one of another id
+    UNSUPPORTED = "unsupported"
+
+
 class PuzzleLoadError(Exception):
     """A puzzle file that does not parse, raises when imported, or defines no ``PUZZLE``.
 
     The learner edits the very file the course's spec and cases come from, so this is that
-    puzzle's failure (``kind`` one of :class:`grader.judge.results.FailureKind`), never a usage
-    error and never the end of a run: every other puzzle is still graded. ``kind``
-    "unsupported": the file needs a package of its track that is not installed (not a failure).
+    puzzle's failure (why: ``kind``), never a usage error and never the end of a run: every
+    other puzzle is still graded.
     """
 
-    def __init__(self, message: str, kind: str = "exception", line: int | None = None) -> None:
+    def __init__(self, message: str, kind: LoadFailure = LoadFailure.EXCEPTION, line: int | None = None) -> None:
         super().__init__(message)
         self.message = message
-        self.kind = kind
+        self.kind = LoadFailure(kind)
         self.line = line
 
 
@@ -192,11 +203,11 @@ def load_puzzle(path: str) -> Puzzle:
     puzzle = getattr(module, "PUZZLE", None)
     if not isinstance(puzzle, Puzzle):
         raise PuzzleLoadError(f"{shown} defines no PUZZLE = Puzzle(...): put back the PUZZLE = Puzzle(...) "
-                              "block at the end of the file, then grade again.", kind="not_found")
+                              "block at the end of the file, then grade again.", kind=LoadFailure.NOT_FOUND)
     expected = PUZZLE_FILE.match(os.path.basename(path)).group(1)
     if puzzle.id != expected:
         raise PuzzleLoadError(f"{shown}: PUZZLE.id is {puzzle.id!r} but the file name says {expected!r}: "
-                              f"put back id={expected!r}, then grade again.", kind="not_found")
+                              f"put back id={expected!r}, then grade again.", kind=LoadFailure.NOT_FOUND)
     return puzzle
 
 
@@ -223,7 +234,7 @@ def _syntax_error(path: str, exc: SyntaxError) -> PuzzleLoadError:
     what = "does not parse" if type(exc) is SyntaxError else f"does not parse ({type(exc).__name__})"
     message = (f"{_where(path, where)} {what}: {at}{reason}{quoted}. "
                "Fix the line, then grade again.")
-    return PuzzleLoadError(message, kind="syntax", line=exc.lineno)
+    return PuzzleLoadError(message, kind=LoadFailure.SYNTAX, line=exc.lineno)
 
 
 def _import_error(path: str, exc: BaseException) -> PuzzleLoadError:
@@ -235,7 +246,7 @@ def _import_error(path: str, exc: BaseException) -> PuzzleLoadError:
     if missing and missing.split(".")[0] in packages:
         package = missing.split(".")[0]
         return PuzzleLoadError(f"{_shown(path)} needs {package}, which is not installed here: "
-                               f"`{packages[package]}` adds it.", kind="unsupported")
+                               f"`{packages[package]}` adds it.", kind=LoadFailure.UNSUPPORTED)
     folder = os.path.realpath(os.path.dirname(path))
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if os.path.realpath(os.path.dirname(f.filename or "")) == folder]
@@ -247,7 +258,7 @@ def _import_error(path: str, exc: BaseException) -> PuzzleLoadError:
     error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     message = (f"{_where(path, where)} raised an error when imported: {at}{error}{quoted}. "
                "Fix the line, then grade again.")
-    return PuzzleLoadError(message, kind="exception", line=frame.lineno if frame is not None else None)
+    return PuzzleLoadError(message, kind=LoadFailure.EXCEPTION, line=frame.lineno if frame is not None else None)
 
 
 def stub_signature(puzzle_path: str, kernel: str) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Sequence
 
 from grader.course.kinds import package_warm_steps
-from grader.course.loader import Course, PuzzleLoadError
+from grader.course.loader import Course, LoadFailure, PuzzleLoadError
 from grader.judge.kinds import KINDS, kind_of
 from grader.judge.options import Options
 from grader.judge.results import CheckResult, PuzzleResult, Report, Status
@@ -253,7 +253,7 @@ def grade_many(course: Course, targets: list[tuple[str, Path]], options: Options
 
 def load_failure(course: Course, puzzle_id: str, path: Path, error: PuzzleLoadError, options: Options) -> PuzzleResult:
     """The failure of a puzzle whose course file does not load: no worker, no case run."""
-    if error.kind == "unsupported":  # its track's package is not installed: not the learner's failure
+    if error.kind == LoadFailure.UNSUPPORTED:  # its track's package is not installed: not the learner's failure
         return PuzzleResult(puzzle=puzzle_id, title=course.title(puzzle_id), status=Status.UNSUPPORTED,
                             source=str(path), device=options.device, message=error.message)
     return PuzzleResult(puzzle=puzzle_id, title=course.title(puzzle_id), status=Status.FAIL, source=str(path),

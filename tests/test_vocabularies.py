@@ -1,0 +1,34 @@
+"""Vocabularies that cross a boundary are enums whose members are the strings that always crossed
+it: why a puzzle file did not load (into a result's JSON), the names of a result's checks (the
+keys of its ``checks`` in JSON and on the warm server's wire)."""
+import json
+from pathlib import Path
+
+import pytest
+
+from grader.course.loader import LoadFailure, PuzzleLoadError
+from grader.judge.failures import FailureKind
+from grader.judge.options import Options
+from grader.judge.results import Status, to_dict
+
+
+def test_a_load_failure_keeps_its_word_and_is_a_failure_kind_but_unsupported():
+    assert [f.value for f in LoadFailure] == ["syntax", "exception", "not_found", "unsupported"]
+    assert {FailureKind(f) for f in LoadFailure if f != LoadFailure.UNSUPPORTED} == {
+        FailureKind.SYNTAX, FailureKind.EXCEPTION, FailureKind.NOT_FOUND}
+    assert PuzzleLoadError("p.py line 3: does not parse", "syntax", 3).kind is LoadFailure.SYNTAX
+    assert PuzzleLoadError("p.py raised").kind is LoadFailure.EXCEPTION
+    with pytest.raises(ValueError):
+        PuzzleLoadError("p.py", "mismatch")  # a failure kind, but not one a file's loading ends in
+
+
+def test_a_load_failure_crosses_into_the_results_json_as_its_word(course):
+    from grader.judge.session import load_failure
+    error = PuzzleLoadError("puzzles/puzzle01_constant_add.py line 3: does not parse", LoadFailure.SYNTAX, 3)
+    result = load_failure(course, "puzzle01", Path("puzzles/puzzle01_constant_add.py"), error, Options())
+    assert result.status == Status.FAIL and result.checks["load"].kind is FailureKind.SYNTAX
+    written = json.loads(json.dumps(to_dict(result)))
+    assert written["checks"]["load"]["kind"] == "syntax" and written["status"] == "fail"
+    missing = PuzzleLoadError("puzzles/puzzle35_x.py needs helion, which is not installed here", "unsupported")
+    unsupported = load_failure(course, "puzzle01", Path("p.py"), missing, Options())
+    assert unsupported.status == Status.UNSUPPORTED and not unsupported.checks
