@@ -19,7 +19,7 @@ from typing import Mapping
 
 from grader.course import kinds
 from grader.app.versions import release
-from grader.judge.results import ExitCode
+from grader.judge.results import CheckName, ExitCode
 
 # Distributions as pip names them. The optional ones are only reported.
 REQUIRED = ("torch", "triton", "numpy", "jaxtyping")
@@ -275,7 +275,7 @@ def grade_puzzle01(course) -> Finding:
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
-    steps = "the interpreter" + (" and the GPU compile check" if "gpu_compile" in result.checks else "")
+    steps = "the interpreter" + (" and the GPU compile check" if CheckName.GPU_COMPILE in result.checks else "")
     if result.passed:
         return Finding("ok", "grading", f"{what} passes {steps} ({result.seconds:.1f} s).")
     failed = [f"{name}: {check.message}" for name, check in result.checks.items()

@@ -33,7 +33,7 @@ from typing import Callable, Mapping
 from grader.course.loader import Course
 from grader.judge.batch_resume import not_graded, refused
 from grader.judge.options import Options
-from grader.judge.results import GRADER_ERROR, CheckResult, FailureKind, PuzzleResult, Status, StudentResult
+from grader.judge.results import GRADER_ERROR, CheckName, CheckResult, FailureKind, PuzzleResult, Status, StudentResult
 from grader.judge.session import Grading
 from grader.judge.similarity.find import similar_submissions
 from grader.judge.similarity.model import SimilarityReport
@@ -165,7 +165,7 @@ def _missing(course: Course, puzzle_id: str, student: Student, options: Options)
     kind = FailureKind.SYNTAX if syntax else FailureKind.EXCEPTION
     return PuzzleResult(puzzle=puzzle_id, title=puzzle.title, status=Status.FAIL, source=student.name,
                         device=options.device, message=message,
-                        checks={"load": CheckResult(False, message, kind)})
+                        checks={CheckName.LOAD: CheckResult(False, message, kind)})
 
 
 def _unread_file(problem: str) -> str | None:

@@ -26,7 +26,7 @@ from grader.judge.asking import Unanswered
 from grader.judge.case_run import PuzzleState, failed_case
 from grader.judge.options import Options
 from grader.judge.plan import SpecShapes, students_secret
-from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, most_telling
+from grader.judge.results import CaseResult, CheckName, CheckResult, FailureKind, PuzzleResult, Status, most_telling
 from grader.source import stubs, variant_code
 from grader.source.source_lines import kernel_code
 
@@ -97,14 +97,14 @@ class PuzzleGrader:
         sniffed = self.runner.sniff()
         if sniffed is not None:
             return self.result(Status.FAIL, sniffed,
-                               checks={"sniffing": CheckResult(False, sniffed, FailureKind.SNIFFING)}, started=started)
+                               checks={CheckName.SNIFFING: CheckResult(False, sniffed, FailureKind.SNIFFING)}, started=started)
         try:
             info, failure = self._load()
         except Unanswered as unanswered:
             facts = replace(unanswered.facts, importing=True) if unanswered.kind == FailureKind.TIMEOUT \
                 else unanswered.facts
             message = failures.word(facts)
-            return self.result(Status.FAIL, message, checks={"load": CheckResult(False, message, unanswered.kind)},
+            return self.result(Status.FAIL, message, checks={CheckName.LOAD: CheckResult(False, message, unanswered.kind)},
                                started=started)
         if failure is not None:
             return failure
@@ -225,7 +225,7 @@ class PuzzleGrader:
         else:
             return None, self.result(Status.ERROR, f"worker error while loading: {reply.error}")
         message = failures.word(facts)
-        return None, self.result(Status.FAIL, message, checks={"load": CheckResult(False, message, kind)})
+        return None, self.result(Status.FAIL, message, checks={CheckName.LOAD: CheckResult(False, message, kind)})
 
     def _why_dropped(self, name: str):
         from grader.source.definitions import why_dropped

@@ -61,6 +61,14 @@ class CaseResult:
         return f"{self.name}[seed={self.seed}]"
 
 
+class CheckName(enum.StrEnum):
+    """A check's entry in a result's ``checks`` (its key in JSON and on the warm server's wire)."""
+
+    LOAD = "load"                # the file loads: it parses, imports, and has the kernel
+    SNIFFING = "sniffing"        # no code that tells the interpreter from a GPU
+    GPU_COMPILE = "gpu_compile"  # it compiles for a GPU (sm_90), beside the interpreter's cases
+
+
 @dataclass(frozen=True)
 class CheckResult:
     passed: bool

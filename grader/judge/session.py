@@ -21,7 +21,7 @@ from grader.course.kinds import package_warm_steps
 from grader.course.loader import Course, LoadFailure, PuzzleLoadError
 from grader.judge.kinds import KINDS, kind_of
 from grader.judge.options import Options
-from grader.judge.results import CheckResult, PuzzleResult, Report, Status
+from grader.judge.results import CheckName, CheckResult, PuzzleResult, Report, Status
 from grader.judge.thread_pool import run_pool
 from grader.channel.isolation import Jail, worker_jail
 from grader.channel.worker_pool import CompileChecker, WorkerProcess
@@ -257,5 +257,5 @@ def load_failure(course: Course, puzzle_id: str, path: Path, error: PuzzleLoadEr
         return PuzzleResult(puzzle=puzzle_id, title=course.title(puzzle_id), status=Status.UNSUPPORTED,
                             source=str(path), device=options.device, message=error.message)
     return PuzzleResult(puzzle=puzzle_id, title=course.title(puzzle_id), status=Status.FAIL, source=str(path),
-                        device=options.device, checks={"load": CheckResult(False, error.message, error.kind)},
+                        device=options.device, checks={CheckName.LOAD: CheckResult(False, error.message, error.kind)},
                         message=error.message)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Report, Status
+from grader.judge.results import CaseResult, CheckName, CheckResult, FailureKind, PuzzleResult, Report, Status
 from grader.report.status_words import status_words
 
 
@@ -19,7 +19,7 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
             line += f"\n    {result.message.removeprefix('not attempted: ')}"
     elif result.status == Status.PASS:
         cases = len(result.cases)
-        compiled = " + GPU compile check" if "gpu_compile" in result.checks else ""
+        compiled = " + GPU compile check" if CheckName.GPU_COMPILE in result.checks else ""
         line = f"{head}: {cases}/{cases} cases pass{compiled} ({result.seconds:.1f} s)"
         first, *more = result.message.splitlines() or [""]
         graded_at = first.partition(" cases pass")[2].strip()  # what the pass was graded at, where said

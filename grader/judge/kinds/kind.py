@@ -72,7 +72,7 @@ class Check:
     """A check a kind lists beside its cases (the sm_90 compile): begun before the first case, on a
     thread of its own, its CheckResult (None: nothing was checked) awaited once the cases are done."""
 
-    name: str  # its entry in the result's checks: "gpu_compile"
+    name: str  # its entry in the result's checks: a CheckName
     # (the kind's runner, the kernel's parameters) -> what ``.result()`` gives its CheckResult, or None
     # where it does not run (no compile checker)
     start: Callable[[object, list], object]

@@ -35,7 +35,7 @@ from typing import Mapping
 
 from grader.course.loader import Course, CourseError
 from grader.judge.similarity.model import Fragment, PuzzleThreshold, SimilarityReport, SimilarPair
-from grader.judge.results import StudentResult
+from grader.judge.results import CheckName, StudentResult
 from grader.source.fingerprint import K, WINDOW, Fingerprints, fingerprint, part_names
 from grader.source.ir_fingerprint import DEPTH, ir_prints
 from grader.source.intake import Student
@@ -217,7 +217,7 @@ def compiled_kernels(results: Mapping[str, StudentResult], puzzle_id: str) -> di
     found = {}
     for student, result in results.items():
         for puzzle in result.results:
-            check = puzzle.checks.get("gpu_compile") if puzzle.puzzle == puzzle_id else None
+            check = puzzle.checks.get(CheckName.GPU_COMPILE) if puzzle.puzzle == puzzle_id else None
             if check is not None and check.ttir:
                 found[student] = check.ttir
     return found

@@ -13,7 +13,7 @@ from grader.judge.asking import Unanswered
 from grader.judge.case_run import COMPILE_STAGE, PuzzleState
 from grader.judge.kinds.helion.failures import GeneratedCompile
 from grader.judge.kinds.kind import Check
-from grader.judge.results import CheckResult
+from grader.judge.results import CheckName, CheckResult
 from grader.source.source_lines import imports_package
 
 
@@ -95,4 +95,4 @@ def kernel_only(source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-CHECK = Check("gpu_compile", start, gate=False)
+CHECK = Check(CheckName.GPU_COMPILE, start, gate=False)

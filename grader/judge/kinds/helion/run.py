@@ -25,7 +25,7 @@ from grader.judge.case_run import (CaseOutcome, CaseRunner, PuzzleState, case_re
 from grader.judge.compare import compare_tensor, look_alike_note, recognise
 from grader.judge.fence import pack
 from grader.judge.kinds.helion.failures import HelionRejected, HelionWrongOutput, HostWork, LoweringDisagrees, ReturnCount
-from grader.judge.results import FailureKind
+from grader.judge.results import CheckName, FailureKind
 
 
 class HelionRunner(CaseRunner):
@@ -63,11 +63,11 @@ class HelionRunner(CaseRunner):
                 max(120.0, self.options.timeout))
 
     def loaded(self, info, failure):
-        check = failure.checks.get("load") if failure is not None else None
+        check = failure.checks.get(CheckName.LOAD) if failure is not None else None
         if check is not None and check.kind == FailureKind.SIGNATURE:  # not a Helion kernel: say what is
             message = (f"{failure.message} Expected signature: {self.state.decorator} "
                        f"def {self.state.expected_signature}")
-            failure = replace(failure, message=message, checks={"load": replace(check, message=message)})
+            failure = replace(failure, message=message, checks={CheckName.LOAD: replace(check, message=message)})
         return super().loaded(info, failure)
 
     def cases(self) -> list[Case]:

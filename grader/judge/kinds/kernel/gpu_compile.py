@@ -13,7 +13,7 @@ from grader.judge import failures
 from grader.judge.asking import Unanswered
 from grader.judge.case_run import COMPILE_STAGE, PuzzleState, describe_case
 from grader.judge.kinds.kind import Check
-from grader.judge.results import CheckResult
+from grader.judge.results import CheckName, CheckResult
 
 # Compiled to the end (ptxas): what only the assembler can refuse, inline PTX and a register cap.
 NEEDS_ASSEMBLER = ("inline_asm", "maxnreg")
@@ -89,4 +89,4 @@ def compile_each(state: PuzzleState, params: list[Param], info: wire.Loaded, com
     return CheckResult(True, f"compiles for sm_90 ({len(seen)} block configuration(s))", ttir=ttir)
 
 
-CHECK = Check("gpu_compile", start, gate=True)
+CHECK = Check(CheckName.GPU_COMPILE, start, gate=True)
