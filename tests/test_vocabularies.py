@@ -32,3 +32,22 @@ def test_a_load_failure_crosses_into_the_results_json_as_its_word(course):
     missing = PuzzleLoadError("puzzles/puzzle35_x.py needs helion, which is not installed here", "unsupported")
     unsupported = load_failure(course, "puzzle01", Path("p.py"), missing, Options())
     assert unsupported.status == Status.UNSUPPORTED and not unsupported.checks
+
+
+def test_a_checks_name_is_its_word_in_json_and_on_the_warm_servers_wire():
+    import msgspec
+
+    from grader.judge.results import CheckName, CheckResult, PuzzleResult, Report
+    assert [n.value for n in CheckName] == ["load", "sniffing", "gpu_compile"]
+    result = PuzzleResult(puzzle="puzzle01", title="Constant add", status=Status.FAIL, source="p.py", device="cpu",
+                          checks={CheckName.GPU_COMPILE: CheckResult(False, "ptxas failed", FailureKind.COMPILE)})
+    assert list(json.loads(json.dumps(to_dict(result)))["checks"]) == ["gpu_compile"]
+    back = msgspec.msgpack.decode(msgspec.msgpack.encode(Report((result,))), type=Report).results[0]
+    assert list(back.checks) == ["gpu_compile"] and CheckName.GPU_COMPILE in back.checks
+
+
+def test_every_kinds_check_is_named_from_the_vocabulary():
+    from grader.judge.kinds import KINDS
+    from grader.judge.results import CheckName
+    names = {check.name for kind in KINDS.values() for check in kind.checks()}
+    assert names and all(isinstance(name, CheckName) for name in names)
