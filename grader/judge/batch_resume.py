@@ -44,7 +44,7 @@ def _puzzle(d: dict) -> PuzzleResult:
                         checks={k: CheckResult(v["passed"], v.get("message", ""), v.get("kind"), v.get("ttir", ""))
                                 for k, v in d.get("checks", {}).items()},
                         message=d.get("message", ""), seconds=d.get("seconds", 0.0),
-                        variant=dict(d.get("variant") or {}))
+                        variant=dict(d.get("variant") or {}), graded_at=d.get("graded_at", ""))
 
 
 def finished(out: Path, puzzle_ids: list[str]) -> dict[str, StudentResult]:

@@ -139,7 +139,7 @@ class CaseRunner(ABC):
         """After the cases, whatever happened."""
 
     def pass_note(self) -> str:
-        """Said after "all N cases pass"."""
+        """What a pass was graded at, where the kind says: "all N cases pass (<it>)"."""
         return ""
 
     def finish(self, result: PuzzleResult) -> PuzzleResult:

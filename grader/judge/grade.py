@@ -124,8 +124,8 @@ class PuzzleGrader:
             if not gate.passed:  # the cases that ran are shown beside it; none counts
                 return self.result(Status.FAIL, gate.message, cases, checks, started)
         result = self._verdict(cases, checks, started)
-        if result.status == Status.PASS:
-            result = replace(result, message=result.message + self.runner.pass_note())
+        if result.status == Status.PASS and (graded_at := self.runner.pass_note()):
+            result = replace(result, message=f"{result.message} ({graded_at})", graded_at=graded_at)
         for check, after in ((c, r) for c, r in done if r is not None and not c.gate):
             if result.status not in (Status.PASS, Status.FAIL):
                 break

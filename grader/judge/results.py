@@ -95,6 +95,9 @@ class PuzzleResult:
     # words them, by name ({"EPS": "0.001"}); empty where no student's values were chosen.
     variant: Mapping[str, str] = field(default_factory=dict)
     generated: str = ""  # what the kernel became, where a kind generates code (a Helion kernel's Triton)
+    # What a pass was graded at, where its kind says (a Helion kernel's fixed tile size): data for the
+    # renderers, said in the message too, after "all N cases pass" in parentheses.
+    graded_at: str = ""
 
     def __post_init__(self) -> None:
         try:

@@ -21,10 +21,9 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         cases = len(result.cases)
         compiled = " + GPU compile check" if CheckName.GPU_COMPILE in result.checks else ""
         line = f"{head}: {cases}/{cases} cases pass{compiled} ({result.seconds:.1f} s)"
-        first, *more = result.message.splitlines() or [""]
-        graded_at = first.partition(" cases pass")[2].strip()  # what the pass was graded at, where said
-        line += f"\n    {graded_at.strip('()')}" if graded_at else ""
-        line += "".join(f"\n    {said}" for said in more if said.startswith("Note: "))
+        line += f"\n    {result.graded_at}" if result.graded_at else ""
+        more = result.message.splitlines()[1:]
+        line += "".join(f"\n    {said.removesuffix(f' ({result.graded_at})')}" for said in more if said.startswith("Note: "))
     elif not result.cases:
         line = f"{head}\n    {result.message}"
     elif any(not check.passed for check in result.checks.values()):  # ran beside a failed compile check

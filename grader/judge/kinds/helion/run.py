@@ -106,7 +106,7 @@ class HelionRunner(CaseRunner):
             tails = sorted({c.label for c, _ in seen["tails"]})
             ran = f"its tail runs in case {tails[0]}" if tails else "no case has a tail of it"
             said.append(f"{name} at {size}: graded at that size, {ran}")
-        return f" (the kernel fixes its tile size: {'; '.join(said)})" if said else ""
+        return f"the kernel fixes its tile size: {'; '.join(said)}" if said else ""
 
     # ---- a case ------------------------------------------------------------------------------
     def run(self, case: Case, carried=None) -> CaseOutcome:
