@@ -66,3 +66,21 @@ def test_grades_csv_cells_never_start_a_formula():
     from grader.report.batch_files import grades_csv
     text = grades_csv([StudentResult("-mallory", (), ("=HYPERLINK(\"http://x\")",), 0.0)], ["puzzle01"])
     assert "'-mallory" in text and "'=HYPERLINK" in text
+
+
+def test_a_pass_says_what_it_was_graded_at_from_the_result_not_from_its_message():
+    from grader.judge.results import CaseResult, PuzzleResult, Report, Status
+    from grader.report.text import render_puzzle
+    case = CaseResult(name="exact", sizes={"N": 64}, blocks={}, seed=0, grid=(1,), passed=True)
+    graded_at = "the kernel fixes its tile size: `tile` at 64: graded at that size, no case has a tail of it"
+    result = PuzzleResult(puzzle="puzzle35", title="Helion add", status=Status.PASS, source="p.py", device="cpu",
+                          cases=(case,), message=f"all 1 cases pass ({graded_at})", seconds=1.0, graded_at=graded_at)
+    assert render_puzzle(result) == f"✓ puzzle35 Helion add: 1/1 cases pass (1.0 s)\n    {graded_at}"
+    noted = PuzzleResult(puzzle="puzzle35", title="Helion add", status=Status.PASS, source="p.py", device="cpu",
+                         cases=(case,), message=f"all 1 cases pass\nNote: a sum of squares also passes ({graded_at})",
+                         seconds=1.0, graded_at=graded_at)
+    assert render_puzzle(noted).splitlines()[1:] == [f"    {graded_at}", "    Note: a sum of squares also passes"]
+    plain = PuzzleResult(puzzle="puzzle01", title="Constant add", status=Status.PASS, source="p.py", device="cpu",
+                         cases=(case,), message="all 1 cases pass (this is prose, not what it was graded at)")
+    assert render_puzzle(plain) == "✓ puzzle01 Constant add: 1/1 cases pass (0.0 s)"
+    assert Report((result,)).results[0].graded_at == graded_at
