@@ -13,7 +13,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from grader.judge.results import Attempts, CaseResult, FailureKind, PuzzleResult, Status, StudentResult
+from grader.judge.failures import FailureKind
+from grader.judge.results import Attempts, CaseResult, PuzzleResult, Status, StudentResult
 from grader.report.class_page import class_page
 
 TITLES = {"puzzle01": "Constant add", "puzzle02": "Constant add, blocked", "puzzle03": "Outer vector add",

@@ -17,7 +17,8 @@ from grader.judge.kinds import kind_of
 from grader.judge.options import Options
 from grader.judge.plan import SpecShapes
 from grader.course.puzzle import Puzzle
-from grader.judge.results import CaseResult, FailureKind
+from grader.judge.failures import FailureKind
+from grader.judge.results import CaseResult
 
 BIG = Case("big", sizes={"N0": 40000}, blocks={"B0": 64}, large=True, vary={"N0": (33000, 50000)})
 

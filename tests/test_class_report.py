@@ -12,8 +12,8 @@ import pytest
 from grader.app.learner import ProgressFile
 from grader.course.loader import Course
 from grader.judge.batch_resume import finished
-from grader.judge.results import (Attempts, CaseResult, CheckResult, FailureKind, PuzzleResult, Status,
-                                  StudentResult)
+from grader.judge.failures import FailureKind
+from grader.judge.results import Attempts, CaseResult, CheckResult, PuzzleResult, Status, StudentResult
 from grader.judge.similarity.model import Fragment, PuzzleThreshold, SimilarityReport, SimilarPair
 from grader.report.batch_files import summary, write_reports
 from grader.report.class_page import class_page

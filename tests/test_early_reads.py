@@ -12,7 +12,7 @@ from grader.judge import failures
 from grader.judge.early_reads import early_reads, first_change, refilled_blobs
 from grader.judge.fence import UNWRITTEN, Buffer, Fill, is_unwritten, pack, stale_fill, unpack
 from grader.judge.plan import SpecShapes
-from grader.judge.results import FailureKind
+from grader.judge.failures import FailureKind
 
 from conftest import COURSE
 

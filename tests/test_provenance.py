@@ -103,7 +103,7 @@ def test_an_atomic_after_a_store_reads_what_was_stored():
 
 def test_an_atomic_early_read_is_worded_as_one():
     from grader.judge import failures
-    from grader.judge.results import FailureKind
+    from grader.judge.failures import FailureKind
     text = failures.word(failures.ReadEarly(FailureKind.NONFINITE, "z", (0,), 2, (8,), 7,
                                             "tl.atomic_add(z_ptr + offs, 0.0)"))
     assert text.startswith("read `z` before storing to it: program (0,) updated z(2) atomically at line 7: "

@@ -26,7 +26,8 @@ from grader.app.warm_server import AlreadyServed, WarmServer
 from grader.app.watch import Screen, Verdict, Watch, status_line, verdict
 from grader.course.loader import Course
 from grader.judge.options import Options
-from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Report, Status
+from grader.judge.failures import FailureKind
+from grader.judge.results import CaseResult, CheckResult, PuzzleResult, Report, Status
 
 COURSE = Course(PRISTINE)
 SOLUTION_01 = (PRISTINE / "solutions" / "puzzle01_constant_add.py").read_text()

@@ -8,7 +8,8 @@ from typing import ClassVar
 
 import pytest
 
-from grader.judge.results import CaseResult, CheckResult, FailureKind, PuzzleResult, Status, to_dict
+from grader.judge.failures import FailureKind
+from grader.judge.results import CaseResult, CheckResult, PuzzleResult, Status, to_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 

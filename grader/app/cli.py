@@ -10,7 +10,8 @@ from pathlib import Path
 
 from grader.course.loader import Course, PuzzleLoadError
 from grader.app.frontend import USAGE_ERROR, UsageProblem, course_at, has_cuda, pick_device, run_command, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
-from grader.judge.results import ExitCode, FailureKind
+from grader.judge.failures import FailureKind
+from grader.judge.results import ExitCode
 from grader.judge.options import Options
 from grader.app.targets import Target, resolve
 

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Callable
 
 from grader.course.loader import normalise_id as normalise
-from grader.judge.results import CaseResult, FailureKind, PuzzleResult, Report, Status
+from grader.judge.failures import FailureKind
+from grader.judge.results import CaseResult, PuzzleResult, Report, Status
 
 POLL = 0.3    # seconds between looks at the file
 SETTLE = 0.1  # a change is graded once the file has stayed the same this long

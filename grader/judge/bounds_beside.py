@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable
 from grader.channel import wire
 from grader.judge import failures, messages
 from grader.judge.asking import Unanswered
-from grader.judge.results import FailureKind
+from grader.judge.failures import FailureKind
 
 if TYPE_CHECKING:
     from grader.judge.case_run import PuzzleState

@@ -15,7 +15,8 @@ from grader.channel.binding import bind
 from grader.course.puzzle import Case, Puzzle
 from grader.judge import asking, failures, messages
 from grader.judge.asking import Unanswered
-from grader.judge.results import CaseResult, FailureKind, PuzzleResult
+from grader.judge.failures import FailureKind
+from grader.judge.results import CaseResult, PuzzleResult
 
 if TYPE_CHECKING:
     from concurrent.futures import Future

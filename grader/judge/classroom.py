@@ -33,7 +33,8 @@ from typing import Callable, Mapping
 from grader.course.loader import Course
 from grader.judge.batch_resume import not_graded, refused
 from grader.judge.options import Options
-from grader.judge.results import GRADER_ERROR, CheckName, CheckResult, FailureKind, PuzzleResult, Status, StudentResult
+from grader.judge.failures import FailureKind
+from grader.judge.results import GRADER_ERROR, CheckName, CheckResult, PuzzleResult, Status, StudentResult
 from grader.judge.session import Grading
 from grader.judge.similarity.find import similar_submissions
 from grader.judge.similarity.model import SimilarityReport

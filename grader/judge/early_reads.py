@@ -26,7 +26,7 @@ from grader.judge import failures
 from grader.judge.asking import Unanswered
 from grader.judge.case_run import CaseOutcome, failed_case, unanswered_case
 from grader.judge.fence import pack, unpack
-from grader.judge.results import FailureKind
+from grader.judge.failures import FailureKind
 
 
 def early_reads(reply: wire.Ran, zeroed) -> tuple[wire.EarlyRead, ...] | None:

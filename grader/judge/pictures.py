@@ -14,7 +14,8 @@ from grader.course.loader import Course, CourseError
 from grader.judge.options import Options
 from grader.judge.plan import SpecShapes
 from grader.course.puzzle import Case
-from grader.judge.results import FailureKind, PuzzleResult
+from grader.judge.failures import FailureKind
+from grader.judge.results import PuzzleResult
 from grader.channel.worker_pool import WorkerProcess
 
 if TYPE_CHECKING:

@@ -10,11 +10,10 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Mapping, Sequence
 
-# The kinds and the words telling_rank looks for live in the failures' catalogue; imported
-# from here as they always were (from the catalogue's own modules: results sit below the case runners).
-from grader.judge.failures.catalogue import FailureKind, points
-from grader.judge.failures.words import LOOKS_LIKE, READ_EARLY
-from grader.judge.status import Status  # how a puzzle ended, and what each ending is called
+# A failure's kind, and the words telling_rank looks for, from the failures' face (FailureKind's one
+# import path: nothing imports it from here).
+from grader.judge.failures import LOOKS_LIKE, READ_EARLY, FailureKind, points
+from grader.judge.status import Status  # how a puzzle ended, and what it means
 from grader.source.attempts import Attempts  # noqa: F401  (a student's attempts, from their progress file)
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from grader.judge.results import CaseResult, CheckName, CheckResult, FailureKind, PuzzleResult, Report, Status
+from grader.judge.failures import FailureKind
+from grader.judge.results import CaseResult, CheckName, CheckResult, PuzzleResult, Report, Status
 from grader.report.status_words import status_words
 
 

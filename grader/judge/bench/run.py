@@ -38,7 +38,7 @@ from grader.course.dtypes import DTYPES, dtype_name
 from grader.judge.kinds import kind_of
 from grader.judge.kinds.kind import SizePlan
 from grader.judge.options import Options
-from grader.judge.results import FailureKind
+from grader.judge.failures import FailureKind
 from grader.course.puzzle import Case, Puzzle
 from grader.channel.worker_errors import WorkerDied, WorkerTimedOut
 

@@ -19,7 +19,7 @@ from grader.judge import failures
 import grader.judge.kinds.function.program as programs
 from grader.judge.compare import compare_tensor, recognise
 from grader.judge.plan import row_gaps_look_alike
-from grader.judge.results import FailureKind
+from grader.judge.failures import FailureKind
 
 def refused_launch(program: function_wire.Program) -> "failures.LaunchRefused | None":
     """The first recorded launch a GPU would refuse (its grid, its num_warps), as it would raise."""

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from grader.judge.failures.catalogue import FailureKind, register, word
+from grader.judge.failures import FailureKind, register, word
 from grader.judge.failures.words import _where, at_line, fmt_index, fmt_shape, plural
 
 

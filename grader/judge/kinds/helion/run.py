@@ -25,7 +25,8 @@ from grader.judge.case_run import (CaseOutcome, CaseRunner, PuzzleState, case_re
 from grader.judge.compare import compare_tensor, look_alike_note, recognise
 from grader.judge.fence import pack
 from grader.judge.kinds.helion.failures import HelionRejected, HelionWrongOutput, HostWork, LoweringDisagrees, ReturnCount
-from grader.judge.results import CheckName, FailureKind
+from grader.judge.failures import FailureKind
+from grader.judge.results import CheckName
 
 
 class HelionRunner(CaseRunner):

@@ -22,7 +22,7 @@ from grader.judge.fence import pack
 from grader.judge.kinds.kernel.wrong import race as find_race
 from grader.judge.kinds.kernel.wrong import wrong
 from grader.judge.plan import CasePlan
-from grader.judge.results import FailureKind
+from grader.judge.failures import FailureKind
 from grader.source.source_lines import kernel_traits
 
 
