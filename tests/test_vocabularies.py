@@ -51,3 +51,18 @@ def test_every_kinds_check_is_named_from_the_vocabulary():
     from grader.judge.results import CheckName
     names = {check.name for kind in KINDS.values() for check in kind.checks()}
     assert names and all(isinstance(name, CheckName) for name in names)
+
+
+def test_failure_kind_has_one_import_path_the_failures_face():
+    import ast
+    root = Path(__file__).resolve().parents[1]
+    elsewhere = []
+    for folder in ("grader", "tests", "benchmarks", "scripts"):
+        for path in (root / folder).rglob("*.py"):
+            if path.is_relative_to(root / "grader" / "judge" / "failures"):
+                continue  # the package's own modules define it and gather it into the face
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and any(a.name == "FailureKind" for a in node.names) \
+                        and node.module != "grader.judge.failures":
+                    elsewhere.append(f"{path.relative_to(root)}:{node.lineno} from {node.module}")
+    assert not elsewhere, elsewhere
