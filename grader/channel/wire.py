@@ -21,6 +21,7 @@ What every message is, and how one is written and read, is :mod:`grader.channel.
 """
 from __future__ import annotations
 
+import enum
 from typing import ClassVar, Literal, Union
 
 from grader.channel.wire_format import (  # noqa: F401 (this module is where the grader reads the wire's names)
@@ -28,6 +29,16 @@ from grader.channel.wire_format import (  # noqa: F401 (this module is where the
     Ready, Reply, Request, TensorInfo, Value, WireError, WorkerFailureKind, convert, cpu_limit, envelope,
     header, parse_reply, parse_request, register_requests, reply_bytes,
 )
+
+
+class CoreWarmStep(enum.StrEnum):
+    """The core's warm-up steps (grader.sandbox.warmup), by the names the zygote is asked for them:
+    on its command line (``--warm``) and in a fork request. A kind's own steps are its wing's, an enum
+    of its messages' module (grader.channel.kinds)."""
+
+    INTERPRETER = "interpreter"  # Triton's interpreter's first launch
+    COMPILER = "compiler"        # the sm_90 compiler's set-up
+    TORCH = "torch"              # what a learner's file imports besides triton, for a compile worker
 
 
 # load ---------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from grader.channel import wire
+from grader.channel.wire import CoreWarmStep
 from grader.channel.binding import bind
 from grader.course.puzzle import Case, Puzzle
 from grader.judge import asking, failures, messages
@@ -75,7 +76,7 @@ class PuzzleState:
         puzzle file does, for its spec) has the checker's zygote import it once, not each worker."""
         from grader.source.source_lines import imports_torch
         if imports_torch(self.source()):
-            self.compiler.worker.warm |= {"torch"}
+            self.compiler.worker.warm |= {CoreWarmStep.TORCH}
         return self.compiler.session()
 
     def source(self) -> str:

@@ -24,6 +24,7 @@ from grader.judge.options import Options
 from grader.judge.results import CheckName, CheckResult, PuzzleResult, Report, Status
 from grader.judge.thread_pool import run_pool
 from grader.channel.isolation import Jail, worker_jail
+from grader.channel.wire import CoreWarmStep
 from grader.channel.worker_pool import CompileChecker, WorkerProcess
 
 @dataclass(frozen=True)
@@ -237,7 +238,7 @@ def _compile_warm(files: Sequence[Path]) -> frozenset[str]:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        warm |= {"torch"} if imports_torch(text) else set()
+        warm |= {CoreWarmStep.TORCH} if imports_torch(text) else set()
         warm |= {step for package, step in package_warm_steps().items() if imports_package(text, package)}
     return frozenset(warm)
 

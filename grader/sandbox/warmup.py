@@ -15,6 +15,8 @@ from typing import Callable
 import triton
 import triton.language as tl
 
+from grader.channel.wire import CoreWarmStep
+
 
 @triton.jit
 def _double(x_ptr, N: tl.constexpr):
@@ -50,7 +52,7 @@ class WarmStep:
     or a fork) on a device of ``asked``; on a device of ``idle`` also while the zygote has no
     worker and nothing to do (a notebook between checks). Each kind adds its own
     (grader.sandbox.kinds: an autograd puzzle's recording needs fake tensors)."""
-    name: str
+    name: str  # a CoreWarmStep, or a member of a kind's own enum of steps
     run: Callable[[], None]
     every: tuple[str, ...] = ()
     asked: tuple[str, ...] = ()
@@ -58,9 +60,9 @@ class WarmStep:
 
 
 # a learner's puzzle file imports torch, which a compile worker would not otherwise
-CORE = (WarmStep("interpreter", lambda: interpreter(), every=("cpu",)),
-        WarmStep("compiler", lambda: compiler(), every=("compile",)),
-        WarmStep("torch", lambda: learner_imports(), asked=("compile",)))
+CORE = (WarmStep(CoreWarmStep.INTERPRETER, lambda: interpreter(), every=("cpu",)),
+        WarmStep(CoreWarmStep.COMPILER, lambda: compiler(), every=("compile",)),
+        WarmStep(CoreWarmStep.TORCH, lambda: learner_imports(), asked=("compile",)))
 
 
 class Warmth:

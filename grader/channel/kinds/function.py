@@ -5,10 +5,18 @@ into the requests the worker reads.
 """
 from __future__ import annotations
 
+import enum
 from typing import ClassVar, Literal, Union
 
 from grader.channel.wire_format import JSON, BufferSpec, Failure, Launched, Message, Reply, Request, TensorInfo, WireError, \
     register_requests
+
+
+class FunctionWarmStep(enum.StrEnum):
+    """The kind's warm-up steps, taken once in the zygote (grader.sandbox.warmup), by the names the
+    zygote is asked for them."""
+
+    FAKE_TENSORS = "fake_tensors"  # fake tensors' imports and first dispatch, which a recording pays
 
 
 class TensorMeta(Message):

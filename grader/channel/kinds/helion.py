@@ -5,10 +5,18 @@ requests the worker reads.
 """
 from __future__ import annotations
 
+import enum
 from typing import ClassVar
 
 from grader.channel.wire_format import JSON, BufferSpec, Failure, Message, Reply, Request, TensorInfo, Value, \
     register_requests
+
+
+class HelionWarmStep(enum.StrEnum):
+    """The kind's warm-up steps, taken once in the zygote (grader.sandbox.warmup), by the names the
+    zygote is asked for them."""
+
+    HELION = "helion"  # Helion's import, seconds long
 
 
 class HostWork(Message):

@@ -4,6 +4,7 @@ backward launch their own kernels; it is recorded on tensors without values, the
 launch the wrapper made compiles beside the replays, and fails the cases it belongs to."""
 from __future__ import annotations
 
+from grader.channel.kinds.function import FunctionWarmStep
 from grader.course.dtypes import tensor_bytes
 from grader.judge.kinds.kind import BenchPlan, PuzzleKind, SizePlan, described
 
@@ -50,7 +51,7 @@ def _perf_tensors(inputs: list, outputs: list) -> tuple[list, list]:
 
 KIND = PuzzleKind(
     name="function", called="an autograd puzzle", runner=_runner,
-    warm=frozenset({"fake_tensors"}),  # the recording's: warmed once in the zygote, before its fork
+    warm=frozenset({FunctionWarmStep.FAKE_TENSORS}),  # the recording's: warmed once in the zygote, before its fork
     order=0,  # recorded, then replayed with each launch compiled: the longest to grade
     pictures=False, viewer=False,  # a case is many launches of the learner's choosing
     bench=BenchPlan(blocks=False, plan=_bench_plan, what="forward + backward", baseline_results=_baseline_results,

@@ -4,6 +4,7 @@ returns its outputs, its work inside ``hl.tile`` loops; Helion lowers it to Trit
 and judged after them (:mod:`grader.judge.kinds.helion.gpu_compile`). Nothing here imports helion."""
 from __future__ import annotations
 
+from grader.channel.kinds.helion import HelionWarmStep
 from grader.judge.kinds.kind import BenchPlan, PuzzleKind, kernel_baseline_results, kernel_size_plan
 
 
@@ -21,7 +22,7 @@ KIND = PuzzleKind(
     name="helion", called="a Helion puzzle", runner=_runner, checks=_checks,
     # Helion's import, once in the zygote before its forks: every Helion puzzle's worker starts with it.
     # (The compile worker imports Helion only where its Triton calls Helion's helpers.)
-    warm=frozenset({"helion"}), decorator="@helion.kernel",
+    warm=frozenset({HelionWarmStep.HELION}), decorator="@helion.kernel",
     order=0,  # Helion's import and its compiler, per case: among the longest to grade
     pictures=False, viewer=False,  # Helion launches the kernel it generates: no one traced launch to draw
     # Timed as the learner calls it, compiled by Helion with the Bench's one config

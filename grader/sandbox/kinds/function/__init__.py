@@ -49,4 +49,4 @@ def _replay(worker, msg: function_wire.Replay, blobs: list[bytes]):
 KIND = WorkerKind("function", owns=lambda obj: isinstance(obj, type), load=_load, ran=lambda cls: None,
                   bench=_bench, profile=_profile,
                   answers={function_wire.Record: _record, function_wire.Replay: _replay},
-                  warm=(WarmStep("fake_tensors", warm, asked=("cpu",), idle=("cpu",)),))
+                  warm=(WarmStep(function_wire.FunctionWarmStep.FAKE_TENSORS, warm, asked=("cpu",), idle=("cpu",)),))

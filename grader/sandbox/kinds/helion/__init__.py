@@ -69,4 +69,4 @@ def _profile(puzzle, kernel, msg: wire_measure.Profile, filename: str, module):
 
 KIND = WorkerKind("helion", owns=_owns, load=_load, ran=lambda kernel: None, bench=_bench, profile=_profile,
                   before_import=_before_import, answers={helion_wire.HelionRun: _run},
-                  warm=(WarmStep("helion", warm, asked=("cpu", "compile")),))
+                  warm=(WarmStep(helion_wire.HelionWarmStep.HELION, warm, asked=("cpu", "compile")),))
