@@ -66,3 +66,21 @@ def test_failure_kind_has_one_import_path_the_failures_face():
                         and node.module != "grader.judge.failures":
                     elsewhere.append(f"{path.relative_to(root)}:{node.lineno} from {node.module}")
     assert not elsewhere, elsewhere
+
+
+def test_warm_steps_are_named_by_enums_and_cross_to_the_zygote_as_their_words():
+    import enum
+
+    from grader.channel.wire import CoreWarmStep
+    from grader.course.kinds import package_warm_steps
+    from grader.judge.kinds import KINDS
+    from grader.sandbox import kinds as worker_kinds
+    from grader.sandbox.warmup import CORE
+    assert [s.value for s in CoreWarmStep] == ["interpreter", "compiler", "torch"]
+    steps = [step.name for step in CORE + worker_kinds.warm_steps()]
+    assert all(isinstance(name, enum.StrEnum) for name in steps), steps
+    asked = {name for kind in KINDS.values() for name in kind.warm} | set(package_warm_steps().values())
+    assert asked and asked <= set(steps), asked - set(steps)  # what the grader asks for, a zygote knows
+    # the zygote's command line and its fork request carry the words
+    assert ",".join(sorted({CoreWarmStep.TORCH, CoreWarmStep.COMPILER})) == "compiler,torch"
+    assert json.loads(json.dumps({"op": "fork", "warm": sorted({CoreWarmStep.TORCH})})) == {"op": "fork", "warm": ["torch"]}
