@@ -42,10 +42,11 @@ class Progress:
             self.task = self.bar.add_task("grading", total=total)
             self.bar.start()
 
-    def step(self, name: str, outcome: str = "") -> None:
+    def step(self, name: str, said: str = "") -> None:
+        """One more item done: ``name``, and what is ``said`` of it (a status's bar word, a student's total)."""
         with self.lock:
             self.done += 1
-            label = f"{name} {outcome}".strip()
+            label = f"{name} {said}".strip()
             if self.bar is not None:
                 self.bar.update(self.task, advance=1, description=label)
                 if self.done >= self.total:
