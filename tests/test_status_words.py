@@ -72,3 +72,13 @@ def test_a_saved_status_crosses_the_progress_file_as_its_plain_word(tmp_path):
     assert entry["status"] == "passed" and type(entry["status"]) is str
     assert entry["latest"] == {"status": "failing", "at": "2026-11-29 09:10:00"}
     assert store.status("puzzle01") == SavedStatus.PASSED
+
+
+def test_the_class_pages_legend_reads_its_words_from_the_table():
+    from grader.report.class_students import legend
+    page = legend()
+    assert page.count("<span class='m chip") == len(Status)
+    assert ("<span class='m chip not-decided-here'>gpu</span> to grade on a GPU (the interpreter cannot run it; "
+            "not a fail)</span>") in page
+    assert "<span class='m chip passed'>✓</span> passed</span>" in page
+    assert page.index("gpu</span>") < page.index("n/a</span>") < page.index("!</span>")  # the order a reader meets them

@@ -11,9 +11,12 @@ from pathlib import Path
 from grader.course.loader import Course, PuzzleLoadError
 from grader.app.frontend import USAGE_ERROR, UsageProblem, course_at, has_cuda, pick_device, run_command, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
 from grader.judge.failures import FailureKind
-from grader.judge.results import ExitCode
+from grader.judge.results import ExitCode, Status
 from grader.judge.options import Options
 from grader.app.targets import Target, resolve
+from grader.report.status_words import status_words
+
+FAIL_MARK = status_words(Status.FAIL).mark  # what starts a failure's line, as the text report marks it
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -76,7 +79,7 @@ def bench_main(args, course: Course, targets: list[Target]) -> int:
                            "timing does not)")
     broken = course.load_error(targets[0].puzzle)
     if broken is not None:  # the learner's puzzle file: a failure to fix, not a usage error
-        print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
+        print(json.dumps({"error": broken.message}) if args.json else f"{FAIL_MARK} {broken.message}")
         return ExitCode.FAILED
     from grader.judge.bench.run import run_bench
     from grader.report import bench
@@ -100,7 +103,7 @@ def perf_main(args, course: Course, targets: list[Target]) -> int:
     with Grading(course, [targets[0].path], Options(device="cpu", compile_check=False), now=True) as grading:
         broken = course.load_error(targets[0].puzzle)
         if broken is not None:
-            print(json.dumps({"error": broken.message}) if args.json else f"✗ {broken.message}")
+            print(json.dumps({"error": broken.message}) if args.json else f"{FAIL_MARK} {broken.message}")
             return ExitCode.FAILED
         from grader.judge.perf.run import run_perf
         from grader.report import perf
@@ -128,7 +131,7 @@ class FirstFailure:
         from rich.text import Text
         message = self.target.lines.relabel(case.message) if self.target.lines is not None else case.message
         first = message.splitlines()[0]
-        self.live = Live(Text(f"✗ {puzzle_id}, first failing case (the report follows): {first}"),
+        self.live = Live(Text(f"{FAIL_MARK} {puzzle_id}, first failing case (the report follows): {first}"),
                          console=self.console, transient=True, auto_refresh=False)
         self.live.start(refresh=True)
 

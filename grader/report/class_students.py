@@ -33,10 +33,7 @@ STYLE = (".tp-scroll{overflow-x:auto;max-width:100%}"
          + ".m.not-attempted{background:#eeeeee;color:#9e9e9e}")
 NAME_CHARS = 40  # a longer id is cut in the table (whole in its tooltip and in the student's section)
 # The grid's legend: one entry per mark, in the order a reader meets them.
-LEGEND = ((Status.PASS, "passed"), (Status.FAIL, "failed"), (Status.NOT_ATTEMPTED, "not attempted"),
-          (Status.INTERPRETER_LIMIT, "to grade on a GPU (the interpreter cannot run it; not a fail)"),
-          (Status.UNSUPPORTED, "this Triton cannot run the puzzle (not a fail)"),
-          (Status.ERROR, "a grader error (not the student's fault)"))
+LEGEND = (Status.PASS, Status.FAIL, Status.NOT_ATTEMPTED, Status.INTERPRETER_LIMIT, Status.UNSUPPORTED, Status.ERROR)
 
 
 def anchor(student: str, puzzle: str = "") -> str:
@@ -66,8 +63,8 @@ def _cell(student: StudentResult, result: PuzzleResult | None, puzzle: str) -> s
 
 def legend() -> str:
     return ("<p class='tp-legend'>" + " ".join(
-        f"<span><span class='m chip {_css(status)}'>{status_words(status).cell}</span> {escape(words)}</span>"
-        for status, words in LEGEND) + "</p>")
+        f"<span><span class='m chip {_css(status)}'>{status_words(status).cell}</span> "
+        f"{escape(status_words(status).legend)}</span>" for status in LEGEND) + "</p>")
 
 
 def _who(student: StudentResult, flagged: set[str]) -> str:

@@ -21,6 +21,7 @@ class StatusWords:
     group: str          # the class page's share of a puzzle (a key of GROUP_COLOURS)
     junit: str          # junit.xml's element under the testcase; "" for none
     bar: str            # a progress bar's word after the puzzle's id
+    legend: str         # what the class page's legend says its cell means
     # The headline of a status that has no cases to count, as the terminal and a notebook say it
     # (str.format: head is "<mark> <puzzle> <title>"; title and message escaped for HTML).
     terminal: str = ""
@@ -32,32 +33,32 @@ GROUP_COLOURS = {"passed": "#2e7d32", "failed": "#c62828", "not attempted": "#bd
 
 STATUS_WORDS: dict[Status, StatusWords] = {
     Status.PASS: StatusWords(
-        mark="✓", cell="✓", colour="#2e7d32", csv=1, tally="passed", group="passed", junit="",
-        bar="pass"),
+        mark="✓", cell="✓", colour="#2e7d32", csv=1, tally="passed", group="passed", junit="", bar="pass",
+        legend="passed"),
     Status.FAIL: StatusWords(
-        mark="✗", cell="✗", colour="#c62828", csv=0, tally="failed", group="failed", junit="failure",
-        bar="fail"),
+        mark="✗", cell="✗", colour="#c62828", csv=0, tally="failed", group="failed", junit="failure", bar="fail",
+        legend="failed"),
     Status.NOT_ATTEMPTED: StatusWords(
         mark="·", cell="–", colour="#757575", csv="", tally="not attempted", group="not attempted",
-        junit="skipped", bar="not attempted",
+        junit="skipped", bar="not attempted", legend="not attempted",
         terminal="{head}: not attempted",
         notebook="{puzzle} {title}: not attempted yet (the kernel is still the stub)"),
     # The three below are neither passed nor failed: grades.csv says why ("n/a": this Triton
     # cannot run the puzzle; "gpu": the interpreter cannot, the kernel compiles; "error").
     Status.UNSUPPORTED: StatusWords(
         mark="–", cell="n/a", colour="#757575", csv="n/a", tally="unsupported", group=UNDECIDED_GROUP,
-        junit="skipped", bar="unsupported",
+        junit="skipped", bar="unsupported", legend="this Triton cannot run the puzzle (not a fail)",
         terminal="{head}: unsupported, not a fail\n    {message}",
         notebook="{puzzle} {title}: {message}"),
     Status.INTERPRETER_LIMIT: StatusWords(
         mark="?", cell="gpu", colour="#757575", csv="gpu",
         tally="to grade on a GPU (the interpreter cannot run them)", group=UNDECIDED_GROUP, junit="skipped",
-        bar="interpreter limit",
+        bar="interpreter limit", legend="to grade on a GPU (the interpreter cannot run it; not a fail)",
         terminal="{head}: not graded here, the interpreter cannot run it (not a fail)\n    {message}",
         notebook="{puzzle} {title}: not graded here (not a fail): {message}"),
     Status.ERROR: StatusWords(
         mark="!", cell="!", colour="#e65100", csv="error", tally="grader error(s)",
-        group=UNDECIDED_GROUP, junit="error", bar="error",
+        group=UNDECIDED_GROUP, junit="error", bar="error", legend="a grader error (not the student's fault)",
         terminal="{head}: GRADER ERROR (not your fault; please report it)\n    {message}",
         notebook="{puzzle}: grader error (not your fault): {message}"),
 }
