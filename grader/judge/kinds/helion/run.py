@@ -111,16 +111,27 @@ class HelionRunner(CaseRunner):
 
     # ---- a case ------------------------------------------------------------------------------
     def run(self, case: Case, carried=None) -> CaseOutcome:
-        plan = self.state.shapes.plan(case, self.options.secret)
-        describe = describe_case(case, self.puzzle)
+        """The case sent, what its run brings noted, then judged: what the worker saw wrong first,
+        then the values returned (in Helion's interpreter, and as tiled)."""
+        plan, describe = self.state.shapes.plan(case, self.options.secret), describe_case(case, self.puzzle)
+        sent = self._send(case, plan, describe)
+        if isinstance(sent, CaseOutcome):  # no reply to judge, or the worker's failure
+            return sent
+        reply, raw = sent
+        self._note(case, reply, describe)
+        extra = {"seconds": reply.seconds, "printed": reply.printed}
+        return self._refused(case, reply, describe, extra) or self._values(case, plan, reply, raw, describe, extra)
+
+    def _send(self, case: Case, plan, describe: str) -> tuple[helion_wire.HelionRan, list] | CaseOutcome:
+        """The case's inputs and tile sizes sent; the reply and its bytes, or the case's outcome."""
         inputs = plan.buffers[:len(plan.inputs)]
         keyword_only = keyword_values(self.puzzle.spec, plan.values)
         message = helion_wire.HelionRun(file=str(self.state.kernel_file), kernel=self.puzzle.kernel,
-                                 buffers=tuple(b.spec() for b in inputs), values=keyword_only,
-                                 blocks=tuple(int(v) for v in case.blocks.values()),
-                                 extents=tile_extents(self.puzzle.tiles, case.blocks, self.puzzle.sizes(case)),
-                                 names=tuple(case.blocks),
-                                 tiled=self.options.device == "cpu")
+                                        buffers=tuple(b.spec() for b in inputs), values=keyword_only,
+                                        blocks=tuple(int(v) for v in case.blocks.values()),
+                                        extents=tile_extents(self.puzzle.tiles, case.blocks, self.puzzle.sizes(case)),
+                                        names=tuple(case.blocks),
+                                        tiled=self.options.device == "cpu")
         blobs = [pack(b, x) for b, x in zip(inputs, plan.inputs)]
         try:
             reply, raw = self.state.ask(message, blobs)
@@ -130,7 +141,11 @@ class HelionRunner(CaseRunner):
             return unanswered_case(case, self.puzzle, describe, unanswered, self.options.device == "cpu")
         if isinstance(reply, wire.Failure):
             return reported_case(self.state, case, reply, describe)
-        extra = {"seconds": reply.seconds, "printed": reply.printed}
+        return reply, raw
+
+    def _note(self, case: Case, reply: helion_wire.HelionRan, describe: str) -> None:
+        """What a run brings beside its verdict: the Triton Helion generated (the first case's), the
+        tile sizes the kernel fixes, and each new specialisation, queued for the compile check."""
         if reply.triton and not self.generated:
             self.generated = f"# {self.puzzle.kernel} as Helion lowers it for {describe} ({reply.config})\n" \
                               + reply.triton
@@ -144,6 +159,10 @@ class HelionRunner(CaseRunner):
                 self.launches[key] = (reply.triton, launch, describe)
                 if self.to_compile is not None:
                     self.to_compile.put(self.launches[key])
+
+    def _refused(self, case: Case, reply: helion_wire.HelionRan, describe: str, extra: dict) -> CaseOutcome | None:
+        """What the worker saw wrong before any value counts: Helion's compiler refusing the kernel,
+        a failure of the run, work outside the ``hl.tile`` loops, an input written. None: the values decide."""
         if reply.failure is not None and reply.failure.kind == "compile":  # Helion's compiler, on the CPU
             facts = HelionRejected(reply.failure.error, reply.failure.line, reply.failure.source)
             return CaseOutcome(failed_case(case, self.puzzle, facts, describe, **extra))
@@ -153,13 +172,17 @@ class HelionRunner(CaseRunner):
             out = reply.outside
             first = re.match(r"\w+\((\w+)", self.state.expected_signature)
             facts = HostWork(self.puzzle.kernel, out.line, out.source, out.loops, out.ops, out.tensors,
-                                      out.called, out.called_line, out.called_source,
-                                      first.group(1) if first else "x")
+                             out.called, out.called_line, out.called_source, first.group(1) if first else "x")
             return CaseOutcome(failed_case(case, self.puzzle, facts, describe, **extra))
         if reply.modified:
             changed = reply.modified[0]
             facts = failures.InputModified(changed.name, changed.count, tuple(changed.first))
             return CaseOutcome(failed_case(case, self.puzzle, facts, describe, **extra))
+        return None
+
+    def _values(self, case: Case, plan, reply: helion_wire.HelionRan, raw: list, describe: str,
+                extra: dict) -> CaseOutcome:
+        """The returned values against the spec's: Helion's interpreter's, then the tiled run's."""
         blobs = iter(raw)
         got = [self._tensor(d, next(blobs)) if d.tensor else None for d in reply.returned]
         interpreted = None
