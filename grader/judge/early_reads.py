@@ -24,7 +24,7 @@ import torch
 from grader.channel import wire
 from grader.judge import failures
 from grader.judge.asking import Unanswered
-from grader.judge.case_run import CaseOutcome, failed_case, unanswered_case
+from grader.judge.case_run import CaseOutcome, describe_case, failed_case, unanswered_case
 from grader.judge.fence import pack, unpack
 from grader.judge.failures import FailureKind
 
@@ -48,18 +48,19 @@ def refilled_blobs(plan, blobs, zeroed) -> list:
             for i, (buffer, blob) in enumerate(zip(plan.buffers, blobs))]
 
 
-def first_change(plan, before: list, after: list, tolerance=None) -> failures.FillChanged | None:
+def first_change(plan, before: list, after: list, tolerance=None) -> tuple[int, failures.FillChanged] | None:
     """The first output element that differs between two runs' buffers (lists of each run's blobs,
-    in order), bit for bit, or (``tolerance``: dtype name -> (atol, rtol)) beyond it."""
+    in order), bit for bit, or (``tolerance``: dtype name -> (atol, rtol)) beyond it, with the
+    index of the run it differs in."""
     inputs = len(plan.inputs)
-    for first, second in zip(before, after):
+    for run, (first, second) in enumerate(zip(before, after)):
         for buffer, a, b in list(zip(plan.buffers, first, second))[inputs:]:
             x, y = unpack(buffer, a)[0], unpack(buffer, b)[0]
             differ = _differ(x, y, None if tolerance is None else tolerance(buffer.dtype))
             if bool(differ.any()):
                 k = int(torch.nonzero(differ)[0])
-                return failures.FillChanged(buffer.name, k, tuple(buffer.shape), float(x.reshape(-1)[k]),
-                                            float(y.reshape(-1)[k]))
+                return run, failures.FillChanged(buffer.name, k, tuple(buffer.shape), float(x.reshape(-1)[k]),
+                                                 float(y.reshape(-1)[k]))
     return None
 
 
@@ -74,34 +75,46 @@ def _differ(x: torch.Tensor, y: torch.Tensor, tolerance) -> torch.Tensor:
             y.contiguous().view(torch.uint8).reshape(-1, width)).any(-1)
 
 
-def refilled(grader, case, plan, message: wire.Run, blobs, reply: wire.Ran, raw, describe: str,
+def failure_label(reply) -> str:
+    """The label of the run that failed in a reply (an autotuning config's), or ""."""
+    return reply.head.label if isinstance(reply, wire.Ran) else ""
+
+
+def refilled(state, case, plan, message: wire.Run, blobs, reply: wire.Ran, raw, describe: str,
              extra: dict) -> CaseOutcome | None:
     """A passing case's outcome after the second run: None where it needs none or its outputs came
-    out the same, else the case failed, naming the read and the change."""
-    puzzle = grader.puzzle
+    out the same, else the case failed, naming the read and the change. ``state``: the puzzle's
+    grading (its ``puzzle``, ``ask`` and ``malformed``)."""
+    puzzle = state.puzzle
     reads = early_reads(reply, puzzle.zeroed)
     if reads == ():
         return None
     on_gpu = reads is None
     again = msgspec.structs.replace(message, reorder=False, trace=False)
     try:
-        second, raw_again = grader.ask(again, refilled_blobs(plan, blobs, puzzle.zeroed))
+        second, raw_again = state.ask(again, refilled_blobs(plan, blobs, puzzle.zeroed))
     except Unanswered as unanswered:
         return unanswered_case(case, puzzle, describe, unanswered, not on_gpu)
     failure = second if isinstance(second, wire.Failure) else second.head.failure
     n = len(plan.buffers)
     if failure is None and (len(raw_again) != second.blobs_expected(n)
-                            or any(len(b) != buffer.total for b, buffer in zip(raw_again, plan.buffers * n))):
-        grader.malformed(wire.WireError("a refilled run's buffers came back with other sizes"))
+                            or any(len(b) != buffer.total for b, buffer in zip(raw_again, plan.buffers * len(second.runs)))):
+        state.malformed(wire.WireError("a refilled run's buffers came back with other sizes"))
+    runs = [run for run in reply.runs if not run.reversed]
     if failure is not None:
         named = reads[0].tensor if reads else next(b.name for b in plan.output_buffers if b.name not in puzzle.zeroed)
-        changed = failures.FillChanged(named, -1, (), failed=failure.kind)
+        changed, label = failures.FillChanged(named, -1, (), failed=failure.kind), failure_label(second)
     else:
         kept = [raw[i * n:(i + 1) * n] for i, run in enumerate(reply.runs) if not run.reversed]
         runs_again = [raw_again[i * n:(i + 1) * n] for i in range(len(raw_again) // n)]
-        changed = first_change(plan, kept, runs_again, puzzle.tolerance if on_gpu else None)
-        if changed is None:
+        found = first_change(plan, kept, runs_again, puzzle.tolerance if on_gpu else None)
+        if found is None:
             return None
+        index, changed = found
+        label = runs[index].label
+        reads = early_reads(wire.Ran(runs=(runs[index],)), puzzle.zeroed) or reads  # that run's own, where watched
+    # named by the run (an autotuning config) that changed, not the case's first run
+    describe = describe_case(case, puzzle) + (f" with {label}" if label else "")
     read = next((r for r in reads or () if r.tensor == changed.tensor), (reads or (None,))[0])
     if read is None:  # a GPU's run: no read seen, only the change
         facts = failures.ReadEarly(FailureKind.MISMATCH, changed.tensor, (), -1, changed.shape, changed=changed)

@@ -120,17 +120,24 @@ def unwritten_fill(dtype: torch.dtype, shape: tuple[int, ...]) -> torch.Tensor:
 
 
 def stale_fill(dtype: torch.dtype, shape: tuple[int, ...], seed: int) -> torch.Tensor:
-    """Values such as a GPU's reused memory holds, drawn from ``seed``: finite floats of a plausible
-    size and integers over their dtype's range, a different one per element, never the marker
-    (so every element an early read sees differs from the first run's). Booleans, whose marker
-    is False, are all True."""
+    """Values such as a GPU's reused memory holds, drawn from ``seed`` element by element: zeros
+    (fresh memory), plausible numbers (a freed tensor's: floats of a few units, integers over the
+    dtype's range) and, for floats, large ones. Never the marker, so every element an early read
+    sees differs from the first run's, and a test that tells the marker from any one of these
+    (``x != x``, ``x == 0``, ``x > 1e6``) changes the result somewhere. Booleans, whose marker is
+    False, are all True."""
     if dtype == torch.bool:
         return torch.ones(shape, dtype=torch.bool)
     gen = torch.Generator().manual_seed(seed)
+    kind = torch.randint(0, 8, shape, generator=gen)  # 0, 1: zero; 2: large; else plausible
     if dtype.is_floating_point:
-        return (torch.randn(shape, generator=gen, dtype=torch.float32) * 8).to(dtype)
+        drawn = torch.randn(shape, generator=gen, dtype=torch.float64)
+        large = torch.finfo(dtype).max ** 0.5
+        values = torch.where(kind == 2, drawn.sign() * large * (1 + drawn.abs()).clamp(max=2), drawn * 8)
+        return torch.where(kind < 2, 0.0, values).to(dtype)
     info = torch.iinfo(dtype)
     drawn = torch.randint(info.min, info.max, shape, generator=gen, dtype=torch.int64).to(dtype)
+    drawn = torch.where(kind < 2, torch.zeros((), dtype=dtype), drawn)
     return torch.where(is_unwritten(drawn), drawn ^ 1, drawn)  # a byte or a short meets the marker often
 
 

@@ -87,6 +87,8 @@ class UnwrittenReads:
 
     # ---- one access ---------------------------------------------------------------------------
     def _access(self, ptrs, mask, read: bool, write: bool) -> None:
+        if not write and len(self.found) == len(self.outputs):
+            return  # a load, with every output's first read already found: nothing it could add
         group = current()
         datas = [np.asarray(ptrs.data)]
         if mask is not None:
@@ -98,12 +100,13 @@ class UnwrittenReads:
         addresses = np.broadcast_to(datas[0], shape).reshape(-1).astype(np.uint64, copy=False)
         active = np.ones(addresses.shape, dtype=bool) if mask is None else \
             np.broadcast_to(datas[1], shape).reshape(-1)
-        on = addresses if mask is None else addresses[active]
-        if on.size == 0:
-            return
-        low, high = int(on.min()), int(on.max())
+        if mask is None:
+            low, high = int(addresses.min(initial=np.iinfo(np.uint64).max)), int(addresses.max(initial=0))
+        else:
+            low = int(addresses.min(where=active, initial=np.iinfo(np.uint64).max))
+            high = int(addresses.max(where=active, initial=0))
         for k, out in enumerate(self.outputs):
-            if high < out.start or low >= out.start + out.nbytes:
+            if high < out.start or low >= out.start + out.nbytes or (not write and out.name in self.found):
                 continue  # the usual access: an input's, or another output's
             inside = active & (addresses >= out.start) & (addresses < out.start + out.nbytes)
             if not inside.any():
