@@ -25,6 +25,7 @@ from typing import Callable
 from grader.course.loader import normalise_id as normalise
 from grader.judge.failures import FailureKind
 from grader.judge.results import CaseResult, PuzzleResult, Report, Status
+from grader.report.status_words import status_words
 
 POLL = 0.3    # seconds between looks at the file
 SETTLE = 0.1  # a change is graded once the file has stayed the same this long
@@ -42,7 +43,7 @@ class Verdict:
 
     @property
     def words(self) -> str:
-        said = self.status.value.replace("_", " ").upper()
+        said = status_words(self.status).bar.upper()
         return f"{said} {self.failed}" if self.failed else said
 
 

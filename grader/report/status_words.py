@@ -20,7 +20,7 @@ class StatusWords:
     tally: str          # the terminal's closing count: "3 failed"
     group: str          # the class page's share of a puzzle (a key of GROUP_COLOURS)
     junit: str          # junit.xml's element under the testcase; "" for none
-    bar: str            # a progress bar's word after the puzzle's id
+    bar: str            # a progress bar's word after the puzzle's id (the watch's status line's, in capitals)
     legend: str         # what the class page's legend says its cell means
     # The headline of a status that has no cases to count, as the terminal and a notebook say it
     # (str.format: head is "<mark> <puzzle> <title>"; title and message escaped for HTML).
