@@ -49,9 +49,12 @@ def test_the_terminal_reads_its_words_from_the_table():
         "0/3 passed, 1 not attempted, 1 unsupported, 1 grader error(s) (0.0 s)")
 
 
-def test_the_progress_bar_says_each_status_in_words():
+def test_the_progress_bar_and_the_watch_say_each_status_in_words():
+    from grader.app.watch import Verdict
     assert [status_words(s).bar for s in Status] == [
         "pass", "fail", "not attempted", "unsupported", "interpreter limit", "error"]
+    assert Verdict(Status.INTERPRETER_LIMIT, "", 1.0, "09:00:00").words == "INTERPRETER LIMIT"
+    assert Verdict(Status.FAIL, "case big", 1.0, "09:00:00").words == "FAIL case big"
 
 
 def test_saved_statuses_keep_the_progress_files_words():
