@@ -1,5 +1,5 @@
 """Host work in a Helion kernel, found by what runs (grader.sandbox.kinds.helion.host), and host code
-that branches on the device (grader.judge.kinds.helion.device_check). The wrong kernels of each hole are
+that branches on whether an interpreter runs it (grader.judge.kinds.helion.interpreter_check). The wrong kernels of each hole are
 in tests/wrong_kernels/ (puzzle35_helion_*, puzzle36_helion_*_outside, puzzle40_helion_helper_*),
 graded by test_wrong_kernels.py; here are the pieces, and correct kernels that must pass."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from conftest import COURSE, HAVE_HELION, NO_HELION, ROOT
 
 from grader.judge import failures
-from grader.judge.kinds.helion import device_check
+from grader.judge.kinds.helion import interpreter_check
 from grader.judge.kinds.helion import failures as helion_failures
 from grader.judge.options import Options
 from grader.judge.results import Status
@@ -75,8 +75,10 @@ def test_host_work_names_the_line_the_ops_the_tensors_and_the_helper():
     assert "ran" not in bare and "(line 13: `z = x + y`)" in bare
 
 
-# ---- the device -----------------------------------------------------------------------------
+# ---- the device, and the interpreter ----------------------------------------------------------
 KERNEL = '''\
+import os
+
 import torch
 
 
@@ -92,16 +94,17 @@ def k(x, y, bias):
 
 
 @pytest.mark.parametrize("host, helper, line, says", [
-    ('if x.device.type == "cpu":\n        z = z + 1', "return a", 10, '`if x.device.type == "cpu":` decides by `x.device`'),
-    ("z = x if x.is_cuda else y", "return a", 10, "decides by `x.is_cuda` (whether the tensor is on a GPU)"),
-    ("gpu = torch.cuda.is_available()\n    cpu = not gpu\n    assert cpu or z", "return a", 12,
-     "decides by `cpu` (assigned from the device)"),
-    ("pass", 'return a if os.environ.get("HELION_INTERPRET") else a + 1', 5, "`helper` at line 5"),
+    ("pass", 'return a if os.environ.get("HELION_INTERPRET") else a + 1', 7,
+     "`helper` at line 7: `return a if os.environ.get(\"HELION_INTERPRET\") else a + 1` decides by `HELION_INTERPRET` (the interpreter's switch)"),
+    ("quick = os.getenv('TRITON_INTERPRET')\n    z = z if quick else y", "return a", 13,
+     "decides by `quick` (assigned from it)"),
+    ("z = y if helion.runtime.ref_mode else z", "return a", 12,
+     "decides by `helion.runtime.ref_mode` (whether Helion's interpreter runs)"),
 ])
-def test_a_condition_on_the_device_is_refused_with_its_line(host, helper, line, says):
-    found = device_check.find(KERNEL.format(host=host, helper=helper), "k")
+def test_a_condition_on_the_interpreter_is_refused_with_its_line(host, helper, line, says):
+    found = interpreter_check.find(KERNEL.format(host=host, helper=helper), "k")
     assert found is not None and found.line == line, found
-    text = device_check.message(found)
+    text = interpreter_check.message(found)
     assert says in text and "must do the same work on both" in text and "Fix: remove the condition" in text
 
 
@@ -111,9 +114,12 @@ def test_a_condition_on_the_device_is_refused_with_its_line(host, helper, line, 
     "w = torch.empty_like(x, device=x.device)",         # allocation beside the input
     # a tensor allocated beside the input, then written at an index and read: nothing asks where
     "w = torch.empty([4], device=x.device)\n    w[z > 0] = z[w > 0]\n    z = z if w.sum() else y",
+    # the device itself: host code sees a GPU wherever it is graded (grader.sandbox.world)
+    'if x.device.type == "cpu":\n        z = z + 1', "z = x if x.is_cuda else y",
+    "gpu = torch.cuda.is_available()\n    cpu = not gpu\n    assert gpu or z",
 ])
-def test_what_does_not_depend_on_the_device_is_not_refused(host):
-    assert device_check.find(KERNEL.format(host=host, helper="return a"), "k") is None
+def test_what_does_not_ask_for_the_interpreter_is_not_refused(host):
+    assert interpreter_check.find(KERNEL.format(host=host, helper="return a"), "k") is None
 
 
 # ---- correct kernels pass ---------------------------------------------------------------------

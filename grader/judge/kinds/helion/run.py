@@ -49,7 +49,7 @@ class HelionRunner(CaseRunner):
         return None
 
     def sniff(self) -> str | None:
-        from grader.judge.kinds.helion.device_check import check_file, message
+        from grader.judge.kinds.helion.interpreter_check import check_file, message
         from grader.source import sniffing
         finding = sniffing.check_file(self.state.kernel_file, None)
         if finding is not None:

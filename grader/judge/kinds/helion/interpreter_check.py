@@ -1,14 +1,16 @@
-"""A static check of a Helion kernel for code that decides by the device it runs on.
+"""A static check of a Helion kernel for code that decides by whether an interpreter runs it.
 
 The grader runs a Helion kernel on a CPU (in Helion's interpreter, and its Triton tile by tile
-in Triton's) and on GPUs. A kernel that asks ``x.device.type == "cpu"``, ``x.is_cuda`` or
-``torch.cuda.is_available()`` in a condition can do one thing where it is graded and another
-where it is used, so no verdict of either machine would hold for the other. Allocating with
-``device=x.device`` stays allowed: it puts the tensor beside its input, and decides nothing.
+in Triton's) and on GPUs. Its host code sees a GPU wherever it is graded
+(:mod:`grader.sandbox.world`), so asking the device (``x.device.type == "cpu"``, ``x.is_cuda``,
+``torch.cuda.is_available()``) takes the path it takes where the kernel is used, and passes. What
+still tells the grader's CPU from a GPU is the process's environment (``HELION_INTERPRET``,
+``TRITON_INTERPRET``) and Helion's ``ref_mode``: a kernel that decides by them could do one thing
+where it is graded and another where it is used.
 
 The kernel and the functions of the learner's file it calls (and they call) are read; a
 condition (``if``, ``while``, ``... if ... else ...``, ``assert``, ``and``/``or``, an index)
-that uses a device query, or a name assigned from one, is refused with its line.
+that uses such a question, or a name assigned from one, is refused with its line.
 """
 from __future__ import annotations
 
@@ -18,19 +20,16 @@ from pathlib import Path
 
 from grader.course.syntax import parse
 
-# Attributes that ask where a tensor, or this process, runs.
-DEVICE_ATTRIBUTES = {
-    "device": "the tensor's device", "is_cuda": "whether the tensor is on a GPU",
-    "is_cpu": "whether the tensor is on the CPU", "is_mps": "the tensor's device",
-    "is_xpu": "the tensor's device", "is_meta": "the tensor's device", "get_device": "the tensor's device",
-    "cuda": "PyTorch's CUDA state", "environ": "the process's environment",
-    "getenv": "the process's environment", "ref_mode": "whether Helion's interpreter runs",
+# Attributes that ask whether an interpreter runs this process.
+INTERPRETER_QUESTIONS = {
+    "environ": "the process's environment", "getenv": "the process's environment",
+    "ref_mode": "whether Helion's interpreter runs",
 }
 SWITCHES = {"HELION_INTERPRET", "TRITON_INTERPRET"}
 
 
 @dataclass(frozen=True)
-class DeviceBranch:
+class InterpreterBranch:
     function: str
     line: int
     source: str
@@ -38,27 +37,16 @@ class DeviceBranch:
 
 
 def _query(node: ast.AST, tainted: set[str]) -> str | None:
-    """What device question ``node`` asks, if any: an attribute, a switch's name, or a name
-    assigned from such a question."""
-    same = {id(a) for c in ast.walk(node) if _same_device(c) for a in ast.walk(c)}
-    same |= {id(a) for c in ast.walk(node) if isinstance(c, ast.keyword) and c.arg == "device"
-             for a in ast.walk(c.value)}  # `torch.empty(..., device=x.device)` puts a tensor beside x
+    """What question of the interpreter ``node`` asks, if any: an attribute, a switch's name, or
+    a name assigned from such a question."""
     for sub in ast.walk(node):
-        if id(sub) in same:
-            continue
-        if isinstance(sub, ast.Attribute) and sub.attr in DEVICE_ATTRIBUTES:
-            return f"`{ast.unparse(sub)}` ({DEVICE_ATTRIBUTES[sub.attr]})"
+        if isinstance(sub, ast.Attribute) and sub.attr in INTERPRETER_QUESTIONS:
+            return f"`{ast.unparse(sub)}` ({INTERPRETER_QUESTIONS[sub.attr]})"
         if isinstance(sub, ast.Constant) and sub.value in SWITCHES:
             return f"`{sub.value}` (the interpreter's switch)"
         if isinstance(sub, ast.Name) and sub.id in tainted:
-            return f"`{sub.id}` (assigned from the device)"
+            return f"`{sub.id}` (assigned from it)"
     return None
-
-
-def _same_device(node: ast.AST) -> bool:
-    """``x.device == y.device``: whether two tensors sit together, the same on every machine."""
-    return isinstance(node, ast.Compare) and all(
-        isinstance(o, ast.Attribute) and o.attr == "device" for o in [node.left, *node.comparators])
 
 
 def _conditions(node: ast.AST):
@@ -76,7 +64,7 @@ def _conditions(node: ast.AST):
 
 
 def _tainted(fn: ast.FunctionDef) -> set[str]:
-    """Names assigned (directly or through other such names) from a device question."""
+    """Names assigned (directly or through other such names) from a question of the interpreter."""
     tainted: set[str] = set()
     grown = None
     while grown != tainted:
@@ -101,8 +89,8 @@ def _bound(target: ast.AST) -> set[str]:
     return set()
 
 
-def find(source: str, kernel: str) -> DeviceBranch | None:
-    """The first condition on the device in ``kernel`` or a function of the file it calls."""
+def find(source: str, kernel: str) -> InterpreterBranch | None:
+    """The first condition on the interpreter in ``kernel`` or a function of the file it calls."""
     try:
         tree = parse(source)
     except SyntaxError:
@@ -122,21 +110,21 @@ def find(source: str, kernel: str) -> DeviceBranch | None:
                 what = _query(condition, tainted)
                 if what is not None:
                     line = condition.lineno
-                    return DeviceBranch(name, line, lines[line - 1].strip() if line <= len(lines) else "", what)
+                    return InterpreterBranch(name, line, lines[line - 1].strip() if line <= len(lines) else "", what)
         todo += sorted(n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
     return None
 
 
-def check_file(path: Path, kernel: str) -> DeviceBranch | None:
+def check_file(path: Path, kernel: str) -> InterpreterBranch | None:
     try:
         return find(Path(path).read_text(encoding="utf-8"), kernel)
     except (OSError, UnicodeDecodeError):
         return None
 
 
-def message(found: DeviceBranch) -> str:
+def message(found: InterpreterBranch) -> str:
     return (f"`{found.function}` at line {found.line}: `{found.source}` decides by {found.what}. The grader "
             f"runs Helion kernels on a CPU and on GPUs, and a kernel must do the same work on both: code that "
-            f"branches on the device could pass where it is graded and compute something else where it is "
-            f"used, so the grader does not run it. Fix: remove the condition; allocate with `device=x.device` "
-            f"and compute the same way on every device.")
+            f"branches on whether an interpreter runs it could pass where it is graded and compute something "
+            f"else where it is used, so the grader does not run it. Fix: remove the condition, and compute the "
+            f"same way everywhere.")
