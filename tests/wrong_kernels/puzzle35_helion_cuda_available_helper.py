@@ -1,11 +1,12 @@
-"""A helper asks PyTorch whether a GPU is there, through a name assigned from the question: the
-kernel would compute differently where the grader runs than on a GPU."""
+"""A helper asks PyTorch whether a GPU is there, through a name assigned from the question, and
+adds x to itself where there is one. Host code sees a GPU wherever it is graded
+(grader.sandbox.world), so the CPU takes the GPU's path and finds it wrong, as a GPU would."""
 import helion
 import helion.language as hl
 import torch
 
-EXPECT_KIND = "sniffing"
-EXPECT_SAYS = "`pick` at line 13: `return x if on_gpu else y` decides by `on_gpu` (assigned from the device)"
+EXPECT_KIND = "mismatch"
+EXPECT_SAYS = "case classic[seed=0] (N0=200, B0=32): wrong values in `z`: 200 of 200 elements differ"
 
 
 def pick(x, y):
