@@ -19,9 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-import engine_runner as runner  # noqa: E402 (sets TRITON_INTERPRET and prepares as a cpu worker)
 import torch  # noqa: E402
 
+import engine_runner as runner  # noqa: E402 (sets TRITON_INTERPRET and prepares as a cpu worker)
 from grader.sandbox.batched.engine import Batched  # noqa: E402
 from grader.sandbox.launch import program_order  # noqa: E402
 

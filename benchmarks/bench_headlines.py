@@ -17,8 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.judge.bench.run import run_bench  # noqa: E402
 from grader.course.loader import Course  # noqa: E402
+from grader.judge.bench.run import run_bench  # noqa: E402
 from grader.judge.options import Options  # noqa: E402
 from grader.judge.session import Grading  # noqa: E402
 from grader.report.bench import as_json, render_text  # noqa: E402

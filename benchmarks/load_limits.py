@@ -24,7 +24,6 @@ import sys
 import time
 from pathlib import Path
 
-
 TRACKS = {"helion": [f"puzzle{n}" for n in range(35, 43)]}
 
 

@@ -286,8 +286,8 @@ def _tolerance_only(entry: dict) -> bool:
 
 def uncertain(counts: dict, c: dict) -> dict[str, str]:
     """kernel -> why ``--perf`` calls its estimate uncertain ("" where it does not)."""
-    from grader.judge.perf.run import costed
     from grader.judge.perf.findings import uncertainty
+    from grader.judge.perf.run import costed
     out = {}
     for name, entry in counts.items():
         if entry.get("error") or not entry.get("reply"):

@@ -40,8 +40,12 @@ try:
 except ImportError:  # a bare Python: pip carries the same library
     from pip._vendor.packaging import tags as _tags
     from pip._vendor.packaging.specifiers import InvalidSpecifier, SpecifierSet
-    from pip._vendor.packaging.utils import (InvalidSdistFilename, InvalidWheelFilename, parse_sdist_filename,
-                                             parse_wheel_filename)
+    from pip._vendor.packaging.utils import (
+        InvalidSdistFilename,
+        InvalidWheelFilename,
+        parse_sdist_filename,
+        parse_wheel_filename,
+    )
     from pip._vendor.packaging.version import InvalidVersion, Version
 
 ROOT = Path(__file__).resolve().parent.parent

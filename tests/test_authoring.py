@@ -60,8 +60,8 @@ def test_the_your_part_markers_hold_the_kernel(puzzle_id):
 
 
 def test_a_puzzle_file_without_its_markers_is_named(tmp_path):
-    from grader.course.loader import PuzzleLoadError
     from grader.app.notebook_build import learner_part
+    from grader.course.loader import PuzzleLoadError
     path = tmp_path / "puzzle99_example.py"
     path.write_text("# ---- your part: finish the kernel ----\ndef kernel():\n    pass\n")
     with pytest.raises(PuzzleLoadError, match="puzzle99_example.py: .*line 1"):

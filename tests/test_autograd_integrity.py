@@ -22,8 +22,8 @@ import torch
 import triton
 import triton.language as tl
 
-from conftest import COURSE
 import grader.judge.kinds.function.program as programs
+from conftest import COURSE
 from grader.channel import wire
 from grader.channel.kinds import function as function_wire
 from grader.judge.options import Options

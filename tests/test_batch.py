@@ -12,9 +12,9 @@ import nbformat
 import pytest
 
 from grader.course.loader import Course
-from pristine import PRISTINE, whole_course
 from grader.judge.options import Options
 from paths import ROOT
+from pristine import PRISTINE, whole_course
 
 PUZZLES = len(Course(PRISTINE).ids)  # alice submits every reference solution
 
@@ -408,8 +408,8 @@ def test_release_has_no_solutions(tmp_path):
 
 
 def test_release_refuses_a_leaked_solution(tmp_path):
-    from grader.course.loader import Course
     from grader.app.release import LeakError, release
+    from grader.course.loader import Course
     course_copy = tmp_path / "course"
     for folder in ("puzzles", "solutions", "notebooks", "grader"):  # the course as committed
         shutil.copytree((ROOT if folder == "grader" else PRISTINE) / folder, course_copy / folder,
@@ -431,9 +431,9 @@ def test_release_ships_stubs_when_the_instructors_puzzles_hold_solved_kernels(tm
     """The README has learners (and instructors trying the course) solve in puzzles/: a release
     made from such a copy still ships each function of the learner's part as a stub, and notebooks
     built from the released files."""
-    from grader.course.loader import Course
     from grader.app.notebook_build import learner_part, stale
     from grader.app.release import release
+    from grader.course.loader import Course
     course_copy = _course_copy(tmp_path)
     for pid in ("puzzle07", "puzzle15", "puzzle25"):  # a kernel, an autograd Function, a kernel and its helper
         path = Course(course_copy).puzzle_file(pid)
@@ -450,8 +450,8 @@ def test_release_ships_stubs_when_the_instructors_puzzles_hold_solved_kernels(tm
 
 
 def test_release_refuses_a_course_it_cannot_read(tmp_path):
-    from grader.course.loader import Course, PuzzleLoadError
     from grader.app.release import release
+    from grader.course.loader import Course, PuzzleLoadError
     course_copy = _course_copy(tmp_path)
     broken = course_copy / "puzzles" / "puzzle03_outer_vector_add.py"
     broken.write_text(broken.read_text().replace("# ---- your part", "# ---- the part", 1))

@@ -11,12 +11,11 @@ import sys
 import numpy as np
 import pytest
 
-from paths import ROOT
-
 from grader.sandbox.batched.control import _trips
 from grader.sandbox.batched.engine import _halves, _split
 from grader.sandbox.batched.lanes import Divergence, Group, one_value
 from grader.sandbox.batched.memory import Conflict, LaunchMemory
+from paths import ROOT
 
 
 @pytest.fixture(scope="module")

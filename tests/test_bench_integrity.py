@@ -10,17 +10,16 @@ from pathlib import Path
 import pytest
 import torch
 
+from conftest import COURSE, ROOT
 from grader.channel import wire_measure
 from grader.judge import failures
-from grader.judge.bench.run import plan_size, run_bench, summarise, yardsticks
 from grader.judge.bench.integrity import Peaks, findings, limit_ms
+from grader.judge.bench.run import plan_size, run_bench, summarise, yardsticks
 from grader.judge.bench.tolerance import MARGIN, compare, measure
 from grader.judge.options import Options
 from grader.judge.session import Grading
 from grader.report.bench import as_json, render_text
 from grader.sandbox.bench.loop import draw_sets
-
-from conftest import COURSE, ROOT
 
 TRICKS = ROOT / "tests" / "bench_tricks"
 SOLUTIONS = COURSE.root / "solutions"  # as committed (tests/pristine.py): the jail must show the ones benched

@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+
 from paths import ROOT
 from pristine import PRISTINE
-
 
 pytestmark = pytest.mark.slow  # every test here starts a browser or a server
 
@@ -231,8 +231,8 @@ def test_triton_viz_view_of_puzzle4_renders_offline():
     chromium = _viz_requirements()
     from playwright import sync_api
 
-    from grader.course.loader import Course
     from grader.app.viewer import start
+    from grader.course.loader import Course
     course = Course(PRISTINE)
     viewer = start(PRISTINE, "puzzle04", course.solution_file("puzzle04"), "classic[seed=0]")
     refused, console = [], []

@@ -9,15 +9,14 @@ from dataclasses import replace
 import pytest
 
 from conftest import COURSE, PUZZLE_IDS, WRONG
-
 from grader.course.case import Case, draw
+from grader.course.puzzle import Puzzle
 from grader.judge.case_run import CaseOutcome, hooks_if_failed
+from grader.judge.failures import FailureKind
 from grader.judge.grade import PuzzleGrader
 from grader.judge.kinds import kind_of
 from grader.judge.options import Options
 from grader.judge.plan import SpecShapes
-from grader.course.puzzle import Puzzle
-from grader.judge.failures import FailureKind
 from grader.judge.results import CaseResult
 
 BIG = Case("big", sizes={"N0": 40000}, blocks={"B0": 64}, large=True, vary={"N0": (33000, 50000)})

@@ -275,9 +275,8 @@ def test_summary_counts_each_status_once():
 def test_junit_counts_match_the_testcases():
     import xml.etree.ElementTree as ET
 
-    from grader.judge.results import StudentResult
+    from grader.judge.results import PuzzleResult, StudentResult
     from grader.report.batch_files import junit_xml
-    from grader.judge.results import PuzzleResult
     statuses = ["pass", "fail", "not_attempted", "not_attempted", "unsupported", "error"]
     student = StudentResult("ada", tuple(PuzzleResult(puzzle=f"puzzle{i:02d}", title="t", status=s, source="x",
                                                       device="cpu", message=f"{s} here")

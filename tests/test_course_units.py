@@ -7,8 +7,8 @@ from torch import Tensor
 
 from grader.course.annotations import AnnotationError, TensorSpec, read_spec
 from grader.course.loader import CourseError, normalise_id
-from grader.judge.plan import EDGE_VALUES, make_inputs
 from grader.course.puzzle import EDGES, Case, Puzzle
+from grader.judge.plan import EDGE_VALUES, make_inputs
 
 
 def spec(scale: Float32[Tensor, "N0 G"], words: Int32[Tensor, "N0 4"]) -> Float32[Tensor, "N0 N1"]:
@@ -71,8 +71,8 @@ def test_importing_a_file_leaves_no_neighbour_modules_behind():
     afterwards must get the solutions' puzzle13, not the cached stub."""
     import sys
 
-    from grader.course.loader import load_puzzle
     from grader.course.imports import import_file
+    from grader.course.loader import load_puzzle
     from pristine import PRISTINE
     root = PRISTINE  # the course as committed: puzzle13 is the stub there, whatever a learner solved
     load_puzzle(str(root / "puzzles" / "puzzle15_weighted_sum_autograd.py"))

@@ -9,9 +9,9 @@ import pytest
 from rich.console import Console
 
 from grader.app import doctor, versions
-from grader.course.loader import Course
 from grader.app.doctor import Checkup, Finding, Gpu, diagnose
 from grader.app.release import release
+from grader.course.loader import Course
 from grader.judge.results import CheckResult, PuzzleResult, Report
 from paths import ROOT
 from pristine import PRISTINE

@@ -6,15 +6,14 @@ from __future__ import annotations
 import pytest
 import torch
 
+from conftest import COURSE
 from grader.channel import wire
 from grader.course.puzzle import Case
 from grader.judge import failures
 from grader.judge.early_reads import early_reads, first_change, refilled_blobs
+from grader.judge.failures import FailureKind
 from grader.judge.fence import UNWRITTEN, Buffer, Fill, is_unwritten, pack, stale_fill, unpack
 from grader.judge.plan import SpecShapes
-from grader.judge.failures import FailureKind
-
-from conftest import COURSE
 
 FLOATS = (torch.float32, torch.float16, torch.bfloat16, torch.float64)
 INTS = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)

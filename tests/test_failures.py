@@ -19,8 +19,8 @@ from grader.judge import failures, kinds, results
 from grader.judge.compare import Comparison, compare_tensor
 from grader.judge.failures import CATALOGUE, Entry, FailureKind, StrEnum, Worded, finding, label, word
 from grader.judge.kinds.helion import failures as helion_failures
-from grader.report import html, text
 from grader.judge.results import CaseResult, CheckResult, PuzzleResult, Status, to_dict
+from grader.report import html, text
 
 ROOT = Path(__file__).resolve().parent.parent
 K = FailureKind

@@ -7,10 +7,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import COURSE, HAVE_HELION, NO_HELION, ROOT
-
 from grader.judge import failures
-from grader.judge.kinds.helion import interpreter_check
 from grader.judge.kinds.helion import failures as helion_failures
+from grader.judge.kinds.helion import interpreter_check
 from grader.judge.options import Options
 from grader.judge.results import Status
 

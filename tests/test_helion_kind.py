@@ -13,11 +13,10 @@ import textwrap
 import pytest
 
 from conftest import COURSE, HAVE_HELION, NO_HELION, ROOT
-
 from grader.judge import failures
+from grader.judge.failures import FailureKind
 from grader.judge.kinds.helion import failures as helion_failures
 from grader.judge.options import Options
-from grader.judge.failures import FailureKind
 from grader.judge.results import Status
 
 needs_helion = pytest.mark.skipif(not HAVE_HELION, reason=NO_HELION)

@@ -29,7 +29,6 @@ from dataclasses import dataclass, replace
 import pytest
 
 from conftest import COURSE, PUZZLE_IDS
-
 from grader.source.source_lines import marker_lines
 
 CODE = re.compile(r"`([^`]+)`")

@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import COURSE, ROOT
+from grader.app.selftest import declared
 from grader.channel.isolation import sandbox_available
 from grader.judge.options import Options
-from grader.app.selftest import declared
 from grader.judge.session import grade_many
-
-from conftest import COURSE, ROOT
 
 HOSTILE = ROOT / "tests" / "hostile"
 FILES = sorted(HOSTILE.glob("puzzle*.py"))

@@ -16,15 +16,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader.source import sniffing
-from grader.source.definitions import definitions
+from conftest import COURSE, WRONG
+from grader.channel.wire import BufferSpec
 from grader.judge.options import Options
+from grader.judge.session import grade_many
 from grader.sandbox.launch import NotGenuine, unwrap
 from grader.sandbox.tuning import AutotunerError, launch, tuned_configs
-from grader.judge.session import grade_many
-from grader.channel.wire import BufferSpec
-
-from conftest import COURSE, WRONG
+from grader.source import sniffing
+from grader.source.definitions import definitions
 
 HEAD = "import triton\nimport triton.language as tl\nfrom triton import constexpr_function\n\n"
 KERNEL = '''

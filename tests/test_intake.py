@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.source import submission_walk
-from grader.course.loader import Course
 from grader.course.imports import import_file
+from grader.course.loader import Course
+from grader.source import submission_walk
 from grader.source.intake import prepare_class
 from grader.source.submission_walk import clean_name
 from paths import ROOT

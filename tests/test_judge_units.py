@@ -6,9 +6,9 @@ from jaxtyping import Float32, Int32
 from torch import Tensor
 
 from grader.course.annotations import read_spec
+from grader.course.puzzle import Case, Puzzle
 from grader.judge.fence import Buffer, is_unwritten, pack, unpack
 from grader.judge.plan import make_inputs, round_mantissa
-from grader.course.puzzle import Case, Puzzle
 
 
 def spec(scale: Float32[Tensor, "N0 G"], words: Int32[Tensor, "N0 4"]) -> Float32[Tensor, "N0 N1"]:

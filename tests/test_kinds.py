@@ -142,13 +142,12 @@ def test_the_runner_base_asks_for_sniff_and_run_and_does_nothing_else_unasked():
     nothing, or gives the plain answer (the puzzle's cases, the learner's object loaded by name)."""
     from types import SimpleNamespace
 
-    from pristine import PRISTINE
-
     from grader.channel import wire
     from grader.course.loader import Course
     from grader.judge.case_run import CaseOutcome, CaseRunner
     from grader.judge.options import Options
     from grader.judge.results import PuzzleResult
+    from pristine import PRISTINE
 
     class Sniffless(CaseRunner):
         def run(self, case, carried):
@@ -209,6 +208,7 @@ def test_load_asks_the_object_not_the_puzzle():
 def _decorator_says(source: str) -> str | None:
     """What the definition rules say of the first definition's first decorator in ``source``."""
     import ast as syntax
+
     from grader.source.definition_rules import bindings_of, decorator_problem
     tree = syntax.parse(source)
     return decorator_problem(tree.body[-1].decorator_list[0], bindings_of(tree))

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.course.loader import Course
 from grader.app.learner import plain
 from grader.app.notebook import HintText
+from grader.course.loader import Course
 from paths import ROOT
 from pristine import PRISTINE, whole_course
 

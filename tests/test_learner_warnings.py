@@ -7,7 +7,6 @@ import sys
 import textwrap
 
 from conftest import COURSE, ROOT
-
 from grader.judge.options import Options
 from grader.judge.results import Status
 from grader.source.capture import LineMap

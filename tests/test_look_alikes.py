@@ -8,11 +8,10 @@ making the mistake is named, and the spec's own output never is.
 import pytest
 
 from conftest import COURSE, PUZZLE_IDS, WRONG, slow_beyond_puzzle01, wrong_kernel_files
-
+from grader.app.selftest import declared
+from grader.course.puzzle_parts import LookAlike
 from grader.judge.compare import close_enough, look_alike_note, recognise
 from grader.judge.plan import SpecShapes
-from grader.course.puzzle_parts import LookAlike
-from grader.app.selftest import declared
 
 # Every corpus file whose wrong values a look-alike names, and that look-alike's name.
 RECOGNISED = {

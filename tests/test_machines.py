@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import ROOT, WRONG
 from grader.channel import wire
 from grader.channel.worker_pool import WorkerProcess, WorkerTimedOut
 from grader.judge import machine
@@ -17,8 +18,6 @@ from grader.judge.grade import PuzzleGrader
 from grader.judge.kinds import kind_of
 from grader.judge.options import Options
 from grader.judge.results import Status
-
-from conftest import ROOT, WRONG
 
 
 class Beside:
@@ -230,6 +229,7 @@ def test_inline_ptx_is_graded_where_nothing_depends_on_it_and_beside_a_gpu_only_
 
 def test_a_stand_in_is_a_pure_function_of_its_operands_and_its_seed():
     import numpy as np
+
     from grader.sandbox.interpreter.filling import as_dtype, values
     x = np.arange(4096, dtype=np.float32)
     a, b = values(1, [x], x.shape, 1)[0], values(2, [x], x.shape, 1)[0]

@@ -1,7 +1,6 @@
 """The exact text a learner reads for the commonest mistakes: what, where, and the fix."""
 import pytest
 
-
 EXPECTED = {
     "puzzle02_missing_mask.py": (
         "case classic[seed=0] (N0=200, B0=32): out-of-bounds load of `x` in program (6, 0, 0) at line 13: "
@@ -126,8 +125,8 @@ def test_a_plain_int_constant_gets_its_own_name_in_the_fix():
 
 
 def test_one_element_is_one_element():
-    from grader.judge.messages import out_of_bounds
     from grader.channel.wire import OutOfBoundsAccess
+    from grader.judge.messages import out_of_bounds
     text = out_of_bounds(OutOfBoundsAccess(op="load", tensor="rstd", program=(0,), line=None, source="", bad_lanes=3,
                                            lanes=4, shape=(1,), numel=1, first_index=1))
     assert "(shape (1,), 1 element); the first is flat index 1, past its end." in text
@@ -185,8 +184,8 @@ def test_most_telling_ranks_the_cause_above_its_symptom():
 
 
 def test_the_text_report_lists_the_others_under_the_telling_case():
-    from grader.report.text import render_puzzle
     from grader.judge.results import PuzzleResult
+    from grader.report.text import render_puzzle
     plain = _failed("classic", "mismatch", "(0): yours 2.5, expected 3")
     zero = _failed("short_row", "mismatch", "(0): yours 0, expected 3", seed=1)
     result = PuzzleResult(puzzle="puzzle07", title="Long sum", status="fail", source="", device="cpu",
@@ -219,6 +218,7 @@ def test_a_wrong_row_stride_is_named_as_one_not_blamed_on_a_correct_mask():
 
 def test_row_zero_right_and_every_later_row_wrong_is_the_signature_of_a_stride_bug():
     import torch
+
     from grader.judge.compare import compare_tensor
     expected = torch.arange(12, dtype=torch.float32).reshape(4, 3)
     actual = expected.clone()
@@ -279,7 +279,9 @@ def test_the_early_first_failure_is_erased_on_a_terminal_and_absent_elsewhere():
     message, replaces it: each message is printed once (issue 34)."""
     import io
     from types import SimpleNamespace
+
     from rich.console import Console
+
     from grader.app.cli import FirstFailure
     case = SimpleNamespace(passed=False, kind="mismatch", message="case classic[seed=0]: wrong values in `z`")
     target = SimpleNamespace(lines=None)
@@ -301,7 +303,9 @@ def test_code_is_styled_on_a_terminal_and_keeps_its_backticks_elsewhere():
     """A hint or a report on a colour terminal shows code in bold cyan; piped, the code stays between
     its backticks: it never runs into the prose (issue 34)."""
     import io
+
     from rich.console import Console
+
     from grader.report.text import show
     text = "Hint 1/2: mask the load: `tl.load(x_ptr + offsets, mask=offsets < N0)`, then store."
     coloured = io.StringIO()
@@ -316,10 +320,12 @@ def test_code_is_styled_on_a_terminal_and_keeps_its_backticks_elsewhere():
 def test_a_look_alike_replaces_the_stride_signature():
     """Row 0 right and the rest wrong may be a mistake a look-alike names exactly (puzzle 11's
     batch offset left out): then the look-alike's words replace the general signature."""
+    from types import SimpleNamespace
+
     import torch
+
     from grader.judge.compare import compare_tensor
     from grader.judge.failures import look_alike_note
-    from types import SimpleNamespace
     expected = torch.arange(12, dtype=torch.float32).reshape(4, 3)
     actual = expected.clone()
     actual[1:] = expected[0]

@@ -16,13 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.judge.classroom import grade_class
+from conftest import COURSE, ROOT, WRONG
 from grader.channel.isolation import WORKER_ENV, Jail, bwrap_command, sandbox_available
+from grader.judge.classroom import grade_class
 from grader.judge.messages import compile_failure
 from grader.judge.options import Options
 from grader.judge.session import grade_many
-
-from conftest import COURSE, ROOT, WRONG
 from pristine import PRISTINE
 
 SOLUTION = ROOT / "solutions" / "puzzle01_constant_add.py"

@@ -12,11 +12,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from grader.source.capture import LineMap, captured, notebook_module, relabel_report
-from grader.report.html import picture_width, render
 from grader.judge.results import CaseResult, CheckResult, PuzzleResult, Report
+from grader.report.html import picture_width, render
+from grader.source.capture import LineMap, captured, notebook_module, relabel_report
 from pristine import PRISTINE
-
 
 # A learner's cell: two lines before the kernel, the unmasked load on line 7.
 CELL = """# Puzzle 2, my attempt

@@ -10,9 +10,9 @@ import nbformat
 import pytest
 
 from grader.app import notebook_build
+from grader.app.notebook import ProgressFile, hint
 from grader.course import kinds
 from grader.source.capture import from_notebook, source_of
-from grader.app.notebook import ProgressFile, hint
 from paths import ROOT
 from pristine import PRISTINE
 

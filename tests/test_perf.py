@@ -9,16 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader.channel import wire
-from grader.channel import wire_measure
+from grader.channel import wire, wire_measure
 from grader.judge.perf import estimate as model
-from grader.judge.perf.run import launch_cost
 from grader.judge.perf.findings import findings
 from grader.judge.perf.model import PerfProfile
+from grader.judge.perf.run import launch_cost
 from grader.sandbox.compile_stats import ptx_counts
 from grader.sandbox.perf.record import _weighted_unique, warp_sectors
 from grader.sandbox.perf.sample import per_axis, runs, spread, spread_order
-
 from pristine import PRISTINE  # the course as committed, whatever a learner solved
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,8 +1,7 @@
 """What --perf keeps between runs of an unchanged kernel: its sm_90 figures and a passing verdict."""
 from types import SimpleNamespace
 
-from grader.channel import wire
-from grader.channel import wire_measure
+from grader.channel import wire, wire_measure
 from grader.judge.perf import cache as perf_cache
 from grader.judge.perf.run import compile_stats, verdict
 

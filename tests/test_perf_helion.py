@@ -6,7 +6,6 @@ from types import SimpleNamespace
 from grader.course.loader import Course
 from grader.judge.perf.run import run_perf
 from grader.report.perf import render_text
-
 from pristine import PRISTINE  # the course as committed, whatever a learner solved
 
 

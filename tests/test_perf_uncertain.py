@@ -5,12 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.channel import wire
-from grader.channel import wire_measure
+from grader.channel import wire, wire_measure
 from grader.judge.perf import estimate as model
-from grader.judge.perf.run import launch_cost
 from grader.judge.perf.findings import findings
 from grader.judge.perf.model import PerfProfile
+from grader.judge.perf.run import launch_cost
 from grader.sandbox.compile_stats import loop_shared
 
 ROOT = Path(__file__).resolve().parent.parent

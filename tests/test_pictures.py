@@ -5,13 +5,13 @@ import sys
 import numpy as np
 import pytest
 
-from grader.sandbox.bounds import AccessTrace, Region
+from grader.channel.worker_pool import WorkerProcess
 from grader.judge.grade import PuzzleGrader
 from grader.judge.kinds import kind_of
 from grader.judge.options import Options
 from grader.judge.pictures import choose_case
 from grader.report.pictures import MASKED, OOB, READ, READ_WRITTEN, WRITTEN, Panel, cells_by_program
-from grader.channel.worker_pool import WorkerProcess
+from grader.sandbox.bounds import AccessTrace, Region
 from paths import ROOT
 from pristine import PRISTINE
 
@@ -124,6 +124,7 @@ def _off_by_one_trace(oob: bool = True) -> dict:
 def _red_pixels(path) -> int:
     """Pixels of the out-of-bounds colour above the legend (whose swatch is always there)."""
     import matplotlib.image
+
     from grader.report.pictures import COLORS
     image = (matplotlib.image.imread(path)[..., :3] * 255).astype(int)
     red = np.array([int(COLORS[OOB][i:i + 2], 16) for i in (1, 3, 5)])
@@ -162,6 +163,7 @@ def test_an_off_by_one_lane_is_marked_enlarged_and_its_program_named(tmp_path):
     """The lane one past the end was one cell under the outline's end line, a pixel wide: now it is
     marked, drawn again enlarged with its index, and its program's label says so."""
     import matplotlib
+
     from grader.report.pictures import draw
     tensors, reference = [("x", (200,)), ("z", (200,))], _off_by_one_trace(oob=False)
     draw(tmp_path / "with.png", "puzzle02", tensors, (7,), [("yours", _off_by_one_trace(), ""),

@@ -77,6 +77,7 @@ def test_a_corrupt_progress_file_is_reported_and_kept_aside_never_written_over(t
 
 def test_a_progress_file_that_cannot_be_moved_aside_is_left_alone(tmp_path, monkeypatch, capsys):
     from pathlib import Path
+
     from grader.app.learner import ProgressFile
     path = tmp_path / ".progress.json"
     path.write_text("[1, 2]")

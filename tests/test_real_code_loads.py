@@ -17,13 +17,12 @@ import pytest
 import torch
 import triton.language as tl
 
+from conftest import COURSE, HAVE_HELION, NO_HELION, ROOT
 from grader.judge.options import Options
 from grader.judge.session import grade_many
 from grader.judge.status import Status
 from grader.sandbox.recorded_launch import launch_values, pointer_values
 from grader.source.definitions import definitions
-
-from conftest import COURSE, HAVE_HELION, NO_HELION, ROOT
 
 HEAD = '''import math
 import torch

@@ -11,16 +11,15 @@ import numpy as np
 import pytest
 
 from conftest import COURSE, ROOT
-
-from grader.judge import messages
 from grader.channel import wire
-from grader.report import batch_files, html, json_report, text
+from grader.judge import messages
 from grader.judge.options import Options
 from grader.judge.results import CaseResult, ExitCode, PuzzleResult, Report, Status, StudentResult
+from grader.judge.session import grade_many
+from grader.report import batch_files, html, json_report, text
 from grader.sandbox.interpreter.libdevice import compute
 from grader.sandbox.interpreter.limits import InterpreterLimit, find_limit
 from grader.sandbox.interpreter.semantics import bf16_to_f32, f32_to_bf16, float_to_int, to_tf32
-from grader.judge.session import grade_many
 
 PROBE = ROOT / "benchmarks" / "interpreter_vs_gpu.py"
 

@@ -9,7 +9,6 @@ import textwrap
 import pytest
 
 from conftest import COURSE, HAVE_HELION, NO_HELION, PUZZLE_IDS
-
 from grader.judge.options import Options
 from grader.judge.results import Status
 from grader.source import stubs
@@ -70,8 +69,8 @@ def test_without_prints_a_body_that_does_nothing_is_the_stub(tmp_path):
 def test_a_helion_kernel_working_outside_its_pass_loop_in_puzzles_fails_as_pytorchs(tmp_path):
     """The learner's own puzzles/ file (the kernel graded in place, where the course's file is the
     learner's): the sum before a loop of `pass` is PyTorch's work on the host, with its line."""
-    from grader.judge.session import grade_many
     from grader.course.loader import Course
+    from grader.judge.session import grade_many
     root = tmp_path / "course"
     shutil.copytree(COURSE.root / "puzzles", root / "puzzles", ignore=shutil.ignore_patterns("__pycache__"))
     path = Course(root).puzzle_file("puzzle35")

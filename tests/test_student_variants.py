@@ -12,7 +12,6 @@ import shutil
 import pytest
 
 from conftest import COURSE, ROOT
-
 from grader.app.release import read_roster, stated, stubbed, students_variant
 from grader.course.loader import Course, CourseError
 from grader.course.variant import VARIANT_FILE, Variant, drawn, shown, student_key
@@ -231,6 +230,7 @@ IDS_OF_EVERY_KIND = {"Zoë Ñúñez": "Zoë_Ñúñez", "O'Brien": "O_Brien", "�
 
 def test_any_id_maps_to_one_folder_and_one_draw():
     import unicodedata
+
     from grader.course.variant import student_folder
     from grader.source.submission_walk import clean_name
     for student, folder in IDS_OF_EVERY_KIND.items():
@@ -395,6 +395,7 @@ def test_a_paste_fails_in_every_varied_puzzle(tmp_path):
 def test_a_release_per_student_states_their_values_everywhere(tmp_path):
     import subprocess
     import sys
+
     from pristine import whole_course
     roster = tmp_path / "roster.txt"
     roster.write_text("alice\nbob\n")

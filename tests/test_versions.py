@@ -6,16 +6,14 @@ import json
 
 import pytest
 
+from conftest import COURSE
 from grader.course import apis
+from grader.judge.options import Options
+from grader.judge.results import PuzzleResult, Report, StudentResult
+from grader.judge.session import grade_many
 from grader.report import json_report as render_json
 from grader.report import text as render_text
-from grader.judge.results import StudentResult
-from grader.judge.options import Options
-from grader.report.batch_files import gradescope, grades_csv, junit_xml
-from grader.judge.results import PuzzleResult, Report
-from grader.judge.session import grade_many
-
-from conftest import COURSE
+from grader.report.batch_files import grades_csv, gradescope, junit_xml
 
 
 def test_apis_are_tried():

@@ -11,9 +11,9 @@ import time
 import pytest
 
 from conftest import COURSE, ROOT
-from pristine import PRISTINE
 from grader.channel import wire
 from grader.judge.options import Options
+from pristine import PRISTINE
 
 SOLUTION_01 = (ROOT / "solutions" / "puzzle01_constant_add.py").read_text()
 WRONG_01 = SOLUTION_01.replace("x + 10.0", "x + 11.0")
@@ -92,6 +92,7 @@ def test_helions_import_keeps_its_autotuners_scikit_learn_out_and_lets_it_in_aft
     """Helion's autotuner would import scikit-learn (and SciPy), a second of its import, for a
     surrogate the grader never runs: kept out while helion is imported, then let in again."""
     import sys
+
     from grader.sandbox.kinds import helion as helion_wing
     seen = []
     monkeypatch.setitem(sys.modules, "helion", type(sys)("helion"))
@@ -112,9 +113,9 @@ def test_helions_import_keeps_its_autotuners_scikit_learn_out_and_lets_it_in_aft
 
 def _stage_asked(monkeypatch, tmp_path, source: str) -> set[str]:
     """The stages the compile check asks for when grading ``source`` as puzzle 01 (nothing runs)."""
+    from grader.channel.worker_pool import CompileChecker
     from grader.judge.grade import PuzzleGrader
     from grader.judge.kinds import kind_of
-    from grader.channel.worker_pool import CompileChecker
     path = tmp_path / "puzzle01_constant_add.py"
     path.write_text(source)
     checker = CompileChecker("compile")
@@ -138,9 +139,9 @@ def test_the_compile_check_stops_after_llvm_unless_the_file_needs_ptxas(monkeypa
 
 
 def test_the_compile_checker_remembers_by_file_and_request(monkeypatch, tmp_path):
+    from grader.channel.worker_pool import CompileChecker
     from grader.judge.grade import PuzzleGrader
     from grader.judge.kinds import kind_of
-    from grader.channel.worker_pool import CompileChecker
     path = tmp_path / "puzzle01_constant_add.py"
     checker = CompileChecker("compile")
     asked = []
@@ -287,8 +288,8 @@ def test_a_jail_started_by_a_grading_thread_outlives_it(tmp_path):
 
 
 def test_a_compile_failure_is_reported_with_the_cases_that_ran_beside_it():
-    from grader.report.text import render_puzzle
     from grader.judge.results import CaseResult, CheckResult, PuzzleResult
+    from grader.report.text import render_puzzle
 
     def case(name, passed, kind=None, message=""):
         return CaseResult(name=name, sizes={"N0": 32}, blocks={"B0": 32}, seed=0, grid=(1,), passed=passed,

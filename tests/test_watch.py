@@ -18,16 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from paths import ROOT
-from pristine import PRISTINE
 from grader.app import warm_link, warm_server
 from grader.app.warm_link import Fresh, ask, identity
 from grader.app.warm_server import AlreadyServed, WarmServer
 from grader.app.watch import Screen, Verdict, Watch, status_line, verdict
 from grader.course.loader import Course
-from grader.judge.options import Options
 from grader.judge.failures import FailureKind
+from grader.judge.options import Options
 from grader.judge.results import CaseResult, CheckResult, PuzzleResult, Report, Status
+from paths import ROOT
+from pristine import PRISTINE
 
 COURSE = Course(PRISTINE)
 SOLUTION_01 = (PRISTINE / "solutions" / "puzzle01_constant_add.py").read_text()
@@ -395,6 +395,7 @@ def test_a_command_through_a_watchs_workers_gets_the_fresh_verdict(private, tmp_
 @pytest.mark.slow  # grades in workers
 def test_a_watch_grades_a_saved_kernel_in_its_warm_workers(tmp_path):
     from rich.console import Console
+
     from grader.app.watch import run
     kernel = tmp_path / "mine.py"
     kernel.write_text(SOLUTION_01)

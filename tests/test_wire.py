@@ -57,8 +57,10 @@ def test_every_kind_the_grader_and_the_corpus_name_is_a_failure_kind():
 
 
 # ---- the wire: checked when sent, checked when read ----------------------------------------
-from grader.channel import wire  # noqa: E402
-from grader.channel import wire_measure
+from grader.channel import (
+    wire,  # noqa: E402
+    wire_measure,
+)
 from grader.channel.kinds import function as function_wire
 from grader.channel.worker_pool import WorkerDied, WorkerProcess  # noqa: E402
 
@@ -421,10 +423,10 @@ class WeightedSumFunc(torch.autograd.Function):
 def test_an_autograd_wrappers_kernel_that_does_not_compile_fails_as_compile_in_the_interpreter(course, tmp_path):
     """The interpreter would run `tl.arange(0, D)` with a runtime D as Python; the compile check
     of the wrapper's launches, as a GPU would compile them, fails the case instead."""
+    from grader.channel.worker_pool import CompileChecker
     from grader.judge.grade import PuzzleGrader
     from grader.judge.kinds import kind_of
     from grader.judge.options import Options
-    from grader.channel.worker_pool import CompileChecker
     wrapper = tmp_path / "puzzle15_weighted_sum_function.py"
     wrapper.write_text(NOT_CONSTEXPR_WRAPPER)
     worker, compiler = WorkerProcess("cpu"), CompileChecker("compile")

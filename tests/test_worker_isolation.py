@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from conftest import COURSE, ROOT
-from grader.source.intake import prepare_class
 from grader.channel.isolation import sandbox_available
-from grader.judge.options import Options
 from grader.judge.classroom import grade_student
+from grader.judge.options import Options
 from grader.judge.session import Grading
+from grader.source.intake import prepare_class
 
 # Puzzle 15's wrapper, run while it is recorded, with a payload before its honest forward.
 ATTACKER = (ROOT / "solutions" / "puzzle15_weighted_sum_autograd.py").read_text().replace(

@@ -3,7 +3,6 @@ that says what happened and how to fix it."""
 import pytest
 
 from conftest import slow_beyond_puzzle01, wrong_kernel_files
-
 from grader.app.selftest import declared
 
 # What every message of a kind must say: the finding, and the way to a fix.

@@ -24,8 +24,8 @@ The attention variants are the solutions' text with one change (see VARIANTS bel
 from __future__ import annotations
 
 import argparse
-import itertools
 import importlib.util
+import itertools
 import json
 import statistics
 import sys

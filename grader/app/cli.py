@@ -8,12 +8,12 @@ import json
 import sys
 from pathlib import Path
 
-from grader.course.loader import Course, PuzzleLoadError
 from grader.app.frontend import USAGE_ERROR, UsageProblem, course_at, has_cuda, pick_device, run_command, usage_error  # noqa: F401  (USAGE_ERROR: for callers)
-from grader.judge.failures import FailureKind
-from grader.judge.results import ExitCode, Status
-from grader.judge.options import Options
 from grader.app.targets import Target, resolve
+from grader.course.loader import Course, PuzzleLoadError
+from grader.judge.failures import FailureKind
+from grader.judge.options import Options
+from grader.judge.results import ExitCode, Status
 from grader.report.status_words import status_words
 
 FAIL_MARK = status_words(Status.FAIL).mark  # what starts a failure's line, as the text report marks it
@@ -82,8 +82,8 @@ def bench_main(args, course: Course, targets: list[Target]) -> int:
         print(json.dumps({"error": broken.message}) if args.json else f"{FAIL_MARK} {broken.message}")
         return ExitCode.FAILED
     from grader.judge.bench.run import run_bench
-    from grader.report import bench
     from grader.judge.session import Grading
+    from grader.report import bench
     with Grading(course, [targets[0].path], Options(device="cuda", check_bounds=False, compile_check=False),
                  now=False) as grading:
         doc = run_bench(grading, targets[0].puzzle, targets[0].path)  # a CourseError: a usage problem

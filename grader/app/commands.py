@@ -11,8 +11,8 @@ from pathlib import Path
 
 from grader.app.frontend import UsageProblem, course_at
 from grader.course.loader import CourseError
-from grader.judge.results import ExitCode
 from grader.judge.options import Options
+from grader.judge.results import ExitCode
 
 
 def notebooks_main(argv) -> int:
@@ -43,9 +43,8 @@ def hint_main(argv) -> int:
     args = parser.parse_args(argv)
     from rich.console import Console
 
+    from grader.app.learner import ProgressFile, next_hint, progress_file
     from grader.course.loader import normalise_id
-    from grader.app.learner import next_hint, progress_file
-    from grader.app.learner import ProgressFile
     course = course_at(args.root)
     puzzle_id = normalise_id(args.puzzle)
     course.puzzle_file(puzzle_id)  # an unknown puzzle is a usage error

@@ -17,8 +17,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Mapping
 
-from grader.course import kinds
 from grader.app.versions import release
+from grader.course import kinds
 from grader.judge.results import CheckName, ExitCode
 
 # Distributions as pip names them. The optional ones are only reported.

@@ -14,7 +14,6 @@ from grader.course.loader import Course, CourseError, PuzzleLoadError, find_root
 from grader.judge.options import has_cuda
 from grader.judge.results import ExitCode
 
-
 USAGE_ERROR = ExitCode.USAGE_ERROR
 
 

@@ -14,8 +14,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.course.loader import Course, find_root, normalise_id
 from grader.app.learner import ProgressFile  # noqa: F401  (for learners and tests: grader.app.notebook.ProgressFile)
+from grader.course.loader import Course, find_root, normalise_id
 from grader.judge.kinds import kind_of
 from grader.judge.options import Options
 from grader.judge.results import PuzzleResult, Status
@@ -190,8 +190,8 @@ _viewers: dict = {}  # puzzle id -> the running viewer: a new one replaces it
 
 
 def _start_viewer(course: Course, puzzle_id: str, path: Path, case: str | None, result):
-    from grader.judge.pictures import choose_case
     from grader.app.viewer import start
+    from grader.judge.pictures import choose_case
     kind = kind_of(course.puzzle(puzzle_id))
     if not kind.viewer:
         raise ValueError(f"{puzzle_id} is {kind.called}: triton-viz traces one kernel launch")

@@ -29,8 +29,15 @@ from string import Template
 from grader.course.loader import Course, PuzzleLoadError
 from grader.course.puzzle import Puzzle
 from grader.course.syntax import parse
-from grader.course.variant import (FALLBACK_FOLDER, VARIANT_FILE, StudentVariant, drawn, restate, student_folder,
-                                   student_key)
+from grader.course.variant import (
+    FALLBACK_FOLDER,
+    VARIANT_FILE,
+    StudentVariant,
+    drawn,
+    restate,
+    student_folder,
+    student_key,
+)
 from grader.source import stubs as stub_prints
 from grader.source import variant_code
 from grader.source.source_lines import is_stub_body, marker_lines

@@ -10,10 +10,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.course.loader import Course
+from grader.course.syntax import parse
 from grader.judge.options import Options
 from grader.judge.results import Status
 from grader.judge.session import grade_many
-from grader.course.syntax import parse
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ about the module's "line N" can be said as the notebook's "line M of code cell K
 from __future__ import annotations
 
 import atexit
-import sys
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +19,8 @@ from grader.course.loader import Course, CourseError, normalise_id
 from grader.source.source_lines import defined_names
 
 if TYPE_CHECKING:
-    from grader.source.capture import LineMap
     from grader.judge.results import Report
+    from grader.source.capture import LineMap
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,23 @@ from pathlib import Path
 
 import msgspec
 
-from grader.app.warm_link import (ANSWER_WAIT, MAX_REQUEST, Accepted, Grade, Graded, Identity, Refused, environment,
-                                  mismatch, peer_uid, runtime, socket_path, source_digest, _receive, _send)
+from grader.app.warm_link import (
+    ANSWER_WAIT,
+    MAX_REQUEST,
+    Accepted,
+    Grade,
+    Graded,
+    Identity,
+    Refused,
+    _receive,
+    _send,
+    environment,
+    mismatch,
+    peer_uid,
+    runtime,
+    socket_path,
+    source_digest,
+)
 from grader.course.loader import Course, load_puzzle
 from grader.judge.options import Options
 from grader.judge.results import Report
@@ -161,6 +176,7 @@ def serve(course: Course, options: Options, *, stop: threading.Event | None = No
     """``python -m grader serve``: a warm server for the course's puzzles/ files, in the foreground,
     one line per grade, until Ctrl-C (exit 0); started again when the grader's code changes."""
     import time
+
     from grader.app.warm_link import Unsafe
     files = list(course.puzzle_files.values())
     stop = stop or threading.Event()

@@ -13,7 +13,6 @@ from typing import Mapping, Sequence
 from grader.course.dtypes import DTYPES
 
 
-
 @dataclass(frozen=True)
 class Param:
     name: str

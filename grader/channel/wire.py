@@ -25,9 +25,32 @@ import enum
 from typing import ClassVar, Literal, Union
 
 from grader.channel.wire_format import (  # noqa: F401 (this module is where the grader reads the wire's names)
-    CPU_LIMIT, DEVICES, JSON, REPLY_BYTES, BufferSpec, Crossing, Failure, Launched, Message, Number, OutOfBoundsAccess,
-    Ready, Reply, Request, TensorInfo, Value, WireError, WorkerFailureKind, convert, cpu_limit, envelope,
-    header, parse_reply, parse_request, register_requests, reply_bytes,
+    CPU_LIMIT,
+    DEVICES,
+    JSON,
+    REPLY_BYTES,
+    BufferSpec,
+    Crossing,
+    Failure,
+    Launched,
+    Message,
+    Number,
+    OutOfBoundsAccess,
+    Ready,
+    Reply,
+    Request,
+    TensorInfo,
+    Value,
+    WireError,
+    WorkerFailureKind,
+    convert,
+    cpu_limit,
+    envelope,
+    header,
+    parse_reply,
+    parse_request,
+    register_requests,
+    reply_bytes,
 )
 
 

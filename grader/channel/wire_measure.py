@@ -8,7 +8,15 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 from grader.channel.wire_format import (
-    JSON, Failure, Message, Number, Reply, Request, Value, WireError, register_requests,
+    JSON,
+    Failure,
+    Message,
+    Number,
+    Reply,
+    Request,
+    Value,
+    WireError,
+    register_requests,
 )
 
 

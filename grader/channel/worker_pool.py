@@ -24,8 +24,7 @@ from pathlib import Path
 
 from grader.channel import wire
 from grader.channel.isolation import Confined, Jail, start
-from grader.channel.protocol import (FROM_GRADER, MAX_MESSAGE, ChannelClosed, ChannelTimeout, Reader,
-                                     write_message)
+from grader.channel.protocol import FROM_GRADER, MAX_MESSAGE, ChannelClosed, ChannelTimeout, Reader, write_message
 from grader.channel.worker_errors import WorkerDied, WorkerTimedOut
 
 STARTUP_TIMEOUT = 120.0  # importing torch and triton on a cold, busy machine

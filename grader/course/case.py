@@ -8,7 +8,6 @@ import zlib
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
-
 Sizes = Mapping[str, int]
 
 LAYOUTS = ("contiguous", "transposed", "row_strided")

@@ -14,9 +14,9 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
+from grader.course import kinds
 from grader.course.case import EDGES, LAYOUTS, Case, seeds  # noqa: F401 (what puzzle files import)
 from grader.course.dtypes import FLOATS, dtype_named
-from grader.course import kinds
 from grader.course.puzzle_parts import Bench, Check, LookAlike, Mistake, Run  # noqa: F401 (Run: what a Check's callables see)
 from grader.course.variant import Variant, restate, shown, tex  # noqa: F401 (tex: what puzzle files import)
 

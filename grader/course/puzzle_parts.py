@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
+
 @dataclass(frozen=True)
 class Bench:
     """How ``--bench`` times a puzzle on a GPU.

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from grader.channel import wire
-from grader.channel.wire import CoreWarmStep
 from grader.channel.binding import bind
+from grader.channel.wire import CoreWarmStep
 from grader.course.puzzle import Case, Puzzle
 from grader.judge import asking, failures, messages
 from grader.judge.asking import Unanswered

@@ -32,8 +32,8 @@ from typing import Callable, Mapping
 
 from grader.course.loader import Course
 from grader.judge.batch_resume import not_graded, refused
-from grader.judge.options import Options
 from grader.judge.failures import FailureKind
+from grader.judge.options import Options
 from grader.judge.results import GRADER_ERROR, CheckName, CheckResult, PuzzleResult, Status, StudentResult
 from grader.judge.session import Grading
 from grader.judge.similarity.find import similar_submissions
@@ -75,7 +75,7 @@ def grade_class(course: Course, folder: Path, options: Options, jobs: int = Opti
             on_start(len(todo))
         finished = on_result or (lambda result: None)
         if engine == "ray":
-            from grader.judge.cluster import grade_class_on_ray, gpus_per_task
+            from grader.judge.cluster import gpus_per_task, grade_class_on_ray
             graded, stopped = grade_class_on_ray(course, todo, options, memory_mb, grade_student, address, finished,
                                                  gpus_per_task(options))
         else:

@@ -24,11 +24,11 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from grader.judge.batch_resume import not_graded
 from grader.course.loader import Course
-from grader.source.intake import Student
+from grader.judge.batch_resume import not_graded
 from grader.judge.options import Options
 from grader.judge.results import StudentResult
+from grader.source.intake import Student
 
 RETRIES = 3  # re-runs of a task whose worker or node died (Ray's max_retries)
 

@@ -11,9 +11,22 @@ from typing import Callable, Mapping, Sequence
 
 import torch
 
-from grader.judge.failures import (Element, InputModified, LargeInputs, Mismatch, Nonfinite, OrderDependent,
-                                   StrayStore, Unwritten, fmt_index, fmt_value, index_of, look_alike_note, plural,
-                                   word)
+from grader.judge.failures import (
+    Element,
+    InputModified,
+    LargeInputs,
+    Mismatch,
+    Nonfinite,
+    OrderDependent,
+    StrayStore,
+    Unwritten,
+    fmt_index,
+    fmt_value,
+    index_of,
+    look_alike_note,
+    plural,
+    word,
+)
 from grader.judge.failures import finding as value_finding
 from grader.judge.fence import Buffer, GuardDamage, is_unwritten, unpack
 

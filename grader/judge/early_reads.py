@@ -25,8 +25,8 @@ from grader.channel import wire
 from grader.judge import failures
 from grader.judge.asking import Unanswered
 from grader.judge.case_run import CaseOutcome, describe_case, failed_case, unanswered_case
-from grader.judge.fence import pack, unpack
 from grader.judge.failures import FailureKind
+from grader.judge.fence import pack, unpack
 
 
 def early_reads(reply: wire.Ran, zeroed) -> tuple[wire.EarlyRead, ...] | None:

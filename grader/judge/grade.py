@@ -24,9 +24,9 @@ from grader.course.variant import shown
 from grader.judge import failures, messages
 from grader.judge.asking import Unanswered
 from grader.judge.case_run import PuzzleState, failed_case
+from grader.judge.failures import FailureKind
 from grader.judge.options import Options
 from grader.judge.plan import SpecShapes, students_secret
-from grader.judge.failures import FailureKind
 from grader.judge.results import CaseResult, CheckName, CheckResult, PuzzleResult, Status, most_telling
 from grader.source import stubs, variant_code
 from grader.source.source_lines import kernel_code

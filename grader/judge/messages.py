@@ -10,8 +10,17 @@ import ast
 import re
 
 from grader.channel import wire
-from grader.judge.failures import CompileFailed, Crash, InterpreterLimit, dtype_fix, fmt_index, index_of, plural, \
-    usual_fix, word
+from grader.judge.failures import (
+    CompileFailed,
+    Crash,
+    InterpreterLimit,
+    dtype_fix,
+    fmt_index,
+    index_of,
+    plural,
+    usual_fix,
+    word,
+)
 from grader.judge.failures import at_line as _at_line
 from grader.source.source_lines import access_call
 

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grader.channel.worker_pool import WorkerProcess
 from grader.course.loader import Course, CourseError
-from grader.judge.options import Options
-from grader.judge.plan import SpecShapes
 from grader.course.puzzle import Case
 from grader.judge.failures import FailureKind
+from grader.judge.options import Options
+from grader.judge.plan import SpecShapes
 from grader.judge.results import PuzzleResult
-from grader.channel.worker_pool import WorkerProcess
 
 if TYPE_CHECKING:
     from grader.judge.session import Grading

@@ -20,11 +20,11 @@ from typing import Callable
 import torch
 
 from grader.course.annotations import TensorSpec, read_spec
-from grader.course.dtypes import DTYPES
-from grader.judge.fence import ROW_GAP, UNWRITTEN, Buffer, Fill, unwritten_fill
 from grader.course.case import IGNORE_VARIANT
+from grader.course.dtypes import DTYPES
 from grader.course.puzzle import Case, Puzzle, with_case_values
 from grader.course.puzzle_parts import LookAlike
+from grader.judge.fence import ROW_GAP, UNWRITTEN, Buffer, Fill, unwritten_fill
 
 
 def students_secret(secret: int, student: str) -> int:

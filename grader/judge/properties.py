@@ -20,10 +20,10 @@ from typing import Iterator, Mapping, Sequence
 
 import torch
 
-from grader.judge import failures
-from grader.judge.compare import close_enough, made_alike
 from grader.course.puzzle import Puzzle
 from grader.course.puzzle_parts import Check, Run
+from grader.judge import failures
+from grader.judge.compare import close_enough, made_alike
 
 # A rerun's override of this name draws the case's inputs again, from the case's seed plus its value.
 INPUTS = "inputs"

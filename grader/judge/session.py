@@ -17,15 +17,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
+from grader.channel.isolation import Jail, worker_jail
+from grader.channel.wire import CoreWarmStep
+from grader.channel.worker_pool import CompileChecker, WorkerProcess
 from grader.course.kinds import package_warm_steps
 from grader.course.loader import Course, LoadFailure, PuzzleLoadError
 from grader.judge.kinds import KINDS, kind_of
 from grader.judge.options import Options
 from grader.judge.results import CheckName, CheckResult, PuzzleResult, Report, Status
 from grader.judge.thread_pool import run_pool
-from grader.channel.isolation import Jail, worker_jail
-from grader.channel.wire import CoreWarmStep
-from grader.channel.worker_pool import CompileChecker, WorkerProcess
+
 
 @dataclass(frozen=True)
 class Crew:

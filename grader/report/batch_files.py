@@ -20,7 +20,6 @@ from grader.report.class_page import class_page
 from grader.report.status_words import status_words
 
 
-
 def _cell(text: str) -> str:
     """A cell a spreadsheet shows as text: submissions name files, and a problem line that
     starts with `=`, `+`, `-` or `@` would otherwise be run as a formula (CSV injection)."""

@@ -13,8 +13,8 @@ their traces to :func:`draw_case`.
 from __future__ import annotations
 
 import math
-import textwrap
 import tempfile
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -12,9 +12,8 @@ last line, which is what :func:`grader.judge.messages.compile_failure` shows and
 """
 from __future__ import annotations
 
-import re
-
 import os
+import re
 import traceback
 
 from grader.sandbox.error_chain import errors_behind

@@ -16,8 +16,7 @@ import builtins
 import inspect
 from dataclasses import dataclass, field
 
-from grader.sandbox.interpreter.hooks import RangePatch
-from grader.sandbox.interpreter.hooks import grid_loop
+from grader.sandbox.interpreter.hooks import RangePatch, grid_loop
 from grader.source.wrapped import python_function
 
 

@@ -12,7 +12,6 @@ import warnings
 
 from grader.sandbox.error_chain import errors_behind
 
-
 GRADER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # grader/
 
 

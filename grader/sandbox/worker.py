@@ -20,16 +20,21 @@ import sys
 import time
 import traceback
 
-from grader.sandbox import kinds
-from grader.source.wrapped import python_function
-from grader.sandbox.learner_code import (captured_output, compile_error_line, exception_chain, learner_frame,
-                                         root_cause, said)
-from grader.channel import wire
-from grader.channel import wire_measure
-from grader.course.dtypes import DTYPES
+from grader.channel import wire, wire_measure
 from grader.channel.protocol import FROM_GRADER, MAX_MESSAGE, ChannelClosed, MessageTooLarge, Reader, write_message
+from grader.course.dtypes import DTYPES
+from grader.sandbox import kinds
 from grader.sandbox.compile_request import AnswersCompile
+from grader.sandbox.learner_code import (
+    captured_output,
+    compile_error_line,
+    exception_chain,
+    learner_frame,
+    root_cause,
+    said,
+)
 from grader.sandbox.run_request import AnswersRun
+from grader.source.wrapped import python_function
 
 
 def prepare(device: str, warm=()):
@@ -44,15 +49,16 @@ def prepare(device: str, warm=()):
         import torch  # noqa: F401
     import triton  # noqa: F401
     import triton.runtime.interpreter  # noqa: F401
+
     from grader.sandbox.launch import compiled_builtins
     from grader.sandbox.learner_import import install
     if device == "cpu":  # the interpreter computes as an sm_90 GPU does (docs/interpreter-vs-gpu.md),
         # patches triton.language once per launch rather than on every helper call, and runs a
         # launch's programs together (docs/batched-engine.md)
         from grader.sandbox.batched import setup as batched
+        from grader.sandbox.interpreter.grid_limits import install_limits
         from grader.sandbox.interpreter.semantics import install as follow_gpu
         from grader.sandbox.interpreter.speed import install as patch_once_per_launch
-        from grader.sandbox.interpreter.grid_limits import install_limits
         follow_gpu()
         patch_once_per_launch()
         install_limits()  # a grid or num_warps a GPU refuses is refused here too
@@ -193,8 +199,8 @@ class Worker(AnswersRun, AnswersCompile):
         """Time the learner's kernel (or autograd function) at one size of the puzzle's sweep,
         on the inputs the grader planned; what it wrote goes back for the grader to judge. A cpu
         worker times in the interpreter with the host's clock: the test path, never a figure."""
-        from grader.sandbox.bench.run import METHOD, device_copy
         from grader.course.loader import load_puzzle
+        from grader.sandbox.bench.run import METHOD, device_copy
         if self.device == "compile":
             return wire.Failure("error", error="benchmarks need a CUDA device"), []
         puzzle = load_puzzle(msg.puzzle_file)

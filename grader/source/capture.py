@@ -22,11 +22,11 @@ import textwrap
 import types
 from dataclasses import dataclass, field, replace
 
+from grader.course.syntax import parse
 from grader.source.definitions import definitions
 from grader.source.literals import source_of_data
-from grader.source.wrapped import python_function
 from grader.source.source_lines import statement_start
-from grader.course.syntax import parse
+from grader.source.wrapped import python_function
 
 HEADER = "import math\nimport torch\nimport triton\nimport triton.language as tl\n"
 

@@ -10,8 +10,17 @@ import ast
 
 from grader.course import kinds
 from grader.source.bindings import Bindings, bindings_of, module_targets  # noqa: F401 (the rules' API)
-from grader.source.literals import (ARITHMETIC, CONFIG, data_problem, import_try, is_literal, is_none,  # noqa: F401
-                                    keywords_problem, length, resolved)
+from grader.source.literals import (  # noqa: F401
+    ARITHMETIC,
+    CONFIG,
+    data_problem,
+    import_try,
+    is_literal,
+    is_none,
+    keywords_problem,
+    length,
+    resolved,
+)
 
 AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Function"}
 CONSTEXPR = {"triton.language.constexpr"}

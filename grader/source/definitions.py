@@ -11,11 +11,19 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
-from grader.source.definition_rules import (AUTOGRAD_FUNCTION, CONSTEXPR, Bindings, bindings_of, decorator_problem,
-                               import_try, is_literal, module_targets)
-from grader.source import kept_data
-from grader.source.source_lines import statement_start
 from grader.course.syntax import parse
+from grader.source import kept_data
+from grader.source.definition_rules import (
+    AUTOGRAD_FUNCTION,
+    CONSTEXPR,
+    Bindings,
+    bindings_of,
+    decorator_problem,
+    import_try,
+    is_literal,
+    module_targets,
+)
+from grader.source.source_lines import statement_start
 
 
 @dataclass(frozen=True)

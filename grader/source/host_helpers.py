@@ -21,9 +21,9 @@ import ast
 import sys
 from dataclasses import dataclass
 
+from grader.course.syntax import parse
 from grader.source.definition_rules import CONSTEXPR_HELPER, Bindings, bindings_of
 from grader.source.literals import data_problem
-from grader.course.syntax import parse
 
 SAFE_BUILTINS = {"min", "max", "abs", "int", "float", "bool", "round", "len", "range", "sum", "any", "all",
                  "divmod", "pow", "sorted", "enumerate", "zip", "list", "tuple", "dict", "set", "reversed"}

@@ -35,13 +35,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Mapping
 
+from grader.course.loader import PUZZLE_FILE, Course
+from grader.course.variant import FALLBACK_FOLDER
 from grader.source.attempts import Attempts, ProgressError, read_attempts
 from grader.source.claims import claim
 from grader.source.definitions import Dropped, definitions
-from grader.source.submission_walk import SUFFIXES, SubmissionReader, clean_name, clip, file_kind
-from grader.course.loader import PUZZLE_FILE, Course
-from grader.course.variant import FALLBACK_FOLDER
 from grader.source.source_lines import defined_names
+from grader.source.submission_walk import SUFFIXES, SubmissionReader, clean_name, clip, file_kind
 
 MAX_PROBLEMS = 40     # lines listed per student from the walk; the rest are counted
 FALLBACK_NAME = FALLBACK_FOLDER

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import ast
 
-from grader.source.literals import CONFIG, PURE_CALLS, WHAT_IS_DATA, data_problem
 from grader.source.bindings import module_targets
-
+from grader.source.literals import CONFIG, PURE_CALLS, WHAT_IS_DATA, data_problem
 
 # the methods of lists, dicts and sets that change them in place
 MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "add",

@@ -16,12 +16,12 @@ import os
 import stat
 from pathlib import Path, PurePosixPath
 
+from grader.course.variant import folder_name
 from grader.source.attempts import MAX_BYTES as PROGRESS_BYTES
 from grader.source.attempts import PROGRESS_FILE
 from grader.source.capture import from_notebook
 from grader.source.claims import named_in_notebook, named_in_python
 from grader.source.definitions import Dropped, definitions
-from grader.course.variant import folder_name
 
 SUFFIXES = (".py", ".ipynb")
 MAX_BYTES = {".py": 1 << 20, ".ipynb": 16 << 20}  # a notebook carries its outputs' images

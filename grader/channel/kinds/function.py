@@ -8,8 +8,18 @@ from __future__ import annotations
 import enum
 from typing import ClassVar, Literal, Union
 
-from grader.channel.wire_format import JSON, BufferSpec, Failure, Launched, Message, Reply, Request, TensorInfo, WireError, \
-    register_requests
+from grader.channel.wire_format import (
+    JSON,
+    BufferSpec,
+    Failure,
+    Launched,
+    Message,
+    Reply,
+    Request,
+    TensorInfo,
+    WireError,
+    register_requests,
+)
 
 
 class FunctionWarmStep(enum.StrEnum):

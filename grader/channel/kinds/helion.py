@@ -8,8 +8,17 @@ from __future__ import annotations
 import enum
 from typing import ClassVar
 
-from grader.channel.wire_format import JSON, BufferSpec, Failure, Message, Reply, Request, TensorInfo, Value, \
-    register_requests
+from grader.channel.wire_format import (
+    JSON,
+    BufferSpec,
+    Failure,
+    Message,
+    Reply,
+    Request,
+    TensorInfo,
+    Value,
+    register_requests,
+)
 
 
 class HelionWarmStep(enum.StrEnum):

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-
 COPY_BOUND = 0.8  # a copy at this share of the device's bandwidth (over 1 GiB) or more is bound by memory
 
 

@@ -27,20 +27,19 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from grader.channel import wire
-from grader.channel import wire_measure
+from grader.channel import wire, wire_measure
 from grader.channel.protocol import MAX_MESSAGE
+from grader.channel.worker_errors import WorkerDied, WorkerTimedOut
+from grader.course.dtypes import DTYPES, dtype_name
+from grader.course.loader import CourseError
+from grader.course.puzzle import Case, Puzzle
 from grader.judge import asking, failures
 from grader.judge.bench.integrity import device_peaks, findings, limit_ms
 from grader.judge.bench.model import COPY_BOUND, BenchResult, Row
-from grader.course.loader import CourseError
-from grader.course.dtypes import DTYPES, dtype_name
+from grader.judge.failures import FailureKind
 from grader.judge.kinds import kind_of
 from grader.judge.kinds.kind import SizePlan
 from grader.judge.options import Options
-from grader.judge.failures import FailureKind
-from grader.course.puzzle import Case, Puzzle
-from grader.channel.worker_errors import WorkerDied, WorkerTimedOut
 
 if TYPE_CHECKING:
     from grader.judge.session import Grading

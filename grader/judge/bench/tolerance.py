@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import torch
 
-from grader.judge.compare import Comparison, SHOW
+from grader.judge.compare import SHOW, Comparison
 from grader.judge.failures import Element, Mismatch, Nonfinite, Unwritten, index_of
 from grader.judge.fence import is_unwritten
 

@@ -17,39 +17,107 @@ report uses is imported from here.
 """
 from __future__ import annotations
 
+from grader.judge.failures.bench import (  # noqa: F401
+    BelowLimit,
+    HiddenWork,
+    NotPlain,
+    PersistingL2,
+    Reached,
+    Tampered,
+    ThreadsStarted,
+    TimedCall,
+    Unfinished,
+)
 from grader.judge.failures.catalogue import (  # noqa: F401
-    CATALOGUE, UNKINDED, VALUE_KINDS, Entry, FailureKind, StrEnum, Worded, label, points, register, reported,
-    stops, word,
-)
-from grader.judge.failures.words import (  # noqa: F401
-    LOOKS_LIKE, READ_EARLY, at_line, usual_fix, fmt_index, fmt_shape, fmt_value, index_of,
-    look_alike_note, plural,
-)
-from grader.judge.failures.values import (  # noqa: F401
-    Element, FillChanged, GapFill, LargeInputs, LooksLike, Mismatch, Nonfinite, PropertyFailed, ReadEarly, Unwritten,
-    finding,
-)
-from grader.judge.failures.memory import (  # noqa: F401
-    FOUND_BESIDE, InputModified, RAISED_BESIDE, StrayStore,
-)
-from grader.judge.failures.races import (  # noqa: F401
-    OrderDependent, Overlap, ReadAcross,
+    CATALOGUE,
+    UNKINDED,
+    VALUE_KINDS,
+    Entry,
+    FailureKind,
+    StrEnum,
+    Worded,
+    label,
+    points,
+    register,
+    reported,
+    stops,
+    word,
 )
 from grader.judge.failures.compile import (  # noqa: F401
-    CheckUnfinished, CompileCheck, CompileFailed, LaunchCompile, dtype_fix,
-)
-from grader.judge.failures.runs import (  # noqa: F401
-    BesideUnchecked, Crash, ImportFailed, InterpreterLimit, LaunchRefused, Raised, ReplayDisagrees,
-    Skipped, SlowHere, Timeout,
+    CheckUnfinished,
+    CompileCheck,
+    CompileFailed,
+    LaunchCompile,
+    dtype_fix,
 )
 from grader.judge.failures.file import (  # noqa: F401
-    Dropped, NoKernel, NotCallable,
+    Dropped,
+    NoKernel,
+    NotCallable,
+)
+from grader.judge.failures.memory import (  # noqa: F401
+    FOUND_BESIDE,
+    RAISED_BESIDE,
+    InputModified,
+    StrayStore,
+)
+from grader.judge.failures.races import (  # noqa: F401
+    OrderDependent,
+    Overlap,
+    ReadAcross,
+)
+from grader.judge.failures.runs import (  # noqa: F401
+    BesideUnchecked,
+    Crash,
+    ImportFailed,
+    InterpreterLimit,
+    LaunchRefused,
+    Raised,
+    ReplayDisagrees,
+    Skipped,
+    SlowHere,
+    Timeout,
+)
+from grader.judge.failures.values import (  # noqa: F401
+    Element,
+    FillChanged,
+    GapFill,
+    LargeInputs,
+    LooksLike,
+    Mismatch,
+    Nonfinite,
+    PropertyFailed,
+    ReadEarly,
+    Unwritten,
+    finding,
+)
+from grader.judge.failures.words import (  # noqa: F401
+    LOOKS_LIKE,
+    READ_EARLY,
+    at_line,
+    fmt_index,
+    fmt_shape,
+    fmt_value,
+    index_of,
+    look_alike_note,
+    plural,
+    usual_fix,
 )
 from grader.judge.failures.wrappers import (  # noqa: F401
-    CtxAttribute, GradCount, GradNotTensor, GradShape, HostReduction, HostValues, NeverComputed,
-    NoLaunch, NotATensor, NotReplayable, ReturnsInput, SavedExtra, SavedStorage, TorchOp, Unseen,
+    CtxAttribute,
+    GradCount,
+    GradNotTensor,
+    GradShape,
+    HostReduction,
+    HostValues,
+    NeverComputed,
+    NoLaunch,
+    NotATensor,
+    NotReplayable,
+    ReturnsInput,
+    SavedExtra,
+    SavedStorage,
+    TorchOp,
+    Unseen,
     WrongOutput,
-)
-from grader.judge.failures.bench import (  # noqa: F401
-    BelowLimit, HiddenWork, NotPlain, PersistingL2, Reached, Tampered, ThreadsStarted, TimedCall, Unfinished,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from grader.judge.failures.catalogue import FailureKind, VALUE_KINDS, register, word
+from grader.judge.failures.catalogue import VALUE_KINDS, FailureKind, register, word
 from grader.judge.failures.words import ended, last_line, plural
 
 

@@ -6,7 +6,6 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-
 # Each member is a str equal to its value, and prints and formats as that value: JSON, CSV and
 # reports take it as text. Named here so that every vocabulary of the grader takes it from one place.
 StrEnum = enum.StrEnum

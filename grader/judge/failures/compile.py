@@ -8,7 +8,6 @@ from typing import ClassVar, Mapping
 from grader.judge.failures.catalogue import FailureKind, register
 from grader.judge.failures.words import at_line, usual_fix
 
-
 # Triton's math functions take fp32 and fp64 only (libdevice's convention): given fp16 or bf16,
 # they fail to compile for a GPU, where the interpreter computes them anyway.
 _REFUSED_DTYPE = re.compile(r"Expected dtype \[(?P<wanted>[^\]]*)\] but got (?P<got>\w+)")

@@ -7,7 +7,6 @@ from typing import ClassVar
 from grader.judge.failures.catalogue import FailureKind, register
 from grader.judge.failures.words import fmt_index, plural
 
-
 FOUND_BESIDE = (" (Found by the bounds check that runs each case in the interpreter beside the GPU: on a GPU "
                 "this access reads whatever lies past the tensor, or faults, and here its value went unused.)")
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from grader.judge.failures.catalogue import FailureKind, VALUE_KINDS, register, word
+from grader.judge.failures.catalogue import VALUE_KINDS, FailureKind, register, word
 from grader.judge.failures.words import READ_EARLY, _element, at_line, fmt_index, fmt_value, look_alike_note, plural
-
 
 _REDUCED = " (after the host's reduction of what the kernel wrote)"
 

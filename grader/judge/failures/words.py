@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import re
 
-
-
 # Words only the messages that name a mistake hold: a look-alike's note (look_alike_note) and an
 # output read before anything was stored to it (ReadEarly). results.telling_rank looks for them.
 LOOKS_LIKE = "It looks like"

@@ -7,7 +7,6 @@ from typing import ClassVar
 from grader.judge.failures.catalogue import FailureKind, register
 from grader.judge.failures.words import _where, fmt_index, fmt_shape
 
-
 _WRAPPER_DOES = ("A wrapper allocates, reshapes, launches your Triton kernels and saves for backward; "
                  "PyTorch may also sum the kernels' partial results.")
 

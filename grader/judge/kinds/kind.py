@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Callable
 from grader.course.dtypes import dtype_name, tensor_bytes
 
 if TYPE_CHECKING:
-    from grader.judge.plan import CasePlan, SpecShapes
     from grader.course.puzzle import Puzzle
+    from grader.judge.plan import CasePlan, SpecShapes
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,7 @@ from pathlib import Path
 
 import msgspec
 
-from grader.channel import wire
-from grader.channel import wire_measure
+from grader.channel import wire, wire_measure
 
 _COUNTING = ("sandbox/perf/record.py", "sandbox/perf/sample.py", "sandbox/perf/run.py", "sandbox/compile_stats.py",
              "channel/wire.py")

@@ -20,16 +20,15 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from grader.channel import wire
-from grader.channel import wire_measure
+from grader.channel import wire, wire_measure
 from grader.channel.worker_errors import WorkerDied, WorkerTimedOut
 from grader.course.dtypes import DTYPES
 from grader.course.loader import Course
 from grader.course.puzzle import Case, Puzzle
-from grader.judge.perf import cache as perf_cache
-from grader.judge.perf import estimate as model
 from grader.judge import asking, failures
 from grader.judge.kinds import kind_of
+from grader.judge.perf import cache as perf_cache
+from grader.judge.perf import estimate as model
 from grader.judge.perf.findings import findings
 from grader.judge.perf.model import LaunchCost, LineCost, PerfProfile, PerfResult
 

@@ -34,11 +34,11 @@ from pathlib import Path, PurePosixPath
 from typing import Mapping
 
 from grader.course.loader import Course, CourseError
-from grader.judge.similarity.model import Fragment, PuzzleThreshold, SimilarityReport, SimilarPair
 from grader.judge.results import CheckName, StudentResult
-from grader.source.fingerprint import K, WINDOW, Fingerprints, fingerprint, part_names
-from grader.source.ir_fingerprint import DEPTH, ir_prints
+from grader.judge.similarity.model import Fragment, PuzzleThreshold, SimilarityReport, SimilarPair
+from grader.source.fingerprint import WINDOW, Fingerprints, K, fingerprint, part_names
 from grader.source.intake import Student
+from grader.source.ir_fingerprint import DEPTH, ir_prints
 
 MIN_SHARED = 25        # fingerprints, at least: one per ~3 tokens, so some 75 tokens of one's own code
 SHARE_OF_LENGTH = 0.5  # and half as many as the reference solution has

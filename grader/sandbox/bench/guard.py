@@ -27,6 +27,7 @@ All of it is reported as facts; the grader (:mod:`grader.judge.bench.integrity`)
 """
 from __future__ import annotations
 
+import _thread
 import ctypes
 import gc
 import os
@@ -34,7 +35,6 @@ import signal
 import sys
 import threading
 import time
-import _thread
 
 import torch
 

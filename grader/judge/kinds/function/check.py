@@ -9,6 +9,7 @@ import math
 
 import torch
 
+import grader.judge.kinds.function.program as programs
 from grader.channel import wire
 from grader.channel.kinds import function as function_wire
 from grader.course.annotations import TensorSpec
@@ -16,10 +17,10 @@ from grader.course.dtypes import DTYPES, dtype_name
 from grader.course.limits import refusal
 from grader.course.puzzle import Case
 from grader.judge import failures
-import grader.judge.kinds.function.program as programs
 from grader.judge.compare import compare_tensor, recognise
-from grader.judge.plan import row_gaps_look_alike
 from grader.judge.failures import FailureKind
+from grader.judge.plan import row_gaps_look_alike
+
 
 def refused_launch(program: function_wire.Program) -> "failures.LaunchRefused | None":
     """The first recorded launch a GPU would refuse (its grid, its num_warps), as it would raise."""

@@ -22,8 +22,18 @@ import json
 from dataclasses import dataclass
 
 from grader.channel.kinds.function import Program, Step
-from grader.judge.failures import (FailureKind, HostReduction, NeverComputed, NoLaunch, NotReplayable, ReturnsInput,
-                                   TorchOp, Unseen, fmt_index, word)
+from grader.judge.failures import (
+    FailureKind,
+    HostReduction,
+    NeverComputed,
+    NoLaunch,
+    NotReplayable,
+    ReturnsInput,
+    TorchOp,
+    Unseen,
+    fmt_index,
+    word,
+)
 
 # Operators that make fresh memory: `x.new_empty(...)` reads x's dtype and device, never its values.
 ALLOCATING = {

@@ -13,16 +13,25 @@ from __future__ import annotations
 
 import torch
 
+import grader.judge.kinds.function.program as programs
 from grader.channel import wire
 from grader.channel.kinds import function as function_wire
 from grader.course.dtypes import dtype_name
 from grader.course.puzzle import Case
 from grader.judge import failures
-import grader.judge.kinds.function.program as programs
 from grader.judge.asking import Unanswered
 from grader.judge.bounds_beside import BoundsBeside
-from grader.judge.case_run import (CaseOutcome, CaseRunner, PuzzleState, case_result, describe_case, failed_case,
-                                   hooks_if_failed, reported_case, unanswered_case)
+from grader.judge.case_run import (
+    CaseOutcome,
+    CaseRunner,
+    PuzzleState,
+    case_result,
+    describe_case,
+    failed_case,
+    hooks_if_failed,
+    reported_case,
+    unanswered_case,
+)
 from grader.judge.fence import Buffer, pack
 from grader.judge.kinds.function.check import check_values, read_program, refused_launch
 from grader.judge.plan import case_seed

@@ -20,12 +20,26 @@ from grader.course.dtypes import DTYPES, dtype_name
 from grader.course.puzzle import Case, keyword_values, tile_extents
 from grader.judge import failures
 from grader.judge.asking import Unanswered
-from grader.judge.case_run import (CaseOutcome, CaseRunner, PuzzleState, case_result, describe_case, failed_case,
-                                   reported_case, unanswered_case)
+from grader.judge.case_run import (
+    CaseOutcome,
+    CaseRunner,
+    PuzzleState,
+    case_result,
+    describe_case,
+    failed_case,
+    reported_case,
+    unanswered_case,
+)
 from grader.judge.compare import compare_tensor, look_alike_note, recognise
-from grader.judge.fence import pack
-from grader.judge.kinds.helion.failures import HelionRejected, HelionWrongOutput, HostWork, LoweringDisagrees, ReturnCount
 from grader.judge.failures import FailureKind
+from grader.judge.fence import pack
+from grader.judge.kinds.helion.failures import (
+    HelionRejected,
+    HelionWrongOutput,
+    HostWork,
+    LoweringDisagrees,
+    ReturnCount,
+)
 from grader.judge.results import CheckName
 
 

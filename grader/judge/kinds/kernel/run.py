@@ -15,14 +15,24 @@ from grader.course.puzzle_parts import Run
 from grader.judge import early_reads, failures, properties
 from grader.judge.asking import Unanswered
 from grader.judge.bounds_beside import BoundsBeside
-from grader.judge.case_run import (CaseOutcome, CaseRunner, PuzzleState, case_result, describe_case, failed_case,
-                                   hooks_if_failed, reported_case, spec_dims, unanswered_case)
+from grader.judge.case_run import (
+    CaseOutcome,
+    CaseRunner,
+    PuzzleState,
+    case_result,
+    describe_case,
+    failed_case,
+    hooks_if_failed,
+    reported_case,
+    spec_dims,
+    unanswered_case,
+)
 from grader.judge.compare import compare, recognise, written_outputs
+from grader.judge.failures import FailureKind
 from grader.judge.fence import pack
 from grader.judge.kinds.kernel.wrong import race as find_race
 from grader.judge.kinds.kernel.wrong import wrong
 from grader.judge.plan import CasePlan
-from grader.judge.failures import FailureKind
 from grader.source.source_lines import kernel_traits
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from grader.course.puzzle import Case, Puzzle
 from grader.judge import failures
 from grader.judge.compare import look_alike_note, order_changed, recognise, written_outputs
+from grader.judge.failures import FailureKind
 from grader.judge.fence import unpack
 from grader.judge.plan import CasePlan, row_gaps_look_alike
-from grader.judge.failures import FailureKind
 
 
 def wrong(puzzle: Puzzle, case: Case, plan: CasePlan, got, run, outcome) -> tuple[FailureKind, str]:

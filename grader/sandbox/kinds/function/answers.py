@@ -17,7 +17,8 @@ from grader.course.dtypes import dtype_name, tensor_bytes
 
 def record(worker, msg: function_wire.Record, blobs: list[bytes]):
     """Record the learner's autograd.Function on tensors without values (:mod:`.record`)."""
-    from grader.sandbox.kinds.function.record import RecordingFailed, record as record_function
+    from grader.sandbox.kinds.function.record import RecordingFailed
+    from grader.sandbox.kinds.function.record import record as record_function
     from grader.sandbox.learner_import import learner_files
     path = os.path.abspath(msg.file)
     os.environ.pop("TRITON_INTERPRET", None)  # launches are written down, never run: as on a GPU
@@ -51,7 +52,8 @@ def replay(worker, msg: function_wire.Replay, blobs: list[bytes]):
     serial interpreter."""
     import contextlib
 
-    from grader.sandbox.kinds.function.replay import Disagrees, replay as replay_program
+    from grader.sandbox.kinds.function.replay import Disagrees
+    from grader.sandbox.kinds.function.replay import replay as replay_program
     from grader.sandbox.run_request import launched
     path = os.path.abspath(msg.file)
     worker.use_allocator(msg.allocator)

@@ -18,7 +18,6 @@ generated run in Triton's interpreter: figures by the host's clock, never a resu
 """
 from __future__ import annotations
 
-
 import torch
 
 from grader.channel import wire_measure
