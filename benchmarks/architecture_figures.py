@@ -72,8 +72,8 @@ def named(path: Path, module: str) -> set[str]:
 def import_graph() -> dict[str, set[str]]:
     """Module -> the modules of the package it imports."""
     every = modules()
-    hollow = {name for name, path in every.items() if path.name == "__init__.py"
-              and all(isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) for n in ast.parse(path.read_text()).body)}
+    hollow = {name for name, path in every.items() if path.name == "__init__.py" and all(
+        isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) for n in ast.parse(path.read_text()).body)}
     return {name: {t for t in named(path, name) if t in every and t not in hollow and t not in (name, "grader")}
             for name, path in every.items()}
 
@@ -86,7 +86,8 @@ def longest_path(graph: dict[str, set[str]]) -> list[str]:
     @functools.cache
     def from_(node: str) -> tuple[str, ...]:
         on_stack.add(node)
-        best = max(((node, *from_(t)) for t in sorted(graph.get(node, ())) if t not in on_stack), key=len, default=(node,))
+        onward = [(node, *from_(t)) for t in sorted(graph.get(node, ())) if t not in on_stack]
+        best = max(onward, key=len, default=(node,))
         on_stack.discard(node)
         return best
     return list(max((from_(node) for node in sorted(graph)), key=len, default=()))
@@ -194,7 +195,8 @@ def long_functions(least: int = LONG) -> list[dict]:
                     name = f"{prefix}{child.name}"
                     lines = child.end_lineno - child.lineno + 1
                     if not isinstance(child, ast.ClassDef) and lines >= least:
-                        found.append({"where": f"{path.relative_to(ROOT)}:{child.lineno}", "name": name, "lines": lines})
+                        where = f"{path.relative_to(ROOT)}:{child.lineno}"
+                        found.append({"where": where, "name": name, "lines": lines})
                     name += "."
                 visit(child, name)
         visit(ast.parse(path.read_text()), "")
