@@ -253,5 +253,6 @@ def grade_main(argv: list[str]) -> int:
             print(f"memory-access picture of case {drawn.case}: {drawn.path}", file=sys.stderr)
     if args.triton_viz:
         from grader.app.viewer import serve_from_cli
-        return serve_from_cli(course, targets[0].puzzle, targets[0].path, case_name=args.viz_case, result=report.results[0])
+        return serve_from_cli(course, targets[0].puzzle, targets[0].path,
+                              case_name=args.viz_case, result=report.results[0])
     return report.exit_code

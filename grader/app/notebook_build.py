@@ -138,7 +138,8 @@ def _setup(course: Course, ids: list[str], base: str = SETUP) -> str:
                         modules.append(ast.unparse(ast.Import(names=[alias])))
     setup = base.replace("from jaxtyping import Float32, Int32", f"from jaxtyping import {', '.join(sorted(dtypes))}")
     if modules:
-        anchor = next((k.imports_after for k in kinds.SPECS.values() if k.notebook_setup == base), _TRITON_IMPORTS_AFTER)
+        anchor = next((k.imports_after for k in kinds.SPECS.values() if k.notebook_setup == base),
+                      _TRITON_IMPORTS_AFTER)
         setup = setup.replace(anchor, anchor + "".join(f"{line}\n" for line in sorted(modules)))
     return setup
 

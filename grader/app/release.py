@@ -127,7 +127,8 @@ def _header_end(source: str, func: ast.FunctionDef) -> int:
     depth, started = 0, False
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if not started:
-            started = token.type == tokenize.NAME and token.string == "def" and token.start == (func.lineno, func.col_offset)
+            started = (token.type == tokenize.NAME and token.string == "def"
+                       and token.start == (func.lineno, func.col_offset))
             continue
         if token.type == tokenize.OP and token.string in "([{":
             depth += 1

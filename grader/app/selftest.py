@@ -76,7 +76,8 @@ def render(rows: list[Row]) -> str:
     bad = sum(not r.ok for r in rows)
     if bad:  # again after the table, where a log's tail (CI's) still shows them
         lines.append(f"\nnot as expected ({bad}):")
-        lines.extend(f"  {r.target}: expected {r.expected}, got {r.got}\n    {r.message[:600]}" for r in rows if not r.ok)
+        lines.extend(f"  {r.target}: expected {r.expected}, got {r.got}\n    {r.message[:600]}"
+                     for r in rows if not r.ok)
     skipped = sum(r.got == Status.UNSUPPORTED for r in rows)
     lines.append(f"{len(rows) - bad}/{len(rows)} as expected"
                  + (f" ({skipped} unsupported)" if skipped else ""))

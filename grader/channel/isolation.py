@@ -181,8 +181,9 @@ def _gpu_devices() -> list[str]:
 def _environment(extra: dict[str, str]) -> list[str]:
     """A clean environment; the worker sets TRITON_INTERPRET itself for --device cpu."""
     env = {name: os.environ[name] for name in ENV_PASSED if name in os.environ}
-    env.update({"HOME": "/tmp", "TMPDIR": "/tmp", "USER": "learner", "LOGNAME": "learner", "TRITON_CACHE_DIR": "/tmp/triton-cache",
-                "MPLCONFIGDIR": "/tmp/matplotlib", "PYTHONDONTWRITEBYTECODE": "1"})
+    env.update({"HOME": "/tmp", "TMPDIR": "/tmp", "USER": "learner", "LOGNAME": "learner",
+                "TRITON_CACHE_DIR": "/tmp/triton-cache", "MPLCONFIGDIR": "/tmp/matplotlib",
+                "PYTHONDONTWRITEBYTECODE": "1"})
     env.update(extra)
     env.update(WORKER_ENV)
     args = ["--clearenv"]

@@ -4,12 +4,12 @@
 hold. Each request (``Load``, ``Run``, ``Compile``, ``Bench``, ``Profile``, ``Exit``) and each
 reply (``Loaded``, ``Ran``, ``Compiled``, ``Benched``, ``Profiled``, or a ``Failure``) is a frozen
 :class:`msgspec.Struct`; a puzzle kind whose cases need requests of their own declares them in
-its wing, :mod:`grader.channel.kinds`, and registers them (:func:`register_requests`). A header names its message by a tag
-(``op`` for a request, ``reply`` for a reply). :func:`header` checks a message as its reader
-will before it is sent, so the side that sends cannot send what the other side would not
-accept; the reader checks it again (:func:`parse_request`, :func:`parse_reply`): a field that
-is unknown, missing or of the wrong type, or a rule of ``__post_init__`` broken, is a
-:class:`WireError`.
+its wing, :mod:`grader.channel.kinds`, and registers them (:func:`register_requests`). A
+header names its message by a tag (``op`` for a request, ``reply`` for a reply).
+:func:`header` checks a message as its reader will before it is sent, so the side that sends
+cannot send what the other side would not accept; the reader checks it again
+(:func:`parse_request`, :func:`parse_reply`): a field that is unknown, missing or of the
+wrong type, or a rule of ``__post_init__`` broken, is a :class:`WireError`.
 
 Both sides import this module, and it imports nothing of the grader's: the worker runs
 learner code, so the grader treats every reply as hostile data, and a reply that is not

@@ -63,8 +63,9 @@ class Puzzle:
     * ``tolerances`` overrides ``atol`` and ``rtol`` for outputs of a given dtype:
       ``{"float16": (1e-3, 1e-2)}``. An output is compared with its own dtype's tolerance.
     * ``prepare`` takes the case's random inputs, in the spec's order, and returns them with some
-      recomputed from the others (keyword-only parameters get case values, as the spec's): a backward puzzle's saved statistics (a row's mean and rstd,
-      attention's output and logsumexp) must be those of its other inputs, not random.
+      recomputed from the others (keyword-only parameters get case values, as the spec's): a
+      backward puzzle's saved statistics (a row's mean and rstd, attention's output and
+      logsumexp) must be those of its other inputs, not random.
     * ``saves`` (function puzzles) names the tensors besides the inputs that ``ctx`` may keep,
       with their dims: ``{"mean": "N", "rstd": "N"}``. Anything else saved fails, and so does a
       saved tensor whose storage holds more than the tensor itself.
@@ -88,9 +89,10 @@ class Puzzle:
     * ``variants`` are the puzzle's free constants (:class:`grader.course.variant.Variant`):
       ``chosen`` holds the values in force (a student's; the defaults where it is empty). The
       spec, ``prepare`` and the look-alikes read a value as a keyword-only parameter of its
-      name; the statement says it where the variant's ``stated`` fragments are; ``rebuild`` maps the values to the other fields that
-      follow from them (cases sized for a group size, hints that say the number), for values
-      other than the defaults, with which the fields are declared. :meth:`with_variant` gives
+      name; the statement says it where the variant's ``stated`` fragments are; ``rebuild``
+      maps the values to the other fields that follow from them (cases sized for a group size,
+      hints that say the number), for values other than the defaults, with which the fields
+      are declared. :meth:`with_variant` gives
       the puzzle for other values. ``statement_template`` is the statement as declared (as the
       defaults read): leave it unset.
     """

@@ -55,7 +55,8 @@ def finished(out: Path, puzzle_ids: list[str]) -> dict[str, StudentResult]:
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
-        raise ResumeError(f"{out} has no results.json to resume from: give the --out folder of an earlier batch") from None
+        raise ResumeError(f"{out} has no results.json to resume from: "
+                          "give the --out folder of an earlier batch") from None
     except (OSError, ValueError) as exc:
         raise ResumeError(f"{path} could not be read ({exc}); grade the class afresh with another --out") from None
     if data.get("puzzles") != list(puzzle_ids):

@@ -98,7 +98,8 @@ def refilled(state, case, plan, message: wire.Run, blobs, reply: wire.Ran, raw, 
     failure = second if isinstance(second, wire.Failure) else second.head.failure
     n = len(plan.buffers)
     if failure is None and (len(raw_again) != second.blobs_expected(n)
-                            or any(len(b) != buffer.total for b, buffer in zip(raw_again, plan.buffers * len(second.runs)))):
+                            or any(len(b) != buffer.total
+                                   for b, buffer in zip(raw_again, plan.buffers * len(second.runs)))):
         state.malformed(wire.WireError("a refilled run's buffers came back with other sizes"))
     runs = [run for run in reply.runs if not run.reversed]
     if failure is not None:

@@ -98,15 +98,16 @@ class PuzzleGrader:
         sniffed = self.runner.sniff()
         if sniffed is not None:
             return self.result(Status.FAIL, sniffed,
-                               checks={CheckName.SNIFFING: CheckResult(False, sniffed, FailureKind.SNIFFING)}, started=started)
+                               checks={CheckName.SNIFFING: CheckResult(False, sniffed, FailureKind.SNIFFING)},
+                               started=started)
         try:
             info, failure = self._load()
         except Unanswered as unanswered:
             facts = replace(unanswered.facts, importing=True) if unanswered.kind == FailureKind.TIMEOUT \
                 else unanswered.facts
             message = failures.word(facts)
-            return self.result(Status.FAIL, message, checks={CheckName.LOAD: CheckResult(False, message, unanswered.kind)},
-                               started=started)
+            return self.result(Status.FAIL, message,
+                               checks={CheckName.LOAD: CheckResult(False, message, unanswered.kind)}, started=started)
         if failure is not None:
             return failure
         if self.still_the_stub():
@@ -257,7 +258,8 @@ class PuzzleGrader:
         # The graded kernel and what it calls, without the statement's words or comments: another
         # puzzle's kernel in the same file is not this one's mistake.
         code = kernel_code(source, self.puzzle.kernel)
-        return "".join(f"\nNote: {m.note}" for m in self.puzzle.mistakes if m.seen_in(code)) + self._variant_notes(source)
+        return ("".join(f"\nNote: {m.note}" for m in self.puzzle.mistakes if m.seen_in(code))
+                + self._variant_notes(source))
 
     def _variant_notes(self, source: str) -> str:
         """Where the file writes one of the puzzle's free constants (``Variant.code``) with a value

@@ -271,8 +271,8 @@ class SpecShapes:
         buffers = [Buffer.plan(s.name, "input", s.dtype, tuple(x.shape), i, case.layouts.get(s.name, "contiguous"))
                    for i, (s, x) in enumerate(zip(input_specs, inputs))]
         for spec in output_specs:
-            buffers.append(Buffer.plan(spec.name, "output", spec.dtype, self.buffer_dims(spec).shape(dims), len(buffers),
-                                       case.layouts.get(spec.name, "contiguous")))
+            buffers.append(Buffer.plan(spec.name, "output", spec.dtype, self.buffer_dims(spec).shape(dims),
+                                       len(buffers), case.layouts.get(spec.name, "contiguous")))
         values = dict(dims)
         for buffer in buffers:
             for name, stride in zip(puzzle.strides.get(buffer.name, ()), buffer.strides):

@@ -5,8 +5,9 @@ tutorial another, and both are right. So the case's output is compared with what
 have written given the choices it made (``Check.expect``), elementwise, as a spec's output is;
 then the case runs again with other values (``Check.reruns``: on the same inputs, or on others
 drawn afresh where a rerun names :data:`INPUTS`), and the runs together are judged (``Check.judge``:
-grader/judge/randomness.py has the binomial tests puzzle 27's judge is built from). A look-alike of the spec still names a failure; a look-alike
-of a correct alternative (``Check.notes``) is said beside a pass, never as a fail.
+grader/judge/randomness.py has the binomial tests puzzle 27's judge is built from). A look-alike
+of the spec still names a failure; a look-alike of a correct alternative (``Check.notes``) is
+said beside a pass, never as a fail.
 
 The reruns go through the grader (:meth:`grader.judge.kinds.kernel.run.KernelRunner.run_once`); what
 is decided here runs in the grader's process, on tensors.

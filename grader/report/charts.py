@@ -39,7 +39,8 @@ def column_chart(values: list[int], labels: list[str], caption: str, x_title: st
         bar = round(chart_h * value / top)
         x = left + i * width_each
         parts.append(f"<rect x='{x + 2}' y='{base - bar}' width='{width_each - 4}' height='{bar}' "
-                     f"fill='{colour}'><title>{escape(x_title)} {escape(label)}: {value} {escape(y_title)}</title></rect>")
+                     f"fill='{colour}'><title>{escape(x_title)} {escape(label)}: {value} {escape(y_title)}"
+                     "</title></rect>")
         if value:
             parts.append(f"<text x='{x + width_each / 2}' y='{base - 4 - bar}' text-anchor='middle'>{value}</text>")
         if i % step == 0:

@@ -72,11 +72,13 @@ def render(result: PuzzleResult, picture: Path | None = None) -> str:
     shown_as = status_words(result.status)
     color = shown_as.colour
     if shown_as.notebook:  # not attempted, unsupported, the interpreter's limit, a grader error
-        head = shown_as.notebook.format(puzzle=result.puzzle, title=escape(result.title), message=escape(result.message))
+        head = shown_as.notebook.format(puzzle=result.puzzle, title=escape(result.title),
+                                        message=escape(result.message))
     elif result.status == Status.PASS:
         head = f"{result.puzzle} {escape(result.title)}: all {len(result.cases)} cases pass"
     else:
-        head = f"{result.puzzle} {escape(result.title)}: {sum(c.passed for c in result.cases)}/{len(result.cases)} cases pass"
+        head = (f"{result.puzzle} {escape(result.title)}: "
+                f"{sum(c.passed for c in result.cases)}/{len(result.cases)} cases pass")
     rows = []
     for case in result.cases:
         err = "" if case.max_abs_err is None else f"{case.max_abs_err:.2g}"
@@ -92,7 +94,8 @@ def render(result: PuzzleResult, picture: Path | None = None) -> str:
     table = ""
     if rows:
         table = (f"<table class='tp-result' style='{TABLE}'><thead><tr>"
-                 + "".join(f"<th style='{CELL}'>{h}</th>" for h in ("case", "sizes", "blocks", "", "max err", "failure"))
+                 + "".join(f"<th style='{CELL}'>{h}</th>"
+                           for h in ("case", "sizes", "blocks", "", "max err", "failure"))
                  + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
     blocks = _failures(result) if result.status == Status.FAIL else []
     if not blocks and result.status == Status.FAIL and result.message:

@@ -24,7 +24,8 @@ def render_puzzle(result: PuzzleResult, verbose: bool = False) -> str:
         line = f"{head}: {cases}/{cases} cases pass{compiled} ({result.seconds:.1f} s)"
         line += f"\n    {result.graded_at}" if result.graded_at else ""
         more = result.message.splitlines()[1:]
-        line += "".join(f"\n    {said.removesuffix(f' ({result.graded_at})')}" for said in more if said.startswith("Note: "))
+        line += "".join(f"\n    {said.removesuffix(f' ({result.graded_at})')}"
+                        for said in more if said.startswith("Note: "))
     elif not result.cases:
         line = f"{head}\n    {result.message}"
     elif any(not check.passed for check in result.checks.values()):  # ran beside a failed compile check

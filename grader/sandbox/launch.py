@@ -103,7 +103,8 @@ def _no_hooks(tuner, name: str, kernel) -> None:
     prune = tuner.early_config_prune
     own = prune is None or (inspect.isfunction(prune) and python_function(kernel) is not None
                             and prune.__code__.co_filename == python_function(kernel).__code__.co_filename)
-    hooks = [what for what, set_ in (("pre_hook", tuner.user_defined_pre_hook), ("post_hook", tuner.user_defined_post_hook),
+    hooks = [what for what, set_ in (("pre_hook", tuner.user_defined_pre_hook),
+                                     ("post_hook", tuner.user_defined_post_hook),
                                      ("prune_configs_by's perf_model", tuner.perf_model),
                                      ("an early_config_prune from outside its file", not own)) if set_]
     hooks += [f"a Config's pre_hook ({describe_config(c)})" for c in tuner.configs if c.pre_hook is not None]

@@ -114,7 +114,8 @@ class AnswersRun:
 
         from grader.sandbox.unwritten_reads import UnwrittenReads, Watched
         outputs = [Watched(spec.name, storage.data_ptr() + spec.guard, spec.nbytes,
-                           self.torch.empty((), dtype=getattr(self.torch, spec.dtype)).element_size(), tuple(spec.shape))
+                           self.torch.empty((), dtype=getattr(self.torch, spec.dtype)).element_size(),
+                           tuple(spec.shape))
                    for spec, storage in zip(buffers, whole) if spec.role == "output"]
         watch = UnwrittenReads(outputs, interpreter.interpreter_builder, self.learner_line)
         watch.install()

@@ -147,5 +147,6 @@ def read_attempts(raw: bytes, puzzle_ids: list[str]) -> tuple[Attempts, ...]:
         times = [h.at for h in history] or [entry.latest.at if entry.latest else ""]
         spent = entry.spent if entry.attempts is not None else sum(gap(a, b) for a, b in zip(times, times[1:]))
         found.append(Attempts(puzzle_id, count, round(max(spent, 0.0), 1), entry.first or times[0], times[-1],
-                              entry.status, entry.passed.attempt if entry.passed and entry.passed.attempt > 0 else None))
+                              entry.status,
+                              entry.passed.attempt if entry.passed and entry.passed.attempt > 0 else None))
     return tuple(found)

@@ -166,8 +166,8 @@ def captured(obj) -> Captured:
                 place = filename.replace("\\", "/").rsplit("/", 1)[-1]
             origins[fn.__name__] = (place, first)
         namespace = getattr(fn, "__globals__", None)
-        functions = [fn] if inspect.isfunction(fn) else [m for m in vars(fn).values()
-                                                         if isinstance(m, (staticmethod, classmethod, types.FunctionType))]
+        functions = [fn] if inspect.isfunction(fn) else [
+            m for m in vars(fn).values() if isinstance(m, (staticmethod, classmethod, types.FunctionType))]
         for member in functions:
             member = getattr(member, "__func__", member)
             namespace = member.__globals__

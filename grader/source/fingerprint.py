@@ -81,7 +81,8 @@ def _module_names(tree: ast.Module) -> dict[str, str]:
     for node in tree.body:  # a function's own import is rare in a kernel file; the top level is enough
         if isinstance(node, ast.Import):
             for alias in node.names:
-                found[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+                found[alias.asname or alias.name.split(".")[0]] = (alias.name if alias.asname
+                                                                    else alias.name.split(".")[0])
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 found[alias.asname or alias.name] = f"{node.module}.{alias.name}"

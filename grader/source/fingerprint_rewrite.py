@@ -137,7 +137,8 @@ def inline_helpers(root: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -
             for _ in range(MAX_INLINE_ROUNDS):
                 current = pending[-1]
                 call = next((n for n in ast.walk(current) if isinstance(current, _SIMPLE) and isinstance(n, ast.Call)
-                             and isinstance(n.func, ast.Name) and n.func.id in helpers and n.func.id != root.name), None)
+                             and isinstance(n.func, ast.Name) and n.func.id in helpers and n.func.id != root.name),
+                            None)
                 expanded = call and _expanded(helpers[call.func.id], call, f"_inl{next(counter)}_")
                 if not expanded:
                     break
@@ -272,7 +273,8 @@ def _split_tuples(block: list[ast.stmt]) -> list[ast.stmt]:
 
 def rewrite(definition: ast.AST, helpers: dict[str, ast.FunctionDef], effects: tuple[str, ...]) -> ast.AST:
     """``definition`` (a kernel, a wrapper class) with every rewrite of the module's docstring."""
-    functions = [definition] + [n for n in ast.walk(definition) if isinstance(n, ast.FunctionDef) and n is not definition]
+    functions = [definition] + [n for n in ast.walk(definition)
+                                if isinstance(n, ast.FunctionDef) and n is not definition]
     for func in functions:
         if isinstance(func, ast.FunctionDef):
             inline_helpers(func, helpers)

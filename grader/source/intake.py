@@ -202,7 +202,8 @@ def _preference(copy: PurePosixPath, puzzle_id: str) -> tuple:
 
 
 def choose_files(course: Course, found: list[tuple[str, PurePosixPath, str]], folder: Path,
-                 named: dict[str, dict[str, set[str]]] | None = None) -> tuple[dict[str, Path], list[str], dict[str, str]]:
+                 named: dict[str, dict[str, set[str]]] | None = None
+                 ) -> tuple[dict[str, Path], list[str], dict[str, str]]:
     """The file graded for each puzzle (the preferred one of those graded for it:
     :func:`grader.source.claims.claim`); a line per puzzle that more than one file claims, or
     whose kernel is in a file that does not say which puzzle it is for; and, per puzzle no file

@@ -111,7 +111,8 @@ def judge_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, st
     from grader.judge.bench.tolerance import compare, headroom
     from grader.judge.compare import Comparison
     if len(described) != len(planned.names) or len(raw) != len(planned.names):
-        return Comparison(False, FailureKind.MISMATCH, f"{len(raw)} tensor(s) came back, {len(planned.names)} expected"), 0.0
+        return Comparison(False, FailureKind.MISMATCH,
+                          f"{len(raw)} tensor(s) came back, {len(planned.names)} expected"), 0.0
     worst, used = 0.0, 0.0
     wants = planned.expected
     if puzzle.check is not None:  # graded by properties: against what this call's own choices give
@@ -123,7 +124,8 @@ def judge_size(puzzle: Puzzle, planned: SizePlan, described: list, raw: list, st
             continue
         got = _returned(info, blob)
         if got is None or tuple(got.shape) != tuple(shape):
-            return Comparison(False, FailureKind.MISMATCH, f"`{name}` came back as {info}, not as the planned tensor"), 0.0
+            return Comparison(False, FailureKind.MISMATCH,
+                              f"`{name}` came back as {info}, not as the planned tensor"), 0.0
         dtype = dtype_name(want)
         atol, rtol = puzzle.bench.tolerances.get(dtype) or puzzle.tolerance(dtype)
         stick = (sticks or {}).get(name)

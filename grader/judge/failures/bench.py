@@ -151,7 +151,8 @@ def _unfinished(f: Unfinished) -> str:
     last = last_line(f.stderr_tail, "nothing on stderr")
     if f.returncode is None:
         return f"{f.what} did not finish: the process running your code broke the grader's channel ({last})."
-    said = f"{f.what} did not finish: the process running your code died ({ended(f.returncode)}; its last words: {last})."
+    said = (f"{f.what} did not finish: the process running your code died "
+            f"({ended(f.returncode)}; its last words: {last}).")
     if f.returncode == -9:
         said += " A process killed by signal 9 was most often out of memory: the largest size needs the most."
     return said

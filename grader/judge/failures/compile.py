@@ -120,5 +120,5 @@ def _check_unfinished(f: CheckUnfinished) -> str:
     return f"the GPU compile check{of} did not finish ({f.cause})"
 
 
-register(FailureKind.COMPILE, {CompileFailed: _compile_failed, CompileCheck: _compile_check, LaunchCompile: _launch_compile,
-                   CheckUnfinished: _check_unfinished})
+register(FailureKind.COMPILE, {CompileFailed: _compile_failed, CompileCheck: _compile_check,
+                               LaunchCompile: _launch_compile, CheckUnfinished: _check_unfinished})

@@ -36,7 +36,8 @@ def _stray_store(f: StrayStore) -> str:
         parts.append(f"elements {first}..{last} past its end" if last > first else f"element {first} past its end")
     if f.before is not None:
         first, last = f.before
-        parts.append(f"elements {first}..{last} before its start" if last > first else f"element {first} before its start")
+        parts.append(f"elements {first}..{last} before its start" if last > first
+                     else f"element {first} before its start")
     what = "output" if f.role == "output" else "input"
     return (f"out-of-bounds store: the kernel wrote {' and '.join(parts)} of {what} `{f.name}` "
             f"(shape {tuple(f.shape)}, {plural(f.numel, 'element')}; {plural(f.count, 'stray element')}). "

@@ -112,8 +112,9 @@ class Timeout:
 
 
 def _timeout(f: Timeout) -> str:
-    within = f"{f.seconds:g} s of CPU time" if f.wall is None else \
-        f"{f.wall:.0f} s of wall-clock time (the limit is {f.seconds:g} s of CPU time, waited for longer on a busy machine)"
+    within = (f"{f.seconds:g} s of CPU time" if f.wall is None
+              else f"{f.wall:.0f} s of wall-clock time (the limit is {f.seconds:g} s of CPU time, "
+              "waited for longer on a busy machine)")
     return (f"the kernel did not finish within {within}. Look for a loop whose bound never "
             f"becomes true (a `while`, or a `range` over a huge or negative count); raise the limit with "
             f"--timeout if the kernel is merely slow." + (" (while importing the file)" if f.importing else ""))

@@ -88,7 +88,8 @@ _COMPILE_FIXES = [
     (r"gives no value for `(?P<name>\w+)`",
      "set `{name}` in every `triton.Config` of the autotuner (e.g. `{{'{name}': 8}}` beside the block sizes), "
      "or give the parameter a default (`{name}: tl.constexpr = 8`)."),
-    (r"Lambda", "lambdas are not supported in kernels: write the expression inline or as a separate @triton.jit function."),
+    (r"Lambda",
+     "lambdas are not supported in kernels: write the expression inline or as a separate @triton.jit function."),
     (r"StopIteration|nested function|FunctionDef",
      "nested `def`s are not supported in kernels: move the helper to module level and decorate it with @triton.jit."),
     (r"is not string",

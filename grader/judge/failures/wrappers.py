@@ -293,6 +293,7 @@ def _saved_storage(f: SavedStorage) -> str:
 register(FailureKind.UNWRITTEN, {NeverComputed: _never_computed})
 register(FailureKind.SHAPE, {NotATensor: _not_a_tensor, WrongOutput: _wrong_output, GradCount: _grad_count,
                  GradNotTensor: _grad_not_tensor, GradShape: _grad_shape})
-register(FailureKind.TORCH_COMPUTE, {TorchOp: _torch_op, NoLaunch: _no_launch, Unseen: _unseen, HostValues: _host_values,
-                         ReturnsInput: _returns_input, NotReplayable: _not_replayable, HostReduction: _host_reduction})
+register(FailureKind.TORCH_COMPUTE, {TorchOp: _torch_op, NoLaunch: _no_launch, Unseen: _unseen,
+                                     HostValues: _host_values, ReturnsInput: _returns_input,
+                                     NotReplayable: _not_replayable, HostReduction: _host_reduction})
 register(FailureKind.SAVED, {CtxAttribute: _ctx_attribute, SavedExtra: _saved_extra, SavedStorage: _saved_storage})

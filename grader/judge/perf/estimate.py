@@ -64,7 +64,8 @@ class Device:
 H100 = Device()
 DEFAULTS = {"dram_eff": 0.90, "l2_bytes_per_s": 12.0e12, "l2_keeps": 0.5, "cross_miss": 0.1, "fp16_eff": 0.75,
             "tf32_eff": 0.7, "fp8_eff": 0.7, "fp32_eff": 0.6, "mma_factor": 0.6, "alu_eff": 0.5, "slow_eff": 0.5,
-            "atomics_per_s": 3.0e11, "conflicts_per_s": 1.0e10, "same_address_s": 2.0e-9, "latency_s": 0.7e-6, "launch_s": 2.5e-6,
+            "atomics_per_s": 3.0e11, "conflicts_per_s": 1.0e10, "same_address_s": 2.0e-9, "latency_s": 0.7e-6,
+            "launch_s": 2.5e-6,
             "torch_op_s": 3.0e-6, "spill_factor": 4.0, "partial_miss": 0.5, "p": 3.0,
             # the ALU's share of its peak for the compiled code's arithmetic (a loop-free kernel's
             # PTX, counted per thread); alu_eff is the rate of the interpreter's lane operations,
@@ -205,7 +206,8 @@ def terms(*, traffic_: Traffic, flops: dict, tensor_cores: str, lane_ops: float,
                   + compiled_ops / (clock * device.lanes_per_sm_clock * c["ptx_eff"])
                   + slow_ops / (clock * device.slow_per_sm_clock * c["slow_eff"])) / quantised
     # lanes of one request that hit one address queue behind each other in L2
-    out["atomics"] = atomics / c["atomics_per_s"] + conflicts / c["conflicts_per_s"] + same_address * c["same_address_s"]
+    out["atomics"] = (atomics / c["atomics_per_s"] + conflicts / c["conflicts_per_s"]
+                      + same_address * c["same_address_s"])
     # a loop's later loads are issued ``stages - 1`` iterations ahead (software pipelining)
     # and each reduction waits for its tree across the lanes, one after another
     out["latency"] = math.ceil(programs / held) * (max(1.0, rounds) * c["latency_s"] / max(1, stages - 1)

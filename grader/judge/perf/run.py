@@ -184,7 +184,8 @@ def launch_cost(launch: wire_measure.LaunchProfile, stats, note: str, c: dict, d
         staged=stats.loop_shared if stats and launch.dots else 0)
 
 
-def profile_costs(reply: wire_measure.Profiled, stats: list, c: dict, device=model.H100) -> tuple[tuple[LaunchCost, ...], float]:
+def profile_costs(reply: wire_measure.Profiled, stats: list, c: dict,
+                  device=model.H100) -> tuple[tuple[LaunchCost, ...], float]:
     """Each launch costed (an autotuned launch: its fastest config, the others as alternatives),
     and the wrapper's own PyTorch operators. ``stats``: (KernelStats or None, note) per launch."""
     groups: dict[int, list[LaunchCost]] = {}
@@ -227,7 +228,8 @@ def measure(grading: Grading, puzzle: Puzzle, kernel_file: Path, request: wire_m
     return reply, [compile_stats(compiler, kernel_file, puzzle.kernel, launch, memo) for launch in reply.launches], ""
 
 
-def costed(who: str, kernel_file: Path, reply: wire_measure.Profiled | None, stats: list, error: str, c: dict) -> PerfProfile:
+def costed(who: str, kernel_file: Path, reply: wire_measure.Profiled | None, stats: list, error: str,
+           c: dict) -> PerfProfile:
     """One implementation's counts and figures, costed by the model with coefficients ``c``."""
     seconds = reply.seconds if reply is not None else 0.0
     if error:

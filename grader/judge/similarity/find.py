@@ -53,9 +53,10 @@ COMPILED, SOURCE = "compiled kernel", "source"  # the signals, as similarity.jso
 METHOD = (f"two signals. Compiled kernel: the TTIR Triton makes of each kernel at the puzzle's first case "
           f"(inlined, canonicalised, CSE'd, dead code gone), each op labelled by what it computes from "
           f"{DEPTH} ops up its data flow, names, order and sizes dropped; a pair is flagged at a weighted "
-          f"share of {IR_SCORE} or more. Source: winnowing (k={K} tokens, window {WINDOW}) over normalised tokens: names anonymised, comments "
-          f"dropped, independent statements in a canonical order; the stub's and the reference solution's "
-          f"fingerprints are common ground; shared fingerprints weighted by rarity in the class")
+          f"share of {IR_SCORE} or more. Source: winnowing (k={K} tokens, window {WINDOW}) over normalised tokens: "
+          f"names anonymised, comments dropped, independent statements in a canonical order; the stub's and "
+          f"the reference solution's fingerprints are common ground; shared fingerprints weighted by rarity "
+          f"in the class")
 
 
 def threshold(reference: int) -> tuple[int, float]:

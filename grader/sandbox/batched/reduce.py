@@ -131,8 +131,9 @@ def install(interpreter, tl) -> None:
     A batched scan holds its axis one further along from the start (its numpy calls use it as it
     is), and takes it back where it is checked against the block's own shape."""
     batched_reduce, batched_scan = _classes(interpreter, tl)
-    for cls, batched, names in ((interpreter.ReduceOps, batched_reduce, ("to_tensor", "sum", "min_max", "generic_reduce")),
-                                (interpreter.ScanOps, batched_scan, ("to_tensor", "generic_scan", "check_axis"))):
+    for cls, batched, names in (
+            (interpreter.ReduceOps, batched_reduce, ("to_tensor", "sum", "min_max", "generic_reduce")),
+            (interpreter.ScanOps, batched_scan, ("to_tensor", "generic_scan", "check_axis"))):
         for name in names:
             setattr(cls, name, _either(getattr(cls, name), getattr(batched, name)))
     scan_init = interpreter.ScanOps.__init__

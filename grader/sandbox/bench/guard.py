@@ -197,11 +197,13 @@ def _namespaces() -> dict:
     import triton.testing
     spaces = {"time": time, "torch": torch, "torch.cuda": torch.cuda, "torch.nn.functional": functional,
               "torch.autograd": torch.autograd, "torch.backends.cuda": torch.backends.cuda, "triton": triton,
-              "triton.testing": triton.testing, "gc": gc, "threading": threading, "_thread": _thread, "os": os, "sys": sys}
+              "triton.testing": triton.testing, "gc": gc, "threading": threading, "_thread": _thread, "os": os,
+              "sys": sys}
     whole = {"torch.Tensor": torch.Tensor, "torch.cuda.Event": torch.cuda.Event, "torch.cuda.Stream": torch.cuda.Stream}
     # the bench's own modules, by name (importing them here would make a circle)
     whole |= {name: sys.modules[name] for name in OWN if name in sys.modules}
-    return {name: (space, False) for name, space in spaces.items()} | {name: (space, True) for name, space in whole.items()}
+    return ({name: (space, False) for name, space in spaces.items()}
+            | {name: (space, True) for name, space in whole.items()})
 
 
 def watched() -> dict:
@@ -232,7 +234,8 @@ def _switch_getters() -> dict:
             lambda: b.cuda.matmul.allow_fp16_reduced_precision_reduction,
         "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction":
             lambda: b.cuda.matmul.allow_bf16_reduced_precision_reduction,
-        "torch.backends.cudnn.enabled": lambda: b.cudnn.enabled, "torch.backends.cudnn.benchmark": lambda: b.cudnn.benchmark,
+        "torch.backends.cudnn.enabled": lambda: b.cudnn.enabled,
+        "torch.backends.cudnn.benchmark": lambda: b.cudnn.benchmark,
         "torch.backends.cudnn.allow_tf32": lambda: b.cudnn.allow_tf32,
         "torch.backends.cuda.flash_sdp_enabled()": b.cuda.flash_sdp_enabled,
         "torch.backends.cuda.mem_efficient_sdp_enabled()": b.cuda.mem_efficient_sdp_enabled,

@@ -222,7 +222,8 @@ class Measure:
             step()
         with guard._stream_context(guard._Stream()):  # captured work must not run on the timed stream first
             fresh()
-            estimate = max(1e-3, statistics.median(self.clock.time(fresh)[1] for _ in range(3)))  # the wall: another stream
+            # the wall: another stream
+            estimate = max(1e-3, statistics.median(self.clock.time(fresh)[1] for _ in range(3)))
             repeats = max(1, min(GRAPH_REPEATS, round(GRAPH_MS / estimate)))
             graph = guard._CUDAGraph()
             with guard._graph_capture(graph):

@@ -210,7 +210,8 @@ def bench_function(puzzle: Puzzle, cls, msg: wire_measure.Bench, blobs: list[byt
         # A gradient that is not a plain tensor (a subclass could compute when read, after the
         # timer) is not read: zeros go back in its place, and the watch names it.
         grads = [x.grad for x in leaves]
-        odd = [f"the gradient of input {i}" for i, g in enumerate(grads) if g is not None and type(g) is not torch.Tensor]
+        odd = [f"the gradient of input {i}" for i, g in enumerate(grads)
+               if g is not None and type(g) is not torch.Tensor]
         plain = [g if g is not None and type(g) is torch.Tensor else torch.zeros_like(x) for g, x in zip(grads, leaves)]
         return (*raw(plain), odd)
 

@@ -11,8 +11,9 @@ astray), the case is the interpreter's limit, as before.
 Each stand-in value is a hash of the seed and the operands' bits at that element, so the same
 operands give the same value whatever order the programs run in (the race check's reversed
 run sees the same function), as a pure instruction would. Floats have a random sign and a
-magnitude from 2^-20 to 2^20; integers take all their bits. Outside :func:`standing_in` the assembly raises InterpreterLimit, as
-other requests (autograd replays, Helion's tiled runs) have no second run to compare.
+magnitude from 2^-20 to 2^20; integers take all their bits. Outside :func:`standing_in` the
+assembly raises InterpreterLimit, as other requests (autograd replays, Helion's tiled runs)
+have no second run to compare.
 """
 from __future__ import annotations
 

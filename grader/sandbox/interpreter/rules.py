@@ -79,7 +79,8 @@ def block_truth(tensor) -> bool:
                          f"`(a < n) & (b < m)`")
     if tensor.type.is_block():
         return True
-    return bool(one_value(tensor.handle.data, "an `if`, `while`, `and` or `or` on a value that differs between programs"))
+    return bool(one_value(tensor.handle.data,
+                          "an `if`, `while`, `and` or `or` on a value that differs between programs"))
 
 
 def _patch_truth(interpreter) -> None:

@@ -97,7 +97,8 @@ def _check_output(state, name, got, described: wire.TensorInfo, expected):
     return None if outcome.passed else outcome.facts
 
 
-def check_saved(state, program: function_wire.Program, case: Case) -> "failures.CtxAttribute | failures.SavedExtra | None":
+def check_saved(state, program: function_wire.Program,
+                case: Case) -> "failures.CtxAttribute | failures.SavedExtra | None":
     puzzle = state.puzzle
     names = [s.name for s in state.shapes.inputs]
     for attribute in program.attributes:

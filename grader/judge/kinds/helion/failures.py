@@ -42,8 +42,8 @@ def _host_work(f: HostWork) -> str:
                 f"one, or an allocation of its host code: it was made on the host where the grader's watch of "
                 f"PyTorch did not see it (a dispatch mode switched off, a tensor subclass, PyTorch's internals), "
                 f"so it holds PyTorch's result, not the Triton kernel Helion generates. Fix: outside the loops, "
-                f"only allocate the outputs (`torch.empty_like({f.tensor})`, `{f.tensor}.new_zeros(...)`) and take views and "
-                f"sizes; compute in the `hl.tile` loop, on the tiles (`{f.tensor}[tile]`).")
+                f"only allocate the outputs (`torch.empty_like({f.tensor})`, `{f.tensor}.new_zeros(...)`) "
+                f"and take views and sizes; compute in the `hl.tile` loop, on the tiles (`{f.tensor}[tile]`).")
     what = ""
     if f.ops:
         on = f" on {', '.join(f'`{t}`' for t in f.tensors)}" if f.tensors else ""

@@ -162,7 +162,8 @@ class Tape(TorchDispatchMode):
         step = {"phase": self.phase, "op": f"{name}.{func._overloadname}",
                 "args": self.encode(list(args), what), "kwargs": self.encode(dict(kwargs), what)["dict"]}
         if self.unseen is not None and any(_is_fake(t) and t.fake_mode is not self.mode
-                                           for t in flat([list(args), list(kwargs.values())]) if isinstance(t, torch.Tensor)):
+                                           for t in flat([list(args), list(kwargs.values())])
+                                           if isinstance(t, torch.Tensor)):
             raise KeptFromElsewhere()
         try:
             out = func(*args, **kwargs)
