@@ -38,7 +38,8 @@ def main(argv=None) -> int:
     for _ in range(args.rounds):
         for puzzle_id in PUZZLES:
             started = time.perf_counter()
-            result = grade_many(course, [(puzzle_id, course.solution_file(puzzle_id))], Options(device=args.device)).results[0]
+            result = grade_many(course, [(puzzle_id, course.solution_file(puzzle_id))],
+                                Options(device=args.device)).results[0]
             whole[puzzle_id].append(time.perf_counter() - started)
             if result.status != "pass":
                 print(f"{puzzle_id}: {result.status}: {result.message[:300]}")

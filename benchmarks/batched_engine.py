@@ -104,7 +104,8 @@ def attention(repeat: int) -> None:
         q, k, v = (torch.randn(1, n, d, generator=gen).half() for _ in range(3))
         o, lse = torch.empty(1, n, d, dtype=torch.float16), torch.empty(1, n)
         grid = ((n + block - 1) // block, 1)
-        inputs = [(t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()) for t in (q, k, v)]  # as a worker has them
+        # as a worker has them
+        inputs = [(t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()) for t in (q, k, v)]
         serial_ops = None
         for batched in (False, True):
             def go():

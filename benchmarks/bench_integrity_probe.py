@@ -82,10 +82,12 @@ def main():
     print("threads after a Python backward on CUDA:", [type(t).__name__ for t in threading.enumerate()])
     torch.cuda.synchronize()
     print("changed names", guard.changed(names, guard.watched()))
-    print("switched", guard.switched(switches, guard.switches()), "threads started", guard.started(threads, guard.threads()))
+    print("switched", guard.switched(switches, guard.switches()),
+          "threads started", guard.started(threads, guard.threads()))
     scratch = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     print("empty call after a flush: event ms, gap ms", timed(lambda: None, scratch.zero_))
-    print("copy kernel 64 MiB: event ms, gap ms", timed(lambda: _copy[(x.numel() // 1024,)](x, y, x.numel(), BLOCK=1024), scratch.zero_))
+    print("copy kernel 64 MiB: event ms, gap ms",
+          timed(lambda: _copy[(x.numel() // 1024,)](x, y, x.numel(), BLOCK=1024), scratch.zero_))
     side = torch.cuda.Stream()
 
     def hidden():
@@ -98,7 +100,8 @@ def main():
     eager = lambda: torch.nn.functional.gelu(torch.addmm(bias, m, m), approximate="tanh")  # noqa: E731
     fused = lambda: torch._addmm_activation(bias, m, m, use_gelu=True)  # noqa: E731
     for name, fn in (("addmm + gelu", eager), ("_addmm_activation(use_gelu)", fused)):
-        print(name, "ms", timed(fn, scratch.zero_)[0], "max err vs spec", float((fn().float() - spec.float()).abs().max()))
+        print(name, "ms", timed(fn, scratch.zero_)[0],
+              "max err vs spec", float((fn().float() - spec.float()).abs().max()))
     xr = torch.randn(4096, 8192, device="cuda", dtype=torch.float16, requires_grad=True)
     w = torch.randn(8192, device="cuda", dtype=torch.float16, requires_grad=True)
     g = torch.randn_like(xr)

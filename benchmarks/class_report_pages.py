@@ -73,7 +73,8 @@ def main() -> None:
             args.shots.mkdir(parents=True, exist_ok=True)
             shot = (args.shots / f"class_report_{name}.png").resolve()
             subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                            f"--screenshot={shot}", "--window-size=1400,1400" if name == "5" else "--window-size=1400,2000",
+                            f"--screenshot={shot}",
+                            "--window-size=1400,1400" if name == "5" else "--window-size=1400,2000",
                             page.resolve().as_uri()], check=True, capture_output=True, timeout=120)
             print(shot)
 

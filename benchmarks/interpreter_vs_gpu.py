@@ -216,8 +216,10 @@ RAND = [0.25441587, 0.758335292, 0.498345435, 0.576946914]  # the interpreter's 
 F = 1 + 3 * 2 ** -12  # between TF32 values: truncated, rounded and exact products differ
 # (probe, how, expected on an sm_90 GPU, status in the grader: followed / left / limit / unconfirmed)
 PROBES = [
-    ("maximum(x, nan)", lambda: _run_binary("maximum", [0, 1, NAN, NAN], [NAN, NAN, 2, NAN]), [0, 1, 2, NAN], "followed"),
-    ("minimum(x, nan)", lambda: _run_binary("minimum", [0, 1, NAN, NAN], [NAN, NAN, 2, NAN]), [0, 1, 2, NAN], "followed"),
+    ("maximum(x, nan)", lambda: _run_binary("maximum", [0, 1, NAN, NAN], [NAN, NAN, 2, NAN]),
+     [0, 1, 2, NAN], "followed"),
+    ("minimum(x, nan)", lambda: _run_binary("minimum", [0, 1, NAN, NAN], [NAN, NAN, 2, NAN]),
+     [0, 1, 2, NAN], "followed"),
     ("maximum(x, nan, propagate_nan=ALL)", lambda: _run_binary("maximum_all", [0, 1, NAN, 3], [NAN, 0, 2, 1]),
      [NAN, 1, NAN, 3], "followed"),
     ("NaN test with maximum, +10/+11", _run_nan_count, [11, 11, 11, 11], "followed"),
@@ -235,8 +237,8 @@ PROBES = [
      "followed"),
     ("int32 % 0", lambda: _run_binary("mod", [7, -7, 0, 5], [0, 0, 0, 3], torch.int32), [-1, -1, -1, 2], "followed"),
     ("uint32 // 0, % 0", lambda: _run_binary("floordiv", [7, 9, 0, 1], [0, 0, 0, 1], torch.uint32)
-     + _run_binary("mod", [7, 9, 0, 5], [0, 0, 0, 3], torch.uint32), [2.0 ** 32 - 1] * 3 + [1.0] + [2.0 ** 32 - 1] * 3 + [2.0],
-     "followed"),
+     + _run_binary("mod", [7, 9, 0, 5], [0, 0, 0, 3], torch.uint32),
+     [2.0 ** 32 - 1] * 3 + [1.0] + [2.0 ** 32 - 1] * 3 + [2.0], "followed"),
     ("int32 << 33", lambda: _run_binary("shl", [1, 1, 3, 1], [33, 32, 1, 31], torch.int32), None, "left"),
     ("float -> int32 out of range, NaN", lambda: _run_cast([1e10, -1e10, NAN, -2.7], torch.int32),
      [2147483647, -2147483648, 0, -2], "followed"),
@@ -244,8 +246,9 @@ PROBES = [
      "followed"),
     ("float -> int64 out of range", lambda: _run_cast([1e30, -1e30, NAN, 2.5], torch.int64),
      [2 ** 63 - 1, -2 ** 63, -2 ** 63, 2], "followed"),
-    ("fp32 -> bf16 rounds to nearest even", lambda: _run_cast([1 + 3 * 2 ** -9, 1 + 2 ** -8, -(1 + 3 * 2 ** -9), 3.0],
-                                                             torch.bfloat16), [1.0078125, 1.0, -1.0078125, 3.0], "followed"),
+    ("fp32 -> bf16 rounds to nearest even",
+     lambda: _run_cast([1 + 3 * 2 ** -9, 1 + 2 ** -8, -(1 + 3 * 2 ** -9), 3.0], torch.bfloat16),
+     [1.0078125, 1.0, -1.0078125, 3.0], "followed"),
     ("bf16 add, mul", lambda: _run_binary("add", [1.0, 1.5, -2.0, 3.0], [2 ** -8, 1.5, 0.5, 2 ** -6], torch.bfloat16)
      + _run_binary("mul", [1.5, 3.0, -2.0, 1.0078125], [1.5, 3.0, 0.5, 1.0078125], torch.bfloat16),
      [1.0, 3.0, -1.5, 3.015625, 2.25, 9.0, -1.0, 1.015625], "followed"),
@@ -258,7 +261,8 @@ PROBES = [
     ("int argument 2**31 + 5, times 2", _run_int_argument, [2 ** 32 + 10, 2 ** 32 + 11], "followed"),
     ("exp(100), exp(-100), exp(-87), exp(88)", lambda: _run_unary("exp", [100.0, -100.0, -87.0, 88.0]),
      [math.inf, None, math.exp(-87.0), math.exp(88.0)], "left"),
-    ("x / y (div.full.f32), 1 / 3e38 subnormal", lambda: _run_binary("div", [1.0, 1.0, 6.0, -1.0], [3e38, 3.0, 3.0, 0.0]),
+    ("x / y (div.full.f32), 1 / 3e38 subnormal",
+     lambda: _run_binary("div", [1.0, 1.0, 6.0, -1.0], [3e38, 3.0, 3.0, 0.0]),
      [None, 1 / 3, 2.0, -math.inf], "left"),
     ("a * a + b contracted to fma", lambda: _run_binary("fma", [1 + 2 ** -12] * 4, [-(1 + 2 ** -11)] * 4),
      [2 ** -24] * 4, "left"),

@@ -169,7 +169,8 @@ def solved_course(root: Path, folder: Path) -> Path:
 
 
 def puzzles(root: Path, only: list[str] = ()) -> list[str]:
-    ids = sorted(p.name[:8] for p in (root / "solutions").glob("puzzle[0-9][0-9]_*.py") if not only or p.name[:8] in only)
+    ids = sorted(p.name[:8] for p in (root / "solutions").glob("puzzle[0-9][0-9]_*.py")
+                 if not only or p.name[:8] in only)
     with tempfile.TemporaryDirectory() as folder:
         course = solved_course(root, Path(folder))
         seconds = {pid: timed(grader(pid, "--device", "cpu"), root, cwd=course) for pid in ids}
@@ -178,7 +179,8 @@ def puzzles(root: Path, only: list[str] = ()) -> list[str]:
     classic = {pid: s for pid, s in seconds.items() if int(pid[6:]) <= 34} or seconds  # the Triton puzzles
     slowest = max(seconds, key=seconds.get)
     slowest_classic = max(classic, key=classic.get)
-    rows = [f"| one puzzle as a learner grades it, median of all {len(ids)} | {statistics.median(seconds.values()):.2f} s | |",
+    rows = [f"| one puzzle as a learner grades it, median of all {len(ids)} | "
+            f"{statistics.median(seconds.values()):.2f} s | |",
             f"| one Triton puzzle (1-34), slowest ({slowest_classic}) | {classic[slowest_classic]:.2f} s "
             f"({cpu[slowest_classic]:.2f} s) | 3 s |",
             f"| one puzzle, slowest ({slowest}) | {seconds[slowest]:.2f} s | 5 s |",
@@ -189,7 +191,8 @@ def puzzles(root: Path, only: list[str] = ()) -> list[str]:
         changed = Path(folder) / solution.name
         # A different constant in the kernel's source: nothing compiled before can be reused.
         changed.write_text(solution.read_text().replace("@triton.jit", f"NONCE = {time.time_ns()}\n\n@triton.jit", 1))
-        rows.append(f"| puzzle31, a changed kernel | {timed(grader('puzzle31', '--file', str(changed), '--device', 'cpu'), root):.2f} s "
+        rows.append("| puzzle31, a changed kernel | "
+                    f"{timed(grader('puzzle31', '--file', str(changed), '--device', 'cpu'), root):.2f} s "
                     "| 5 s |")
     rows.append("")
     rows.append("Every puzzle, as a learner grades it: " + ", ".join(f"{pid[6:]} {s:.1f}" for pid, s in seconds.items())
@@ -335,7 +338,8 @@ def watch_latency(root: Path, repeat: int) -> list[str]:
         mine = [g for g in graded if g[0] == pid]
         if mine:
             rows.append(f"| in one process, {pid}: every small case judged, then the verdict ({mine[0][1]}) | "
-                        f"{statistics.median(g[2] for g in mine):.2f} s, then {statistics.median(g[3] for g in mine):.2f} s "
+                        f"{statistics.median(g[2] for g in mine):.2f} s, "
+                        f"then {statistics.median(g[3] for g in mine):.2f} s "
                         f"| | {os.getloadavg()[0]:.1f} | |")
             print(rows[-1], flush=True)
     if run.returncode != 0:
@@ -428,8 +432,8 @@ def main() -> int:
     root = args.root.resolve()
     wanted = args.only.split(",")
     load = os.getloadavg()[0]
-    print(f"{root} at {subprocess.run(['git', '-C', str(root), 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()}, "
-          f"{os.cpu_count()} cores, load {load:.1f} at the start")
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    print(f"{root} at {head.stdout.strip()}, {os.cpu_count()} cores, load {load:.1f} at the start")
     chosen = [f"puzzle{int(n.removeprefix('puzzle')):02d}" for n in args.puzzles.split(",") if n.strip()]
     print("| what | wall (CPU) | target |")
     print("|---|---|---|")

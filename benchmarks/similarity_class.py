@@ -13,8 +13,8 @@ applied alone to an honest student's kernel (:data:`DISGUISES`), and all togethe
 is compiled here as the sandboxed worker compiles it (``compile_request._ttir``, sm_90, the
 puzzle's first case's constexprs): the code is this file's own, never a learner's. ``--puzzle
 puzzle07`` builds the long sum's class the same way. ``tl.static_range`` is not among the
-disguises: both puzzles' ``T`` is a runtime length, which a static loop cannot run over (tests/test_similarity_ir.py checks it on a kernel whose count is a
-constexpr).
+disguises: both puzzles' ``T`` is a runtime length, which a static loop cannot run over
+(tests/test_similarity_ir.py checks it on a kernel whose count is a constexpr).
 """
 from __future__ import annotations
 
@@ -291,7 +291,8 @@ def main() -> None:
     top_honest.sort(reverse=True)
     print(f"compiled kernels (flagged at {IR_SCORE}): honest pairs' highest scores "
           + ", ".join(f"{score:.3f} (seed {seed})" for score, seed, _ in top_honest[:5])
-          + "; copies' lowest " + ", ".join(f"{score:.3f} ({how}, seed {seed})" for score, seed, how in sorted(low_copy)[:3]))
+          + "; copies' lowest "
+          + ", ".join(f"{score:.3f} ({how}, seed {seed})" for score, seed, how in sorted(low_copy)[:3]))
     print(f"per class of {STUDENTS}, one thread: compiling to TTIR (in the workers, during grading) "
           f"{compile_s / args.seeds:.2f} s; the pass over the puzzle, source alone {source_s / args.seeds:.3f} s, "
           f"both signals {compare_s / args.seeds:.3f} s")

@@ -11,9 +11,10 @@ CUDA build, about 5 GB with its NVIDIA packages.
 
 The pins come from where setting up reads them: constraints.txt for the course; for torch,
 scripts/setup_env.py's pinned release (the one CI tests; from the CPU index it installs the
-newest) and PyTorch's CPU index, where torch comes from. The Python is the Dockerfile's. One line per package and machine; exit 0 when every pin has its
-wheels, 1 naming each that has none, 2 when an index could not be asked. With
---torch-index-optional, PyTorch's index out of reach is reported and torch left unchecked.
+newest) and PyTorch's CPU index, where torch comes from. The Python is the Dockerfile's. One
+line per package and machine; exit 0 when every pin has its wheels, 1 naming each that has
+none, 2 when an index could not be asked. With --torch-index-optional, PyTorch's index out of
+reach is reported and torch left unchecked.
 
 Only the standard library and pip's own copy of `packaging` are needed: this runs before the
 course is installed.
@@ -231,7 +232,8 @@ def describe(pin: Pin, files: list[Link], python: str, machine: str) -> str:
     """Why the index has no wheel of this release for ``machine``: no file, only a source archive,
     wheels for other Pythons, or for other machines."""
     wanted = SpecifierSet(f"=={pin.version}")
-    mine = [(link, found) for link in files if (found := parsed(link.filename)) and wanted.contains(found[0], prereleases=True)]
+    mine = [(link, found) for link in files
+            if (found := parsed(link.filename)) and wanted.contains(found[0], prereleases=True)]
     if not mine:
         return f"no file of {pin.version} on {pin.index}"
     wheels = [(link, found) for link, found in mine if found[1]]
@@ -274,7 +276,8 @@ def check(pins: list[Pin], python: str, machines=MACHINES, fetcher=fetch, out=pr
             if wheel:
                 out(f"  ok  {label}  {wheel}")
             else:
-                why = f"no project {pin.name} on {pin.index}" if files is None else describe(pin, files, python, machine)
+                why = (f"no project {pin.name} on {pin.index}" if files is None
+                       else describe(pin, files, python, machine))
                 out(f"  NO  {label}  no wheel for CPython {python} on manylinux_2_{GLIBC_MINOR}_{machine}: {why}")
                 missing.append((pin, machine))
     if missing:

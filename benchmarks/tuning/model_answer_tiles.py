@@ -383,7 +383,8 @@ def _inputs(b, h, n, d, dtype, seed=0):
 
 
 def attention_fwd() -> None:
-    new, old = solution("puzzle31_flash_attention_forward.py"), solution("puzzle31_flash_attention_forward.py", old=True)
+    new, old = (solution("puzzle31_flash_attention_forward.py"),
+                solution("puzzle31_flash_attention_forward.py", old=True))
     rev = solution("puzzle31_flash_attention_forward.py", replace=REVERSED)
     sizes = sized([((2, 16, 8192, 128), torch.bfloat16, 1), ((4, 16, 4096, 128), torch.float16, 0),
                    ((4, 32, 4096, 64), torch.bfloat16, 1), ((8, 16, 2048, 128), torch.bfloat16, 1)],
@@ -419,7 +420,8 @@ def attention_fwd() -> None:
 
 
 def attention_bwd() -> dict:
-    new, old = solution("puzzle32_flash_attention_backward.py"), solution("puzzle32_flash_attention_backward.py", old=True)
+    new, old = (solution("puzzle32_flash_attention_backward.py"),
+                solution("puzzle32_flash_attention_backward.py", old=True))
     half = solution("puzzle32_flash_attention_backward.py", replace=HALF_STEPS)
     delta = solution("puzzle32_flash_attention_backward.py", replace=DELTA_LOADED)
     half_delta = solution("puzzle32_flash_attention_backward.py", replace=HALF_STEPS + DELTA_LOADED)
@@ -440,8 +442,8 @@ def attention_bwd() -> dict:
         want = torch.autograd.grad(ref, leaves, do, retain_graph=True)
         sdpa_bwd = ms(lambda: torch.autograd.grad(ref, leaves, do, retain_graph=True))
         report("bwd", f"{size} SDPA backward alone", sdpa_bwd, tflops=flops / sdpa_bwd / 1e9)
-        step = ms(lambda: torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=bool(causal)).backward(do),
-                  grad_to_none=leaves)
+        step = ms(lambda: torch.nn.functional.scaled_dot_product_attention(
+            *leaves, is_causal=bool(causal)).backward(do), grad_to_none=leaves)
         report("bwd", f"{size} SDPA forward + backward", step, tflops=(flops * 14 // 10) / step / 1e9)
         deltas = torch.empty_like(lse)
         t_delta = ms(lambda: _delta[(triton.cdiv(n, 128), b * h)](o, do, deltas, n, D=d, BQ=128))
@@ -618,7 +620,8 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--old", default=str(ROOT / "solutions"))
     parser.add_argument("--only", default="dropout,histogram,rmsnorm,fwd,bwd,step",
-                        help="also: final (the committed attention solutions), sweep (puzzle 31 at its sweep's sizes), parts (RMS norm's step taken apart)")
+                        help="also: final (the committed attention solutions), "
+                             "sweep (puzzle 31 at its sweep's sizes), parts (RMS norm's step taken apart)")
     parser.add_argument("--budget", type=float, default=520)
     parser.add_argument("--json")
     parser.add_argument("--smoke", action="store_true", help="run on the CPU in the interpreter, tiny sizes")
