@@ -137,7 +137,9 @@ def graded(tmp_path_factory):
     (subs / "frank.py").write_bytes(b"\x00\xffnot python")
     (subs / "empty_folder").mkdir()
     out = root / "grading"
-    run = subprocess.run([sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--timeout", "10",
+    # 30 s, the default: alice's puzzle32 runs its 4,352-query case whole, near 10 s of CPU time on a
+    # loaded machine (seen: "not graded here"), and she must score every puzzle.
+    run = subprocess.run([sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--timeout", "30",
                           "--memory-mb", "6144", "--format", "gradescope", "--seed-secret", "12345",
                           "--root", str(PRISTINE)], cwd=root, capture_output=True, text=True, timeout=900)
     return root, out, run
