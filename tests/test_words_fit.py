@@ -9,6 +9,7 @@ import torch
 
 from grader.judge import failures
 from grader.judge.compare import compare_tensor
+from grader.judge.kinds.helion.failures import HostWork
 from grader.source.source_lines import kernel_traits
 
 NAN = failures.Element((0, 3), float("nan"), 0.0)
@@ -78,13 +79,13 @@ def test_a_kernel_that_never_exponentiates_hears_nothing_of_exp():
 
 
 def test_the_helion_host_work_fix_indexes_the_kernels_own_tensors():
-    found = failures.HostWork("helion_matmul", 5, "c = a @ b", ops=("mm",), tensors=("a", "b"), tensor="a")
+    found = HostWork("helion_matmul", 5, "c = a @ b", ops=("mm",), tensors=("a", "b"), tensor="a")
     said = failures.word(found)
     assert "x[tile]" not in said and "(x)" not in said
     assert said.endswith("Fix: move the computation into the `hl.tile` loop, on the tiles (`a[tile]`); outside the "
                          "loops, only allocate the outputs (`torch.empty_like(a)`, `a.new_zeros(...)`), take views "
                          "and sizes, and return them.")
-    none = failures.word(failures.HostWork("helion_causal_attention", 3, "def helion_causal_attention(...)",
+    none = failures.word(HostWork("helion_causal_attention", 3, "def helion_causal_attention(...)",
                                            loops=False, tensor="q"))
     assert "x[tile] + y[tile]" not in none
     assert none.endswith("Fix: put the work inside `for tile in hl.tile(...)` loops, on the tiles (`q[tile]`), "
