@@ -14,7 +14,6 @@ from conftest import COURSE, ROOT
 from grader.channel.isolation import sandbox_available
 from grader.judge.classroom import grade_student
 from grader.judge.options import Options
-from grader.judge.session import Grading
 from grader.source.intake import prepare_class
 
 # Puzzle 15's wrapper, run while it is recorded, with a payload before its honest forward.
@@ -88,7 +87,7 @@ def test_one_puzzles_code_never_changes_anothers_verdict(tmp_path, payload):
     _student(tmp_path / "class" / "mallory", payload, token)
     options = Options(timeout=30, sandbox="on", library=(str(ROOT / "solutions"),))
     (student,) = prepare_class(tmp_path / "class", COURSE, tmp_path / "intake")
-    result = grade_student(COURSE, student, options, grading=Grading)
+    result = grade_student(COURSE, student, options)
     verdicts = {r.puzzle: r for r in result.results}
     assert verdicts["puzzle15"].status in EXPECT_OF_THE_ATTACKER[payload], verdicts["puzzle15"].message
     for later in ("puzzle18", "puzzle22"):
