@@ -15,13 +15,12 @@ undone had marked or found is undone with it (the launch memory's undo log).
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
-from grader.sandbox.batched.lanes import current
+from grader.sandbox.batched.lanes import call_stack, current
 from grader.sandbox.interpreter.hooks import restore
 
 _HOOKED = ("create_masked_load", "create_masked_store", "create_atomic_rmw", "create_atomic_cas")
@@ -124,16 +123,8 @@ class UnwrittenReads:
 
     def _note(self, group, out: Watched, element: int, lane: int) -> None:
         program = list(group.coords(lane)) if group is not None else list(self.builder.grid_idx or (0, 0, 0))
-        line, source = self.lines(_stack())
+        line, source = self.lines(call_stack())
         self.found[out.name] = {"tensor": out.name, "index": element, "program": program, "shape": list(out.shape),
                                 "line": line, "source": source}
         if group is not None:  # undone with the group, which runs again (or serially)
             group.memory.undo.append(lambda: self.found.pop(out.name, None))
-
-
-def _stack() -> list[tuple[str, int]]:
-    found, frame = [], sys._getframe(2)
-    while frame is not None:
-        found.append((frame.f_code.co_filename, frame.f_lineno))
-        frame = frame.f_back
-    return found

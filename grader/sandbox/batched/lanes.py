@@ -19,6 +19,7 @@ Triton's wrapping of a helper's errors nor a kernel's own ``except Exception`` c
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -142,3 +143,12 @@ def budget(shape, itemsize: int) -> None:
         nbytes = int(np.prod(shape, dtype=np.int64)) * itemsize
         if nbytes > BUDGET:
             raise Oversized(nbytes)
+
+
+def call_stack() -> list[tuple[str, int]]:
+    """(file, line) of each frame above the caller's caller, innermost first."""
+    found, frame = [], sys._getframe(2)
+    while frame is not None:
+        found.append((frame.f_code.co_filename, frame.f_lineno))
+        frame = frame.f_back
+    return found

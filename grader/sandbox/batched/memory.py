@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.sandbox.batched.lanes import Unbatchable
+from grader.sandbox.batched.lanes import Unbatchable, call_stack
 
 
 class Conflict(Unbatchable):
@@ -38,16 +38,7 @@ class Crossed(Conflict):
     def __init__(self, address: int, rank: int, other: int, loaded: bool) -> None:
         super().__init__("programs of one launch loaded and stored one element, with no atomic to order them")
         self.address, self.rank, self.other, self.loaded = address, rank, other, loaded
-        self.stack = _stack()  # (file, line) innermost first: the caller finds the learner's line in it
-
-
-def _stack() -> list[tuple[str, int]]:
-    import sys
-    found, frame = [], sys._getframe(2)
-    while frame is not None:
-        found.append((frame.f_code.co_filename, frame.f_lineno))
-        frame = frame.f_back
-    return found
+        self.stack = call_stack()  # (file, line) innermost first: the caller finds the learner's line in it
 
 
 def _crosses(book: "_Ranks", kind: str, index: np.ndarray, ranks: np.ndarray):
