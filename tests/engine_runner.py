@@ -155,9 +155,20 @@ def compare(name: str, reverse: bool = False, budget: int | None = None, hooked:
             "unwritten": batched["unwritten"], "serial_error": serial["error"]}
 
 
-def fast_race() -> dict:
-    """reads_neighbour without a bounds check, failing fast: the crossing the batch met, raised."""
+def fast_race(differential: str | None = None) -> dict:
+    """reads_neighbour without a bounds check, failing fast: the crossing the batch met, raised.
+    With ``differential`` as TP_DIFFERENTIAL, the same: the engine's own finding is not compared."""
     from grader.sandbox.batched.engine import ProgramsCrossed
+    label = "fast_race" if differential is None else f"fast_race_differential_{differential}"
+    if differential is not None:
+        os.environ["TP_DIFFERENTIAL"] = differential
+    try:
+        return _fast_race(label, ProgramsCrossed)
+    finally:
+        os.environ.pop("TP_DIFFERENTIAL", None)
+
+
+def _fast_race(label: str, ProgramsCrossed) -> dict:
     kernel, grid, make, _ = CASES["reads_neighbour"]
     args = make()
     names = lambda address: ("y", (80,), (address - args[1].data_ptr()) // 4)  # noqa: E731
@@ -171,9 +182,9 @@ def fast_race() -> dict:
         while cause.__cause__ is not None:
             cause = cause.__cause__
         if isinstance(cause, ProgramsCrossed):
-            return {"case": "fast_race", "reverse": False, "budget": None, "crossing": cause.crossing}
-        return {"case": "fast_race", "reverse": False, "budget": None, "crossing": repr(cause)}
-    return {"case": "fast_race", "reverse": False, "budget": None, "crossing": None}
+            return {"case": label, "reverse": False, "budget": None, "crossing": cause.crossing}
+        return {"case": label, "reverse": False, "budget": None, "crossing": repr(cause)}
+    return {"case": label, "reverse": False, "budget": None, "crossing": None}
 
 
 def differential_catches() -> dict:
@@ -239,3 +250,5 @@ if __name__ == "__main__":
         print(json.dumps(compare(name, False, hooked=False), default=str), flush=True)
     print(json.dumps(differential_catches(), default=str), flush=True)
     print(json.dumps(fast_race(), default=str), flush=True)
+    for setting in ("all", "0.5"):
+        print(json.dumps(fast_race(setting), default=str), flush=True)

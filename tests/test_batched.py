@@ -156,6 +156,27 @@ def test_without_the_bounds_check_a_race_of_plain_accesses_fails_fast(runs):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("setting", ["all", "0.5"])
+def test_the_differential_check_keeps_a_race_the_engine_stops_at(runs, setting):
+    """Under TP_DIFFERENTIAL the race is still raised (CI's Triton 3.9 selftest once passed a kernel
+    adding dQ without atomics: the check ran the launch serially instead, where nothing races)."""
+    crossing = ran(runs, f"fast_race_differential_{setting}")["crossing"]
+    assert isinstance(crossing, dict) and crossing["program"] == [0, 0, 0] and crossing["other"] == [1, 0, 0]
+
+
+@pytest.mark.parametrize("setting, seconds, programs, compared", [
+    ("all", 30.0, 65_600, True), ("0.5", 0.4, 4096, True), ("0.5", 0.6, 10, False),
+    ("0.5", 0.1, 4097, False), ("", 0.0, 1, False), ("yes", 0.0, 1, False)])
+def test_a_numeric_differential_setting_compares_short_launches_of_few_programs(monkeypatch, setting, seconds,
+                                                                                 programs, compared):
+    """The serial run costs per program: a numeric setting leaves a large case's launches (65,600
+    programs, minutes serially) to CI's ``all`` run of the solutions."""
+    from grader.sandbox.batched import differential
+    monkeypatch.setenv("TP_DIFFERENTIAL", setting)
+    assert differential.compares(seconds, programs) is compared
+
+
+@pytest.mark.slow
 def test_prints_come_program_after_program(runs):
     printed = ran(runs, "prints")["printed"]
     assert printed.index("program [0]") < printed.index("(0, 0, 0)  x:") < printed.index("even") < printed.index("program [1]")

@@ -46,6 +46,7 @@ class Launch:
     runs: int = 0
     serial: str | None = None  # None: batched
     crossed: bool = False  # programs read or wrote each other's elements (not atomically)
+    raced: bool = False  # stopped there as ProgramsCrossed: a finding the serial interpreter cannot make
 
     def launch_label(self) -> str:
         return "x".join(str(g) for g in self.grid)
@@ -118,10 +119,12 @@ def run_launch(engine: Batched, frame: dict) -> None:
     root = Group(order // (gy * gz), (order // gz) % gy, order % gz, np.arange(count, dtype=np.int64),
                  len(engine.launches) - 1, 0, memory, printed)
     builder = interpreter.interpreter_builder
-    fast = engine.fail_fast and not differential.enabled()
-    run = lambda: _batched(executor.fn, args, root, memory, printed, record, builder, fast and engine)  # noqa: E731
+    run = lambda: _batched(executor.fn, args, root, memory, printed, record, builder,  # noqa: E731
+                           engine.fail_fast and engine)
     if differential.enabled():
-        differential.launch(run, lambda: record.serial is not None, lambda: _serially(executor.fn, args, root, builder),
+        # A launch that went serial, or stopped at a race the engine alone can see, has nothing to compare.
+        differential.launch(run, lambda: record.serial is not None or record.raced, count,
+                            lambda: _serially(executor.fn, args, root, builder),
                             lambda: memory.rollback(0), _regions(host), engine.findings,
                             f"the launch of grid {record.launch_label()}")
         return
@@ -144,6 +147,7 @@ def _batched(fn, args, root: Group, memory: LaunchMemory, printed: Printed, reco
             record.serial = crossed.what
             _serially(fn, args, root, builder)
             return
+        record.raced = True
         raise ProgramsCrossed(_crossing(crossed, root, fast.names, fast.lines)) from None
     except Unbatchable as refused:
         memory.rollback(0)
