@@ -158,17 +158,17 @@ def compare(name: str, reverse: bool = False, budget: int | None = None, hooked:
 def fast_race(differential: str | None = None) -> dict:
     """reads_neighbour without a bounds check, failing fast: the crossing the batch met, raised.
     With ``differential`` as TP_DIFFERENTIAL, the same: the engine's own finding is not compared."""
-    from grader.sandbox.batched.engine import ProgramsCrossed
     label = "fast_race" if differential is None else f"fast_race_differential_{differential}"
     if differential is not None:
         os.environ["TP_DIFFERENTIAL"] = differential
     try:
-        return _fast_race(label, ProgramsCrossed)
+        return _fast_race(label)
     finally:
         os.environ.pop("TP_DIFFERENTIAL", None)
 
 
-def _fast_race(label: str, ProgramsCrossed) -> dict:
+def _fast_race(label: str) -> dict:
+    from grader.sandbox.batched.engine import ProgramsCrossed
     kernel, grid, make, _ = CASES["reads_neighbour"]
     args = make()
     names = lambda address: ("y", (80,), (address - args[1].data_ptr()) // 4)  # noqa: E731
