@@ -13,7 +13,7 @@ from conftest import COURSE, HAVE_HELION, NO_HELION, ROOT
 from grader.app.selftest import declared
 from grader.judge.options import Options
 from grader.judge.session import grade_many
-from grader.sandbox.world import PROPERTIES, gpu_world, in_memory, on_gpu
+from grader.sandbox.world import gpu_world, in_memory, on_gpu, properties
 
 HOSTILE = ROOT / "tests" / "hostile"
 SNIFFERS = sorted(HOSTILE.glob("puzzle15_sniffs_device_*.py")) + sorted(HOSTILE.glob("puzzle35_sniffs_device_*.py"))
@@ -83,7 +83,7 @@ def test_torch_cuda_answers_as_an_h100_inside_the_world_and_as_pytorchs_own_afte
         with pytest.raises(ValueError, match="Expected a cuda device"):
             torch.cuda.get_device_properties("cpu")
     assert not torch.cuda.is_available() and torch.cuda.device_count() == 0
-    assert PROPERTIES.multi_processor_count == 132
+    assert properties().multi_processor_count == 132
     assert driver._active is kept  # Triton's own driver again (none, on a CPU)
 
 

@@ -28,10 +28,10 @@ from __future__ import annotations
 import contextlib
 import functools
 
-from grader.sandbox.world.device import PROPERTIES, answering
+from grader.sandbox.world.device import answering, properties
 from grader.sandbox.world.tensor import GpuTensor, World, in_memory, on_gpu
 
-__all__ = ["GpuTensor", "PROPERTIES", "called_on_gpu", "gpu_world", "in_memory", "on_gpu"]
+__all__ = ["GpuTensor", "called_on_gpu", "gpu_world", "in_memory", "on_gpu", "properties"]
 
 
 @contextlib.contextmanager

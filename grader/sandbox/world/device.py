@@ -10,6 +10,7 @@ installed only while :func:`answering` is active (learner code runs inside it); 
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import torch
 
@@ -44,7 +45,14 @@ class DeviceProperties(torch.cuda._CudaDeviceProperties):
 
 DeviceProperties.__name__ = DeviceProperties.__qualname__ = "_CudaDeviceProperties"
 DeviceProperties.__module__ = "torch._C"
-PROPERTIES = DeviceProperties()
+
+
+@functools.cache
+def properties() -> DeviceProperties:
+    """The H100's properties, made when first asked: only where the world answers, on a machine
+    without a GPU. A CUDA build's class refuses ``object.__new__``, so made at import it broke
+    every worker on a GPU."""
+    return DeviceProperties()
 
 
 def _index(device=None) -> int:
@@ -92,7 +100,7 @@ def current_device() -> int:
 
 def get_device_properties(device=None):
     _index(device)
-    return PROPERTIES
+    return properties()
 
 
 def get_device_capability(device=None) -> tuple[int, int]:
@@ -182,7 +190,7 @@ def _get_device_properties(device: int = 0):
     """What PyTorch's own ``get_device_properties`` (kept by a library that imported it) reads
     once CUDA is initialised."""
     _index(device)
-    return PROPERTIES
+    return properties()
 
 
 def _lazy_init() -> None:
