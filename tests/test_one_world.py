@@ -88,6 +88,18 @@ def test_torch_cuda_answers_as_an_h100_inside_the_world_and_as_pytorchs_own_afte
 
 
 @no_gpu_here
+def test_importing_the_world_makes_no_device_properties():
+    """A CUDA build's ``_CudaDeviceProperties`` refuses ``object.__new__``: an instance made at import
+    failed every worker on a GPU, where the world never answers. Made when first asked, in a fresh
+    process nothing has asked yet."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", "import grader.sandbox.world as w, grader.sandbox.world.device as d; "
+                           "print(d.properties.cache_info().currsize)"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "0", done.stderr[-2000:]
+
+
 def test_the_values_live_in_cpu_memory_and_views_stay_views():
     memory = torch.arange(6.0).reshape(2, 3)
     with gpu_world():
